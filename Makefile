@@ -1,0 +1,144 @@
+# zvswitch: a z/VM-style virtual switch with IEEE 802.3ad link aggregation.
+#
+# The two commands a user types on a fresh machine:
+#   make demo    the lab: vswitchd, namespace guests, a LAN, traffic, what an operator sees
+#   make check   every test (unit, integration, fuzz corpora); calls `make deps` first
+#
+# Layout: each module folder builds one static library from its .c files; files that hold a
+# main() are listed in MAINS and become programs. Tests in tests/unit/test_*.c become one
+# cmocka binary each, linked against every library, so adding a test needs no Makefile edit.
+
+BUILD    ?= build
+CC       ?= cc
+SAN      ?=
+COV      ?=
+OPT      ?= -O2
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wpointer-arith -Wcast-align -Wformat=2 -Wno-unused-parameter
+CFLAGS   := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -I. -MMD -MP $(EXTRA_CFLAGS)
+LDFLAGS  := $(EXTRA_LDFLAGS)
+LDLIBS   := -lpcap
+
+ifeq ($(SAN),1)
+CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS  += -fsanitize=address,undefined
+endif
+ifeq ($(COV),1)
+CFLAGS   += --coverage -O0
+LDFLAGS  += --coverage
+endif
+
+MODULES  := lacp monitor vswitch cp-commands
+MAINS    := vswitch/vswitchd.c cp-commands/vmcp.c monitor/perfkit.c
+
+lib_srcs  = $(filter-out $(MAINS),$(wildcard $(1)/*.c))
+lib_objs  = $(patsubst %.c,$(BUILD)/obj/%.o,$(call lib_srcs,$(1)))
+LIBS     := $(foreach m,$(MODULES),$(BUILD)/lib$(m).a)
+# Link order: users before what they use.
+LINKLIBS := $(BUILD)/libcp-commands.a $(BUILD)/libvswitch.a $(BUILD)/libmonitor.a $(BUILD)/liblacp.a
+
+PROGRAMS := $(foreach f,$(wildcard $(MAINS)),$(BUILD)/bin/$(basename $(notdir $(f))))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+TEST_HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
+TEST_HELPER_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_HELPER_SRCS))
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
+BENCH_SRCS := $(wildcard tests/bench/bench_*.c)
+BENCH_BINS := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+ALL_LIB_SRCS := $(foreach m,$(MODULES),$(call lib_srcs,$(m)))
+FUZZ_CC  ?= clang
+
+.PHONY: all deps check unit integration fuzz fuzzers sanitize coverage bench demo clean programs tests
+
+all: $(PROGRAMS) $(UNIT_BINS) $(TOOL_BINS) $(BENCH_BINS)
+programs: $(PROGRAMS)
+tests: $(UNIT_BINS) $(TOOL_BINS)
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+define lib_rule
+$(BUILD)/lib$(1).a: $(call lib_objs,$(1))
+	@mkdir -p $$(dir $$@)
+	rm -f $$@; ar rcs $$@ $$^
+endef
+$(foreach m,$(MODULES),$(eval $(call lib_rule,$(m))))
+
+$(BUILD)/bin/%: $(BUILD)/obj/vswitch/%.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(LINKLIBS) $(LDLIBS) -o $@
+$(BUILD)/bin/%: $(BUILD)/obj/cp-commands/%.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(LINKLIBS) $(LDLIBS) -o $@
+$(BUILD)/bin/%: $(BUILD)/obj/monitor/%.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(LINKLIBS) $(LDLIBS) -o $@
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_HELPER_OBJS) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(TEST_HELPER_OBJS) $(LINKLIBS) $(LDLIBS) -lcmocka -o $@
+
+$(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(LINKLIBS) $(LDLIBS) -o $@
+
+$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(LINKLIBS) $(LDLIBS) -o $@
+
+# libFuzzer targets: each is built from its source plus every library source, with clang.
+fuzzers: $(FUZZ_BINS)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(ALL_LIB_SRCS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined $< $(ALL_LIB_SRCS) $(LDLIBS) -o $@
+
+# ---- tests ---------------------------------------------------------------------------
+# tests/run.sh runs every unit binary, every integration script and every fuzz corpus and
+# ends with one line "check: N passed, N failed".
+check: deps
+	@$(MAKE) --no-print-directory all fuzzers
+	@BUILD=$(BUILD) tests/run.sh all
+
+fuzz: fuzzers
+	@BUILD=$(BUILD) FUZZ_SECONDS=$${FUZZ_SECONDS:-60} tests/run.sh fuzz
+
+unit: all
+	@BUILD=$(BUILD) tests/run.sh unit
+
+integration: all
+	@BUILD=$(BUILD) tests/run.sh integration
+
+sanitize: deps
+	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT=-O1 all
+	@BUILD=build/san ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 tests/run.sh unit integration
+
+coverage: deps
+	@$(MAKE) --no-print-directory BUILD=build/cov COV=1 all
+	@find build/cov -name '*.gcda' -delete
+	@BUILD=build/cov tests/run.sh unit integration >/dev/null || true
+	@lcov -q --capture --directory build/cov --output-file build/cov/coverage.info --rc lcov_branch_coverage=0 >/dev/null 2>&1
+	@lcov -q --remove build/cov/coverage.info '*/tests/*' '/usr/*' -o build/cov/coverage.info >/dev/null 2>&1
+	@genhtml -q build/cov/coverage.info -o build/cov/html >/dev/null 2>&1
+	@lcov --summary build/cov/coverage.info 2>&1 | awk '/lines|functions/ {printf "coverage: %s %s  ", $$1, $$2} END {print "(report: build/cov/html/index.html)"}'
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) tests/bench/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) configs/lab/demo.sh
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

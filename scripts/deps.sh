@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Install every Debian package zvswitch needs to build, test, benchmark and run its demo.
+# Idempotent: packages already present are skipped, so `make check` can call this each time
+# at the cost of one dpkg query.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential clang llvm libclang-rt-14-dev pkg-config    # compilers, sanitizer runtimes
+  libpcap-dev libc-ares-dev libcmocka-dev                      # libraries we link
+  lcov valgrind                                                # coverage, leak checking
+  iproute2 iperf3 ethtool nftables iputils-ping procps psmisc  # namespace labs
+  tcpreplay tshark python3-scapy                               # pcap replay and decoding
+  openvswitch-switch                                           # OVS userspace: bench peer, LACP peer
+  hercules                                                     # the emulated mainframe
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "deps: missing packages: ${missing[*]}; run 'make deps' as root" >&2
+  exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# Keep package maintainer scripts from starting services (OVS) on the host: tests and
+# benchmarks start their own instances in private directories.
+policy=/usr/sbin/policy-rc.d
+made_policy=0
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' > "$policy"; chmod +x "$policy"; made_policy=1
+fi
+trap '[ $made_policy -eq 1 ] && rm -f "$policy"' EXIT
+echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "deps: done"

@@ -1,0 +1,305 @@
+/* The forwarding path.
+ *
+ * A burst of frames from one port is classified (runt, size, source, Slow Protocols,
+ * VLAN, MACPROTECT), looked up, and queued per egress port; at the end of the burst every
+ * egress that got frames is written once (one tx call, one backend flush). Frames are
+ * never copied here: egress backends copy them once, applying the tag edit.
+ *
+ * Rules (z/VM VSWITCH, layer 2):
+ *  - guest to guest on the same VLAN stays local; a unicast to no local guest goes to the
+ *    uplink; broadcast and multicast go to every other guest on the VLAN and the uplink;
+ *  - from the uplink, unicast goes to the guest that owns the MAC, broadcast/multicast to
+ *    every guest on the VLAN, and a frame for no guest is dropped as an OSA's address
+ *    filter would (counted in drops[FILTERED] only); nothing goes uplink to uplink;
+ *  - Slow Protocols frames (LACP, Marker) from an uplink go to the LACP handler and never
+ *    to guests; from a guest they are discarded.
+ * Egress fix-up: a super-frame or a partial checksum that the egress cannot take is
+ * segmented or checksummed here (vnet.c) into scratch memory; that slow path flushes the
+ * egress queue first so frame order on the port is kept.
+ */
+#include "switch.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "mac_table.h"
+#include "switch_impl.h"
+#include "vnet.h"
+
+static const uint8_t slow_dst[ZVS_ETH_ALEN] = { 0x01, 0x80, 0xC2, 0x00, 0x00, 0x02 };
+
+static inline bool mac_eq(const uint8_t *a, const uint8_t *b)
+{
+    uint32_t a4, b4;
+    uint16_t a2, b2;
+    memcpy(&a4, a, 4);
+    memcpy(&b4, b, 4);
+    memcpy(&a2, a + 4, 2);
+    memcpy(&b2, b + 4, 2);
+    return a4 == b4 && a2 == b2;
+}
+
+static void flush_port(struct zvs_switch *sw, struct zvs_swport *s)
+{
+    struct zvs_port *p = s->port;
+    if (s->npend == 0)
+        return;
+    enum zvs_drop why = ZVS_DROP_TX_FAIL;
+    int sent = p->ops->tx(p, s->pend, s->npend, &why);
+    if (sent < 0)
+        sent = 0;
+    if (sent == s->npend) {
+        zvs_ctr_add(&p->ctr.out_bytes, s->pend_bytes);
+    } else {
+        uint64_t bytes = 0;
+        for (int i = 0; i < sent; i++)
+            bytes += zvs_frame_out_len(s->pend[i].f, (enum zvs_tag_op)s->pend[i].tag_op);
+        zvs_ctr_add(&p->ctr.out_bytes, bytes);
+        zvs_port_count_drop(p, false, why, (uint64_t)(s->npend - sent));
+    }
+    zvs_ctr_add(&p->ctr.out_packets, (uint64_t)sent);
+    s->npend = 0;
+    s->pend_bytes = 0;
+}
+
+struct fixup_ctx {
+    struct zvs_switch *sw;
+    struct zvs_port   *p;
+    uint64_t           sent;
+    uint64_t           bytes;
+    uint64_t           failed;
+    enum zvs_drop      why;
+};
+
+static int fixup_emit(void *arg, const uint8_t *frame, uint32_t len, const struct zvs_vnet *vnet)
+{
+    struct fixup_ctx *c = arg;
+    struct zvs_frame f = { .data = frame, .len = len, .vnet = *vnet };
+    struct zvs_tx tx = { .f = &f, .tag_op = ZVS_TAG_KEEP };
+    enum zvs_drop why = ZVS_DROP_TX_FAIL;
+    if (c->p->ops->tx(c->p, &tx, 1, &why) == 1) {
+        c->sent++;
+        c->bytes += len;
+    } else {
+        c->failed++;
+        c->why = why;
+    }
+    return 0;
+}
+
+/* Slow path: write one frame the egress cannot take as it is. */
+static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const struct zvs_tx *tx,
+                         uint32_t out_len, uint32_t frame_max)
+{
+    struct zvs_port *p = s->port;
+    struct zvs_vnet vnet;
+    struct fixup_ctx c = { .sw = sw, .p = p, .why = ZVS_DROP_TX_FAIL };
+    int rc;
+
+    flush_port(sw, s);
+    sw->stats.fixups++;
+    if (out_len > ZVS_SCRATCH_LEN) {
+        zvs_port_count_drop(p, false, ZVS_DROP_OVERSIZE, 1);
+        return;
+    }
+    uint32_t len = zvs_frame_emit(tx->f, (enum zvs_tag_op)tx->tag_op, tx->vid, sw->scratch, &vnet);
+    if (vnet.gso_type != ZVS_VNET_GSO_NONE) {
+        /* A GSO-capable egress gets smaller super-frames; others get MTU-sized segments. */
+        uint32_t max_len = (p->caps & ZVS_CAP_GSO) ? p->max_gso : frame_max;
+        rc = zvs_vnet_segment(sw->scratch, len, &vnet, max_len, (p->caps & ZVS_CAP_GSO) != 0,
+                              (p->caps & ZVS_CAP_CSUM) != 0, sw->scratch2, fixup_emit, &c);
+    } else if (len > frame_max) {
+        zvs_port_count_drop(p, false, ZVS_DROP_OVERSIZE, 1);
+        return;
+    } else {
+        rc = zvs_vnet_csum_complete(sw->scratch, len, &vnet);
+        if (rc == 0)
+            rc = fixup_emit(&c, sw->scratch, len, &vnet);
+    }
+    if (rc < 0) {
+        zvs_port_count_drop(p, false, ZVS_DROP_OFFLOAD, 1);
+        return;
+    }
+    zvs_ctr_add(&p->ctr.out_packets, c.sent);
+    zvs_ctr_add(&p->ctr.out_bytes, c.bytes);
+    if (c.failed)
+        zvs_port_count_drop(p, false, c.why, c.failed);
+}
+
+/* Queue frame f (classified on vid) for egress port s. Returns false when the port's
+ * VLAN rules do not let it receive the frame (not a discard for a flood). */
+static bool egress(struct zvs_switch *sw, struct zvs_swport *s, const struct zvs_frame *f)
+{
+    struct zvs_port *p = s->port;
+    enum zvs_tag_op op;
+    uint16_t bytes_vid = (f->flags & ZVS_FF_TAGGED) ? (zvs_be16(f->data + 14) & 0x0FFF) : 0;
+
+    if (!zvs_vlan_egress(&sw->params.vlan, s->is_guest ? &s->guest.vlan : NULL, f->vid,
+                         (f->flags & ZVS_FF_TAGGED) != 0, bytes_vid, &op))
+        return false;
+    if (!p->carrier) {
+        zvs_port_count_drop(p, false, ZVS_DROP_LINK_DOWN, 1);
+        return true;
+    }
+    uint32_t out_len = zvs_frame_out_len(f, op);
+    bool out_tagged = op == ZVS_TAG_PUSH || op == ZVS_TAG_REWRITE ||
+                      (op == ZVS_TAG_KEEP && (f->flags & ZVS_FF_TAGGED));
+    uint32_t frame_max = p->mtu + ZVS_ETH_HLEN + (out_tagged ? ZVS_VLAN_HLEN : 0);
+    struct zvs_tx tx = { .f = f, .tag_op = (uint8_t)op, .vid = f->vid };
+
+    if (f->vnet.gso_type != ZVS_VNET_GSO_NONE
+            ? !(p->caps & ZVS_CAP_GSO) || out_len > p->max_gso
+            : out_len > frame_max || ((f->vnet.flags & ZVS_VNET_F_NEEDS_CSUM) && !(p->caps & ZVS_CAP_CSUM))) {
+        egress_fixup(sw, s, &tx, out_len, frame_max);
+        return true;
+    }
+    if (!s->active) {
+        s->active = true;
+        sw->active[sw->nactive++] = p->index;
+    }
+    s->pend[s->npend++] = tx;
+    s->pend_bytes += out_len;
+    if (s->npend == ZVS_BATCH)
+        flush_port(sw, s);
+    return true;
+}
+
+static void flood(struct zvs_switch *sw, uint16_t in, const struct zvs_frame *f, bool from_guest)
+{
+    sw->stats.floods++;
+    if (!(from_guest && sw->params.isolation)) {
+        for (uint16_t i = 0; i < sw->nguests; i++) {
+            uint16_t g = sw->guests[i];
+            if (g != in)
+                egress(sw, &sw->sp[g], f);
+        }
+    }
+    if (from_guest && sw->active_uplink >= 0)
+        egress(sw, &sw->sp[sw->active_uplink], f);
+}
+
+/* Classify and forward one frame; frames for no guest of ours count in *filtered. */
+static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs_frame *f,
+                        uint64_t now, uint64_t *filtered)
+{
+    struct zvs_port *ip = in->port;
+    const uint8_t *dst = f->data, *src = f->data + ZVS_ETH_ALEN;
+    struct zvs_vlan_class cls;
+    enum zvs_drop why;
+
+    /* Headers are parsed from the first piece: it must hold the whole MAC header and tag. */
+    bool short_first = f->nfrags && f->frags[0].iov_len < ZVS_ETH_HLEN + ZVS_VLAN_HLEN;
+    if (f->len < ZVS_ETH_MIN_LEN || short_first) {
+        zvs_port_count_drop(ip, true, ZVS_DROP_RUNT, 1);
+        return;
+    }
+    uint16_t ethertype = zvs_be16(f->data + 12);
+    bool slow = ethertype == ZVS_ETHERTYPE_SLOW || mac_eq(dst, slow_dst);
+    if (slow) {
+        if (!in->is_guest && sw->slow_fn)
+            sw->slow_fn(sw->slow_arg, ip, f, now);
+        else
+            zvs_port_count_drop(ip, true, ZVS_DROP_SLOW_PROTO, 1);
+        return;
+    }
+    if (src[0] & 1) {
+        zvs_port_count_drop(ip, true, ZVS_DROP_BAD_SRC, 1);
+        return;
+    }
+    uint32_t hdr_room = ethertype == ZVS_ETHERTYPE_VLAN ? ZVS_ETH_HLEN + ZVS_VLAN_HLEN : ZVS_ETH_HLEN;
+    if (f->vnet.gso_type == ZVS_VNET_GSO_NONE && f->len > ip->mtu + hdr_room) {
+        zvs_port_count_drop(ip, true, ZVS_DROP_OVERSIZE, 1);
+        return;
+    }
+    uint32_t peek_len = f->nfrags ? (uint32_t)f->frags[0].iov_len : f->len;
+    if (zvs_vlan_ingress(&sw->params.vlan, in->is_guest ? &in->guest.vlan : NULL, f->data,
+                         peek_len, &cls, &why) < 0) {
+        zvs_port_count_drop(ip, true, why, 1);
+        return;
+    }
+    f->vid = cls.vid;
+    f->pcp = cls.pcp;
+    f->flags = (uint8_t)((cls.tagged ? ZVS_FF_TAGGED : 0) | ((dst[0] & 1) ? ZVS_FF_MCAST : 0));
+
+    if (in->is_guest) {
+        if (!mac_eq(src, in->guest.mac)) {
+            if (in->guest.macprotect) {
+                zvs_port_count_drop(ip, true, ZVS_DROP_MACPROTECT, 1);
+                return;
+            }
+            if (zvs_mac_table_learn(sw->macs, src, f->vid, ip->index, now) == -ENOSPC)
+                zvs_port_count_drop(ip, true, ZVS_DROP_MAC_FULL, 1);
+        }
+        if (dst[0] & 1) {
+            flood(sw, ip->index, f, true);
+            return;
+        }
+        int out = zvs_mac_table_lookup(sw->macs, dst, f->vid);
+        if (out == ip->index) {
+            zvs_port_count_drop(ip, true, ZVS_DROP_SAME_PORT, 1);
+        } else if (out >= 0) {
+            if (sw->params.isolation)
+                zvs_port_count_drop(ip, true, ZVS_DROP_ISOLATION, 1);
+            else if (!egress(sw, &sw->sp[out], f))
+                zvs_port_count_drop(ip, true, ZVS_DROP_VLAN_DENIED, 1);
+        } else if (sw->active_uplink >= 0) {
+            egress(sw, &sw->sp[sw->active_uplink], f);
+        } else {
+            zvs_port_count_drop(ip, true, ZVS_DROP_NO_UPLINK, 1);
+        }
+        return;
+    }
+    /* From an uplink. */
+    if (dst[0] & 1) {
+        flood(sw, ip->index, f, false);
+        return;
+    }
+    int out = zvs_mac_table_lookup(sw->macs, dst, f->vid);
+    if (out >= 0 && sw->sp[out].is_guest) {
+        if (!egress(sw, &sw->sp[out], f))
+            zvs_port_count_drop(ip, true, ZVS_DROP_VLAN_DENIED, 1);
+    } else {
+        zvs_port_count_drop(ip, true, ZVS_DROP_FILTERED, 1);
+        (*filtered)++;
+    }
+}
+
+void zvs_switch_input(struct zvs_switch *sw, struct zvs_port *in, struct zvs_frame *frames,
+                      int n, uint64_t now)
+{
+    struct zvs_swport *s = &sw->sp[in->index];
+    uint64_t bytes = 0, filtered = 0, filtered_bytes = 0;
+
+    for (int i = 0; i < n; i++) {
+        uint64_t before = filtered;
+        frames[i].in_port = in->index;
+        forward_one(sw, s, &frames[i], now, &filtered);
+        if (filtered != before)
+            filtered_bytes += frames[i].len;
+        bytes += frames[i].len;
+    }
+    zvs_ctr_add(&in->ctr.in_packets, (uint64_t)n - filtered);
+    zvs_ctr_add(&in->ctr.in_bytes, bytes - filtered_bytes);
+
+    for (uint16_t i = 0; i < sw->nactive; i++) {
+        struct zvs_swport *e = &sw->sp[sw->active[i]];
+        flush_port(sw, e);
+        if (e->port->ops->flush)
+            e->port->ops->flush(e->port);
+        e->active = false;
+    }
+    sw->nactive = 0;
+    sw->stats.bursts++;
+    sw->stats.frames += (uint64_t)n;
+}
+
+int zvs_switch_poll(struct zvs_switch *sw, struct zvs_port *port, uint64_t now)
+{
+    struct zvs_frame frames[ZVS_BATCH];
+    int n = port->ops->rx(port, frames, ZVS_BATCH);
+    if (n <= 0)
+        return n;
+    zvs_switch_input(sw, port, frames, n, now);
+    port->ops->rx_release(port, frames, n);
+    return n;
+}

@@ -1,0 +1,114 @@
+/* Frame descriptors: what travels through the data path.
+ *
+ * A frame descriptor points at bytes it does not own: a buffer of the frame pool (frames
+ * received from a kernel interface) or an entry of a guest's QDIO output buffer. The bytes
+ * are read-only on the path: VLAN tags are not stripped or inserted in place but applied
+ * when a frame is written to its egress (frame_emit), so one received frame can be
+ * flooded to several ports and each gets the tagging it needs with one copy.
+ *
+ * Offload metadata (checksum still to be completed, GSO super-frame) rides along in
+ * `vnet`, in host byte order, with the meaning of the virtio-net header: this is how a
+ * TCP super-frame from a tap or a veth crosses the switch without being segmented.
+ */
+#ifndef ZVS_FRAME_H
+#define ZVS_FRAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#define ZVS_ETH_ALEN        6
+#define ZVS_ETH_HLEN        14
+#define ZVS_VLAN_HLEN       4
+#define ZVS_ETH_MIN_LEN     14          /* shorter than a MAC header: a runt */
+#define ZVS_ETHERTYPE_VLAN  0x8100
+#define ZVS_ETHERTYPE_QINQ  0x88A8
+#define ZVS_ETHERTYPE_SLOW  0x8809
+#define ZVS_BATCH           32          /* frames handled per burst on every stage */
+#define ZVS_MAX_FRAGS       16          /* one QDIO buffer's worth of entries */
+#define ZVS_VID_NONE        0           /* untagged / VLAN UNAWARE */
+#define ZVS_VID_MAX         4094
+
+/* Offload metadata, virtio-net semantics, host byte order. */
+#define ZVS_VNET_F_NEEDS_CSUM  0x01     /* checksum at csum_start+csum_offset is partial */
+#define ZVS_VNET_F_DATA_VALID  0x02     /* checksum already verified by the sender's host */
+#define ZVS_VNET_GSO_NONE      0
+#define ZVS_VNET_GSO_TCPV4     1
+#define ZVS_VNET_GSO_UDP       3
+#define ZVS_VNET_GSO_TCPV6     4
+#define ZVS_VNET_GSO_UDP_L4    5
+#define ZVS_VNET_GSO_ECN       0x80
+
+struct zvs_vnet {
+    uint8_t  flags;                     /* ZVS_VNET_F_* */
+    uint8_t  gso_type;                  /* ZVS_VNET_GSO_* (| ECN) */
+    uint16_t hdr_len;                   /* bytes of headers before the GSO payload */
+    uint16_t gso_size;                  /* payload bytes per segment (MSS) */
+    uint16_t csum_start;                /* offset from frame start where summing starts */
+    uint16_t csum_offset;               /* where, after csum_start, the sum is stored */
+};
+
+/* Frame flags. */
+#define ZVS_FF_TAGGED      0x01         /* bytes carry an 802.1Q tag at offset 12 */
+#define ZVS_FF_BCAST       0x02         /* destination ff:ff:ff:ff:ff:ff */
+#define ZVS_FF_MCAST       0x04         /* destination group bit set (incl. broadcast) */
+#define ZVS_FF_SLOW        0x08         /* Slow Protocols (LACP, Marker): never to guests */
+
+struct zvs_frame {
+    const uint8_t  *data;               /* first byte of the Ethernet header */
+    uint32_t        len;                /* bytes in the whole frame */
+    uint16_t        vid;                /* VLAN after ingress classification */
+    uint8_t         pcp;                /* priority bits from the tag, else 0 */
+    uint8_t         flags;              /* ZVS_FF_* */
+    uint16_t        in_port;            /* ingress port index in the switch */
+    uint16_t        nfrags;             /* 0: all len bytes at data; else frags[] hold them,
+                                           frags[0] starts at data and holds >= 18 bytes */
+    struct zvs_vnet vnet;               /* offload metadata */
+    const struct iovec *frags;          /* scattered frames (QDIO first/middle/last entries) */
+    uint64_t        cookie;             /* owner's handle to release the bytes */
+};
+
+/* What an egress does with the 802.1Q tag when it writes a frame. */
+enum zvs_tag_op {
+    ZVS_TAG_KEEP,                       /* bytes as received */
+    ZVS_TAG_STRIP,                      /* remove the tag the bytes carry */
+    ZVS_TAG_PUSH,                       /* insert a tag (bytes are untagged) */
+    ZVS_TAG_REWRITE,                    /* replace the VID of the tag the bytes carry */
+};
+
+static inline uint16_t zvs_be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+
+static inline void zvs_put_be16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+/* Length of the frame as it will be written after applying `op`. */
+static inline uint32_t zvs_frame_out_len(const struct zvs_frame *f, enum zvs_tag_op op)
+{
+    if (op == ZVS_TAG_STRIP)
+        return f->len - ZVS_VLAN_HLEN;
+    if (op == ZVS_TAG_PUSH)
+        return f->len + ZVS_VLAN_HLEN;
+    return f->len;
+}
+
+/* Copy the frame into dst (room for zvs_frame_out_len bytes), applying the tag operation;
+ * the one copy a frame gets on its way through the switch. Returns bytes written.
+ * csum_start in *vnet_out (may be NULL) is shifted by the tag change. */
+uint32_t zvs_frame_emit(const struct zvs_frame *f, enum zvs_tag_op op, uint16_t vid,
+                        uint8_t *dst, struct zvs_vnet *vnet_out);
+
+/* Describe the frame after the tag operation as an iovec list without copying (for
+ * sendmsg/writev). `tag` is 4 bytes of scratch that must outlive the iovecs. Returns the
+ * number of iovecs used (at most ZVS_MAX_FRAGS + 2), or -1 when iov_max is too small. */
+int zvs_frame_iov(const struct zvs_frame *f, enum zvs_tag_op op, uint16_t vid,
+                  uint8_t tag[4], struct iovec *iov, int iov_max);
+
+/* Read the first `n` bytes of a frame (contiguous or scattered) into out; returns bytes
+ * read. Used to parse headers of scattered frames. */
+uint32_t zvs_frame_peek(const struct zvs_frame *f, uint8_t *out, uint32_t n);
+
+#endif

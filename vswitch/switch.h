@@ -1,0 +1,92 @@
+/* The layer-2 switch: ports, guest registrations, the forwarding path.
+ *
+ * One struct zvs_switch is one VSWITCH. It owns the ports attached to it (uplink RDEVs and
+ * coupled guest NICs), the MAC table of its guests, and the per-egress burst queues of the
+ * forwarding path. It never reads the clock: `now` comes in with every call.
+ */
+#ifndef ZVS_SWITCH_H
+#define ZVS_SWITCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "frame.h"
+#include "port.h"
+#include "vlan.h"
+
+#define ZVS_MAX_PORTS     1024          /* guests + uplinks per switch */
+#define ZVS_MAX_UPLINKS   8             /* RDEVs (3 for failover) or port-group members */
+#define ZVS_MAC_CAPACITY  65536
+
+struct zvs_switch;
+struct zvs_mac_table;
+
+struct zvs_switch_params {
+    char     name[9];                   /* VSWITCH name, upper case */
+    struct zvs_vlan_switch vlan;        /* VLAN AWARE/UNAWARE, NATIVE */
+    bool     isolation;                 /* ISOLATION ON: no guest-to-guest traffic */
+    uint32_t mac_capacity;              /* MAC table entries (0: ZVS_MAC_CAPACITY) */
+    uint64_t mac_age_ns;                /* age of learned entries (0: 300 s) */
+};
+
+/* What the switch knows of a coupled guest NIC. */
+struct zvs_guest {
+    char     owner[9];                  /* CP userid owning the NIC */
+    uint16_t vdev;                      /* NIC base virtual device number */
+    uint8_t  mac[ZVS_ETH_ALEN];         /* assigned MAC (MACPREFIX ++ MACID) */
+    bool     macprotect;                /* only the assigned MAC may be a source */
+    struct zvs_vlan_port vlan;          /* PORTTYPE, access VID, granted VIDs */
+};
+
+/* Called with Slow Protocols frames (LACP, Marker) received on an uplink port. */
+typedef void (*zvs_slow_fn)(void *arg, struct zvs_port *port, const struct zvs_frame *f,
+                            uint64_t now);
+
+struct zvs_switch_stats {
+    uint64_t bursts;                    /* input bursts processed */
+    uint64_t frames;                    /* frames through zvs_switch_input */
+    uint64_t floods;                    /* broadcast/multicast/unknown frames flooded */
+    uint64_t fixups;                    /* frames segmented or checksummed for an egress */
+};
+
+struct zvs_switch *zvs_switch_create(const struct zvs_switch_params *params);
+/* Destroys every port still attached. */
+void zvs_switch_destroy(struct zvs_switch *sw);
+const struct zvs_switch_params *zvs_switch_params(const struct zvs_switch *sw);
+
+/* Attach an uplink (RDEV) port; the first attached with carrier carries traffic, the
+ * others are failover backups. The switch owns the port from now on. */
+int zvs_switch_add_uplink(struct zvs_switch *sw, struct zvs_port *port);
+/* Couple a guest NIC: registers its MAC on its VLANs. -EEXIST if the MAC is in use,
+ * -ENOSPC when the port table or MAC table is full. The switch owns the port. */
+int zvs_switch_add_guest(struct zvs_switch *sw, struct zvs_port *port,
+                         const struct zvs_guest *guest);
+/* Uncouple / detach: removes the port, its MAC entries, and destroys it. */
+int zvs_switch_remove_port(struct zvs_switch *sw, struct zvs_port *port);
+
+struct zvs_port *zvs_switch_port(const struct zvs_switch *sw, uint16_t index);
+const struct zvs_guest *zvs_switch_guest(const struct zvs_switch *sw, const struct zvs_port *p);
+/* Iterate ports in index order: returns the next port after `after` (NULL: first). */
+struct zvs_port *zvs_switch_next_port(const struct zvs_switch *sw, const struct zvs_port *after);
+/* The uplink now carrying traffic, or NULL. */
+struct zvs_port *zvs_switch_active_uplink(const struct zvs_switch *sw);
+
+/* Carrier of a port changed (netlink event, tap down). Uplinks fail over. */
+void zvs_switch_set_carrier(struct zvs_switch *sw, struct zvs_port *port, bool up);
+void zvs_switch_set_slow_handler(struct zvs_switch *sw, zvs_slow_fn fn, void *arg);
+void zvs_switch_set_isolation(struct zvs_switch *sw, bool on);
+void zvs_switch_set_macprotect(struct zvs_switch *sw, struct zvs_port *port, bool on);
+
+/* The forwarding path: process n frames received on `in`, write them to their egress
+ * ports and flush those ports. Frames' bytes must stay valid until this returns. */
+void zvs_switch_input(struct zvs_switch *sw, struct zvs_port *in, struct zvs_frame *frames,
+                      int n, uint64_t now);
+/* Read one burst from a port's backend, forward it, release it. Returns frames read. */
+int zvs_switch_poll(struct zvs_switch *sw, struct zvs_port *port, uint64_t now);
+/* Housekeeping each event-loop iteration: ages learned MAC entries a little at a time. */
+void zvs_switch_run(struct zvs_switch *sw, uint64_t now);
+
+struct zvs_mac_table *zvs_switch_mac_table(const struct zvs_switch *sw);
+void zvs_switch_stats(const struct zvs_switch *sw, struct zvs_switch_stats *out);
+
+#endif
