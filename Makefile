@@ -35,8 +35,8 @@ MAINS    := vswitch/vswitchd.c cp-commands/vmcp.c monitor/perfkit.c
 lib_srcs  = $(filter-out $(MAINS),$(wildcard $(1)/*.c))
 lib_objs  = $(patsubst %.c,$(BUILD)/obj/%.o,$(call lib_srcs,$(1)))
 LIBS     := $(foreach m,$(MODULES),$(BUILD)/lib$(m).a)
-# Link order: users before what they use.
-LINKLIBS := $(BUILD)/libcp-commands.a $(BUILD)/libvswitch.a $(BUILD)/libmonitor.a $(BUILD)/liblacp.a
+# One link group: vswitchd (in vswitch/) composes cp-commands, and cp-commands uses vswitch.
+LINKLIBS := -Wl,--start-group $(BUILD)/libcp-commands.a $(BUILD)/libvswitch.a $(BUILD)/libmonitor.a $(BUILD)/liblacp.a -Wl,--end-group
 
 PROGRAMS := $(foreach f,$(wildcard $(MAINS)),$(BUILD)/bin/$(basename $(notdir $(f))))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

@@ -39,18 +39,15 @@ static void make_tag(const struct zvs_frame *f, uint16_t vid, uint8_t tag[4])
     zvs_put_be16(tag + 2, (uint16_t)((f->pcp & 7u) << 13 | (vid & 0x0FFFu)));
 }
 
-static void shift_csum(const struct zvs_frame *f, enum zvs_tag_op op, struct zvs_vnet *out)
+struct zvs_vnet zvs_frame_vnet_after_op(const struct zvs_frame *f, enum zvs_tag_op op)
 {
-    if (!out)
-        return;
-    *out = f->vnet;
-    if (!(out->flags & ZVS_VNET_F_NEEDS_CSUM) && out->gso_type == ZVS_VNET_GSO_NONE)
-        return;
+    struct zvs_vnet v = f->vnet;
     int delta = op == ZVS_TAG_PUSH ? ZVS_VLAN_HLEN : op == ZVS_TAG_STRIP ? -ZVS_VLAN_HLEN : 0;
-    if (out->flags & ZVS_VNET_F_NEEDS_CSUM)
-        out->csum_start = (uint16_t)(out->csum_start + delta);
-    if (out->gso_type != ZVS_VNET_GSO_NONE && out->hdr_len)
-        out->hdr_len = (uint16_t)(out->hdr_len + delta);
+    if (v.flags & ZVS_VNET_F_NEEDS_CSUM)
+        v.csum_start = (uint16_t)(v.csum_start + delta);
+    if (v.gso_type != ZVS_VNET_GSO_NONE && v.hdr_len)
+        v.hdr_len = (uint16_t)(v.hdr_len + delta);
+    return v;
 }
 
 uint32_t zvs_frame_emit(const struct zvs_frame *f, enum zvs_tag_op op, uint16_t vid,
@@ -60,7 +57,8 @@ uint32_t zvs_frame_emit(const struct zvs_frame *f, enum zvs_tag_op op, uint16_t 
     int nv = frame_pieces(f, v);
     uint8_t tag[4];
 
-    shift_csum(f, op, vnet_out);
+    if (vnet_out)
+        *vnet_out = zvs_frame_vnet_after_op(f, op);
     switch (op) {
     case ZVS_TAG_KEEP:
         pieces_copy(v, nv, 0, f->len, dst);

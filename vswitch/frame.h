@@ -97,7 +97,9 @@ static inline uint32_t zvs_frame_out_len(const struct zvs_frame *f, enum zvs_tag
 
 /* Copy the frame into dst (room for zvs_frame_out_len bytes), applying the tag operation;
  * the one copy a frame gets on its way through the switch. Returns bytes written.
- * csum_start in *vnet_out (may be NULL) is shifted by the tag change. */
+ * *vnet_out (may be NULL) gets zvs_frame_vnet_after_op(f, op).
+ * STRIP and REWRITE need a tagged frame of at least 18 bytes, PUSH one of at least 12:
+ * the switch's ingress checks guarantee both. */
 uint32_t zvs_frame_emit(const struct zvs_frame *f, enum zvs_tag_op op, uint16_t vid,
                         uint8_t *dst, struct zvs_vnet *vnet_out);
 
@@ -106,6 +108,10 @@ uint32_t zvs_frame_emit(const struct zvs_frame *f, enum zvs_tag_op op, uint16_t 
  * number of iovecs used (at most ZVS_MAX_FRAGS + 2), or -1 when iov_max is too small. */
 int zvs_frame_iov(const struct zvs_frame *f, enum zvs_tag_op op, uint16_t vid,
                   uint8_t tag[4], struct iovec *iov, int iov_max);
+
+/* The offload metadata of f after the tag edit `op`: csum_start and hdr_len move with
+ * the 4 bytes a tag adds or removes. */
+struct zvs_vnet zvs_frame_vnet_after_op(const struct zvs_frame *f, enum zvs_tag_op op);
 
 /* Read the first `n` bytes of a frame (contiguous or scattered) into out; returns bytes
  * read. Used to parse headers of scattered frames. */

@@ -1,0 +1,348 @@
+/* netlink_link: the exact sequence of link events for a veth end that is created, taken
+ * up and down from both sides, deleted, re-created and renamed, in the test's own network
+ * namespace (skipped when the process may not make one); and the parser against crafted
+ * good and malformed messages (no namespace needed). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/if.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include "vswitch/netlink_link.h"
+
+struct ev {
+    char name[IFNAMSIZ];
+    int  ifindex;
+    bool carrier;
+    bool exists;
+};
+
+struct rec {
+    struct ev ev[64];
+    int       n;
+};
+
+static bool netns_ok;
+
+static void record(void *arg, const char *ifname, int ifindex, bool carrier, bool exists)
+{
+    struct rec *r = arg;
+    assert_true(r->n < 64);
+    snprintf(r->ev[r->n].name, IFNAMSIZ, "%s", ifname);
+    r->ev[r->n].ifindex = ifindex;
+    r->ev[r->n].carrier = carrier;
+    r->ev[r->n].exists = exists;
+    r->n++;
+}
+
+static void sh(const char *cmd)
+{
+    char full[512];
+    snprintf(full, sizeof(full), "%s >/dev/null 2>&1", cmd);
+    int rc = system(full);
+    if (rc != 0)
+        fail_msg("command failed (%d): %s", rc, cmd);
+}
+
+/* The ifindex in this namespace (sysfs would show the namespace it was mounted in). */
+static int ifindex_of(const char *name)
+{
+    struct ifreq ifr;
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), idx = -1;
+    memset(&ifr, 0, sizeof(ifr));
+    snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
+    if (fd >= 0 && ioctl(fd, SIOCGIFINDEX, &ifr) == 0)
+        idx = ifr.ifr_ifindex;
+    if (fd >= 0)
+        close(fd);
+    return idx;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Process events until r holds `want` of them or 3 s pass; then a short quiet period
+ * must bring no more (so extra events are caught, not left unread). */
+static void wait_events(struct zvs_netlink_link *nl, struct rec *r, int want)
+{
+    int64_t deadline = now_ms() + 3000;
+    struct pollfd pfd = { .fd = zvs_netlink_link_fd(nl), .events = POLLIN };
+
+    while (r->n < want && now_ms() < deadline) {
+        (void)poll(&pfd, 1, 50);
+        assert_true(zvs_netlink_link_process(nl) >= 0);
+    }
+    int64_t quiet = now_ms() + 150;
+    while (now_ms() < quiet) {
+        (void)poll(&pfd, 1, 20);
+        assert_true(zvs_netlink_link_process(nl) >= 0);
+    }
+    assert_int_equal(r->n, want);
+}
+
+static void assert_ev(const struct rec *r, int i, const char *name, int ifindex, bool carrier,
+                      bool exists)
+{
+    assert_true(i < r->n);
+    assert_string_equal(r->ev[i].name, name);
+    assert_int_equal(r->ev[i].ifindex, ifindex);
+    assert_int_equal(r->ev[i].carrier, carrier);
+    assert_int_equal(r->ev[i].exists, exists);
+}
+
+static int setup_netns(void **state)
+{
+    netns_ok = unshare(CLONE_NEWNET) == 0;
+    return 0;
+}
+
+static void test_veth_lifecycle_exact_events(void **state)
+{
+    struct rec r = { .n = 0 };
+    int err = 0;
+
+    if (!netns_ok)
+        skip();
+    struct zvs_netlink_link *nl = zvs_netlink_link_open(record, &r, &err);
+    assert_non_null(nl);
+    assert_int_equal(zvs_netlink_link_watch(nl, "va"), 0);
+    assert_int_equal(zvs_netlink_link_watch(nl, "va"), -EEXIST);
+    assert_int_equal(zvs_netlink_link_watch(nl, "ghost0"), 0);
+    /* The initial dump: neither exists yet, each said once, in watch order. */
+    wait_events(nl, &r, 2);
+    assert_ev(&r, 0, "va", 0, false, false);
+    assert_ev(&r, 1, "ghost0", 0, false, false);
+
+    sh("ip link add va type veth peer name vb");
+    int idx = ifindex_of("va");
+    assert_true(idx > 0);
+    wait_events(nl, &r, 3);
+    assert_ev(&r, 2, "va", idx, false, true);
+
+    /* Admin up while the peer is down: no carrier, so no event. */
+    sh("ip link set va up");
+    wait_events(nl, &r, 3);
+    struct zvs_link_state st;
+    assert_int_equal(zvs_netlink_link_state(nl, "va", &st), 0);
+    assert_true(st.admin_up);
+    assert_false(st.lower_up);
+    assert_false(st.carrier);
+
+    sh("ip link set vb up");
+    wait_events(nl, &r, 4);
+    assert_ev(&r, 3, "va", idx, true, true);
+    assert_int_equal(zvs_netlink_link_state(nl, "va", &st), 0);
+    assert_int_equal(st.operstate, IF_OPER_UP);
+    assert_int_equal(st.mtu, 1500);
+
+    sh("ip link set vb down");          /* the far end: carrier lost */
+    wait_events(nl, &r, 5);
+    assert_ev(&r, 4, "va", idx, false, true);
+    sh("ip link set vb up");
+    wait_events(nl, &r, 6);
+    assert_ev(&r, 5, "va", idx, true, true);
+    sh("ip link set va down");          /* our end, administratively */
+    wait_events(nl, &r, 7);
+    assert_ev(&r, 6, "va", idx, false, true);
+    sh("ip link set va up");
+    wait_events(nl, &r, 8);
+    assert_ev(&r, 7, "va", idx, true, true);
+
+    /* Deletion closes the device first (carrier false), then removes it. */
+    sh("ip link del va");
+    wait_events(nl, &r, 10);
+    assert_ev(&r, 8, "va", idx, false, true);
+    assert_ev(&r, 9, "va", 0, false, false);
+
+    sh("ip link add va type veth peer name vb");
+    int idx2 = ifindex_of("va");
+    assert_true(idx2 > 0 && idx2 != idx);
+    wait_events(nl, &r, 11);
+    assert_ev(&r, 10, "va", idx2, false, true);
+
+    /* A rename is the watched name going away; a watch on the new name finds it. */
+    sh("ip link set va name vc");
+    wait_events(nl, &r, 12);
+    assert_ev(&r, 11, "va", 0, false, false);
+    assert_int_equal(zvs_netlink_link_watch(nl, "vc"), 0);
+    wait_events(nl, &r, 13);
+    assert_ev(&r, 12, "vc", idx2, false, true);
+    assert_int_equal(zvs_netlink_link_unwatch(nl, "vc"), 0);
+    assert_int_equal(zvs_netlink_link_unwatch(nl, "vc"), -ENOENT);
+    assert_int_equal(zvs_netlink_link_state(nl, "vc", &st), -ENOENT);
+    sh("ip link del vc");
+    wait_events(nl, &r, 13);            /* no longer watched: silent */
+
+    struct zvs_netlink_link_stats s;
+    zvs_netlink_link_stats(nl, &s);
+    assert_int_equal(s.events, 13);
+    assert_int_equal(s.malformed, 0);
+    assert_int_equal(s.overruns, 0);
+    zvs_netlink_link_close(nl);
+}
+
+/* ---- crafted messages ---------------------------------------------------------------- */
+
+struct msgbuf {
+    union {
+        struct nlmsghdr h;
+        uint8_t         b[1024];
+    } u;
+    size_t len;                         /* bytes of finished messages */
+    size_t cur;                         /* start of the message being built */
+};
+
+static void msg_begin(struct msgbuf *m, uint16_t type, int ifindex, unsigned flags, uint8_t family)
+{
+    m->cur = m->len;
+    struct nlmsghdr *h = (struct nlmsghdr *)(void *)(m->u.b + m->cur);
+    memset(h, 0, NLMSG_LENGTH(sizeof(struct ifinfomsg)));
+    h->nlmsg_type = type;
+    h->nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
+    struct ifinfomsg *ifi = NLMSG_DATA(h);
+    ifi->ifi_family = family;
+    ifi->ifi_index = ifindex;
+    ifi->ifi_flags = flags;
+}
+
+static void msg_attr(struct msgbuf *m, uint16_t type, const void *data, size_t len)
+{
+    struct nlmsghdr *h = (struct nlmsghdr *)(void *)(m->u.b + m->cur);
+    struct rtattr *a = (struct rtattr *)(void *)(m->u.b + m->cur + NLMSG_ALIGN(h->nlmsg_len));
+    a->rta_type = type;
+    a->rta_len = (uint16_t)RTA_LENGTH(len);
+    memcpy(RTA_DATA(a), data, len);
+    h->nlmsg_len = (uint32_t)(NLMSG_ALIGN(h->nlmsg_len) + RTA_ALIGN(a->rta_len));
+}
+
+static void msg_end(struct msgbuf *m)
+{
+    struct nlmsghdr *h = (struct nlmsghdr *)(void *)(m->u.b + m->cur);
+    m->len = m->cur + NLMSG_ALIGN(h->nlmsg_len);
+}
+
+static void link_msg(struct msgbuf *m, uint16_t type, int ifindex, unsigned flags,
+                     const char *name, int oper)
+{
+    msg_begin(m, type, ifindex, flags, AF_UNSPEC);
+    if (name)
+        msg_attr(m, IFLA_IFNAME, name, strlen(name) + 1);
+    if (oper >= 0) {
+        uint8_t o = (uint8_t)oper;
+        msg_attr(m, IFLA_OPERSTATE, &o, 1);
+    }
+    msg_end(m);
+}
+
+#define UP_CARRIER (IFF_UP | IFF_RUNNING | IFF_LOWER_UP)
+
+static void test_parser_states_and_malformed(void **state)
+{
+    struct rec r = { .n = 0 };
+    int err = 0;
+    struct zvs_netlink_link *nl = zvs_netlink_link_open(record, &r, &err);
+    assert_non_null(nl);
+    assert_int_equal(zvs_netlink_link_watch(nl, "up0"), 0);
+    assert_int_equal(zvs_netlink_link_watch(nl, ""), -EINVAL);
+    assert_int_equal(zvs_netlink_link_watch(nl, "a-name-too-long0"), -EINVAL);
+
+    struct msgbuf m = { .len = 0 };
+    /* Three messages in one datagram: carrier up, a duplicate, then dormant (802.1X). */
+    link_msg(&m, RTM_NEWLINK, 7, UP_CARRIER, "up0", IF_OPER_UP);
+    link_msg(&m, RTM_NEWLINK, 7, UP_CARRIER, "up0", IF_OPER_UP);
+    link_msg(&m, RTM_NEWLINK, 7, IFF_UP | IFF_LOWER_UP, "up0", IF_OPER_DORMANT);
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 2);
+    assert_ev(&r, 0, "up0", 7, true, true);
+    assert_ev(&r, 1, "up0", 7, false, true);
+
+    /* No operstate attribute: IFF_RUNNING decides. */
+    m.len = 0;
+    link_msg(&m, RTM_NEWLINK, 7, UP_CARRIER, "up0", -1);
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 1);
+    assert_ev(&r, 2, "up0", 7, true, true);
+
+    /* Ignored without harm: bridge-family message, other names, a DELLINK for an old
+     * ifindex of the name. */
+    m.len = 0;
+    msg_begin(&m, RTM_NEWLINK, 7, 0, AF_BRIDGE);
+    msg_attr(&m, IFLA_IFNAME, "up0", 4);
+    msg_end(&m);
+    link_msg(&m, RTM_NEWLINK, 9, 0, "other", IF_OPER_DOWN);
+    link_msg(&m, RTM_DELLINK, 3, 0, "up0", -1);
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 0);
+
+    struct zvs_netlink_link_stats s;
+    zvs_netlink_link_stats(nl, &s);
+    assert_int_equal(s.malformed, 0);
+
+    /* Malformed, one datagram each; none may change the state or crash. */
+    m.len = 0;                          /* a name without its NUL inside the attribute */
+    msg_begin(&m, RTM_NEWLINK, 7, 0, AF_UNSPEC);
+    msg_attr(&m, IFLA_IFNAME, "up0X", 4);
+    msg_end(&m);
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 0);
+    m.len = 0;                          /* a name longer than IFNAMSIZ */
+    link_msg(&m, RTM_NEWLINK, 7, 0, "up0-0123456789abc", -1);
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 0);
+    m.len = 0;                          /* ifindex 0 */
+    link_msg(&m, RTM_NEWLINK, 0, 0, "up0", IF_OPER_DOWN);
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 0);
+    m.len = 0;                          /* an attribute longer than the message */
+    link_msg(&m, RTM_NEWLINK, 7, 0, "up0", IF_OPER_DOWN);
+    struct rtattr *a = (struct rtattr *)(void *)(m.u.b + NLMSG_LENGTH(sizeof(struct ifinfomsg)));
+    a->rta_len = 200;
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 0);
+    m.len = 0;                          /* an operstate without payload */
+    msg_begin(&m, RTM_NEWLINK, 7, 0, AF_UNSPEC);
+    msg_attr(&m, IFLA_OPERSTATE, "", 0);
+    msg_end(&m);
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 0);
+    m.len = 0;                          /* a header claiming more than the datagram */
+    link_msg(&m, RTM_NEWLINK, 7, 0, "up0", -1);
+    m.u.h.nlmsg_len = (uint32_t)m.len + 4;
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 0);
+    m.u.h.nlmsg_len = NLMSG_LENGTH(4);  /* shorter than struct ifinfomsg */
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, NLMSG_LENGTH(4)), 0);
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, 10), 0);  /* less than a header */
+    zvs_netlink_link_stats(nl, &s);
+    assert_int_equal(s.malformed, 8);
+    assert_int_equal(r.n, 3);
+    struct zvs_link_state st;
+    assert_int_equal(zvs_netlink_link_state(nl, "up0", &st), 0);
+    assert_true(st.exists && st.carrier && st.admin_up && st.lower_up);
+    assert_int_equal(st.ifindex, 7);
+
+    /* Deletion of the current ifindex: gone. */
+    m.len = 0;
+    link_msg(&m, RTM_DELLINK, 7, 0, "up0", -1);
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 1);
+    assert_ev(&r, 3, "up0", 0, false, false);
+    zvs_netlink_link_close(nl);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parser_states_and_malformed),
+        cmocka_unit_test(test_veth_lifecycle_exact_events),
+    };
+    return cmocka_run_group_tests_name("netlink_link", tests, setup_netns, NULL);
+}

@@ -1,0 +1,1214 @@
+/* QDIO queues: region layout and QUEUESTORAGE bounds, every SLSB transition, frames both
+ * ways with exact bytes, headers and offload metadata, packing, first/middle/last
+ * entries, input-queue-full, forged SBALEs, the thin-interrupt arm, and a guest in a
+ * forked process that maps the memfd while the parent runs the adapter side. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vswitch/qdio.h"
+#include "vswitch/qdio_guest.h"
+
+#define QS_1M  (1u * ZVS_QDIO_MB)
+#define QS_8M  (8u * ZVS_QDIO_MB)
+
+struct env {
+    struct zvs_qdio           *q;
+    struct zvs_qdio_guest     *g;
+    struct zvs_qdio_shm_hdr   *hdr;
+    struct zvs_qdio_queue_shm *inq;
+    struct zvs_qdio_queue_shm *outq;
+    uint8_t                   *data;
+};
+
+static void env_open(struct env *e, uint32_t qs)
+{
+    memset(e, 0, sizeof(*e));
+    assert_int_equal(zvs_qdio_create(qs, &e->q), 0);
+    void *r = zvs_qdio_region(e->q);
+    e->hdr = r;
+    e->inq = zvs_qdio_at(r, ZVS_QDIO_IN_Q_OFF);
+    e->outq = zvs_qdio_at(r, ZVS_QDIO_OUT_Q_OFF);
+    e->data = zvs_qdio_at(r, ZVS_QDIO_DATA_OFF);
+    assert_int_equal(zvs_qdio_guest_attach(r, zvs_qdio_size(e->q), zvs_qdio_siga_fd(e->q),
+                                           zvs_qdio_irq_fd(e->q), &e->g), 0);
+    assert_int_equal(zvs_qdio_guest_init_queues(e->g), 0);
+}
+
+static void env_close(struct env *e)
+{
+    zvs_qdio_guest_detach(e->g);
+    zvs_qdio_destroy(e->q);
+}
+
+static uint64_t efd_read(int fd)
+{
+    uint64_t v = 0;
+    if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+        return 0;
+    return v;
+}
+
+static struct zvs_qdio_counters ctrs(const struct env *e)
+{
+    struct zvs_qdio_counters c;
+    zvs_qdio_counters(e->q, &c);
+    return c;
+}
+
+/* A frame with known bytes: unicast dst, src, EtherType 0x88B5 (local experimental), or an
+ * 802.1Q tag with `vid` first when vid != 0; payload bytes derived from seed. */
+static void make_frame(uint8_t *b, uint32_t len, uint32_t seed, uint16_t vid)
+{
+    static const uint8_t dst[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+    static const uint8_t src[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
+    uint32_t off = 12;
+
+    memcpy(b, dst, 6);
+    memcpy(b + 6, src, 6);
+    if (vid) {
+        zvs_put_be16(b + 12, ZVS_ETHERTYPE_VLAN);
+        zvs_put_be16(b + 14, vid);
+        off = 16;
+    }
+    zvs_put_be16(b + off, 0x88B5);
+    for (uint32_t i = off + 2; i < len; i++)
+        b[i] = (uint8_t)(seed * 31u + i * 7u + (i >> 8));
+    if (len >= off + 6) {
+        b[off + 2] = (uint8_t)(seed >> 24);
+        b[off + 3] = (uint8_t)(seed >> 16);
+        b[off + 4] = (uint8_t)(seed >> 8);
+        b[off + 5] = (uint8_t)seed;
+    }
+}
+
+static struct zvs_qdio_pkt pkt_of(const uint8_t *b, uint32_t len)
+{
+    struct zvs_qdio_pkt p;
+    memset(&p, 0, sizeof(p));
+    p.data = b;
+    p.len = len;
+    return p;
+}
+
+/* Bytes of an adapter frame, contiguous or scattered. */
+static uint32_t frame_bytes(const struct zvs_frame *f, uint8_t *out)
+{
+    return zvs_frame_peek(f, out, f->len);
+}
+
+/* Received frames, copied out by the callback. */
+struct rx_log {
+    int      n;
+    uint32_t len[256];
+    uint32_t niov[256];
+    uint8_t  slsb[256];
+    uint32_t buf[256];
+    struct zvs_qdio_fhdr hdr[256];
+    uint8_t  bytes[4][20100];           /* the first four frames' bytes */
+};
+
+static void rx_cb(void *arg, const struct zvs_qdio_rx *rx)
+{
+    struct rx_log *log = arg;
+    int i = log->n++;
+
+    assert_true(i < 256);
+    log->len[i] = rx->len;
+    log->niov[i] = rx->niov;
+    log->slsb[i] = rx->slsb;
+    log->buf[i] = rx->buf;
+    log->hdr[i] = rx->hdr;
+    if (i < 4)
+        assert_int_equal(zvs_qdio_rx_copy(rx, log->bytes[i], sizeof(log->bytes[i])), rx->len);
+}
+
+/* ---- Layout and QUEUESTORAGE ------------------------------------------------------- */
+
+static void test_queuestorage_bounds(void **state)
+{
+    struct zvs_qdio *q = (struct zvs_qdio *)1;
+    const uint32_t bad[] = { 0, QS_1M - 4096, QS_1M + 4096, 9u * ZVS_QDIO_MB, 3 * QS_8M };
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(zvs_qdio_create(bad[i], &q), -EINVAL);
+        assert_null(q);
+        assert_int_equal(zvs_qdio_region_size(bad[i]), 0);
+    }
+    /* header page + two queues of (SLSB page + 128 x 256-byte SBALs) + QUEUESTORAGE */
+    assert_int_equal(ZVS_QDIO_DATA_OFF, 4096 + 2 * (4096 + 128 * 256));
+    for (uint32_t mb = 1; mb <= 8; mb++) {
+        uint32_t qs = mb * ZVS_QDIO_MB;
+        assert_int_equal(zvs_qdio_create(qs, &q), 0);
+        const struct zvs_qdio_shm_hdr *h = zvs_qdio_region(q);
+        assert_int_equal(zvs_qdio_size(q), 77824 + (size_t)qs);
+        assert_int_equal(zvs_qdio_region_size(qs), 77824 + (size_t)qs);
+        assert_int_equal(h->magic, ZVS_QDIO_MAGIC);
+        assert_int_equal(h->version, 1);
+        assert_int_equal(h->queuestorage, qs);
+        assert_int_equal(h->region_size, 77824 + (size_t)qs);
+        assert_int_equal(h->buf_bytes, qs / 256);
+        assert_int_equal(h->data_off, 77824);
+        assert_int_equal(h->ac1, ZVS_QDIO_AC1_SIGA_OUTPUT);
+        const struct zvs_qdio_queue_shm *in = zvs_qdio_at(zvs_qdio_region(q), h->in_q_off);
+        const struct zvs_qdio_queue_shm *out = zvs_qdio_at(zvs_qdio_region(q), h->out_q_off);
+        for (int b = 0; b < ZVS_QDIO_NBUFS; b++) {
+            assert_int_equal(in->slsb[b], 0x80);
+            assert_int_equal(out->slsb[b], 0xA0);
+        }
+        zvs_qdio_destroy(q);
+    }
+}
+
+static void test_attach_checks_region(void **state)
+{
+    struct env e;
+    struct zvs_qdio_guest *g = NULL;
+
+    env_open(&e, QS_8M);
+    void *r = zvs_qdio_region(e.q);
+    size_t size = zvs_qdio_size(e.q);
+    assert_int_equal(zvs_qdio_guest_attach(r, size - 4096, -1, -1, &g), -EINVAL);
+    assert_null(g);
+    e.hdr->buf_bytes = 4096;
+    assert_int_equal(zvs_qdio_guest_attach(r, size, -1, -1, &g), -EINVAL);
+    e.hdr->buf_bytes = QS_8M / 256;
+    e.hdr->magic ^= 1;
+    assert_int_equal(zvs_qdio_guest_attach(r, size, -1, -1, &g), -EINVAL);
+    e.hdr->magic ^= 1;
+    assert_int_equal(zvs_qdio_guest_attach(r, size, -1, -1, &g), 0);
+    /* the queues are established: the adapter owns every input buffer now */
+    assert_int_equal(zvs_qdio_guest_init_queues(g), -EBUSY);
+    zvs_qdio_guest_detach(g);
+    env_close(&e);
+}
+
+static void test_init_states_and_entries(void **state)
+{
+    struct env e;
+
+    env_open(&e, QS_8M);
+    assert_int_equal(zvs_qdio_guest_max_frame(e.g), 8 * 4096 - 32);
+    for (uint32_t b = 0; b < ZVS_QDIO_NBUFS; b++) {
+        assert_int_equal(e.inq->slsb[b], 0x41);
+        assert_int_equal(e.outq->slsb[b], 0xA1);
+        for (uint32_t k = 0; k < 16; k++) {
+            const struct zvs_sbale *s = &e.inq->sbal[b].e[k];
+            if (k < 8) {
+                assert_int_equal(s->addr, b * 32768u + k * 4096u);
+                assert_int_equal(s->length, 4096);
+                assert_int_equal(s->flags, k == 7 ? 0x40000000u : 0);
+            } else {
+                assert_int_equal(s->length, 0);
+            }
+        }
+    }
+    env_close(&e);
+
+    env_open(&e, QS_1M);
+    assert_int_equal(zvs_qdio_guest_max_frame(e.g), 4064);
+    assert_int_equal(e.inq->sbal[5].e[0].addr, 5 * 4096);
+    assert_int_equal(e.inq->sbal[5].e[0].flags, 0x40000000u);
+    assert_int_equal(e.inq->sbal[5].e[1].length, 0);
+    env_close(&e);
+}
+
+/* ---- Output queue: guest -> adapter ---------------------------------------------- */
+
+static void test_output_roundtrip(void **state)
+{
+    struct env e;
+    uint8_t frame[60], got[60];
+    struct zvs_frame f[4];
+
+    env_open(&e, QS_8M);
+    make_frame(frame, sizeof(frame), 7, 0);
+    struct zvs_qdio_pkt p = pkt_of(frame, sizeof(frame));
+    p.vnet.flags = ZVS_VNET_F_NEEDS_CSUM;
+    p.vnet.csum_start = 34;
+    p.vnet.csum_offset = 16;
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
+
+    /* program side: buffer 0 primed, one entry, header then frame at output share 0 */
+    assert_int_equal(e.outq->slsb[0], 0x62);
+    assert_int_equal(e.outq->slsb[1], 0xA1);
+    const struct zvs_sbale *s = &e.outq->sbal[0].e[0];
+    assert_int_equal(s->addr, 128u * 32768u);
+    assert_int_equal(s->length, 32 + 60);
+    assert_int_equal(s->flags, 0x40000000u);
+    const uint8_t want_hdr[32] = {
+        0x02, 0, 0, 0x04, 0, 32, 0, 60, 0, 0, 0, 0, 0, 0, 0, 0,
+        0x01, 0x00, 0, 0, 0, 0, 0, 34, 0, 16, 0, 0, 0, 0, 0, 0,
+    };
+    assert_memory_equal(e.data + s->addr, want_hdr, 32);
+    assert_memory_equal(e.data + s->addr + 32, frame, 60);
+    assert_int_equal(efd_read(zvs_qdio_siga_fd(e.q)), 1);
+    struct zvs_qdio_counters c = ctrs(&e);
+    assert_int_equal(c.prog.siga_w, 1);
+    assert_int_equal(c.prog.out_bufs_primed, 1);
+    assert_int_equal(c.prog.out_frames, 1);
+
+    /* adapter side: the descriptor points into the region */
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 4, 9), 1);
+    assert_ptr_equal(f[0].data, e.data + 128u * 32768u + 32);
+    assert_int_equal(f[0].len, 60);
+    assert_int_equal(f[0].nfrags, 0);
+    assert_int_equal(f[0].in_port, 9);
+    assert_int_equal(f[0].flags, 0);
+    assert_int_equal(f[0].cookie >> 8, 0);
+    assert_int_equal(f[0].vnet.flags, ZVS_VNET_F_NEEDS_CSUM);
+    assert_int_equal(f[0].vnet.csum_start, 34);
+    assert_int_equal(f[0].vnet.csum_offset, 16);
+    assert_int_equal(frame_bytes(&f[0], got), 60);
+    assert_memory_equal(got, frame, 60);
+    assert_int_equal(e.outq->slsb[0], 0x62);   /* held by the switch until released */
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 4, 9), 0);
+    assert_int_equal(zvs_qdio_guest_reap(e.g), 0);
+
+    zvs_qdio_release(e.q, f, 1);
+    assert_int_equal(e.outq->slsb[0], 0xA1);
+    c = ctrs(&e);
+    assert_int_equal(c.adapter.out_bufs_processed, 1);
+    assert_int_equal(c.adapter.out_frames, 1);
+    assert_int_equal(c.adapter.out_bytes, 60);
+    assert_int_equal(c.adapter.out_errors, 0);
+    /* the guest reads the same adapter counters from the region */
+    struct zvs_qdio_counters gc;
+    zvs_qdio_guest_counters(e.g, &gc);
+    assert_memory_equal(&gc, &c, sizeof(c));
+    assert_int_equal(zvs_qdio_guest_reap(e.g), 1);
+    assert_int_equal(zvs_qdio_guest_reap(e.g), 0);
+    env_close(&e);
+}
+
+static void test_output_packing(void **state)
+{
+    struct env e;
+    uint8_t frames[10][64];
+    struct zvs_qdio_pkt p[10];
+    struct zvs_frame f[16];
+    uint8_t got[64];
+
+    env_open(&e, QS_8M);
+    for (int i = 0; i < 10; i++) {
+        make_frame(frames[i], 64, (uint32_t)i, 0);
+        p[i] = pkt_of(frames[i], 64);
+    }
+    /* 10 small frames: 8 entries per buffer at 8M, one frame each */
+    assert_int_equal(zvs_qdio_guest_send(e.g, p, 10), 10);
+    assert_int_equal(e.outq->slsb[0], 0x62);
+    assert_int_equal(e.outq->slsb[1], 0x62);
+    assert_int_equal(e.outq->slsb[2], 0xA1);
+    for (uint32_t k = 0; k < 8; k++) {
+        assert_int_equal(e.outq->sbal[0].e[k].addr, 128u * 32768u + k * 4096u);
+        assert_int_equal(e.outq->sbal[0].e[k].length, 96);
+        assert_int_equal(e.outq->sbal[0].e[k].flags, k == 7 ? 0x40000000u : 0);
+    }
+    assert_int_equal(e.outq->sbal[1].e[1].flags, 0x40000000u);
+    assert_int_equal(ctrs(&e).prog.siga_w, 1);  /* one SIGA-w per send call */
+
+    /* the switch takes them 3 at a time; buffer 0 returns once all 8 are released */
+    int n = zvs_qdio_poll_output(e.q, f, 3, 0);
+    assert_int_equal(n, 3);
+    n += zvs_qdio_poll_output(e.q, f + 3, 3, 0);
+    n += zvs_qdio_poll_output(e.q, f + 6, 16, 0);
+    assert_int_equal(n, 10);
+    for (int i = 0; i < 10; i++) {
+        assert_int_equal(f[i].cookie >> 8, i < 8 ? 0 : 1);
+        assert_int_equal(frame_bytes(&f[i], got), 64);
+        assert_memory_equal(got, frames[i], 64);
+    }
+    zvs_qdio_release(e.q, f, 7);
+    assert_int_equal(e.outq->slsb[0], 0x62);
+    zvs_qdio_release(e.q, f + 8, 2);
+    assert_int_equal(e.outq->slsb[1], 0xA1);
+    assert_int_equal(e.outq->slsb[0], 0x62);
+    assert_int_equal(zvs_qdio_guest_reap(e.g), 0); /* in order: buffer 0 first */
+    zvs_qdio_release(e.q, f + 7, 1);
+    assert_int_equal(e.outq->slsb[0], 0xA1);
+    assert_int_equal(zvs_qdio_guest_reap(e.g), 2);
+    assert_int_equal(ctrs(&e).adapter.out_bufs_processed, 2);
+
+    /* pack 3: 10 frames -> 4 buffers (3, 3, 3, 1) */
+    assert_int_equal(zvs_qdio_guest_set_pack(e.g, 3), 0);
+    assert_int_equal(zvs_qdio_guest_set_pack(e.g, 17), -EINVAL);
+    assert_int_equal(zvs_qdio_guest_send(e.g, p, 10), 10);
+    assert_int_equal(e.outq->slsb[2], 0x62);
+    assert_int_equal(e.outq->slsb[5], 0x62);
+    assert_int_equal(e.outq->slsb[6], 0xA1);
+    assert_int_equal(e.outq->sbal[2].e[2].flags, 0x40000000u);
+    assert_int_equal(e.outq->sbal[5].e[0].flags, 0x40000000u);
+    env_close(&e);
+}
+
+static void test_jumbo_three_entries_8m(void **state)
+{
+    struct env e;
+    static uint8_t frame[9000], got[9000];
+    struct zvs_frame f[2];
+
+    env_open(&e, QS_8M);
+    make_frame(frame, sizeof(frame), 99, 0);
+    struct zvs_qdio_pkt p = pkt_of(frame, sizeof(frame));
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
+    const struct zvs_sbal *s = &e.outq->sbal[0];
+    assert_int_equal(s->e[0].flags, 0x04000000u);
+    assert_int_equal(s->e[1].flags, 0x08000000u);
+    assert_int_equal(s->e[2].flags, 0x0C000000u | 0x40000000u);
+    assert_int_equal(s->e[0].length, 4096);
+    assert_int_equal(s->e[1].length, 4096);
+    assert_int_equal(s->e[2].length, 9032 - 8192);
+    assert_int_equal(s->e[2].addr, 128u * 32768u + 8192u);
+
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 2, 0), 1);
+    assert_int_equal(f[0].len, 9000);
+    assert_int_equal(f[0].nfrags, 3);
+    assert_ptr_equal(f[0].frags[0].iov_base, f[0].data);
+    assert_int_equal(f[0].frags[0].iov_len, 4064);
+    assert_int_equal(f[0].frags[1].iov_len, 4096);
+    assert_int_equal(f[0].frags[2].iov_len, 840);
+    assert_int_equal(frame_bytes(&f[0], got), 9000);
+    assert_memory_equal(got, frame, 9000);
+
+    /* and back into the guest's input queue with a tag pushed: 9004 bytes, three entries */
+    struct zvs_tx tx = { .f = &f[0], .tag_op = ZVS_TAG_PUSH, .vid = 300 };
+    enum zvs_drop why = ZVS_DROP__COUNT;
+    assert_int_equal(zvs_qdio_deliver(e.q, &tx, 1, &why), 1);
+    assert_int_equal(why, ZVS_DROP__COUNT);
+    zvs_qdio_release(e.q, f, 1);
+    const struct zvs_sbal *in = &e.inq->sbal[0];
+    assert_int_equal(e.inq->slsb[0], 0x82);
+    assert_int_equal(in->e[0].flags, 0x04000000u);
+    assert_int_equal(in->e[1].flags, 0x08000000u);
+    assert_int_equal(in->e[2].flags, 0x0C000000u | 0x40000000u);
+    assert_int_equal(in->e[2].length, 9004 + 32 - 8192);
+
+    struct rx_log *log = calloc(1, sizeof(*log));
+    assert_non_null(log);
+    assert_int_equal(zvs_qdio_guest_receive(e.g, 64, rx_cb, log), 1);
+    assert_int_equal(log->len[0], 9004);
+    assert_int_equal(log->niov[0], 3);
+    assert_int_equal(log->hdr[0].flags[2], ZVS_QETH_L2_FLAG_UCAST | ZVS_QETH_L2_FLAG_VLAN);
+    assert_int_equal(log->hdr[0].vlan_id, 300);
+    static uint8_t want[9004];
+    make_frame(want, 9004, 99, 300);
+    /* the payload seeds differ by the tag shift: compare around the tag */
+    assert_memory_equal(log->bytes[0], frame, 12);
+    assert_memory_equal(log->bytes[0] + 12, want + 12, 4);
+    assert_memory_equal(log->bytes[0] + 16, frame + 12, 9000 - 12);
+    free(log);
+    env_close(&e);
+}
+
+static void test_jumbo_refused_1m(void **state)
+{
+    struct env e;
+    static uint8_t frame[9000];
+    struct zvs_frame f[2];
+
+    env_open(&e, QS_1M);
+    make_frame(frame, sizeof(frame), 5, 0);
+    struct zvs_qdio_pkt p = pkt_of(frame, 9000);
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), -EMSGSIZE);
+    assert_int_equal(e.outq->slsb[0], 0xA1);
+    assert_int_equal(ctrs(&e).prog.out_frames, 0);
+    p.len = 4065;
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), -EMSGSIZE);
+    p.len = 4064;                       /* exactly one 4 KB entry with its header */
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
+    assert_int_equal(e.outq->sbal[0].e[0].length, 4096);
+    assert_int_equal(e.outq->sbal[0].e[0].flags, 0x40000000u);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 2, 0), 1);
+    assert_int_equal(f[0].len, 4064);
+    zvs_qdio_release(e.q, f, 1);
+    assert_int_equal(zvs_qdio_guest_reap(e.g), 1);
+
+    /* forge the 9000-byte frame into output buffer 1 over the neighbours' shares */
+    uint8_t hdr[32];
+    struct zvs_qdio_fhdr h = { .id = 0x02, .hdr_length = 32, .pkt_length = 9000 };
+    zvs_qdio_fhdr_encode(&h, hdr);
+    uint64_t base = (128u + 1u) * 4096u;
+    memcpy(e.data + base, hdr, 32);
+    memcpy(e.data + base + 32, frame, 4064);
+    struct zvs_sbal *s = &e.outq->sbal[1];
+    s->e[0] = (struct zvs_sbale){ 0x04000000u, 4096, base };
+    s->e[1] = (struct zvs_sbale){ 0x08000000u, 4096, base + 4096 };
+    s->e[2] = (struct zvs_sbale){ 0x0C000000u | 0x40000000u, 840, base + 8192 };
+    zvs_slsb_set(&e.outq->slsb[1], 0x62);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 2, 0), 0);
+    assert_int_equal(e.outq->slsb[1], 0xAF);
+    assert_int_equal(e.outq->sbalf[1], ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_SIZE));
+    assert_int_equal(ctrs(&e).adapter.out_errors, 1);
+    assert_int_equal(ctrs(&e).adapter.out_frames, 1);
+
+    /* a 9000-byte frame delivered to a 1M guest is discarded and counted */
+    struct zvs_frame big = { .data = frame, .len = 9000 };
+    struct zvs_tx tx = { .f = &big, .tag_op = ZVS_TAG_KEEP };
+    enum zvs_drop why = ZVS_DROP__COUNT;
+    assert_int_equal(zvs_qdio_deliver(e.q, &tx, 1, &why), 0);
+    assert_int_equal(why, ZVS_DROP_OVERSIZE);
+    assert_int_equal(ctrs(&e).adapter.in_oversize, 1);
+    assert_int_equal(e.inq->slsb[0], 0x41);
+    env_close(&e);
+}
+
+/* Forge output buffer b (entries given) and let the adapter judge it. */
+static void forge_and_poll(struct env *e, uint32_t b, const struct zvs_sbale *ents, int n,
+                           uint16_t want_sbalf, uint64_t want_errors)
+{
+    struct zvs_frame f[16];
+
+    memset(&e->outq->sbal[b], 0, sizeof(e->outq->sbal[b]));
+    for (int i = 0; i < n; i++)
+        e->outq->sbal[b].e[i] = ents[i];
+    zvs_slsb_set(&e->outq->slsb[b], 0x62);
+    assert_int_equal(zvs_qdio_poll_output(e->q, f, 16, 0), 0);
+    assert_int_equal(e->outq->slsb[b], 0xAF);
+    assert_int_equal(e->outq->sbalf[b], want_sbalf);
+    assert_int_equal(ctrs(e).adapter.out_errors, want_errors);
+}
+
+static void test_forged_sbales(void **state)
+{
+    struct env e;
+    uint8_t frame[100];
+    struct zvs_frame f[16];
+    const uint32_t LE = 0x40000000u;
+
+    env_open(&e, QS_8M);
+    make_frame(frame, 100, 1, 0);
+    /* a valid frame header + 100 bytes at the start of output share 0 */
+    uint64_t off = 128u * 32768u;
+    struct zvs_qdio_fhdr h = { .id = 0x02, .hdr_length = 32, .pkt_length = 100 };
+    zvs_qdio_fhdr_encode(&h, e.data + off);
+    memcpy(e.data + off + 32, frame, 100);
+
+    const struct zvs_sbale outside[] = { { LE, 132, QS_8M } };
+    forge_and_poll(&e, 0, outside, 1, ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_ADDR), 1);
+    const struct zvs_sbale far[] = { { LE, 132, UINT64_MAX - 8 } };
+    forge_and_poll(&e, 1, far, 1, ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_ADDR), 2);
+    const struct zvs_sbale overflow[] = { { LE, 4096, QS_8M - 100 } };
+    forge_and_poll(&e, 2, overflow, 1, ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_ADDR), 3);
+    const struct zvs_sbale huge[] = { { LE, 0xFFFFFFF0u, off } };
+    forge_and_poll(&e, 3, huge, 1, ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_ADDR), 4);
+    const struct zvs_sbale big_entry[] = { { LE, 8192, off } };
+    forge_and_poll(&e, 4, big_entry, 1, ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_SIZE), 5);
+    const struct zvs_sbale middle_first[] = { { 0x08000000u | LE, 132, off } };
+    forge_and_poll(&e, 5, middle_first, 1, ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_FRAG), 6);
+    const struct zvs_sbale second_middle[] = { { 0, 132, off }, { 0x0C000000u | LE, 50, off } };
+    forge_and_poll(&e, 6, second_middle, 2, ZVS_QDIO_SBALF(1, ZVS_QDIO_ERR_FRAG), 7);
+    const struct zvs_sbale len_mismatch[] = { { LE, 131, off } };
+    forge_and_poll(&e, 7, len_mismatch, 1, ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_LEN), 8);
+    const struct zvs_sbale first_short[] = { { 0x04000000u, 40, off },
+                                             { 0x0C000000u | LE, 92, off + 40 } };
+    forge_and_poll(&e, 8, first_short, 2, ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_SHORT), 9);
+    const struct zvs_sbale open_frame[] = { { 0x04000000u | LE, 100, off } };
+    forge_and_poll(&e, 9, open_frame, 1, ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_FRAG), 10);
+    const struct zvs_sbale no_last[] = { { 0, 132, off }, { 0, 132, off }, { 0, 132, off },
+                                         { 0, 132, off }, { 0, 132, off }, { 0, 132, off },
+                                         { 0, 132, off }, { 0, 132, off }, { LE, 132, off } };
+    forge_and_poll(&e, 10, no_last, 9, ZVS_QDIO_SBALF(7, ZVS_QDIO_ERR_NO_LAST), 11);
+    const struct zvs_sbale empty[] = { { LE, 0, off } };
+    forge_and_poll(&e, 11, empty, 1, ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_LEN), 12);
+    e.data[off] = 0x01;                 /* layer-3 header id */
+    const struct zvs_sbale good[] = { { LE, 132, off } };
+    forge_and_poll(&e, 12, good, 1, ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_HDR), 13);
+    e.data[off] = 0x02;
+    e.data[off + 16] = ZVS_VNET_F_NEEDS_CSUM;   /* a partial checksum whose 2-byte field */
+    zvs_put_be16(e.data + off + 22, 99);        /* would end past the 100-byte frame */
+    forge_and_poll(&e, 13, good, 1, ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_HDR), 14);
+    e.data[off + 16] = 0;
+    zvs_put_be16(e.data + off + 22, 0);
+
+    /* the adapter moved on: a good buffer after the bad ones is taken */
+    memset(&e.outq->sbal[14], 0, sizeof(e.outq->sbal[14]));
+    e.outq->sbal[14].e[0] = good[0];
+    zvs_slsb_set(&e.outq->slsb[14], 0x62);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 16, 0), 1);
+    assert_int_equal(f[0].len, 100);
+    assert_memory_equal(f[0].data, frame, 100);
+    zvs_qdio_release(e.q, f, 1);
+    assert_int_equal(e.outq->slsb[14], 0xA1);
+    assert_int_equal(ctrs(&e).adapter.out_errors, 14);
+    assert_int_equal(ctrs(&e).adapter.out_frames, 1);
+    env_close(&e);
+}
+
+static void test_guest_reaps_refused_buffer(void **state)
+{
+    struct env e;
+    uint8_t frame[80];
+    struct zvs_frame f[4];
+
+    env_open(&e, QS_8M);
+    make_frame(frame, 80, 3, 0);
+    struct zvs_qdio_pkt p = pkt_of(frame, 80);
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
+    e.outq->sbal[0].e[0].length = 4000;    /* the guest scribbles on its primed buffer */
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 4, 0), 1);
+    assert_int_equal(e.outq->slsb[0], 0xAF);
+    assert_int_equal(e.outq->slsb[1], 0x62);
+    zvs_qdio_release(e.q, f, 1);
+    assert_int_equal(zvs_qdio_guest_reap(e.g), 2);
+    uint32_t b = 99;
+    assert_int_equal(zvs_qdio_guest_last_error(e.g, &b), ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_LEN));
+    assert_int_equal(b, 0);
+    assert_int_equal(e.outq->slsb[0], 0xA1);
+    struct zvs_qdio_counters c = ctrs(&e);
+    assert_int_equal(c.prog.out_errors_seen, 1);
+    assert_int_equal(c.adapter.out_errors, 1);
+    assert_int_equal(c.adapter.out_bufs_processed, 1);
+    env_close(&e);
+}
+
+static void test_gso_superframe_crosses(void **state)
+{
+    struct env e;
+    static uint8_t frame[20000];
+    struct zvs_frame f[2];
+
+    env_open(&e, QS_8M);
+    make_frame(frame, sizeof(frame), 11, 0);
+    struct zvs_qdio_pkt p = pkt_of(frame, sizeof(frame));
+    p.vnet = (struct zvs_vnet){ .flags = ZVS_VNET_F_NEEDS_CSUM, .gso_type = ZVS_VNET_GSO_TCPV4,
+                                .hdr_len = 66, .gso_size = 1448, .csum_start = 34,
+                                .csum_offset = 16 };
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
+    const uint8_t *raw = e.data + e.outq->sbal[0].e[0].addr;
+    assert_int_equal(raw[0], 0x06);
+    assert_int_equal(zvs_be16(raw + 6), 20000);
+    assert_int_equal(raw[17], ZVS_VNET_GSO_TCPV4);
+    assert_int_equal(zvs_be16(raw + 18), 66);
+    assert_int_equal(zvs_be16(raw + 20), 1448);
+    assert_int_equal(e.outq->sbal[0].e[4].flags, 0x0C000000u | 0x40000000u);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 2, 0), 1);
+    assert_int_equal(f[0].nfrags, 5);
+    assert_memory_equal(&f[0].vnet, &p.vnet, sizeof(p.vnet));
+
+    /* pushed into the input queue: csum_start and hdr_len move with the tag */
+    struct zvs_tx tx = { .f = &f[0], .tag_op = ZVS_TAG_PUSH, .vid = 7 };
+    enum zvs_drop why = ZVS_DROP__COUNT;
+    assert_int_equal(zvs_qdio_deliver(e.q, &tx, 1, &why), 1);
+    struct rx_log *log = calloc(1, sizeof(*log));
+    assert_non_null(log);
+    assert_int_equal(zvs_qdio_guest_receive(e.g, 64, rx_cb, log), 1);
+    assert_int_equal(log->hdr[0].id, 0x06);
+    assert_int_equal(log->len[0], 20004);
+    assert_int_equal(log->niov[0], 5);
+    assert_int_equal(log->hdr[0].vnet.csum_start, 38);
+    assert_int_equal(log->hdr[0].vnet.hdr_len, 70);
+    assert_int_equal(log->hdr[0].vnet.gso_size, 1448);
+    assert_int_equal(log->hdr[0].vnet.gso_type, ZVS_VNET_GSO_TCPV4);
+    assert_int_equal(log->hdr[0].vnet.flags, ZVS_VNET_F_NEEDS_CSUM);
+    free(log);
+    zvs_qdio_release(e.q, f, 1);
+
+    /* inconsistent metadata never reaches the queue */
+    p.len = 40;
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), -EINVAL);
+    p.vnet = (struct zvs_vnet){ .gso_type = 2 };
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), -EINVAL);
+    assert_int_equal(e.outq->slsb[1], 0xA1);
+    env_close(&e);
+}
+
+/* ---- Input queue: adapter -> guest ------------------------------------------------ */
+
+static void test_input_roundtrip_and_states(void **state)
+{
+    struct env e;
+    uint8_t tagged[64], plain[70];
+    struct zvs_frame fr[3];
+
+    env_open(&e, QS_8M);
+    make_frame(tagged, 64, 1, 100);
+    make_frame(plain, 70, 2, 0);
+    fr[0] = (struct zvs_frame){ .data = tagged, .len = 64, .flags = ZVS_FF_TAGGED, .vid = 100 };
+    fr[1] = (struct zvs_frame){ .data = plain, .len = 70, .pcp = 5,
+                                .vnet = { .flags = ZVS_VNET_F_DATA_VALID } };
+    fr[2] = fr[0];
+    struct zvs_tx tx[3] = {
+        { .f = &fr[0], .tag_op = ZVS_TAG_STRIP },
+        { .f = &fr[1], .tag_op = ZVS_TAG_PUSH, .vid = 0x123 },
+        { .f = &fr[2], .tag_op = ZVS_TAG_REWRITE, .vid = 200 },
+    };
+    enum zvs_drop why = ZVS_DROP__COUNT;
+    assert_int_equal(zvs_qdio_deliver(e.q, tx, 3, &why), 3);
+    assert_int_equal(why, ZVS_DROP__COUNT);
+    assert_int_equal(e.inq->slsb[0], 0x82);
+    assert_int_equal(e.inq->slsb[1], 0x41);
+    const struct zvs_sbal *s = &e.inq->sbal[0];
+    assert_int_equal(s->e[0].length, 32 + 60);
+    assert_int_equal(s->e[1].length, 32 + 74);
+    assert_int_equal(s->e[2].length, 32 + 64);
+    assert_int_equal(s->e[0].flags, 0);
+    assert_int_equal(s->e[2].flags, 0x40000000u);
+    assert_int_equal(s->e[1].addr, 4096);
+    const uint8_t want_hdr1[16] = { 0x02, 0, 0, 0x14, 0, 32, 0, 74, 0, 1, 0xA1, 0x23, 0, 0, 0, 0 };
+    assert_memory_equal(e.data + 4096, want_hdr1, 16);
+    assert_int_equal(e.data[4096 + 16], ZVS_VNET_F_DATA_VALID);
+    struct zvs_qdio_counters c = ctrs(&e);
+    assert_int_equal(c.adapter.in_bufs_primed, 1);
+    assert_int_equal(c.adapter.in_frames, 3);
+    assert_int_equal(c.adapter.in_bytes, 60 + 74 + 64);
+    assert_int_equal(c.adapter.interrupts, 0);  /* not armed */
+
+    struct rx_log *log = calloc(1, sizeof(*log));
+    assert_non_null(log);
+    assert_true(zvs_qdio_guest_rx_pending(e.g));
+    assert_int_equal(zvs_qdio_guest_receive(e.g, 64, rx_cb, log), 3);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(log->slsb[i], 0x81);   /* acknowledged while processed */
+        assert_int_equal(log->buf[i], 0);
+        assert_int_equal(log->hdr[i].seq_no, i);
+    }
+    assert_int_equal(log->hdr[0].flags[2], ZVS_QETH_L2_FLAG_UCAST);
+    assert_int_equal(log->hdr[1].vlan_id, 0xA123);
+    uint8_t want[60];
+    memcpy(want, tagged, 12);               /* addresses, then what followed the tag */
+    memcpy(want + 12, tagged + 16, 48);
+    assert_int_equal(log->len[0], 60);
+    assert_memory_equal(log->bytes[0], want, 60);
+    assert_memory_equal(log->bytes[1], plain, 12);
+    const uint8_t tag1[4] = { 0x81, 0x00, 0xA1, 0x23 };
+    assert_memory_equal(log->bytes[1] + 12, tag1, 4);
+    assert_memory_equal(log->bytes[1] + 16, plain + 12, 58);
+    assert_int_equal(log->hdr[1].vnet.flags, ZVS_VNET_F_DATA_VALID);
+    const uint8_t tag2[4] = { 0x81, 0x00, 0x00, 0xC8 };
+    assert_memory_equal(log->bytes[2], tagged, 12);
+    assert_memory_equal(log->bytes[2] + 12, tag2, 4);
+    assert_memory_equal(log->bytes[2] + 16, tagged + 16, 48);
+    assert_int_equal(log->hdr[2].vlan_id, 200);
+    /* returned and re-armed */
+    assert_int_equal(e.inq->slsb[0], 0x41);
+    assert_int_equal(s->e[0].length, 4096);
+    assert_int_equal(s->e[2].flags, 0);
+    assert_int_equal(s->e[7].flags, 0x40000000u);
+    assert_false(zvs_qdio_guest_rx_pending(e.g));
+    c = ctrs(&e);
+    assert_int_equal(c.prog.in_bufs_processed, 1);
+    assert_int_equal(c.prog.in_frames, 3);
+    assert_int_equal(c.prog.siga_r, 0);         /* AC1 does not ask for SIGA-r */
+    free(log);
+    env_close(&e);
+}
+
+static void test_input_packing_fills_buffers(void **state)
+{
+    struct env e;
+    static uint8_t small[64], mid[5000];
+    struct zvs_frame fs = { .data = small, .len = 64 };
+    struct zvs_frame fm = { .data = mid, .len = 5000 };
+    struct zvs_tx tx[12];
+
+    env_open(&e, QS_8M);
+    make_frame(small, 64, 1, 0);
+    make_frame(mid, 5000, 2, 0);
+    /* 6 small (6 entries), then a 5000-byte frame (2 entries) fills buffer 0 exactly;
+     * 5 more small go to buffer 1. */
+    for (int i = 0; i < 12; i++)
+        tx[i] = (struct zvs_tx){ .f = i == 6 ? &fm : &fs, .tag_op = ZVS_TAG_KEEP };
+    enum zvs_drop why = ZVS_DROP__COUNT;
+    assert_int_equal(zvs_qdio_deliver(e.q, tx, 12, &why), 12);
+    assert_int_equal(e.inq->slsb[0], 0x82);
+    assert_int_equal(e.inq->slsb[1], 0x82);
+    assert_int_equal(e.inq->slsb[2], 0x41);
+    assert_int_equal(e.inq->sbal[0].e[6].flags, 0x04000000u);
+    assert_int_equal(e.inq->sbal[0].e[7].flags, 0x0C000000u | 0x40000000u);
+    assert_int_equal(e.inq->sbal[1].e[4].flags, 0x40000000u);
+    assert_int_equal(ctrs(&e).adapter.in_bufs_primed, 2);
+
+    /* a frame that does not fit the rest of a buffer starts the next one */
+    struct zvs_tx tx2[2] = { { .f = &fs, .tag_op = ZVS_TAG_KEEP },
+                             { .f = &fm, .tag_op = ZVS_TAG_KEEP } };
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(zvs_qdio_deliver(e.q, tx, 7, &why), 7);   /* buffers 2,3,4 */
+    assert_int_equal(zvs_qdio_deliver(e.q, tx2, 2, &why), 2);
+    assert_int_equal(e.inq->sbal[5].e[0].flags, 0);
+    assert_int_equal(e.inq->sbal[5].e[2].flags, 0x0C000000u | 0x40000000u);
+
+    struct rx_log *log = calloc(1, sizeof(*log));
+    assert_non_null(log);
+    /* budget counts frames, whole buffers only: 7 + 5 */
+    assert_int_equal(zvs_qdio_guest_receive(e.g, 8, rx_cb, log), 12);
+    assert_int_equal(log->len[6], 5000);
+    assert_int_equal(log->niov[6], 2);
+    assert_int_equal(log->buf[7], 1);
+    assert_memory_equal(log->bytes[0], small, 64);
+    free(log);
+    env_close(&e);
+}
+
+static void test_input_queue_full(void **state)
+{
+    struct env e;
+    uint8_t frame[100];
+    struct zvs_frame f = { .data = frame, .len = 100 };
+    struct zvs_tx tx[2] = { { .f = &f, .tag_op = ZVS_TAG_KEEP },
+                            { .f = &f, .tag_op = ZVS_TAG_KEEP } };
+    enum zvs_drop why;
+
+    env_open(&e, QS_8M);
+    make_frame(frame, 100, 77, 0);
+    for (int b = 0; b < ZVS_QDIO_NBUFS; b++) {
+        why = ZVS_DROP__COUNT;
+        assert_int_equal(zvs_qdio_deliver(e.q, tx, 1, &why), 1);
+        assert_int_equal(why, ZVS_DROP__COUNT);
+    }
+    for (int b = 0; b < ZVS_QDIO_NBUFS; b++)
+        assert_int_equal(e.inq->slsb[b], 0x82);
+    struct zvs_qdio_counters c = ctrs(&e);
+    assert_int_equal(c.adapter.in_bufs_primed, 128);
+    assert_int_equal(c.adapter.iq_full, 0);
+
+    /* once no buffer is left the rest of the burst goes too, even a frame that would
+     * otherwise be refused for its size */
+    struct zvs_frame huge = { .data = frame, .len = 40000 };
+    struct zvs_tx burst[3] = { tx[0], { .f = &huge, .tag_op = ZVS_TAG_KEEP }, tx[1] };
+    why = ZVS_DROP__COUNT;
+    assert_int_equal(zvs_qdio_deliver(e.q, burst, 3, &why), 0);
+    assert_int_equal(why, ZVS_DROP_NO_BUFFER);
+    c = ctrs(&e);
+    assert_int_equal(c.adapter.iq_full, 3);
+    assert_int_equal(c.adapter.in_oversize, 0);
+    why = ZVS_DROP__COUNT;
+    assert_int_equal(zvs_qdio_deliver(e.q, tx, 2, &why), 0);
+    assert_int_equal(why, ZVS_DROP_NO_BUFFER);
+    c = ctrs(&e);
+    assert_int_equal(c.adapter.iq_full, 5);
+    assert_int_equal(c.adapter.in_frames, 128);
+    assert_int_equal(c.adapter.in_bufs_primed, 128);
+
+    /* the guest returns two buffers; delivery resumes at buffer 0 */
+    struct rx_log *log = calloc(1, sizeof(*log));
+    assert_non_null(log);
+    assert_int_equal(zvs_qdio_guest_receive(e.g, 2, rx_cb, log), 2);
+    assert_int_equal(e.inq->slsb[0], 0x41);
+    assert_int_equal(e.inq->slsb[1], 0x41);
+    assert_int_equal(e.inq->slsb[2], 0x82);
+    assert_memory_equal(log->bytes[0], frame, 100);
+    assert_memory_equal(log->bytes[1], frame, 100);
+    why = ZVS_DROP__COUNT;
+    assert_int_equal(zvs_qdio_deliver(e.q, tx, 1, &why), 1);
+    assert_int_equal(why, ZVS_DROP__COUNT);
+    assert_int_equal(e.inq->slsb[0], 0x82);
+    assert_int_equal(e.inq->slsb[1], 0x41);
+    c = ctrs(&e);
+    assert_int_equal(c.adapter.iq_full, 5);
+    assert_int_equal(c.adapter.in_frames, 129);
+    assert_int_equal(c.adapter.in_bufs_primed, 129);
+    assert_int_equal(c.prog.in_bufs_processed, 2);
+    /* the frame after a refused one is still sequenced right */
+    log->n = 0;
+    assert_int_equal(zvs_qdio_guest_receive(e.g, 1000, rx_cb, log), 127);
+    assert_int_equal(log->hdr[126].seq_no, 128);
+    free(log);
+    env_close(&e);
+}
+
+static void test_bad_input_entries_refused(void **state)
+{
+    struct env e;
+    uint8_t frame[100];
+    struct zvs_frame f = { .data = frame, .len = 100 };
+    struct zvs_tx tx = { .f = &f, .tag_op = ZVS_TAG_KEEP };
+    enum zvs_drop why = ZVS_DROP__COUNT;
+
+    env_open(&e, QS_8M);
+    make_frame(frame, 100, 8, 0);
+    e.inq->sbal[0].e[3].addr = QS_8M - 10;     /* the guest points an entry outside */
+    e.inq->sbal[1].e[0].length = 16;           /* and offers a tiny entry */
+    assert_int_equal(zvs_qdio_deliver(e.q, &tx, 1, &why), 1);
+    assert_int_equal(e.inq->slsb[0], 0x8F);
+    assert_int_equal(e.inq->sbalf[0], ZVS_QDIO_SBALF(3, ZVS_QDIO_ERR_ADDR));
+    assert_int_equal(e.inq->slsb[1], 0x8F);
+    assert_int_equal(e.inq->sbalf[1], ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_SIZE));
+    assert_int_equal(e.inq->slsb[2], 0x82);
+    assert_int_equal(ctrs(&e).adapter.in_bad_bufs, 2);
+    struct rx_log *log = calloc(1, sizeof(*log));
+    assert_non_null(log);
+    assert_int_equal(zvs_qdio_guest_receive(e.g, 64, rx_cb, log), 1);
+    assert_int_equal(log->buf[0], 2);
+    for (int b = 0; b < 3; b++)
+        assert_int_equal(e.inq->slsb[b], 0x41);
+    assert_int_equal(e.inq->sbal[0].e[3].addr, 3 * 4096);
+    assert_int_equal(ctrs(&e).prog.in_bufs_processed, 1);
+    free(log);
+    env_close(&e);
+}
+
+/* ---- Signals ---------------------------------------------------------------------- */
+
+static void test_irq_arm_disarm(void **state)
+{
+    struct env e;
+    uint8_t frame[64];
+    struct zvs_frame f = { .data = frame, .len = 64 };
+    struct zvs_tx tx = { .f = &f, .tag_op = ZVS_TAG_KEEP };
+    enum zvs_drop why;
+    int irq;
+
+    env_open(&e, QS_8M);
+    irq = zvs_qdio_irq_fd(e.q);
+    make_frame(frame, 64, 4, 0);
+    struct rx_log *log = calloc(1, sizeof(*log));
+    assert_non_null(log);
+
+    assert_false(zvs_qdio_guest_arm_irq(e.g));
+    assert_int_equal(e.hdr->irq_armed, 1);
+    assert_int_equal(zvs_qdio_deliver(e.q, &tx, 1, &why), 1);
+    assert_int_equal(e.hdr->irq_armed, 0);          /* signalled once and disarmed */
+    assert_int_equal(zvs_qdio_deliver(e.q, &tx, 1, &why), 1);
+    assert_int_equal(efd_read(irq), 1);
+    assert_int_equal(ctrs(&e).adapter.interrupts, 1);
+
+    /* armed while input waits: the guest is told to poll, and the next prime signals */
+    assert_true(zvs_qdio_guest_arm_irq(e.g));
+    assert_int_equal(zvs_qdio_deliver(e.q, &tx, 1, &why), 1);
+    assert_int_equal(zvs_qdio_guest_irq_ack(e.g), 1);
+    assert_int_equal(zvs_qdio_guest_irq_ack(e.g), 0);
+    assert_int_equal(ctrs(&e).adapter.interrupts, 2);
+
+    /* disarmed while polling: no interrupts at all */
+    zvs_qdio_guest_arm_irq(e.g);
+    zvs_qdio_guest_disarm_irq(e.g);
+    assert_int_equal(zvs_qdio_deliver(e.q, &tx, 1, &why), 1);
+    assert_int_equal(efd_read(irq), 0);
+    assert_int_equal(ctrs(&e).adapter.interrupts, 2);
+    assert_int_equal(zvs_qdio_guest_receive(e.g, 64, rx_cb, log), 4);
+
+    /* nothing primed (queue empty, no frames): no interrupt even when armed */
+    assert_false(zvs_qdio_guest_arm_irq(e.g));
+    assert_int_equal(zvs_qdio_deliver(e.q, &tx, 0, &why), 0);
+    assert_int_equal(efd_read(irq), 0);
+    assert_int_equal(e.hdr->irq_armed, 1);
+    free(log);
+    env_close(&e);
+}
+
+static void test_siga_by_ac1(void **state)
+{
+    struct env e;
+    uint8_t frame[64];
+    struct zvs_frame fr[4];
+    struct zvs_frame f = { .data = frame, .len = 64 };
+    struct zvs_tx tx = { .f = &f, .tag_op = ZVS_TAG_KEEP };
+    enum zvs_drop why;
+    int siga;
+
+    env_open(&e, QS_8M);
+    siga = zvs_qdio_siga_fd(e.q);
+    make_frame(frame, 64, 4, 0);
+    struct zvs_qdio_pkt p = pkt_of(frame, 64);
+    struct rx_log *log = calloc(1, sizeof(*log));
+    assert_non_null(log);
+
+    /* the switch polls the output queue itself: no SIGA-w, no system call */
+    zvs_qdio_set_ac1(e.q, 0);
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
+    assert_int_equal(efd_read(siga), 0);
+    assert_int_equal(ctrs(&e).prog.siga_w, 0);
+    assert_int_equal(zvs_qdio_poll_output(e.q, fr, 4, 0), 1);
+    zvs_qdio_release(e.q, fr, 1);
+
+    zvs_qdio_set_ac1(e.q, ZVS_QDIO_AC1_SIGA_OUTPUT | ZVS_QDIO_AC1_SIGA_INPUT);
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
+    assert_int_equal(zvs_qdio_siga_ack(e.q), 2);
+    assert_int_equal(zvs_qdio_siga_ack(e.q), 0);
+    assert_int_equal(ctrs(&e).prog.siga_w, 2);
+    assert_int_equal(zvs_qdio_deliver(e.q, &tx, 1, &why), 1);
+    assert_int_equal(zvs_qdio_guest_receive(e.g, 64, rx_cb, log), 1);
+    assert_int_equal(ctrs(&e).prog.siga_r, 1);
+    assert_int_equal(zvs_qdio_guest_receive(e.g, 64, rx_cb, log), 0);
+    assert_int_equal(ctrs(&e).prog.siga_r, 1);   /* nothing replenished, no signal */
+    assert_int_equal(efd_read(siga), 1);
+    free(log);
+    env_close(&e);
+}
+
+static void test_output_queue_full(void **state)
+{
+    struct env e;
+    uint8_t frame[64];
+    struct zvs_frame fr[16];
+
+    env_open(&e, QS_8M);
+    make_frame(frame, 64, 4, 0);
+    struct zvs_qdio_pkt p = pkt_of(frame, 64);
+    for (int b = 0; b < ZVS_QDIO_NBUFS; b++)
+        assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), -ENOBUFS);
+    assert_int_equal(zvs_qdio_poll_output(e.q, fr, 2, 0), 2);
+    /* the guest still cannot refill until the switch releases */
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), -ENOBUFS);
+    zvs_qdio_release(e.q, fr, 2);
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);  /* reaps, fills buffer 0 */
+    assert_int_equal(e.outq->slsb[0], 0x62);
+    assert_int_equal(e.outq->slsb[1], 0xA1);
+    /* the adapter walks 2..127 then wraps to 0 */
+    int total = 0, n;
+    while ((n = zvs_qdio_poll_output(e.q, fr, 16, 0)) > 0) {
+        total += n;
+        zvs_qdio_release(e.q, fr, n);
+    }
+    assert_int_equal(total, 127);
+    struct zvs_qdio_counters c = ctrs(&e);
+    assert_int_equal(c.adapter.out_bufs_processed, 129);
+    assert_int_equal(c.prog.out_bufs_primed, 129);
+    env_close(&e);
+}
+
+/* ---- Two processes ---------------------------------------------------------------- */
+
+#define XP_FRAMES  2000
+
+static uint32_t xp_len(uint32_t i)
+{
+    return 60 + (i * 389u) % 9000u;
+}
+
+static struct zvs_vnet xp_vnet(uint32_t i)
+{
+    struct zvs_vnet v = { 0 };
+    if (i % 5 == 0) {
+        v.flags = ZVS_VNET_F_NEEDS_CSUM;
+        v.csum_start = 14;
+        v.csum_offset = (uint16_t)(i % 40);
+    }
+    return v;
+}
+
+struct xp_child {
+    uint32_t received;
+    int      bad;
+    uint8_t  want[10000];
+    uint8_t  got[10000];
+};
+
+static void xp_rx(void *arg, const struct zvs_qdio_rx *rx)
+{
+    struct xp_child *c = arg;
+    uint32_t i = c->received++;
+    struct zvs_vnet v = xp_vnet(i);
+
+    make_frame(c->want, xp_len(i), i, 0);
+    if (rx->len != xp_len(i) || zvs_qdio_rx_copy(rx, c->got, sizeof(c->got)) != rx->len ||
+        memcmp(c->got, c->want, rx->len) != 0 || memcmp(&rx->hdr.vnet, &v, sizeof(v)) != 0 ||
+        rx->hdr.seq_no != (uint16_t)i || rx->slsb != 0x81)
+        c->bad++;
+}
+
+/* Queue the next frames (up to 8) with known contents; returns frames taken or < 0. */
+static int xp_send(struct zvs_qdio_guest *g, uint32_t sent)
+{
+    static uint8_t bufs[8][10000];
+    struct zvs_qdio_pkt p[8];
+    int n = 0;
+
+    while (sent + (uint32_t)n < XP_FRAMES && n < 8) {
+        uint32_t i = sent + (uint32_t)n;
+        make_frame(bufs[n], xp_len(i), i, 0);
+        p[n] = pkt_of(bufs[n], xp_len(i));
+        p[n].vnet = xp_vnet(i);
+        n++;
+    }
+    if (n == 0)
+        return 0;
+    int k = zvs_qdio_guest_send(g, p, n);
+    return k == -ENOBUFS ? 0 : k;
+}
+
+/* The guest: map the memfd, send XP_FRAMES known frames and receive as many back. It
+ * receives nothing until the adapter reports an input-queue-full discard (published in
+ * the region), which must come: the input queue holds at most 128 x 8 < XP_FRAMES. */
+static int xp_child_main(int memfd, int siga_fd, int irq_fd)
+{
+    struct zvs_qdio_guest *g = NULL;
+    struct xp_child *c = calloc(1, sizeof(*c));
+    struct zvs_qdio_counters ctr;
+    uint32_t sent = 0;
+    int rc = 0, k;
+
+    alarm(60);
+    if (!c || zvs_qdio_guest_map(memfd, siga_fd, irq_fd, &g) < 0) {
+        rc = 10;
+        goto out;
+    }
+    if (zvs_qdio_guest_init_queues(g) < 0) {
+        rc = 11;
+        goto out;
+    }
+    zvs_qdio_guest_set_pack(g, 4);
+    do {
+        k = xp_send(g, sent);
+        if (k < 0) {
+            rc = 12;
+            goto out;
+        }
+        sent += (uint32_t)k;
+        zvs_qdio_guest_reap(g);
+        if (k == 0)
+            usleep(1000);
+        zvs_qdio_guest_counters(g, &ctr);
+    } while (ctr.adapter.iq_full == 0);
+    while (c->received < XP_FRAMES) {
+        k = xp_send(g, sent);
+        if (k < 0) {
+            rc = 12;
+            goto out;
+        }
+        sent += (uint32_t)k;
+        zvs_qdio_guest_reap(g);
+        zvs_qdio_guest_disarm_irq(g);
+        zvs_qdio_guest_receive(g, 64, xp_rx, c);
+        if (c->bad) {
+            rc = 13;
+            goto out;
+        }
+        if (!zvs_qdio_guest_arm_irq(g)) {
+            struct pollfd pfd = { .fd = irq_fd, .events = POLLIN };
+            if (poll(&pfd, 1, 5) > 0)
+                zvs_qdio_guest_irq_ack(g);
+        }
+    }
+    while (zvs_qdio_guest_reap(g) > 0) {
+    }
+    zvs_qdio_guest_counters(g, &ctr);
+    if (ctr.prog.out_frames != XP_FRAMES || ctr.prog.in_frames != XP_FRAMES ||
+        ctr.prog.out_errors_seen != 0 || ctr.prog.in_bad_bufs != 0 || sent != XP_FRAMES ||
+        ctr.prog.in_bufs_processed != ctr.adapter.in_bufs_primed)
+        rc = 14;
+out:
+    zvs_qdio_guest_detach(g);
+    free(c);
+    return rc;
+}
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void test_two_processes(void **state)
+{
+    struct zvs_qdio *q;
+    static struct zvs_frame held[64];
+    static uint8_t want[10000], got[10000];
+    struct zvs_tx tx[64];
+    int nheld = 0, status = -1;
+    uint64_t refused = 0;
+    uint32_t seen = 0, echoed = 0;
+    bool child_done = false;
+
+    assert_int_equal(zvs_qdio_create(QS_8M, &q), 0);
+    zvs_qdio_set_ac1(q, ZVS_QDIO_AC1_SIGA_OUTPUT | ZVS_QDIO_AC1_SIGA_INPUT);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(xp_child_main(zvs_qdio_memfd(q), zvs_qdio_siga_fd(q), zvs_qdio_irq_fd(q)));
+
+    uint64_t deadline = now_ms() + 60000;
+    while (!child_done && now_ms() < deadline) {
+        struct pollfd pfd = { .fd = zvs_qdio_siga_fd(q), .events = POLLIN };
+        if (poll(&pfd, 1, 5) > 0)
+            zvs_qdio_siga_ack(q);
+        int n = zvs_qdio_poll_output(q, held + nheld, 64 - nheld, 1);
+        for (int i = nheld; i < nheld + n; i++, seen++) {
+            struct zvs_vnet v = xp_vnet(seen);
+            make_frame(want, xp_len(seen), seen, 0);
+            assert_int_equal(held[i].len, xp_len(seen));
+            assert_int_equal(frame_bytes(&held[i], got), xp_len(seen));
+            assert_memory_equal(got, want, xp_len(seen));
+            assert_memory_equal(&held[i].vnet, &v, sizeof(v));
+        }
+        nheld += n;
+        for (int i = 0; i < nheld; i++)
+            tx[i] = (struct zvs_tx){ .f = &held[i], .tag_op = ZVS_TAG_KEEP };
+        enum zvs_drop why = ZVS_DROP__COUNT;
+        int d = nheld > 0 ? zvs_qdio_deliver(q, tx, nheld, &why) : 0;
+        /* frames not delivered (no input buffer) are held and offered again */
+        if (d < nheld) {
+            assert_int_equal(why, ZVS_DROP_NO_BUFFER);
+            refused += (uint64_t)(nheld - d);
+        }
+        zvs_qdio_release(q, held, d);
+        memmove(held, held + d, sizeof(held[0]) * (size_t)(nheld - d));
+        nheld -= d;
+        echoed += (uint32_t)d;
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            child_done = true;
+    }
+    if (!child_done) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        fail_msg("guest process did not finish in time (sent %u, echoed %u)", seen, echoed);
+    }
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(seen, XP_FRAMES);
+    assert_int_equal(echoed, XP_FRAMES);
+    assert_int_equal(nheld, 0);
+
+    struct zvs_qdio_counters c;
+    zvs_qdio_counters(q, &c);
+    assert_int_equal(c.prog.out_frames, XP_FRAMES);
+    assert_int_equal(c.adapter.out_frames, XP_FRAMES);
+    assert_int_equal(c.prog.in_frames, XP_FRAMES);
+    assert_int_equal(c.adapter.in_frames, XP_FRAMES);
+    assert_int_equal(c.prog.out_bufs_primed, c.adapter.out_bufs_processed);
+    assert_int_equal(c.adapter.in_bufs_primed, c.prog.in_bufs_processed);
+    assert_int_equal(c.adapter.out_errors, 0);
+    assert_int_equal(c.adapter.in_bad_bufs, 0);
+    assert_true(c.prog.out_bufs_primed >= XP_FRAMES / 4);
+    assert_true(c.prog.siga_w >= 1 && c.prog.siga_w <= c.prog.out_bufs_primed);
+    assert_true(c.prog.siga_r >= 1);
+    /* every frame the guest had no buffer for was counted as an input-queue-full discard */
+    assert_int_equal(c.adapter.iq_full, refused);
+    assert_true(refused > 0);
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < XP_FRAMES; i++)
+        bytes += xp_len(i);
+    assert_int_equal(c.adapter.out_bytes, bytes);
+    assert_int_equal(c.adapter.in_bytes, bytes);
+    zvs_qdio_destroy(q);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_queuestorage_bounds),
+        cmocka_unit_test(test_attach_checks_region),
+        cmocka_unit_test(test_init_states_and_entries),
+        cmocka_unit_test(test_output_roundtrip),
+        cmocka_unit_test(test_output_packing),
+        cmocka_unit_test(test_jumbo_three_entries_8m),
+        cmocka_unit_test(test_jumbo_refused_1m),
+        cmocka_unit_test(test_forged_sbales),
+        cmocka_unit_test(test_guest_reaps_refused_buffer),
+        cmocka_unit_test(test_gso_superframe_crosses),
+        cmocka_unit_test(test_input_roundtrip_and_states),
+        cmocka_unit_test(test_input_packing_fills_buffers),
+        cmocka_unit_test(test_input_queue_full),
+        cmocka_unit_test(test_bad_input_entries_refused),
+        cmocka_unit_test(test_irq_arm_disarm),
+        cmocka_unit_test(test_siga_by_ac1),
+        cmocka_unit_test(test_output_queue_full),
+        cmocka_unit_test(test_two_processes),
+    };
+    return cmocka_run_group_tests_name("qdio", tests, NULL, NULL);
+}

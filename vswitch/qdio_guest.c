@@ -1,0 +1,476 @@
+/* QDIO program side: the guest's device driver (layout policy in qdio_guest.h).
+ *
+ * Owns: the program's view of one NIC region: which output buffer it fills next, which
+ * it reaps next, which input buffer it processes next, and the program-written counters
+ * in the region header.
+ *
+ * Rules:
+ *  - The program fills only 0xA1 output buffers and processes only 0x82 input buffers.
+ *    Both rings are walked in order, so the next buffer's state is known from our own
+ *    bookkeeping; a state that disagrees means the adapter broke the protocol and the
+ *    call fails with -EIO rather than touching a buffer it does not own.
+ *  - Writes to an SBAL and its data come before the release store of the SLSB byte that
+ *    hands the buffer over; reads come after the acquire load that took it back.
+ *  - What the adapter wrote into input buffers is parsed with the same checks the
+ *    adapter applies to output buffers (zvs_qdio_sbal_parse): a buffer that does not
+ *    parse is counted and recycled, never read past its entries.
+ *
+ * Hazards: the interrupt arm races with the adapter priming a buffer; both sides fence
+ * (seq_cst) between their store and their load so one of them always sees the other, and
+ * zvs_qdio_guest_arm_irq reports work that slipped in before the arm.
+ */
+#include "qdio_guest.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct zvs_qdio_guest {
+    uint8_t                   *base;        /* region in this process */
+    size_t                     size;
+    bool                       mapped;      /* we mapped it: unmap on detach */
+    int                        siga_fd;
+    int                        irq_fd;
+    struct zvs_qdio_shm_hdr   *hdr;
+    struct zvs_qdio_queue_shm *inq;
+    struct zvs_qdio_queue_shm *outq;
+    struct zvs_qdio_geom       geo;
+    uint32_t                   pack;        /* frames per output buffer at most */
+    uint32_t                   out_next;    /* next output buffer to fill */
+    uint32_t                   out_reap;    /* oldest output buffer handed to the adapter */
+    uint32_t                   out_busy;    /* output buffers handed over, not yet reaped */
+    uint16_t                   out_seq;     /* seq_no of the next frame sent */
+    uint16_t                   last_sbalf;  /* of the last refused output buffer */
+    uint32_t                   last_err_buf;
+    uint32_t                   in_next;     /* next input buffer to process */
+    struct iovec               rx_iov[ZVS_QDIO_NSBALE];
+    struct zvs_qdio_parsed     rx_fr[ZVS_QDIO_NSBALE];
+};
+
+/* ---- Attach ------------------------------------------------------------------------ */
+
+static int check_region(const struct zvs_qdio_shm_hdr *h, size_t size)
+{
+    if (size < ZVS_QDIO_DATA_OFF)
+        return -EINVAL;
+    if (h->magic != ZVS_QDIO_MAGIC || h->version != ZVS_QDIO_VERSION ||
+        h->nbufs != ZVS_QDIO_NBUFS || h->hdr_size != ZVS_QDIO_HDR_SIZE ||
+        h->nsbale != ZVS_QDIO_NSBALE || h->entry_size != ZVS_QDIO_ENTRY_SIZE)
+        return -EINVAL;
+    if (h->queuestorage > UINT32_MAX ||
+        zvs_qdio_check_queuestorage((uint32_t)h->queuestorage) < 0)
+        return -EINVAL;
+    if (h->region_size != size || size != zvs_qdio_region_size((uint32_t)h->queuestorage))
+        return -EINVAL;
+    if (h->in_q_off != ZVS_QDIO_IN_Q_OFF || h->out_q_off != ZVS_QDIO_OUT_Q_OFF ||
+        h->data_off != ZVS_QDIO_DATA_OFF ||
+        h->buf_bytes != h->queuestorage / (2 * ZVS_QDIO_NBUFS))
+        return -EINVAL;
+    return 0;
+}
+
+int zvs_qdio_guest_attach(void *region, size_t size, int siga_fd, int irq_fd,
+                          struct zvs_qdio_guest **out)
+{
+    struct zvs_qdio_shm_hdr *h = region;
+    struct zvs_qdio_guest *g;
+    int rc;
+
+    *out = NULL;
+    if ((uintptr_t)region % 64 != 0)
+        return -EINVAL;
+    rc = check_region(h, size);
+    if (rc < 0)
+        return rc;
+    g = calloc(1, sizeof(*g));
+    if (!g)
+        return -ENOMEM;
+    g->base = region;
+    g->size = size;
+    g->siga_fd = siga_fd;
+    g->irq_fd = irq_fd;
+    g->hdr = h;
+    g->inq = zvs_qdio_at(g->base, ZVS_QDIO_IN_Q_OFF);
+    g->outq = zvs_qdio_at(g->base, ZVS_QDIO_OUT_Q_OFF);
+    g->geo.data = g->base + ZVS_QDIO_DATA_OFF;
+    g->geo.data_size = h->queuestorage;
+    g->geo.entry_size = ZVS_QDIO_ENTRY_SIZE;
+    g->geo.buf_bytes = h->buf_bytes;
+    g->geo.buf_entries = h->buf_bytes / ZVS_QDIO_ENTRY_SIZE;
+    if (g->geo.buf_entries > ZVS_QDIO_NSBALE)
+        g->geo.buf_entries = ZVS_QDIO_NSBALE;
+    g->pack = g->geo.buf_entries;
+    *out = g;
+    return 0;
+}
+
+int zvs_qdio_guest_map(int memfd, int siga_fd, int irq_fd, struct zvs_qdio_guest **out)
+{
+    struct stat st;
+    void *base;
+    int rc;
+
+    *out = NULL;
+    if (fstat(memfd, &st) < 0)
+        return -errno;
+    if (st.st_size < (off_t)ZVS_QDIO_DATA_OFF)
+        return -EINVAL;
+    base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+    if (base == MAP_FAILED)
+        return -errno;
+    rc = zvs_qdio_guest_attach(base, (size_t)st.st_size, siga_fd, irq_fd, out);
+    if (rc < 0)
+        goto fail;
+    (*out)->mapped = true;
+    return 0;
+fail:
+    munmap(base, (size_t)st.st_size);
+    return rc;
+}
+
+void zvs_qdio_guest_detach(struct zvs_qdio_guest *g)
+{
+    if (!g)
+        return;
+    if (g->mapped)
+        munmap(g->base, g->size);
+    free(g);
+}
+
+/* ---- Queues ------------------------------------------------------------------------- */
+
+static uint64_t share_off(const struct zvs_qdio_guest *g, bool output, uint32_t b)
+{
+    return (uint64_t)((output ? ZVS_QDIO_NBUFS : 0) + b) * g->geo.buf_bytes;
+}
+
+/* Offer the whole share of input buffer b to the adapter again. */
+static void in_rearm(struct zvs_qdio_guest *g, uint32_t b)
+{
+    struct zvs_sbal *s = &g->inq->sbal[b];
+    uint64_t base = share_off(g, false, b);
+
+    for (uint32_t e = 0; e < ZVS_QDIO_NSBALE; e++) {
+        bool used = e < g->geo.buf_entries;
+        s->e[e].addr = used ? base + (uint64_t)e * ZVS_QDIO_ENTRY_SIZE : 0;
+        s->e[e].length = used ? ZVS_QDIO_ENTRY_SIZE : 0;
+        s->e[e].flags = e + 1 == g->geo.buf_entries ? ZVS_SBALE_LAST_ENTRY : 0;
+    }
+    g->inq->sbalf[b] = 0;
+    zvs_slsb_set(&g->inq->slsb[b], ZVS_SLSB_CU_INPUT_EMPTY);
+}
+
+int zvs_qdio_guest_init_queues(struct zvs_qdio_guest *g)
+{
+    for (uint32_t b = 0; b < ZVS_QDIO_NBUFS; b++) {
+        if (!(zvs_slsb_get(&g->inq->slsb[b]) & ZVS_SLSB_OWNER_PROG) ||
+            !(zvs_slsb_get(&g->outq->slsb[b]) & ZVS_SLSB_OWNER_PROG))
+            return -EBUSY;
+    }
+    for (uint32_t b = 0; b < ZVS_QDIO_NBUFS; b++) {
+        memset(&g->outq->sbal[b], 0, sizeof(g->outq->sbal[b]));
+        g->outq->sbalf[b] = 0;
+        zvs_slsb_set(&g->outq->slsb[b], ZVS_SLSB_P_OUTPUT_EMPTY);
+        in_rearm(g, b);
+    }
+    g->out_next = g->out_reap = g->out_busy = 0;
+    g->in_next = 0;
+    return 0;
+}
+
+int zvs_qdio_guest_set_pack(struct zvs_qdio_guest *g, uint32_t frames_per_buf)
+{
+    if (frames_per_buf < 1 || frames_per_buf > ZVS_QDIO_NSBALE)
+        return -EINVAL;
+    g->pack = frames_per_buf;
+    return 0;
+}
+
+uint32_t zvs_qdio_guest_max_frame(const struct zvs_qdio_guest *g)
+{
+    uint32_t room = g->geo.buf_entries * ZVS_QDIO_ENTRY_SIZE - ZVS_QDIO_FHDR_LEN;
+    return room < UINT16_MAX ? room : UINT16_MAX;
+}
+
+/* ---- Output ------------------------------------------------------------------------- */
+
+static void count(uint64_t *c, uint64_t n)
+{
+    zvs_ctr_add(c, n);
+}
+
+int zvs_qdio_guest_reap(struct zvs_qdio_guest *g)
+{
+    int n = 0;
+
+    while (g->out_busy > 0) {
+        uint32_t b = g->out_reap;
+        uint8_t st = zvs_slsb_get(&g->outq->slsb[b]);
+
+        if (st == ZVS_SLSB_P_OUTPUT_ERROR) {
+            g->last_sbalf = g->outq->sbalf[b];
+            g->last_err_buf = b;
+            count(&g->hdr->prog.out_errors_seen, 1);
+            zvs_slsb_set(&g->outq->slsb[b], ZVS_SLSB_P_OUTPUT_EMPTY);
+        } else if (st != ZVS_SLSB_P_OUTPUT_EMPTY) {
+            break;                      /* still the adapter's (0x62) */
+        }
+        g->out_reap = (b + 1) % ZVS_QDIO_NBUFS;
+        g->out_busy--;
+        n++;
+    }
+    return n;
+}
+
+uint16_t zvs_qdio_guest_last_error(const struct zvs_qdio_guest *g, uint32_t *buf)
+{
+    if (buf)
+        *buf = g->last_err_buf;
+    return g->last_sbalf;
+}
+
+/* The next empty output buffer, or -ENOBUFS / -EIO. */
+static int out_take(struct zvs_qdio_guest *g)
+{
+    if (g->out_busy == ZVS_QDIO_NBUFS)
+        zvs_qdio_guest_reap(g);
+    if (g->out_busy == ZVS_QDIO_NBUFS)
+        return -ENOBUFS;
+    uint32_t b = g->out_next;
+    /* Reaped (or never used) buffers are ours and stay 0xA1 until we prime them. */
+    if (zvs_slsb_get(&g->outq->slsb[b]) != ZVS_SLSB_P_OUTPUT_EMPTY)
+        return -EIO;
+    g->out_next = (b + 1) % ZVS_QDIO_NBUFS;
+    g->out_busy++;
+    return (int)b;
+}
+
+static void out_prime(struct zvs_qdio_guest *g, uint32_t b, uint32_t used)
+{
+    assert(used >= 1 && used <= g->geo.buf_entries);
+    g->outq->sbal[b].e[used - 1].flags |= ZVS_SBALE_LAST_ENTRY;
+    zvs_slsb_set(&g->outq->slsb[b], ZVS_SLSB_CU_OUTPUT_PRIMED);
+    count(&g->hdr->prog.out_bufs_primed, 1);
+}
+
+static uint32_t entries_for(uint32_t len)
+{
+    return (ZVS_QDIO_FHDR_LEN + len + ZVS_QDIO_ENTRY_SIZE - 1) / ZVS_QDIO_ENTRY_SIZE;
+}
+
+/* Write header and frame into `need` entries of output buffer b from entry e0. */
+static void out_write(struct zvs_qdio_guest *g, uint32_t b, uint32_t e0, uint32_t need,
+                      const uint8_t hdr[ZVS_QDIO_FHDR_LEN], const struct zvs_qdio_pkt *p)
+{
+    const uint8_t *src = p->data;
+    uint32_t left = p->len;
+
+    for (uint32_t k = 0; k < need; k++) {
+        uint32_t e = e0 + k;
+        uint64_t off = share_off(g, true, b) + (uint64_t)e * ZVS_QDIO_ENTRY_SIZE;
+        uint8_t *dst = g->geo.data + off;
+        uint32_t skip = k == 0 ? ZVS_QDIO_FHDR_LEN : 0;
+        uint32_t take = left < ZVS_QDIO_ENTRY_SIZE - skip ? left : ZVS_QDIO_ENTRY_SIZE - skip;
+        struct zvs_sbale *se = &g->outq->sbal[b].e[e];
+
+        if (k == 0)
+            memcpy(dst, hdr, ZVS_QDIO_FHDR_LEN);
+        memcpy(dst + skip, src, take);
+        src += take;
+        left -= take;
+        se->addr = off;
+        se->length = skip + take;
+        se->flags = need == 1 ? ZVS_SBALE_FRAG_NONE
+                    : k == 0 ? ZVS_SBALE_FRAG_FIRST
+                    : k == need - 1 ? ZVS_SBALE_FRAG_LAST : ZVS_SBALE_FRAG_MIDDLE;
+    }
+    assert(left == 0);
+}
+
+/* Header of a frame to send; -EMSGSIZE / -EINVAL when the adapter would refuse it. */
+static int out_header(struct zvs_qdio_guest *g, const struct zvs_qdio_pkt *p,
+                      uint8_t raw[ZVS_QDIO_FHDR_LEN])
+{
+    struct zvs_qdio_fhdr h, check;
+
+    if (p->len == 0 || p->len > zvs_qdio_guest_max_frame(g))
+        return -EMSGSIZE;
+    memset(&h, 0, sizeof(h));
+    h.vnet = p->vnet;
+    h.id = p->vnet.gso_type != ZVS_VNET_GSO_NONE ? ZVS_QETH_HDR_L2_TSO : ZVS_QETH_HDR_LAYER2;
+    h.hdr_length = ZVS_QDIO_FHDR_LEN;
+    h.pkt_length = (uint16_t)p->len;
+    h.seq_no = g->out_seq;
+    zvs_qdio_fhdr_classify(&h, p->data, p->len);
+    zvs_qdio_fhdr_encode(&h, raw);
+    return zvs_qdio_fhdr_decode(raw, &check);
+}
+
+static void siga(struct zvs_qdio_guest *g, uint64_t *counter)
+{
+    uint64_t one = 1;
+
+    if (g->siga_fd >= 0 && write(g->siga_fd, &one, sizeof(one)) < 0) {
+        /* eventfd counter saturated: the adapter has a signal pending anyway */
+    }
+    count(counter, 1);
+}
+
+int zvs_qdio_guest_send(struct zvs_qdio_guest *g, const struct zvs_qdio_pkt *pkts, int n)
+{
+    uint8_t raw[ZVS_QDIO_FHDR_LEN];
+    uint32_t used = 0, frames = 0;
+    int cur = -1, done = 0, err = 0;
+    bool primed = false;
+
+    for (int i = 0; i < n; i++) {
+        err = out_header(g, &pkts[i], raw);
+        if (err < 0)
+            break;
+        uint32_t need = entries_for(pkts[i].len);
+        if (cur >= 0 && (used + need > g->geo.buf_entries || frames == g->pack)) {
+            out_prime(g, (uint32_t)cur, used);
+            primed = true;
+            cur = -1;
+        }
+        if (cur < 0) {
+            cur = out_take(g);
+            if (cur < 0) {
+                err = cur;
+                break;
+            }
+            used = frames = 0;
+        }
+        out_write(g, (uint32_t)cur, used, need, raw, &pkts[i]);
+        used += need;
+        frames++;
+        done++;
+        g->out_seq++;
+    }
+    if (cur >= 0) {
+        out_prime(g, (uint32_t)cur, used);
+        primed = true;
+    }
+    count(&g->hdr->prog.out_frames, (uint64_t)done);
+    if (primed && (__atomic_load_n(&g->hdr->ac1, __ATOMIC_ACQUIRE) & ZVS_QDIO_AC1_SIGA_OUTPUT))
+        siga(g, &g->hdr->prog.siga_w);
+    return done > 0 ? done : err;
+}
+
+/* ---- Input -------------------------------------------------------------------------- */
+
+void zvs_qdio_guest_siga_r(struct zvs_qdio_guest *g)
+{
+    siga(g, &g->hdr->prog.siga_r);
+}
+
+bool zvs_qdio_guest_rx_pending(const struct zvs_qdio_guest *g)
+{
+    uint8_t st = zvs_slsb_get(&g->inq->slsb[g->in_next]);
+    return st == ZVS_SLSB_P_INPUT_PRIMED || st == ZVS_SLSB_P_INPUT_ERROR;
+}
+
+/* Hand each frame of acknowledged input buffer b to fn; returns frames passed. */
+static int in_process(struct zvs_qdio_guest *g, uint32_t b, zvs_qdio_rx_fn fn, void *arg)
+{
+    uint16_t sbalf = 0;
+    int nfr = zvs_qdio_sbal_parse(&g->geo, &g->inq->sbal[b], g->rx_iov, g->rx_fr, &sbalf);
+
+    if (nfr < 0) {
+        count(&g->hdr->prog.in_bad_bufs, 1);
+        return 0;
+    }
+    for (int i = 0; i < nfr; i++) {
+        const struct zvs_qdio_parsed *p = &g->rx_fr[i];
+        struct zvs_qdio_rx rx = {
+            .iov = &g->rx_iov[p->first],
+            .niov = p->niov,
+            .len = p->hdr.pkt_length,
+            .hdr = p->hdr,
+            .buf = b,
+            .slsb = zvs_slsb_get(&g->inq->slsb[b]),
+        };
+        fn(arg, &rx);
+    }
+    return nfr;
+}
+
+int zvs_qdio_guest_receive(struct zvs_qdio_guest *g, int budget, zvs_qdio_rx_fn fn, void *arg)
+{
+    int frames = 0;
+    uint32_t bufs = 0;
+
+    while (frames < budget) {
+        uint32_t b = g->in_next;
+        uint8_t st = zvs_slsb_get(&g->inq->slsb[b]);
+
+        if (st == ZVS_SLSB_P_INPUT_PRIMED) {
+            zvs_slsb_set(&g->inq->slsb[b], ZVS_SLSB_P_INPUT_ACK);
+            int k = in_process(g, b, fn, arg);
+            frames += k;
+            count(&g->hdr->prog.in_frames, (uint64_t)k);
+            count(&g->hdr->prog.in_bufs_processed, 1);
+        } else if (st != ZVS_SLSB_P_INPUT_ERROR) {
+            break;                      /* 0x41: still the adapter's */
+        }
+        in_rearm(g, b);
+        g->in_next = (b + 1) % ZVS_QDIO_NBUFS;
+        bufs++;
+    }
+    if (bufs > 0 && (__atomic_load_n(&g->hdr->ac1, __ATOMIC_ACQUIRE) & ZVS_QDIO_AC1_SIGA_INPUT))
+        zvs_qdio_guest_siga_r(g);
+    return frames;
+}
+
+uint32_t zvs_qdio_rx_copy(const struct zvs_qdio_rx *rx, void *dst, uint32_t cap)
+{
+    uint8_t *d = dst;
+    uint32_t done = 0;
+
+    for (uint32_t i = 0; i < rx->niov && done < cap; i++) {
+        uint32_t take = (uint32_t)rx->iov[i].iov_len;
+        if (take > cap - done)
+            take = cap - done;
+        memcpy(d + done, rx->iov[i].iov_base, take);
+        done += take;
+    }
+    return done;
+}
+
+/* ---- Interrupts ----------------------------------------------------------------------- */
+
+bool zvs_qdio_guest_arm_irq(struct zvs_qdio_guest *g)
+{
+    __atomic_store_n(&g->hdr->irq_armed, 1, __ATOMIC_SEQ_CST);
+    /* Pairs with the adapter's fence between priming and testing the arm word. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return zvs_qdio_guest_rx_pending(g);
+}
+
+void zvs_qdio_guest_disarm_irq(struct zvs_qdio_guest *g)
+{
+    __atomic_store_n(&g->hdr->irq_armed, 0, __ATOMIC_SEQ_CST);
+}
+
+uint64_t zvs_qdio_guest_irq_ack(struct zvs_qdio_guest *g)
+{
+    uint64_t v = 0;
+
+    if (g->irq_fd < 0 || read(g->irq_fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+        return 0;
+    return v;
+}
+
+int zvs_qdio_guest_irq_fd(const struct zvs_qdio_guest *g)
+{
+    return g->irq_fd;
+}
+
+void zvs_qdio_guest_counters(const struct zvs_qdio_guest *g, struct zvs_qdio_counters *out)
+{
+    zvs_qdio_shm_counters(g->hdr, out);
+}

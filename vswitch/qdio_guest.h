@@ -1,0 +1,110 @@
+/* QDIO program side: what a guest's device driver does with its NIC's queues.
+ *
+ * A library an external guest program links (with qdio.c and frame.c). It attaches to a
+ * NIC region (an in-process pointer, or a memfd it maps itself), initialises the queues,
+ * sends frames through the output queue, reaps finished output buffers, receives frames
+ * from the input queue and arms or disarms the thin interrupt.
+ *
+ * Layout policy (the adapter checks the result, not the policy):
+ *  - The data area (QUEUESTORAGE bytes) is split evenly over the 256 buffers: input buffer
+ *    b owns bytes [b * S, (b + 1) * S), output buffer b owns [(128 + b) * S, ...), with
+ *    S = QUEUESTORAGE / 256 (32 KB at 8M, 4 KB at 1M).
+ *  - A buffer's share is cut into 4 KB entries, at most 16 (8 at 8M, 1 at 1M).
+ *  - Each frame starts at a fresh entry with the 32-byte qeth layer-2 header (qdio.h) and
+ *    continues over the following entries, flagged first/middle/last, when header + frame
+ *    exceed 4 KB. Several frames share a buffer, one group of entries each, at most
+ *    `pack` frames per buffer (default: as many as fit).
+ *  - The largest frame is S - 32 bytes (and at most 65535): 32736 at 8M, 4064 at 1M.
+ *    Larger frames are refused with -EMSGSIZE before anything is written.
+ *  - An empty input buffer offers all entries of its share, 4 KB each, the last one
+ *    flagged last-entry; the adapter writes frames into them the same way.
+ */
+#ifndef ZVS_QDIO_GUEST_H
+#define ZVS_QDIO_GUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "frame.h"
+#include "qdio.h"
+
+struct zvs_qdio_guest;
+
+/* A frame to send: contiguous bytes plus offload metadata (virtio-net meaning). */
+struct zvs_qdio_pkt {
+    const void     *data;
+    uint32_t        len;
+    struct zvs_vnet vnet;
+};
+
+/* A received frame, valid during the callback only (its bytes are in the input buffer). */
+struct zvs_qdio_rx {
+    const struct iovec  *iov;           /* frame bytes, one piece per entry */
+    uint32_t             niov;
+    uint32_t             len;           /* frame bytes (hdr.pkt_length) */
+    struct zvs_qdio_fhdr hdr;           /* header fields, vnet metadata included */
+    uint32_t             buf;           /* input buffer index */
+    uint8_t              slsb;          /* that buffer's state now (0x81: acknowledged) */
+};
+
+typedef void (*zvs_qdio_rx_fn)(void *arg, const struct zvs_qdio_rx *rx);
+
+/* Attach to a region already mapped in this process (not unmapped on detach). Checks the
+ * header (magic, version, sizes, offsets) against `size`. fds may be -1: no signalling.
+ * Returns 0, -EINVAL for a region that is not a valid NIC region, -ENOMEM. */
+int  zvs_qdio_guest_attach(void *region, size_t size, int siga_fd, int irq_fd,
+                           struct zvs_qdio_guest **out);
+/* Map a NIC region from its memfd (MAP_SHARED), then attach; detach unmaps it. The fds
+ * stay the caller's. */
+int  zvs_qdio_guest_map(int memfd, int siga_fd, int irq_fd, struct zvs_qdio_guest **out);
+void zvs_qdio_guest_detach(struct zvs_qdio_guest *g);
+
+/* Establish the queues: every input buffer 0x41 with its entries pointing at its share,
+ * every output buffer 0xA1. Refused (-EBUSY) while any buffer belongs to the adapter. */
+int  zvs_qdio_guest_init_queues(struct zvs_qdio_guest *g);
+
+/* Frames packed into one output buffer at most (1..16); -EINVAL otherwise. */
+int  zvs_qdio_guest_set_pack(struct zvs_qdio_guest *g, uint32_t frames_per_buf);
+/* Largest frame a buffer holds under the layout policy. */
+uint32_t zvs_qdio_guest_max_frame(const struct zvs_qdio_guest *g);
+
+/* Send frames in order: fill empty output buffers (0xA1, reaping finished ones when the
+ * queue looks full), prime each (0x62), then one SIGA-w if the adapter wants it. Returns
+ * how many frames were queued; when none: -EMSGSIZE (first frame too large or empty),
+ * -EINVAL (its offload metadata is inconsistent), -ENOBUFS (no empty buffer), -EIO (the
+ * adapter broke the ownership protocol). */
+int  zvs_qdio_guest_send(struct zvs_qdio_guest *g, const struct zvs_qdio_pkt *pkts, int n);
+
+/* Collect output buffers the adapter has finished with, in order: 0xA1 done, 0xAF
+ * refused (counted in out_errors_seen, SBALF kept for zvs_qdio_guest_last_error, the
+ * buffer returned to 0xA1). Returns the number of buffers collected. */
+int  zvs_qdio_guest_reap(struct zvs_qdio_guest *g);
+/* SBALF (entry << 8 | reason) of the last refused output buffer, 0 if none; buffer in *buf. */
+uint16_t zvs_qdio_guest_last_error(const struct zvs_qdio_guest *g, uint32_t *buf);
+
+/* Process primed input buffers (0x82) in order until `budget` frames are passed: set the
+ * buffer 0x81, give every frame to fn, re-arm its entries and return it to 0x41; a SIGA-r
+ * follows if the adapter wants it. Whole buffers only, so up to 15 frames past the budget.
+ * Buffers the adapter refused (0x8F) are re-armed too. Returns frames passed. */
+int  zvs_qdio_guest_receive(struct zvs_qdio_guest *g, int budget, zvs_qdio_rx_fn fn, void *arg);
+/* Copy a received frame out (up to cap bytes); returns bytes copied. */
+uint32_t zvs_qdio_rx_copy(const struct zvs_qdio_rx *rx, void *dst, uint32_t cap);
+/* True when the next input buffer is primed (or refused) and receive has work. */
+bool zvs_qdio_guest_rx_pending(const struct zvs_qdio_guest *g);
+
+/* Arm the thin interrupt; returns true when input is already waiting (poll again rather
+ * than sleep: the adapter may have primed it just before the arm). */
+bool zvs_qdio_guest_arm_irq(struct zvs_qdio_guest *g);
+/* Disarm while polling (NAPI style): the adapter raises no interrupts. */
+void zvs_qdio_guest_disarm_irq(struct zvs_qdio_guest *g);
+/* Consume pending interrupts (non-blocking read of irq_fd); returns how many. */
+uint64_t zvs_qdio_guest_irq_ack(struct zvs_qdio_guest *g);
+/* "Input buffers replenished": SIGA-r (signals siga_fd, counted). */
+void zvs_qdio_guest_siga_r(struct zvs_qdio_guest *g);
+
+int  zvs_qdio_guest_irq_fd(const struct zvs_qdio_guest *g);
+void zvs_qdio_guest_counters(const struct zvs_qdio_guest *g, struct zvs_qdio_counters *out);
+
+#endif
