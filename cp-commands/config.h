@@ -1,0 +1,250 @@
+/* SYSTEM CONFIG and USER DIRECT: the parsed configuration and the API that fills it.
+ *
+ * vswitchd starts from two files, as z/VM does:
+ *   SYSTEM CONFIG  VMLAN MACPREFIX / MACIDRANGE, DEFINE VSWITCH, MODIFY VSWITCH ... GRANT,
+ *                  and our extension RDEVICE nnnn INTERFACE ifname (which Linux interface
+ *                  plays the real device, e.g. an OSA port).
+ *   USER DIRECT    USER / IDENTITY entries with NICDEF, and our extension NICBIND (which
+ *                  backend plays the guest's NIC: a TAP, external QDIO queues, or an
+ *                  in-process workload).
+ * The result is plain data (struct zvs_cfg) that the daemon reads directly: fixed arrays
+ * with the limits below, counts beside them, names upper-cased and NUL-terminated,
+ * cross-references as array indexes. Grammar, defaults, our rules and our extensions are
+ * described at the top of sysconfig.c and userdirect.c; the cross-checks in config.c.
+ *
+ * Parsing never stops at the first error: every statement is checked and every error is
+ * kept as a message "file:line: HCPnnnnE text" in cfg->msgs (numbers from messages.c).
+ * A statement with an error changes nothing in the configuration. Call order:
+ * parse_sysconfig, parse_userdirect, then validate (the cross-checks, MAC assignment).
+ */
+#ifndef ZVS_CONFIG_H
+#define ZVS_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "messages.h"
+
+#define ZVS_CFG_MAX_VSWITCHES  64
+#define ZVS_CFG_MAX_GRANTS     1024     /* MODIFY VSWITCH ... GRANT statements, all switches */
+#define ZVS_CFG_MAX_RDEVICES   256      /* RDEVICE ... INTERFACE mappings */
+#define ZVS_CFG_MAX_USERS      1024
+#define ZVS_CFG_MAX_NICS       4096     /* NICDEFs (distinct vdevs), all users */
+#define ZVS_CFG_MAX_RDEV       3        /* RDEV devices of one DEFINE VSWITCH (z/VM limit) */
+#define ZVS_VIDSET_MAX         32       /* VLAN tokens of one vidset (and ranges kept) */
+#define ZVS_IFNAME_MAX         15       /* Linux IFNAMSIZ - 1 */
+#define ZVS_CFG_PATH_MAX       256      /* file names kept for messages */
+#define ZVS_CFG_FILE_MAX       (16u << 20)  /* larger files are refused (-EFBIG) */
+#define ZVS_USERID_MAX         8
+#define ZVS_NAME_MAX           8        /* switch and group names (same value in tokens.h) */
+
+enum zvs_porttype {
+    ZVS_PORTTYPE_UNSPEC,                /* not given: the switch's PORTTYPE applies */
+    ZVS_PORTTYPE_ACCESS,                /* guest sends and receives untagged */
+    ZVS_PORTTYPE_TRUNK,                 /* guest sends and receives tagged */
+};
+
+enum zvs_macprotect {
+    ZVS_MACPROTECT_UNSPECIFIED,
+    ZVS_MACPROTECT_OFF,
+    ZVS_MACPROTECT_ON,
+};
+
+enum zvs_nic_backend {
+    ZVS_NIC_BACKEND_NONE,               /* no NICBIND: the NIC exists, nothing drives it */
+    ZVS_NIC_BACKEND_TAP,                /* a tap the daemon creates (namespace as guest) */
+    ZVS_NIC_BACKEND_QDIO,               /* an external program on the shared-memory queues */
+    ZVS_NIC_BACKEND_WORKLOAD,           /* the in-process traffic generator */
+};
+
+enum zvs_workload {
+    ZVS_WORKLOAD_STR,                   /* streaming: large sends one way */
+    ZVS_WORKLOAD_RR,                    /* request/response: small exchanges */
+};
+
+enum zvs_macid_source {
+    ZVS_MACID_NONE,                     /* not yet assigned (before validate, or exhausted) */
+    ZVS_MACID_USER,                     /* NICDEF ... MACID */
+    ZVS_MACID_SYSTEM,                   /* assigned from VMLAN MACIDRANGE SYSTEM */
+};
+
+/* A real device: OSA device number plus port (nnnn.Pn). */
+struct zvs_rdev {
+    uint16_t devno;                     /* first of the device's subchannel triplet */
+    uint8_t  port;                      /* .Pn, 0-15, default 0 */
+};
+
+struct zvs_vid_range {
+    uint16_t lo;                        /* 1-4094 */
+    uint16_t hi;                        /* lo-4094 */
+};
+
+/* A set of VLAN ids, kept as sorted, merged, non-adjacent ranges. */
+struct zvs_vidset {
+    uint16_t             n;             /* ranges used */
+    struct zvs_vid_range r[ZVS_VIDSET_MAX];
+};
+
+struct zvs_cfg_vmlan {
+    uint8_t  macprefix[3];              /* first 3 bytes of every guest MAC */
+    uint32_t macprefix_line;            /* 0: default 02-00-00 */
+    uint32_t system_lo;                 /* MACIDs CP assigns: system_lo..system_hi */
+    uint32_t system_hi;
+    uint32_t user_lo;                   /* MACIDs a NICDEF may name (when line != 0) */
+    uint32_t user_hi;
+    uint32_t macidrange_line;           /* 0: no MACIDRANGE, NICDEF MACIDs unrestricted */
+};
+
+struct zvs_cfg_vswitch {
+    char                name[ZVS_NAME_MAX + 1];
+    uint32_t            line;           /* DEFINE VSWITCH statement (first line) */
+    uint8_t             nrdev;          /* 0: RDEV NONE (or NOUPLINK) */
+    struct zvs_rdev     rdev[ZVS_CFG_MAX_RDEV];  /* [0] active, others failover backups */
+    bool                nouplink;       /* NOUPLINK: never an uplink */
+    bool                connect;        /* CONNECT (default) / DISCONNECT */
+    bool                vlan_aware;     /* VLAN AWARE or VLAN defvid */
+    uint16_t            default_vid;    /* VLAN defvid (AWARE: 1); 0 when UNAWARE */
+    uint16_t            native_vid;     /* NATIVE natvid, 0 = NONE; default 1 */
+    enum zvs_porttype   porttype;       /* default for grants: ACCESS (default) / TRUNK */
+    uint8_t             queuestorage_mb;/* QUEUESTORAGE 1-8, default 8 */
+    char                controller[ZVS_USERID_MAX + 1];  /* "*" (default) or a userid */
+    char                group[ZVS_NAME_MAX + 1];         /* port group; "" = NOGROUP */
+    enum zvs_macprotect macprotect;     /* default UNSPECIFIED */
+    bool                isolation;      /* ISOLATION ON; default OFF */
+};
+
+struct zvs_cfg_grant {
+    uint16_t          vswitch;          /* index in cfg->vswitch */
+    char              userid[ZVS_USERID_MAX + 1];
+    enum zvs_porttype porttype;         /* UNSPEC: the switch's PORTTYPE */
+    bool              has_vlan;         /* VLAN vidset given */
+    struct zvs_vidset vlan;
+    uint32_t          line;
+};
+
+struct zvs_cfg_rdevice {
+    struct zvs_rdev rdev;
+    char            ifname[ZVS_IFNAME_MAX + 1];  /* case kept, as Linux needs it */
+    uint32_t        line;
+};
+
+struct zvs_cfg_user {
+    char     userid[ZVS_USERID_MAX + 1];
+    bool     identity;                  /* IDENTITY entry rather than USER */
+    uint64_t storage;                   /* bytes */
+    uint64_t maxstorage;                /* bytes, >= storage */
+    uint32_t privclass;                 /* ZVS_PRIVCLASS() bits */
+    uint32_t line;
+    uint16_t first_nic;                 /* its NICs: cfg->nic[first_nic .. +nnic) */
+    uint16_t nnic;
+};
+
+/* Privilege class bits: A-Z are bits 0-25, 1-6 bits 26-31. */
+#define ZVS_PRIVCLASS(c) ((c) >= 'A' && (c) <= 'Z' ? (uint32_t)1 << ((c) - 'A') : \
+                          (c) >= '1' && (c) <= '6' ? (uint32_t)1 << (26 + (c) - '1') : 0u)
+
+struct zvs_cfg_nic {
+    uint16_t              user;         /* index in cfg->user */
+    uint16_t              vdev;         /* base virtual device number */
+    uint16_t              devices;      /* DEVICES, default 3 (read, write, data) */
+    char                  lan[ZVS_NAME_MAX + 1];  /* LAN SYSTEM name; "" = not coupled */
+    int16_t               vswitch;      /* cfg->vswitch index after validate, else -1 */
+    enum zvs_porttype     porttype;     /* UNSPEC: the switch's PORTTYPE */
+    bool                  has_vlan;     /* VLAN vidset given (directory authorization) */
+    struct zvs_vidset     vlan;
+    enum zvs_macid_source macid_source;
+    uint32_t              macid;        /* 24 bits */
+    uint8_t               mac[6];       /* MACPREFIX ++ MACID, set by validate */
+    enum zvs_nic_backend  backend;      /* NICBIND */
+    char                  ifname[ZVS_IFNAME_MAX + 1];  /* TAP name */
+    enum zvs_workload     workload;     /* WORKLOAD kind */
+    uint32_t              line;         /* first NICDEF for this vdev */
+    uint32_t              type_line;    /* NICDEF that gave TYPE; 0: none */
+    uint32_t              bind_line;    /* NICBIND; 0: none */
+};
+
+struct zvs_cfg {
+    char                   sysconfig_file[ZVS_CFG_PATH_MAX];   /* as named to the parser */
+    char                   userdirect_file[ZVS_CFG_PATH_MAX];
+    struct zvs_cfg_vmlan   vmlan;
+    unsigned               nvswitch;
+    struct zvs_cfg_vswitch vswitch[ZVS_CFG_MAX_VSWITCHES];
+    unsigned               ngrant;
+    struct zvs_cfg_grant   grant[ZVS_CFG_MAX_GRANTS];
+    unsigned               nrdevice;
+    struct zvs_cfg_rdevice rdevice[ZVS_CFG_MAX_RDEVICES];
+    unsigned               nuser;
+    struct zvs_cfg_user    user[ZVS_CFG_MAX_USERS];
+    unsigned               nnic;
+    struct zvs_cfg_nic     nic[ZVS_CFG_MAX_NICS];
+    struct zvs_msg_list    msgs;        /* every message of every pass, in order */
+};
+
+/* ---- lifecycle and parsing ----------------------------------------------------------- */
+
+struct zvs_cfg *zvs_cfg_new(void);      /* defaults set; NULL when out of memory */
+void zvs_cfg_free(struct zvs_cfg *cfg);
+
+/* Each returns the number of errors this call added, or -errno when the file cannot be
+ * read (-EFBIG beyond ZVS_CFG_FILE_MAX; also reported as HCP1000E) or memory runs out.
+ * `name` is the file name used in messages. _buf takes len bytes (NULs are errors). */
+int zvs_cfg_parse_sysconfig(struct zvs_cfg *cfg, const char *path);
+int zvs_cfg_parse_sysconfig_text(struct zvs_cfg *cfg, const char *name, const char *text);
+int zvs_cfg_parse_sysconfig_buf(struct zvs_cfg *cfg, const char *name, const char *buf,
+                                size_t len);
+int zvs_cfg_parse_userdirect(struct zvs_cfg *cfg, const char *path);
+int zvs_cfg_parse_userdirect_text(struct zvs_cfg *cfg, const char *name, const char *text);
+int zvs_cfg_parse_userdirect_buf(struct zvs_cfg *cfg, const char *name, const char *buf,
+                                 size_t len);
+
+/* Cross-checks SYSTEM CONFIG against USER DIRECT, resolves nic->vswitch and assigns MACs.
+ * Returns the number of errors it added. May be called again after more parsing. */
+int zvs_cfg_validate(struct zvs_cfg *cfg);
+
+/* Parses both files (either may be NULL) and validates: total errors, or -ENOMEM. */
+int zvs_cfg_load(struct zvs_cfg *cfg, const char *sysconfig_path,
+                 const char *userdirect_path);
+
+/* CPSYNTAX-like check for `vswitchd --check`: loads both files, writes every message and
+ * a closing HCP1099I line to `out`. Returns the error count (0: clean) or -ENOMEM. */
+int zvs_config_syntax_check(const char *sysconfig_path, const char *userdirect_path,
+                            FILE *out);
+
+/* Total errors recorded in cfg->msgs. */
+unsigned zvs_cfg_errors(const struct zvs_cfg *cfg);
+
+/* The parsed configuration as statement-like text, one object per line, in a fixed order
+ * (golden files compare it byte for byte). Returns 0 or -EIO. */
+int zvs_cfg_dump(const struct zvs_cfg *cfg, FILE *out);
+
+/* ---- lookups ------------------------------------------------------------------------- */
+
+int zvs_cfg_find_vswitch(const struct zvs_cfg *cfg, const char *name);  /* index or -1 */
+int zvs_cfg_find_user(const struct zvs_cfg *cfg, const char *userid);   /* index or -1 */
+int zvs_cfg_find_rdevice(const struct zvs_cfg *cfg, struct zvs_rdev rdev); /* index or -1 */
+
+/* ---- value syntax shared with the CP command grammar --------------------------------- */
+
+/* "nnnn" or "nnnn.Pn": 1-4 hex digits, port 1-2 hex digits 0-F. 0 or -EINVAL. */
+int zvs_rdev_parse(const char *s, struct zvs_rdev *out);
+/* "28BA", or "28BA.P1" when the port is not 0. buf needs 10 bytes. */
+void zvs_rdev_format(struct zvs_rdev rdev, char *buf, size_t size);
+bool zvs_rdev_equal(struct zvs_rdev a, struct zvs_rdev b);
+
+/* Adds "vid" or "lo-hi" (decimal, 1-4094) to set. 0, -EINVAL, or -ENOSPC. */
+int zvs_vidset_add(struct zvs_vidset *set, const char *s);
+unsigned zvs_vidset_count(const struct zvs_vidset *set);
+bool zvs_vidset_contains(const struct zvs_vidset *set, uint16_t vid);
+/* "10 20-30" (empty set: ""). */
+void zvs_vidset_format(const struct zvs_vidset *set, char *buf, size_t size);
+
+/* Linux interface name rules (dev_valid_name): 1-15 chars, not "." or "..", no '/', ':'
+ * or white space. */
+bool zvs_ifname_valid(const char *s);
+
+/* "02-00-0C-00-01-01" (buf needs 18 bytes). */
+void zvs_mac_format(const uint8_t mac[6], char *buf, size_t size);
+
+#endif

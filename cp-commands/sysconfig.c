@@ -1,0 +1,674 @@
+/* SYSTEM CONFIG statements.
+ *
+ * Owns the statement tables for the SYSTEM CONFIG file and what each statement stores in
+ * struct zvs_cfg. The lexical rules (comments, continuation commas, case) are tokens.c's.
+ *
+ *   VMLAN MACPREFIX xxxxxx
+ *         6 hex digits; the first byte must be a locally administered unicast address
+ *         (bit X'02' set, bit X'01' clear). Default 020000 (z/VM's default prefix as we
+ *         understand it; reference/zvm.md 2.2).
+ *   VMLAN MACIDRANGE SYSTEM xxxxxx-xxxxxx USER xxxxxx-xxxxxx
+ *         Our rule (z/VM's is UNCONFIRMED): both ranges are required, low <= high, and
+ *         they may not overlap. CP assigns MACIDs to NICDEFs without MACID from SYSTEM,
+ *         in order of appearance; a NICDEF MACID must lie in USER. Without the statement
+ *         NICDEF MACIDs are unrestricted and assignment runs from 000001 up, skipping
+ *         every MACID a NICDEF names. MACPREFIX and MACIDRANGE may share one VMLAN
+ *         statement; each may be given once.
+ *   DEFINE VSWITCH name [RDEV nnnn[.Pn] [..] (max 3) | RDEV NONE] [ETHERNET | IP]
+ *         [VLAN UNAWARE | AWARE | defvid] [NATIVE natvid | NONE] [PORTTYPE ACCESS | TRUNK]
+ *         [QUEUESTORAGE nM | n] [CONNECT | DISCONNECT] [NOUPLINK] [CONTROLLER * | userid]
+ *         [GROUP grp | NOGROUP] [MACPROTECT ON | OFF | UNSPECIFIED] [ISOLATION ON | OFF]
+ *         Name first, operands in any order, each once. Defaults: no RDEV, ETHERNET, VLAN
+ *         UNAWARE, NATIVE 1, PORTTYPE ACCESS, QUEUESTORAGE 8M, CONNECT, CONTROLLER *,
+ *         NOGROUP, MACPROTECT UNSPECIFIED, ISOLATION OFF.
+ *         Deviations from z/VM: our default is ETHERNET (z/VM's historical default is
+ *         IP) and IP is rejected, because this switch is layer 2 only. MACPROTECT and
+ *         ISOLATION are SET VSWITCH options in z/VM; we accept them here too. Our
+ *         conflicts: RDEV, GROUP and NOUPLINK exclude each other; NATIVE needs a VLAN
+ *         aware switch. A second DEFINE for a name is an error and the first one stays.
+ *   MODIFY VSWITCH name GRANT userid [PORTTYPE ACCESS | TRUNK] [VLAN vidset]
+ *         The switch must be defined above. vidset: up to 32 tokens, each a VLAN id
+ *         1-4094 or a range lo-hi. Our rules: VLAN needs a VLAN aware switch; an ACCESS
+ *         port (given, or the switch's default) carries one VLAN id; one GRANT per user
+ *         and switch.
+ *   RDEVICE nnnn[.Pn] INTERFACE ifname                            (zvswitch extension)
+ *         Names the Linux interface that plays real device nnnn (an OSA port) for an
+ *         RDEV of DEFINE VSWITCH (a physical NIC, or a veth into the switch model).
+ *         Interface names keep their case and follow Linux rules (1-15 characters, no
+ *         '/', ':' or blanks). One mapping per device; validate requires one for every
+ *         RDEV a switch names.
+ *
+ * Every statement is built in a scratch copy and stored only when it raised no error, so
+ * a bad statement never leaves half a switch behind.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tokens.h"
+
+#define RULE_NAME    "1-8 characters A-Z 0-9 @ # $"
+#define RULE_RDEV    "hex device nnnn or nnnn.Pn"
+#define RULE_VID     "1-4094"
+#define RULE_VIDSET  "VLAN IDs 1-4094 or ranges lo-hi"
+#define RULE_IFNAME  "Linux interface name: 1-15 characters, no / : or blanks"
+#define RULE_RANGE   "xxxxxx-xxxxxx, 6 hex digits each, low <= high"
+
+struct sc_ctx {
+    struct zvs_cfg        *cfg;
+    struct zvs_msg_sink    sink;
+    unsigned               errors0;     /* cfg->msgs.errors when the statement began */
+    const char            *name;        /* the statement's name operand, as written */
+    uint32_t               native_line; /* DEFINE VSWITCH: NATIVE given on this line */
+    struct zvs_cfg_vswitch sw;          /* DEFINE VSWITCH being built */
+    int                    mod_sw;      /* MODIFY VSWITCH: index of the switch, or -1 */
+    uint32_t               vlan_line;   /* MODIFY VSWITCH: VLAN given on this line */
+    struct zvs_cfg_grant   grant;       /* MODIFY VSWITCH ... GRANT being built */
+    bool                   rdev_ok;     /* RDEVICE: device number valid */
+    struct zvs_cfg_rdevice rdevice;     /* RDEVICE being built */
+    struct zvs_cfg_vmlan   vmlan;       /* VMLAN: scratch copy of cfg->vmlan */
+    bool                   sys_ok;      /* VMLAN MACIDRANGE: SYSTEM range valid */
+    bool                   user_ok;     /* VMLAN MACIDRANGE: USER range valid */
+};
+
+#define ERR(c, line, id, ...) ZVS_REPORT(&(c)->sink, (line), (id), __VA_ARGS__)
+
+static void bad_value(struct sc_ctx *c, const struct zvs_tok *t, const char *operand,
+                      const char *rule)
+{
+    ERR(c, t->line, ZVS_MSG_VALUE_INVALID, operand, t->s, rule);
+}
+
+static void stmt_begin(struct sc_ctx *c, const struct zvs_tok *name)
+{
+    c->errors0 = c->cfg->msgs.errors;
+    c->name = name != NULL ? name->s : "";
+}
+
+static bool stmt_clean(const struct sc_ctx *c)
+{
+    return c->cfg->msgs.errors == c->errors0;
+}
+
+static void num_str(char *buf, size_t size, uint32_t line)
+{
+    snprintf(buf, size, "%u", (unsigned)line);
+}
+
+static void check_room(struct sc_ctx *c, uint32_t line, unsigned used, unsigned limit,
+                       const char *kind)
+{
+    if (used < limit)
+        return;
+    char lim[12];
+    num_str(lim, sizeof lim, limit);
+    ERR(c, line, ZVS_MSG_TOO_MANY, kind, lim);
+}
+
+static int parse_porttype(struct sc_ctx *c, const struct zvs_tok *t, enum zvs_porttype *out)
+{
+    if (zvs_tok_is(t, "ACCESS"))
+        *out = ZVS_PORTTYPE_ACCESS;
+    else if (zvs_tok_is(t, "TRUNK"))
+        *out = ZVS_PORTTYPE_TRUNK;
+    else {
+        bad_value(c, t, "PORTTYPE", "ACCESS or TRUNK");
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_vid(const struct zvs_tok *t, uint16_t *out)
+{
+    uint32_t v;
+    if (zvs_parse_dec(t->s, 1, 4094, &v) < 0)
+        return -1;
+    *out = (uint16_t)v;
+    return 0;
+}
+
+/* ---- DEFINE VSWITCH ------------------------------------------------------------------ */
+
+enum {
+    DV_RDEV, DV_ETHERNET, DV_IP, DV_VLAN, DV_NATIVE, DV_PORTTYPE, DV_QUEUESTORAGE,
+    DV_CONNECT, DV_DISCONNECT, DV_NOUPLINK, DV_CONTROLLER, DV_GROUP, DV_NOGROUP,
+    DV_MACPROTECT, DV_ISOLATION, DV_COUNT
+};
+
+static void dv_rdev(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                    unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+
+    c->sw.nrdev = 0;
+    if (nval == 1 && zvs_tok_is(&val[0], "NONE"))
+        return;
+    for (unsigned i = 0; i < nval; i++) {
+        struct zvs_rdev r;
+        bool dup = false;
+        if (zvs_tok_is(&val[i], "NONE")) {
+            bad_value(c, &val[i], "RDEV", "NONE stands alone");
+            continue;
+        }
+        if (zvs_rdev_parse(val[i].s, &r) < 0) {
+            bad_value(c, &val[i], "RDEV", RULE_RDEV);
+            continue;
+        }
+        for (unsigned j = 0; j < c->sw.nrdev; j++)
+            dup |= zvs_rdev_equal(c->sw.rdev[j], r);
+        if (dup) {
+            bad_value(c, &val[i], "RDEV", "device given twice");
+            continue;
+        }
+        c->sw.rdev[c->sw.nrdev++] = r;      /* the table allows at most 3 values */
+    }
+}
+
+static void dv_ip(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                  unsigned nval)
+{
+    ERR((struct sc_ctx *)ctx, kw->line, ZVS_MSG_LAYER3_UNSUPPORTED, "IP");
+}
+
+static void dv_vlan(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                    unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+
+    if (zvs_tok_is(val, "UNAWARE")) {
+        c->sw.vlan_aware = false;
+        c->sw.default_vid = 0;
+    } else if (zvs_tok_is(val, "AWARE")) {
+        c->sw.vlan_aware = true;
+        c->sw.default_vid = 1;
+    } else if (parse_vid(val, &c->sw.default_vid) == 0) {
+        c->sw.vlan_aware = true;
+    } else {
+        bad_value(c, val, "VLAN", "UNAWARE, AWARE or 1-4094");
+    }
+}
+
+static void dv_native(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                      unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+
+    c->native_line = kw->line;
+    if (zvs_tok_is(val, "NONE"))
+        c->sw.native_vid = 0;
+    else if (parse_vid(val, &c->sw.native_vid) < 0)
+        bad_value(c, val, "NATIVE", "NONE or 1-4094");
+}
+
+static void dv_porttype(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                        unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    parse_porttype(c, val, &c->sw.porttype);
+}
+
+/* "nM" or "n", n 1-8 (megabytes of QDIO buffers for the uplink). */
+static void dv_queuestorage(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                            unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    char num[4];
+    size_t n = strnlen(val->s, sizeof num);
+    uint32_t mb;
+
+    if (n > 1 && (val->s[n - 1] == 'M' || val->s[n - 1] == 'm'))
+        n--;
+    if (n >= sizeof num) {
+        bad_value(c, val, "QUEUESTORAGE", "1M-8M");
+        return;
+    }
+    memcpy(num, val->s, n);
+    num[n] = '\0';
+    if (zvs_parse_dec(num, 1, 8, &mb) < 0) {
+        bad_value(c, val, "QUEUESTORAGE", "1M-8M");
+        return;
+    }
+    c->sw.queuestorage_mb = (uint8_t)mb;
+}
+
+static void dv_connect(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                       unsigned nval)
+{
+    ((struct sc_ctx *)ctx)->sw.connect = true;
+}
+
+static void dv_disconnect(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                          unsigned nval)
+{
+    ((struct sc_ctx *)ctx)->sw.connect = false;
+}
+
+static void dv_nouplink(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                        unsigned nval)
+{
+    ((struct sc_ctx *)ctx)->sw.nouplink = true;
+}
+
+static void dv_controller(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                          unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+
+    if (strcmp(val->s, "*") == 0)
+        strcpy(c->sw.controller, "*");
+    else if (zvs_parse_name(val->s, c->sw.controller) < 0)
+        bad_value(c, val, "CONTROLLER", "* or a userid of " RULE_NAME);
+}
+
+static void dv_group(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                     unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    if (zvs_parse_name(val->s, c->sw.group) < 0)
+        bad_value(c, val, "GROUP", RULE_NAME);
+}
+
+static void dv_nogroup(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                       unsigned nval)
+{
+    ((struct sc_ctx *)ctx)->sw.group[0] = '\0';
+}
+
+static void dv_macprotect(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                          unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+
+    if (zvs_tok_is(val, "ON"))
+        c->sw.macprotect = ZVS_MACPROTECT_ON;
+    else if (zvs_tok_is(val, "OFF"))
+        c->sw.macprotect = ZVS_MACPROTECT_OFF;
+    else if (zvs_tok_is(val, "UNSPECIFIED"))
+        c->sw.macprotect = ZVS_MACPROTECT_UNSPECIFIED;
+    else
+        bad_value(c, val, "MACPROTECT", "ON, OFF or UNSPECIFIED");
+}
+
+static void dv_isolation(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                         unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+
+    if (zvs_tok_is(val, "ON"))
+        c->sw.isolation = true;
+    else if (zvs_tok_is(val, "OFF"))
+        c->sw.isolation = false;
+    else
+        bad_value(c, val, "ISOLATION", "ON or OFF");
+}
+
+static const struct zvs_opdef define_vswitch_ops[DV_COUNT] = {
+    [DV_RDEV]         = { "RDEV", 1, ZVS_CFG_MAX_RDEV, true,
+                          ZVS_OPBIT(DV_NOUPLINK) | ZVS_OPBIT(DV_GROUP), dv_rdev },
+    [DV_ETHERNET]     = { "ETHERNET", 0, 0, false, ZVS_OPBIT(DV_IP), NULL },
+    [DV_IP]           = { "IP", 0, 0, false, 0, dv_ip },
+    [DV_VLAN]         = { "VLAN", 1, 1, false, 0, dv_vlan },
+    [DV_NATIVE]       = { "NATIVE", 1, 1, false, 0, dv_native },
+    [DV_PORTTYPE]     = { "PORTTYPE", 1, 1, false, 0, dv_porttype },
+    [DV_QUEUESTORAGE] = { "QUEUESTORAGE", 1, 1, false, 0, dv_queuestorage },
+    [DV_CONNECT]      = { "CONNECT", 0, 0, false, ZVS_OPBIT(DV_DISCONNECT), dv_connect },
+    [DV_DISCONNECT]   = { "DISCONNECT", 0, 0, false, 0, dv_disconnect },
+    [DV_NOUPLINK]     = { "NOUPLINK", 0, 0, false, ZVS_OPBIT(DV_GROUP), dv_nouplink },
+    [DV_CONTROLLER]   = { "CONTROLLER", 1, 1, false, 0, dv_controller },
+    [DV_GROUP]        = { "GROUP", 1, 1, false, ZVS_OPBIT(DV_NOGROUP), dv_group },
+    [DV_NOGROUP]      = { "NOGROUP", 0, 0, false, 0, dv_nogroup },
+    [DV_MACPROTECT]   = { "MACPROTECT", 1, 1, false, 0, dv_macprotect },
+    [DV_ISOLATION]    = { "ISOLATION", 1, 1, false, 0, dv_isolation },
+};
+
+static void define_vswitch_begin(void *ctx, const struct zvs_stmt *stmt,
+                                 const struct zvs_tok *pos, unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg *cfg = c->cfg;
+
+    stmt_begin(c, &pos[0]);
+    c->native_line = 0;
+    c->sw = (struct zvs_cfg_vswitch){
+        .line = stmt->tok[0].line,
+        .connect = true,
+        .native_vid = 1,
+        .porttype = ZVS_PORTTYPE_ACCESS,
+        .queuestorage_mb = 8,
+        .controller = "*",
+        .macprotect = ZVS_MACPROTECT_UNSPECIFIED,
+    };
+    if (zvs_parse_name(pos[0].s, c->sw.name) < 0) {
+        bad_value(c, &pos[0], "switchname", RULE_NAME);
+        return;
+    }
+    int k = zvs_cfg_find_vswitch(cfg, c->sw.name);
+    if (k >= 0) {
+        char line[12];
+        num_str(line, sizeof line, cfg->vswitch[k].line);
+        ERR(c, pos[0].line, ZVS_MSG_ALREADY_DEFINED, "VSWITCH", c->sw.name, line);
+        return;
+    }
+    check_room(c, pos[0].line, cfg->nvswitch, ZVS_CFG_MAX_VSWITCHES, "VSWITCH");
+}
+
+static void define_vswitch_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+
+    if (c->native_line != 0 && !c->sw.vlan_aware)
+        ERR(c, c->native_line, ZVS_MSG_VLAN_UNAWARE, "NATIVE", c->name);
+    if (stmt_clean(c))
+        c->cfg->vswitch[c->cfg->nvswitch++] = c->sw;
+}
+
+/* ---- MODIFY VSWITCH name GRANT ------------------------------------------------------- */
+
+enum { MV_GRANT, MV_PORTTYPE, MV_VLAN, MV_COUNT };
+
+static void mv_grant(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                     unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    if (zvs_parse_name(val->s, c->grant.userid) < 0)
+        bad_value(c, val, "GRANT", RULE_NAME);
+}
+
+static void mv_porttype(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                        unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    parse_porttype(c, val, &c->grant.porttype);
+}
+
+static void mv_vlan(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                    unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+
+    c->vlan_line = kw->line;
+    c->grant.has_vlan = true;
+    for (unsigned i = 0; i < nval; i++)
+        if (zvs_vidset_add(&c->grant.vlan, val[i].s) < 0)
+            bad_value(c, &val[i], "VLAN", RULE_VIDSET);
+}
+
+static const struct zvs_opdef modify_vswitch_ops[MV_COUNT] = {
+    [MV_GRANT]    = { "GRANT", 1, 1, false, 0, mv_grant },
+    [MV_PORTTYPE] = { "PORTTYPE", 1, 1, false, 0, mv_porttype },
+    [MV_VLAN]     = { "VLAN", 1, ZVS_VIDSET_MAX, true, 0, mv_vlan },
+};
+
+static void modify_vswitch_begin(void *ctx, const struct zvs_stmt *stmt,
+                                 const struct zvs_tok *pos, unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+    char name[ZVS_NAME_MAX + 1];
+
+    stmt_begin(c, &pos[0]);
+    c->mod_sw = -1;
+    c->vlan_line = 0;
+    c->grant = (struct zvs_cfg_grant){ .line = stmt->tok[0].line };
+    if (zvs_parse_name(pos[0].s, name) < 0) {
+        bad_value(c, &pos[0], "switchname", RULE_NAME);
+        return;
+    }
+    c->mod_sw = zvs_cfg_find_vswitch(c->cfg, name);
+    if (c->mod_sw < 0)
+        ERR(c, pos[0].line, ZVS_MSG_VSWITCH_UNDEFINED, name);
+    else
+        c->grant.vswitch = (uint16_t)c->mod_sw;
+}
+
+/* Our rules for a grant against its switch (see the note at the top). */
+static void check_grant(struct sc_ctx *c, const struct zvs_cfg_vswitch *sw)
+{
+    struct zvs_cfg *cfg = c->cfg;
+    const struct zvs_cfg_grant *g = &c->grant;
+    enum zvs_porttype pt = g->porttype != ZVS_PORTTYPE_UNSPEC ? g->porttype : sw->porttype;
+
+    if (g->has_vlan && !sw->vlan_aware)
+        ERR(c, c->vlan_line, ZVS_MSG_VLAN_UNAWARE, "VLAN", sw->name);
+    else if (g->has_vlan && pt == ZVS_PORTTYPE_ACCESS && zvs_vidset_count(&g->vlan) > 1) {
+        char set[160];
+        zvs_vidset_format(&g->vlan, set, sizeof set);
+        ERR(c, c->vlan_line, ZVS_MSG_ACCESS_ONE_VLAN, set);
+    }
+    if (g->userid[0] == '\0')
+        return;
+    for (unsigned i = 0; i < cfg->ngrant; i++) {
+        const struct zvs_cfg_grant *o = &cfg->grant[i];
+        if (o->vswitch == g->vswitch && strcmp(o->userid, g->userid) == 0) {
+            char line[12];
+            num_str(line, sizeof line, o->line);
+            ERR(c, g->line, ZVS_MSG_GRANT_DUPLICATE, g->userid, sw->name, line);
+            return;
+        }
+    }
+    check_room(c, g->line, cfg->ngrant, ZVS_CFG_MAX_GRANTS, "GRANT");
+}
+
+static void modify_vswitch_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+
+    if (!(given & ZVS_OPBIT(MV_GRANT)))
+        ERR(c, stmt->tok[stmt->ntok - 1].line, ZVS_MSG_OPERAND_MISSING, "GRANT");
+    if (c->mod_sw >= 0)
+        check_grant(c, &c->cfg->vswitch[c->mod_sw]);
+    if (stmt_clean(c))
+        c->cfg->grant[c->cfg->ngrant++] = c->grant;
+}
+
+/* ---- RDEVICE nnnn INTERFACE ifname --------------------------------------------------- */
+
+enum { RD_INTERFACE, RD_COUNT };
+
+static void rd_interface(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                         unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+
+    if (!zvs_ifname_valid(val->s))
+        bad_value(c, val, "INTERFACE", RULE_IFNAME);
+    else
+        snprintf(c->rdevice.ifname, sizeof c->rdevice.ifname, "%s", val->s);
+}
+
+static const struct zvs_opdef rdevice_ops[RD_COUNT] = {
+    [RD_INTERFACE] = { "INTERFACE", 1, 1, false, 0, rd_interface },
+};
+
+static void rdevice_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
+                          unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+
+    stmt_begin(c, &pos[0]);
+    c->rdevice = (struct zvs_cfg_rdevice){ .line = stmt->tok[0].line };
+    c->rdev_ok = zvs_rdev_parse(pos[0].s, &c->rdevice.rdev) == 0;
+    if (!c->rdev_ok)
+        bad_value(c, &pos[0], "RDEVICE", RULE_RDEV);
+}
+
+static void rdevice_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg *cfg = c->cfg;
+
+    if (!(given & ZVS_OPBIT(RD_INTERFACE)))
+        ERR(c, stmt->tok[stmt->ntok - 1].line, ZVS_MSG_OPERAND_MISSING, "INTERFACE");
+    if (c->rdev_ok) {
+        int k = zvs_cfg_find_rdevice(cfg, c->rdevice.rdev);
+        if (k >= 0) {
+            char dev[12], line[12];
+            zvs_rdev_format(c->rdevice.rdev, dev, sizeof dev);
+            num_str(line, sizeof line, cfg->rdevice[k].line);
+            ERR(c, c->rdevice.line, ZVS_MSG_ALREADY_DEFINED, "RDEVICE", dev, line);
+        } else {
+            check_room(c, c->rdevice.line, cfg->nrdevice, ZVS_CFG_MAX_RDEVICES, "RDEVICE");
+        }
+    }
+    if (stmt_clean(c))
+        cfg->rdevice[cfg->nrdevice++] = c->rdevice;
+}
+
+/* ---- VMLAN --------------------------------------------------------------------------- */
+
+enum { VM_MACPREFIX, VM_MACIDRANGE, VM_COUNT };
+enum { MR_SYSTEM, MR_USER, MR_COUNT };
+
+static void already_vmlan(struct sc_ctx *c, const struct zvs_tok *kw, const char *what,
+                          uint32_t prev_line)
+{
+    char line[12];
+    num_str(line, sizeof line, prev_line);
+    ERR(c, kw->line, ZVS_MSG_ALREADY_DEFINED, "VMLAN", what, line);
+}
+
+static void vm_macprefix(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                         unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    uint32_t v;
+
+    if (c->cfg->vmlan.macprefix_line != 0)
+        already_vmlan(c, kw, "MACPREFIX", c->cfg->vmlan.macprefix_line);
+    if (zvs_parse_hex(val->s, 6, 6, &v) < 0) {
+        bad_value(c, val, "MACPREFIX", "6 hex digits");
+        return;
+    }
+    uint8_t first = (uint8_t)(v >> 16);
+    if (!(first & 0x02) || (first & 0x01)) {
+        ERR(c, val->line, ZVS_MSG_MACPREFIX_NOT_LOCAL, val->s);
+        return;
+    }
+    c->vmlan.macprefix[0] = first;
+    c->vmlan.macprefix[1] = (uint8_t)(v >> 8);
+    c->vmlan.macprefix[2] = (uint8_t)v;
+    c->vmlan.macprefix_line = kw->line;
+}
+
+/* "xxxxxx-xxxxxx" into lo/hi. */
+static int parse_range(const char *s, uint32_t *lo, uint32_t *hi)
+{
+    char a[7], b[7];
+
+    if (strnlen(s, 14) != 13 || s[6] != '-')
+        return -1;
+    memcpy(a, s, 6);
+    a[6] = '\0';
+    memcpy(b, s + 7, 6);
+    b[6] = '\0';
+    if (zvs_parse_hex(a, 6, 6, lo) < 0 || zvs_parse_hex(b, 6, 6, hi) < 0 || *lo > *hi)
+        return -1;
+    return 0;
+}
+
+static void mr_system(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                      unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    c->sys_ok = parse_range(val->s, &c->vmlan.system_lo, &c->vmlan.system_hi) == 0;
+    if (!c->sys_ok)
+        bad_value(c, val, "SYSTEM", RULE_RANGE);
+}
+
+static void mr_user(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                    unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    c->user_ok = parse_range(val->s, &c->vmlan.user_lo, &c->vmlan.user_hi) == 0;
+    if (!c->user_ok)
+        bad_value(c, val, "USER", RULE_RANGE);
+}
+
+static const struct zvs_opdef macidrange_ops[MR_COUNT] = {
+    [MR_SYSTEM] = { "SYSTEM", 1, 1, false, 0, mr_system },
+    [MR_USER]   = { "USER", 1, 1, false, 0, mr_user },
+};
+
+static void vm_macidrange(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                          unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_vmlan *v = &c->vmlan;
+
+    if (c->cfg->vmlan.macidrange_line != 0)
+        already_vmlan(c, kw, "MACIDRANGE", c->cfg->vmlan.macidrange_line);
+    c->sys_ok = c->user_ok = false;
+    uint64_t given = zvs_operands_parse(macidrange_ops, MR_COUNT, val, nval, "MACIDRANGE",
+                                        c, &c->sink);
+    uint32_t last = nval > 0 ? val[nval - 1].line : kw->line;
+    if (!(given & ZVS_OPBIT(MR_SYSTEM)))
+        ERR(c, last, ZVS_MSG_OPERAND_MISSING, "SYSTEM");
+    if (!(given & ZVS_OPBIT(MR_USER)))
+        ERR(c, last, ZVS_MSG_OPERAND_MISSING, "USER");
+    if (!c->sys_ok || !c->user_ok)
+        return;
+    if (v->system_lo <= v->user_hi && v->user_lo <= v->system_hi) {
+        char s[16], u[16];
+        snprintf(s, sizeof s, "%06X-%06X", (unsigned)v->system_lo, (unsigned)v->system_hi);
+        snprintf(u, sizeof u, "%06X-%06X", (unsigned)v->user_lo, (unsigned)v->user_hi);
+        ERR(c, kw->line, ZVS_MSG_MACIDRANGE_OVERLAP, s, u);
+        return;
+    }
+    v->macidrange_line = kw->line;
+}
+
+static const struct zvs_opdef vmlan_ops[VM_COUNT] = {
+    [VM_MACPREFIX]  = { "MACPREFIX", 1, 1, false, 0, vm_macprefix },
+    [VM_MACIDRANGE] = { "MACIDRANGE", 1, 4, true, 0, vm_macidrange },
+};
+
+static void vmlan_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
+                        unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+    stmt_begin(c, NULL);
+    c->vmlan = c->cfg->vmlan;
+}
+
+static void vmlan_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+
+    if (given == 0)
+        ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_MISSING, "MACPREFIX or MACIDRANGE");
+    if (stmt_clean(c))
+        c->cfg->vmlan = c->vmlan;
+}
+
+/* ---- the statement table ------------------------------------------------------------- */
+
+static const struct zvs_stmtdef sysconfig_stmts[] = {
+    { { "VMLAN", NULL }, "VMLAN", 0, 0, { NULL },
+      vmlan_ops, VM_COUNT, vmlan_begin, vmlan_end },
+    { { "DEFINE", "VSWITCH" }, "DEFINE VSWITCH", 1, 1, { "switchname" },
+      define_vswitch_ops, DV_COUNT, define_vswitch_begin, define_vswitch_end },
+    { { "MODIFY", "VSWITCH" }, "MODIFY VSWITCH", 1, 1, { "switchname" },
+      modify_vswitch_ops, MV_COUNT, modify_vswitch_begin, modify_vswitch_end },
+    { { "RDEVICE", NULL }, "RDEVICE", 1, 1, { "rdev" },
+      rdevice_ops, RD_COUNT, rdevice_begin, rdevice_end },
+};
+
+int zvs_cfg_parse_sysconfig_buf(struct zvs_cfg *cfg, const char *name, const char *buf,
+                                size_t len)
+{
+    snprintf(cfg->sysconfig_file, sizeof cfg->sysconfig_file, "%s",
+             name != NULL ? name : "SYSTEM CONFIG");
+    struct sc_ctx c = {
+        .cfg = cfg,
+        .sink = { .list = &cfg->msgs, .file = cfg->sysconfig_file },
+    };
+    unsigned before = cfg->msgs.errors;
+    int rc = zvs_parse_text(buf, len, sysconfig_stmts,
+                            sizeof sysconfig_stmts / sizeof sysconfig_stmts[0], &c, &c.sink);
+    return rc < 0 ? rc : (int)(cfg->msgs.errors - before);
+}
+
+int zvs_cfg_parse_sysconfig_text(struct zvs_cfg *cfg, const char *name, const char *text)
+{
+    return zvs_cfg_parse_sysconfig_buf(cfg, name, text, strlen(text));
+}

@@ -1,0 +1,516 @@
+/* USER DIRECT statements.
+ *
+ * Owns the statement tables for the user directory file and the per-entry state: which
+ * USER entry the following NICDEF and NICBIND statements belong to. Lexical rules are
+ * tokens.c's (the same comments and continuation commas as SYSTEM CONFIG).
+ *
+ *   USER userid password storage maxstorage [privclasses]
+ *   IDENTITY userid password storage maxstorage [privclasses]
+ *         Starts an entry; statements up to the next USER/IDENTITY belong to it. userid:
+ *         1-8 of A-Z 0-9 @ # $. password: 1-8 characters, checked but not kept (nothing
+ *         logs on with it; messages never echo it). storage: 1-10 digits and K, M, G or
+ *         T, storage <= maxstorage. privclasses: A-Z and 1-6, default G.
+ *   NICDEF vdev TYPE QDIO [DEVICES n] [LAN SYSTEM switchname] [MACID xxxxxx]
+ *          [PORTTYPE ACCESS | TRUNK] [VLAN vidset]
+ *         vdev 1-4 hex digits; DEVICES 3-3072, default 3, and vdev + DEVICES - 1 <= FFFF;
+ *         the device ranges of one user's NICs may not overlap. TYPE HIPERSOCKETS is
+ *         grammar but refused (QDIO only); LAN ownerid lanname (guest LANs) is refused.
+ *         A second NICDEF for a vdev within the entry modifies the first (z/VM 7.1):
+ *         the operands it gives replace earlier values (VLAN replaces the whole set), and
+ *         TYPE may be given once per NIC, on any of them.
+ *   NICBIND vdev TAP ifname | QDIO | WORKLOAD STR | RR             (zvswitch extension)
+ *         Binds the NIC defined above in the entry to the backend that plays the guest:
+ *         TAP     a tap interface the daemon creates (move it into a network namespace
+ *                 and the namespace is the guest; ifname keeps its case, Linux rules);
+ *         QDIO    an external program attaches to the NIC's shared-memory QDIO queues;
+ *         WORKLOAD an in-process generator of the STR (streaming) or RR
+ *                 (request/response) workload of the measurement report.
+ *         One NICBIND per NIC; a NIC without one exists but nothing drives it.
+ * Other directory statements (MDISK, LINK, ...) are not accepted in this first cut.
+ *
+ * After the last statement a pass over the file's NICs reports what only the whole entry
+ * shows: a NIC that never got TYPE, a device range past FFFF, overlapping NICs.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tokens.h"
+
+#define RULE_NAME    "1-8 characters A-Z 0-9 @ # $"
+#define RULE_VDEV    "1-4 hex digits"
+#define RULE_VIDSET  "VLAN IDs 1-4094 or ranges lo-hi"
+#define RULE_IFNAME  "Linux interface name: 1-15 characters, no / : or blanks"
+#define RULE_STORAGE "1-10 digits and K, M, G or T"
+
+struct ud_ctx {
+    struct zvs_cfg     *cfg;
+    struct zvs_msg_sink sink;
+    unsigned            errors0;        /* cfg->msgs.errors when the statement began */
+    bool                in_user;        /* a USER/IDENTITY statement was read */
+    int                 cur_user;       /* its index in cfg->user, -1 if it failed */
+    bool                vdev_ok;        /* NICDEF/NICBIND: vdev valid */
+    uint64_t            given;          /* NICDEF: operands given */
+    struct zvs_cfg_user user;           /* USER being built */
+    struct zvs_cfg_nic  nic;            /* NICDEF / NICBIND being built */
+};
+
+#define ERR(c, line, id, ...) ZVS_REPORT(&(c)->sink, (line), (id), __VA_ARGS__)
+
+static void bad_value(struct ud_ctx *c, const struct zvs_tok *t, const char *operand,
+                      const char *rule)
+{
+    ERR(c, t->line, ZVS_MSG_VALUE_INVALID, operand, t->s, rule);
+}
+
+static bool stmt_clean(const struct ud_ctx *c)
+{
+    return c->cfg->msgs.errors == c->errors0;
+}
+
+static void num_str(char *buf, size_t size, unsigned v)
+{
+    snprintf(buf, size, "%u", v);
+}
+
+static void vdev_str(char *buf, size_t size, uint16_t vdev)
+{
+    snprintf(buf, size, "%04X", (unsigned)vdev);
+}
+
+/* ---- USER / IDENTITY ----------------------------------------------------------------- */
+
+static int parse_storage(const char *s, uint64_t *out)
+{
+    size_t n = strnlen(s, 12);
+    char num[11];
+    unsigned shift;
+    uint32_t v;
+
+    if (n < 2 || n > 11)
+        return -1;
+    switch (s[n - 1]) {
+    case 'K': case 'k': shift = 10; break;
+    case 'M': case 'm': shift = 20; break;
+    case 'G': case 'g': shift = 30; break;
+    case 'T': case 't': shift = 40; break;
+    default: return -1;
+    }
+    memcpy(num, s, n - 1);
+    num[n - 1] = '\0';
+    if (zvs_parse_dec(num, 1, UINT32_MAX, &v) < 0 || (uint64_t)v > (UINT64_MAX >> shift))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+static int parse_classes(const char *s, uint32_t *out)
+{
+    size_t n = strnlen(s, 33);
+    uint32_t bits = 0;
+
+    if (n == 0 || n > 32)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i] >= 'a' && s[i] <= 'z' ? (char)(s[i] - 'a' + 'A') : s[i];
+        uint32_t bit = ZVS_PRIVCLASS(ch);
+        if (bit == 0)
+            return -1;
+        bits |= bit;
+    }
+    *out = bits;
+    return 0;
+}
+
+static void user_entry(struct ud_ctx *c, const struct zvs_stmt *stmt,
+                       const struct zvs_tok *pos, unsigned npos, bool identity)
+{
+    bool st_ok, max_ok;
+
+    c->errors0 = c->cfg->msgs.errors;
+    c->in_user = true;
+    c->cur_user = -1;
+    c->user = (struct zvs_cfg_user){
+        .identity = identity,
+        .line = stmt->tok[0].line,
+        .privclass = ZVS_PRIVCLASS('G'),
+    };
+    if (zvs_parse_name(pos[0].s, c->user.userid) < 0)
+        bad_value(c, &pos[0], "userid", RULE_NAME);
+    if (strnlen(pos[1].s, 9) > 8)
+        ERR(c, pos[1].line, ZVS_MSG_VALUE_INVALID, "password", "(not shown)", "1-8 characters");
+    st_ok = parse_storage(pos[2].s, &c->user.storage) == 0;
+    if (!st_ok)
+        bad_value(c, &pos[2], "storage", RULE_STORAGE);
+    max_ok = parse_storage(pos[3].s, &c->user.maxstorage) == 0;
+    if (!max_ok)
+        bad_value(c, &pos[3], "maxstorage", RULE_STORAGE);
+    if (st_ok && max_ok && c->user.storage > c->user.maxstorage)
+        ERR(c, pos[2].line, ZVS_MSG_VALUE_EXCEEDS, "storage", pos[2].s, "maxstorage", pos[3].s);
+    if (npos > 4 && parse_classes(pos[4].s, &c->user.privclass) < 0)
+        bad_value(c, &pos[4], "privclasses", "letters A-Z and digits 1-6");
+}
+
+static void user_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
+                       unsigned npos)
+{
+    user_entry(ctx, stmt, pos, npos, false);
+}
+
+static void identity_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
+                           unsigned npos)
+{
+    user_entry(ctx, stmt, pos, npos, true);
+}
+
+static void user_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct ud_ctx *c = ctx;
+    struct zvs_cfg *cfg = c->cfg;
+    char num[12];
+
+    if (c->user.userid[0] != '\0') {
+        int k = zvs_cfg_find_user(cfg, c->user.userid);
+        if (k >= 0) {
+            num_str(num, sizeof num, cfg->user[k].line);
+            ERR(c, c->user.line, ZVS_MSG_ALREADY_DEFINED, "USER", c->user.userid, num);
+        } else if (cfg->nuser == ZVS_CFG_MAX_USERS) {
+            num_str(num, sizeof num, ZVS_CFG_MAX_USERS);
+            ERR(c, c->user.line, ZVS_MSG_TOO_MANY, "USER", num);
+        }
+    }
+    if (!stmt_clean(c))
+        return;
+    c->user.first_nic = (uint16_t)cfg->nnic;
+    c->cur_user = (int)cfg->nuser;
+    cfg->user[cfg->nuser++] = c->user;
+}
+
+/* ---- NICDEF -------------------------------------------------------------------------- */
+
+enum { ND_TYPE, ND_DEVICES, ND_LAN, ND_MACID, ND_PORTTYPE, ND_VLAN, ND_COUNT };
+
+static void nd_type(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                    unsigned nval)
+{
+    struct ud_ctx *c = ctx;
+
+    if (zvs_tok_is(val, "QDIO"))
+        c->nic.type_line = kw->line;
+    else if (zvs_tok_is(val, "HIPERSOCKETS"))
+        ERR(c, val->line, ZVS_MSG_NIC_TYPE_UNSUPPORTED, "HIPERSOCKETS");
+    else
+        bad_value(c, val, "TYPE", "QDIO or HIPERSOCKETS");
+}
+
+static void nd_devices(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                       unsigned nval)
+{
+    struct ud_ctx *c = ctx;
+    uint32_t n;
+
+    if (zvs_parse_dec(val->s, 3, 3072, &n) < 0)
+        bad_value(c, val, "DEVICES", "3-3072");
+    else
+        c->nic.devices = (uint16_t)n;
+}
+
+static void nd_lan(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                   unsigned nval)
+{
+    struct ud_ctx *c = ctx;
+
+    if (!zvs_tok_is(&val[0], "SYSTEM"))
+        ERR(c, val[0].line, ZVS_MSG_GUEST_LAN_UNSUPPORTED, val[0].s, val[1].s);
+    else if (zvs_parse_name(val[1].s, c->nic.lan) < 0)
+        bad_value(c, &val[1], "LAN SYSTEM", RULE_NAME);
+}
+
+static void nd_macid(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                     unsigned nval)
+{
+    struct ud_ctx *c = ctx;
+
+    if (zvs_parse_hex(val->s, 6, 6, &c->nic.macid) < 0)
+        bad_value(c, val, "MACID", "6 hex digits");
+    else
+        c->nic.macid_source = ZVS_MACID_USER;
+}
+
+static void nd_porttype(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                        unsigned nval)
+{
+    struct ud_ctx *c = ctx;
+
+    if (zvs_tok_is(val, "ACCESS"))
+        c->nic.porttype = ZVS_PORTTYPE_ACCESS;
+    else if (zvs_tok_is(val, "TRUNK"))
+        c->nic.porttype = ZVS_PORTTYPE_TRUNK;
+    else
+        bad_value(c, val, "PORTTYPE", "ACCESS or TRUNK");
+}
+
+static void nd_vlan(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                    unsigned nval)
+{
+    struct ud_ctx *c = ctx;
+
+    c->nic.has_vlan = true;
+    for (unsigned i = 0; i < nval; i++)
+        if (zvs_vidset_add(&c->nic.vlan, val[i].s) < 0)
+            bad_value(c, &val[i], "VLAN", RULE_VIDSET);
+}
+
+static const struct zvs_opdef nicdef_ops[ND_COUNT] = {
+    [ND_TYPE]     = { "TYPE", 1, 1, false, 0, nd_type },
+    [ND_DEVICES]  = { "DEVICES", 1, 1, false, 0, nd_devices },
+    [ND_LAN]      = { "LAN", 2, 2, false, 0, nd_lan },
+    [ND_MACID]    = { "MACID", 1, 1, false, 0, nd_macid },
+    [ND_PORTTYPE] = { "PORTTYPE", 1, 1, false, 0, nd_porttype },
+    [ND_VLAN]     = { "VLAN", 1, ZVS_VIDSET_MAX, true, 0, nd_vlan },
+};
+
+/* NICDEF and NICBIND start alike: a vdev, inside a USER entry. */
+static void nic_stmt_begin(struct ud_ctx *c, const struct zvs_stmt *stmt,
+                           const struct zvs_tok *vdev, const char *name)
+{
+    uint32_t v = 0;
+
+    c->errors0 = c->cfg->msgs.errors;
+    c->given = 0;
+    c->vdev_ok = zvs_parse_hex(vdev->s, 1, 4, &v) == 0;
+    c->nic = (struct zvs_cfg_nic){ .vdev = (uint16_t)v, .line = stmt->tok[0].line,
+                                   .vswitch = -1 };
+    if (!c->vdev_ok)
+        bad_value(c, vdev, "vdev", RULE_VDEV);
+    if (!c->in_user)
+        ERR(c, stmt->tok[0].line, ZVS_MSG_NOT_IN_USER, name);
+}
+
+/* The NIC with c->nic.vdev in the current entry, or NULL. */
+static struct zvs_cfg_nic *entry_nic(struct ud_ctx *c)
+{
+    const struct zvs_cfg_user *u = &c->cfg->user[c->cur_user];
+
+    for (unsigned i = u->first_nic; i < (unsigned)u->first_nic + u->nnic; i++)
+        if (c->cfg->nic[i].vdev == c->nic.vdev)
+            return &c->cfg->nic[i];
+    return NULL;
+}
+
+static void nicdef_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
+                         unsigned npos)
+{
+    nic_stmt_begin(ctx, stmt, &pos[0], "NICDEF");
+}
+
+/* A repeated NICDEF: what it gives replaces what the NIC had. */
+static void nicdef_modify(struct ud_ctx *c, struct zvs_cfg_nic *nic)
+{
+    const struct zvs_cfg_nic *d = &c->nic;
+
+    if (c->given & ZVS_OPBIT(ND_TYPE)) {
+        if (nic->type_line != 0) {
+            char vdev[8], line[12];
+            vdev_str(vdev, sizeof vdev, nic->vdev);
+            num_str(line, sizeof line, nic->type_line);
+            ERR(c, d->type_line, ZVS_MSG_NIC_ONCE, vdev, "TYPE", line);
+            return;
+        }
+        nic->type_line = d->type_line;
+    }
+    if (c->given & ZVS_OPBIT(ND_DEVICES))
+        nic->devices = d->devices;
+    if (c->given & ZVS_OPBIT(ND_LAN))
+        memcpy(nic->lan, d->lan, sizeof nic->lan);
+    if (c->given & ZVS_OPBIT(ND_MACID)) {
+        nic->macid = d->macid;
+        nic->macid_source = d->macid_source;
+    }
+    if (c->given & ZVS_OPBIT(ND_PORTTYPE))
+        nic->porttype = d->porttype;
+    if (c->given & ZVS_OPBIT(ND_VLAN)) {
+        nic->has_vlan = d->has_vlan;
+        nic->vlan = d->vlan;
+    }
+}
+
+static void nicdef_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct ud_ctx *c = ctx;
+    struct zvs_cfg *cfg = c->cfg;
+
+    c->given = given;
+    if (!stmt_clean(c) || c->cur_user < 0 || !c->vdev_ok)
+        return;
+    struct zvs_cfg_nic *nic = entry_nic(c);
+    if (nic != NULL) {
+        nicdef_modify(c, nic);
+        return;
+    }
+    if (cfg->nnic == ZVS_CFG_MAX_NICS) {
+        char num[12];
+        num_str(num, sizeof num, ZVS_CFG_MAX_NICS);
+        ERR(c, c->nic.line, ZVS_MSG_TOO_MANY, "NICDEF", num);
+        return;
+    }
+    c->nic.user = (uint16_t)c->cur_user;
+    if (!(given & ZVS_OPBIT(ND_DEVICES)))
+        c->nic.devices = 3;
+    cfg->nic[cfg->nnic++] = c->nic;
+    cfg->user[c->cur_user].nnic++;
+}
+
+/* ---- NICBIND ------------------------------------------------------------------------- */
+
+enum { NB_TAP, NB_QDIO, NB_WORKLOAD, NB_COUNT };
+
+static void nb_tap(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                   unsigned nval)
+{
+    struct ud_ctx *c = ctx;
+
+    c->nic.backend = ZVS_NIC_BACKEND_TAP;
+    if (!zvs_ifname_valid(val->s))
+        bad_value(c, val, "TAP", RULE_IFNAME);
+    else
+        snprintf(c->nic.ifname, sizeof c->nic.ifname, "%s", val->s);
+}
+
+static void nb_qdio(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                    unsigned nval)
+{
+    ((struct ud_ctx *)ctx)->nic.backend = ZVS_NIC_BACKEND_QDIO;
+}
+
+static void nb_workload(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                        unsigned nval)
+{
+    struct ud_ctx *c = ctx;
+
+    c->nic.backend = ZVS_NIC_BACKEND_WORKLOAD;
+    if (zvs_tok_is(val, "STR"))
+        c->nic.workload = ZVS_WORKLOAD_STR;
+    else if (zvs_tok_is(val, "RR"))
+        c->nic.workload = ZVS_WORKLOAD_RR;
+    else
+        bad_value(c, val, "WORKLOAD", "STR or RR");
+}
+
+static const struct zvs_opdef nicbind_ops[NB_COUNT] = {
+    [NB_TAP]      = { "TAP", 1, 1, false, ZVS_OPBIT(NB_QDIO) | ZVS_OPBIT(NB_WORKLOAD), nb_tap },
+    [NB_QDIO]     = { "QDIO", 0, 0, false, ZVS_OPBIT(NB_WORKLOAD), nb_qdio },
+    [NB_WORKLOAD] = { "WORKLOAD", 1, 1, false, 0, nb_workload },
+};
+
+static void nicbind_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
+                          unsigned npos)
+{
+    nic_stmt_begin(ctx, stmt, &pos[0], "NICBIND");
+}
+
+static void nicbind_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct ud_ctx *c = ctx;
+    char vdev[8], num[12];
+
+    if (given == 0)
+        ERR(c, stmt->tok[stmt->ntok - 1].line, ZVS_MSG_OPERAND_MISSING, "TAP, QDIO or WORKLOAD");
+    if (!stmt_clean(c) || c->cur_user < 0 || !c->vdev_ok)
+        return;
+    vdev_str(vdev, sizeof vdev, c->nic.vdev);
+    struct zvs_cfg_nic *nic = entry_nic(c);
+    if (nic == NULL) {
+        ERR(c, c->nic.line, ZVS_MSG_NICBIND_NO_NIC, vdev, c->cfg->user[c->cur_user].userid);
+        return;
+    }
+    if (nic->bind_line != 0) {
+        num_str(num, sizeof num, nic->bind_line);
+        ERR(c, c->nic.line, ZVS_MSG_ALREADY_DEFINED, "NICBIND", vdev, num);
+        return;
+    }
+    nic->backend = c->nic.backend;
+    memcpy(nic->ifname, c->nic.ifname, sizeof nic->ifname);
+    nic->workload = c->nic.workload;
+    nic->bind_line = c->nic.line;
+}
+
+/* ---- after the last statement -------------------------------------------------------- */
+
+static void range_str(char *buf, size_t size, const struct zvs_cfg_nic *n)
+{
+    snprintf(buf, size, "%04X-%04X", (unsigned)n->vdev,
+             (unsigned)(n->vdev + n->devices - 1) & 0xFFFFu);
+}
+
+static void check_nics(struct ud_ctx *c, unsigned first)
+{
+    struct zvs_cfg *cfg = c->cfg;
+
+    for (unsigned i = first; i < cfg->nnic; i++) {
+        const struct zvs_cfg_nic *n = &cfg->nic[i];
+        char vdev[8], num[12], r1[16], r2[16];
+        vdev_str(vdev, sizeof vdev, n->vdev);
+        if (n->type_line == 0)
+            ERR(c, n->line, ZVS_MSG_NIC_NEEDS, vdev, "TYPE");
+        if ((uint32_t)n->vdev + n->devices - 1 > 0xFFFF) {
+            num_str(num, sizeof num, n->devices);
+            ERR(c, n->line, ZVS_MSG_VALUE_INVALID, "DEVICES", num,
+                "vdev + DEVICES - 1 must not exceed FFFF");
+            continue;
+        }
+        const struct zvs_cfg_user *u = &cfg->user[n->user];
+        for (unsigned j = u->first_nic; j < i; j++) {
+            const struct zvs_cfg_nic *o = &cfg->nic[j];
+            if (n->vdev <= o->vdev + o->devices - 1 && o->vdev <= n->vdev + n->devices - 1) {
+                char other[8];
+                vdev_str(other, sizeof other, o->vdev);
+                range_str(r1, sizeof r1, n);
+                range_str(r2, sizeof r2, o);
+                ERR(c, n->line, ZVS_MSG_NIC_OVERLAP, vdev, r1, other, r2);
+                break;
+            }
+        }
+    }
+}
+
+/* ---- the statement table ------------------------------------------------------------- */
+
+static const struct zvs_stmtdef userdirect_stmts[] = {
+    { { "USER", NULL }, "USER", 4, 5,
+      { "userid", "password", "storage", "maxstorage", "privclasses" },
+      NULL, 0, user_begin, user_end },
+    { { "IDENTITY", NULL }, "IDENTITY", 4, 5,
+      { "userid", "password", "storage", "maxstorage", "privclasses" },
+      NULL, 0, identity_begin, user_end },
+    { { "NICDEF", NULL }, "NICDEF", 1, 1, { "vdev" },
+      nicdef_ops, ND_COUNT, nicdef_begin, nicdef_end },
+    { { "NICBIND", NULL }, "NICBIND", 1, 1, { "vdev" },
+      nicbind_ops, NB_COUNT, nicbind_begin, nicbind_end },
+};
+
+int zvs_cfg_parse_userdirect_buf(struct zvs_cfg *cfg, const char *name, const char *buf,
+                                 size_t len)
+{
+    snprintf(cfg->userdirect_file, sizeof cfg->userdirect_file, "%s",
+             name != NULL ? name : "USER DIRECT");
+    struct ud_ctx c = {
+        .cfg = cfg,
+        .sink = { .list = &cfg->msgs, .file = cfg->userdirect_file },
+        .cur_user = -1,
+    };
+    unsigned before = cfg->msgs.errors;
+    unsigned first_nic = cfg->nnic;
+    int rc = zvs_parse_text(buf, len, userdirect_stmts,
+                            sizeof userdirect_stmts / sizeof userdirect_stmts[0], &c, &c.sink);
+    if (rc < 0)
+        return rc;
+    check_nics(&c, first_nic);
+    return (int)(cfg->msgs.errors - before);
+}
+
+int zvs_cfg_parse_userdirect_text(struct zvs_cfg *cfg, const char *name, const char *text)
+{
+    return zvs_cfg_parse_userdirect_buf(cfg, name, text, strlen(text));
+}

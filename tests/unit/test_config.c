@@ -1,0 +1,839 @@
+/* SYSTEM CONFIG / USER DIRECT parser tests.
+ *
+ * Golden: the lab files in configs/ parse without a message and dump byte for byte as
+ * tests/golden/config/sample.dump. Errors: every case below feeds a SYSTEM CONFIG and/or
+ * USER DIRECT text, runs validate, and compares the complete list of messages (file,
+ * line, id and text) with the expected strings, in order. Run from the repository root.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp-commands/config.h"
+#include "cp-commands/messages.h"
+#include "cp-commands/tokens.h"
+
+#define GOLDEN_DIR "tests/golden/config/"
+
+static struct zvs_cfg *run(const char *sc, const char *ud)
+{
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    assert_non_null(cfg);
+    if (sc != NULL)
+        assert_true(zvs_cfg_parse_sysconfig_text(cfg, "SYSTEM.CONFIG", sc) >= 0);
+    if (ud != NULL)
+        assert_true(zvs_cfg_parse_userdirect_text(cfg, "USER.DIRECT", ud) >= 0);
+    assert_true(zvs_cfg_validate(cfg) >= 0);
+    return cfg;
+}
+
+static void print_msgs(const struct zvs_cfg *cfg)
+{
+    for (unsigned i = 0; i < cfg->msgs.n; i++)
+        print_message("  got: %s\n", cfg->msgs.msg[i].text);
+}
+
+/* exp: NULL-terminated list of the exact message lines. */
+static void expect_msgs(const struct zvs_cfg *cfg, const char *const *exp)
+{
+    unsigned n = 0;
+    while (exp[n] != NULL)
+        n++;
+    if (cfg->msgs.n != n)
+        print_msgs(cfg);
+    assert_int_equal(cfg->msgs.n, n);
+    unsigned errors = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (strcmp(cfg->msgs.msg[i].text, exp[i]) != 0)
+            print_msgs(cfg);
+        assert_string_equal(cfg->msgs.msg[i].text, exp[i]);
+        errors += cfg->msgs.msg[i].severity == 'E';
+    }
+    assert_int_equal(zvs_cfg_errors(cfg), errors);
+}
+
+static char *dump_str(const struct zvs_cfg *cfg)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(zvs_cfg_dump(cfg, f), 0);
+    fclose(f);
+    return buf;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        fail_msg("cannot open %s (run from the repository root)", path);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    int c;
+    while ((c = fgetc(f)) != EOF)
+        fputc(c, m);
+    fclose(m);
+    fclose(f);
+    return buf;
+}
+
+/* ---- error cases --------------------------------------------------------------------- */
+
+struct err_case {
+    const char *name;
+    const char *sc;                     /* SYSTEM.CONFIG text or NULL */
+    const char *ud;                     /* USER.DIRECT text or NULL */
+    const char *exp[6];                 /* messages, NULL-terminated */
+};
+
+#define SC "SYSTEM.CONFIG:"
+#define UD "USER.DIRECT:"
+#define RULE_NAME "(1-8 characters A-Z 0-9 @ # $)"
+#define RULE_RDEV "(hex device nnnn or nnnn.Pn)"
+#define RULE_IFNAME "(Linux interface name: 1-15 characters, no / : or blanks)"
+#define RULE_VIDSET "(VLAN IDs 1-4094 or ranges lo-hi)"
+#define RULE_RANGE "(xxxxxx-xxxxxx, 6 hex digits each, low <= high)"
+#define NOTLOCAL " is not a locally administered unicast prefix (first byte: X'02' set, X'01' clear)"
+
+static const struct err_case err_cases[] = {
+    /* Statements and lexical rules. */
+    { "unknown statement", "FOO BAR\n", NULL,
+      { SC "1: HCP1001E Statement FOO is not recognized" } },
+    { "unknown DEFINE", "\n\nDEFINE LAN X\n", NULL,
+      { SC "3: HCP1001E Statement DEFINE LAN is not recognized" } },
+    { "continued at EOF", "VMLAN MACPREFIX 02000C\nDEFINE VSWITCH A,\n* comment\n\n", NULL,
+      { SC "2: HCP1009E Statement DEFINE is continued at end of file" } },
+    { "continued at EOF after comment", "DEFINE VSWITCH A, /* more */", NULL,
+      { SC "1: HCP1009E Statement DEFINE is continued at end of file" } },
+    { "unterminated comment", "VMLAN MACPREFIX 02000C\n/* open\n more\n", NULL,
+      { SC "2: HCP1010E Comment /* is not terminated at end of file" } },
+    { "unterminated comment after statement", "DEFINE VSWITCH A /* oops\nDEFINE VSWITCH B\n",
+      NULL, { SC "1: HCP1010E Comment /* is not terminated at end of file" } },
+    { "comments do not nest", "/* a /* b */ c */\n", NULL,
+      { SC "1: HCP1011E Comment end */ has no comment start",
+        SC "1: HCP1001E Statement c is not recognized" } },
+    { "invalid character", "VMLAN MACPREFIX 02000C\x01\x02\n", NULL,
+      { SC "1: HCP1012E Character X'01' is not valid" } },
+    { "invalid character 8-bit", "VMLAN MACPREFIX \xC3\xA9" "02000C\n", NULL,
+      { SC "1: HCP1012E Character X'C3' is not valid" } },
+
+    /* DEFINE VSWITCH. */
+    { "switchname missing", "DEFINE VSWITCH\n", NULL,
+      { SC "1: HCP1002E Operand switchname is missing" } },
+    { "switchname too long", "DEFINE VSWITCH TOOLONGNM\n", NULL,
+      { SC "1: HCP1003E Operand switchname value TOOLONGNM is not valid " RULE_NAME } },
+    { "switchname bad char", "DEFINE VSWITCH A-B\n", NULL,
+      { SC "1: HCP1003E Operand switchname value A-B is not valid " RULE_NAME } },
+    { "unknown operand", "DEFINE VSWITCH A FOO\n", NULL,
+      { SC "1: HCP1004E Operand FOO is not recognized by DEFINE VSWITCH" } },
+    { "abbreviation", "DEFINE VSWITCH A QUEUESTOR 1M\n", NULL,
+      { SC "1: HCP1004E Operand QUEUESTOR is not recognized by DEFINE VSWITCH",
+        SC "1: HCP1004E Operand 1M is not recognized by DEFINE VSWITCH" } },
+    { "operand twice", "DEFINE VSWITCH A CONNECT,\n  connect\n", NULL,
+      { SC "2: HCP1005E Operand CONNECT is specified more than once" } },
+    { "CONNECT DISCONNECT", "DEFINE VSWITCH A CONNECT DISCONNECT\n", NULL,
+      { SC "1: HCP1006E Operand DISCONNECT conflicts with CONNECT" } },
+    { "RDEV NOUPLINK", "DEFINE VSWITCH A NOUPLINK RDEV 28BA\n", NULL,
+      { SC "1: HCP1006E Operand RDEV conflicts with NOUPLINK" } },
+    { "RDEV GROUP", "DEFINE VSWITCH A RDEV 28BA GROUP G1\n", NULL,
+      { SC "1: HCP1006E Operand GROUP conflicts with RDEV" } },
+    { "GROUP NOGROUP", "DEFINE VSWITCH A NOGROUP GROUP G1\n", NULL,
+      { SC "1: HCP1006E Operand GROUP conflicts with NOGROUP" } },
+    { "RDEV four", "DEFINE VSWITCH A RDEV 1 2 3 4\n", NULL,
+      { SC "1: HCP1008E Operand RDEV accepts at most 3 values; 4 is one too many" } },
+    { "RDEV five digits", "DEFINE VSWITCH A RDEV 12345\n", NULL,
+      { SC "1: HCP1003E Operand RDEV value 12345 is not valid " RULE_RDEV } },
+    { "RDEV port 10", "DEFINE VSWITCH A RDEV 28BA.P10\n", NULL,
+      { SC "1: HCP1003E Operand RDEV value 28BA.P10 is not valid " RULE_RDEV } },
+    { "RDEV port letter", "DEFINE VSWITCH A RDEV 28BA.Q1\n", NULL,
+      { SC "1: HCP1003E Operand RDEV value 28BA.Q1 is not valid " RULE_RDEV } },
+    { "RDEV NONE not alone", "DEFINE VSWITCH A RDEV NONE 28BA\n", NULL,
+      { SC "1: HCP1003E Operand RDEV value NONE is not valid (NONE stands alone)" } },
+    { "RDEV twice", "DEFINE VSWITCH A RDEV 28BA 28ba\n", NULL,
+      { SC "1: HCP1003E Operand RDEV value 28ba is not valid (device given twice)" } },
+    { "RDEV no value", "DEFINE VSWITCH A RDEV ETHERNET\n", NULL,
+      { SC "1: HCP1007E Operand RDEV requires a value" } },
+    { "IP", "DEFINE VSWITCH A IP\n", NULL,
+      { SC "1: HCP1017E Operand IP is not supported: zvswitch switches are ETHERNET (layer 2) only" } },
+    { "ETHERNET IP", "DEFINE VSWITCH A ETHERNET IP\n", NULL,
+      { SC "1: HCP1006E Operand IP conflicts with ETHERNET" } },
+    { "VLAN 4095", "DEFINE VSWITCH A VLAN 4095\n", NULL,
+      { SC "1: HCP1003E Operand VLAN value 4095 is not valid (UNAWARE, AWARE or 1-4094)" } },
+    { "NATIVE 0", "DEFINE VSWITCH A VLAN AWARE NATIVE 0\n", NULL,
+      { SC "1: HCP1003E Operand NATIVE value 0 is not valid (NONE or 1-4094)" } },
+    { "NATIVE unaware", "DEFINE VSWITCH A NATIVE 5\n", NULL,
+      { SC "1: HCP1027E Operand NATIVE is not allowed: VSWITCH A is VLAN UNAWARE" } },
+    { "PORTTYPE", "DEFINE VSWITCH A PORTTYPE HYBRID\n", NULL,
+      { SC "1: HCP1003E Operand PORTTYPE value HYBRID is not valid (ACCESS or TRUNK)" } },
+    { "QUEUESTORAGE 9M", "\n\n\n\n\n\n\n\n\n\n\nDEFINE VSWITCH A QUEUESTORAGE 9M\n", NULL,
+      { SC "12: HCP1003E Operand QUEUESTORAGE value 9M is not valid (1M-8M)" } },
+    { "QUEUESTORAGE 0", "DEFINE VSWITCH A QUEUESTORAGE 0\n", NULL,
+      { SC "1: HCP1003E Operand QUEUESTORAGE value 0 is not valid (1M-8M)" } },
+    { "QUEUESTORAGE M", "DEFINE VSWITCH A QUEUESTORAGE M\n", NULL,
+      { SC "1: HCP1003E Operand QUEUESTORAGE value M is not valid (1M-8M)" } },
+    { "QUEUESTORAGE 1MB", "DEFINE VSWITCH A QUEUESTORAGE 1MB\n", NULL,
+      { SC "1: HCP1003E Operand QUEUESTORAGE value 1MB is not valid (1M-8M)" } },
+    { "QUEUESTORAGE 10M", "DEFINE VSWITCH A QUEUESTORAGE 10M\n", NULL,
+      { SC "1: HCP1003E Operand QUEUESTORAGE value 10M is not valid (1M-8M)" } },
+    { "QUEUESTORAGE no value", "DEFINE VSWITCH A QUEUESTORAGE\n", NULL,
+      { SC "1: HCP1007E Operand QUEUESTORAGE requires a value" } },
+    { "CONTROLLER", "DEFINE VSWITCH A CONTROLLER TCPIPUSER1\n", NULL,
+      { SC "1: HCP1003E Operand CONTROLLER value TCPIPUSER1 is not valid"
+           " (* or a userid of 1-8 characters A-Z 0-9 @ # $)" } },
+    { "GROUP", "DEFINE VSWITCH A GROUP G.1\n", NULL,
+      { SC "1: HCP1003E Operand GROUP value G.1 is not valid " RULE_NAME } },
+    { "MACPROTECT", "DEFINE VSWITCH A MACPROTECT YES\n", NULL,
+      { SC "1: HCP1003E Operand MACPROTECT value YES is not valid (ON, OFF or UNSPECIFIED)" } },
+    { "ISOLATION", "DEFINE VSWITCH A ISOLATION 1\n", NULL,
+      { SC "1: HCP1003E Operand ISOLATION value 1 is not valid (ON or OFF)" } },
+    { "DEFINE twice", "DEFINE VSWITCH A\n* x\nDEFINE VSWITCH a RDEV NONE\n", NULL,
+      { SC "3: HCP1014E VSWITCH A is already defined on line 1" } },
+    { "all errors of a statement", "DEFINE VSWITCH A VLAN 0,\n PORTTYPE X QUEUESTORAGE 9\n",
+      NULL,
+      { SC "1: HCP1003E Operand VLAN value 0 is not valid (UNAWARE, AWARE or 1-4094)",
+        SC "2: HCP1003E Operand PORTTYPE value X is not valid (ACCESS or TRUNK)",
+        SC "2: HCP1003E Operand QUEUESTORAGE value 9 is not valid (1M-8M)" } },
+
+    /* MODIFY VSWITCH ... GRANT. */
+    { "MODIFY undefined", "MODIFY VSWITCH B GRANT X\n", NULL,
+      { SC "1: HCP1016E VSWITCH B is not defined" } },
+    { "MODIFY before DEFINE", "MODIFY VSWITCH A GRANT X\nDEFINE VSWITCH A\n", NULL,
+      { SC "1: HCP1016E VSWITCH A is not defined" } },
+    { "GRANT missing", "DEFINE VSWITCH A\nMODIFY VSWITCH A PORTTYPE TRUNK\n", NULL,
+      { SC "2: HCP1002E Operand GRANT is missing" } },
+    { "GRANT bad user", "DEFINE VSWITCH A\nMODIFY VSWITCH A GRANT LINUXGUEST\n", NULL,
+      { SC "2: HCP1003E Operand GRANT value LINUXGUEST is not valid " RULE_NAME } },
+    { "GRANT VLAN unaware", "DEFINE VSWITCH A\nMODIFY VSWITCH A GRANT U VLAN 10\n", NULL,
+      { SC "2: HCP1027E Operand VLAN is not allowed: VSWITCH A is VLAN UNAWARE" } },
+    { "GRANT ACCESS two VLANs", "DEFINE VSWITCH A VLAN 1\nMODIFY VSWITCH A GRANT U VLAN 20 10\n",
+      NULL,
+      { SC "2: HCP1028E Operand VLAN 10 20 names more than one VLAN ID; PORTTYPE ACCESS allows one" } },
+    { "GRANT switch TRUNK default", "DEFINE VSWITCH A VLAN 1 PORTTYPE TRUNK\n"
+      "MODIFY VSWITCH A GRANT U VLAN 20 10 PORTTYPE ACCESS\n", NULL,
+      { SC "2: HCP1028E Operand VLAN 10 20 names more than one VLAN ID; PORTTYPE ACCESS allows one" } },
+    { "GRANT VLAN 0", "DEFINE VSWITCH A VLAN 1\nMODIFY VSWITCH A GRANT U PORTTYPE TRUNK VLAN 0\n",
+      NULL, { SC "2: HCP1003E Operand VLAN value 0 is not valid " RULE_VIDSET } },
+    { "GRANT VLAN range reversed",
+      "DEFINE VSWITCH A VLAN 1\nMODIFY VSWITCH A GRANT U PORTTYPE TRUNK VLAN 20-10 4095\n", NULL,
+      { SC "2: HCP1003E Operand VLAN value 20-10 is not valid " RULE_VIDSET,
+        SC "2: HCP1003E Operand VLAN value 4095 is not valid " RULE_VIDSET } },
+    { "GRANT VLAN 33 tokens",
+      "DEFINE VSWITCH A VLAN 1\nMODIFY VSWITCH A GRANT U PORTTYPE TRUNK VLAN 1 2 3 4 5 6 7 8 9 "
+      "10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33\n", NULL,
+      { SC "2: HCP1008E Operand VLAN accepts at most 32 values; 33 is one too many" } },
+    { "GRANT twice", "DEFINE VSWITCH A\nMODIFY VSWITCH A GRANT U\nMODIFY VSWITCH A GRANT u\n",
+      NULL, { SC "3: HCP1029E USER U is already granted on VSWITCH A on line 2" } },
+
+    /* RDEVICE. */
+    { "RDEVICE bad", "RDEVICE XYZ1 INTERFACE eth0\n", NULL,
+      { SC "1: HCP1003E Operand RDEVICE value XYZ1 is not valid " RULE_RDEV } },
+    { "RDEVICE no INTERFACE", "RDEVICE 28BA\n", NULL,
+      { SC "1: HCP1002E Operand INTERFACE is missing" } },
+    { "RDEVICE rdev missing", "RDEVICE\n", NULL,
+      { SC "1: HCP1002E Operand rdev is missing" } },
+    { "INTERFACE slash", "RDEVICE 28BA INTERFACE a/b\n", NULL,
+      { SC "1: HCP1003E Operand INTERFACE value a/b is not valid " RULE_IFNAME } },
+    { "INTERFACE colon", "RDEVICE 28BA INTERFACE eth0:1\n", NULL,
+      { SC "1: HCP1003E Operand INTERFACE value eth0:1 is not valid " RULE_IFNAME } },
+    { "INTERFACE 16 chars", "RDEVICE 28BA INTERFACE abcdefghijklmnop\n", NULL,
+      { SC "1: HCP1003E Operand INTERFACE value abcdefghijklmnop is not valid " RULE_IFNAME } },
+    { "INTERFACE dotdot", "RDEVICE 28BA INTERFACE ..\n", NULL,
+      { SC "1: HCP1003E Operand INTERFACE value .. is not valid " RULE_IFNAME } },
+    { "RDEVICE twice", "RDEVICE 28BA INTERFACE a\nRDEVICE 28ba.P0 INTERFACE b\n", NULL,
+      { SC "2: HCP1014E RDEVICE 28BA is already defined on line 1" } },
+
+    /* VMLAN. */
+    { "MACPREFIX not local", "VMLAN MACPREFIX 000000\n", NULL,
+      { SC "1: HCP1023E MACPREFIX 000000" NOTLOCAL } },
+    { "MACPREFIX multicast", "VMLAN MACPREFIX 03000C\n", NULL,
+      { SC "1: HCP1023E MACPREFIX 03000C" NOTLOCAL } },
+    { "MACPREFIX 5 digits", "VMLAN MACPREFIX 02000\n", NULL,
+      { SC "1: HCP1003E Operand MACPREFIX value 02000 is not valid (6 hex digits)" } },
+    { "MACPREFIX twice", "VMLAN MACPREFIX 020000\nVMLAN MACPREFIX 020001\n", NULL,
+      { SC "2: HCP1014E VMLAN MACPREFIX is already defined on line 1" } },
+    { "VMLAN empty", "VMLAN\n", NULL,
+      { SC "1: HCP1002E Operand MACPREFIX or MACIDRANGE is missing" } },
+    { "MACIDRANGE overlap", "VMLAN MACIDRANGE SYSTEM 000001-0000FF USER 000080-FFFFFF\n", NULL,
+      { SC "1: HCP1024E MACIDRANGE SYSTEM 000001-0000FF overlaps USER 000080-FFFFFF" } },
+    { "MACIDRANGE no USER", "VMLAN MACIDRANGE SYSTEM 000001-0000FF\n", NULL,
+      { SC "1: HCP1002E Operand USER is missing" } },
+    { "MACIDRANGE reversed", "VMLAN MACIDRANGE USER 000100-FFFFFF SYSTEM 0000FF-000001\n", NULL,
+      { SC "1: HCP1003E Operand SYSTEM value 0000FF-000001 is not valid " RULE_RANGE } },
+    { "MACIDRANGE sub-operand", "VMLAN MACIDRANGE SYSTEM 000001-00000F FOO 1\n", NULL,
+      { SC "1: HCP1004E Operand FOO is not recognized by MACIDRANGE",
+        SC "1: HCP1004E Operand 1 is not recognized by MACIDRANGE",
+        SC "1: HCP1002E Operand USER is missing" } },
+    { "MACIDRANGE twice",
+      "VMLAN MACIDRANGE SYSTEM 000001-00000F USER 000010-0000FF\n"
+      "VMLAN MACPREFIX 02000C MACIDRANGE SYSTEM 000001-00000F USER 000010-0000FF\n", NULL,
+      { SC "2: HCP1014E VMLAN MACIDRANGE is already defined on line 1" } },
+
+    /* USER DIRECT. */
+    { "NICDEF outside USER", NULL, "NICDEF F000 TYPE QDIO\n",
+      { UD "1: HCP1020E Statement NICDEF is not within a USER entry" } },
+    { "NICBIND outside USER", NULL, "NICBIND F000 QDIO\n",
+      { UD "1: HCP1020E Statement NICBIND is not within a USER entry" } },
+    { "USER short", NULL, "USER A PW 1G\n",
+      { UD "1: HCP1002E Operand maxstorage is missing" } },
+    { "USER bad userid", NULL, "USER LINUXGUEST PW 1G 2G\n",
+      { UD "1: HCP1003E Operand userid value LINUXGUEST is not valid " RULE_NAME } },
+    { "USER bad storage", NULL, "USER A PW 1X 2G\n",
+      { UD "1: HCP1003E Operand storage value 1X is not valid (1-10 digits and K, M, G or T)" } },
+    { "USER storage overflow", NULL, "USER A PW 1G 99999999T\n",
+      { UD "1: HCP1003E Operand maxstorage value 99999999T is not valid"
+           " (1-10 digits and K, M, G or T)" } },
+    { "USER storage > max", NULL, "USER A PW 4G 2048M\n",
+      { UD "1: HCP1025E Operand storage value 4G exceeds maxstorage 2048M" } },
+    { "USER password", NULL, "USER A SECRET123 1G 2G\n",
+      { UD "1: HCP1003E Operand password value (not shown) is not valid (1-8 characters)" } },
+    { "USER classes", NULL, "USER A PW 1G 2G G7\n",
+      { UD "1: HCP1003E Operand privclasses value G7 is not valid (letters A-Z and digits 1-6)" } },
+    { "USER extra", NULL, "USER A PW 1G 2G G EXTRA\n",
+      { UD "1: HCP1004E Operand EXTRA is not recognized by USER" } },
+    { "USER twice", NULL, "USER A PW 1G 2G\nIDENTITY a PW 1G 2G\n",
+      { UD "2: HCP1014E USER A is already defined on line 1" } },
+    { "NICDEF bad vdev", NULL, "USER A PW 1G 2G\nNICDEF 10000 TYPE QDIO\n",
+      { UD "2: HCP1003E Operand vdev value 10000 is not valid (1-4 hex digits)" } },
+    { "NICDEF no TYPE", NULL, "USER A PW 1G 2G\nNICDEF F000 DEVICES 3\n",
+      { UD "2: HCP1021E NICDEF F000 requires operand TYPE" } },
+    { "NICDEF TYPE in modifier", NULL,
+      "USER A PW 1G 2G\nNICDEF F000 DEVICES 4\nNICDEF F000 TYPE QDIO\n", { NULL } },
+    { "NICDEF TYPE twice", NULL,
+      "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICDEF F000 TYPE QDIO\n",
+      { UD "3: HCP1030E NICDEF F000 operand TYPE was already given on line 2" } },
+    { "NICDEF TYPE twice in one", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO TYPE QDIO\n",
+      { UD "2: HCP1005E Operand TYPE is specified more than once" } },
+    { "NICDEF HIPERSOCKETS", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE HIPERSOCKETS\n",
+      { UD "2: HCP1018E NICDEF TYPE HIPERSOCKETS is not supported:"
+           " zvswitch emulates QDIO adapters only" } },
+    { "NICDEF TYPE bad", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE OSA\n",
+      { UD "2: HCP1003E Operand TYPE value OSA is not valid (QDIO or HIPERSOCKETS)" } },
+    { "NICDEF DEVICES 2", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO DEVICES 2\n",
+      { UD "2: HCP1003E Operand DEVICES value 2 is not valid (3-3072)" } },
+    { "NICDEF past FFFF", NULL, "USER A PW 1G 2G\nNICDEF FFFE TYPE QDIO\n",
+      { UD "2: HCP1003E Operand DEVICES value 3 is not valid"
+           " (vdev + DEVICES - 1 must not exceed FFFF)" } },
+    { "NICDEF overlap", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICDEF F002 TYPE QDIO\n",
+      { UD "3: HCP1026E NICDEF F002 (devices F002-F004) overlaps NICDEF F000 (devices F000-F002)" } },
+    { "NICDEF no overlap across users", NULL,
+      "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nUSER B PW 1G 2G\nNICDEF F000 TYPE QDIO\n",
+      { NULL } },
+    { "NICDEF guest LAN", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO LAN * MYLAN\n",
+      { UD "2: HCP1019E Operand LAN * MYLAN is not supported: use LAN SYSTEM switchname" } },
+    { "NICDEF LAN short", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO LAN SYSTEM\n",
+      { UD "2: HCP1007E Operand LAN requires a value" } },
+    { "NICDEF LAN name", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO LAN SYSTEM SW_1\n",
+      { UD "2: HCP1003E Operand LAN SYSTEM value SW_1 is not valid " RULE_NAME } },
+    { "NICDEF MACID", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO MACID 12345\n",
+      { UD "2: HCP1003E Operand MACID value 12345 is not valid (6 hex digits)" } },
+    { "NICDEF PORTTYPE", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO PORTTYPE X\n",
+      { UD "2: HCP1003E Operand PORTTYPE value X is not valid (ACCESS or TRUNK)" } },
+    { "NICDEF VLAN", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO VLAN 1-\n",
+      { UD "2: HCP1003E Operand VLAN value 1- is not valid " RULE_VIDSET } },
+    { "NICDEF after failed USER", NULL, "USER A PW 1X 2G\nNICDEF F000 DEVICES 9999\n",
+      { UD "1: HCP1003E Operand storage value 1X is not valid (1-10 digits and K, M, G or T)",
+        UD "2: HCP1003E Operand DEVICES value 9999 is not valid (3-3072)" } },
+    { "NICBIND no NICDEF", NULL, "USER A PW 1G 2G\nNICBIND F000 QDIO\nNICDEF F000 TYPE QDIO\n",
+      { UD "2: HCP1022E NICBIND F000 has no preceding NICDEF in USER A" } },
+    { "NICBIND other user", NULL,
+      "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nUSER B PW 1G 2G\nNICBIND F000 QDIO\n",
+      { UD "4: HCP1022E NICBIND F000 has no preceding NICDEF in USER B" } },
+    { "NICBIND twice", NULL,
+      "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000 QDIO\nNICBIND F000 WORKLOAD STR\n",
+      { UD "4: HCP1014E NICBIND F000 is already defined on line 3" } },
+    { "NICBIND nothing", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000\n",
+      { UD "3: HCP1002E Operand TAP, QDIO or WORKLOAD is missing" } },
+    { "NICBIND TAP QDIO", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000 TAP t0 QDIO\n",
+      { UD "3: HCP1006E Operand QDIO conflicts with TAP" } },
+    { "NICBIND TAP name", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000 TAP a/b\n",
+      { UD "3: HCP1003E Operand TAP value a/b is not valid " RULE_IFNAME } },
+    { "NICBIND WORKLOAD", NULL,
+      "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000 WORKLOAD FTP\n",
+      { UD "3: HCP1003E Operand WORKLOAD value FTP is not valid (STR or RR)" } },
+    { "USER DIRECT unknown statement", NULL, "USER A PW 1G 2G\nMDISK 0191 3390 1 10 VOL1\n",
+      { UD "2: HCP1001E Statement MDISK is not recognized" } },
+
+    /* Cross-checks. */
+    { "LAN SYSTEM undefined", "DEFINE VSWITCH SW1\n",
+      "USER A PW 1G 2G\n NICDEF F000 TYPE QDIO LAN SYSTEM NOSUCH\n",
+      { UD "2: HCP1050E NICDEF F000 of USER A names VSWITCH NOSUCH, which is not defined" } },
+    { "RDEV without RDEVICE", "DEFINE VSWITCH A RDEV 28BA 2902.P1\nRDEVICE 2902 INTERFACE e0\n",
+      NULL,
+      { SC "1: HCP1051E RDEV 28BA of VSWITCH A has no RDEVICE INTERFACE statement",
+        SC "1: HCP1051E RDEV 2902.P1 of VSWITCH A has no RDEVICE INTERFACE statement" } },
+    { "RDEV on two switches",
+      "DEFINE VSWITCH A RDEV 28BA\nDEFINE VSWITCH B RDEV 2902 28BA\n"
+      "RDEVICE 28BA INTERFACE e0\nRDEVICE 2902 INTERFACE e1\n", NULL,
+      { SC "2: HCP1055E RDEV 28BA is used by VSWITCH A and VSWITCH B" } },
+    { "interface twice", "RDEVICE 28BA INTERFACE e0\nRDEVICE 2902 INTERFACE e0\n",
+      "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000 TAP e0\n",
+      { SC "2: HCP1056E Interface e0 of RDEVICE 2902 is already used by RDEVICE 28BA",
+        UD "3: HCP1056E Interface e0 of USER A NICBIND F000 is already used by RDEVICE 28BA" } },
+    { "NICDEF VLAN unaware", "DEFINE VSWITCH SW1\n",
+      "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO LAN SYSTEM SW1 VLAN 10\n",
+      { UD "2: HCP1027E Operand VLAN is not allowed: VSWITCH SW1 is VLAN UNAWARE" } },
+    { "NICDEF ACCESS two VLANs", "DEFINE VSWITCH SW1 VLAN AWARE\n",
+      "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO LAN SYSTEM SW1 VLAN 10-11\n",
+      { UD "2: HCP1028E Operand VLAN 10-11 names more than one VLAN ID; PORTTYPE ACCESS allows one" } },
+    { "NICDEF TRUNK VLANs", "DEFINE VSWITCH SW1 VLAN AWARE PORTTYPE TRUNK\n",
+      "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO LAN SYSTEM SW1 VLAN 10-11\n", { NULL } },
+    { "NIC not authorized", "DEFINE VSWITCH SW1\nMODIFY VSWITCH SW1 GRANT B\n",
+      "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO LAN SYSTEM SW1\n"
+      "NICDEF F004 TYPE QDIO LAN SYSTEM SW1 PORTTYPE ACCESS\n"
+      "USER B PW 1G 2G\nNICDEF F000 TYPE QDIO LAN SYSTEM SW1\n",
+      { UD "2: HCP1057W NICDEF F000 of USER A is not authorized for VSWITCH SW1"
+           " (no GRANT, no NICDEF PORTTYPE or VLAN)" } },
+    { "duplicate MAC", NULL,
+      "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO MACID 000100\n"
+      "USER B PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICDEF F004 TYPE QDIO MACID 000100\n",
+      { UD "5: HCP1052E MAC 02-00-00-00-01-00 of USER B NICDEF F004 duplicates USER A NICDEF F000" } },
+    { "MACID outside USER range",
+      "VMLAN MACIDRANGE SYSTEM 000001-0000FF USER 000100-00FFFF\n",
+      "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO MACID 000005\n",
+      { UD "2: HCP1053E MACID 000005 of USER A NICDEF F000 is outside MACIDRANGE USER 000100-00FFFF" } },
+    { "MACIDRANGE exhausted",
+      "VMLAN MACIDRANGE SYSTEM 000001-000001 USER 000100-00FFFF\n",
+      "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICDEF F004 TYPE QDIO\nNICDEF F008 TYPE QDIO\n",
+      { UD "3: HCP1054E MACIDRANGE SYSTEM 000001-000001 is exhausted at USER A NICDEF F004" } },
+};
+
+static void test_error_case(void **state)
+{
+    const struct err_case *c = *state;
+    struct zvs_cfg *cfg = run(c->sc, c->ud);
+    expect_msgs(cfg, c->exp);
+    zvs_cfg_free(cfg);
+}
+
+/* ---- golden and behaviour ------------------------------------------------------------ */
+
+static void test_sample_golden(void **state)
+{
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig(cfg, "configs/SYSTEM.CONFIG"), 0);
+    assert_int_equal(zvs_cfg_parse_userdirect(cfg, "configs/USER.DIRECT"), 0);
+    assert_int_equal(zvs_cfg_validate(cfg), 0);
+    assert_int_equal(cfg->msgs.n, 0);
+    char *got = dump_str(cfg);
+    char *want = slurp(GOLDEN_DIR "sample.dump");
+    if (strcmp(got, want) != 0)
+        print_message("dump:\n%s", got);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+
+    /* What the daemon reads, directly. */
+    int k = zvs_cfg_find_vswitch(cfg, "ccbvsw1");
+    assert_int_equal(k, 0);
+    const struct zvs_cfg_vswitch *sw = &cfg->vswitch[k];
+    assert_int_equal(sw->nrdev, 2);
+    assert_int_equal(sw->rdev[0].devno, 0x28BA);
+    assert_int_equal(sw->rdev[1].devno, 0x2902);
+    assert_int_equal(sw->queuestorage_mb, 1);
+    assert_string_equal(sw->controller, "TCPCB1");
+    int u = zvs_cfg_find_user(cfg, "LNXREGC");
+    assert_true(u >= 0);
+    const struct zvs_cfg_nic *nic = &cfg->nic[cfg->user[u].first_nic];
+    static const uint8_t mac[6] = { 0x02, 0x00, 0x0C, 0x00, 0x01, 0x0A };
+    assert_memory_equal(nic->mac, mac, 6);
+    assert_int_equal(nic->vswitch, k);
+    assert_int_equal(nic->backend, ZVS_NIC_BACKEND_TAP);
+    assert_string_equal(nic->ifname, "regc-f000");
+    zvs_cfg_free(cfg);
+}
+
+static void test_syntax_check(void **state)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(zvs_config_syntax_check("configs/SYSTEM.CONFIG", "configs/USER.DIRECT", f), 0);
+    fclose(f);
+    assert_string_equal(buf, "HCP1099I Configuration check complete: 0 error(s)\n");
+    free(buf);
+
+    f = open_memstream(&buf, &len);
+    assert_int_equal(zvs_config_syntax_check("configs/SYSTEM.CONFIG", "/nonexistent/USER.DIRECT",
+                                             f), 1);
+    fclose(f);
+    assert_string_equal(buf, "HCP1000E File /nonexistent/USER.DIRECT cannot be read: "
+                             "No such file or directory\n"
+                             "HCP1099I Configuration check complete: 1 error(s)\n");
+    free(buf);
+}
+
+/* What `vswitchd --check` prints for an operator's broken first try, byte for byte. */
+static void test_syntax_check_golden(void **state)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(zvs_config_syntax_check(GOLDEN_DIR "bad.sysconfig",
+                                             GOLDEN_DIR "bad.userdirect", f), 12);
+    fclose(f);
+    char *want = slurp(GOLDEN_DIR "bad.check");
+    assert_string_equal(buf, want);
+    free(want);
+    free(buf);
+}
+
+static void test_unreadable(void **state)
+{
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig(cfg, "/nonexistent/SYSTEM.CONFIG"), -ENOENT);
+    assert_int_equal(zvs_cfg_parse_userdirect(cfg, "/"), -EISDIR);
+    assert_int_equal(cfg->msgs.n, 2);
+    assert_string_equal(cfg->msgs.msg[0].text, "HCP1000E File /nonexistent/SYSTEM.CONFIG cannot "
+                                               "be read: No such file or directory");
+    assert_string_equal(cfg->msgs.msg[1].text, "HCP1000E File / cannot be read: Is a directory");
+    assert_int_equal(zvs_cfg_errors(cfg), 2);
+    zvs_cfg_free(cfg);
+}
+
+/* Case, comments anywhere, continuation over comment and blank lines. */
+static void test_lexical_rules(void **state)
+{
+    static const char sc[] =
+        "  * comment line\n"
+        "define vswitch sw@1, /* the\n"
+        "   name */ rdev 28ba.p1,  /* comment after the comma */\n"
+        "\n"
+        "* a comment line inside the continuation\n"
+        "\tvlan aware native none,\n"
+        "   queuestorage 3 porttype trunk controller * nogroup isolation on macprotect ON\n"
+        "rdevice 28BA.P1 interface EthUp0 /* case kept */\n"
+        "/* */ VMLAN /**/ MACPREFIX 0A00FF\n";
+    struct zvs_cfg *cfg = run(sc, NULL);
+    expect_msgs(cfg, (const char *[]){ NULL });
+    assert_int_equal(cfg->nvswitch, 1);
+    const struct zvs_cfg_vswitch *sw = &cfg->vswitch[0];
+    assert_string_equal(sw->name, "SW@1");
+    assert_int_equal(sw->line, 2);
+    assert_int_equal(sw->nrdev, 1);
+    assert_int_equal(sw->rdev[0].devno, 0x28BA);
+    assert_int_equal(sw->rdev[0].port, 1);
+    assert_true(sw->vlan_aware);
+    assert_int_equal(sw->default_vid, 1);
+    assert_int_equal(sw->native_vid, 0);
+    assert_int_equal(sw->queuestorage_mb, 3);
+    assert_int_equal(sw->porttype, ZVS_PORTTYPE_TRUNK);
+    assert_string_equal(sw->controller, "*");
+    assert_string_equal(sw->group, "");
+    assert_true(sw->isolation);
+    assert_int_equal(sw->macprotect, ZVS_MACPROTECT_ON);
+    assert_true(sw->connect);
+    assert_int_equal(cfg->nrdevice, 1);
+    assert_string_equal(cfg->rdevice[0].ifname, "EthUp0");
+    assert_int_equal(cfg->vmlan.macprefix[0], 0x0A);
+    assert_int_equal(cfg->vmlan.macprefix[2], 0xFF);
+    assert_int_equal(cfg->vmlan.macprefix_line, 9);
+    zvs_cfg_free(cfg);
+}
+
+static void test_defaults(void **state)
+{
+    struct zvs_cfg *cfg = run("DEFINE VSWITCH A\nDEFINE VSWITCH B GROUP grp1 DISCONNECT\n", NULL);
+    const struct zvs_cfg_vswitch *sw = &cfg->vswitch[0];
+    assert_int_equal(sw->nrdev, 0);
+    assert_false(sw->nouplink);
+    assert_true(sw->connect);
+    assert_false(sw->vlan_aware);
+    assert_int_equal(sw->default_vid, 0);
+    assert_int_equal(sw->native_vid, 1);
+    assert_int_equal(sw->porttype, ZVS_PORTTYPE_ACCESS);
+    assert_int_equal(sw->queuestorage_mb, 8);
+    assert_string_equal(sw->controller, "*");
+    assert_string_equal(sw->group, "");
+    assert_int_equal(sw->macprotect, ZVS_MACPROTECT_UNSPECIFIED);
+    assert_false(sw->isolation);
+    assert_int_equal(cfg->vmlan.macprefix[0], 0x02);
+    assert_int_equal(cfg->vmlan.macprefix_line, 0);
+    assert_string_equal(cfg->vswitch[1].group, "GRP1");
+    assert_false(cfg->vswitch[1].connect);
+    zvs_cfg_free(cfg);
+}
+
+/* A statement with an error stores nothing; the first DEFINE of a name wins. */
+static void test_error_stores_nothing(void **state)
+{
+    struct zvs_cfg *cfg = run("DEFINE VSWITCH A QUEUESTORAGE 9M\n"
+                              "DEFINE VSWITCH B QUEUESTORAGE 2M\n"
+                              "DEFINE VSWITCH B QUEUESTORAGE 4M\n"
+                              "VMLAN MACPREFIX 02000C MACIDRANGE SYSTEM 1-2 USER 3-4\n", NULL);
+    assert_int_equal(zvs_cfg_errors(cfg), 4);
+    assert_int_equal(cfg->nvswitch, 1);
+    assert_string_equal(cfg->vswitch[0].name, "B");
+    assert_int_equal(cfg->vswitch[0].queuestorage_mb, 2);
+    assert_int_equal(cfg->vmlan.macprefix[2], 0x00);    /* VMLAN had an error: default kept */
+    zvs_cfg_free(cfg);
+}
+
+static void test_nicdef_modifier(void **state)
+{
+    struct zvs_cfg *cfg = run("DEFINE VSWITCH SW1 VLAN 5 PORTTYPE TRUNK\nDEFINE VSWITCH SW2\n",
+                              "identity a pw 512m 1g bgz6\n"
+                              "NICDEF 600 TYPE QDIO LAN SYSTEM SW2 VLAN 7\n"
+                              "NICDEF 0600 DEVICES 6 LAN SYSTEM sw1 MACID 0000aa\n"
+                              "NICDEF 600 VLAN 30 10-20 21 5\n"
+                              "nicbind 600 workload str\n");
+    expect_msgs(cfg, (const char *[]){ NULL });
+    assert_int_equal(cfg->nuser, 1);
+    const struct zvs_cfg_user *u = &cfg->user[0];
+    assert_true(u->identity);
+    assert_string_equal(u->userid, "A");
+    assert_int_equal(u->storage, 512ull << 20);
+    assert_int_equal(u->maxstorage, 1ull << 30);
+    assert_int_equal(u->privclass, ZVS_PRIVCLASS('B') | ZVS_PRIVCLASS('G') | ZVS_PRIVCLASS('Z') |
+                                   ZVS_PRIVCLASS('6'));
+    assert_int_equal(u->nnic, 1);
+    const struct zvs_cfg_nic *n = &cfg->nic[0];
+    assert_int_equal(n->vdev, 0x600);
+    assert_int_equal(n->devices, 6);
+    assert_string_equal(n->lan, "SW1");
+    assert_int_equal(n->vswitch, 0);
+    assert_int_equal(n->macid, 0xAA);
+    assert_int_equal(n->macid_source, ZVS_MACID_USER);
+    assert_int_equal(n->type_line, 2);
+    assert_int_equal(n->line, 2);
+    assert_int_equal(n->vlan.n, 3);            /* 5, 10-21, 30 */
+    assert_int_equal(n->vlan.r[0].lo, 5);
+    assert_int_equal(n->vlan.r[1].lo, 10);
+    assert_int_equal(n->vlan.r[1].hi, 21);
+    assert_int_equal(n->vlan.r[2].lo, 30);
+    assert_int_equal(zvs_vidset_count(&n->vlan), 14);
+    assert_true(zvs_vidset_contains(&n->vlan, 21));
+    assert_false(zvs_vidset_contains(&n->vlan, 22));
+    assert_int_equal(n->backend, ZVS_NIC_BACKEND_WORKLOAD);
+    assert_int_equal(n->workload, ZVS_WORKLOAD_STR);
+    zvs_cfg_free(cfg);
+}
+
+/* Without MACIDRANGE: assignment from 000001 in order, skipping MACIDs users chose, and
+ * the same result when validate runs again. */
+static void test_mac_assignment(void **state)
+{
+    struct zvs_cfg *cfg = run("VMLAN MACPREFIX 02ABCD\n",
+                              "USER A PW 1G 2G\n"
+                              "NICDEF 100 TYPE QDIO\n"
+                              "NICDEF 200 TYPE QDIO MACID 000002\n"
+                              "USER B PW 1G 2G\n"
+                              "NICDEF 100 TYPE QDIO\n"
+                              "NICDEF 200 TYPE QDIO\n");
+    expect_msgs(cfg, (const char *[]){ NULL });
+    static const uint32_t want[4] = { 1, 2, 3, 4 };
+    static const enum zvs_macid_source src[4] = { ZVS_MACID_SYSTEM, ZVS_MACID_USER,
+                                                  ZVS_MACID_SYSTEM, ZVS_MACID_SYSTEM };
+    for (int pass = 0; pass < 2; pass++) {
+        for (unsigned i = 0; i < 4; i++) {
+            assert_int_equal(cfg->nic[i].macid, want[i]);
+            assert_int_equal(cfg->nic[i].macid_source, src[i]);
+            const uint8_t mac[6] = { 0x02, 0xAB, 0xCD, 0, 0, (uint8_t)want[i] };
+            assert_memory_equal(cfg->nic[i].mac, mac, 6);
+        }
+        assert_int_equal(zvs_cfg_validate(cfg), 0);
+    }
+    zvs_cfg_free(cfg);
+}
+
+static void test_nul_byte(void **state)
+{
+    static const char text[] = "VMLAN MACPREFIX 02000C\0\nDEFINE VSWITCH A\n";
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig_buf(cfg, "S", text, sizeof text - 1), 1);
+    assert_string_equal(cfg->msgs.msg[0].text, "S:1: HCP1012E Character X'00' is not valid");
+    assert_int_equal(cfg->nvswitch, 1);
+    assert_int_equal(cfg->vmlan.macprefix[2], 0x0C);
+    zvs_cfg_free(cfg);
+}
+
+static void test_too_many_operands(void **state)
+{
+    char text[2048] = "MODIFY VSWITCH A GRANT U VLAN";
+    for (int i = 0; i < 130; i++)
+        strcat(text, i % 20 == 19 ? " 1,\n" : " 1");
+    strcat(text, "\nDEFINE VSWITCH B\n");
+    struct zvs_cfg *cfg = run(text, NULL);
+    expect_msgs(cfg, (const char *[]){
+        SC "7: HCP1013E Statement MODIFY has more than 128 operands", NULL });
+    assert_int_equal(cfg->nvswitch, 1);
+    zvs_cfg_free(cfg);
+}
+
+static void test_limits(void **state)
+{
+    char *text = malloc(65 * 32);
+    size_t len = 0;
+    for (int i = 0; i < 65; i++)
+        len += (size_t)sprintf(text + len, "DEFINE VSWITCH S%d\n", i);
+    struct zvs_cfg *cfg = run(text, NULL);
+    expect_msgs(cfg, (const char *[]){
+        SC "65: HCP1015E Too many VSWITCH definitions (limit 64)", NULL });
+    assert_int_equal(cfg->nvswitch, 64);
+    zvs_cfg_free(cfg);
+    free(text);
+}
+
+/* The list keeps ZVS_MSG_LIST_MAX messages and counts the rest. */
+static void test_message_cap(void **state)
+{
+    size_t n = ZVS_MSG_LIST_MAX + 100;
+    char *text = malloc(n * 4 + 1);
+    for (size_t i = 0; i < n; i++)
+        memcpy(text + 4 * i, "FOO\n", 4);
+    text[4 * n] = '\0';
+    struct zvs_cfg *cfg = run(text, NULL);
+    assert_int_equal(cfg->msgs.n, ZVS_MSG_LIST_MAX);
+    assert_int_equal(cfg->msgs.errors, n);
+    assert_int_equal(cfg->msgs.dropped, 100);
+    zvs_cfg_free(cfg);
+    free(text);
+}
+
+/* Every catalogue text uses only %s, numbers are unique, severities are known; long
+ * arguments are cut. */
+static void test_catalogue(void **state)
+{
+    for (unsigned i = 0; i < ZVS_MSG_COUNT; i++) {
+        const struct zvs_msg_def *d = zvs_msg_def(i);
+        assert_non_null(d->text);
+        assert_true(d->number >= 1000 && d->number <= 1099);
+        assert_non_null(strchr("IWES", d->severity));
+        for (const char *p = strchr(d->text, '%'); p != NULL; p = strchr(p + 2, '%'))
+            assert_int_equal(p[1], 's');
+        assert_true(zvs_msg_nargs(i) <= ZVS_MSG_ARGS_MAX);
+        for (unsigned j = 0; j < i; j++)
+            assert_int_not_equal(zvs_msg_def(j)->number, d->number);
+    }
+    char buf[128];
+    const char *args[1] = { "0123456789012345678901234567890123456789012345678901234567890123456789" };
+    size_t n = zvs_msg_format(buf, sizeof buf, ZVS_MSG_STMT_UNKNOWN, args, 1);
+    assert_string_equal(buf, "HCP1001E Statement 0123456789012345678901234567890123456789012345678901234567890123..."
+                             " is not recognized");
+    assert_int_equal(n, strlen(buf));
+    char small[12];
+    n = zvs_msg_format(small, sizeof small, ZVS_MSG_STMT_UNKNOWN, args, 1);
+    assert_string_equal(small, "HCP1001E St");
+    assert_int_equal(n, strlen(buf));
+}
+
+static void test_value_helpers(void **state)
+{
+    struct zvs_rdev r;
+    char buf[16];
+    assert_int_equal(zvs_rdev_parse("1", &r), 0);
+    assert_int_equal(r.devno, 1);
+    assert_int_equal(zvs_rdev_parse("ffff.pf", &r), 0);
+    assert_int_equal(r.devno, 0xFFFF);
+    assert_int_equal(r.port, 15);
+    zvs_rdev_format(r, buf, sizeof buf);
+    assert_string_equal(buf, "FFFF.PF");
+    assert_int_equal(zvs_rdev_parse("28BA.P0F", &r), 0);
+    assert_int_equal(r.port, 15);
+    assert_int_equal(zvs_rdev_parse("28BA.", &r), -EINVAL);
+    assert_int_equal(zvs_rdev_parse("28BA.P", &r), -EINVAL);
+    assert_int_equal(zvs_rdev_parse(".P1", &r), -EINVAL);
+    assert_int_equal(zvs_rdev_parse("28BA.P1.P2", &r), -EINVAL);
+
+    struct zvs_vidset set = { 0 };
+    assert_int_equal(zvs_vidset_add(&set, "4094"), 0);
+    assert_int_equal(zvs_vidset_add(&set, "1-4093"), 0);
+    assert_int_equal(set.n, 1);
+    assert_int_equal(zvs_vidset_count(&set), 4094);
+    assert_int_equal(zvs_vidset_add(&set, "-5"), -EINVAL);
+    assert_int_equal(zvs_vidset_add(&set, "5-"), -EINVAL);
+    assert_int_equal(zvs_vidset_add(&set, "a"), -EINVAL);
+    struct zvs_vidset odd = { 0 };
+    for (unsigned v = 1; v <= 2 * ZVS_VIDSET_MAX; v += 2) {
+        snprintf(buf, sizeof buf, "%u", v);
+        assert_int_equal(zvs_vidset_add(&odd, buf), 0);
+    }
+    assert_int_equal(zvs_vidset_add(&odd, "100"), -ENOSPC);
+    assert_int_equal(zvs_vidset_add(&odd, "2"), 0);         /* merges 1-3: fits again */
+    assert_int_equal(odd.n, ZVS_VIDSET_MAX - 1);
+
+    assert_true(zvs_ifname_valid("a"));
+    assert_true(zvs_ifname_valid("abcdefghijklmno"));
+    assert_false(zvs_ifname_valid("."));
+    assert_false(zvs_ifname_valid(""));
+
+    uint32_t v;
+    assert_int_equal(zvs_parse_dec("4294967295", 0, UINT32_MAX, &v), 0);
+    assert_int_equal(v, UINT32_MAX);
+    assert_int_equal(zvs_parse_dec("4294967296", 0, UINT32_MAX, &v), -EINVAL);
+    assert_int_equal(zvs_parse_hex("dEaDbEeF", 1, 8, &v), 0);
+    assert_int_equal(v, 0xDEADBEEF);
+}
+
+/* The lexer alone: tokens, their lines, continuation joins. */
+static void test_lexer(void **state)
+{
+    static const char text[] = "A B,\n  C /* x */D*/E\n*F\n\n G";
+    struct zvs_msg_list list = { 0 };
+    struct zvs_msg_sink sink = { &list, "T" };
+    struct zvs_lexer lx;
+    struct zvs_stmt st;
+    assert_int_equal(zvs_lexer_init(&lx, text, sizeof text - 1, &sink), 0);
+    assert_int_equal(zvs_lexer_next(&lx, &st), 1);
+    assert_int_equal(st.ntok, 5);
+    static const char *const want[5] = { "A", "B", "C", "D", "E" };
+    static const uint32_t lines[5] = { 1, 1, 2, 2, 2 };
+    for (unsigned i = 0; i < 5; i++) {
+        assert_string_equal(st.tok[i].s, want[i]);
+        assert_int_equal(st.tok[i].line, lines[i]);
+    }
+    assert_int_equal(zvs_lexer_next(&lx, &st), 1);
+    assert_int_equal(st.ntok, 1);
+    assert_string_equal(st.tok[0].s, "G");
+    assert_int_equal(st.tok[0].line, 5);
+    assert_int_equal(zvs_lexer_next(&lx, &st), 0);
+    assert_int_equal(list.n, 1);
+    assert_string_equal(list.msg[0].text, "T:2: HCP1011E Comment end */ has no comment start");
+    zvs_lexer_fini(&lx);
+    zvs_msg_list_free(&list);
+}
+
+int main(void)
+{
+    static const struct CMUnitTest fixed[] = {
+        cmocka_unit_test(test_sample_golden),
+        cmocka_unit_test(test_syntax_check),
+        cmocka_unit_test(test_syntax_check_golden),
+        cmocka_unit_test(test_unreadable),
+        cmocka_unit_test(test_lexical_rules),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_error_stores_nothing),
+        cmocka_unit_test(test_nicdef_modifier),
+        cmocka_unit_test(test_mac_assignment),
+        cmocka_unit_test(test_nul_byte),
+        cmocka_unit_test(test_too_many_operands),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_message_cap),
+        cmocka_unit_test(test_catalogue),
+        cmocka_unit_test(test_value_helpers),
+        cmocka_unit_test(test_lexer),
+    };
+    size_t nfixed = sizeof fixed / sizeof fixed[0];
+    size_t ncases = sizeof err_cases / sizeof err_cases[0];
+    struct CMUnitTest *tests = calloc(nfixed + ncases, sizeof *tests);
+    if (tests == NULL)
+        return 1;
+    memcpy(tests, fixed, sizeof fixed);
+    for (size_t i = 0; i < ncases; i++)
+        tests[nfixed + i] = (struct CMUnitTest){
+            .name = err_cases[i].name,
+            .test_func = test_error_case,
+            .initial_state = (void *)&err_cases[i],
+        };
+    int rc = _cmocka_run_group_tests("config", tests, nfixed + ncases, NULL, NULL);
+    free(tests);
+    return rc;
+}
