@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# zvswitch benchmarks: the `make bench` driver.
+#
+#   BUILD=build tests/bench/run.sh
+#
+# Runs, in order:
+#   1. $BUILD/bench/bench_core            frames per second on one core, guest output queue
+#                                         -> forwarding -> in-memory uplink (64 B and 1500 B)
+#   2. bench_core --callgrind under valgrind --tool=callgrind: instructions per frame
+#   3. every tests/bench/bench_*.sh       (e.g. bench_veth.sh: the veth path against OVS
+#                                         userspace and the Linux bridge)
+# then writes every measurement to $BUILD/bench.json and prints a table with the targets.
+#
+# ---- Line protocol (what a bench_*.sh script prints on stdout) ------------------------
+#   BENCH <name> <value> <unit>
+#   BENCH <name> <value> <unit> <peer> <peer_value> <ratio>
+#   BENCH <name> <value> <unit> <peer_value> <ratio>        (peer taken from <name>)
+# One measurement per line; every other line is a log line and is kept in the log only.
+#   name        [A-Za-z0-9_.-]+, e.g. veth_tcp_gbps_vs_ovs
+#   value       a number (our result), e.g. 9.41
+#   unit        one token without blanks, e.g. Gbit/s, Mpps, Tx/s, us
+#   peer        what we were compared with, one token: a name containing "ovs" means OVS
+#               userspace (ovs-userspace), one containing "bridge" the Linux bridge
+#               (linux-bridge); without <peer>, the same words are looked for in <name>
+#   peer_value  the peer's result in the same unit, measured in the same run
+#   ratio       value / peer_value for "higher is better" metrics (peer / value for
+#               latencies), so that > 1 always means zvswitch is better
+# A script exits 0 when it measured, 77 when it cannot run here (no root, no OVS: it
+# prints why on its last line), anything else is a failure. Scripts get BUILD in their
+# environment and are stopped after BENCH_TIMEOUT seconds (default 900).
+#
+# ---- Targets (checked here, printed as met or MISSED; a target nobody measured is
+# ---- printed as MISSED (not measured), never left out) --------------------------------
+#   core_64b_mpps                 >= 20   Mpps per core, 64-byte frames
+#   ratio of a line vs OVS        >= 1.2  veth path against OVS userspace
+#   ratio of a line vs bridge     >= 0.5  veth path against the Linux bridge
+#
+# Output: $BUILD/bench.json, a JSON array of objects
+#   {"name","value","unit"[,"peer","peer_value","ratio"][,"target","met"]}
+# plus, for targets nobody measured, {"name","value":null,...,"met":false}.
+# Logs: $BUILD/bench-logs/. Exit status: 0 when every benchmark ran (a missed target is
+# reported, not an error), 1 when one failed or printed malformed lines; with
+# BENCH_STRICT=1 a missed target is an error too.
+# Knobs: CG_FRAMES (frames under callgrind, default 200000), BENCH_CORE_ARGS (extra
+# arguments for the timed bench_core run, e.g. "--qs 8"), CG_ARGS (the same for the
+# callgrind run, e.g. "--size 1500"), BENCH_TIMEOUT.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+BUILD=${BUILD:-build}
+export BUILD
+LOG=$BUILD/bench-logs
+OUT=$BUILD/bench.json
+CG_FRAMES=${CG_FRAMES:-200000}
+BENCH_TIMEOUT=${BENCH_TIMEOUT:-900}
+mkdir -p "$LOG"
+LINES=$LOG/measurements.txt     # every BENCH line, in order
+NOTES=$LOG/notes.txt            # benchmarks that failed or were skipped
+: >"$LINES"
+: >"$NOTES"
+status=0
+
+note() { echo "$*" >>"$NOTES"; echo "bench: $*" >&2; }
+
+# Keep a command's BENCH lines; the whole output goes to its log.
+collect() {
+  local log=$1
+  grep '^BENCH ' "$log" >>"$LINES" || true
+}
+
+run_core() {
+  local bin=$BUILD/bench/bench_core
+  if [ ! -x "$bin" ]; then
+    note "bench_core: not built ($bin)"; status=1; return
+  fi
+  echo "bench: bench_core (best of 3, one core) ..." >&2
+  # shellcheck disable=SC2086
+  if ! timeout "$BENCH_TIMEOUT" "$bin" ${BENCH_CORE_ARGS:-} >"$LOG/bench_core.log" 2>&1; then
+    note "bench_core: failed (log: $LOG/bench_core.log)"; tail -n 5 "$LOG/bench_core.log" >&2
+    status=1
+  fi
+  collect "$LOG/bench_core.log"
+}
+
+# Total Ir of a callgrind run of bench_core --callgrind --frames N (runs in a subshell:
+# the program's BENCH_CALLGRIND_MACROS line stays in $LOG/callgrind.N.log).
+# $2: instrument from the start (yes) or only between the program's START/STOP (no).
+callgrind_ir() {
+  local frames=$1 out=$LOG/callgrind.$1.out log=$LOG/callgrind.$1.log
+  # shellcheck disable=SC2086
+  timeout "$BENCH_TIMEOUT" valgrind --tool=callgrind --instr-atstart="$2" \
+    --callgrind-out-file="$out" "$BUILD/bench/bench_core" --callgrind ${CG_ARGS:-} \
+    --frames "$frames" >"$log" 2>&1 || return 1
+  sed -n 's/^totals: *\([0-9][0-9]*\).*/\1/p' "$out" | head -n 1
+}
+
+# Inclusive Ir of one function in a callgrind output, or nothing.
+callgrind_incl() {
+  callgrind_annotate --inclusive=yes "$1" 2>/dev/null |
+    awk -v fn=":$2" 'index($0, fn) && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $1; exit }'
+}
+
+run_callgrind() {
+  if ! command -v valgrind >/dev/null 2>&1; then
+    note "callgrind: valgrind not installed, core_instr_per_frame not measured"; return
+  fi
+  [ -x "$BUILD/bench/bench_core" ] || return
+  echo "bench: callgrind, $CG_FRAMES frames ..." >&2
+  local total base=0 macros
+  total=$(callgrind_ir "$CG_FRAMES" no)
+  if [ -z "$total" ]; then
+    note "callgrind: run failed (log: $LOG/callgrind.$CG_FRAMES.log)"; status=1; return
+  fi
+  macros=$(sed -n 's/^BENCH_CALLGRIND_MACROS \([01]\)$/\1/p' "$LOG/callgrind.$CG_FRAMES.log")
+  if [ "$macros" != 1 ]; then
+    # Built without <valgrind/callgrind.h>: nothing was counted. Count the whole program
+    # and subtract a run of 0 frames (set-up, warm-up and tear-down).
+    total=$(callgrind_ir "$CG_FRAMES" yes)
+    base=$(callgrind_ir 0 yes)
+    if [ -z "$total" ] || [ -z "$base" ]; then
+      note "callgrind: whole-program runs failed"; status=1; return
+    fi
+  fi
+  if [ "$CG_FRAMES" -le 0 ] || [ "$total" -le "$base" ]; then
+    note "callgrind: no instructions counted ($total - $base)"; status=1; return
+  fi
+  awk -v t="$total" -v b="$base" -v n="$CG_FRAMES" \
+    'BEGIN { printf "BENCH core_instr_per_frame %.1f instr/frame\n", (t - b) / n }' >>"$LINES"
+  if [ "$macros" = 1 ]; then
+    local out=$LOG/callgrind.$CG_FRAMES.out sw guest
+    sw=$(callgrind_incl "$out" zvs_switch_poll)
+    guest=$(callgrind_incl "$out" zvs_workload_run)
+    [ -n "$sw" ] && awk -v v="$sw" -v n="$CG_FRAMES" \
+      'BEGIN { printf "BENCH core_instr_per_frame_switch %.1f instr/frame\n", v / n }' >>"$LINES"
+    [ -n "$guest" ] && awk -v v="$guest" -v n="$CG_FRAMES" \
+      'BEGIN { printf "BENCH core_instr_per_frame_guest %.1f instr/frame\n", v / n }' >>"$LINES"
+  fi
+}
+
+run_scripts() {
+  local s name rc
+  for s in tests/bench/bench_*.sh; do
+    [ -f "$s" ] || continue
+    name=$(basename "$s" .sh)
+    echo "bench: $name ..." >&2
+    timeout "$BENCH_TIMEOUT" bash "$s" >"$LOG/$name.log" 2>&1
+    rc=$?
+    collect "$LOG/$name.log"
+    if [ $rc -eq 77 ]; then
+      note "$name: skipped: $(tail -n 1 "$LOG/$name.log")"
+    elif [ $rc -ne 0 ]; then
+      note "$name: failed, rc $rc (log: $LOG/$name.log)"; tail -n 10 "$LOG/$name.log" >&2
+      status=1
+    fi
+  done
+}
+
+# BENCH lines -> JSON array and table. Malformed lines are reported (exit 2 of awk).
+report() {
+  awk -v json="$OUT" '
+    function num(s) { return s ~ /^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ }
+    function tok(s) { return s ~ /^[A-Za-z0-9_.-]+$/ }
+    function peer_kind(s,   l) {
+      l = tolower(s)
+      if (l ~ /ovs/) return "ovs"
+      if (l ~ /bridge/) return "bridge"
+      return ""
+    }
+    function peer_default(s) {
+      k = peer_kind(s)
+      return k == "ovs" ? "ovs-userspace" : k == "bridge" ? "linux-bridge" : ""
+    }
+    function jstr(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\"" }
+    function add(name, value, unit, peer, pv, ratio, target, met,   o) {
+      o = "{\"name\":" jstr(name) ",\"value\":" value ",\"unit\":" jstr(unit)
+      if (ratio != "")
+        o = o ",\"peer\":" (peer == "" ? "null" : jstr(peer)) ",\"peer_value\":" pv ",\"ratio\":" ratio
+      if (target != "")
+        o = o ",\"target\":" target ",\"met\":" met
+      objs[++nobj] = o "}"
+    }
+    function row(name, value, unit, peer, ratio, target, state) {
+      printf "%-34s %12s %-12s %-15s %8s %8s  %s\n", name, value, unit, peer, ratio, target, state
+    }
+    BEGIN {
+      print ""
+      row("measurement", "value", "unit", "peer", "ratio", "target", "status")
+      row("-----------", "-----", "----", "----", "-----", "------", "------")
+    }
+    {
+      n = NF; name = $2; value = $3; unit = $4; peer = ""; pv = ""; ratio = ""
+      if (n == 7) { peer = $5; pv = $6; ratio = $7 }
+      else if (n == 6) { pv = $5; ratio = $6; peer = peer_default(name) }
+      else if (n != 4) { bad[++nbad] = $0; next }
+      if (!tok(name) || !num(value) || unit !~ /^[^ \t"\\]+$/ ||
+          (ratio != "" && (!num(pv) || !num(ratio) || (peer != "" && !tok(peer))))) {
+        bad[++nbad] = $0; next
+      }
+      target = ""; met = ""; state = ""
+      if (name == "core_64b_mpps") {
+        target = 20; met = (value + 0 >= 20) ? "true" : "false"; seen["core"] = 1
+      } else if (ratio != "") {
+        k = peer_kind(peer != "" ? peer : name)
+        if (k == "ovs") target = 1.2
+        if (k == "bridge") target = 0.5
+        if (target != "") { met = (ratio + 0 >= target) ? "true" : "false"; seen[k] = 1 }
+      }
+      if (target != "") state = met == "true" ? "met" : "MISSED"
+      if (target != "" && met == "false") missed++
+      add(name, value, unit, peer, pv, ratio, target, met)
+      row(name, value, unit, peer, ratio, target != "" ? ">= " target : "", state)
+    }
+    END {
+      if (!("core" in seen)) {
+        objs[++nobj] = "{\"name\":\"core_64b_mpps\",\"value\":null,\"unit\":\"Mpps\",\"target\":20,\"met\":false}"
+        row("core_64b_mpps", "-", "Mpps", "", "", ">= 20", "MISSED (not measured)"); missed++
+      }
+      if (!("ovs" in seen)) {
+        objs[++nobj] = "{\"name\":\"veth_vs_ovs_ratio\",\"value\":null,\"unit\":\"ratio\",\"peer\":\"ovs-userspace\",\"target\":1.2,\"met\":false}"
+        row("veth_vs_ovs_ratio", "-", "ratio", "ovs-userspace", "-", ">= 1.2", "MISSED (not measured)"); missed++
+      }
+      if (!("bridge" in seen)) {
+        objs[++nobj] = "{\"name\":\"veth_vs_bridge_ratio\",\"value\":null,\"unit\":\"ratio\",\"peer\":\"linux-bridge\",\"target\":0.5,\"met\":false}"
+        row("veth_vs_bridge_ratio", "-", "ratio", "linux-bridge", "-", ">= 0.5", "MISSED (not measured)"); missed++
+      }
+      printf "[" > json
+      for (i = 1; i <= nobj; i++)
+        printf "%s\n  %s", (i > 1 ? "," : ""), objs[i] > json
+      printf "\n]\n" > json
+      close(json)
+      for (i = 1; i <= nbad; i++)
+        printf "bench: malformed line ignored: %s\n", bad[i]
+      printf "\nbench: %d measurements, %d target(s) missed; written to %s\n", nobj, missed + 0, json
+      exit (nbad > 0 ? 2 : (missed > 0 ? 3 : 0))
+    }' "$LINES"
+}
+
+run_core
+run_callgrind
+run_scripts
+report
+rc=$?
+if [ -s "$NOTES" ]; then
+  echo ""
+  sed 's/^/bench: note: /' "$NOTES"
+fi
+[ $rc -eq 2 ] && status=1
+[ $rc -eq 3 ] && [ "${BENCH_STRICT:-0}" = 1 ] && status=1
+exit $status
