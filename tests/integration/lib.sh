@@ -1,0 +1,130 @@
+# Shared helpers for zvswitch's namespace labs. Source it from a test script.
+#
+# The lab: vswitchd runs in its own network namespace (SW) holding the uplink veth
+# `osa28ba` and the guests' taps; each tap is then moved into a guest namespace, and the
+# uplink's peer into a LAN namespace. Everything lives in namespaces this script makes,
+# named with a per-run prefix, and `lab_cleanup` (run on every exit) deletes them, which
+# removes every interface with them.
+#
+#   lab_init NAME            namespaces zvs-NAME-$$-{sw,lan,a,b,c}; exits 77 without root
+#   lab_start SYSCONFIG USERDIRECT [MTU]   veths, vswitchd, taps moved, addresses set
+#   lab_stats                writes the counters report and prints its path
+#   counter REPORT OWNER FIELD   a NIC's (or RDEV's) counter from the report
+#   fail MSG                 print and exit 1
+
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+VSWITCHD=$BUILD/bin/vswitchd
+
+fail() { echo "FAIL: $*"; [ -n "${WORK:-}" ] && [ -f "$WORK/vswitchd.log" ] && tail -n 30 "$WORK/vswitchd.log"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+
+lab_cleanup() {
+  if [ -n "${VSWITCHD_PID:-}" ]; then
+    kill -TERM "$VSWITCHD_PID" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$VSWITCHD_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$VSWITCHD_PID" 2>/dev/null
+  fi
+  for ns in "${LAB_NS[@]:-}"; do
+    [ -n "$ns" ] || continue
+    ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+    ip netns del "$ns" || echo "cleanup: cannot delete namespace $ns" >&2
+  done
+  [ -n "${WORK:-}" ] && [ -z "${KEEP_WORK:-}" ] && rm -rf "$WORK"
+}
+
+lab_init() {
+  [ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
+  command -v ip >/dev/null || skip "iproute2 missing"
+  [ -x "$VSWITCHD" ] || fail "no $VSWITCHD (run make)"
+  local p="zvs-$1-$$"
+  NS_SW=$p-sw NS_LAN=$p-lan NS_A=$p-a NS_B=$p-b NS_C=$p-c
+  LAB_NS=("$NS_SW" "$NS_LAN" "$NS_A" "$NS_B" "$NS_C")
+  WORK=$(mktemp -d /tmp/zvs-lab.XXXXXX)
+  trap lab_cleanup EXIT
+  trap 'exit 1' INT TERM
+  for ns in "${LAB_NS[@]}"; do
+    ip netns add "$ns" || fail "ip netns add $ns"
+    ip -n "$ns" link set lo up
+    ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+  done
+}
+
+# Guest addresses: A .1, B .2, C .3, LAN .100 in 10.77.0.0/24.
+declare -A LAB_IP=([a]=10.77.0.1 [b]=10.77.0.2 [c]=10.77.0.3 [lan]=10.77.0.100)
+
+wait_for() {  # wait_for SECONDS CMD...: until CMD succeeds
+  local t=$1; shift
+  local end=$((SECONDS + t))
+  until "$@" >/dev/null 2>&1; do
+    [ $SECONDS -ge $end ] && return 1
+    sleep 0.1
+  done
+}
+
+lab_start() {
+  local sysconfig=$1 userdirect=$2 mtu=${3:-1500}
+  ip -n "$NS_SW" link add osa28ba mtu "$mtu" type veth peer name eth0 mtu "$mtu" netns "$NS_LAN" ||
+    fail "veth"
+  ip -n "$NS_SW" link set osa28ba up
+  ip -n "$NS_LAN" link set eth0 up
+  ip -n "$NS_LAN" addr add "${LAB_IP[lan]}/24" dev eth0
+  ip netns exec "$NS_SW" "$VSWITCHD" -f -c "$sysconfig" -u "$userdirect" -l debug \
+     -s "$WORK/stats" >"$WORK/vswitchd.log" 2>&1 &
+  VSWITCHD_PID=$!
+  local g
+  for g in a b c; do
+    local tap=lnx$g-f000 ns_var=NS_${g^^}
+    local ns=${!ns_var}
+    wait_for 5 ip -n "$NS_SW" link show "$tap" || fail "vswitchd made no tap $tap"
+    ip -n "$NS_SW" link set "$tap" netns "$ns" || fail "move $tap"
+    ip -n "$ns" link set "$tap" mtu "$mtu" up
+    ip -n "$ns" addr add "${LAB_IP[$g]}/24" dev "$tap"
+  done
+  kill -0 "$VSWITCHD_PID" 2>/dev/null || fail "vswitchd exited"
+}
+
+# Static neighbours everywhere: no ARP on the wire, so counters show only what a test sends.
+lab_static_arp() {
+  local macs
+  declare -A mac
+  for g in a b c; do
+    local ns_var=NS_${g^^}
+    mac[$g]=$(ip -n "${!ns_var}" -br link show "lnx$g-f000" | awk '{print $3}')
+  done
+  mac[lan]=$(ip -n "$NS_LAN" -br link show eth0 | awk '{print $3}')
+  for g in a b c lan; do
+    local ns dev
+    if [ $g = lan ]; then ns=$NS_LAN dev=eth0; else local v=NS_${g^^}; ns=${!v} dev=lnx$g-f000; fi
+    for h in a b c lan; do
+      [ $g = $h ] && continue
+      ip -n "$ns" neigh replace "${LAB_IP[$h]}" lladdr "${mac[$h]}" dev "$dev" nud permanent
+    done
+  done
+}
+
+lab_stats() {
+  rm -f "$WORK/stats"
+  kill -USR1 "$VSWITCHD_PID"
+  wait_for 5 test -s "$WORK/stats" || fail "no counters report"
+  echo "$WORK/stats"
+}
+
+# counter REPORT WHO FIELD: WHO is a NIC owner (LNXA) or an RDEV (28BA); FIELD is one of
+# rx_packets rx_discards rx_errors tx_packets tx_discards tx_errors rx_bytes tx_bytes.
+counter() {
+  awk -v who="$2" -v field="$3" '
+    /Adapter Owner:/ { cur = $3 }
+    /RDEV:/ { cur = $2 }
+    cur == who && /RX Packets:/ { v["rx_packets"]=$3; v["rx_discards"]=$5; v["rx_errors"]=$7 }
+    cur == who && /TX Packets:/ { v["tx_packets"]=$3; v["tx_discards"]=$5; v["tx_errors"]=$7 }
+    cur == who && /RX Bytes:/   { v["rx_bytes"]=$3; v["tx_bytes"]=$6; cur = "" }
+    END { if (field in v) print v[field]; else print "missing" }' "$1"
+}
+
+expect_eq() {  # expect_eq WHAT GOT WANT
+  [ "$2" = "$3" ] || fail "$1: got $2, want $3"
+  echo "ok: $1 = $3"
+}

@@ -1,0 +1,503 @@
+/* vswitchd: the composition root. It is the one place that knows every piece: the parsed
+ * configuration (cp-commands/config.h), the switches (switch.h), the uplink backend
+ * (uplink_afpacket), guest NICs (nic_qdio) and their drivers (guest_tap), carrier events
+ * (netlink_link) and the event loop.
+ *
+ * Wiring per iteration of the event loop:
+ *  - an uplink socket readable: up to UPLINK_BURSTS bursts through zvs_switch_poll;
+ *  - a tap readable: the tap driver fills the NIC's output queue, then the switch polls
+ *    the NIC (SIGA-w is not needed in-process: the switch polls right after the fill);
+ *  - a NIC's thin interrupt (irq eventfd): the tap driver empties the input queue into
+ *    the tap;
+ *  - netlink: carrier changes of uplinks fail over; a tap's carrier is its own business;
+ *  - signalfd: SIGTERM/SIGINT stop the loop, SIGUSR1 writes the counters report.
+ * Authorization follows z/VM: a NIC couples to a VSWITCH only with a GRANT (MODIFY
+ * VSWITCH ... GRANT) or a directory authorization (NICDEF ... PORTTYPE/VLAN).
+ */
+#include "daemon.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "cp-commands/config.h"
+#include "evloop.h"
+#include "guest_tap.h"
+#include "log.h"
+#include "mac_table.h"
+#include "nic_qdio.h"
+#include "netlink_link.h"
+#include "switch.h"
+#include "uplink_afpacket.h"
+
+#define UPLINK_BURSTS 8                 /* bursts per readable event before yielding */
+#define MB            (1024u * 1024u)
+
+struct zvsd;
+
+struct d_switch {
+    struct zvs_switch     *sw;
+    struct zvs_cfg_vswitch cfg;         /* the DEFINE VSWITCH it came from */
+};
+
+struct d_uplink {
+    struct zvsd      *d;
+    struct d_switch  *ds;
+    struct zvs_port  *port;
+    char              ifname[ZVS_IFNAME_MAX + 1];
+    int               fd;               /* registered with the loop; -1 none */
+};
+
+struct d_nic {
+    struct zvsd          *d;
+    struct d_switch      *ds;
+    struct zvs_port      *port;
+    struct zvs_guest_tap *tap;
+    char                  ifname[ZVS_IFNAME_MAX + 1];
+};
+
+struct zvsd {
+    struct zvs_evloop       *loop;
+    struct zvsd_options      opt;
+    unsigned                 nsw;
+    struct d_switch          sw[ZVS_CFG_MAX_VSWITCHES];
+    unsigned                 nup;
+    struct d_uplink          up[ZVS_CFG_MAX_VSWITCHES * ZVS_CFG_MAX_RDEV];
+    unsigned                 nnic;
+    struct d_nic            *nic;       /* ZVS_CFG_MAX_NICS slots */
+    struct zvs_netlink_link *nl;
+    int                      sigfd;
+};
+
+/* ---- event callbacks ---------------------------------------------------------------- */
+
+static void on_uplink(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct d_uplink *u = arg;
+    for (int i = 0; i < UPLINK_BURSTS; i++)
+        if (zvs_switch_poll(u->ds->sw, u->port, now) < ZVS_BATCH)
+            break;
+}
+
+static void on_tap(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct d_nic *n = arg;
+    for (int i = 0; i < UPLINK_BURSTS; i++) {
+        int queued = zvs_guest_tap_pump_out(n->tap);
+        while (zvs_switch_poll(n->ds->sw, n->port, now) > 0)
+            ;
+        if (queued < ZVS_BATCH)
+            break;
+    }
+}
+
+static void on_nic_irq(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct d_nic *n = arg;
+    zvs_guest_tap_pump_in(n->tap);
+}
+
+static void write_report(struct zvsd *d)
+{
+    if (!d->opt.stats_path)
+        return;
+    char tmp[512];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", d->opt.stats_path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        zvs_warn("cannot write %s: %s", tmp, strerror(errno));
+        return;
+    }
+    zvsd_report(d, f);
+    /* Readers never see half a report: write beside, then rename over. */
+    if (fclose(f) == 0)
+        rename(tmp, d->opt.stats_path);
+}
+
+static void on_signal(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct zvsd *d = arg;
+    struct signalfd_siginfo si;
+    while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        switch (si.ssi_signo) {
+        case SIGTERM:
+        case SIGINT:
+            zvs_info("signal %u: shutting down", si.ssi_signo);
+            zvs_evloop_stop(d->loop);
+            break;
+        case SIGUSR1:
+            write_report(d);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static struct d_uplink *uplink_by_ifname(struct zvsd *d, const char *ifname)
+{
+    for (unsigned i = 0; i < d->nup; i++)
+        if (strcmp(d->up[i].ifname, ifname) == 0)
+            return &d->up[i];
+    return NULL;
+}
+
+static void uplink_register(struct d_uplink *u)
+{
+    int fd = zvs_uplink_afpacket_fd(u->port);
+    if (fd == u->fd)
+        return;
+    if (u->fd >= 0)
+        zvs_evloop_del_fd(u->d->loop, u->fd);
+    u->fd = -1;
+    if (fd >= 0 && zvs_evloop_add_fd(u->d->loop, fd, EPOLLIN, on_uplink, u) == 0)
+        u->fd = fd;
+}
+
+static void on_link_event(void *arg, const char *ifname, int ifindex, bool carrier, bool exists)
+{
+    struct zvsd *d = arg;
+    struct d_uplink *u = uplink_by_ifname(d, ifname);
+    if (!u)
+        return;
+    /* The socket may be replaced (interface re-created): leave epoll first. */
+    if (u->fd >= 0)
+        zvs_evloop_del_fd(d->loop, u->fd);
+    u->fd = -1;
+    int rc = zvs_uplink_afpacket_link_event(u->port, ifindex, carrier, exists);
+    if (rc < 0)
+        zvs_warn("RDEV %s (%s): cannot reopen: %s", u->port->name, ifname, strerror(-rc));
+    uplink_register(u);
+    zvs_switch_set_carrier(u->ds->sw, u->port, u->port->carrier);
+    zvs_info("VSWITCH %s RDEV %s (%s): %s%s", u->ds->cfg.name, u->port->name, ifname,
+             exists ? "" : "interface gone, ", u->port->carrier ? "carrier up" : "carrier down");
+}
+
+static void on_netlink(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct zvsd *d = arg;
+    int rc = zvs_netlink_link_process(d->nl);
+    if (rc < 0)
+        zvs_warn("netlink: %s", strerror(-rc));
+}
+
+static void on_idle(void *arg, uint64_t now)
+{
+    struct zvsd *d = arg;
+    for (unsigned i = 0; i < d->nsw; i++)
+        zvs_switch_run(d->sw[i].sw, now);
+}
+
+/* ---- building the switches ------------------------------------------------------------ */
+
+static const struct zvs_cfg_grant *find_grant(const struct zvs_cfg *cfg, unsigned sw, const char *user)
+{
+    for (unsigned i = 0; i < cfg->ngrant; i++)
+        if (cfg->grant[i].vswitch == sw && strcmp(cfg->grant[i].userid, user) == 0)
+            return &cfg->grant[i];
+    return NULL;
+}
+
+/* The guest registration of a NIC: MAC, MACPROTECT and VLAN rules from the NICDEF's
+ * directory authorization or the GRANT, with the switch's defaults. -EPERM when the user
+ * is not authorized for the switch. */
+static int guest_of(const struct zvs_cfg *cfg, const struct zvs_cfg_nic *nic, struct zvs_guest *g)
+{
+    const struct zvs_cfg_vswitch *vs = &cfg->vswitch[nic->vswitch];
+    const struct zvs_cfg_user *u = &cfg->user[nic->user];
+    const struct zvs_cfg_grant *gr = find_grant(cfg, (unsigned)nic->vswitch, u->userid);
+    bool dna = nic->has_vlan || nic->porttype != ZVS_PORTTYPE_UNSPEC;
+
+    if (!gr && !dna)
+        return -EPERM;
+    memset(g, 0, sizeof(*g));
+    snprintf(g->owner, sizeof(g->owner), "%s", u->userid);
+    g->vdev = nic->vdev;
+    memcpy(g->mac, nic->mac, 6);
+    /* MACPROTECT UNSPECIFIED behaves as OFF, z/VM's system default. */
+    g->macprotect = vs->macprotect == ZVS_MACPROTECT_ON;
+
+    enum zvs_porttype pt = dna ? nic->porttype : gr->porttype;
+    if (pt == ZVS_PORTTYPE_UNSPEC)
+        pt = vs->porttype == ZVS_PORTTYPE_UNSPEC ? ZVS_PORTTYPE_ACCESS : vs->porttype;
+    const struct zvs_vidset *set = dna ? (nic->has_vlan ? &nic->vlan : NULL)
+                                       : (gr->has_vlan ? &gr->vlan : NULL);
+    if (!vs->vlan_aware) {
+        zvs_vlan_port_init(&g->vlan, ZVS_VLAN_ACCESS, ZVS_VID_NONE);
+        return 0;
+    }
+    if (pt == ZVS_PORTTYPE_ACCESS) {
+        uint16_t vid = set && set->n ? set->r[0].lo : vs->default_vid;
+        zvs_vlan_port_init(&g->vlan, ZVS_VLAN_ACCESS, vid);
+        return 0;
+    }
+    zvs_vlan_port_init(&g->vlan, ZVS_VLAN_TRUNK, 0);
+    if (set && set->n) {
+        for (unsigned i = 0; i < set->n; i++)
+            zvs_vlan_grant(&g->vlan, set->r[i].lo, set->r[i].hi);
+    } else {
+        zvs_vlan_grant(&g->vlan, vs->default_vid, vs->default_vid);
+    }
+    return 0;
+}
+
+static void add_uplinks(struct zvsd *d, const struct zvs_cfg *cfg, struct d_switch *ds)
+{
+    for (unsigned r = 0; r < ds->cfg.nrdev; r++) {
+        char rdev[12];
+        zvs_rdev_format(ds->cfg.rdev[r], rdev, sizeof(rdev));
+        int m = zvs_cfg_find_rdevice(cfg, ds->cfg.rdev[r]);
+        if (m < 0) {
+            zvs_err("VSWITCH %s RDEV %s: no RDEVICE ... INTERFACE statement", ds->cfg.name, rdev);
+            continue;
+        }
+        const char *ifname = cfg->rdevice[m].ifname;
+        int err = 0;
+        struct zvs_port *p = zvs_uplink_afpacket_open(ifname, &err);
+        if (!p) {
+            zvs_err("VSWITCH %s RDEV %s: cannot open interface %s: %s", ds->cfg.name, rdev,
+                    ifname, strerror(-err));
+            continue;
+        }
+        snprintf(p->name, sizeof(p->name), "%s", rdev);
+        if (!ds->cfg.connect)
+            p->carrier = false;         /* DISCONNECT: defined, not carrying traffic */
+        if (zvs_switch_add_uplink(ds->sw, p) < 0) {
+            p->ops->destroy(p);
+            continue;
+        }
+        struct d_uplink *u = &d->up[d->nup++];
+        *u = (struct d_uplink){ .d = d, .ds = ds, .port = p, .fd = -1 };
+        snprintf(u->ifname, sizeof(u->ifname), "%s", ifname);
+        uplink_register(u);
+        if (d->nl)
+            zvs_netlink_link_watch(d->nl, ifname);
+        zvs_info("VSWITCH %s RDEV %s on %s (MTU %u, %s)", ds->cfg.name, rdev, ifname,
+                 p->mtu, p->carrier ? "carrier up" : "no carrier");
+    }
+}
+
+static void add_nic(struct zvsd *d, const struct zvs_cfg *cfg, const struct zvs_cfg_nic *nic)
+{
+    const struct zvs_cfg_user *u = &cfg->user[nic->user];
+    struct d_switch *ds = &d->sw[nic->vswitch];
+    struct zvs_guest g;
+    char name[24], mac[18];
+
+    snprintf(name, sizeof(name), "%s.%04X", u->userid, nic->vdev);
+    if (guest_of(cfg, nic, &g) < 0) {
+        zvs_err("%s: not authorized for VSWITCH %s (no GRANT, no NICDEF VLAN/PORTTYPE)",
+                name, ds->cfg.name);
+        return;
+    }
+    if (nic->backend != ZVS_NIC_BACKEND_TAP) {
+        zvs_warn("%s: NICBIND %s not supported by this vswitchd yet; NIC not coupled", name,
+                 nic->backend == ZVS_NIC_BACKEND_NONE ? "(none)" :
+                 nic->backend == ZVS_NIC_BACKEND_QDIO ? "QDIO" : "WORKLOAD");
+        return;
+    }
+    int err = 0;
+    struct zvs_port *p = zvs_nic_qdio_create(name, ds->cfg.queuestorage_mb * MB, 0, &err);
+    if (!p) {
+        zvs_err("%s: cannot make QDIO queues: %s", name, strerror(-err));
+        return;
+    }
+    struct d_nic *n = &d->nic[d->nnic];
+    *n = (struct d_nic){ .d = d, .ds = ds, .port = p };
+    snprintf(n->ifname, sizeof(n->ifname), "%s", nic->ifname);
+    err = zvs_guest_tap_open(nic->ifname, 1500, p, &n->tap);
+    if (err < 0) {
+        zvs_err("%s: cannot make tap %s: %s", name, nic->ifname, strerror(-err));
+        p->ops->destroy(p);
+        return;
+    }
+    /* The guest's interface uses the MAC CP assigned (MACPREFIX ++ MACID), as a z/VM
+     * guest's NIC does; MACPROTECT then holds it to that. */
+    err = zvs_guest_tap_set_mac(n->tap, g.mac);
+    if (err < 0)
+        zvs_warn("%s: cannot set MAC on tap %s: %s", name, nic->ifname, strerror(-err));
+    err = zvs_switch_add_guest(ds->sw, p, &g);
+    if (err < 0) {
+        zvs_mac_format(g.mac, mac, sizeof(mac));
+        zvs_err("%s: cannot couple to VSWITCH %s (MAC %s): %s", name, ds->cfg.name, mac,
+                strerror(-err));
+        zvs_guest_tap_close(n->tap);
+        p->ops->destroy(p);
+        return;
+    }
+    zvs_evloop_add_fd(d->loop, zvs_guest_tap_fd(n->tap), EPOLLIN, on_tap, n);
+    zvs_evloop_add_fd(d->loop, zvs_guest_tap_irq_fd(n->tap), EPOLLIN, on_nic_irq, n);
+    d->nnic++;
+    zvs_mac_format(g.mac, mac, sizeof(mac));
+    zvs_info("%s coupled to VSWITCH %s: MAC %s, tap %s", name, ds->cfg.name, mac, nic->ifname);
+}
+
+struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *opt)
+{
+    struct zvsd *d = calloc(1, sizeof(*d));
+    if (!d)
+        return NULL;
+    d->sigfd = -1;
+    d->opt = *opt;
+    d->nic = calloc(ZVS_CFG_MAX_NICS, sizeof(*d->nic));
+    d->loop = zvs_evloop_create();
+    if (!d->nic || !d->loop)
+        goto fail;
+
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    d->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (d->sigfd < 0 || zvs_evloop_add_fd(d->loop, d->sigfd, EPOLLIN, on_signal, d) < 0)
+        goto fail;
+
+    int err = 0;
+    d->nl = zvs_netlink_link_open(on_link_event, d, &err);
+    if (d->nl)
+        zvs_evloop_add_fd(d->loop, zvs_netlink_link_fd(d->nl), EPOLLIN, on_netlink, d);
+    else
+        zvs_warn("netlink: %s; carrier changes will not be seen", strerror(-err));
+
+    for (unsigned i = 0; i < cfg->nvswitch; i++) {
+        const struct zvs_cfg_vswitch *vs = &cfg->vswitch[i];
+        struct zvs_switch_params p = {
+            .vlan = { .aware = vs->vlan_aware, .native_vid = vs->native_vid },
+            .isolation = vs->isolation,
+        };
+        snprintf(p.name, sizeof(p.name), "%s", vs->name);
+        struct d_switch *ds = &d->sw[d->nsw];
+        ds->cfg = *vs;
+        ds->sw = zvs_switch_create(&p);
+        if (!ds->sw)
+            goto fail;
+        d->nsw++;
+        zvs_info("VSWITCH %s defined: %s, QUEUESTORAGE %uM%s", vs->name,
+                 vs->vlan_aware ? "VLAN AWARE" : "VLAN UNAWARE", vs->queuestorage_mb,
+                 vs->nouplink ? ", NOUPLINK" : "");
+        if (!vs->nouplink)
+            add_uplinks(d, cfg, ds);
+    }
+    for (unsigned i = 0; i < cfg->nnic; i++)
+        if (cfg->nic[i].vswitch >= 0)
+            add_nic(d, cfg, &cfg->nic[i]);
+    if (zvs_evloop_add_idle(d->loop, on_idle, d) < 0)
+        goto fail;
+    return d;
+fail:
+    zvsd_destroy(d);
+    return NULL;
+}
+
+int zvsd_run(struct zvsd *d)
+{
+    int rc = zvs_evloop_run(d->loop);
+    write_report(d);
+    return rc;
+}
+
+void zvsd_destroy(struct zvsd *d)
+{
+    if (!d)
+        return;
+    for (unsigned i = 0; i < d->nnic; i++)
+        zvs_guest_tap_close(d->nic[i].tap);     /* the switch destroys the NIC ports */
+    for (unsigned i = 0; i < d->nsw; i++)
+        zvs_switch_destroy(d->sw[i].sw);
+    zvs_netlink_link_close(d->nl);
+    if (d->sigfd >= 0)
+        close(d->sigfd);
+    zvs_evloop_destroy(d->loop);
+    free(d->nic);
+    free(d);
+}
+
+/* ---- the operator's report -------------------------------------------------------------- */
+
+static void report_counters(FILE *out, const char *indent, const struct zvs_port *p)
+{
+    struct zvs_device_counters c;
+    zvs_port_device_counters(p, &c);
+    fprintf(out, "%sRX Packets: %llu  Discarded: %llu  Errors: %llu\n", indent,
+            (unsigned long long)c.rx_packets, (unsigned long long)c.rx_discards,
+            (unsigned long long)c.rx_errors);
+    fprintf(out, "%sTX Packets: %llu  Discarded: %llu  Errors: %llu\n", indent,
+            (unsigned long long)c.tx_packets, (unsigned long long)c.tx_discards,
+            (unsigned long long)c.tx_errors);
+    fprintf(out, "%sRX Bytes: %llu  TX Bytes: %llu\n", indent,
+            (unsigned long long)c.rx_bytes, (unsigned long long)c.tx_bytes);
+    bool any = false;
+    for (int r = 0; r < ZVS_DROP__COUNT; r++) {
+        uint64_t v = zvs_ctr_read(&p->ctr.drops[r]);
+        if (!v)
+            continue;
+        fprintf(out, "%s%s%s %llu", any ? "" : indent, any ? "  " : "Drops: ",
+                zvs_drop_name((enum zvs_drop)r), (unsigned long long)v);
+        any = true;
+    }
+    if (any)
+        fputc('\n', out);
+}
+
+void zvsd_report(const struct zvsd *d, FILE *out)
+{
+    for (unsigned i = 0; i < d->nsw; i++) {
+        const struct d_switch *ds = &d->sw[i];
+        unsigned guests = 0;
+        for (struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
+             p = zvs_switch_next_port(ds->sw, p))
+            guests += p->role == ZVS_PORT_GUEST;
+        fprintf(out, "VSWITCH SYSTEM %-8s Type: QDIO  Connected: %u  Maxconn: INFINITE\n",
+                ds->cfg.name, guests);
+        fprintf(out, "  PERSISTENT  RESTRICTED  ETHERNET  Accounting: OFF\n");
+        if (ds->cfg.vlan_aware)
+            fprintf(out, "  VLAN Aware  Default VLAN: %04u  Default Porttype: %s  Native VLAN: %04u\n",
+                    ds->cfg.default_vid,
+                    ds->cfg.porttype == ZVS_PORTTYPE_TRUNK ? "Trunk" : "Access", ds->cfg.native_vid);
+        else
+            fprintf(out, "  VLAN Unaware\n");
+        fprintf(out, "  QueueStorage: %u  Isolation Status: %s\n", ds->cfg.queuestorage_mb,
+                ds->cfg.isolation ? "ON" : "OFF");
+        const struct zvs_port *active = zvs_switch_active_uplink(ds->sw);
+        bool header = false;
+        for (struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
+             p = zvs_switch_next_port(ds->sw, p)) {
+            if (p->role != ZVS_PORT_UPLINK)
+                continue;
+            if (!header)
+                fprintf(out, "  Uplink Port:\n");
+            header = true;
+            const char *ifname = "";
+            for (unsigned u = 0; u < d->nup; u++)
+                if (d->up[u].port == p)
+                    ifname = d->up[u].ifname;
+            fprintf(out, "    RDEV: %s  Interface: %s  %s%s\n", p->name, ifname,
+                    p == active ? "ACTIVE" : "BACKUP", p->carrier ? "" : "  NO CARRIER");
+            report_counters(out, "      ", p);
+        }
+        header = false;
+        for (struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
+             p = zvs_switch_next_port(ds->sw, p)) {
+            const struct zvs_guest *g = zvs_switch_guest(ds->sw, p);
+            if (!g)
+                continue;
+            if (!header)
+                fprintf(out, "  Adapter Connections:\n");
+            header = true;
+            char mac[18];
+            zvs_mac_format(g->mac, mac, sizeof(mac));
+            fprintf(out, "    Adapter Owner: %-8s NIC: %04X.P00  MAC: %s\n", g->owner, g->vdev, mac);
+            report_counters(out, "      ", p);
+        }
+        struct zvs_mac_table_stats ms;
+        zvs_mac_table_stats(zvs_switch_mac_table(ds->sw), &ms);
+        fprintf(out, "  MAC table: %u entries (%u static, %u learned), %llu refused full\n",
+                ms.entries, ms.static_entries, ms.learned, (unsigned long long)ms.refused_full);
+    }
+}

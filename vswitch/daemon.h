@@ -1,0 +1,31 @@
+/* vswitchd's body: builds the switches of a parsed configuration (SYSTEM CONFIG + USER
+ * DIRECT), binds their uplinks and guest NICs to Linux interfaces, and runs the event
+ * loop until SIGTERM/SIGINT. main() in vswitchd.c handles the command line, daemonizing
+ * and the pidfile; this file is the part tests can drive.
+ */
+#ifndef ZVS_DAEMON_H
+#define ZVS_DAEMON_H
+
+#include <stdio.h>
+
+struct zvs_cfg;
+struct zvsd;
+
+struct zvsd_options {
+    const char *stats_path;             /* counters report written on SIGUSR1 and at exit */
+};
+
+/* Build every switch, uplink and NIC of cfg. Errors are logged with the statement that
+ * caused them; a NIC that cannot be bound is skipped (logged), a switch whose uplink
+ * interface is missing starts without carrier and picks it up when the interface comes.
+ * Returns NULL only when nothing can run (no memory, no event loop). */
+struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *opt);
+/* Run until a termination signal. Returns 0 or -errno. */
+int zvsd_run(struct zvsd *d);
+void zvsd_destroy(struct zvsd *d);
+
+/* The operator's view of every switch: uplinks and NICs with z/VM-style counters and the
+ * discard reasons. */
+void zvsd_report(const struct zvsd *d, FILE *out);
+
+#endif

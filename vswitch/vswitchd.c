@@ -1,0 +1,176 @@
+/* vswitchd: the zvswitch daemon.
+ *
+ *   vswitchd -c SYSTEM.CONFIG -u USER.DIRECT [-f] [-p pidfile] [-l level] [-L logfile]
+ *            [-s statsfile] [--check]
+ *
+ * Foreground (-f) logs to stderr; otherwise it detaches (fork, setsid, /dev/null for the
+ * standard streams) and logs to -L or nowhere. The pidfile is written after detaching and
+ * removed at exit. --check parses and cross-checks both files, prints every message like
+ * CPSYNTAX does, and exits 0 when they are clean, 1 otherwise.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cp-commands/config.h"
+#include "daemon.h"
+#include "log.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: vswitchd -c SYSTEM.CONFIG -u USER.DIRECT [options]\n"
+            "  -c, --sysconfig FILE   SYSTEM CONFIG (VMLAN, DEFINE VSWITCH, RDEVICE ...)\n"
+            "  -u, --userdirect FILE  user directory (USER, NICDEF, NICBIND ...)\n"
+            "  -f, --foreground       stay in the foreground, log to stderr\n"
+            "  -p, --pidfile FILE     write the daemon's pid here\n"
+            "  -l, --log-level LEVEL  error | warn | info (default) | debug\n"
+            "  -L, --log-file FILE    append log lines here\n"
+            "  -s, --stats FILE       counters report, written on SIGUSR1 and at exit\n"
+            "      --check            check both files like CPSYNTAX and exit\n"
+            "  -h, --help\n");
+}
+
+static int write_pidfile(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -errno;
+    char buf[32];
+    int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+    int rc = write(fd, buf, (size_t)n) == n ? 0 : -EIO;
+    close(fd);
+    return rc;
+}
+
+static int detach(void)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -errno;
+    if (pid > 0)
+        _exit(0);
+    if (setsid() < 0)
+        return -errno;
+    if (chdir("/") < 0)
+        return -errno;
+    int fd = open("/dev/null", O_RDWR);
+    if (fd < 0)
+        return -errno;
+    dup2(fd, 0);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    if (fd > 2)
+        close(fd);
+    return 0;
+}
+
+/* Paths are used after chdir("/"): make them absolute first. */
+static char *absolute(const char *path)
+{
+    if (!path)
+        return NULL;
+    if (path[0] == '/')
+        return strdup(path);
+    char *cwd = getcwd(NULL, 0), *out = NULL;
+    if (cwd && asprintf(&out, "%s/%s", cwd, path) < 0)
+        out = NULL;
+    free(cwd);
+    return out;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "sysconfig", required_argument, NULL, 'c' },
+        { "userdirect", required_argument, NULL, 'u' },
+        { "foreground", no_argument, NULL, 'f' },
+        { "pidfile", required_argument, NULL, 'p' },
+        { "log-level", required_argument, NULL, 'l' },
+        { "log-file", required_argument, NULL, 'L' },
+        { "stats", required_argument, NULL, 's' },
+        { "check", no_argument, NULL, 'C' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *sysconfig = NULL, *userdirect = NULL;
+    char *pidfile = NULL, *logfile = NULL, *stats = NULL;
+    bool foreground = false, check = false;
+    enum zvs_log_level level = ZVS_LOG_INFO;
+    int c, rc = 1;
+
+    while ((c = getopt_long(argc, argv, "c:u:fp:l:L:s:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c': sysconfig = optarg; break;
+        case 'u': userdirect = optarg; break;
+        case 'f': foreground = true; break;
+        case 'p': free(pidfile); pidfile = absolute(optarg); break;
+        case 'L': free(logfile); logfile = absolute(optarg); break;
+        case 's': free(stats); stats = absolute(optarg); break;
+        case 'C': check = true; break;
+        case 'l':
+            if (zvs_log_parse_level(optarg, &level) < 0) {
+                fprintf(stderr, "vswitchd: unknown log level '%s'\n", optarg);
+                goto out;
+            }
+            break;
+        case 'h': usage(stdout); rc = 0; goto out;
+        default: usage(stderr); goto out;
+        }
+    }
+    if (!sysconfig || optind != argc) {
+        usage(stderr);
+        goto out;
+    }
+    if (check) {
+        int errors = zvs_config_syntax_check(sysconfig, userdirect, stdout);
+        rc = errors == 0 ? 0 : 1;
+        goto out;
+    }
+
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    if (!cfg) {
+        fprintf(stderr, "vswitchd: out of memory\n");
+        goto out;
+    }
+    int errors = zvs_cfg_load(cfg, sysconfig, userdirect);
+    if (errors != 0) {
+        /* Print what the parser found, as --check would, and refuse to start. */
+        zvs_config_syntax_check(sysconfig, userdirect, stderr);
+        zvs_cfg_free(cfg);
+        goto out;
+    }
+    zvs_log_set_level(level);
+    if (logfile && zvs_log_open(logfile) < 0)
+        fprintf(stderr, "vswitchd: cannot open log %s: %s\n", logfile, strerror(errno));
+    if (!foreground && detach() < 0) {
+        zvs_err("cannot detach: %s", strerror(errno));
+        zvs_cfg_free(cfg);
+        goto out;
+    }
+    if (pidfile && write_pidfile(pidfile) < 0)
+        zvs_warn("cannot write pidfile %s", pidfile);
+
+    struct zvsd_options opt = { .stats_path = stats };
+    struct zvsd *d = zvsd_create(cfg, &opt);
+    zvs_cfg_free(cfg);
+    if (d) {
+        zvs_info("vswitchd running (pid %ld)", (long)getpid());
+        rc = zvsd_run(d) < 0 ? 1 : 0;
+        zvsd_destroy(d);
+        zvs_info("vswitchd stopped");
+    }
+    if (pidfile)
+        unlink(pidfile);
+    zvs_log_close();
+out:
+    free(pidfile);
+    free(logfile);
+    free(stats);
+    return rc;
+}
