@@ -71,14 +71,15 @@ lab_start() {
   ip -n "$NS_SW" link set osa28ba up
   ip -n "$NS_LAN" link set eth0 up
   ip -n "$NS_LAN" addr add "${LAB_IP[lan]}/24" dev eth0
-  ip netns exec "$NS_SW" "$VSWITCHD" -f -c "$sysconfig" -u "$userdirect" -l debug \
+  # VSWITCHD_WRAP: a command to run vswitchd under (valgrind ...), split on spaces.
+  ip netns exec "$NS_SW" ${VSWITCHD_WRAP:-} "$VSWITCHD" -f -c "$sysconfig" -u "$userdirect" -l debug \
      -s "$WORK/stats" >"$WORK/vswitchd.log" 2>&1 &
   VSWITCHD_PID=$!
   local g
   for g in a b c; do
     local tap=lnx$g-f000 ns_var=NS_${g^^}
     local ns=${!ns_var}
-    wait_for 5 ip -n "$NS_SW" link show "$tap" || fail "vswitchd made no tap $tap"
+    wait_for 20 ip -n "$NS_SW" link show "$tap" || fail "vswitchd made no tap $tap"
     ip -n "$NS_SW" link set "$tap" netns "$ns" || fail "move $tap"
     ip -n "$ns" link set "$tap" mtu "$mtu" up
     ip -n "$ns" addr add "${LAB_IP[$g]}/24" dev "$tap"
