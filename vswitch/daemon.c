@@ -90,6 +90,13 @@ static void on_tap(void *arg, int fd, uint32_t events, uint64_t now)
         int queued = zvs_guest_tap_pump_out(n->tap);
         while (zvs_switch_poll(n->ds->sw, n->port, now) > 0)
             ;
+        if (queued == -EBADFD) {
+            /* The guest's namespace and its tap are gone: stop watching a dead fd. The
+             * NIC stays coupled; frames for it are dropped by the driver and counted. */
+            zvs_warn("%s: tap %s is gone", n->port->name, n->ifname);
+            zvs_evloop_del_fd(n->d->loop, fd);
+            return;
+        }
         if (queued < ZVS_BATCH)
             break;
     }

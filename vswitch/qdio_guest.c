@@ -15,6 +15,12 @@
  *    adapter applies to output buffers (zvs_qdio_sbal_parse): a buffer that does not
  *    parse is counted and recycled, never read past its entries.
  *
+ *  - Zero-copy send keeps one output buffer "open" (taken, still 0xA1, not primed) while
+ *    a driver reads frames into its entries. The reaper must stop there: 0xA1 on that
+ *    buffer means "not handed over yet", not "the adapter is done with it". It is always
+ *    the newest buffer taken, so an unused open buffer is given back by stepping the
+ *    ring back one.
+ *
  * Hazards: the interrupt arm races with the adapter priming a buffer; both sides fence
  * (seq_cst) between their store and their load so one of them always sees the other, and
  * zvs_qdio_guest_arm_irq reports work that slipped in before the arm.
@@ -47,6 +53,10 @@ struct zvs_qdio_guest {
     uint16_t                   last_sbalf;  /* of the last refused output buffer */
     uint32_t                   last_err_buf;
     uint32_t                   in_next;     /* next input buffer to process */
+    int32_t                    tx_cur;      /* open output buffer (zero-copy), -1: none */
+    uint32_t                   tx_used;     /* its entries holding frames */
+    uint32_t                   tx_frames;   /* its frames */
+    uint32_t                   tx_primed;   /* buffers primed since the last tx_flush */
     struct iovec               rx_iov[ZVS_QDIO_NSBALE];
     struct zvs_qdio_parsed     rx_fr[ZVS_QDIO_NSBALE];
 };
@@ -104,6 +114,7 @@ int zvs_qdio_guest_attach(void *region, size_t size, int siga_fd, int irq_fd,
     if (g->geo.buf_entries > ZVS_QDIO_NSBALE)
         g->geo.buf_entries = ZVS_QDIO_NSBALE;
     g->pack = g->geo.buf_entries;
+    g->tx_cur = -1;
     *out = g;
     return 0;
 }
@@ -179,6 +190,8 @@ int zvs_qdio_guest_init_queues(struct zvs_qdio_guest *g)
     }
     g->out_next = g->out_reap = g->out_busy = 0;
     g->in_next = 0;
+    g->tx_cur = -1;
+    g->tx_used = g->tx_frames = g->tx_primed = 0;
     return 0;
 }
 
@@ -209,6 +222,8 @@ int zvs_qdio_guest_reap(struct zvs_qdio_guest *g)
 
     while (g->out_busy > 0) {
         uint32_t b = g->out_reap;
+        if ((int32_t)b == g->tx_cur)
+            break;                      /* open for zero-copy send: ours, not done */
         uint8_t st = zvs_slsb_get(&g->outq->slsb[b]);
 
         if (st == ZVS_SLSB_P_OUTPUT_ERROR) {
@@ -262,6 +277,14 @@ static uint32_t entries_for(uint32_t len)
     return (ZVS_QDIO_FHDR_LEN + len + ZVS_QDIO_ENTRY_SIZE - 1) / ZVS_QDIO_ENTRY_SIZE;
 }
 
+/* Fragment flags of entry k of a frame spread over `need` entries. */
+static uint32_t frag_flags(uint32_t k, uint32_t need)
+{
+    return need == 1 ? ZVS_SBALE_FRAG_NONE
+           : k == 0 ? ZVS_SBALE_FRAG_FIRST
+           : k == need - 1 ? ZVS_SBALE_FRAG_LAST : ZVS_SBALE_FRAG_MIDDLE;
+}
+
 /* Write header and frame into `need` entries of output buffer b from entry e0. */
 static void out_write(struct zvs_qdio_guest *g, uint32_t b, uint32_t e0, uint32_t need,
                       const uint8_t hdr[ZVS_QDIO_FHDR_LEN], const struct zvs_qdio_pkt *p)
@@ -284,9 +307,7 @@ static void out_write(struct zvs_qdio_guest *g, uint32_t b, uint32_t e0, uint32_
         left -= take;
         se->addr = off;
         se->length = skip + take;
-        se->flags = need == 1 ? ZVS_SBALE_FRAG_NONE
-                    : k == 0 ? ZVS_SBALE_FRAG_FIRST
-                    : k == need - 1 ? ZVS_SBALE_FRAG_LAST : ZVS_SBALE_FRAG_MIDDLE;
+        se->flags = frag_flags(k, need);
     }
     assert(left == 0);
 }
@@ -320,12 +341,36 @@ static void siga(struct zvs_qdio_guest *g, uint64_t *counter)
     count(counter, 1);
 }
 
+/* Close the open zero-copy buffer: prime it when it holds frames, else step the ring
+ * back over it (it is the newest buffer taken and still 0xA1). True when primed. */
+static bool tx_close(struct zvs_qdio_guest *g)
+{
+    if (g->tx_cur < 0)
+        return false;
+    uint32_t b = (uint32_t)g->tx_cur;
+    bool primed = g->tx_used > 0;
+
+    if (primed) {
+        out_prime(g, b, g->tx_used);
+        g->tx_primed++;
+    } else {
+        assert((b + 1) % ZVS_QDIO_NBUFS == g->out_next && g->out_busy > 0);
+        g->out_next = b;
+        g->out_busy--;
+    }
+    g->tx_cur = -1;
+    g->tx_used = g->tx_frames = 0;
+    return primed;
+}
+
 int zvs_qdio_guest_send(struct zvs_qdio_guest *g, const struct zvs_qdio_pkt *pkts, int n)
 {
     uint8_t raw[ZVS_QDIO_FHDR_LEN];
     uint32_t used = 0, frames = 0;
     int cur = -1, done = 0, err = 0;
-    bool primed = false;
+    /* Frames of an open zero-copy buffer go first; our SIGA-w covers every buffer primed
+     * since the last tx_flush. */
+    bool primed = tx_close(g) || g->tx_primed > 0;
 
     for (int i = 0; i < n; i++) {
         err = out_header(g, &pkts[i], raw);
@@ -356,9 +401,97 @@ int zvs_qdio_guest_send(struct zvs_qdio_guest *g, const struct zvs_qdio_pkt *pkt
         primed = true;
     }
     count(&g->hdr->prog.out_frames, (uint64_t)done);
+    g->tx_primed = 0;
     if (primed && (__atomic_load_n(&g->hdr->ac1, __ATOMIC_ACQUIRE) & ZVS_QDIO_AC1_SIGA_OUTPUT))
         siga(g, &g->hdr->prog.siga_w);
     return done > 0 ? done : err;
+}
+
+/* ---- Zero-copy output ------------------------------------------------------------------ */
+
+static uint8_t *out_entry(struct zvs_qdio_guest *g, uint32_t b, uint32_t e)
+{
+    return g->geo.data + share_off(g, true, b) + (uint64_t)e * ZVS_QDIO_ENTRY_SIZE;
+}
+
+int zvs_qdio_guest_tx_reserve(struct zvs_qdio_guest *g, struct iovec *iov, int max_iov)
+{
+    if (max_iov < 1)
+        return -EINVAL;
+    /* commit primes a full buffer at once; only a smaller pack set since can leave one */
+    if (g->tx_cur >= 0 && g->tx_frames >= g->pack)
+        tx_close(g);
+    if (g->tx_cur < 0) {
+        int b = out_take(g);
+        if (b < 0)
+            return b;
+        g->tx_cur = b;
+        g->tx_used = g->tx_frames = 0;
+    }
+    assert(g->tx_used < g->geo.buf_entries && g->tx_frames < g->pack);
+    uint32_t b = (uint32_t)g->tx_cur;
+    uint32_t n = g->geo.buf_entries - g->tx_used;
+    if (n > (uint32_t)max_iov)
+        n = (uint32_t)max_iov;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t skip = k == 0 ? ZVS_QDIO_FHDR_LEN : 0;
+        iov[k].iov_base = out_entry(g, b, g->tx_used + k) + skip;
+        iov[k].iov_len = ZVS_QDIO_ENTRY_SIZE - skip;
+    }
+    return (int)n;
+}
+
+int zvs_qdio_guest_tx_commit(struct zvs_qdio_guest *g, uint32_t len, const struct zvs_vnet *vnet)
+{
+    uint8_t raw[ZVS_QDIO_FHDR_LEN];
+
+    if (g->tx_cur < 0)
+        return -ENOENT;
+    uint32_t b = (uint32_t)g->tx_cur;
+    uint32_t e0 = g->tx_used;
+    uint32_t room = (g->geo.buf_entries - e0) * ZVS_QDIO_ENTRY_SIZE - ZVS_QDIO_FHDR_LEN;
+    if (len == 0 || len > room)
+        return -EMSGSIZE;
+    struct zvs_qdio_pkt p = {
+        .data = out_entry(g, b, e0) + ZVS_QDIO_FHDR_LEN,  /* holds min(len, 4064) bytes */
+        .len = len,
+    };
+    if (vnet)
+        p.vnet = *vnet;
+    int rc = out_header(g, &p, raw);
+    if (rc < 0)
+        return rc;
+    uint32_t need = entries_for(len);
+    uint32_t left = len;
+    memcpy(out_entry(g, b, e0), raw, sizeof(raw));
+    for (uint32_t k = 0; k < need; k++) {
+        struct zvs_sbale *se = &g->outq->sbal[b].e[e0 + k];
+        uint32_t skip = k == 0 ? ZVS_QDIO_FHDR_LEN : 0;
+        uint32_t take = left < ZVS_QDIO_ENTRY_SIZE - skip ? left : ZVS_QDIO_ENTRY_SIZE - skip;
+
+        se->addr = share_off(g, true, b) + (uint64_t)(e0 + k) * ZVS_QDIO_ENTRY_SIZE;
+        se->length = skip + take;
+        se->flags = frag_flags(k, need);
+        left -= take;
+    }
+    assert(left == 0);
+    g->tx_used += need;
+    g->tx_frames++;
+    g->out_seq++;
+    count(&g->hdr->prog.out_frames, 1);
+    if (g->tx_used == g->geo.buf_entries || g->tx_frames == g->pack)
+        tx_close(g);
+    return 0;
+}
+
+int zvs_qdio_guest_tx_flush(struct zvs_qdio_guest *g)
+{
+    tx_close(g);
+    uint32_t primed = g->tx_primed;
+    g->tx_primed = 0;
+    if (primed > 0 && (__atomic_load_n(&g->hdr->ac1, __ATOMIC_ACQUIRE) & ZVS_QDIO_AC1_SIGA_OUTPUT))
+        siga(g, &g->hdr->prog.siga_w);
+    return (int)primed;
 }
 
 /* ---- Input -------------------------------------------------------------------------- */

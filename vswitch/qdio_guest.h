@@ -77,6 +77,31 @@ uint32_t zvs_qdio_guest_max_frame(const struct zvs_qdio_guest *g);
  * adapter broke the ownership protocol). */
 int  zvs_qdio_guest_send(struct zvs_qdio_guest *g, const struct zvs_qdio_pkt *pkts, int n);
 
+/* Zero-copy send, for a driver that reads frames straight into the output queue (a tap:
+ * readv into the entries). One output buffer at a time is "open": taken (0xA1, ours)
+ * but not primed, so frames can be packed into it one by one.
+ *  - tx_reserve: iov[] gets the data space of the next frame slot: the open buffer's free
+ *    entries from the next one on, the first after its 32-byte header room (at most
+ *    max_iov pieces; the sum of their lengths is the room). Opens an empty buffer when
+ *    none is open. Calling it again without a commit gives the same slot. Returns the
+ *    number of iovecs (>= 1), or -EINVAL (max_iov < 1), -ENOBUFS (no empty buffer),
+ *    -EIO (the adapter broke the ownership protocol).
+ *  - tx_commit: the first len bytes of the reserved space are a frame: its header is
+ *    written (classified from the bytes, offload metadata from vnet, NULL: none) and its
+ *    entries flagged first/middle/last. A buffer that has no free entry left, or holds
+ *    `pack` frames, is primed (0x62) at once. Returns 0, or -ENOENT (nothing reserved),
+ *    -EMSGSIZE (len 0 or beyond the room: nothing committed), -EINVAL (metadata the
+ *    adapter would refuse: nothing committed).
+ *  - tx_flush: prime the open buffer if it holds frames (an open buffer without frames is
+ *    given back to the ring unused), then one SIGA-w if anything was primed since the
+ *    last flush and the adapter wants it. Returns the buffers primed since the last flush.
+ * zvs_qdio_guest_send flushes an open buffer first, so the two ways can be mixed; frames
+ * keep their order. */
+int  zvs_qdio_guest_tx_reserve(struct zvs_qdio_guest *g, struct iovec *iov, int max_iov);
+int  zvs_qdio_guest_tx_commit(struct zvs_qdio_guest *g, uint32_t len,
+                              const struct zvs_vnet *vnet);
+int  zvs_qdio_guest_tx_flush(struct zvs_qdio_guest *g);
+
 /* Collect output buffers the adapter has finished with, in order: 0xA1 done, 0xAF
  * refused (counted in out_errors_seen, SBALF kept for zvs_qdio_guest_last_error, the
  * buffer returned to 0xA1). Returns the number of buffers collected. */

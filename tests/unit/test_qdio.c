@@ -1188,6 +1188,229 @@ static void test_two_processes(void **state)
     zvs_qdio_destroy(q);
 }
 
+/* ---- Zero-copy send (tx_reserve / tx_commit / tx_flush) --------------------------------- */
+
+/* Copy len bytes into the reserved pieces, as a readv would. */
+static void iov_fill(const struct iovec *iov, int n, const uint8_t *src, uint32_t len)
+{
+    for (int i = 0; i < n && len > 0; i++) {
+        uint32_t take = len < iov[i].iov_len ? len : (uint32_t)iov[i].iov_len;
+        memcpy(iov[i].iov_base, src, take);
+        src += take;
+        len -= take;
+    }
+    assert_int_equal(len, 0);
+}
+
+static void test_tx_zero_copy_packing(void **state)
+{
+    struct env e;
+    struct iovec iov[16];
+    struct zvs_frame f[4];
+    uint8_t a[100], b[5000], got[5000];
+
+    env_open(&e, QS_8M);
+    make_frame(a, sizeof(a), 1, 0);
+    make_frame(b, sizeof(b), 2, 0);
+    /* an empty buffer: 8 entries at 8M, the first after the header room */
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 8);
+    uint8_t *share = e.data + 128u * 32768u;
+    assert_ptr_equal(iov[0].iov_base, share + 32);
+    assert_int_equal(iov[0].iov_len, 4064);
+    assert_ptr_equal(iov[7].iov_base, share + 7 * 4096);
+    assert_int_equal(iov[7].iov_len, 4096);
+    /* asked again without a commit: the same slot; max_iov caps the pieces */
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 2), 2);
+    assert_ptr_equal(iov[0].iov_base, share + 32);
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 0), -EINVAL);
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 8);
+    iov_fill(iov, 8, a, sizeof(a));
+    struct zvs_vnet v = { .flags = ZVS_VNET_F_NEEDS_CSUM, .csum_start = 34, .csum_offset = 16 };
+    assert_int_equal(zvs_qdio_guest_tx_commit(e.g, sizeof(a), &v), 0);
+    /* the next slot starts at entry 1; the frame spans entries 1 and 2 */
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 7);
+    assert_ptr_equal(iov[0].iov_base, share + 4096 + 32);
+    iov_fill(iov, 7, b, sizeof(b));
+    assert_int_equal(zvs_qdio_guest_tx_commit(e.g, sizeof(b), NULL), 0);
+
+    /* open, not primed: the adapter sees nothing, the reaper leaves it alone */
+    assert_int_equal(e.outq->slsb[0], 0xA1);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 4, 3), 0);
+    assert_int_equal(zvs_qdio_guest_reap(e.g), 0);
+    assert_int_equal(ctrs(&e).prog.out_frames, 2);
+    assert_int_equal(ctrs(&e).prog.out_bufs_primed, 0);
+
+    assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 1);
+    assert_int_equal(e.outq->slsb[0], 0x62);
+    assert_int_equal(e.outq->slsb[1], 0xA1);
+    const struct zvs_sbale *s = e.outq->sbal[0].e;
+    assert_int_equal(s[0].flags, ZVS_SBALE_FRAG_NONE);
+    assert_int_equal(s[0].length, 32 + 100);
+    assert_int_equal(s[0].addr, 128u * 32768u);
+    assert_int_equal(s[1].flags, ZVS_SBALE_FRAG_FIRST);
+    assert_int_equal(s[1].length, 4096);
+    assert_int_equal(s[1].addr, 128u * 32768u + 4096);
+    assert_int_equal(s[2].flags, ZVS_SBALE_FRAG_LAST | ZVS_SBALE_LAST_ENTRY);
+    assert_int_equal(s[2].length, 5000 - 4064);
+    const uint8_t want_hdr[32] = {
+        0x02, 0, 0, 0x04, 0, 32, 0, 100, 0, 0, 0, 0, 0, 0, 0, 0,
+        0x01, 0x00, 0, 0, 0, 0, 0, 34, 0, 16, 0, 0, 0, 0, 0, 0,
+    };
+    assert_memory_equal(share, want_hdr, 32);
+    assert_int_equal(share[4096 + 9], 1);          /* seq_no of the second frame */
+    assert_int_equal(efd_read(zvs_qdio_siga_fd(e.q)), 1);   /* AC1 wants SIGA-w */
+    assert_int_equal(ctrs(&e).prog.siga_w, 1);
+    assert_int_equal(ctrs(&e).prog.out_bufs_primed, 1);
+
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 4, 3), 2);
+    assert_int_equal(f[0].len, 100);
+    assert_int_equal(frame_bytes(&f[0], got), 100);
+    assert_memory_equal(got, a, 100);
+    assert_int_equal(f[0].vnet.flags, ZVS_VNET_F_NEEDS_CSUM);
+    assert_int_equal(f[0].vnet.csum_start, 34);
+    assert_int_equal(f[1].len, 5000);
+    assert_int_equal(f[1].nfrags, 2);
+    assert_int_equal(frame_bytes(&f[1], got), 5000);
+    assert_memory_equal(got, b, 5000);
+    zvs_qdio_release(e.q, f, 2);
+    assert_int_equal(zvs_qdio_guest_reap(e.g), 1);
+    /* nothing new: flush primes nothing and signals nothing */
+    assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 0);
+    assert_int_equal(efd_read(zvs_qdio_siga_fd(e.q)), 0);
+    env_close(&e);
+}
+
+static void test_tx_commit_errors(void **state)
+{
+    struct env e;
+    struct iovec iov[16];
+    struct zvs_frame f[4];
+    uint8_t a[64];
+
+    env_open(&e, QS_8M);
+    make_frame(a, sizeof(a), 3, 0);
+    assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 64, NULL), -ENOENT);
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 8);
+    iov_fill(iov, 8, a, sizeof(a));
+    assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 0, NULL), -EMSGSIZE);
+    assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 32737, NULL), -EMSGSIZE);
+    struct zvs_vnet bad = { .gso_type = ZVS_VNET_GSO_TCPV4 };     /* gso_size 0 */
+    assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 64, &bad), -EINVAL);
+    struct zvs_vnet outside = { .flags = ZVS_VNET_F_NEEDS_CSUM, .csum_start = 60,
+                                .csum_offset = 4 };
+    assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 64, &outside), -EINVAL);
+    assert_int_equal(ctrs(&e).prog.out_frames, 0);
+    /* an open buffer without frames goes back to the ring unused */
+    assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 0);
+    assert_int_equal(e.outq->slsb[0], 0xA1);
+    assert_int_equal(efd_read(zvs_qdio_siga_fd(e.q)), 0);
+    /* a frame as large as a buffer holds takes all 8 entries and primes it at once */
+    uint8_t *big = malloc(32736);
+    assert_non_null(big);
+    make_frame(big, 32736, 4, 0);
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 8);
+    iov_fill(iov, 8, big, 32736);
+    assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 32736, NULL), 0);
+    assert_int_equal(e.outq->slsb[0], 0x62);       /* buffer 0 again: nothing was lost */
+    assert_int_equal(e.outq->sbal[0].e[7].flags, ZVS_SBALE_FRAG_LAST | ZVS_SBALE_LAST_ENTRY);
+    assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 64, NULL), -ENOENT);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 4, 0), 1);
+    assert_int_equal(f[0].len, 32736);
+    assert_int_equal(f[0].nfrags, 8);
+    zvs_qdio_release(e.q, f, 1);
+    assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 1);  /* primed by the commit */
+    assert_int_equal(efd_read(zvs_qdio_siga_fd(e.q)), 1);
+    free(big);
+    env_close(&e);
+}
+
+static void test_tx_pack_limit_and_mixed_send(void **state)
+{
+    struct env e;
+    struct iovec iov[16];
+    struct zvs_frame f[8];
+    uint8_t a[3][80], got[80];
+
+    env_open(&e, QS_8M);
+    zvs_qdio_set_ac1(e.q, 0);                       /* the switch polls: no SIGA-w */
+    for (int i = 0; i < 3; i++)
+        make_frame(a[i], sizeof(a[i]), 10u + (uint32_t)i, 0);
+    assert_int_equal(zvs_qdio_guest_set_pack(e.g, 2), 0);
+    for (int i = 0; i < 2; i++) {
+        assert_true(zvs_qdio_guest_tx_reserve(e.g, iov, 16) > 0);
+        iov_fill(iov, 1, a[i], 80);
+        assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 80, NULL), 0);
+    }
+    assert_int_equal(e.outq->slsb[0], 0x62);       /* two frames: primed by the commit */
+    /* an open buffer with one frame, then a plain send: the open buffer goes first */
+    assert_true(zvs_qdio_guest_tx_reserve(e.g, iov, 16) > 0);
+    iov_fill(iov, 1, a[2], 80);
+    assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 80, NULL), 0);
+    assert_int_equal(e.outq->slsb[1], 0xA1);
+    struct zvs_qdio_pkt p = pkt_of(a[0], 80);
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
+    assert_int_equal(e.outq->slsb[1], 0x62);
+    assert_int_equal(e.outq->slsb[2], 0x62);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 8, 0), 4);
+    const uint8_t *order[4] = { a[0], a[1], a[2], a[0] };
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(frame_bytes(&f[i], got), 80);
+        assert_memory_equal(got, order[i], 80);
+    }
+    zvs_qdio_release(e.q, f, 4);
+    assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 0);   /* send already covered them */
+    assert_int_equal(efd_read(zvs_qdio_siga_fd(e.q)), 0);
+    assert_int_equal(ctrs(&e).prog.out_frames, 4);
+    assert_int_equal(ctrs(&e).prog.out_bufs_primed, 3);
+    /* a smaller pack set while a buffer is open: the next reserve primes it first */
+    assert_true(zvs_qdio_guest_tx_reserve(e.g, iov, 16) > 0);
+    iov_fill(iov, 1, a[1], 80);
+    assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 80, NULL), 0);
+    assert_int_equal(e.outq->slsb[3], 0xA1);
+    assert_int_equal(zvs_qdio_guest_set_pack(e.g, 1), 0);
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 8);
+    assert_int_equal(e.outq->slsb[3], 0x62);
+    assert_ptr_equal(iov[0].iov_base, e.data + (128u + 4u) * 32768u + 32);
+    assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 1);
+    assert_int_equal(e.outq->slsb[4], 0xA1);
+    env_close(&e);
+}
+
+static void test_tx_reserve_queue_full(void **state)
+{
+    struct env e;
+    struct iovec iov[16];
+    struct zvs_frame f[16];
+    uint8_t a[64];
+
+    env_open(&e, QS_8M);
+    make_frame(a, sizeof(a), 5, 0);
+    assert_int_equal(zvs_qdio_guest_set_pack(e.g, 1), 0);
+    for (int b = 0; b < ZVS_QDIO_NBUFS; b++) {
+        assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 8);
+        iov_fill(iov, 1, a, sizeof(a));
+        assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 64, NULL), 0);
+    }
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), -ENOBUFS);
+    assert_int_equal(zvs_qdio_guest_tx_flush(e.g), ZVS_QDIO_NBUFS);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 1, 0), 1);
+    zvs_qdio_release(e.q, f, 1);
+    /* buffer 0 is back: reserve reaps it and opens it */
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 8);
+    assert_ptr_equal(iov[0].iov_base, e.data + 128u * 32768u + 32);
+    assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 0);
+    assert_int_equal(e.outq->slsb[0], 0xA1);
+    int total = 0, n;
+    while ((n = zvs_qdio_poll_output(e.q, f, 16, 0)) > 0) {
+        total += n;
+        zvs_qdio_release(e.q, f, n);
+    }
+    assert_int_equal(total, ZVS_QDIO_NBUFS - 1);
+    /* the reaper collects all 127, stepping over nothing still open */
+    assert_int_equal(zvs_qdio_guest_reap(e.g), ZVS_QDIO_NBUFS - 1);
+    env_close(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1209,6 +1432,10 @@ int main(void)
         cmocka_unit_test(test_siga_by_ac1),
         cmocka_unit_test(test_output_queue_full),
         cmocka_unit_test(test_two_processes),
+        cmocka_unit_test(test_tx_zero_copy_packing),
+        cmocka_unit_test(test_tx_commit_errors),
+        cmocka_unit_test(test_tx_pack_limit_and_mixed_send),
+        cmocka_unit_test(test_tx_reserve_queue_full),
     };
     return cmocka_run_group_tests_name("qdio", tests, NULL, NULL);
 }
