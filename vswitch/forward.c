@@ -16,6 +16,14 @@
  * Egress fix-up: a super-frame or a partial checksum that the egress cannot take is
  * segmented or checksummed here (vnet.c) into scratch memory; that slow path flushes the
  * egress queue first so frame order on the port is kept.
+ *
+ * Per-burst memo (struct burst): a burst comes from one port, and nothing the forwarding
+ * decision reads changes during it except through learning or the Slow Protocols handler.
+ * So the ingress classification of an untagged frame (the same for every untagged frame
+ * on that port) and the last MAC table answer (dst MAC + VID -> port) are kept for the
+ * burst; a stream of frames to one destination then costs no VLAN call and no hash
+ * lookup. Learning and the handler forget the memo. Only the answers are kept: every
+ * frame still passes every check and is counted on its own, so counters are exact.
  */
 #include "switch.h"
 
@@ -37,6 +45,61 @@ static inline bool mac_eq(const uint8_t *a, const uint8_t *b)
     memcpy(&a2, a + 4, 2);
     memcpy(&b2, b + 4, 2);
     return a4 == b4 && a2 == b2;
+}
+
+/* What one burst remembers (see the note at the top). */
+struct burst {
+    uint64_t              filtered;     /* frames for no guest of ours (uplink) */
+    bool                  untagged_known;
+    int                   untagged_rc;  /* zvs_vlan_ingress result for an untagged frame */
+    enum zvs_drop         untagged_why;
+    struct zvs_vlan_class untagged_cls;
+    bool                  mac_known;
+    uint64_t              mac_key;      /* dst MAC | vid << 48 of the last lookup */
+    int                   mac_out;      /* its answer */
+};
+
+static inline uint64_t mac_vid_key(const uint8_t *mac, uint16_t vid)
+{
+    uint32_t a4;
+    uint16_t a2;
+    memcpy(&a4, mac, 4);
+    memcpy(&a2, mac + 4, 2);
+    return (uint64_t)a4 | (uint64_t)a2 << 32 | (uint64_t)vid << 48;
+}
+
+/* MAC table lookup through the burst's one-entry memo. */
+static inline int lookup(struct zvs_switch *sw, struct burst *b, const uint8_t *dst, uint16_t vid)
+{
+    uint64_t key = mac_vid_key(dst, vid);
+
+    if (b->mac_known && b->mac_key == key)
+        return b->mac_out;
+    b->mac_out = zvs_mac_table_lookup(sw->macs, dst, vid);
+    b->mac_key = key;
+    b->mac_known = true;
+    return b->mac_out;
+}
+
+/* Ingress VLAN classification; untagged frames (no 802.1Q or 802.1ad TPID at offset 12)
+ * classify alike on one port, so their answer is computed once per burst. */
+static inline int vlan_ingress(struct zvs_switch *sw, struct zvs_swport *in, struct burst *b,
+                               const struct zvs_frame *f, uint16_t ethertype, uint32_t peek_len,
+                               struct zvs_vlan_class *cls, enum zvs_drop *why)
+{
+    const struct zvs_vlan_port *vp = in->is_guest ? &in->guest.vlan : NULL;
+
+    if (ethertype == ZVS_ETHERTYPE_VLAN || ethertype == ZVS_ETHERTYPE_QINQ)
+        return zvs_vlan_ingress(&sw->params.vlan, vp, f->data, peek_len, cls, why);
+    if (__builtin_expect(!b->untagged_known, 0)) {
+        b->untagged_rc = zvs_vlan_ingress(&sw->params.vlan, vp, f->data, peek_len,
+                                          &b->untagged_cls, &b->untagged_why);
+        b->untagged_known = true;
+    }
+    *cls = b->untagged_cls;
+    if (b->untagged_rc < 0)
+        *why = b->untagged_why;
+    return b->untagged_rc;
 }
 
 static void flush_port(struct zvs_switch *sw, struct zvs_swport *s)
@@ -127,16 +190,21 @@ static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const stru
 }
 
 /* Queue frame f (classified on vid) for egress port s. Returns false when the port's
- * VLAN rules do not let it receive the frame (not a discard for a flood). */
-static bool egress(struct zvs_switch *sw, struct zvs_swport *s, const struct zvs_frame *f)
+ * VLAN rules do not let it receive the frame (not a discard for a flood). Inlined: it is
+ * most of the per-frame work of a unicast. */
+static inline __attribute__((always_inline)) bool egress(struct zvs_switch *sw,
+                                                         struct zvs_swport *s,
+                                                         const struct zvs_frame *f)
 {
     struct zvs_port *p = s->port;
-    enum zvs_tag_op op;
-    uint16_t bytes_vid = (f->flags & ZVS_FF_TAGGED) ? (zvs_be16(f->data + 14) & 0x0FFF) : 0;
+    enum zvs_tag_op op = ZVS_TAG_KEEP;  /* VLAN UNAWARE: bytes as they are */
 
-    if (!zvs_vlan_egress(&sw->params.vlan, s->is_guest ? &s->guest.vlan : NULL, f->vid,
-                         (f->flags & ZVS_FF_TAGGED) != 0, bytes_vid, &op))
-        return false;
+    if (sw->params.vlan.aware) {
+        uint16_t bytes_vid = (f->flags & ZVS_FF_TAGGED) ? (zvs_be16(f->data + 14) & 0x0FFF) : 0;
+        if (!zvs_vlan_egress(&sw->params.vlan, s->is_guest ? &s->guest.vlan : NULL, f->vid,
+                             (f->flags & ZVS_FF_TAGGED) != 0, bytes_vid, &op))
+            return false;
+    }
     if (!p->carrier) {
         zvs_port_count_drop(p, false, ZVS_DROP_LINK_DOWN, 1);
         return true;
@@ -145,11 +213,10 @@ static bool egress(struct zvs_switch *sw, struct zvs_swport *s, const struct zvs
     bool out_tagged = op == ZVS_TAG_PUSH || op == ZVS_TAG_REWRITE ||
                       (op == ZVS_TAG_KEEP && (f->flags & ZVS_FF_TAGGED));
     uint32_t frame_max = p->mtu + ZVS_ETH_HLEN + (out_tagged ? ZVS_VLAN_HLEN : 0);
-    struct zvs_tx tx = { .f = f, .tag_op = (uint8_t)op, .vid = f->vid };
-
     if (f->vnet.gso_type != ZVS_VNET_GSO_NONE
             ? !(p->caps & ZVS_CAP_GSO) || out_len > p->max_gso
             : out_len > frame_max || ((f->vnet.flags & ZVS_VNET_F_NEEDS_CSUM) && !(p->caps & ZVS_CAP_CSUM))) {
+        struct zvs_tx tx = { .f = f, .tag_op = (uint8_t)op, .vid = f->vid };
         egress_fixup(sw, s, &tx, out_len, frame_max);
         return true;
     }
@@ -157,7 +224,10 @@ static bool egress(struct zvs_switch *sw, struct zvs_swport *s, const struct zvs
         s->active = true;
         sw->active[sw->nactive++] = p->index;
     }
-    s->pend[s->npend++] = tx;
+    struct zvs_tx *t = &s->pend[s->npend++];
+    t->f = f;
+    t->tag_op = (uint8_t)op;
+    t->vid = f->vid;
     s->pend_bytes += out_len;
     if (s->npend == ZVS_BATCH)
         flush_port(sw, s);
@@ -178,9 +248,9 @@ static void flood(struct zvs_switch *sw, uint16_t in, const struct zvs_frame *f,
         egress(sw, &sw->sp[sw->active_uplink], f);
 }
 
-/* Classify and forward one frame; frames for no guest of ours count in *filtered. */
+/* Classify and forward one frame; frames for no guest of ours count in b->filtered. */
 static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs_frame *f,
-                        uint64_t now, uint64_t *filtered)
+                        uint64_t now, struct burst *b)
 {
     struct zvs_port *ip = in->port;
     const uint8_t *dst = f->data, *src = f->data + ZVS_ETH_ALEN;
@@ -196,9 +266,11 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
     uint16_t ethertype = zvs_be16(f->data + 12);
     bool slow = ethertype == ZVS_ETHERTYPE_SLOW || mac_eq(dst, slow_dst);
     if (slow) {
-        if (!in->is_guest && sw->slow_fn)
+        if (!in->is_guest && sw->slow_fn) {
             sw->slow_fn(sw->slow_arg, ip, f, now);
-        else
+            /* the handler may change ports or tables: decide afresh from here on */
+            b->untagged_known = b->mac_known = false;
+        } else
             zvs_port_count_drop(ip, true, ZVS_DROP_SLOW_PROTO, 1);
         return;
     }
@@ -212,8 +284,7 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
         return;
     }
     uint32_t peek_len = f->nfrags ? (uint32_t)f->frags[0].iov_len : f->len;
-    if (zvs_vlan_ingress(&sw->params.vlan, in->is_guest ? &in->guest.vlan : NULL, f->data,
-                         peek_len, &cls, &why) < 0) {
+    if (vlan_ingress(sw, in, b, f, ethertype, peek_len, &cls, &why) < 0) {
         zvs_port_count_drop(ip, true, why, 1);
         return;
     }
@@ -229,12 +300,13 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
             }
             if (zvs_mac_table_learn(sw->macs, src, f->vid, ip->index, now) == -ENOSPC)
                 zvs_port_count_drop(ip, true, ZVS_DROP_MAC_FULL, 1);
+            b->mac_known = false;       /* the table may have changed */
         }
         if (dst[0] & 1) {
             flood(sw, ip->index, f, true);
             return;
         }
-        int out = zvs_mac_table_lookup(sw->macs, dst, f->vid);
+        int out = lookup(sw, b, dst, f->vid);
         if (out == ip->index) {
             zvs_port_count_drop(ip, true, ZVS_DROP_SAME_PORT, 1);
         } else if (out >= 0) {
@@ -254,13 +326,13 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
         flood(sw, ip->index, f, false);
         return;
     }
-    int out = zvs_mac_table_lookup(sw->macs, dst, f->vid);
+    int out = lookup(sw, b, dst, f->vid);
     if (out >= 0 && sw->sp[out].is_guest) {
         if (!egress(sw, &sw->sp[out], f))
             zvs_port_count_drop(ip, true, ZVS_DROP_VLAN_DENIED, 1);
     } else {
         zvs_port_count_drop(ip, true, ZVS_DROP_FILTERED, 1);
-        (*filtered)++;
+        b->filtered++;
     }
 }
 
@@ -268,17 +340,18 @@ void zvs_switch_input(struct zvs_switch *sw, struct zvs_port *in, struct zvs_fra
                       int n, uint64_t now)
 {
     struct zvs_swport *s = &sw->sp[in->index];
-    uint64_t bytes = 0, filtered = 0, filtered_bytes = 0;
+    struct burst b = { .filtered = 0 };
+    uint64_t bytes = 0, filtered_bytes = 0;
 
     for (int i = 0; i < n; i++) {
-        uint64_t before = filtered;
+        uint64_t before = b.filtered;
         frames[i].in_port = in->index;
-        forward_one(sw, s, &frames[i], now, &filtered);
-        if (filtered != before)
+        forward_one(sw, s, &frames[i], now, &b);
+        if (__builtin_expect(b.filtered != before, 0))
             filtered_bytes += frames[i].len;
         bytes += frames[i].len;
     }
-    zvs_ctr_add(&in->ctr.in_packets, (uint64_t)n - filtered);
+    zvs_ctr_add(&in->ctr.in_packets, (uint64_t)n - b.filtered);
     zvs_ctr_add(&in->ctr.in_bytes, bytes - filtered_bytes);
 
     for (uint16_t i = 0; i < sw->nactive; i++) {

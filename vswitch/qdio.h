@@ -21,6 +21,20 @@
  * "in" and "out" name the queues as QDIO does, from the program's (guest's) view: the
  * output queue carries frames the guest sends into the switch, the input queue frames the
  * switch delivers to the guest.
+ *
+ * What a filled buffer may hold (checked by zvs_qdio_sbal_parse on both sides):
+ *  - up to 16 entries (an SBAL's SBALEs, at every QUEUESTORAGE), the last one flagged
+ *    last-entry; each entry 1..4096 bytes inside the data area, and all entries of a buffer
+ *    together at most the buffer's share (buf_bytes = QUEUESTORAGE / 256);
+ *  - frames one after the other, each in one entry (fragment "none") or in a first, middle..,
+ *    last group of entries; the first entry of a frame starts with its 32-byte header and,
+ *    when the frame continues, holds at least 18 frame bytes; pkt_length equals the bytes
+ *    of the frame's entries after the header, and header + frame fit in buf_bytes.
+ * Where the entries point is the writer's policy (qdio_guest.h): one frame per 4 KB page
+ * of the share, or, in packing mode, small frames side by side in one page, each in its own
+ * entry. One frame per entry keeps the reader simple (an entry is a frame or a piece of
+ * one, never several) and is what a qeth driver does in its packing mode, while 16 entries
+ * per buffer let 16 small frames share one buffer hand-over even at QUEUESTORAGE 1M.
  */
 #ifndef ZVS_QDIO_H
 #define ZVS_QDIO_H
@@ -213,6 +227,9 @@ struct zvs_qdio_fhdr {
 };
 
 void zvs_qdio_fhdr_encode(const struct zvs_qdio_fhdr *h, uint8_t out[ZVS_QDIO_FHDR_LEN]);
+/* The checks of zvs_qdio_fhdr_decode on a header in host order (what a sender runs before
+ * writing it, so a frame the reader would refuse never spoils its buffer): 0 or -EINVAL. */
+int zvs_qdio_fhdr_check(const struct zvs_qdio_fhdr *h);
 /* Decode and check a header: id matches the GSO type, hdr_length 32, pkt_length >= 1,
  * known offload flags and types, a partial checksum inside the frame. 0 or -EINVAL. */
 int zvs_qdio_fhdr_decode(const uint8_t in[ZVS_QDIO_FHDR_LEN], struct zvs_qdio_fhdr *h);
@@ -227,8 +244,11 @@ struct zvs_qdio_geom {
     uint8_t  *data;                     /* data area in this process's mapping */
     uint64_t  data_size;                /* QUEUESTORAGE */
     uint32_t  entry_size;               /* largest entry: ZVS_QDIO_ENTRY_SIZE */
-    uint32_t  buf_entries;              /* entries a buffer may use: min(16, buf_bytes/4K) */
-    uint32_t  buf_bytes;                /* data bytes per buffer */
+    uint32_t  buf_entries;              /* 4 KB pages of a buffer's share: min(16, buf_bytes/4K)
+                                           (the writers' layout; a filled buffer may use up
+                                           to ZVS_QDIO_NSBALE entries) */
+    uint32_t  buf_bytes;                /* data bytes per buffer: the share every buffer's
+                                           entries together stay within */
 };
 
 /* One frame found in a buffer: header plus its bytes in iov[first .. first+niov-1]. */
@@ -238,11 +258,12 @@ struct zvs_qdio_parsed {
     uint8_t              niov;          /* 1: contiguous; more: first/middle/last entries */
 };
 
-/* Walk the entries of a filled buffer. Every SBALE is read once (a concurrent writer in
- * another process cannot make a checked value change afterwards) and checked: in the data
- * area, entry and frame sizes within the buffer's share, fragment order, header, and
- * pkt_length against the entry lengths. iov[] (the caller's memory) receives the frame
- * bytes of each entry. Returns the number of frames (>= 1), or -EPROTO with the bad
+/* Walk the entries of a filled buffer (up to ZVS_QDIO_NSBALE, the rules at the top of this
+ * file). Every SBALE is read once (a concurrent writer in another process cannot make a
+ * checked value change afterwards) and checked: in the data area, entry sizes, the sum of
+ * the entry lengths within buf_bytes (ZVS_QDIO_ERR_SIZE), fragment order, header, frame
+ * size and pkt_length against the entry lengths. iov[] (the caller's memory) receives the
+ * frame bytes of each entry. Returns the number of frames (>= 1), or -EPROTO with the bad
  * entry and a ZVS_QDIO_ERR_* reason in *sbalf. */
 int zvs_qdio_sbal_parse(const struct zvs_qdio_geom *geo, const struct zvs_sbal *sbal,
                         struct iovec iov[ZVS_QDIO_NSBALE],
@@ -291,9 +312,11 @@ void zvs_qdio_set_ac1(struct zvs_qdio *q, uint32_t ac1);
 uint64_t zvs_qdio_siga_ack(struct zvs_qdio *q);
 
 /* Take frames from primed (0x62) output buffers, in buffer order from where the last call
- * stopped, up to max. Descriptors point into the region (no copy); scattered frames use
- * iovec lists owned by the adapter. cookie names the buffer. A buffer that does not parse
- * is set to 0xAF with SBALF and counted in out_errors. Frames stay valid until released. */
+ * stopped, up to max. Descriptors are built straight into out[] and point into the region
+ * (no copy); scattered frames use iovec lists owned by the adapter. cookie names the
+ * buffer. vid, pcp and flags are left 0: the switch classifies every frame itself
+ * (forward.c), so it is done in one place. A buffer that does not parse is set to 0xAF
+ * with SBALF and counted in out_errors. Frames stay valid until released. */
 int  zvs_qdio_poll_output(struct zvs_qdio *q, struct zvs_frame *out, int max, uint16_t in_port);
 /* Give frames back; a buffer returns to the program (0xA1) once all its frames are back. */
 void zvs_qdio_release(struct zvs_qdio *q, const struct zvs_frame *frames, int n);

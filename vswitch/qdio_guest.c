@@ -14,6 +14,12 @@
  *  - What the adapter wrote into input buffers is parsed with the same checks the
  *    adapter applies to output buffers (zvs_qdio_sbal_parse): a buffer that does not
  *    parse is counted and recycled, never read past its entries.
+ *  - Send places frames with one rule in both modes (out_place): a frame that fits in the
+ *    rest of the current 4 KB page takes one entry there, any other starts at the next
+ *    page. Only where the next frame may start differs: the next page (default), or the
+ *    next 8-byte boundary (packing mode, set_pack above the share's pages). A frame
+ *    without offload metadata gets its header written directly (fhdr_put_plain); one
+ *    with metadata is built, checked with zvs_qdio_fhdr_check and encoded.
  *
  *  - Zero-copy send keeps one output buffer "open" (taken, still 0xA1, not primed) while
  *    a driver reads frames into its entries. The reaper must stop there: 0xA1 on that
@@ -35,6 +41,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Packing mode: a frame's successor starts at the next multiple of 8 bytes, so 16 frames of
+ * 64 bytes (96 with their headers) take 1.5 KB of one page instead of 16 pages. */
+#define PACK_ALIGN  8u
+
 struct zvs_qdio_guest {
     uint8_t                   *base;        /* region in this process */
     size_t                     size;
@@ -46,6 +56,9 @@ struct zvs_qdio_guest {
     struct zvs_qdio_queue_shm *outq;
     struct zvs_qdio_geom       geo;
     uint32_t                   pack;        /* frames per output buffer at most */
+    uint32_t                   align;       /* send: a frame's successor starts at the next
+                                               multiple of this in the share: 4096 (a page
+                                               per frame), PACK_ALIGN in packing mode */
     uint32_t                   out_next;    /* next output buffer to fill */
     uint32_t                   out_reap;    /* oldest output buffer handed to the adapter */
     uint32_t                   out_busy;    /* output buffers handed over, not yet reaped */
@@ -114,6 +127,7 @@ int zvs_qdio_guest_attach(void *region, size_t size, int siga_fd, int irq_fd,
     if (g->geo.buf_entries > ZVS_QDIO_NSBALE)
         g->geo.buf_entries = ZVS_QDIO_NSBALE;
     g->pack = g->geo.buf_entries;
+    g->align = ZVS_QDIO_ENTRY_SIZE;
     g->tx_cur = -1;
     *out = g;
     return 0;
@@ -200,6 +214,7 @@ int zvs_qdio_guest_set_pack(struct zvs_qdio_guest *g, uint32_t frames_per_buf)
     if (frames_per_buf < 1 || frames_per_buf > ZVS_QDIO_NSBALE)
         return -EINVAL;
     g->pack = frames_per_buf;
+    g->align = frames_per_buf > g->geo.buf_entries ? PACK_ALIGN : ZVS_QDIO_ENTRY_SIZE;
     return 0;
 }
 
@@ -266,7 +281,7 @@ static int out_take(struct zvs_qdio_guest *g)
 
 static void out_prime(struct zvs_qdio_guest *g, uint32_t b, uint32_t used)
 {
-    assert(used >= 1 && used <= g->geo.buf_entries);
+    assert(used >= 1 && used <= ZVS_QDIO_NSBALE);
     g->outq->sbal[b].e[used - 1].flags |= ZVS_SBALE_LAST_ENTRY;
     zvs_slsb_set(&g->outq->slsb[b], ZVS_SLSB_CU_OUTPUT_PRIMED);
     count(&g->hdr->prog.out_bufs_primed, 1);
@@ -285,50 +300,123 @@ static uint32_t frag_flags(uint32_t k, uint32_t need)
            : k == need - 1 ? ZVS_SBALE_FRAG_LAST : ZVS_SBALE_FRAG_MIDDLE;
 }
 
-/* Write header and frame into `need` entries of output buffer b from entry e0. */
-static void out_write(struct zvs_qdio_guest *g, uint32_t b, uint32_t e0, uint32_t need,
-                      const uint8_t hdr[ZVS_QDIO_FHDR_LEN], const struct zvs_qdio_pkt *p)
+/* Header of a frame to send (host order), classified from its bytes; -EMSGSIZE / -EINVAL
+ * when the adapter would refuse it. */
+static int out_header(struct zvs_qdio_guest *g, const struct zvs_qdio_pkt *p,
+                      struct zvs_qdio_fhdr *h)
 {
+    if (p->len == 0 || p->len > zvs_qdio_guest_max_frame(g))
+        return -EMSGSIZE;
+    memset(h, 0, sizeof(*h));
+    h->vnet = p->vnet;
+    h->id = p->vnet.gso_type != ZVS_VNET_GSO_NONE ? ZVS_QETH_HDR_L2_TSO : ZVS_QETH_HDR_LAYER2;
+    h->hdr_length = ZVS_QDIO_FHDR_LEN;
+    h->pkt_length = (uint16_t)p->len;
+    h->seq_no = g->out_seq;
+    zvs_qdio_fhdr_classify(h, p->data, p->len);
+    return zvs_qdio_fhdr_check(h);
+}
+
+static bool vnet_is_zero(const struct zvs_vnet *v)
+{
+    uint64_t a;
+    uint16_t b;
+
+    _Static_assert(sizeof(*v) == 10, "vnet metadata is 10 bytes, no padding");
+    memcpy(&a, v, 8);
+    memcpy(&b, (const uint8_t *)v + 8, 2);
+    return (a | b) == 0;
+}
+
+/* Write the header of a plain frame (no offload metadata, 1..max_frame bytes at `eth`)
+ * to dst: the bytes zvs_qdio_fhdr_classify + zvs_qdio_fhdr_encode give, as four word
+ * stores instead of a decode-checked round trip (such a header cannot fail a check). */
+static void fhdr_put_plain(uint8_t *dst, const uint8_t *eth, uint32_t len, uint16_t seq)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t cast = 0, vlan = 0, w0, w1, zero = 0;
+
+    if (len >= ZVS_ETH_ALEN) {
+        uint32_t a;
+        uint16_t b;
+        memcpy(&a, eth, 4);
+        memcpy(&b, eth + 4, 2);
+        cast = a == 0xFFFFFFFFu && b == 0xFFFF ? ZVS_QETH_L2_FLAG_BCAST
+               : (eth[0] & 1) ? ZVS_QETH_L2_FLAG_MCAST : ZVS_QETH_L2_FLAG_UCAST;
+        if (len >= ZVS_ETH_HLEN + ZVS_VLAN_HLEN && zvs_be16(eth + 12) == ZVS_ETHERTYPE_VLAN) {
+            cast |= ZVS_QETH_L2_FLAG_VLAN;
+            vlan = zvs_be16(eth + 14);
+        }
+    }
+    /* bytes: id, flags[0..2], port_no, hdr_length, pkt_length, seq_no, vlan_id, 0... */
+    w0 = ZVS_QETH_HDR_LAYER2 | cast << 24 | (uint64_t)ZVS_QDIO_FHDR_LEN << 40 |
+         (uint64_t)__builtin_bswap16((uint16_t)len) << 48;
+    w1 = (uint64_t)__builtin_bswap16(seq) | (uint64_t)__builtin_bswap16((uint16_t)vlan) << 16;
+    memcpy(dst, &w0, 8);
+    memcpy(dst + 8, &w1, 8);
+    memcpy(dst + 16, &zero, 8);
+    memcpy(dst + 24, &zero, 8);
+#else
+    struct zvs_qdio_fhdr h = { .id = ZVS_QETH_HDR_LAYER2, .hdr_length = ZVS_QDIO_FHDR_LEN,
+                               .pkt_length = (uint16_t)len, .seq_no = seq };
+    zvs_qdio_fhdr_classify(&h, eth, len);
+    zvs_qdio_fhdr_encode(&h, dst);
+#endif
+}
+
+/* Where the next frame goes in the open output buffer: its share offset and entries. A
+ * frame whose header and bytes fit in the rest of the 4 KB page at `pos` takes one entry
+ * there; any other starts at the next page and spans whole pages (first/middle/last). */
+struct out_slot {
+    uint32_t start;                     /* offset in the buffer's share */
+    uint32_t nent;                      /* entries */
+};
+
+static struct out_slot out_place(uint32_t pos, uint32_t need)
+{
+    struct out_slot s = { pos, 1 };
+
+    if (need > ZVS_QDIO_ENTRY_SIZE - pos % ZVS_QDIO_ENTRY_SIZE) {
+        s.start = (pos + ZVS_QDIO_ENTRY_SIZE - 1) / ZVS_QDIO_ENTRY_SIZE * ZVS_QDIO_ENTRY_SIZE;
+        s.nent = (need + ZVS_QDIO_ENTRY_SIZE - 1) / ZVS_QDIO_ENTRY_SIZE;
+    }
+    return s;
+}
+
+/* Write header and frame at share offset `off` (data area offset) into sl.nent entries
+ * from se. hdr: NULL for a plain frame (fhdr_put_plain with seq), else the encoded one. */
+static inline void out_write(struct zvs_qdio_guest *g, uint64_t off, struct zvs_sbale *se,
+                             uint32_t nent, const uint8_t *hdr, const struct zvs_qdio_pkt *p,
+                             uint16_t seq)
+{
+    uint8_t *dst = g->geo.data + off;
+
+    if (hdr)
+        memcpy(dst, hdr, ZVS_QDIO_FHDR_LEN);
+    else
+        fhdr_put_plain(dst, p->data, p->len, seq);
+    if (__builtin_expect(nent == 1, 1)) {
+        memcpy(dst + ZVS_QDIO_FHDR_LEN, p->data, p->len);
+        se->addr = off;
+        se->length = ZVS_QDIO_FHDR_LEN + p->len;
+        se->flags = ZVS_SBALE_FRAG_NONE;
+        return;
+    }
     const uint8_t *src = p->data;
     uint32_t left = p->len;
-
-    for (uint32_t k = 0; k < need; k++) {
-        uint32_t e = e0 + k;
-        uint64_t off = share_off(g, true, b) + (uint64_t)e * ZVS_QDIO_ENTRY_SIZE;
-        uint8_t *dst = g->geo.data + off;
+    for (uint32_t k = 0; k < nent; k++, se++) {
         uint32_t skip = k == 0 ? ZVS_QDIO_FHDR_LEN : 0;
         uint32_t take = left < ZVS_QDIO_ENTRY_SIZE - skip ? left : ZVS_QDIO_ENTRY_SIZE - skip;
-        struct zvs_sbale *se = &g->outq->sbal[b].e[e];
 
-        if (k == 0)
-            memcpy(dst, hdr, ZVS_QDIO_FHDR_LEN);
-        memcpy(dst + skip, src, take);
+        memcpy(g->geo.data + off + skip, src, take);
         src += take;
         left -= take;
         se->addr = off;
         se->length = skip + take;
-        se->flags = frag_flags(k, need);
+        se->flags = frag_flags(k, nent);
+        off += ZVS_QDIO_ENTRY_SIZE;
     }
     assert(left == 0);
-}
-
-/* Header of a frame to send; -EMSGSIZE / -EINVAL when the adapter would refuse it. */
-static int out_header(struct zvs_qdio_guest *g, const struct zvs_qdio_pkt *p,
-                      uint8_t raw[ZVS_QDIO_FHDR_LEN])
-{
-    struct zvs_qdio_fhdr h, check;
-
-    if (p->len == 0 || p->len > zvs_qdio_guest_max_frame(g))
-        return -EMSGSIZE;
-    memset(&h, 0, sizeof(h));
-    h.vnet = p->vnet;
-    h.id = p->vnet.gso_type != ZVS_VNET_GSO_NONE ? ZVS_QETH_HDR_L2_TSO : ZVS_QETH_HDR_LAYER2;
-    h.hdr_length = ZVS_QDIO_FHDR_LEN;
-    h.pkt_length = (uint16_t)p->len;
-    h.seq_no = g->out_seq;
-    zvs_qdio_fhdr_classify(&h, p->data, p->len);
-    zvs_qdio_fhdr_encode(&h, raw);
-    return zvs_qdio_fhdr_decode(raw, &check);
 }
 
 static void siga(struct zvs_qdio_guest *g, uint64_t *counter)
@@ -366,40 +454,67 @@ static bool tx_close(struct zvs_qdio_guest *g)
 int zvs_qdio_guest_send(struct zvs_qdio_guest *g, const struct zvs_qdio_pkt *pkts, int n)
 {
     uint8_t raw[ZVS_QDIO_FHDR_LEN];
-    uint32_t used = 0, frames = 0;
+    const uint32_t max_frame = zvs_qdio_guest_max_frame(g);
+    const uint32_t buf_bytes = g->geo.buf_bytes;
+    const uint32_t align_mask = g->align - 1;
+    /* The open buffer: its share (data area offset), SBALEs, entries and frames used, and
+     * where in the share its next frame may start. */
+    uint64_t share = 0;
+    struct zvs_sbale *sbale = NULL;
+    uint32_t used = 0, frames = 0, pos = 0;
+    uint16_t seq = g->out_seq;
     int cur = -1, done = 0, err = 0;
     /* Frames of an open zero-copy buffer go first; our SIGA-w covers every buffer primed
      * since the last tx_flush. */
     bool primed = tx_close(g) || g->tx_primed > 0;
 
     for (int i = 0; i < n; i++) {
-        err = out_header(g, &pkts[i], raw);
-        if (err < 0)
+        const struct zvs_qdio_pkt *p = &pkts[i];
+        const uint8_t *hdr = NULL;
+
+        if (p->len - 1u >= max_frame) {         /* 0 or too large */
+            err = -EMSGSIZE;
             break;
-        uint32_t need = entries_for(pkts[i].len);
-        if (cur >= 0 && (used + need > g->geo.buf_entries || frames == g->pack)) {
-            out_prime(g, (uint32_t)cur, used);
-            primed = true;
-            cur = -1;
         }
-        if (cur < 0) {
+        if (__builtin_expect(!vnet_is_zero(&p->vnet), 0)) {
+            struct zvs_qdio_fhdr h;
+            err = out_header(g, p, &h);
+            if (err < 0)
+                break;
+            h.seq_no = seq;
+            zvs_qdio_fhdr_encode(&h, raw);
+            hdr = raw;
+        }
+        uint32_t need = ZVS_QDIO_FHDR_LEN + p->len;
+        struct out_slot sl = out_place(pos, need);
+        if (__builtin_expect(cur < 0 || sl.start + need > buf_bytes ||
+                             used + sl.nent > ZVS_QDIO_NSBALE || frames == g->pack, 0)) {
+            if (cur >= 0) {
+                out_prime(g, (uint32_t)cur, used);
+                primed = true;
+            }
             cur = out_take(g);
             if (cur < 0) {
                 err = cur;
                 break;
             }
+            share = share_off(g, true, (uint32_t)cur);
+            sbale = g->outq->sbal[cur].e;
             used = frames = 0;
+            sl = out_place(0, need);
         }
-        out_write(g, (uint32_t)cur, used, need, raw, &pkts[i]);
-        used += need;
+        out_write(g, share + sl.start, sbale + used, sl.nent, hdr, p, seq);
+        used += sl.nent;
         frames++;
         done++;
-        g->out_seq++;
+        seq++;
+        pos = (sl.start + need + align_mask) & ~align_mask;
     }
     if (cur >= 0) {
         out_prime(g, (uint32_t)cur, used);
         primed = true;
     }
+    g->out_seq = seq;
     count(&g->hdr->prog.out_frames, (uint64_t)done);
     g->tx_primed = 0;
     if (primed && (__atomic_load_n(&g->hdr->ac1, __ATOMIC_ACQUIRE) & ZVS_QDIO_AC1_SIGA_OUTPUT))
@@ -458,9 +573,11 @@ int zvs_qdio_guest_tx_commit(struct zvs_qdio_guest *g, uint32_t len, const struc
     };
     if (vnet)
         p.vnet = *vnet;
-    int rc = out_header(g, &p, raw);
+    struct zvs_qdio_fhdr h;
+    int rc = out_header(g, &p, &h);
     if (rc < 0)
         return rc;
+    zvs_qdio_fhdr_encode(&h, raw);
     uint32_t need = entries_for(len);
     uint32_t left = len;
     memcpy(out_entry(g, b, e0), raw, sizeof(raw));

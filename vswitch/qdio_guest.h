@@ -9,13 +9,23 @@
  *  - The data area (QUEUESTORAGE bytes) is split evenly over the 256 buffers: input buffer
  *    b owns bytes [b * S, (b + 1) * S), output buffer b owns [(128 + b) * S, ...), with
  *    S = QUEUESTORAGE / 256 (32 KB at 8M, 4 KB at 1M).
- *  - A buffer's share is cut into 4 KB entries, at most 16 (8 at 8M, 1 at 1M).
- *  - Each frame starts at a fresh entry with the 32-byte qeth layer-2 header (qdio.h) and
- *    continues over the following entries, flagged first/middle/last, when header + frame
- *    exceed 4 KB. Several frames share a buffer, one group of entries each, at most
- *    `pack` frames per buffer (default: as many as fit).
+ *  - A buffer's share is cut into 4 KB pages, at most 16 (8 at 8M, 1 at 1M); a buffer
+ *    has 16 entries (SBALEs) at every QUEUESTORAGE.
+ *  - Every frame has its own entry, or group of entries, and starts with the 32-byte qeth
+ *    layer-2 header (qdio.h). A frame whose header + bytes fit in the rest of the current
+ *    page is one entry there; any other starts at the next page and continues over the
+ *    following pages, one entry each, flagged first/middle/last. At most `pack` frames
+ *    and 16 entries per buffer.
+ *  - Default (pack up to the share's pages: 8 at 8M, 1 at 1M): each frame starts at a
+ *    fresh page, one frame per page.
+ *  - Packing mode (pack above the share's pages, up to 16): the next frame starts right
+ *    behind the previous one, at the next 8-byte boundary, so up to 16 small frames share
+ *    one buffer and one page even at 1M (as a qeth driver packs when its queue is busy).
+ *    This is what makes small frames cheap: the buffer hand-over (take, prime, reap on
+ *    this side; take, parse, release on the adapter's) is paid once per buffer.
  *  - The largest frame is S - 32 bytes (and at most 65535): 32736 at 8M, 4064 at 1M.
  *    Larger frames are refused with -EMSGSIZE before anything is written.
+ *  - Zero-copy send (tx_reserve/tx_commit) always places one frame per fresh page.
  *  - An empty input buffer offers all entries of its share, 4 KB each, the last one
  *    flagged last-entry; the adapter writes frames into them the same way.
  */
@@ -65,7 +75,9 @@ void zvs_qdio_guest_detach(struct zvs_qdio_guest *g);
  * every output buffer 0xA1. Refused (-EBUSY) while any buffer belongs to the adapter. */
 int  zvs_qdio_guest_init_queues(struct zvs_qdio_guest *g);
 
-/* Frames packed into one output buffer at most (1..16); -EINVAL otherwise. */
+/* Frames packed into one output buffer at most (1..16); -EINVAL otherwise. Above the
+ * share's 4 KB pages (max_frame + 32 bytes / 4096) zvs_qdio_guest_send packs frames side
+ * by side (packing mode, layout policy above); the default is the number of pages. */
 int  zvs_qdio_guest_set_pack(struct zvs_qdio_guest *g, uint32_t frames_per_buf);
 /* Largest frame a buffer holds under the layout policy. */
 uint32_t zvs_qdio_guest_max_frame(const struct zvs_qdio_guest *g);

@@ -466,6 +466,195 @@ static void super_frame_segmented_for_plain_egress(void **state)
     zvs_switch_destroy(l.sw);
 }
 
+/* ---- The per-burst memo (forward.c): one burst, decisions that must not be reused ---- */
+
+/* A burst of frames through zvs_switch_input at once. */
+static void send_burst(struct lab *l, struct fake_port *from, uint8_t bufs[][128],
+                       const uint32_t *lens, int n, uint64_t now)
+{
+    struct zvs_frame f[8];
+    assert_true(n <= 8);
+    for (int i = 0; i < n; i++)
+        f[i] = (struct zvs_frame){ .data = bufs[i], .len = lens[i] };
+    zvs_switch_input(l->sw, &from->port, f, n, now);
+}
+
+static void burst_mixed_destinations_each_forwarded(void **state)
+{
+    struct lab l;
+    uint8_t fr[6][128];
+    uint32_t len[6];
+    lab_setup(&l, false, 1, 1, 1);
+    /* B, C, B, LAN, B, C in one burst from A: the memo holds one answer at a time */
+    const uint8_t *dst[6] = { MAC_B, MAC_C, MAC_B, MAC_LAN, MAC_B, MAC_C };
+    for (int i = 0; i < 6; i++)
+        len[i] = build(fr[i], dst[i], MAC_A, -1, (uint32_t)(46 + i));
+    send_burst(&l, l.a, fr, len, 6, 1);
+    assert_int_equal(l.b->nframes, 3);
+    assert_int_equal(l.c->nframes, 2);
+    assert_int_equal(l.up->nframes, 1);
+    assert_memory_equal(l.b->frames[0].bytes, fr[0], len[0]);
+    assert_memory_equal(l.b->frames[1].bytes, fr[2], len[2]);
+    assert_memory_equal(l.b->frames[2].bytes, fr[4], len[4]);
+    assert_memory_equal(l.c->frames[0].bytes, fr[1], len[1]);
+    assert_memory_equal(l.c->frames[1].bytes, fr[5], len[5]);
+    assert_memory_equal(l.up->frames[0].bytes, fr[3], len[3]);
+    assert_int_equal(l.a->port.ctr.in_packets, 6);
+    assert_int_equal(l.a->port.ctr.in_bytes, len[0] + len[1] + len[2] + len[3] + len[4] + len[5]);
+    assert_int_equal(l.b->port.ctr.out_packets, 3);
+    assert_int_equal(l.b->port.ctr.out_bytes, len[0] + len[2] + len[4]);
+    assert_int_equal(l.b->tx_calls, 1);                 /* one write per egress per burst */
+    zvs_switch_destroy(l.sw);
+}
+
+static void burst_learning_forgets_the_memo(void **state)
+{
+    struct lab l;
+    uint8_t fr[3][128];
+    uint32_t len[3];
+    uint8_t x[6] = { 0x02, 0x00, 0x0C, 0x00, 0x07, 0x07 };
+    lab_setup(&l, false, 1, 1, 1);
+    zvs_switch_set_macprotect(l.sw, &l.a->port, false);
+    /* to X (unknown: uplink), a broadcast from X (X learned on A; a flood looks nothing
+     * up), to X again: now A's own MAC, whatever the first lookup said */
+    len[0] = build(fr[0], x, MAC_A, -1, 46);
+    len[1] = build(fr[1], MAC_BCAST, x, -1, 47);
+    len[2] = build(fr[2], x, MAC_A, -1, 48);
+    send_burst(&l, l.a, fr, len, 3, 1);
+    assert_int_equal(l.up->nframes, 2);
+    assert_memory_equal(l.up->frames[0].bytes, fr[0], len[0]);
+    assert_memory_equal(l.up->frames[1].bytes, fr[1], len[1]);
+    assert_int_equal(l.b->nframes, 1);
+    assert_int_equal(l.c->nframes, 1);
+    assert_int_equal(l.a->port.ctr.drops[ZVS_DROP_SAME_PORT], 1);
+    assert_int_equal(l.a->port.ctr.in_discards, 1);
+    assert_int_equal(l.a->port.ctr.in_packets, 3);
+    zvs_switch_destroy(l.sw);
+}
+
+/* The Slow Protocols handler drops B's MAC entry, as a management action might. */
+static void on_slow_unregister_b(void *arg, struct zvs_port *port, const struct zvs_frame *f,
+                                 uint64_t now)
+{
+    struct zvs_switch *sw = arg;
+    assert_int_equal(zvs_mac_table_remove(zvs_switch_mac_table(sw), MAC_B, 0), 0);
+}
+
+static void burst_slow_handler_forgets_the_memo(void **state)
+{
+    struct lab l;
+    uint8_t fr[3][128];
+    uint32_t len[3];
+    uint8_t slow[6] = { 0x01, 0x80, 0xC2, 0, 0, 2 };
+    lab_setup(&l, false, 1, 1, 1);
+    zvs_switch_set_slow_handler(l.sw, on_slow_unregister_b, l.sw);
+    len[0] = build(fr[0], MAC_B, MAC_LAN, -1, 46);
+    len[1] = build(fr[1], slow, MAC_LAN, -1, 110);
+    fr[1][12] = 0x88;
+    fr[1][13] = 0x09;
+    len[2] = build(fr[2], MAC_B, MAC_LAN, -1, 47);
+    send_burst(&l, l.up, fr, len, 3, 1);
+    assert_int_equal(l.b->nframes, 1);
+    assert_memory_equal(l.b->frames[0].bytes, fr[0], len[0]);
+    assert_int_equal(l.up->port.ctr.drops[ZVS_DROP_FILTERED], 1);
+    /* filtered frames are not counted as received (the OSA filter drops them first) */
+    assert_int_equal(l.up->port.ctr.in_packets, 2);
+    assert_int_equal(l.up->port.ctr.in_bytes, len[0] + len[1]);
+    zvs_switch_destroy(l.sw);
+}
+
+static void burst_untagged_and_tagged_on_a_trunk(void **state)
+{
+    struct zvs_switch_params p = { .name = "VSW", .vlan = { .aware = true, .native_vid = 10 } };
+    struct zvs_switch *sw = zvs_switch_create(&p);
+    struct fake_port *up = fake_port_new("28BA", 3, 1500), *t = fake_port_new("TRK.F000", 3, 1500);
+    struct fake_port *b = fake_port_new("LNXB.F000", 3, 1500);
+    struct zvs_guest g = guest("TRK", MAC_A, true, ZVS_VLAN_TRUNK, 0);
+    struct zvs_guest gb = guest("LNXB", MAC_B, true, ZVS_VLAN_ACCESS, 20);
+    assert_int_equal(zvs_vlan_parse_set("10 20", &g.vlan), 0);
+    assert_int_equal(zvs_switch_add_uplink(sw, &up->port), 0);
+    assert_int_equal(zvs_switch_add_guest(sw, &t->port, &g), 0);
+    assert_int_equal(zvs_switch_add_guest(sw, &b->port, &gb), 0);
+    uint8_t fr[4][128];
+    struct zvs_frame f[4];
+    uint32_t len[4];
+    /* untagged (native 10: to the LAN untagged), tagged 20 (to B, tag stripped), untagged
+     * again, tagged 30 (not granted) */
+    len[0] = build(fr[0], MAC_LAN, MAC_A, -1, 46);
+    len[1] = build(fr[1], MAC_B, MAC_A, 20, 46);
+    len[2] = build(fr[2], MAC_LAN, MAC_A, -1, 50);
+    len[3] = build(fr[3], MAC_LAN, MAC_A, 30, 46);
+    for (int i = 0; i < 4; i++)
+        f[i] = (struct zvs_frame){ .data = fr[i], .len = len[i] };
+    zvs_switch_input(sw, &t->port, f, 4, 1);
+    assert_int_equal(up->nframes, 2);
+    assert_memory_equal(up->frames[0].bytes, fr[0], len[0]);
+    assert_memory_equal(up->frames[1].bytes, fr[2], len[2]);
+    assert_int_equal(f[0].vid, 10);
+    assert_int_equal(f[2].vid, 10);
+    assert_int_equal(f[1].vid, 20);
+    assert_int_equal(b->nframes, 1);
+    uint8_t want[128];
+    uint32_t wlen = build(want, MAC_B, MAC_A, -1, 46);
+    assert_int_equal(b->frames[0].len, wlen);
+    assert_memory_equal(b->frames[0].bytes, want, wlen);
+    assert_int_equal(t->port.ctr.drops[ZVS_DROP_VLAN_DENIED], 1);
+    assert_int_equal(t->port.ctr.in_discards, 1);
+    assert_int_equal(t->port.ctr.in_packets, 4);
+    zvs_switch_destroy(sw);
+}
+
+/* An access port without a VLAN refuses untagged frames: the memo keeps the refusal too. */
+static void burst_untagged_refusal_repeats(void **state)
+{
+    struct lab l;
+    uint8_t fr[3][128];
+    uint32_t len[3];
+    lab_setup(&l, true, 0, 1, 1);
+    for (int i = 0; i < 3; i++)
+        len[i] = build(fr[i], MAC_LAN, MAC_A, -1, 46);
+    send_burst(&l, l.a, fr, len, 3, 1);
+    assert_int_equal(l.up->nframes, 0);
+    assert_int_equal(l.a->port.ctr.drops[ZVS_DROP_VLAN_DENIED], 3);
+    assert_int_equal(l.a->port.ctr.in_discards, 3);
+    zvs_switch_destroy(l.sw);
+}
+
+/* ---- zvs_frame_emit: the one-memcpy path and the piece path agree ---------------------- */
+
+static void frame_emit_contiguous_keep(void **state)
+{
+    uint8_t fr[128], out[160], want[160];
+    uint32_t len = build(fr, MAC_B, MAC_A, -1, 70);
+    struct zvs_frame f = { .data = fr, .len = len,
+                           .vnet = { .flags = ZVS_VNET_F_NEEDS_CSUM, .csum_start = 34,
+                                     .csum_offset = 16 } };
+    struct zvs_vnet v;
+
+    memset(out, 0xEE, sizeof(out));
+    assert_int_equal(zvs_frame_emit(&f, ZVS_TAG_KEEP, 0, out, &v), len);
+    assert_memory_equal(out, fr, len);
+    assert_int_equal(out[len], 0xEE);                   /* nothing past the frame */
+    assert_memory_equal(&v, &f.vnet, sizeof(v));        /* no tag edit: offsets unchanged */
+    assert_int_equal(zvs_frame_emit(&f, ZVS_TAG_KEEP, 0, out, NULL), len);
+
+    /* the same frame in two pieces takes the piece path: same bytes */
+    struct iovec pieces[2] = { { fr, 20 }, { fr + 20, len - 20 } };
+    struct zvs_frame g = f;
+    g.nfrags = 2;
+    g.frags = pieces;
+    memset(want, 0xEE, sizeof(want));
+    assert_int_equal(zvs_frame_emit(&g, ZVS_TAG_KEEP, 0, want, &v), len);
+    assert_memory_equal(want, out, len + 1);
+    assert_int_equal(v.csum_start, 34);
+    /* a tag push still shifts the offsets */
+    assert_int_equal(zvs_frame_emit(&f, ZVS_TAG_PUSH, 5, out, &v), len + 4);
+    assert_int_equal(v.csum_start, 38);
+    assert_int_equal(zvs_be16(out + 12), 0x8100);
+    assert_int_equal(zvs_be16(out + 14), 5);
+    assert_memory_equal(out + 16, fr + 12, len - 12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -484,6 +673,12 @@ int main(void)
         cmocka_unit_test(mac_table_full_refuses_learning_but_forwards),
         cmocka_unit_test(couple_duplicate_mac_changes_nothing),
         cmocka_unit_test(super_frame_segmented_for_plain_egress),
+        cmocka_unit_test(burst_mixed_destinations_each_forwarded),
+        cmocka_unit_test(burst_learning_forgets_the_memo),
+        cmocka_unit_test(burst_slow_handler_forgets_the_memo),
+        cmocka_unit_test(burst_untagged_and_tagged_on_a_trunk),
+        cmocka_unit_test(burst_untagged_refusal_repeats),
+        cmocka_unit_test(frame_emit_contiguous_keep),
     };
     return cmocka_run_group_tests_name("forward", tests, NULL, NULL);
 }

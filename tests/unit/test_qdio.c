@@ -515,10 +515,11 @@ static void test_forged_sbales(void **state)
     forge_and_poll(&e, 8, first_short, 2, ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_SHORT), 9);
     const struct zvs_sbale open_frame[] = { { 0x04000000u | LE, 100, off } };
     forge_and_poll(&e, 9, open_frame, 1, ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_FRAG), 10);
-    const struct zvs_sbale no_last[] = { { 0, 132, off }, { 0, 132, off }, { 0, 132, off },
-                                         { 0, 132, off }, { 0, 132, off }, { 0, 132, off },
-                                         { 0, 132, off }, { 0, 132, off }, { LE, 132, off } };
-    forge_and_poll(&e, 10, no_last, 9, ZVS_QDIO_SBALF(7, ZVS_QDIO_ERR_NO_LAST), 11);
+    /* a buffer has 16 entries at every QUEUESTORAGE: none of them flagged last */
+    struct zvs_sbale no_last[16];
+    for (int k = 0; k < 16; k++)
+        no_last[k] = (struct zvs_sbale){ 0, 132, off };
+    forge_and_poll(&e, 10, no_last, 16, ZVS_QDIO_SBALF(15, ZVS_QDIO_ERR_NO_LAST), 11);
     const struct zvs_sbale empty[] = { { LE, 0, off } };
     forge_and_poll(&e, 11, empty, 1, ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_LEN), 12);
     e.data[off] = 0x01;                 /* layer-3 header id */
@@ -1411,6 +1412,350 @@ static void test_tx_reserve_queue_full(void **state)
     env_close(&e);
 }
 
+/* ---- Packing mode and the 16-entry buffer rules ------------------------------------ */
+
+static void test_fhdr_check(void **state)
+{
+    struct zvs_qdio_fhdr h = { .id = 0x02, .hdr_length = 32, .pkt_length = 100 };
+    uint8_t raw[32];
+    struct zvs_qdio_fhdr d;
+
+    assert_int_equal(zvs_qdio_fhdr_check(&h), 0);
+    h.hdr_length = 31;
+    assert_int_equal(zvs_qdio_fhdr_check(&h), -EINVAL);
+    h.hdr_length = 32;
+    h.pkt_length = 0;
+    assert_int_equal(zvs_qdio_fhdr_check(&h), -EINVAL);
+    h.pkt_length = 100;
+    h.id = 0x06;                                /* TSO id without a GSO type */
+    assert_int_equal(zvs_qdio_fhdr_check(&h), -EINVAL);
+    h.vnet = (struct zvs_vnet){ .gso_type = ZVS_VNET_GSO_TCPV4, .gso_size = 1448 };
+    assert_int_equal(zvs_qdio_fhdr_check(&h), 0);
+    h.vnet.gso_size = 0;
+    assert_int_equal(zvs_qdio_fhdr_check(&h), -EINVAL);
+    h = (struct zvs_qdio_fhdr){ .id = 0x02, .hdr_length = 32, .pkt_length = 100 };
+    h.vnet.flags = 0x04;                        /* unknown offload flag */
+    assert_int_equal(zvs_qdio_fhdr_check(&h), -EINVAL);
+    h.vnet = (struct zvs_vnet){ .flags = ZVS_VNET_F_NEEDS_CSUM, .csum_start = 90,
+                                .csum_offset = 8 };
+    assert_int_equal(zvs_qdio_fhdr_check(&h), 0);   /* field at 98..99: inside */
+    h.vnet.csum_offset = 9;
+    assert_int_equal(zvs_qdio_fhdr_check(&h), -EINVAL);
+    /* decode runs the same checks */
+    zvs_qdio_fhdr_encode(&h, raw);
+    assert_int_equal(zvs_qdio_fhdr_decode(raw, &d), -EINVAL);
+    h.vnet.csum_offset = 8;
+    zvs_qdio_fhdr_encode(&h, raw);
+    assert_int_equal(zvs_qdio_fhdr_decode(raw, &d), 0);
+    assert_memory_equal(&d.vnet, &h.vnet, sizeof(h.vnet));
+}
+
+/* The header the guest must have written for frame b of len bytes with seq_no seq. */
+static void want_header(uint8_t out[32], const uint8_t *b, uint32_t len, uint16_t seq)
+{
+    struct zvs_qdio_fhdr h = { .id = 0x02, .hdr_length = 32, .pkt_length = (uint16_t)len,
+                               .seq_no = seq };
+    zvs_qdio_fhdr_classify(&h, b, len);
+    zvs_qdio_fhdr_encode(&h, out);
+}
+
+static void test_packing_mode_1m(void **state)
+{
+    struct env e;
+    static uint8_t frames[20][64];
+    struct zvs_qdio_pkt p[20];
+    struct zvs_frame f[32];
+    uint8_t hdr[32], got[64];
+    const uint8_t bcast[6] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
+    const uint8_t mcast[6] = { 0x01, 0x00, 0x5E, 0x00, 0x00, 0x01 };
+    const uint8_t almost[6] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFE };
+
+    env_open(&e, QS_1M);
+    assert_int_equal(zvs_qdio_guest_set_pack(e.g, 16), 0);
+    for (int i = 0; i < 20; i++) {
+        make_frame(frames[i], 64, (uint32_t)i, i % 5 == 4 ? 100 : 0);
+        p[i] = pkt_of(frames[i], 64);
+    }
+    memcpy(frames[1], bcast, 6);
+    memcpy(frames[2], mcast, 6);
+    memcpy(frames[3], almost, 6);               /* group bit set, not broadcast */
+    /* 20 frames of 64 bytes: 16 side by side in buffer 0's one page, 4 in buffer 1 */
+    assert_int_equal(zvs_qdio_guest_send(e.g, p, 20), 20);
+    assert_int_equal(e.outq->slsb[0], 0x62);
+    assert_int_equal(e.outq->slsb[1], 0x62);
+    assert_int_equal(e.outq->slsb[2], 0xA1);
+    for (uint32_t k = 0; k < 20; k++) {
+        uint32_t b = k / 16, i = k % 16;
+        const struct zvs_sbale *se = &e.outq->sbal[b].e[i];
+        uint64_t share = (128u + b) * 4096u;
+        assert_int_equal(se->addr, share + i * 96u);
+        assert_int_equal(se->length, 96);
+        assert_int_equal(se->flags, (b == 0 ? i == 15 : i == 3) ? 0x40000000u : 0);
+        want_header(hdr, frames[k], 64, (uint16_t)k);
+        assert_memory_equal(e.data + se->addr, hdr, 32);
+        assert_memory_equal(e.data + se->addr + 32, frames[k], 64);
+    }
+    assert_int_equal(e.data[128u * 4096u + 96 + 3], ZVS_QETH_L2_FLAG_BCAST);
+    assert_int_equal(e.data[128u * 4096u + 2 * 96 + 3], ZVS_QETH_L2_FLAG_MCAST);
+    assert_int_equal(e.data[128u * 4096u + 3 * 96 + 3], ZVS_QETH_L2_FLAG_MCAST);
+    assert_int_equal(e.data[128u * 4096u + 4 * 96 + 3],
+                     ZVS_QETH_L2_FLAG_UCAST | ZVS_QETH_L2_FLAG_VLAN);
+    assert_int_equal(zvs_be16(e.data + 128u * 4096u + 4 * 96 + 10), 100);
+    assert_int_equal(ctrs(&e).prog.out_bufs_primed, 2);
+    assert_int_equal(ctrs(&e).prog.out_frames, 20);
+
+    /* the adapter hands all 20 out in one call, descriptors straight into f[] */
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 32, 4), 20);
+    for (int k = 0; k < 20; k++) {
+        assert_int_equal(f[k].len, 64);
+        assert_int_equal(f[k].nfrags, 0);
+        assert_null(f[k].frags);
+        assert_int_equal(f[k].in_port, 4);
+        assert_int_equal(f[k].flags, 0);
+        assert_int_equal(f[k].vid, 0);
+        assert_int_equal(f[k].cookie, (uint64_t)(k / 16) << 8 | (uint64_t)(k % 16));
+        assert_int_equal(frame_bytes(&f[k], got), 64);
+        assert_memory_equal(got, frames[k], 64);
+    }
+    struct zvs_qdio_counters c = ctrs(&e);
+    assert_int_equal(c.adapter.out_frames, 20);
+    assert_int_equal(c.adapter.out_bytes, 20 * 64);
+    zvs_qdio_release(e.q, f, 16);
+    assert_int_equal(e.outq->slsb[0], 0xA1);
+    assert_int_equal(e.outq->slsb[1], 0x62);
+    zvs_qdio_release(e.q, f + 16, 4);
+    assert_int_equal(e.outq->slsb[1], 0xA1);
+    assert_int_equal(ctrs(&e).adapter.out_bufs_processed, 2);
+    assert_int_equal(zvs_qdio_guest_reap(e.g), 2);
+
+    /* 1000-byte frames: three fit in the 4 KB page, the fourth opens the next buffer */
+    static uint8_t big[4][1000];
+    for (int i = 0; i < 4; i++) {
+        make_frame(big[i], 1000, 50u + (uint32_t)i, 0);
+        p[i] = pkt_of(big[i], 1000);
+    }
+    assert_int_equal(zvs_qdio_guest_send(e.g, p, 4), 4);
+    const struct zvs_sbal *s2 = &e.outq->sbal[2];
+    assert_int_equal(s2->e[0].addr, 130u * 4096u);
+    assert_int_equal(s2->e[1].addr, 130u * 4096u + 1032);
+    assert_int_equal(s2->e[2].addr, 130u * 4096u + 2064);
+    assert_int_equal(s2->e[2].flags, 0x40000000u);
+    assert_int_equal(e.outq->sbal[3].e[0].addr, 131u * 4096u);
+    assert_int_equal(e.outq->sbal[3].e[0].flags, 0x40000000u);
+    /* a frame as large as the share still goes alone */
+    static uint8_t full[4064];
+    make_frame(full, sizeof(full), 9, 0);
+    p[0] = pkt_of(full, sizeof(full));
+    assert_int_equal(zvs_qdio_guest_send(e.g, p, 1), 1);
+    assert_int_equal(e.outq->sbal[4].e[0].length, 4096);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 32, 4), 5);
+    for (int k = 0; k < 3; k++)
+        assert_int_equal(f[k].cookie >> 8, 2);
+    assert_int_equal(f[3].cookie >> 8, 3);
+    assert_int_equal(f[4].len, 4064);
+    assert_int_equal(f[2].len, 1000);
+    assert_memory_equal(f[2].data, big[2], 1000);
+    zvs_qdio_release(e.q, f, 5);
+    assert_int_equal(ctrs(&e).adapter.out_errors, 0);
+    env_close(&e);
+}
+
+/* The guest writes plain headers directly; they must be the bytes classify + encode give,
+ * for frames too short to classify, too short for their tag, and just long enough. */
+static void test_plain_header_short_frames(void **state)
+{
+    struct env e;
+    static const uint32_t lens[] = { 1, 5, 6, 13, 14, 17, 18, 19 };
+    enum { N = sizeof(lens) / sizeof(lens[0]) };
+    uint8_t frames[N][32], hdr[32];
+    struct zvs_qdio_pkt p[N];
+
+    env_open(&e, QS_1M);
+    assert_int_equal(zvs_qdio_guest_set_pack(e.g, 16), 0);
+    for (uint32_t i = 0; i < N; i++) {
+        memset(frames[i], 0xFF, sizeof(frames[i]));   /* broadcast, and 0xFFFF at 12 */
+        if (i % 2) {
+            frames[i][12] = 0x81;                       /* 802.1Q TPID, VID 0x123 */
+            frames[i][13] = 0x00;
+            frames[i][14] = 0x21;
+            frames[i][15] = 0x23;
+        }
+        p[i] = pkt_of(frames[i], lens[i]);
+    }
+    frames[2][5] = 0xFE;                                /* group address, not broadcast */
+    frames[6][0] = 0x02;                                /* unicast, tagged, 18 bytes */
+    frames[6][12] = 0x81;
+    frames[6][13] = 0x00;
+    assert_int_equal(zvs_qdio_guest_send(e.g, p, N), N);
+    for (uint32_t i = 0; i < N; i++) {
+        const struct zvs_sbale *se = &e.outq->sbal[0].e[i];
+        assert_int_equal(se->length, 32 + lens[i]);
+        want_header(hdr, frames[i], lens[i], (uint16_t)i);
+        assert_memory_equal(e.data + se->addr, hdr, 32);
+        assert_int_equal(se->addr % 8, 0);
+    }
+    /* spot checks of what classify decided */
+    assert_int_equal(e.data[e.outq->sbal[0].e[0].addr + 3], 0);            /* 1 byte */
+    assert_int_equal(e.data[e.outq->sbal[0].e[2].addr + 3], ZVS_QETH_L2_FLAG_MCAST);
+    assert_int_equal(e.data[e.outq->sbal[0].e[5].addr + 3], ZVS_QETH_L2_FLAG_BCAST);
+    assert_int_equal(e.data[e.outq->sbal[0].e[6].addr + 3],
+                     ZVS_QETH_L2_FLAG_UCAST | ZVS_QETH_L2_FLAG_VLAN);
+    assert_int_equal(zvs_be16(e.data + e.outq->sbal[0].e[6].addr + 10), 0xFFFF);
+    assert_int_equal(e.data[e.outq->sbal[0].e[7].addr + 3],
+                     ZVS_QETH_L2_FLAG_BCAST | ZVS_QETH_L2_FLAG_VLAN);
+    assert_int_equal(zvs_be16(e.data + e.outq->sbal[0].e[7].addr + 10), 0x2123);
+    env_close(&e);
+}
+
+static void test_packing_mode_pages_8m(void **state)
+{
+    struct env e;
+    static uint8_t a[64], b[5000], c[64], got[5000];
+    struct zvs_qdio_pkt p[3];
+    struct zvs_frame f[4];
+
+    env_open(&e, QS_8M);
+    assert_int_equal(zvs_qdio_guest_set_pack(e.g, 8), 0);   /* = pages: one per page */
+    make_frame(a, 64, 1, 0);
+    make_frame(b, 5000, 2, 0);
+    make_frame(c, 64, 3, 0);
+    p[0] = pkt_of(a, 64);
+    p[1] = pkt_of(b, 5000);
+    p[2] = pkt_of(c, 64);
+    assert_int_equal(zvs_qdio_guest_send(e.g, p, 3), 3);
+    const struct zvs_sbale *s = e.outq->sbal[0].e;
+    uint64_t share = 128u * 32768u;
+    assert_int_equal(s[0].addr, share);
+    assert_int_equal(s[1].addr, share + 4096);
+    assert_int_equal(s[2].addr, share + 8192);
+    assert_int_equal(s[3].addr, share + 12288);
+    assert_int_equal(s[3].flags, 0x40000000u);
+
+    /* packing mode: behind each other, a large frame starts at the next page */
+    assert_int_equal(zvs_qdio_guest_set_pack(e.g, 16), 0);
+    assert_int_equal(zvs_qdio_guest_send(e.g, p, 3), 3);
+    s = e.outq->sbal[1].e;
+    share = 129u * 32768u;
+    assert_int_equal(s[0].addr, share);
+    assert_int_equal(s[0].length, 96);
+    assert_int_equal(s[0].flags, ZVS_SBALE_FRAG_NONE);
+    assert_int_equal(s[1].addr, share + 4096);
+    assert_int_equal(s[1].length, 4096);
+    assert_int_equal(s[1].flags, ZVS_SBALE_FRAG_FIRST);
+    assert_int_equal(s[2].addr, share + 8192);
+    assert_int_equal(s[2].length, 5032 - 4096);
+    assert_int_equal(s[2].flags, ZVS_SBALE_FRAG_LAST);
+    assert_int_equal(s[3].addr, share + 4096 + 5032);     /* 9128: 8-byte aligned */
+    assert_int_equal(s[3].length, 96);
+    assert_int_equal(s[3].flags, ZVS_SBALE_FRAG_NONE | ZVS_SBALE_LAST_ENTRY);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 3, 0), 3);    /* buffer 0 */
+    zvs_qdio_release(e.q, f, 3);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 4, 0), 3);    /* buffer 1: staged */
+    assert_int_equal(f[1].nfrags, 2);
+    assert_int_equal(frame_bytes(&f[1], got), 5000);
+    assert_memory_equal(got, b, 5000);
+    assert_int_equal(frame_bytes(&f[2], got), 64);
+    assert_memory_equal(got, c, 64);
+    zvs_qdio_release(e.q, f, 3);
+    assert_int_equal(ctrs(&e).adapter.out_bufs_processed, 2);
+    assert_int_equal(ctrs(&e).adapter.out_bytes, 2 * (64 + 5000 + 64));
+    env_close(&e);
+}
+
+/* The entries of a buffer may hold its share's bytes, no more (ERR_SIZE at the entry that
+ * passes it), and up to 16 of them are read at 1M too. */
+static void test_buffer_byte_budget_1m(void **state)
+{
+    struct env e;
+    struct zvs_frame f[16];
+    uint8_t frame[2016];
+    const uint32_t LE = 0x40000000u;
+
+    env_open(&e, QS_1M);
+    make_frame(frame, sizeof(frame), 8, 0);
+    uint64_t off = 128u * 4096u;
+    struct zvs_qdio_fhdr h = { .id = 0x02, .hdr_length = 32, .pkt_length = 2016 };
+    zvs_qdio_fhdr_encode(&h, e.data + off);
+    memcpy(e.data + off + 32, frame, sizeof(frame));
+    /* two entries of 2048: exactly the 4 KB share */
+    const struct zvs_sbale two[] = { { 0, 2048, off }, { LE, 2048, off } };
+    memset(&e.outq->sbal[0], 0, sizeof(e.outq->sbal[0]));
+    e.outq->sbal[0].e[0] = two[0];
+    e.outq->sbal[0].e[1] = two[1];
+    zvs_slsb_set(&e.outq->slsb[0], 0x62);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 16, 0), 2);
+    assert_int_equal(f[1].len, 2016);
+    assert_memory_equal(f[1].data, frame, 2016);
+    zvs_qdio_release(e.q, f, 2);
+    assert_int_equal(e.outq->slsb[0], 0xA1);
+    /* three: 6144 bytes from a 4 KB share */
+    const struct zvs_sbale three[] = { { 0, 2048, off }, { 0, 2048, off }, { LE, 2048, off } };
+    forge_and_poll(&e, 1, three, 3, ZVS_QDIO_SBALF(2, ZVS_QDIO_ERR_SIZE), 1);
+    /* 16 small frames in one buffer at 1M */
+    h.pkt_length = 100;
+    zvs_qdio_fhdr_encode(&h, e.data + off);
+    struct zvs_sbale sixteen[16];
+    for (int k = 0; k < 16; k++)
+        sixteen[k] = (struct zvs_sbale){ k == 15 ? LE : 0, 132, off };
+    memset(&e.outq->sbal[2], 0, sizeof(e.outq->sbal[2]));
+    for (int k = 0; k < 16; k++)
+        e.outq->sbal[2].e[k] = sixteen[k];
+    zvs_slsb_set(&e.outq->slsb[2], 0x62);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 16, 0), 16);
+    assert_int_equal(f[15].cookie, 2u << 8 | 15u);
+    zvs_qdio_release(e.q, f, 16);
+    assert_int_equal(e.outq->slsb[2], 0xA1);
+    struct zvs_qdio_counters c = ctrs(&e);
+    assert_int_equal(c.adapter.out_frames, 18);
+    assert_int_equal(c.adapter.out_bytes, 2 * 2016 + 16 * 100);
+    assert_int_equal(c.adapter.out_errors, 1);
+    env_close(&e);
+}
+
+/* A caller with room for fewer frames than a buffer holds gets them over several polls,
+ * in order, with exact counters; a buffer's frames then go straight into a roomy array. */
+static void test_poll_staged_then_direct(void **state)
+{
+    struct env e;
+    static uint8_t frames[32][64];
+    struct zvs_qdio_pkt p[32];
+    struct zvs_frame f[40];
+    uint8_t got[64];
+
+    env_open(&e, QS_1M);
+    assert_int_equal(zvs_qdio_guest_set_pack(e.g, 16), 0);
+    for (int i = 0; i < 32; i++) {
+        make_frame(frames[i], 64, 100u + (uint32_t)i, 0);
+        p[i] = pkt_of(frames[i], 64);
+    }
+    assert_int_equal(zvs_qdio_guest_send(e.g, p, 32), 32);
+    int n = 0;
+    n += zvs_qdio_poll_output(e.q, f + n, 5, 0);
+    assert_int_equal(n, 5);
+    assert_int_equal(ctrs(&e).adapter.out_frames, 5);
+    assert_int_equal(ctrs(&e).adapter.out_bytes, 5 * 64);
+    n += zvs_qdio_poll_output(e.q, f + n, 5, 0);
+    n += zvs_qdio_poll_output(e.q, f + n, 7, 0);    /* 6 left of buffer 0, then 1 staged */
+    assert_int_equal(n, 17);
+    n += zvs_qdio_poll_output(e.q, f + n, 23, 0);   /* the other 15 */
+    assert_int_equal(n, 32);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f + n, 8, 0), 0);
+    for (int k = 0; k < 32; k++) {
+        assert_int_equal(f[k].cookie, (uint64_t)(k / 16) << 8 | (uint64_t)(k % 16));
+        assert_int_equal(frame_bytes(&f[k], got), 64);
+        assert_memory_equal(got, frames[k], 64);
+    }
+    assert_int_equal(ctrs(&e).adapter.out_bytes, 32 * 64);
+    zvs_qdio_release(e.q, f, 32);
+    assert_int_equal(zvs_qdio_guest_reap(e.g), 2);
+    assert_int_equal(zvs_qdio_guest_send(e.g, p, 32), 32);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 40, 0), 32);
+    assert_int_equal(f[31].cookie, 3u << 8 | 15u);
+    zvs_qdio_release(e.q, f, 32);
+    assert_int_equal(ctrs(&e).adapter.out_bufs_processed, 4);
+    env_close(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1436,6 +1781,12 @@ int main(void)
         cmocka_unit_test(test_tx_commit_errors),
         cmocka_unit_test(test_tx_pack_limit_and_mixed_send),
         cmocka_unit_test(test_tx_reserve_queue_full),
+        cmocka_unit_test(test_fhdr_check),
+        cmocka_unit_test(test_packing_mode_1m),
+        cmocka_unit_test(test_plain_header_short_frames),
+        cmocka_unit_test(test_packing_mode_pages_8m),
+        cmocka_unit_test(test_buffer_byte_budget_1m),
+        cmocka_unit_test(test_poll_staged_then_direct),
     };
     return cmocka_run_group_tests_name("qdio", tests, NULL, NULL);
 }

@@ -219,6 +219,49 @@ static void str_to_lan_ends_in_memlink(void **state)
     lab_close(&l);
 }
 
+/* Packing mode (pack 16) at QUEUESTORAGE 1M: 16 small frames per output buffer, the same
+ * frames on the wire, a queue that holds 16 times as many frames before it blocks. */
+static void str_packed_1m(void **state)
+{
+    struct lab l;
+    struct zvs_workload_params pa = { .frame_len = 64, .pack = 16 };
+    struct zvs_workload_stats sa;
+    uint8_t got[128], want[64];
+
+    lab_open(&l, QS_1M, QS_1M, 1500);
+    l.wa = wl(l.a, ZVS_WL_STR, MAC_A, MAC_LAN, &pa);
+    /* sends go out 32 at a time: two full buffers each */
+    assert_int_equal(zvs_workload_run(l.wa, 1, 100), 100);
+    struct zvs_qdio_counters qa;
+    zvs_qdio_counters(zvs_nic_qdio_queues(l.a), &qa);
+    assert_int_equal(qa.prog.out_bufs_primed, 7);      /* 32, 32, 32 and 4 frames */
+    pump(&l, 1);
+    assert_int_equal(zvs_memlink_pending(l.up), 100);
+    for (uint64_t i = 0; i < 100; i++) {
+        expect_str_frame(want, 64, MAC_LAN, MAC_A, 0, i, 1);
+        assert_int_equal(zvs_memlink_read(l.up, got, sizeof(got), NULL), 64);
+        assert_memory_equal(got, want, 64);
+    }
+    zvs_qdio_counters(zvs_nic_qdio_queues(l.a), &qa);
+    assert_int_equal(qa.adapter.out_bufs_processed, 7);
+    assert_int_equal(qa.adapter.out_frames, 100);
+    assert_int_equal(qa.adapter.out_bytes, 6400);
+    assert_int_equal(l.a->ctr.in_packets, 100);
+
+    /* nobody polls: all 128 buffers (the 7 done ones reaped on the way) x 16 frames */
+    assert_int_equal(zvs_workload_run(l.wa, 2, 3000), 128 * 16);
+    zvs_workload_stats(l.wa, &sa);
+    assert_int_equal(sa.tx_frames, 100 + 128 * 16);
+    assert_int_equal(sa.tx_blocked, 1);
+    uint32_t drained = 0;
+    while (zvs_switch_poll(l.sw, l.a, 3) > 0)          /* the ring holds 1024: drain it */
+        drained += zvs_memlink_drain(l.up);
+    assert_int_equal(drained, 128 * 16);
+    assert_int_equal(l.up->ctr.out_packets, 100 + 128 * 16);
+    assert_int_equal(l.up->ctr.out_discards, 0);
+    lab_close(&l);
+}
+
 static void rr_run(uint32_t threads, uint64_t k)
 {
     struct lab l;
@@ -523,6 +566,7 @@ int main(void)
         cmocka_unit_test(siga_w_when_asked),
         cmocka_unit_test(server_answers_requested_length),
         cmocka_unit_test(create_checks_parameters),
+        cmocka_unit_test(str_packed_1m),
     };
     return cmocka_run_group_tests_name("workload", tests, NULL, NULL);
 }
