@@ -16,8 +16,8 @@ int zvs_log_parse_level(const char *text, enum zvs_log_level *out);
 
 void zvs_log(enum zvs_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* At most `burst` messages per `interval_ns` from one call site; the suppressed count is
- * reported with the next message that passes. */
+/* At most `burst` messages per `interval_ns` from one call site. Suppressed messages are
+ * counted in `suppressed`; the caller mentions and zeroes it with the next one it prints. */
 struct zvs_ratelimit {
     uint64_t window_start;              /* start of the current window */
     uint32_t in_window;                 /* messages let through in it */
