@@ -22,10 +22,18 @@ fail() { echo "FAIL: $*"; [ -n "${WORK:-}" ] && [ -f "$WORK/vswitchd.log" ] && t
 skip() { echo "SKIP: $*"; exit 77; }
 
 lab_cleanup() {
+  local status=$? vrc=0
   if [ -n "${VSWITCHD_PID:-}" ]; then
     kill -TERM "$VSWITCHD_PID" 2>/dev/null
     for _ in $(seq 50); do kill -0 "$VSWITCHD_PID" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$VSWITCHD_PID" 2>/dev/null
+    wait "$VSWITCHD_PID" 2>/dev/null; vrc=$?
+    # A clean shutdown exits 0; a sanitizer report (leak, overflow) or a crash does not.
+    if [ "$vrc" -ne 0 ]; then
+      echo "FAIL: vswitchd exited with status $vrc at shutdown"
+      [ -f "$WORK/vswitchd.log" ] && tail -n 40 "$WORK/vswitchd.log"
+      [ "$status" -eq 0 ] && status=1
+    fi
   fi
   for ns in "${LAB_NS[@]:-}"; do
     [ -n "$ns" ] || continue
@@ -33,6 +41,7 @@ lab_cleanup() {
     ip netns del "$ns" || echo "cleanup: cannot delete namespace $ns" >&2
   done
   [ -n "${WORK:-}" ] && [ -z "${KEEP_WORK:-}" ] && rm -rf "$WORK"
+  exit "$status"
 }
 
 lab_init() {
