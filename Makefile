@@ -128,7 +128,7 @@ coverage: deps
 	@lcov -q --capture --directory build/cov --output-file build/cov/coverage.info --rc lcov_branch_coverage=0 >/dev/null 2>&1
 	@lcov -q --remove build/cov/coverage.info '*/tests/*' '/usr/*' -o build/cov/coverage.info >/dev/null 2>&1
 	@genhtml -q build/cov/coverage.info -o build/cov/html >/dev/null 2>&1
-	@lcov --summary build/cov/coverage.info 2>&1 | awk '/lines|functions/ {printf "coverage: %s %s  ", $$1, $$2} END {print "(report: build/cov/html/index.html)"}'
+	@lcov --summary build/cov/coverage.info 2>&1 | awk '/lines\.|functions\./ {sub(/\.+:/, "", $$1); out = out sprintf("%s %s %s %s %s %s, ", $$1, $$2, $$3, $$4, $$5, $$6)} END {print "coverage: " out "report build/cov/html/index.html"}'
 
 bench: deps
 	@$(MAKE) --no-print-directory all
