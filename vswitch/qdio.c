@@ -462,6 +462,32 @@ fail:
     return rc;
 }
 
+int zvs_qdio_reset(struct zvs_qdio *q)
+{
+    uint64_t drain;
+
+    if (q->out_cur >= 0)
+        return -EBUSY;
+    for (uint32_t b = 0; b < ZVS_QDIO_NBUFS; b++)
+        if (q->out_held[b])
+            return -EBUSY;
+    /* Every buffer back to "not initialised": a program attaching next establishes the
+     * queues afresh, exactly as after the NIC was defined. A half-filled input buffer is
+     * simply forgotten: the guest that would have read it is gone. */
+    init_header(q, q->geo.data_size);
+    q->out_next = 0;
+    q->in_next = 0;
+    q->in_cur = -1;
+    q->in_entries = q->in_used = 0;
+    q->in_seq = 0;
+    while (read(q->siga_fd, &drain, sizeof(drain)) == (ssize_t)sizeof(drain))
+        ;
+    while (read(q->irq_fd, &drain, sizeof(drain)) == (ssize_t)sizeof(drain))
+        ;
+    publish_counters(q);
+    return 0;
+}
+
 void zvs_qdio_destroy(struct zvs_qdio *q)
 {
     if (!q)

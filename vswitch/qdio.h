@@ -298,6 +298,10 @@ struct zvs_qdio;
  * SIGA-w needed. Returns 0, -EINVAL for a bad QUEUESTORAGE, or -errno. */
 int  zvs_qdio_create(uint32_t queuestorage, struct zvs_qdio **out);
 void zvs_qdio_destroy(struct zvs_qdio *q);
+/* The program detached (its process ended, its driver closed): put every buffer back to
+ * not-initialised so the next program can establish the queues. Counters are kept: they
+ * belong to the NIC. -EBUSY while the switch still holds frames of an output buffer. */
+int  zvs_qdio_reset(struct zvs_qdio *q);
 
 int    zvs_qdio_memfd(const struct zvs_qdio *q);   /* region, to map or send to a guest */
 int    zvs_qdio_siga_fd(const struct zvs_qdio *q); /* program -> adapter (SIGA-w/-r) */

@@ -1756,6 +1756,50 @@ static void test_poll_staged_then_direct(void **state)
     env_close(&e);
 }
 
+/* A guest detaches and another attaches: without a reset the new program cannot
+ * establish the queues (the adapter still owns the empty input buffers); after
+ * zvs_qdio_reset it can, and frames flow again. Counters survive: they are the NIC's. */
+static void test_reset_lets_a_new_program_attach(void **state)
+{
+    struct env e;
+    uint8_t b[128], out[128];
+    struct zvs_frame f[4];
+
+    env_open(&e, QS_1M);
+    make_frame(b, 100, 1, 0);
+    struct zvs_qdio_pkt p = pkt_of(b, 100);
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 4, 0), 1);
+    /* While the switch holds a frame the queues cannot be reset. */
+    assert_int_equal(zvs_qdio_reset(e.q), -EBUSY);
+    zvs_qdio_release(e.q, f, 1);
+    zvs_qdio_guest_detach(e.g);
+
+    void *r = zvs_qdio_region(e.q);
+    struct zvs_qdio_guest *g2;
+    assert_int_equal(zvs_qdio_guest_attach(r, zvs_qdio_size(e.q), zvs_qdio_siga_fd(e.q),
+                                           zvs_qdio_irq_fd(e.q), &g2), 0);
+    assert_int_equal(zvs_qdio_guest_init_queues(g2), -EBUSY);
+    assert_int_equal(zvs_qdio_reset(e.q), 0);
+    for (uint32_t i = 0; i < ZVS_QDIO_NBUFS; i++) {
+        assert_int_equal(zvs_slsb_get(&e.inq->slsb[i]), ZVS_SLSB_P_INPUT_NOT_INIT);
+        assert_int_equal(zvs_slsb_get(&e.outq->slsb[i]), ZVS_SLSB_P_OUTPUT_NOT_INIT);
+    }
+    assert_int_equal(efd_read(zvs_qdio_siga_fd(e.q)), 0);   /* stale signals drained */
+    assert_int_equal(zvs_qdio_guest_init_queues(g2), 0);
+    make_frame(b, 80, 2, 0);
+    p = pkt_of(b, 80);
+    assert_int_equal(zvs_qdio_guest_send(g2, &p, 1), 1);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 4, 0), 1);
+    assert_int_equal(frame_bytes(&f[0], out), 80);
+    assert_memory_equal(out, b, 80);
+    zvs_qdio_release(e.q, f, 1);
+    struct zvs_qdio_counters c = ctrs(&e);
+    assert_int_equal(c.adapter.out_frames, 2);              /* both programs' frames */
+    zvs_qdio_guest_detach(g2);
+    zvs_qdio_destroy(e.q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1787,6 +1831,7 @@ int main(void)
         cmocka_unit_test(test_packing_mode_pages_8m),
         cmocka_unit_test(test_buffer_byte_budget_1m),
         cmocka_unit_test(test_poll_staged_then_direct),
+        cmocka_unit_test(test_reset_lets_a_new_program_attach),
     };
     return cmocka_run_group_tests_name("qdio", tests, NULL, NULL);
 }
