@@ -548,7 +548,8 @@ int zvs_cfg_dump(const struct zvs_cfg *cfg, FILE *out)
     for (unsigned i = 0; i < cfg->nrdevice; i++) {
         char dev[12];
         zvs_rdev_format(cfg->rdevice[i].rdev, dev, sizeof dev);
-        fprintf(out, "RDEVICE %s INTERFACE %s\n", dev, cfg->rdevice[i].ifname);
+        fprintf(out, "RDEVICE %s INTERFACE %s%s\n", dev, cfg->rdevice[i].ifname,
+                cfg->rdevice[i].backend == ZVS_RDEV_BACKEND_PCAP ? " BACKEND PCAP" : "");
     }
     for (unsigned i = 0; i < cfg->nuser; i++) {
         const struct zvs_cfg_user *u = &cfg->user[i];

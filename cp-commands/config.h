@@ -2,8 +2,9 @@
  *
  * vswitchd starts from two files, as z/VM does:
  *   SYSTEM CONFIG  VMLAN MACPREFIX / MACIDRANGE, DEFINE VSWITCH, MODIFY VSWITCH ... GRANT,
- *                  and our extension RDEVICE nnnn INTERFACE ifname (which Linux interface
- *                  plays the real device, e.g. an OSA port).
+ *                  and our extension RDEVICE nnnn INTERFACE ifname [BACKEND AFPACKET |
+ *                  PCAP] (which Linux interface plays the real device, e.g. an OSA
+ *                  port, and how vswitchd reaches it).
  *   USER DIRECT    USER / IDENTITY entries with NICDEF, and our extension NICBIND (which
  *                  backend plays the guest's NIC: a TAP, external QDIO queues, or an
  *                  in-process workload).
@@ -124,10 +125,17 @@ struct zvs_cfg_grant {
     uint32_t          line;
 };
 
+/* How vswitchd reaches an RDEVICE's interface (RDEVICE ... BACKEND). */
+enum zvs_rdev_backend {
+    ZVS_RDEV_BACKEND_AFPACKET,          /* AF_PACKET with virtio-net headers (default) */
+    ZVS_RDEV_BACKEND_PCAP,              /* libpcap: portable, no offload metadata */
+};
+
 struct zvs_cfg_rdevice {
-    struct zvs_rdev rdev;
-    char            ifname[ZVS_IFNAME_MAX + 1];  /* case kept, as Linux needs it */
-    uint32_t        line;
+    struct zvs_rdev       rdev;
+    char                  ifname[ZVS_IFNAME_MAX + 1];  /* case kept, as Linux needs it */
+    enum zvs_rdev_backend backend;      /* BACKEND, default AFPACKET */
+    uint32_t              line;
 };
 
 struct zvs_cfg_user {

@@ -31,12 +31,15 @@
  *         1-4094 or a range lo-hi. Our rules: VLAN needs a VLAN aware switch; an ACCESS
  *         port (given, or the switch's default) carries one VLAN id; one GRANT per user
  *         and switch.
- *   RDEVICE nnnn[.Pn] INTERFACE ifname                            (zvswitch extension)
+ *   RDEVICE nnnn[.Pn] INTERFACE ifname [BACKEND AFPACKET | PCAP]  (zvswitch extension)
  *         Names the Linux interface that plays real device nnnn (an OSA port) for an
  *         RDEV of DEFINE VSWITCH (a physical NIC, or a veth into the switch model).
  *         Interface names keep their case and follow Linux rules (1-15 characters, no
  *         '/', ':' or blanks). One mapping per device; validate requires one for every
- *         RDEV a switch names.
+ *         RDEV a switch names. BACKEND says how vswitchd reaches the interface: AFPACKET
+ *         (default; AF_PACKET with virtio-net headers, offload metadata kept) or PCAP
+ *         (libpcap: portable, no offload metadata, so the switch checksums and segments
+ *         for it; see vswitch/uplink_pcap.c).
  *
  * Every statement is built in a scratch copy and stored only when it raised no error, so
  * a bad statement never leaves half a switch behind.
@@ -461,9 +464,9 @@ static void modify_vswitch_end(void *ctx, const struct zvs_stmt *stmt, uint64_t 
         c->cfg->grant[c->cfg->ngrant++] = c->grant;
 }
 
-/* ---- RDEVICE nnnn INTERFACE ifname --------------------------------------------------- */
+/* ---- RDEVICE nnnn INTERFACE ifname [BACKEND AFPACKET | PCAP] ------------------------- */
 
-enum { RD_INTERFACE, RD_COUNT };
+enum { RD_INTERFACE, RD_BACKEND, RD_COUNT };
 
 static void rd_interface(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
                          unsigned nval)
@@ -476,8 +479,22 @@ static void rd_interface(void *ctx, const struct zvs_tok *kw, const struct zvs_t
         snprintf(c->rdevice.ifname, sizeof c->rdevice.ifname, "%s", val->s);
 }
 
+static void rd_backend(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                       unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+
+    if (zvs_tok_is(val, "AFPACKET"))
+        c->rdevice.backend = ZVS_RDEV_BACKEND_AFPACKET;
+    else if (zvs_tok_is(val, "PCAP"))
+        c->rdevice.backend = ZVS_RDEV_BACKEND_PCAP;
+    else
+        bad_value(c, val, "BACKEND", "AFPACKET or PCAP");
+}
+
 static const struct zvs_opdef rdevice_ops[RD_COUNT] = {
     [RD_INTERFACE] = { "INTERFACE", 1, 1, false, 0, rd_interface },
+    [RD_BACKEND]   = { "BACKEND", 1, 1, false, 0, rd_backend },
 };
 
 static void rdevice_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,

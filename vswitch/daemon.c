@@ -30,9 +30,11 @@
 #include "log.h"
 #include "mac_table.h"
 #include "nic_qdio.h"
+#include "qdio_attach.h"
 #include "netlink_link.h"
 #include "switch.h"
 #include "uplink_afpacket.h"
+#include "uplink_pcap.h"
 
 #define UPLINK_BURSTS 8                 /* bursts per readable event before yielding */
 #define MB            (1024u * 1024u)
@@ -45,19 +47,24 @@ struct d_switch {
 };
 
 struct d_uplink {
-    struct zvsd      *d;
-    struct d_switch  *ds;
-    struct zvs_port  *port;
-    char              ifname[ZVS_IFNAME_MAX + 1];
-    int               fd;               /* registered with the loop; -1 none */
+    struct zvsd          *d;
+    struct d_switch      *ds;
+    struct zvs_port      *port;
+    enum zvs_rdev_backend backend;      /* RDEVICE ... BACKEND: which uplink_* API */
+    char                  ifname[ZVS_IFNAME_MAX + 1];
+    int                   fd;           /* registered with the loop; -1 none */
 };
 
 struct d_nic {
     struct zvsd          *d;
     struct d_switch      *ds;
     struct zvs_port      *port;
-    struct zvs_guest_tap *tap;
+    struct zvs_guest_tap *tap;          /* NICBIND TAP: the driver; NULL for QDIO */
     char                  ifname[ZVS_IFNAME_MAX + 1];
+    char                  userid[ZVS_USERID_MAX + 1];
+    uint16_t              vdev;
+    bool                  external;     /* NICBIND QDIO: a program attaches over the socket */
+    int                   session;      /* its attach connection while attached, else -1 */
 };
 
 struct zvsd {
@@ -71,6 +78,7 @@ struct zvsd {
     struct d_nic            *nic;       /* ZVS_CFG_MAX_NICS slots */
     struct zvs_netlink_link *nl;
     int                      sigfd;
+    int                      attach_fd;  /* listening socket for external QDIO guests */
 };
 
 /* ---- event callbacks ---------------------------------------------------------------- */
@@ -106,6 +114,74 @@ static void on_nic_irq(void *arg, int fd, uint32_t events, uint64_t now)
 {
     struct d_nic *n = arg;
     zvs_guest_tap_pump_in(n->tap);
+}
+
+/* An external program signalled SIGA-w: take what it primed. */
+static void on_nic_siga(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct d_nic *n = arg;
+    zvs_qdio_siga_ack(zvs_nic_qdio_queues(n->port));
+    while (zvs_switch_poll(n->ds->sw, n->port, now) > 0)
+        ;
+}
+
+static void detach_external(struct d_nic *n, uint64_t now)
+{
+    struct zvs_qdio *q = zvs_nic_qdio_queues(n->port);
+    /* Buffers the program primed before it left belong to the adapter: send them. */
+    while (zvs_switch_poll(n->ds->sw, n->port, now) > 0)
+        ;
+    zvs_evloop_del_fd(n->d->loop, zvs_qdio_siga_fd(q));
+    zvs_evloop_del_fd(n->d->loop, n->session);
+    close(n->session);
+    n->session = -1;
+    int rc = zvs_qdio_reset(q);
+    zvs_info("%s: guest program detached%s", n->port->name, rc < 0 ? " (queues busy)" : "");
+}
+
+/* The attach connection of an external guest: EOF (or anything) means it detached. */
+static void on_nic_session(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct d_nic *n = arg;
+    char buf[64];
+    if (read(fd, buf, sizeof(buf)) <= 0 || (events & (EPOLLHUP | EPOLLERR)))
+        detach_external(n, now);
+}
+
+static void on_attach(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct zvsd *d = arg;
+    char userid[9];
+    uint16_t vdev;
+    int client;
+    int rc = zvs_qdio_attach_accept(fd, 1000, &client, userid, &vdev);
+    if (rc < 0) {
+        zvs_warn("attach: request refused: %s", strerror(-rc));
+        return;
+    }
+    struct d_nic *n = NULL;
+    for (unsigned i = 0; i < d->nnic; i++)
+        if (d->nic[i].external && d->nic[i].vdev == vdev && strcmp(d->nic[i].userid, userid) == 0)
+            n = &d->nic[i];
+    if (!n) {
+        zvs_qdio_attach_refuse(client, "no NICBIND QDIO NIC for that userid and vdev");
+        zvs_warn("attach: %s %04X: no such external NIC", userid, vdev);
+        return;
+    }
+    if (n->session >= 0) {
+        zvs_qdio_attach_refuse(client, "NIC already attached");
+        return;
+    }
+    struct zvs_qdio *q = zvs_nic_qdio_queues(n->port);
+    if (zvs_qdio_attach_grant(client, zvs_qdio_memfd(q), zvs_qdio_siga_fd(q),
+                              zvs_qdio_irq_fd(q)) < 0) {
+        close(client);
+        return;
+    }
+    n->session = client;
+    zvs_evloop_add_fd(d->loop, client, EPOLLIN, on_nic_session, n);
+    zvs_evloop_add_fd(d->loop, zvs_qdio_siga_fd(q), EPOLLIN, on_nic_siga, n);
+    zvs_info("%s: guest program attached", n->port->name);
 }
 
 static void write_report(struct zvsd *d)
@@ -153,9 +229,23 @@ static struct d_uplink *uplink_by_ifname(struct zvsd *d, const char *ifname)
     return NULL;
 }
 
+/* The uplink backends share one shape (fd, link_event); pick by the RDEVICE's BACKEND. */
+static int uplink_fd(const struct d_uplink *u)
+{
+    return u->backend == ZVS_RDEV_BACKEND_PCAP ? zvs_uplink_pcap_fd(u->port)
+                                               : zvs_uplink_afpacket_fd(u->port);
+}
+
+static int uplink_link_event(struct d_uplink *u, int ifindex, bool carrier, bool exists)
+{
+    if (u->backend == ZVS_RDEV_BACKEND_PCAP)
+        return zvs_uplink_pcap_link_event(u->port, ifindex, carrier, exists);
+    return zvs_uplink_afpacket_link_event(u->port, ifindex, carrier, exists);
+}
+
 static void uplink_register(struct d_uplink *u)
 {
-    int fd = zvs_uplink_afpacket_fd(u->port);
+    int fd = uplink_fd(u);
     if (fd == u->fd)
         return;
     if (u->fd >= 0)
@@ -175,7 +265,7 @@ static void on_link_event(void *arg, const char *ifname, int ifindex, bool carri
     if (u->fd >= 0)
         zvs_evloop_del_fd(d->loop, u->fd);
     u->fd = -1;
-    int rc = zvs_uplink_afpacket_link_event(u->port, ifindex, carrier, exists);
+    int rc = uplink_link_event(u, ifindex, carrier, exists);
     if (rc < 0)
         zvs_warn("RDEV %s (%s): cannot reopen: %s", u->port->name, ifname, strerror(-rc));
     uplink_register(u);
@@ -263,8 +353,10 @@ static void add_uplinks(struct zvsd *d, const struct zvs_cfg *cfg, struct d_swit
             continue;
         }
         const char *ifname = cfg->rdevice[m].ifname;
+        enum zvs_rdev_backend backend = cfg->rdevice[m].backend;
         int err = 0;
-        struct zvs_port *p = zvs_uplink_afpacket_open(ifname, &err);
+        struct zvs_port *p = backend == ZVS_RDEV_BACKEND_PCAP ? zvs_uplink_pcap_open(ifname, &err)
+                                                              : zvs_uplink_afpacket_open(ifname, &err);
         if (!p) {
             zvs_err("VSWITCH %s RDEV %s: cannot open interface %s: %s", ds->cfg.name, rdev,
                     ifname, strerror(-err));
@@ -278,13 +370,13 @@ static void add_uplinks(struct zvsd *d, const struct zvs_cfg *cfg, struct d_swit
             continue;
         }
         struct d_uplink *u = &d->up[d->nup++];
-        *u = (struct d_uplink){ .d = d, .ds = ds, .port = p, .fd = -1 };
+        *u = (struct d_uplink){ .d = d, .ds = ds, .port = p, .backend = backend, .fd = -1 };
         snprintf(u->ifname, sizeof(u->ifname), "%s", ifname);
         uplink_register(u);
         if (d->nl)
             zvs_netlink_link_watch(d->nl, ifname);
-        zvs_info("VSWITCH %s RDEV %s on %s (MTU %u, %s)", ds->cfg.name, rdev, ifname,
-                 p->mtu, p->carrier ? "carrier up" : "no carrier");
+        zvs_info("VSWITCH %s RDEV %s on %s (%s, MTU %u, %s)", ds->cfg.name, rdev, ifname,
+                 p->ops->kind, p->mtu, p->carrier ? "carrier up" : "no carrier");
     }
 }
 
@@ -301,10 +393,11 @@ static void add_nic(struct zvsd *d, const struct zvs_cfg *cfg, const struct zvs_
                 name, ds->cfg.name);
         return;
     }
-    if (nic->backend != ZVS_NIC_BACKEND_TAP) {
-        zvs_warn("%s: NICBIND %s not supported by this vswitchd yet; NIC not coupled", name,
+    bool external = nic->backend == ZVS_NIC_BACKEND_QDIO;
+    if (nic->backend != ZVS_NIC_BACKEND_TAP && !(external && d->attach_fd >= 0)) {
+        zvs_warn("%s: NICBIND %s not supported by this vswitchd%s; NIC not coupled", name,
                  nic->backend == ZVS_NIC_BACKEND_NONE ? "(none)" :
-                 nic->backend == ZVS_NIC_BACKEND_QDIO ? "QDIO" : "WORKLOAD");
+                 external ? "QDIO" : "WORKLOAD", external ? " without --qdio-socket" : " yet");
         return;
     }
     int err = 0;
@@ -314,8 +407,24 @@ static void add_nic(struct zvsd *d, const struct zvs_cfg *cfg, const struct zvs_
         return;
     }
     struct d_nic *n = &d->nic[d->nnic];
-    *n = (struct d_nic){ .d = d, .ds = ds, .port = p };
+    *n = (struct d_nic){ .d = d, .ds = ds, .port = p, .vdev = nic->vdev,
+                         .external = external, .session = -1 };
+    snprintf(n->userid, sizeof(n->userid), "%s", u->userid);
     snprintf(n->ifname, sizeof(n->ifname), "%s", nic->ifname);
+    if (external) {
+        /* Coupled now; frames for it are discarded (no input buffers) until a program
+         * attaches and establishes the queues, as for a z/VM guest not yet running. */
+        err = zvs_switch_add_guest(ds->sw, p, &g);
+        if (err < 0) {
+            zvs_err("%s: cannot couple to VSWITCH %s: %s", name, ds->cfg.name, strerror(-err));
+            p->ops->destroy(p);
+            return;
+        }
+        d->nnic++;
+        zvs_mac_format(g.mac, mac, sizeof(mac));
+        zvs_info("%s coupled to VSWITCH %s: MAC %s, external QDIO guest", name, ds->cfg.name, mac);
+        return;
+    }
     err = zvs_guest_tap_open(nic->ifname, 1500, p, &n->tap);
     if (err < 0) {
         zvs_err("%s: cannot make tap %s: %s", name, nic->ifname, strerror(-err));
@@ -349,6 +458,7 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     if (!d)
         return NULL;
     d->sigfd = -1;
+    d->attach_fd = -1;
     d->opt = *opt;
     d->nic = calloc(ZVS_CFG_MAX_NICS, sizeof(*d->nic));
     d->loop = zvs_evloop_create();
@@ -372,6 +482,14 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     else
         zvs_warn("netlink: %s; carrier changes will not be seen", strerror(-err));
 
+    if (opt->qdio_socket) {
+        d->attach_fd = zvs_qdio_attach_listen(opt->qdio_socket);
+        if (d->attach_fd < 0 ||
+            zvs_evloop_add_fd(d->loop, d->attach_fd, EPOLLIN, on_attach, d) < 0) {
+            zvs_err("cannot listen on %s: %s", opt->qdio_socket, strerror(-d->attach_fd));
+            goto fail;
+        }
+    }
     for (unsigned i = 0; i < cfg->nvswitch; i++) {
         const struct zvs_cfg_vswitch *vs = &cfg->vswitch[i];
         struct zvs_switch_params p = {
@@ -413,8 +531,16 @@ void zvsd_destroy(struct zvsd *d)
 {
     if (!d)
         return;
-    for (unsigned i = 0; i < d->nnic; i++)
-        zvs_guest_tap_close(d->nic[i].tap);     /* the switch destroys the NIC ports */
+    for (unsigned i = 0; i < d->nnic; i++) {
+        if (d->nic[i].tap)
+            zvs_guest_tap_close(d->nic[i].tap); /* the switch destroys the NIC ports */
+        if (d->nic[i].session >= 0)
+            close(d->nic[i].session);
+    }
+    if (d->attach_fd >= 0) {
+        close(d->attach_fd);
+        unlink(d->opt.qdio_socket);
+    }
     for (unsigned i = 0; i < d->nsw; i++)
         zvs_switch_destroy(d->sw[i].sw);
     zvs_netlink_link_close(d->nl);

@@ -1,7 +1,7 @@
 /* vswitchd: the zvswitch daemon.
  *
  *   vswitchd -c SYSTEM.CONFIG -u USER.DIRECT [-f] [-p pidfile] [-l level] [-L logfile]
- *            [-s statsfile] [--check]
+ *            [-s statsfile] [-q qdio-socket] [--check]
  *
  * Foreground (-f) logs to stderr; otherwise it detaches (fork, setsid, /dev/null for the
  * standard streams) and logs to -L or nowhere. The pidfile is written after detaching and
@@ -32,6 +32,7 @@ static void usage(FILE *out)
             "  -l, --log-level LEVEL  error | warn | info (default) | debug\n"
             "  -L, --log-file FILE    append log lines here\n"
             "  -s, --stats FILE       counters report, written on SIGUSR1 and at exit\n"
+            "  -q, --qdio-socket PATH where external guest programs attach to NICBIND QDIO NICs\n"
             "      --check            check both files like CPSYNTAX and exit\n"
             "  -h, --help\n");
 }
@@ -94,17 +95,18 @@ int main(int argc, char **argv)
         { "log-level", required_argument, NULL, 'l' },
         { "log-file", required_argument, NULL, 'L' },
         { "stats", required_argument, NULL, 's' },
+        { "qdio-socket", required_argument, NULL, 'q' },
         { "check", no_argument, NULL, 'C' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *sysconfig = NULL, *userdirect = NULL;
-    char *pidfile = NULL, *logfile = NULL, *stats = NULL;
+    char *pidfile = NULL, *logfile = NULL, *stats = NULL, *qsock = NULL;
     bool foreground = false, check = false;
     enum zvs_log_level level = ZVS_LOG_INFO;
     int c, rc = 1;
 
-    while ((c = getopt_long(argc, argv, "c:u:fp:l:L:s:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:u:fp:l:L:s:q:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'c': sysconfig = optarg; break;
         case 'u': userdirect = optarg; break;
@@ -112,6 +114,7 @@ int main(int argc, char **argv)
         case 'p': free(pidfile); pidfile = absolute(optarg); break;
         case 'L': free(logfile); logfile = absolute(optarg); break;
         case 's': free(stats); stats = absolute(optarg); break;
+        case 'q': free(qsock); qsock = absolute(optarg); break;
         case 'C': check = true; break;
         case 'l':
             if (zvs_log_parse_level(optarg, &level) < 0) {
@@ -156,7 +159,7 @@ int main(int argc, char **argv)
     if (pidfile && write_pidfile(pidfile) < 0)
         zvs_warn("cannot write pidfile %s", pidfile);
 
-    struct zvsd_options opt = { .stats_path = stats };
+    struct zvsd_options opt = { .stats_path = stats, .qdio_socket = qsock };
     struct zvsd *d = zvsd_create(cfg, &opt);
     zvs_cfg_free(cfg);
     if (d) {
@@ -172,5 +175,6 @@ out:
     free(pidfile);
     free(logfile);
     free(stats);
+    free(qsock);
     return rc;
 }

@@ -5,9 +5,12 @@
 . "$(dirname "$0")/lib.sh"
 MTU=${MTU:-1500}
 PSIZE=$((MTU - 28))           # ICMP payload that fills the MTU exactly
+# The configuration (lab_pcap.sh runs this lab with the uplink through libpcap).
+SYSCONFIG=${SYSCONFIG:-$ROOT/configs/lab/SYSTEM.CONFIG}
+USERDIRECT=${USERDIRECT:-$ROOT/configs/lab/USER.DIRECT}
 
 lab_init basic
-lab_start "$ROOT/configs/lab/SYSTEM.CONFIG" "$ROOT/configs/lab/USER.DIRECT" "$MTU"
+lab_start "$SYSCONFIG" "$USERDIRECT" "$MTU"
 lab_static_arp
 
 # 1. A known exchange: 5 full-size echo requests A->B and A->LAN, 5 replies each.
@@ -60,7 +63,8 @@ R=$(lab_stats)
 grep -q "NO CARRIER" "$R" || fail "report does not show NO CARRIER"
 expect_eq "28BA tx_discards (link down)" "$(counter "$R" 28BA tx_discards)" 2
 ip -n "$NS_LAN" link set eth0 up
-wait_for 5 grep -q "carrier up" <(grep -A0 "28BA" "$WORK/vswitchd.log" | tail -n 1) || fail "no carrier-up event"
+wait_for 5 sh -c 'grep "RDEV 28BA" "$1" | tail -n 1 | grep -q "carrier up"' _ "$WORK/vswitchd.log" ||
+  fail "no carrier-up event"
 ip netns exec "$NS_A" ping -c 3 -i 0.2 -W 2 "${LAB_IP[lan]}" >/dev/null || fail "ping after carrier returned"
 echo "ok: uplink carrier loss counted and survived"
 kill -0 "$VSWITCHD_PID" || fail "vswitchd died"

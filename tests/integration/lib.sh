@@ -81,11 +81,12 @@ lab_start() {
   ip -n "$NS_LAN" link set eth0 up
   ip -n "$NS_LAN" addr add "${LAB_IP[lan]}/24" dev eth0
   # VSWITCHD_WRAP: a command to run vswitchd under (valgrind ...), split on spaces.
+  # VSWITCHD_ARGS: more options (e.g. -q socket); LAB_TAPS: guests whose NIC is a tap.
   ip netns exec "$NS_SW" ${VSWITCHD_WRAP:-} "$VSWITCHD" -f -c "$sysconfig" -u "$userdirect" -l debug \
-     -s "$WORK/stats" >"$WORK/vswitchd.log" 2>&1 &
+     -s "$WORK/stats" ${VSWITCHD_ARGS:-} >"$WORK/vswitchd.log" 2>&1 &
   VSWITCHD_PID=$!
   local g
-  for g in a b c; do
+  for g in ${LAB_TAPS:-a b c}; do
     local tap=lnx$g-f000 ns_var=NS_${g^^}
     local ns=${!ns_var}
     wait_for 20 ip -n "$NS_SW" link show "$tap" || fail "vswitchd made no tap $tap"
@@ -100,15 +101,16 @@ lab_start() {
 lab_static_arp() {
   local macs
   declare -A mac
-  for g in a b c; do
+  local taps=(${LAB_TAPS:-a b c})
+  for g in "${taps[@]}"; do
     local ns_var=NS_${g^^}
     mac[$g]=$(ip -n "${!ns_var}" -br link show "lnx$g-f000" | awk '{print $3}')
   done
   mac[lan]=$(ip -n "$NS_LAN" -br link show eth0 | awk '{print $3}')
-  for g in a b c lan; do
+  for g in "${taps[@]}" lan; do
     local ns dev
     if [ $g = lan ]; then ns=$NS_LAN dev=eth0; else local v=NS_${g^^}; ns=${!v} dev=lnx$g-f000; fi
-    for h in a b c lan; do
+    for h in "${taps[@]}" lan; do
       [ $g = $h ] && continue
       ip -n "$ns" neigh replace "${LAB_IP[$h]}" lladdr "${mac[$h]}" dev "$dev" nud permanent
     done

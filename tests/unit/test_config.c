@@ -250,6 +250,12 @@ static const struct err_case err_cases[] = {
       { SC "1: HCP1003E Operand INTERFACE value .. is not valid " RULE_IFNAME } },
     { "RDEVICE twice", "RDEVICE 28BA INTERFACE a\nRDEVICE 28ba.P0 INTERFACE b\n", NULL,
       { SC "2: HCP1014E RDEVICE 28BA is already defined on line 1" } },
+    { "BACKEND bad", "RDEVICE 28BA INTERFACE eth0 BACKEND DPDK\n", NULL,
+      { SC "1: HCP1003E Operand BACKEND value DPDK is not valid (AFPACKET or PCAP)" } },
+    { "BACKEND twice", "RDEVICE 28BA INTERFACE eth0 BACKEND PCAP,\n  BACKEND afpacket\n", NULL,
+      { SC "2: HCP1005E Operand BACKEND is specified more than once" } },
+    { "BACKEND no value", "RDEVICE 28BA INTERFACE eth0 BACKEND\n", NULL,
+      { SC "1: HCP1007E Operand BACKEND requires a value" } },
 
     /* VMLAN. */
     { "MACPREFIX not local", "VMLAN MACPREFIX 000000\n", NULL,
@@ -562,6 +568,38 @@ static void test_defaults(void **state)
     zvs_cfg_free(cfg);
 }
 
+/* RDEVICE ... BACKEND: default AFPACKET, either keyword in any case and position; a bad
+ * value stores nothing. */
+static void test_rdevice_backend(void **state)
+{
+    struct zvs_cfg *cfg = run("RDEVICE 28BA INTERFACE e0\n"
+                              "RDEVICE 2902 INTERFACE e1 BACKEND pcap\n"
+                              "RDEVICE 2903 BACKEND AFPACKET INTERFACE e2\n"
+                              "RDEVICE 2904 INTERFACE e3 BACKEND PCAP\n"
+                              "RDEVICE 2905 INTERFACE e4 BACKEND XDP\n", NULL);
+    assert_int_equal(zvs_cfg_errors(cfg), 1);
+    assert_int_equal(cfg->nrdevice, 4);
+    assert_int_equal(cfg->rdevice[0].backend, ZVS_RDEV_BACKEND_AFPACKET);
+    assert_int_equal(cfg->rdevice[1].backend, ZVS_RDEV_BACKEND_PCAP);
+    assert_string_equal(cfg->rdevice[1].ifname, "e1");
+    assert_int_equal(cfg->rdevice[2].backend, ZVS_RDEV_BACKEND_AFPACKET);
+    assert_string_equal(cfg->rdevice[2].ifname, "e2");
+    assert_int_equal(cfg->rdevice[3].backend, ZVS_RDEV_BACKEND_PCAP);
+    assert_int_equal(cfg->rdevice[3].rdev.devno, 0x2904);
+    assert_int_equal(zvs_cfg_find_rdevice(cfg, (struct zvs_rdev){ .devno = 0x2905 }), -1);
+    zvs_cfg_free(cfg);
+
+    /* The lab's libpcap variant parses clean against the lab directory. */
+    cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig(cfg, "configs/lab/SYSTEM-PCAP.CONFIG"), 0);
+    assert_int_equal(zvs_cfg_parse_userdirect(cfg, "configs/lab/USER.DIRECT"), 0);
+    assert_int_equal(zvs_cfg_validate(cfg), 0);
+    assert_int_equal(cfg->nrdevice, 1);
+    assert_string_equal(cfg->rdevice[0].ifname, "osa28ba");
+    assert_int_equal(cfg->rdevice[0].backend, ZVS_RDEV_BACKEND_PCAP);
+    zvs_cfg_free(cfg);
+}
+
 /* A statement with an error stores nothing; the first DEFINE of a name wins. */
 static void test_error_stores_nothing(void **state)
 {
@@ -810,6 +848,7 @@ int main(void)
         cmocka_unit_test(test_unreadable),
         cmocka_unit_test(test_lexical_rules),
         cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_rdevice_backend),
         cmocka_unit_test(test_error_stores_nothing),
         cmocka_unit_test(test_nicdef_modifier),
         cmocka_unit_test(test_mac_assignment),
