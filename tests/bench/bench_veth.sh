@@ -22,10 +22,10 @@
 # in turn (interleaved, so a noisy moment hurts all three alike); a value is the median of
 # the receiver's bits_per_second. About 2 minutes in all.
 #
-# TCP congestion control: every run uses the same one, the host's default unless
-# BENCH_CC names another (iperf3 -C). It matters: on the 2-CPU test VM (default bbr) a
-# single stream through zvswitch ran at about 5 Gbit/s with bbr and 14 with cubic, while
-# OVS and the bridge moved much less; compare results only at the same BENCH_CC.
+# TCP congestion control: every run uses the same one, pinned so results compare across
+# machines: cubic (the kernel's built-in default) unless BENCH_CC names another (iperf3
+# -C). It matters: a test VM whose sysctl chose bbr ran a single stream through zvswitch
+# at about 5 Gbit/s with bbr and 14 with cubic; compare results only at the same BENCH_CC.
 #
 # Output (tests/bench/run.sh's line protocol; ratio > 1 means zvswitch is better):
 #   BENCH veth_tcp_gbps_mtu1500 <zvs> Gbit/s
@@ -361,15 +361,11 @@ child() {
   reach zvswitch "$NS_A"; reach bridge "$BR_G"; reach ovs "$OVS_G"
   # The same TCP congestion control for all three, named in the log: it moves the
   # results a lot (see the header).
-  CC=${BENCH_CC:-$(ip netns exec "$NS_A" sysctl -n net.ipv4.tcp_congestion_control)}
+  CC=${BENCH_CC:-cubic}
   grep -qw "$CC" /proc/sys/net/ipv4/tcp_available_congestion_control ||
     modprobe -q "tcp_$CC" 2>/dev/null ||
     die "TCP congestion control '$CC' not available here (BENCH_CC)"
-  if [ -n "${BENCH_CC:-}" ]; then
-    log "TCP congestion control: $CC (BENCH_CC)"
-  else
-    log "TCP congestion control: $CC (the host's default; BENCH_CC sets another)"
-  fi
+  log "TCP congestion control: $CC (BENCH_CC; default cubic, the kernel's own default)"
   for rep in $(seq "$BENCH_REPS"); do
     for sw in zvswitch bridge ovs; do
       case $sw in

@@ -67,5 +67,12 @@ wait_for 5 sh -c 'grep "RDEV 28BA" "$1" | tail -n 1 | grep -q "carrier up"' _ "$
   fail "no carrier-up event"
 ip netns exec "$NS_A" ping -c 3 -i 0.2 -W 2 "${LAB_IP[lan]}" >/dev/null || fail "ping after carrier returned"
 echo "ok: uplink carrier loss counted and survived"
+# 5. A guest's tap goes down and up under the switch (Hercules guests do this when they
+#    restart their LAN): its NIC survives and traffic resumes.
+ip -n "$NS_B" link set lnxb-f000 down
+ip netns exec "$NS_A" ping -c 2 -i 0.2 -W 1 "${LAB_IP[b]}" >/dev/null 2>&1 && fail "ping to a guest whose tap is down"
+ip -n "$NS_B" link set lnxb-f000 up
+ip netns exec "$NS_A" ping -c 3 -i 0.2 -W 2 "${LAB_IP[b]}" >/dev/null || fail "ping after the guest's tap came back"
+echo "ok: a guest tap down and up is survived"
 kill -0 "$VSWITCHD_PID" || fail "vswitchd died"
 echo "lab_basic MTU $MTU: passed"

@@ -18,7 +18,14 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 VSWITCHD=$BUILD/bin/vswitchd
 
-fail() { echo "FAIL: $*"; [ -n "${WORK:-}" ] && [ -f "$WORK/vswitchd.log" ] && tail -n 30 "$WORK/vswitchd.log"; exit 1; }
+fail() {
+  echo "FAIL: $*" >&2
+  [ -n "${WORK:-}" ] && [ -f "$WORK/vswitchd.log" ] && tail -n 30 "$WORK/vswitchd.log" >&2
+  # Inside $(...) an exit ends only the subshell: end the test itself (its TERM trap
+  # exits 1 and the EXIT trap cleans up).
+  [ "$BASHPID" != "$$" ] && kill -TERM "$$"
+  exit 1
+}
 skip() { echo "SKIP: $*"; exit 77; }
 
 lab_cleanup() {
