@@ -96,7 +96,7 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIBS)
 
 # libFuzzer targets: each is built from its source plus every library source, with clang.
 fuzzers: $(FUZZ_BINS)
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(ALL_LIB_SRCS)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(ALL_LIB_SRCS) $(wildcard tests/fuzz/*.h $(addsuffix /*.h,$(MODULES)))
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined $< $(ALL_LIB_SRCS) $(LDLIBS) -o $@
 

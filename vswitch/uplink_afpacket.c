@@ -40,13 +40,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <linux/if.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <linux/virtio_net.h>
 
+#include "ifinfo.h"
 #include "pool.h"
 
 #ifndef PACKET_IGNORE_OUTGOING
@@ -192,22 +192,17 @@ static void set_buf(int fd, int force_opt, int opt, int bytes)
         (void)set_int(fd, SOL_SOCKET, opt, bytes);
 }
 
-/* Make a socket on interface `name`; returns the fd, or -errno. */
-static int afp_socket(const char *name, int *ifindex)
+/* Make a socket on interface `name`; *fi gets the interface's facts. Returns the fd, or
+ * -errno. */
+static int afp_socket(const char *name, struct zvs_ifinfo *fi)
 {
-    struct ifreq ifr;
     int rc;
     /* Protocol 0: nothing is queued before bind() names the interface. */
     int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -errno;
-    memset(&ifr, 0, sizeof(ifr));
-    memcpy(ifr.ifr_name, name, strlen(name) + 1);
-    if (ioctl(fd, SIOCGIFINDEX, &ifr) < 0) {
-        rc = -errno;
+    if ((rc = zvs_ifinfo_read(fd, name, fi)) < 0)
         goto fail;
-    }
-    *ifindex = ifr.ifr_ifindex;
     if ((rc = set_int(fd, SOL_PACKET, PACKET_VNET_HDR, 1)) < 0 ||
         (rc = set_int(fd, SOL_PACKET, PACKET_AUXDATA, 1)) < 0)
         goto fail;
@@ -221,14 +216,14 @@ static int afp_socket(const char *name, int *ifindex)
     struct sockaddr_ll sll = {
         .sll_family = AF_PACKET,
         .sll_protocol = htons(ETH_P_ALL),
-        .sll_ifindex = *ifindex,
+        .sll_ifindex = fi->ifindex,
     };
     if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
         rc = -errno;
         goto fail;
     }
     /* Promiscuous for this socket only; the kernel undoes it when the socket closes. */
-    struct packet_mreq mr = { .mr_ifindex = *ifindex, .mr_type = PACKET_MR_PROMISC };
+    struct packet_mreq mr = { .mr_ifindex = fi->ifindex, .mr_type = PACKET_MR_PROMISC };
     if (setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)) < 0) {
         rc = -errno;
         goto fail;
@@ -239,23 +234,12 @@ fail:
     return rc;
 }
 
-/* Read mtu, MAC and carrier of the interface through fd. */
-static int afp_refresh(struct afp *a, int fd)
+/* Take mtu, MAC and carrier of the interface (the ifindex is the bound socket's). */
+static void afp_apply(struct afp *a, const struct zvs_ifinfo *fi)
 {
-    struct ifreq ifr;
-
-    memset(&ifr, 0, sizeof(ifr));
-    memcpy(ifr.ifr_name, a->ifname, sizeof(a->ifname));
-    if (ioctl(fd, SIOCGIFMTU, &ifr) < 0)
-        return -errno;
-    a->port.mtu = ifr.ifr_mtu > 0 ? (uint32_t)ifr.ifr_mtu : 0;
-    if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
-        return -errno;
-    memcpy(a->mac, ifr.ifr_hwaddr.sa_data, ZVS_ETH_ALEN);
-    if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
-        return -errno;
-    a->port.carrier = (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
-    return 0;
+    a->port.mtu = fi->mtu;
+    memcpy(a->mac, fi->mac, ZVS_ETH_ALEN);
+    a->port.carrier = fi->carrier;
 }
 
 /* ---- rx ------------------------------------------------------------------------------ */
@@ -532,10 +516,10 @@ static const struct zvs_port_ops afp_ops = {
 struct zvs_port *zvs_uplink_afpacket_open(const char *ifname, int *err)
 {
     struct afp *a = NULL;
-    size_t len = ifname ? strlen(ifname) : 0;
+    struct zvs_ifinfo fi;
     int rc = -EINVAL;
 
-    if (len == 0 || len >= IFNAMSIZ || strchr(ifname, '/'))
+    if (!zvs_ifname_ok(ifname))
         goto fail;
     rc = -ENOMEM;
     a = calloc(1, sizeof(*a));
@@ -544,7 +528,7 @@ struct zvs_port *zvs_uplink_afpacket_open(const char *ifname, int *err)
     a->fd = -1;
     a->port.ops = &afp_ops;
     a->port.backend = a;
-    memcpy(a->ifname, ifname, len + 1);
+    snprintf(a->ifname, sizeof(a->ifname), "%s", ifname);
     a->pool = zvs_pool_create(ZVS_AFP_POOL_BUFS, AFP_BUF_SIZE, AFP_HEADROOM);
     if (!a->pool)
         goto fail;
@@ -552,13 +536,12 @@ struct zvs_port *zvs_uplink_afpacket_open(const char *ifname, int *err)
     snprintf(a->port.name, sizeof(a->port.name), "%s", ifname);
     a->port.caps = ZVS_CAP_CSUM | ZVS_CAP_GSO;
     a->port.max_gso = 65535;
-    rc = afp_socket(a->ifname, &a->ifindex);
+    rc = afp_socket(a->ifname, &fi);
     if (rc < 0)
         goto fail;
     a->fd = rc;
-    rc = afp_refresh(a, a->fd);
-    if (rc < 0)
-        goto fail;
+    a->ifindex = fi.ifindex;
+    afp_apply(a, &fi);
     return &a->port;
 fail:
     if (a)
@@ -586,19 +569,15 @@ void zvs_uplink_afpacket_mac(const struct zvs_port *p, uint8_t mac[6])
 int zvs_uplink_afpacket_reopen(struct zvs_port *p)
 {
     struct afp *a = afp_of(p);
-    int ifindex = 0;
-    int fd = afp_socket(a->ifname, &ifindex);
+    struct zvs_ifinfo fi;
+    int fd = afp_socket(a->ifname, &fi);
     if (fd < 0)
         return fd;
-    int rc = afp_refresh(a, fd);
-    if (rc < 0) {
-        close(fd);
-        return rc;
-    }
     if (a->fd >= 0)
         close(a->fd);
     a->fd = fd;
-    a->ifindex = ifindex;
+    a->ifindex = fi.ifindex;
+    afp_apply(a, &fi);
     a->stats.reopens++;
     return 0;
 }
@@ -624,9 +603,11 @@ int zvs_uplink_afpacket_link_event(struct zvs_port *p, int ifindex, bool carrier
     } else {
         int soerr = 0;
         socklen_t sl = sizeof(soerr);
+        struct zvs_ifinfo fi;
         /* Reading SO_ERROR clears the ENETDOWN a past link-down left on the socket. */
         (void)getsockopt(a->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
-        (void)afp_refresh(a, a->fd);    /* mtu or MAC may have changed meanwhile */
+        if (zvs_ifinfo_read(a->fd, a->ifname, &fi) == 0)
+            afp_apply(a, &fi);          /* mtu or MAC may have changed meanwhile */
     }
     p->carrier = carrier;
     return rc;

@@ -61,11 +61,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <linux/if.h>
 #include <pcap/pcap.h>
 
+#include "ifinfo.h"
 #include "pool.h"
 #include "vnet.h"
 
@@ -110,36 +110,18 @@ static void note_error(struct pcp *a, int err, const char *text)
 
 /* ---- interface facts (through a throwaway socket: a port may have no handle) ---------- */
 
-static int if_ioctl(int fd, const char *name, unsigned long req, struct ifreq *ifr)
-{
-    memset(ifr, 0, sizeof(*ifr));
-    memcpy(ifr->ifr_name, name, strlen(name) + 1);
-    return ioctl(fd, req, ifr) < 0 ? -errno : 0;
-}
-
 /* Read ifindex, mtu, MAC and carrier of the interface; -ENODEV when it is gone. */
 static int pcp_refresh(struct pcp *a)
 {
-    struct ifreq ifr;
-    int rc;
-    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -errno;
-    if ((rc = if_ioctl(fd, a->ifname, SIOCGIFINDEX, &ifr)) < 0)
-        goto out;
-    a->ifindex = ifr.ifr_ifindex;
-    if ((rc = if_ioctl(fd, a->ifname, SIOCGIFMTU, &ifr)) < 0)
-        goto out;
-    a->port.mtu = ifr.ifr_mtu > 0 ? (uint32_t)ifr.ifr_mtu : 0;
-    if ((rc = if_ioctl(fd, a->ifname, SIOCGIFHWADDR, &ifr)) < 0)
-        goto out;
-    memcpy(a->mac, ifr.ifr_hwaddr.sa_data, ZVS_ETH_ALEN);
-    if ((rc = if_ioctl(fd, a->ifname, SIOCGIFFLAGS, &ifr)) < 0)
-        goto out;
-    a->port.carrier = (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
-out:
-    close(fd);
-    return rc;
+    struct zvs_ifinfo fi;
+    int rc = zvs_ifinfo_read(-1, a->ifname, &fi);
+    if (rc < 0)
+        return rc;
+    a->ifindex = fi.ifindex;
+    a->port.mtu = fi.mtu;
+    memcpy(a->mac, fi.mac, ZVS_ETH_ALEN);
+    a->port.carrier = fi.carrier;
+    return 0;
 }
 
 /* ---- the libpcap handle ---------------------------------------------------------------- */
@@ -442,11 +424,10 @@ static const struct zvs_port_ops pcp_ops = {
 struct zvs_port *zvs_uplink_pcap_open(const char *ifname, int *err)
 {
     struct pcp *a = NULL;
-    size_t len = ifname ? strlen(ifname) : 0;
     pcap_t *pc = NULL;
     int rc = -EINVAL;
 
-    if (len == 0 || len >= IFNAMSIZ || strchr(ifname, '/'))
+    if (!zvs_ifname_ok(ifname))
         goto fail;
     rc = -ENOMEM;
     a = calloc(1, sizeof(*a));
@@ -455,7 +436,7 @@ struct zvs_port *zvs_uplink_pcap_open(const char *ifname, int *err)
     a->fd = -1;
     a->port.ops = &pcp_ops;
     a->port.backend = a;
-    memcpy(a->ifname, ifname, len + 1);
+    snprintf(a->ifname, sizeof(a->ifname), "%s", ifname);
     a->pool = zvs_pool_create(ZVS_PCAP_POOL_BUFS, PCP_BUF_SIZE, PCP_HEADROOM);
     a->tx_buf = malloc(PCP_BUF_SIZE);
     if (!a->pool || !a->tx_buf)

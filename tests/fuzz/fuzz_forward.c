@@ -48,18 +48,9 @@
 
 #include "vswitch/mac_table.h"
 #include "vswitch/switch.h"
+#include "fuzz_common.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x) do { if (!(x)) { fprintf(stderr, "invariant (line %d): %s\n", __LINE__, #x); \
-                                  abort(); } } while (0)
-
-/* -DFUZZ_TRACE: print every burst and write (to check that seeds do what they say). */
-#ifdef FUZZ_TRACE
-#define TRACE(...) fprintf(stderr, __VA_ARGS__)
-#else
-#define TRACE(...) do { } while (0)
-#endif
+/* TRACE (-DFUZZ_TRACE) prints every burst and write. */
 
 enum { P_UP, P_A, P_B, P_UP2, NPORTS };
 

@@ -34,18 +34,9 @@
 #include <linux/netlink.h>
 
 #include "vswitch/netlink_link.h"
+#include "fuzz_common.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x) do { if (!(x)) { fprintf(stderr, "invariant (line %d): %s\n", __LINE__, #x); \
-                                  abort(); } } while (0)
-
-/* -DFUZZ_TRACE: print every event (to check that seeds do what they say). */
-#ifdef FUZZ_TRACE
-#define TRACE(...) fprintf(stderr, __VA_ARGS__)
-#else
-#define TRACE(...) do { } while (0)
-#endif
+/* TRACE (-DFUZZ_TRACE) prints every event. */
 
 /* Names to watch: a usual one, an uplink-like one, and one of the longest allowed. */
 static const char *const names[] = { "eth0", "uplink1", "abcdefghijklmno" };

@@ -10,19 +10,15 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <sched.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <linux/if.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
 #include "vswitch/netlink_link.h"
+#include "netns.h"
 
 struct ev {
     char name[IFNAMSIZ];
@@ -49,49 +45,19 @@ static void record(void *arg, const char *ifname, int ifindex, bool carrier, boo
     r->n++;
 }
 
-static void sh(const char *cmd)
-{
-    char full[512];
-    snprintf(full, sizeof(full), "%s >/dev/null 2>&1", cmd);
-    int rc = system(full);
-    if (rc != 0)
-        fail_msg("command failed (%d): %s", rc, cmd);
-}
-
-/* The ifindex in this namespace (sysfs would show the namespace it was mounted in). */
-static int ifindex_of(const char *name)
-{
-    struct ifreq ifr;
-    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), idx = -1;
-    memset(&ifr, 0, sizeof(ifr));
-    snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
-    if (fd >= 0 && ioctl(fd, SIOCGIFINDEX, &ifr) == 0)
-        idx = ifr.ifr_ifindex;
-    if (fd >= 0)
-        close(fd);
-    return idx;
-}
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Process events until r holds `want` of them or 3 s pass; then a short quiet period
  * must bring no more (so extra events are caught, not left unread). */
 static void wait_events(struct zvs_netlink_link *nl, struct rec *r, int want)
 {
-    int64_t deadline = now_ms() + 3000;
+    int64_t deadline = tnet_now_ms() + 3000;
     struct pollfd pfd = { .fd = zvs_netlink_link_fd(nl), .events = POLLIN };
 
-    while (r->n < want && now_ms() < deadline) {
+    while (r->n < want && tnet_now_ms() < deadline) {
         (void)poll(&pfd, 1, 50);
         assert_true(zvs_netlink_link_process(nl) >= 0);
     }
-    int64_t quiet = now_ms() + 150;
-    while (now_ms() < quiet) {
+    int64_t quiet = tnet_now_ms() + 150;
+    while (tnet_now_ms() < quiet) {
         (void)poll(&pfd, 1, 20);
         assert_true(zvs_netlink_link_process(nl) >= 0);
     }
@@ -110,7 +76,7 @@ static void assert_ev(const struct rec *r, int i, const char *name, int ifindex,
 
 static int setup_netns(void **state)
 {
-    netns_ok = unshare(CLONE_NEWNET) == 0;
+    netns_ok = tnet_enter();
     return 0;
 }
 
@@ -131,14 +97,14 @@ static void test_veth_lifecycle_exact_events(void **state)
     assert_ev(&r, 0, "va", 0, false, false);
     assert_ev(&r, 1, "ghost0", 0, false, false);
 
-    sh("ip link add va type veth peer name vb");
-    int idx = ifindex_of("va");
+    tnet_sh("ip link add va type veth peer name vb");
+    int idx = tnet_ifindex("va");
     assert_true(idx > 0);
     wait_events(nl, &r, 3);
     assert_ev(&r, 2, "va", idx, false, true);
 
     /* Admin up while the peer is down: no carrier, so no event. */
-    sh("ip link set va up");
+    tnet_sh("ip link set va up");
     wait_events(nl, &r, 3);
     struct zvs_link_state st;
     assert_int_equal(zvs_netlink_link_state(nl, "va", &st), 0);
@@ -146,40 +112,40 @@ static void test_veth_lifecycle_exact_events(void **state)
     assert_false(st.lower_up);
     assert_false(st.carrier);
 
-    sh("ip link set vb up");
+    tnet_sh("ip link set vb up");
     wait_events(nl, &r, 4);
     assert_ev(&r, 3, "va", idx, true, true);
     assert_int_equal(zvs_netlink_link_state(nl, "va", &st), 0);
     assert_int_equal(st.operstate, IF_OPER_UP);
     assert_int_equal(st.mtu, 1500);
 
-    sh("ip link set vb down");          /* the far end: carrier lost */
+    tnet_sh("ip link set vb down");          /* the far end: carrier lost */
     wait_events(nl, &r, 5);
     assert_ev(&r, 4, "va", idx, false, true);
-    sh("ip link set vb up");
+    tnet_sh("ip link set vb up");
     wait_events(nl, &r, 6);
     assert_ev(&r, 5, "va", idx, true, true);
-    sh("ip link set va down");          /* our end, administratively */
+    tnet_sh("ip link set va down");          /* our end, administratively */
     wait_events(nl, &r, 7);
     assert_ev(&r, 6, "va", idx, false, true);
-    sh("ip link set va up");
+    tnet_sh("ip link set va up");
     wait_events(nl, &r, 8);
     assert_ev(&r, 7, "va", idx, true, true);
 
     /* Deletion closes the device first (carrier false), then removes it. */
-    sh("ip link del va");
+    tnet_sh("ip link del va");
     wait_events(nl, &r, 10);
     assert_ev(&r, 8, "va", idx, false, true);
     assert_ev(&r, 9, "va", 0, false, false);
 
-    sh("ip link add va type veth peer name vb");
-    int idx2 = ifindex_of("va");
+    tnet_sh("ip link add va type veth peer name vb");
+    int idx2 = tnet_ifindex("va");
     assert_true(idx2 > 0 && idx2 != idx);
     wait_events(nl, &r, 11);
     assert_ev(&r, 10, "va", idx2, false, true);
 
     /* A rename is the watched name going away; a watch on the new name finds it. */
-    sh("ip link set va name vc");
+    tnet_sh("ip link set va name vc");
     wait_events(nl, &r, 12);
     assert_ev(&r, 11, "va", 0, false, false);
     assert_int_equal(zvs_netlink_link_watch(nl, "vc"), 0);
@@ -188,7 +154,7 @@ static void test_veth_lifecycle_exact_events(void **state)
     assert_int_equal(zvs_netlink_link_unwatch(nl, "vc"), 0);
     assert_int_equal(zvs_netlink_link_unwatch(nl, "vc"), -ENOENT);
     assert_int_equal(zvs_netlink_link_state(nl, "vc", &st), -ENOENT);
-    sh("ip link del vc");
+    tnet_sh("ip link del vc");
     wait_events(nl, &r, 13);            /* no longer watched: silent */
 
     struct zvs_netlink_link_stats s;

@@ -14,23 +14,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <linux/if.h>
-#include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <linux/virtio_net.h>
 
 #include "vswitch/uplink_pcap.h"
 #include "vswitch/vnet.h"
+#include "netns.h"
 
 static const uint8_t MAC_A[6] = { 0x02, 0, 0, 0, 0x0a, 0x01 };
 static const uint8_t MAC_X[6] = { 0x02, 0, 0, 0, 0x0c, 0x01 };  /* nobody's: no stack reacts */
@@ -39,158 +32,24 @@ static bool netns_ok;
 
 /* ---- namespace and interfaces -------------------------------------------------------- */
 
-static void sh(const char *cmd)
-{
-    char full[512];
-    snprintf(full, sizeof(full), "%s >/dev/null 2>&1", cmd);
-    int rc = system(full);
-    if (rc != 0)
-        fail_msg("command failed (%d): %s", rc, cmd);
-}
-
-static void disable_ipv6(const char *ifname)
-{
-    char path[128];
-    snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", ifname);
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;                         /* no IPv6 in this kernel: nothing to silence */
-    assert_int_equal(write(fd, "1\n", 2), 2);
-    close(fd);
-}
-
-static int if_ioctl(const char *name, unsigned long req, struct ifreq *ifr)
-{
-    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    memset(ifr, 0, sizeof(*ifr));
-    snprintf(ifr->ifr_name, IFNAMSIZ, "%s", name);
-    int rc = fd >= 0 ? ioctl(fd, req, ifr) : -1;
-    if (fd >= 0)
-        close(fd);
-    return rc;
-}
-
-static int ifindex_of(const char *name)
-{
-    struct ifreq ifr;
-    return if_ioctl(name, SIOCGIFINDEX, &ifr) == 0 ? ifr.ifr_ifindex : -1;
-}
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Operational state follows admin state through linkwatch, up to a second later. */
-static void wait_running(const char *name, bool running)
-{
-    int64_t deadline = now_ms() + 3000;
-    struct ifreq ifr;
-    while (now_ms() < deadline) {
-        if (if_ioctl(name, SIOCGIFFLAGS, &ifr) == 0 && ((ifr.ifr_flags & IFF_RUNNING) != 0) == running)
-            return;
-        usleep(10000);
-    }
-    fail_msg("%s did not become %s", name, running ? "running" : "not running");
-}
-
 static void make_veth(void)
 {
-    sh("ip link add va address 02:00:00:00:0a:01 type veth peer name vb address 02:00:00:00:0b:01");
-    disable_ipv6("va");
-    disable_ipv6("vb");
-    sh("ip link set va up");
-    sh("ip link set vb up");
-    wait_running("va", true);
-    wait_running("vb", true);
+    tnet_veth_add("va", "02:00:00:00:0a:01", "vb", "02:00:00:00:0b:01");
 }
 
 static int setup_netns(void **state)
 {
-    netns_ok = unshare(CLONE_NEWNET) == 0;
+    netns_ok = tnet_enter();
     if (netns_ok)
         make_veth();
     return 0;
-}
-
-/* ---- the peer: a raw socket on vb ---------------------------------------------------- */
-
-static int peer_open(bool vnet)
-{
-    int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-    int one = 1;
-    assert_true(fd >= 0);
-    assert_int_equal(setsockopt(fd, SOL_PACKET, PACKET_AUXDATA, &one, sizeof(one)), 0);
-    assert_int_equal(setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)), 0);
-    if (vnet)
-        assert_int_equal(setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)), 0);
-    struct sockaddr_ll sll = {
-        .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL), .sll_ifindex = ifindex_of("vb"),
-    };
-    assert_int_equal(bind(fd, (struct sockaddr *)&sll, sizeof(sll)), 0);
-    return fd;
-}
-
-static void peer_send(int fd, const uint8_t *frame, uint32_t len, const struct virtio_net_hdr *vh)
-{
-    struct iovec iov[2] = { { (void *)vh, sizeof(*vh) }, { (void *)frame, len } };
-    struct msghdr mh = { .msg_iov = vh ? iov : iov + 1, .msg_iovlen = vh ? 2 : 1 };
-    assert_int_equal(sendmsg(fd, &mh, 0), (ssize_t)(len + (vh ? sizeof(*vh) : 0)));
-}
-
-/* Receive one frame as it was on the wire (the tag put back from packet metadata).
- * Returns its length, or -1 after 2 s without one. */
-static int peer_recv(int fd, uint8_t *buf, uint32_t cap)
-{
-    struct pollfd pfd = { .fd = fd, .events = POLLIN };
-    union {
-        struct cmsghdr c;
-        uint8_t        b[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
-    } ctl;
-    struct iovec iov = { buf + 4, cap - 4 };
-    struct msghdr mh = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b),
-    };
-    if (poll(&pfd, 1, 2000) != 1)
-        return -1;
-    ssize_t r = recvmsg(fd, &mh, MSG_DONTWAIT);
-    assert_true(r >= 14);
-    assert_false(mh.msg_flags & MSG_TRUNC);
-    int len = (int)r;
-    const struct tpacket_auxdata *aux = NULL;
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-        if (c->cmsg_level == SOL_PACKET && c->cmsg_type == PACKET_AUXDATA)
-            aux = (const void *)CMSG_DATA(c);
-    if (aux && (aux->tp_status & TP_STATUS_VLAN_VALID)) {
-        memmove(buf, buf + 4, 12);
-        zvs_put_be16(buf + 12, aux->tp_vlan_tpid);
-        zvs_put_be16(buf + 14, aux->tp_vlan_tci);
-        return len + 4;
-    }
-    memmove(buf, buf + 4, (size_t)len);
-    return len;
-}
-
-static bool peer_quiet(int fd)
-{
-    struct pollfd pfd = { .fd = fd, .events = POLLIN };
-    return poll(&pfd, 1, 100) == 0;
 }
 
 /* ---- the backend side ----------------------------------------------------------------- */
 
 static int port_rx(struct zvs_port *p, struct zvs_frame *fr, int max)
 {
-    int64_t deadline = now_ms() + 2000;
-    int n = 0;
-    while (n == 0 && now_ms() < deadline) {
-        struct pollfd pfd = { .fd = zvs_uplink_pcap_fd(p), .events = POLLIN };
-        (void)poll(&pfd, 1, 50);
-        n = p->ops->rx(p, fr, max);
-    }
-    return n;
+    return tnet_port_rx(p, zvs_uplink_pcap_fd, fr, max);
 }
 
 static int tx1(struct zvs_port *p, const struct zvs_frame *f, enum zvs_tag_op op, uint16_t vid,
@@ -220,28 +79,7 @@ static struct zvs_port *open_va(void)
 
 static uint32_t make_frame(uint8_t *buf, uint32_t len, uint8_t seed)
 {
-    memcpy(buf, MAC_X, 6);
-    memcpy(buf + 6, MAC_A, 6);
-    zvs_put_be16(buf + 12, 0x88B5);     /* IEEE local experimental: no stack takes it */
-    for (uint32_t i = 14; i < len; i++)
-        buf[i] = (uint8_t)(seed + i * 7);
-    return len;
-}
-
-static uint16_t csum_fold(uint32_t sum)
-{
-    while (sum >> 16)
-        sum = (sum & 0xFFFF) + (sum >> 16);
-    return (uint16_t)sum;
-}
-
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, uint32_t n)
-{
-    for (uint32_t i = 0; i + 1 < n; i += 2)
-        sum += (uint32_t)(p[i] << 8 | p[i + 1]);
-    if (n & 1)
-        sum += (uint32_t)(p[n - 1] << 8);
-    return sum;
+    return tnet_frame(buf, len, seed, MAC_X, MAC_A);
 }
 
 struct l4_spec {
@@ -255,8 +93,9 @@ struct l4_spec {
 /* The pseudo-header sum (folded, not complemented) of the frame's L4 part. */
 static uint16_t pseudo(const uint8_t *buf, uint32_t l3, uint8_t ipver, uint8_t proto, uint32_t l4_len)
 {
-    uint32_t s = ipver == 4 ? csum_add(0, buf + l3 + 12, 8) : csum_add(0, buf + l3 + 8, 32);
-    return csum_fold(s + proto + l4_len);
+    uint32_t s = ipver == 4 ? tnet_csum_add(0, buf + l3 + 12, 8)
+                            : tnet_csum_add(0, buf + l3 + 8, 32);
+    return tnet_csum_fold(s + proto + l4_len);
 }
 
 /* An Ethernet [802.1Q] IPv4/IPv6 TCP/UDP frame with a CORRECT checksum. *l4 gets the L4
@@ -284,7 +123,7 @@ static uint32_t make_l4(uint8_t *buf, const struct l4_spec *s, uint32_t *l4)
         ip[8] = 64;
         ip[9] = s->proto;
         memcpy(ip + 12, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
-        zvs_put_be16(ip + 10, (uint16_t)~csum_fold(csum_add(0, ip, 20)));
+        zvs_put_be16(ip + 10, (uint16_t)~tnet_csum_fold(tnet_csum_add(0, ip, 20)));
         o += 20;
     } else {
         memset(ip, 0, 40);
@@ -314,7 +153,7 @@ static uint32_t make_l4(uint8_t *buf, const struct l4_spec *s, uint32_t *l4)
         th[hl + i] = (uint8_t)(i * 13 + 1);
     uint32_t l4_len = hl + s->payload;
     uint16_t ps = pseudo(buf, l3, s->ipver, s->proto, l4_len);
-    uint16_t c = (uint16_t)~csum_fold(csum_add(ps, th, l4_len));
+    uint16_t c = (uint16_t)~tnet_csum_fold(tnet_csum_add(ps, th, l4_len));
     zvs_put_be16(th + (s->proto == 6 ? 16 : 6), c ? c : 0xFFFF);
     *l4 = o;
     return o + l4_len;
@@ -325,7 +164,7 @@ static bool l4_csum_ok(const uint8_t *buf, uint32_t len, uint32_t l3, uint32_t l
                        uint8_t ipver, uint8_t proto)
 {
     uint16_t ps = pseudo(buf, l3, ipver, proto, len - l4);
-    return csum_fold(csum_add(ps, buf + l4, len - l4)) == 0xFFFF;
+    return tnet_csum_fold(tnet_csum_add(ps, buf + l4, len - l4)) == 0xFFFF;
 }
 
 /* ---- tests ------------------------------------------------------------------------------ */
@@ -353,7 +192,7 @@ static void test_open_reads_interface(void **state)
     assert_true(p->carrier);
     zvs_uplink_pcap_mac(p, mac);
     assert_memory_equal(mac, MAC_A, 6);
-    assert_int_equal(zvs_uplink_pcap_ifindex(p), ifindex_of("va"));
+    assert_int_equal(zvs_uplink_pcap_ifindex(p), tnet_ifindex("va"));
     int fd = zvs_uplink_pcap_fd(p);
     assert_true(fd >= 0);
     assert_true(fcntl(fd, F_GETFL) & O_NONBLOCK);
@@ -368,11 +207,11 @@ static void test_open_reads_interface(void **state)
     p->ops->destroy(p);
     assert_int_equal(system("ip -d link show va | grep -q ' promiscuity 0 '"), 0);
 
-    sh("ip link set va mtu 9000");
+    tnet_sh("ip link set va mtu 9000");
     p = open_va();
     assert_int_equal(p->mtu, 9000);
     p->ops->destroy(p);
-    sh("ip link set va mtu 1500");
+    tnet_sh("ip link set va mtu 1500");
 }
 
 static void test_open_while_down(void **state)
@@ -382,10 +221,10 @@ static void test_open_while_down(void **state)
     uint8_t buf[70], got[2048];
     enum zvs_drop why = ZVS_DROP__COUNT;
     struct zvs_frame fr[ZVS_BATCH];
-    int idx = ifindex_of("va");
+    int idx = tnet_ifindex("va");
 
     /* libpcap cannot activate on a down interface: the port waits without a handle. */
-    sh("ip link set va down");
+    tnet_sh("ip link set va down");
     struct zvs_port *p = open_va();
     assert_int_equal(zvs_uplink_pcap_fd(p), -1);
     assert_false(p->carrier);
@@ -400,17 +239,17 @@ static void test_open_while_down(void **state)
     assert_int_equal(zvs_uplink_pcap_link_event(p, idx, false, true), 0);
     assert_int_equal(zvs_uplink_pcap_fd(p), -1);
 
-    sh("ip link set va up");
-    wait_running("va", true);
+    tnet_sh("ip link set va up");
+    tnet_wait_running("va", true);
     assert_int_equal(zvs_uplink_pcap_link_event(p, idx, true, true), 1);
     assert_true(zvs_uplink_pcap_fd(p) >= 0);
     assert_true(p->carrier);
     assert_int_equal(stats_of(p).reopens, 1);
-    int peer = peer_open(false);
+    int peer = tnet_peer_open("vb", false);
     assert_int_equal(tx1(p, &f, ZVS_TAG_KEEP, 0, &why), 1);
-    assert_int_equal(peer_recv(peer, got, sizeof(got)), 70);
+    assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), 70);
     assert_memory_equal(got, buf, 70);
-    peer_send(peer, buf, 70, NULL);
+    tnet_peer_send(peer, buf, 70, NULL);
     assert_int_equal(port_rx(p, fr, ZVS_BATCH), 1);
     assert_int_equal(fr[0].len, 70);
     assert_memory_equal(fr[0].data, buf, 70);
@@ -424,7 +263,7 @@ static void test_tx_exact_bytes(void **state)
     if (!netns_ok)
         skip();
     struct zvs_port *p = open_va();
-    int peer = peer_open(false);
+    int peer = tnet_peer_open("vb", false);
     uint8_t a[60], b[1514], c[200], got[2048];
     enum zvs_drop why = ZVS_DROP__COUNT;
 
@@ -438,13 +277,13 @@ static void test_tx_exact_bytes(void **state)
     struct zvs_tx txs[3] = { { .f = &fa }, { .f = &fb }, { .f = &fc } };
     assert_int_equal(p->ops->tx(p, txs, 3, &why), 3);
     assert_int_equal(why, ZVS_DROP__COUNT);
-    assert_int_equal(peer_recv(peer, got, sizeof(got)), 60);
+    assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), 60);
     assert_memory_equal(got, a, 60);
-    assert_int_equal(peer_recv(peer, got, sizeof(got)), 1514);
+    assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), 1514);
     assert_memory_equal(got, b, 1514);
-    assert_int_equal(peer_recv(peer, got, sizeof(got)), 200);
+    assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), 200);
     assert_memory_equal(got, c, 200);
-    assert_true(peer_quiet(peer));
+    assert_true(tnet_peer_quiet(peer));
     /* Our own transmissions never come back to our rx (PCAP_D_IN). */
     struct zvs_frame fr[ZVS_BATCH];
     assert_int_equal(p->ops->rx(p, fr, ZVS_BATCH), 0);
@@ -461,7 +300,7 @@ static void test_rx_exact_bytes_and_pool_recycling(void **state)
     if (!netns_ok)
         skip();
     struct zvs_port *p = open_va();
-    int peer = peer_open(false);
+    int peer = tnet_peer_open("vb", false);
     uint8_t buf[1514];
     struct zvs_frame fr[ZVS_BATCH];
     uint32_t total = 0;
@@ -472,7 +311,7 @@ static void test_rx_exact_bytes_and_pool_recycling(void **state)
         for (int k = 0; k < 10; k++) {
             uint32_t len = 60 + (uint32_t)((round * 10 + k) * 4);
             make_frame(buf, len, (uint8_t)(round * 10 + k));
-            peer_send(peer, buf, len, NULL);
+            tnet_peer_send(peer, buf, len, NULL);
         }
         int got = 0;
         while (got < 10) {
@@ -508,7 +347,7 @@ static void test_rx_exact_bytes_and_pool_recycling(void **state)
     int nheld = 0;
     for (int i = 0; i < ZVS_PCAP_POOL_BUFS + 4; i++) {
         make_frame(buf, 64, (uint8_t)i);
-        peer_send(peer, buf, 64, NULL);
+        tnet_peer_send(peer, buf, 64, NULL);
     }
     while (nheld < ZVS_PCAP_POOL_BUFS) {
         int n = port_rx(p, held + nheld, ZVS_BATCH);
@@ -539,7 +378,7 @@ static void test_vlan_tags_on_the_wire(void **state)
     if (!netns_ok)
         skip();
     struct zvs_port *p = open_va();
-    int peer = peer_open(false);
+    int peer = tnet_peer_open("vb", false);
     uint8_t buf[128], want[132], got[2048];
     struct zvs_frame fr[ZVS_BATCH];
     enum zvs_drop why;
@@ -551,19 +390,19 @@ static void test_vlan_tags_on_the_wire(void **state)
     memcpy(want, buf, 12);
     memcpy(want + 12, "\x81\x00\x60\x64", 4);
     memcpy(want + 16, buf + 12, 88);
-    assert_int_equal(peer_recv(peer, got, sizeof(got)), 104);
+    assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), 104);
     assert_memory_equal(got, want, 104);
 
     /* A tagged frame from the wire reaches the switch with its tag in the bytes
      * (libpcap puts back what the kernel moved into packet metadata). */
-    peer_send(peer, want, 104, NULL);
+    tnet_peer_send(peer, want, 104, NULL);
     assert_int_equal(port_rx(p, fr, ZVS_BATCH), 1);
     assert_int_equal(fr[0].len, 104);
     assert_memory_equal(fr[0].data, want, 104);
     p->ops->rx_release(p, fr, 1);
     /* 802.1ad S-tag (TPID 0x88A8) keeps its TPID. */
     memcpy(want + 12, "\x88\xA8\x00\x05", 4);
-    peer_send(peer, want, 104, NULL);
+    tnet_peer_send(peer, want, 104, NULL);
     assert_int_equal(port_rx(p, fr, ZVS_BATCH), 1);
     assert_memory_equal(fr[0].data, want, 104);
     p->ops->rx_release(p, fr, 1);
@@ -572,10 +411,10 @@ static void test_vlan_tags_on_the_wire(void **state)
     memcpy(want + 12, "\x81\x00\x60\x64", 4);
     struct zvs_frame t = { .data = want, .len = 104, .flags = ZVS_FF_TAGGED, .pcp = 3 };
     assert_int_equal(tx1(p, &t, ZVS_TAG_STRIP, 0, &why), 1);
-    assert_int_equal(peer_recv(peer, got, sizeof(got)), 100);
+    assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), 100);
     assert_memory_equal(got, buf, 100);
     assert_int_equal(tx1(p, &t, ZVS_TAG_REWRITE, 200, &why), 1);
-    assert_int_equal(peer_recv(peer, got, sizeof(got)), 104);
+    assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), 104);
     assert_memory_equal(got, want, 14);
     assert_memory_equal(got + 14, "\x60\xC8", 2);      /* PCP 3, VID 200 */
     assert_memory_equal(got + 16, want + 16, 88);
@@ -588,7 +427,7 @@ static void test_vlan_tags_on_the_wire(void **state)
 static void rx_one(struct zvs_port *p, int peer, const uint8_t *frame, uint32_t len,
                    struct zvs_frame *out, uint8_t *copy)
 {
-    peer_send(peer, frame, len, NULL);
+    tnet_peer_send(peer, frame, len, NULL);
     assert_int_equal(port_rx(p, out, 1), 1);
     assert_int_equal(out->len, len);
     memcpy(copy, out->data, len);
@@ -599,7 +438,7 @@ static void test_wrong_checksum_gets_metadata(void **state)
     if (!netns_ok)
         skip();
     struct zvs_port *p = open_va();
-    int peer = peer_open(false);
+    int peer = tnet_peer_open("vb", false);
     static uint8_t ref[2048], bad[2048], got[2048];
     struct zvs_frame fr[1];
     uint32_t l4;
@@ -715,7 +554,7 @@ static void test_super_frame_from_offloading_peer(void **state)
     if (!netns_ok)
         skip();
     struct zvs_port *p = open_va();
-    int peer = peer_open(true);
+    int peer = tnet_peer_open("vb", true);
     static uint8_t buf[4096], got[4096], scratch[2048];
     static struct seg_check segs;
     struct zvs_frame fr[1];
@@ -730,7 +569,7 @@ static void test_super_frame_from_offloading_peer(void **state)
         .flags = VIRTIO_NET_HDR_F_NEEDS_CSUM, .gso_type = VIRTIO_NET_HDR_GSO_TCPV4,
         .hdr_len = 54, .gso_size = 1000, .csum_start = 34, .csum_offset = 16,
     };
-    peer_send(peer, buf, len, &pvh);
+    tnet_peer_send(peer, buf, len, &pvh);
     assert_int_equal(port_rx(p, fr, 1), 1);
     assert_int_equal(fr[0].len, len);
     assert_memory_equal(fr[0].data, buf, len);
@@ -770,7 +609,7 @@ static void test_super_frame_from_offloading_peer(void **state)
         .flags = VIRTIO_NET_HDR_F_NEEDS_CSUM, .gso_type = VIRTIO_NET_HDR_GSO_TCPV6,
         .hdr_len = 74, .gso_size = 1200, .csum_start = 54, .csum_offset = 16,
     };
-    peer_send(peer, buf, len, &pvh);
+    tnet_peer_send(peer, buf, len, &pvh);
     assert_int_equal(port_rx(p, fr, 1), 1);
     assert_int_equal(fr[0].len, len);
     assert_int_equal(fr[0].vnet.gso_type, ZVS_VNET_GSO_TCPV6);
@@ -791,7 +630,7 @@ static void test_partial_csum_tx_completed(void **state)
     if (!netns_ok)
         skip();
     struct zvs_port *p = open_va();
-    int peer = peer_open(false);
+    int peer = tnet_peer_open("vb", false);
     uint8_t buf[256], ref[260], got[2048];
     uint32_t l4;
     enum zvs_drop why;
@@ -807,7 +646,7 @@ static void test_partial_csum_tx_completed(void **state)
     assert_int_equal(tx1(p, &f, ZVS_TAG_PUSH, 7, &why), 1);
     s.tagged = true;
     uint32_t tlen = make_l4(ref, &s, &l4);
-    assert_int_equal(peer_recv(peer, got, sizeof(got)), (int)tlen);
+    assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), (int)tlen);
     assert_memory_equal(got, ref, tlen);
     assert_true(l4_csum_ok(got, tlen, 18, 38, 4, 6));
     close(peer);
@@ -819,7 +658,7 @@ static void test_refused_frames_do_not_stop_a_burst(void **state)
     if (!netns_ok)
         skip();
     struct zvs_port *p = open_va();
-    int peer = peer_open(false);
+    int peer = tnet_peer_open("vb", false);
     static uint8_t a[60], big[1600], c[70], got[2048];
     enum zvs_drop why = ZVS_DROP__COUNT;
 
@@ -834,11 +673,11 @@ static void test_refused_frames_do_not_stop_a_burst(void **state)
     struct zvs_tx txs[4] = { { .f = &fa }, { .f = &fbig }, { .f = &fgso }, { .f = &fc } };
     assert_int_equal(p->ops->tx(p, txs, 4, &why), 2);
     assert_int_equal(why, ZVS_DROP_TX_FAIL);
-    assert_int_equal(peer_recv(peer, got, sizeof(got)), 60);
+    assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), 60);
     assert_memory_equal(got, a, 60);
-    assert_int_equal(peer_recv(peer, got, sizeof(got)), 70);
+    assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), 70);
     assert_memory_equal(got, c, 70);
-    assert_true(peer_quiet(peer));
+    assert_true(tnet_peer_quiet(peer));
     struct zvs_pcap_stats s = stats_of(p);
     assert_int_equal(s.tx_frames, 2);
     assert_int_equal(s.tx_fail, 2);
@@ -853,11 +692,11 @@ static void test_link_down_and_up(void **state)
     if (!netns_ok)
         skip();
     struct zvs_port *p = open_va();
-    int peer = peer_open(false);
+    int peer = tnet_peer_open("vb", false);
     uint8_t buf[80], got[2048];
     struct zvs_frame fr[ZVS_BATCH];
     enum zvs_drop why = ZVS_DROP__COUNT;
-    int idx = ifindex_of("va");
+    int idx = tnet_ifindex("va");
     int fd = zvs_uplink_pcap_fd(p);
 
     make_frame(buf, 80, 4);
@@ -867,7 +706,7 @@ static void test_link_down_and_up(void **state)
         txs[i] = (struct zvs_tx){ .f = &f };
 
     /* Down: every frame of the burst is LINK_DOWN. */
-    sh("ip link set va down");
+    tnet_sh("ip link set va down");
     assert_int_equal(p->ops->tx(p, txs, 40, &why), 0);
     assert_int_equal(why, ZVS_DROP_LINK_DOWN);
     assert_false(p->carrier);
@@ -878,33 +717,29 @@ static void test_link_down_and_up(void **state)
     assert_false(p->carrier);
 
     /* Up again, told as netlink_link would: the same handle carries traffic both ways. */
-    sh("ip link set va up");
-    wait_running("va", true);
+    tnet_sh("ip link set va up");
+    tnet_wait_running("va", true);
     assert_int_equal(zvs_uplink_pcap_link_event(p, idx, true, true), 0);
     assert_true(p->carrier);
     assert_int_equal(zvs_uplink_pcap_fd(p), fd);
     assert_int_equal(tx1(p, &f, ZVS_TAG_KEEP, 0, &why), 1);
-    assert_int_equal(peer_recv(peer, got, sizeof(got)), 80);
+    assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), 80);
     assert_memory_equal(got, buf, 80);
-    peer_send(peer, buf, 80, NULL);
+    tnet_peer_send(peer, buf, 80, NULL);
     assert_int_equal(port_rx(p, fr, ZVS_BATCH), 1);
     assert_memory_equal(fr[0].data, buf, 80);
     p->ops->rx_release(p, fr, 1);
 
     /* Down and up with nobody reading or told in between: the kernel's stale ENETDOWN
      * note must cost neither a received frame nor a sent one. */
-    sh("ip link set va down");
-    sh("ip link set va up");
-    wait_running("va", true);
-    peer_send(peer, buf, 80, NULL);
+    tnet_link_bounce("va");
+    tnet_peer_send(peer, buf, 80, NULL);
     assert_int_equal(port_rx(p, fr, ZVS_BATCH), 1);
     assert_memory_equal(fr[0].data, buf, 80);
     p->ops->rx_release(p, fr, 1);
-    sh("ip link set va down");
-    sh("ip link set va up");
-    wait_running("va", true);
+    tnet_link_bounce("va");
     assert_int_equal(tx1(p, &f, ZVS_TAG_KEEP, 0, &why), 1);
-    assert_int_equal(peer_recv(peer, got, sizeof(got)), 80);
+    assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), 80);
     struct zvs_pcap_stats s = stats_of(p);
     assert_int_equal(s.tx_link_down, 40);
     assert_int_equal(s.tx_frames, 2);
@@ -922,12 +757,12 @@ static void test_delete_and_recreate(void **state)
     uint8_t buf[90], got[2048];
     struct zvs_frame fr[ZVS_BATCH];
     enum zvs_drop why = ZVS_DROP__COUNT;
-    int old_idx = ifindex_of("va");
+    int old_idx = tnet_ifindex("va");
     int old_fd = zvs_uplink_pcap_fd(p);
 
     make_frame(buf, 90, 6);
     struct zvs_frame f = { .data = buf, .len = 90 };
-    sh("ip link del va");
+    tnet_sh("ip link del va");
     /* libpcap reports the loss as a read error; the send fails with ENXIO. */
     assert_int_equal(p->ops->rx(p, fr, ZVS_BATCH), 0);
     assert_int_equal(stats_of(p).rx_errors, 1);
@@ -942,7 +777,7 @@ static void test_delete_and_recreate(void **state)
     assert_int_equal(zvs_uplink_pcap_fd(p), old_fd);
 
     make_veth();
-    int idx = ifindex_of("va");
+    int idx = tnet_ifindex("va");
     assert_true(idx > 0 && idx != old_idx);
     assert_int_equal(zvs_uplink_pcap_link_event(p, idx, true, true), 1);
     assert_true(p->carrier);
@@ -950,11 +785,11 @@ static void test_delete_and_recreate(void **state)
     assert_true(zvs_uplink_pcap_fd(p) >= 0);
     assert_int_equal(stats_of(p).reopens, 1);
 
-    int peer = peer_open(false);
+    int peer = tnet_peer_open("vb", false);
     assert_int_equal(tx1(p, &f, ZVS_TAG_KEEP, 0, &why), 1);
-    assert_int_equal(peer_recv(peer, got, sizeof(got)), 90);
+    assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), 90);
     assert_memory_equal(got, buf, 90);
-    peer_send(peer, buf, 90, NULL);
+    tnet_peer_send(peer, buf, 90, NULL);
     assert_int_equal(port_rx(p, fr, ZVS_BATCH), 1);
     assert_int_equal(fr[0].len, 90);
     assert_memory_equal(fr[0].data, buf, 90);
