@@ -401,7 +401,8 @@ static void add_nic(struct zvsd *d, const struct zvs_cfg *cfg, const struct zvs_
         return;
     }
     int err = 0;
-    struct zvs_port *p = zvs_nic_qdio_create(name, ds->cfg.queuestorage_mb * MB, 0, &err);
+    struct zvs_port *p = zvs_nic_qdio_create(name, ds->cfg.queuestorage_mb * MB,
+                                             ZVS_NIC_MTU_DEFAULT, &err);
     if (!p) {
         zvs_err("%s: cannot make QDIO queues: %s", name, strerror(-err));
         return;

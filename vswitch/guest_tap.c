@@ -12,12 +12,18 @@
  *   (TUNSETVNETLE) and converted with le16toh, so the code is right on s390x too.
  *   Offloads TUN_F_CSUM | TSO4 | TSO6 | TSO_ECN: the namespace's kernel hands us TCP
  *   super-frames with partial checksums, and takes them from us (IFF_VNET_HDR).
- * - A super-frame must fit one NIC output buffer (zvs_qdio_guest_max_frame: 32736 bytes
- *   at QUEUESTORAGE 8M). The tap's gso_max_size is set to that minus an Ethernet header
- *   and a VLAN tag: the kernel compares skb->len with gso_max_size before the tap puts a
- *   hardware-accelerated tag back into the bytes, and TCP sizes its super-frames well
- *   below the limit anyway (MAX_TCP_HEADER of headroom). gso_max_segs is
- *   ZVS_GUEST_TAP_GSO_SEGS. Both go in a small RTM_NEWLINK request whose ACK is checked.
+ * - A super-frame must fit one NIC output buffer (zvs_qdio_guest_max_frame: 65504 bytes,
+ *   16 entries of 4 KB less the 32-byte header, at every QUEUESTORAGE). The tap's
+ *   gso_max_size is set to that minus an Ethernet header and a VLAN tag, 65486: the
+ *   kernel compares skb->len with gso_max_size before the tap puts a hardware-accelerated
+ *   tag back into the bytes, and TCP sizes its super-frames well below the limit anyway
+ *   (MAX_TCP_HEADER of headroom). The kernel takes gso_max_size up to the device's
+ *   tso_max_size and gso_max_segs up to its tso_max_segs; a tap reports 65536
+ *   (TSO_LEGACY_MAX_SIZE) and 65535 (GSO_MAX_SEGS): 65537 is refused ("too big
+ *   gso_max_size"), measured on 6.18. gso_max_segs is ZVS_GUEST_TAP_GSO_SEGS, 128: a
+ *   65486-byte super-frame at MSS 536 has 123 segments (the former 64 would cut such
+ *   frames to 64 x 536 bytes). Both go in a small RTM_NEWLINK request whose ACK is
+ *   checked.
  *   If the kernel refuses, TSO is not offered (TUN_F_CSUM only): the namespace then
  *   segments in software and frames stay within the MTU. A frame still larger than a
  *   buffer (someone raised gso_max_size later) is dropped, counted in tap_rx_oversize and
@@ -71,6 +77,9 @@
 _Static_assert(sizeof(struct virtio_net_hdr) == 10, "virtio_net_hdr layout");
 
 #define TAP_MTU_MIN 68                  /* IPv4's minimum (RFC 791) */
+
+_Static_assert((ZVS_QDIO_FRAME_MAX - ZVS_ETH_HLEN - ZVS_VLAN_HLEN + 535) / 536 <=
+               ZVS_GUEST_TAP_GSO_SEGS, "a full super-frame at MSS 536 within gso_max_segs");
 
 struct zvs_guest_tap {
     int                        fd;      /* the tap */
@@ -582,8 +591,8 @@ int zvs_guest_tap_pump_in(struct zvs_guest_tap *t)
     t->st.irqs += zvs_qdio_guest_irq_ack(t->g);
     for (;;) {
         int n;
-        /* The input queue holds at most 128 buffers of 16 frames, and only the switch
-         * fills it, so this ends. */
+        /* The input queue holds at most N armed buffers (64 at 8M) of 16 frames, and only
+         * the switch fills it, so this ends. */
         while ((n = zvs_qdio_guest_receive(t->g, ZVS_QDIO_NBUFS, in_write, t)) > 0)
             total += n;
         if (!zvs_qdio_guest_arm_irq(t->g))

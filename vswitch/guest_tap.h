@@ -22,8 +22,9 @@
 
 #define ZVS_GUEST_TAP_MTU_DEFAULT  1500 /* a tap's MTU when nothing is configured */
 #define ZVS_GUEST_TAP_BURST        ZVS_BATCH /* frames read from the tap per pump_out */
-#define ZVS_GUEST_TAP_GSO_SEGS     64   /* IFLA_GSO_MAX_SEGS: a 32 KB super-frame at the
-                                           smallest usual MSS (536) has 62 segments */
+#define ZVS_GUEST_TAP_GSO_SEGS     128  /* IFLA_GSO_MAX_SEGS: a super-frame of one NIC
+                                           buffer (gso_max_size 65486) at the smallest usual
+                                           MSS (536) has 123 segments */
 
 struct zvs_guest_tap;
 

@@ -1,9 +1,14 @@
 /* Guest NIC port: zvs_port ops mapped onto the QDIO adapter side (qdio.c).
  *
- * The port's largest super-frame and MTU follow from the guest library's layout policy:
- * a frame (with its 32-byte header) must fit one buffer, QUEUESTORAGE/256 bytes. So at
- * QUEUESTORAGE 1M a NIC carries frames up to 4064 bytes, at 8M up to 32736; the switch
- * segments larger super-frames for it (forward.c) instead of losing them.
+ * The port's largest super-frame and MTU follow from the buffer rules (qdio.h): a frame
+ * with its 32-byte header must fit one buffer of up to 16 entries of 4 KB, so a NIC
+ * carries frames up to ZVS_QDIO_FRAME_MAX = 65536 - 32 = 65504 bytes at every
+ * QUEUESTORAGE (1M..8M); QUEUESTORAGE decides how many buffers the guest keeps armed and
+ * outstanding (its page sets: 8 at 1M, 64 at 8M, qdio_guest.h), not how large one is.
+ * max_gso is 65504: a TCP super-frame from a kernel with gso_max_size 65536 (at most
+ * ~65.2 KB: TCP keeps MAX_TCP_HEADER of headroom) crosses whole, and the switch segments
+ * anything larger for the NIC (forward.c) instead of losing it. The largest MTU is
+ * 65504 - 18 (Ethernet header and one VLAN tag) = 65486.
  */
 #include "nic_qdio.h"
 
@@ -57,10 +62,7 @@ struct zvs_port *zvs_nic_qdio_create(const char *name, uint32_t queuestorage, ui
     rc = zvs_qdio_create(queuestorage, &nic->q);
     if (rc < 0)
         goto fail;
-    uint32_t buf_bytes = queuestorage / (2 * ZVS_QDIO_NBUFS);
-    uint32_t max_frame = buf_bytes - ZVS_QDIO_FHDR_LEN;
-    if (max_frame > 65535)
-        max_frame = 65535;
+    uint32_t max_frame = ZVS_QDIO_FRAME_MAX;    /* one buffer, header included */
     uint32_t max_mtu = max_frame - ZVS_ETH_HLEN - ZVS_VLAN_HLEN;
     snprintf(nic->port.name, sizeof(nic->port.name), "%s", name);
     nic->port.ops = &nic_ops;

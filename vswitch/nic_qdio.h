@@ -14,10 +14,13 @@
 #include "port.h"
 #include "qdio.h"
 
-#define ZVS_NIC_MTU_DEFAULT 8992        /* OSA-Express jumbo MTU as z/VM guests use it */
+#define ZVS_NIC_MTU_DEFAULT 9000        /* jumbo frames, as OSA-Express carries them; larger
+                                           non-GSO frames from a guest are oversize errors */
 
 /* Make a NIC port named `name` ("LNXREGC.F000") with queue memory `queuestorage` bytes
- * (1M..8M). The MTU is capped by what one QDIO buffer holds. NULL on error (*err). */
+ * (1M..8M). The MTU is capped by what one QDIO buffer holds (64 KB with the 32-byte
+ * frame header: 65504 - 18 = 65486 at every QUEUESTORAGE), mtu 0 gives that cap;
+ * max_gso is 65504. NULL on error (*err). */
 struct zvs_port *zvs_nic_qdio_create(const char *name, uint32_t queuestorage, uint32_t mtu,
                                      int *err);
 struct zvs_qdio *zvs_nic_qdio_queues(const struct zvs_port *p);

@@ -12,6 +12,12 @@
  *    a byte behind it is touched; the entries of an input buffer are snapshot into
  *    adapter memory when the buffer is taken, so a program that rewrites them afterwards
  *    cannot steer a copy outside the data area.
+ *  - The checks are the buffer rules of qdio.h only (entries inside the data area, 16 at
+ *    most, 64 KB at most together, fragments, headers), never the guest library's layout
+ *    policy (which 64 KB page set a buffer uses, how many buffers it arms): a program may
+ *    lay out its QUEUESTORAGE as it likes, and only its own frames suffer if its buffers
+ *    overlap. An input queue is full when the next buffer in ring order is not 0x41,
+ *    however many buffers the program chose to arm.
  *  - The adapter's counters live in this process and are published to the region by
  *    every call that changes them, so the program can read them but not falsify what the
  *    switch reports.
@@ -39,7 +45,10 @@
 
 _Static_assert(sizeof(struct zvs_sbale) == 16, "SBALE is 16 bytes");
 _Static_assert(sizeof(struct zvs_sbal) == 256, "SBAL is 16 SBALEs");
-_Static_assert(sizeof(struct zvs_qdio_queue_shm) == 4096 + 128 * 256, "queue layout");
+_Static_assert(sizeof(struct zvs_qdio_queue_shm) == 4096 + ZVS_QDIO_NBUFS * sizeof(struct zvs_sbal),
+               "queue layout: SLSB page, then the SBALs");
+_Static_assert(ZVS_QDIO_BUF_MAX == 65536, "a buffer holds 16 entries of 4 KB");
+_Static_assert(ZVS_QDIO_FRAME_MAX <= UINT16_MAX, "pkt_length holds the largest frame");
 _Static_assert(sizeof(struct zvs_qdio_shm_hdr) <= ZVS_QDIO_HDR_SIZE, "header fits its page");
 _Static_assert(ZVS_QDIO_DATA_OFF % 4096 == 0, "data area page aligned");
 
@@ -401,7 +410,7 @@ static void init_header(struct zvs_qdio *q, uint32_t queuestorage)
     h->hdr_size = ZVS_QDIO_HDR_SIZE;
     h->nsbale = ZVS_QDIO_NSBALE;
     h->entry_size = ZVS_QDIO_ENTRY_SIZE;
-    h->buf_bytes = queuestorage / (2 * ZVS_QDIO_NBUFS);
+    h->buf_bytes = ZVS_QDIO_BUF_MAX;
     h->queuestorage = queuestorage;
     h->region_size = q->size;
     h->in_q_off = ZVS_QDIO_IN_Q_OFF;
@@ -448,10 +457,8 @@ int zvs_qdio_create(uint32_t queuestorage, struct zvs_qdio **out)
     q->geo.data = q->base + ZVS_QDIO_DATA_OFF;
     q->geo.data_size = queuestorage;
     q->geo.entry_size = ZVS_QDIO_ENTRY_SIZE;
-    q->geo.buf_bytes = queuestorage / (2 * ZVS_QDIO_NBUFS);
-    q->geo.buf_entries = q->geo.buf_bytes / ZVS_QDIO_ENTRY_SIZE;
-    if (q->geo.buf_entries > ZVS_QDIO_NSBALE)
-        q->geo.buf_entries = ZVS_QDIO_NSBALE;
+    q->geo.buf_bytes = ZVS_QDIO_BUF_MAX;
+    q->geo.buf_entries = ZVS_QDIO_NSBALE;
     q->out_cur = -1;
     q->in_cur = -1;
     init_header(q, queuestorage);
@@ -867,7 +874,7 @@ int zvs_qdio_deliver(struct zvs_qdio *q, const struct zvs_tx *txs, int n, enum z
             need = in_entries_needed(q, len);
         }
         if (need == 0) {
-            q->ctr.in_oversize++;       /* the program offered less room than its share */
+            q->ctr.in_oversize++;       /* the program offered less than 64 KB of room */
             note_drop(&w, ZVS_DROP_OVERSIZE);
             continue;
         }

@@ -25,16 +25,27 @@
  * What a filled buffer may hold (checked by zvs_qdio_sbal_parse on both sides):
  *  - up to 16 entries (an SBAL's SBALEs, at every QUEUESTORAGE), the last one flagged
  *    last-entry; each entry 1..4096 bytes inside the data area, and all entries of a buffer
- *    together at most the buffer's share (buf_bytes = QUEUESTORAGE / 256);
+ *    together at most buf_bytes = ZVS_QDIO_BUF_MAX = 64 KB (16 entries of 4 KB: a real OSA
+ *    SBAL's size, at every QUEUESTORAGE);
  *  - frames one after the other, each in one entry (fragment "none") or in a first, middle..,
  *    last group of entries; the first entry of a frame starts with its 32-byte header and,
  *    when the frame continues, holds at least 18 frame bytes; pkt_length equals the bytes
- *    of the frame's entries after the header, and header + frame fit in buf_bytes.
- * Where the entries point is the writer's policy (qdio_guest.h): one frame per 4 KB page
- * of the share, or, in packing mode, small frames side by side in one page, each in its own
- * entry. One frame per entry keeps the reader simple (an entry is a frame or a piece of
- * one, never several) and is what a qeth driver does in its packing mode, while 16 entries
- * per buffer let 16 small frames share one buffer hand-over even at QUEUESTORAGE 1M.
+ *    of the frame's entries after the header, and header + frame fit in buf_bytes, so the
+ *    largest frame is ZVS_QDIO_FRAME_MAX = 65536 - 32 = 65504 bytes.
+ * That is all the adapter checks. Where the entries point, and so how 256 buffers of up to
+ * 64 KB share QUEUESTORAGE bytes (1M..8M, less than 256 x 64 KB = 16M), is the writer's
+ * policy (qdio_guest.h): the guest library cuts each half of the data area into 64 KB
+ * "page sets" and keeps only as many input buffers armed, and output buffers outstanding,
+ * as it has sets (8 at 1M, 64 at 8M), as Linux's qeth driver arms only its inbound
+ * buffer_count. The adapter neither knows nor checks that policy: it takes any 0x41 input
+ * or 0x62 output buffer whose entries pass the checks above, and "input queue full" is
+ * simply "the next input buffer is not 0x41".
+ * Inside a buffer the library packs small frames side by side in a page (send), or puts
+ * one frame per fresh page (zero-copy send, and the adapter filling input buffers), each
+ * frame in its own entry or entries. One frame per entry keeps the reader simple (an entry
+ * is a frame or a piece of one, never several) and is what a qeth driver does in its
+ * packing mode, while 16 entries per buffer let 16 small frames share one buffer
+ * hand-over.
  */
 #ifndef ZVS_QDIO_H
 #define ZVS_QDIO_H
@@ -51,13 +62,18 @@
 
 #define ZVS_QDIO_NBUFS          128     /* buffers (SBALs) per queue */
 #define ZVS_QDIO_NSBALE         16      /* entries (SBALEs) per SBAL */
-#define ZVS_QDIO_ENTRY_SIZE     4096u   /* data bytes behind one entry (guest policy) */
+#define ZVS_QDIO_ENTRY_SIZE     4096u   /* largest entry: one 4 KB page */
+/* Bytes a buffer's entries may hold together: 16 entries of 4 KB (64 KB), at every
+ * QUEUESTORAGE; a frame with its 32-byte header fits one buffer, so the largest frame is
+ * ZVS_QDIO_FRAME_MAX = 65504 bytes (below the header's 16-bit pkt_length limit). */
+#define ZVS_QDIO_BUF_MAX        (ZVS_QDIO_NSBALE * ZVS_QDIO_ENTRY_SIZE)
+#define ZVS_QDIO_FRAME_MAX      (ZVS_QDIO_BUF_MAX - ZVS_QDIO_FHDR_LEN)
 #define ZVS_QDIO_MB             (1024u * 1024u)
 #define ZVS_QDIO_QS_MIN         (1u * ZVS_QDIO_MB)  /* QUEUESTORAGE 1M */
 #define ZVS_QDIO_QS_MAX         (8u * ZVS_QDIO_MB)  /* QUEUESTORAGE 8M */
 #define ZVS_QDIO_QS_DEFAULT     ZVS_QDIO_QS_MAX
 #define ZVS_QDIO_MAGIC          0x5A514430u         /* "ZQD0" */
-#define ZVS_QDIO_VERSION        1
+#define ZVS_QDIO_VERSION        2   /* 2: 64 KB buffers (buf_bytes = ZVS_QDIO_BUF_MAX) */
 
 /* ---- SBALE flags (Linux qdio.h eflags, as the top byte of a 32-bit word) ----------- */
 
@@ -177,7 +193,7 @@ struct zvs_qdio_shm_hdr {
     uint32_t hdr_size;                  /* ZVS_QDIO_HDR_SIZE */
     uint32_t nsbale;                    /* ZVS_QDIO_NSBALE */
     uint32_t entry_size;                /* ZVS_QDIO_ENTRY_SIZE */
-    uint32_t buf_bytes;                 /* data bytes per buffer: QUEUESTORAGE / 256 */
+    uint32_t buf_bytes;                 /* data bytes a buffer may hold: ZVS_QDIO_BUF_MAX */
     uint64_t queuestorage;              /* data area size */
     uint64_t region_size;               /* whole region */
     uint64_t in_q_off;                  /* struct zvs_qdio_queue_shm of the input queue */
@@ -244,11 +260,12 @@ struct zvs_qdio_geom {
     uint8_t  *data;                     /* data area in this process's mapping */
     uint64_t  data_size;                /* QUEUESTORAGE */
     uint32_t  entry_size;               /* largest entry: ZVS_QDIO_ENTRY_SIZE */
-    uint32_t  buf_entries;              /* 4 KB pages of a buffer's share: min(16, buf_bytes/4K)
-                                           (the writers' layout; a filled buffer may use up
-                                           to ZVS_QDIO_NSBALE entries) */
-    uint32_t  buf_bytes;                /* data bytes per buffer: the share every buffer's
-                                           entries together stay within */
+    uint32_t  buf_entries;              /* entries an empty input buffer may offer (and the
+                                           4 KB pages of a buffer): min(16, buf_bytes/4K),
+                                           16 in a NIC region; a filled buffer may use up
+                                           to ZVS_QDIO_NSBALE entries */
+    uint32_t  buf_bytes;                /* bytes a buffer's entries together stay within:
+                                           ZVS_QDIO_BUF_MAX in a NIC region */
 };
 
 /* One frame found in a buffer: header plus its bytes in iov[first .. first+niov-1]. */

@@ -1,7 +1,8 @@
 /* QDIO program side: the guest's device driver (layout policy in qdio_guest.h).
  *
  * Owns: the program's view of one NIC region: which output buffer it fills next, which
- * it reaps next, which input buffer it processes next, and the program-written counters
+ * it reaps next, which input buffer it processes next, which 64 KB page set each armed
+ * input buffer and each outstanding output buffer uses, and the program-written counters
  * in the region header.
  *
  * Rules:
@@ -14,18 +15,22 @@
  *  - What the adapter wrote into input buffers is parsed with the same checks the
  *    adapter applies to output buffers (zvs_qdio_sbal_parse): a buffer that does not
  *    parse is counted and recycled, never read past its entries.
- *  - Send places frames with one rule in both modes (out_place): a frame that fits in the
- *    rest of the current 4 KB page takes one entry there, any other starts at the next
- *    page. Only where the next frame may start differs: the next page (default), or the
- *    next 8-byte boundary (packing mode, set_pack above the share's pages). A frame
- *    without offload metadata gets its header written directly (fhdr_put_plain); one
- *    with metadata is built, checked with zvs_qdio_fhdr_check and encoded.
+ *  - Page sets (N per queue, layout policy): a set belongs to at most one buffer the
+ *    adapter may touch. Input: exactly N buffers are armed, a window in ring order from
+ *    in_next; processing buffer b passes its set to b + N, the first buffer past the
+ *    window, which is ours (0x80). Output: at most N buffers taken and not reaped, the
+ *    sets handed out in rotation (out_set_next), so FIFO reaping frees them in order.
+ *  - Send places frames with one rule (out_place): a frame that fits in the rest of the
+ *    current 4 KB page takes one entry there, any other starts at the next page; the next
+ *    frame may start at the next 8-byte boundary (packing). A frame without offload
+ *    metadata gets its header written directly (fhdr_put_plain); one with metadata is
+ *    built, checked with zvs_qdio_fhdr_check and encoded.
  *
  *  - Zero-copy send keeps one output buffer "open" (taken, still 0xA1, not primed) while
  *    a driver reads frames into its entries. The reaper must stop there: 0xA1 on that
  *    buffer means "not handed over yet", not "the adapter is done with it". It is always
  *    the newest buffer taken, so an unused open buffer is given back by stepping the
- *    ring back one.
+ *    ring (and the set rotation) back one.
  *
  * Hazards: the interrupt arm races with the adapter priming a buffer; both sides fence
  * (seq_cst) between their store and their load so one of them always sees the other, and
@@ -41,9 +46,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Packing mode: a frame's successor starts at the next multiple of 8 bytes, so 16 frames of
+/* Packing: a frame's successor starts at the next multiple of 8 bytes, so 16 frames of
  * 64 bytes (96 with their headers) take 1.5 KB of one page instead of 16 pages. */
 #define PACK_ALIGN  8u
+#define SET_SIZE    ZVS_QDIO_BUF_MAX    /* a page set: what one buffer may hold */
+
+_Static_assert(ZVS_QDIO_NBUFS <= 256, "a set number fits a byte");
 
 struct zvs_qdio_guest {
     uint8_t                   *base;        /* region in this process */
@@ -56,12 +64,15 @@ struct zvs_qdio_guest {
     struct zvs_qdio_queue_shm *outq;
     struct zvs_qdio_geom       geo;
     uint32_t                   pack;        /* frames per output buffer at most */
-    uint32_t                   align;       /* send: a frame's successor starts at the next
-                                               multiple of this in the share: 4096 (a page
-                                               per frame), PACK_ALIGN in packing mode */
+    uint32_t                   nsets;       /* page sets per queue (N): armed input buffers,
+                                               outstanding output buffers at most */
+    uint64_t                   out_sets_off;    /* data offset of output set 0: QS / 2 */
     uint32_t                   out_next;    /* next output buffer to fill */
     uint32_t                   out_reap;    /* oldest output buffer handed to the adapter */
-    uint32_t                   out_busy;    /* output buffers handed over, not yet reaped */
+    uint32_t                   out_busy;    /* output buffers taken, not yet reaped (<= N) */
+    uint32_t                   out_set_next;    /* set the next output buffer taken gets */
+    uint8_t                    out_set[ZVS_QDIO_NBUFS];    /* set of each taken buffer */
+    uint8_t                    in_set[ZVS_QDIO_NBUFS];     /* set of each armed buffer */
     uint16_t                   out_seq;     /* seq_no of the next frame sent */
     uint16_t                   last_sbalf;  /* of the last refused output buffer */
     uint32_t                   last_err_buf;
@@ -90,8 +101,7 @@ static int check_region(const struct zvs_qdio_shm_hdr *h, size_t size)
     if (h->region_size != size || size != zvs_qdio_region_size((uint32_t)h->queuestorage))
         return -EINVAL;
     if (h->in_q_off != ZVS_QDIO_IN_Q_OFF || h->out_q_off != ZVS_QDIO_OUT_Q_OFF ||
-        h->data_off != ZVS_QDIO_DATA_OFF ||
-        h->buf_bytes != h->queuestorage / (2 * ZVS_QDIO_NBUFS))
+        h->data_off != ZVS_QDIO_DATA_OFF || h->buf_bytes != ZVS_QDIO_BUF_MAX)
         return -EINVAL;
     return 0;
 }
@@ -122,12 +132,15 @@ int zvs_qdio_guest_attach(void *region, size_t size, int siga_fd, int irq_fd,
     g->geo.data = g->base + ZVS_QDIO_DATA_OFF;
     g->geo.data_size = h->queuestorage;
     g->geo.entry_size = ZVS_QDIO_ENTRY_SIZE;
-    g->geo.buf_bytes = h->buf_bytes;
-    g->geo.buf_entries = h->buf_bytes / ZVS_QDIO_ENTRY_SIZE;
-    if (g->geo.buf_entries > ZVS_QDIO_NSBALE)
-        g->geo.buf_entries = ZVS_QDIO_NSBALE;
-    g->pack = g->geo.buf_entries;
-    g->align = ZVS_QDIO_ENTRY_SIZE;
+    g->geo.buf_bytes = ZVS_QDIO_BUF_MAX;
+    g->geo.buf_entries = ZVS_QDIO_NSBALE;
+    g->pack = ZVS_QDIO_NSBALE;
+    /* N = min(128, QS / 2 / 64 KB): 8 at 1M .. 64 at 8M; never 0 (QS >= 1M) */
+    g->nsets = (uint32_t)(h->queuestorage / 2 / SET_SIZE);
+    if (g->nsets > ZVS_QDIO_NBUFS)
+        g->nsets = ZVS_QDIO_NBUFS;
+    assert(g->nsets >= 1);
+    g->out_sets_off = h->queuestorage / 2;
     g->tx_cur = -1;
     *out = g;
     return 0;
@@ -168,22 +181,29 @@ void zvs_qdio_guest_detach(struct zvs_qdio_guest *g)
 
 /* ---- Queues ------------------------------------------------------------------------- */
 
-static uint64_t share_off(const struct zvs_qdio_guest *g, bool output, uint32_t b)
+/* Data area offset of the page set of input buffer b / output buffer b. */
+static uint64_t in_share(const struct zvs_qdio_guest *g, uint32_t b)
 {
-    return (uint64_t)((output ? ZVS_QDIO_NBUFS : 0) + b) * g->geo.buf_bytes;
+    return (uint64_t)g->in_set[b] * SET_SIZE;
 }
 
-/* Offer the whole share of input buffer b to the adapter again. */
-static void in_rearm(struct zvs_qdio_guest *g, uint32_t b)
+static uint64_t out_share(const struct zvs_qdio_guest *g, uint32_t b)
+{
+    return g->out_sets_off + (uint64_t)g->out_set[b] * SET_SIZE;
+}
+
+/* Offer page set `set` to the adapter as input buffer b: its 16 pages, the last one
+ * flagged last-entry, then 0x41. b must be ours and not armed. */
+static void in_arm(struct zvs_qdio_guest *g, uint32_t b, uint8_t set)
 {
     struct zvs_sbal *s = &g->inq->sbal[b];
-    uint64_t base = share_off(g, false, b);
 
+    g->in_set[b] = set;
+    uint64_t base = in_share(g, b);
     for (uint32_t e = 0; e < ZVS_QDIO_NSBALE; e++) {
-        bool used = e < g->geo.buf_entries;
-        s->e[e].addr = used ? base + (uint64_t)e * ZVS_QDIO_ENTRY_SIZE : 0;
-        s->e[e].length = used ? ZVS_QDIO_ENTRY_SIZE : 0;
-        s->e[e].flags = e + 1 == g->geo.buf_entries ? ZVS_SBALE_LAST_ENTRY : 0;
+        s->e[e].addr = base + (uint64_t)e * ZVS_QDIO_ENTRY_SIZE;
+        s->e[e].length = ZVS_QDIO_ENTRY_SIZE;
+        s->e[e].flags = e + 1 == ZVS_QDIO_NSBALE ? ZVS_SBALE_LAST_ENTRY : 0;
     }
     g->inq->sbalf[b] = 0;
     zvs_slsb_set(&g->inq->slsb[b], ZVS_SLSB_CU_INPUT_EMPTY);
@@ -200,9 +220,16 @@ int zvs_qdio_guest_init_queues(struct zvs_qdio_guest *g)
         memset(&g->outq->sbal[b], 0, sizeof(g->outq->sbal[b]));
         g->outq->sbalf[b] = 0;
         zvs_slsb_set(&g->outq->slsb[b], ZVS_SLSB_P_OUTPUT_EMPTY);
-        in_rearm(g, b);
+        if (b < g->nsets) {
+            in_arm(g, b, (uint8_t)b);
+        } else {
+            /* not offered: no page set for it until the ring reaches it */
+            memset(&g->inq->sbal[b], 0, sizeof(g->inq->sbal[b]));
+            g->inq->sbalf[b] = 0;
+            zvs_slsb_set(&g->inq->slsb[b], ZVS_SLSB_P_INPUT_NOT_INIT);
+        }
     }
-    g->out_next = g->out_reap = g->out_busy = 0;
+    g->out_next = g->out_reap = g->out_busy = g->out_set_next = 0;
     g->in_next = 0;
     g->tx_cur = -1;
     g->tx_used = g->tx_frames = g->tx_primed = 0;
@@ -214,14 +241,18 @@ int zvs_qdio_guest_set_pack(struct zvs_qdio_guest *g, uint32_t frames_per_buf)
     if (frames_per_buf < 1 || frames_per_buf > ZVS_QDIO_NSBALE)
         return -EINVAL;
     g->pack = frames_per_buf;
-    g->align = frames_per_buf > g->geo.buf_entries ? PACK_ALIGN : ZVS_QDIO_ENTRY_SIZE;
     return 0;
 }
 
 uint32_t zvs_qdio_guest_max_frame(const struct zvs_qdio_guest *g)
 {
-    uint32_t room = g->geo.buf_entries * ZVS_QDIO_ENTRY_SIZE - ZVS_QDIO_FHDR_LEN;
-    return room < UINT16_MAX ? room : UINT16_MAX;
+    (void)g;
+    return ZVS_QDIO_FRAME_MAX;
+}
+
+uint32_t zvs_qdio_guest_sets(const struct zvs_qdio_guest *g)
+{
+    return g->nsets;
 }
 
 /* ---- Output ------------------------------------------------------------------------- */
@@ -263,12 +294,13 @@ uint16_t zvs_qdio_guest_last_error(const struct zvs_qdio_guest *g, uint32_t *buf
     return g->last_sbalf;
 }
 
-/* The next empty output buffer, or -ENOBUFS / -EIO. */
+/* The next empty output buffer with the next free page set, or -ENOBUFS (N outstanding)
+ * / -EIO. */
 static int out_take(struct zvs_qdio_guest *g)
 {
-    if (g->out_busy == ZVS_QDIO_NBUFS)
+    if (g->out_busy == g->nsets)
         zvs_qdio_guest_reap(g);
-    if (g->out_busy == ZVS_QDIO_NBUFS)
+    if (g->out_busy == g->nsets)
         return -ENOBUFS;
     uint32_t b = g->out_next;
     /* Reaped (or never used) buffers are ours and stay 0xA1 until we prime them. */
@@ -276,6 +308,9 @@ static int out_take(struct zvs_qdio_guest *g)
         return -EIO;
     g->out_next = (b + 1) % ZVS_QDIO_NBUFS;
     g->out_busy++;
+    /* The outstanding buffers hold the busy - 1 sets before this one in rotation. */
+    g->out_set[b] = (uint8_t)g->out_set_next;
+    g->out_set_next = (g->out_set_next + 1) % g->nsets;
     return (int)b;
 }
 
@@ -445,6 +480,7 @@ static bool tx_close(struct zvs_qdio_guest *g)
         assert((b + 1) % ZVS_QDIO_NBUFS == g->out_next && g->out_busy > 0);
         g->out_next = b;
         g->out_busy--;
+        g->out_set_next = g->out_set[b];
     }
     g->tx_cur = -1;
     g->tx_used = g->tx_frames = 0;
@@ -456,7 +492,7 @@ int zvs_qdio_guest_send(struct zvs_qdio_guest *g, const struct zvs_qdio_pkt *pkt
     uint8_t raw[ZVS_QDIO_FHDR_LEN];
     const uint32_t max_frame = zvs_qdio_guest_max_frame(g);
     const uint32_t buf_bytes = g->geo.buf_bytes;
-    const uint32_t align_mask = g->align - 1;
+    const uint32_t align_mask = PACK_ALIGN - 1;
     /* The open buffer: its share (data area offset), SBALEs, entries and frames used, and
      * where in the share its next frame may start. */
     uint64_t share = 0;
@@ -498,7 +534,7 @@ int zvs_qdio_guest_send(struct zvs_qdio_guest *g, const struct zvs_qdio_pkt *pkt
                 err = cur;
                 break;
             }
-            share = share_off(g, true, (uint32_t)cur);
+            share = out_share(g, (uint32_t)cur);
             sbale = g->outq->sbal[cur].e;
             used = frames = 0;
             sl = out_place(0, need);
@@ -526,7 +562,7 @@ int zvs_qdio_guest_send(struct zvs_qdio_guest *g, const struct zvs_qdio_pkt *pkt
 
 static uint8_t *out_entry(struct zvs_qdio_guest *g, uint32_t b, uint32_t e)
 {
-    return g->geo.data + share_off(g, true, b) + (uint64_t)e * ZVS_QDIO_ENTRY_SIZE;
+    return g->geo.data + out_share(g, b) + (uint64_t)e * ZVS_QDIO_ENTRY_SIZE;
 }
 
 int zvs_qdio_guest_tx_reserve(struct zvs_qdio_guest *g, struct iovec *iov, int max_iov)
@@ -586,7 +622,7 @@ int zvs_qdio_guest_tx_commit(struct zvs_qdio_guest *g, uint32_t len, const struc
         uint32_t skip = k == 0 ? ZVS_QDIO_FHDR_LEN : 0;
         uint32_t take = left < ZVS_QDIO_ENTRY_SIZE - skip ? left : ZVS_QDIO_ENTRY_SIZE - skip;
 
-        se->addr = share_off(g, true, b) + (uint64_t)(e0 + k) * ZVS_QDIO_ENTRY_SIZE;
+        se->addr = out_share(g, b) + (uint64_t)(e0 + k) * ZVS_QDIO_ENTRY_SIZE;
         se->length = skip + take;
         se->flags = frag_flags(k, need);
         left -= take;
@@ -667,7 +703,12 @@ int zvs_qdio_guest_receive(struct zvs_qdio_guest *g, int budget, zvs_qdio_rx_fn 
         } else if (st != ZVS_SLSB_P_INPUT_ERROR) {
             break;                      /* 0x41: still the adapter's */
         }
-        in_rearm(g, b);
+        /* Done with b: its set moves to the first buffer past the armed window (ours:
+         * processed before, or never armed), so exactly N stay armed. */
+        uint32_t next = (b + g->nsets) % ZVS_QDIO_NBUFS;
+        if (next != b)
+            zvs_slsb_set(&g->inq->slsb[b], ZVS_SLSB_P_INPUT_NOT_INIT);
+        in_arm(g, next, g->in_set[b]);
         g->in_next = (b + 1) % ZVS_QDIO_NBUFS;
         bufs++;
     }

@@ -5,29 +5,44 @@
  * sends frames through the output queue, reaps finished output buffers, receives frames
  * from the input queue and arms or disarms the thin interrupt.
  *
- * Layout policy (the adapter checks the result, not the policy):
- *  - The data area (QUEUESTORAGE bytes) is split evenly over the 256 buffers: input buffer
- *    b owns bytes [b * S, (b + 1) * S), output buffer b owns [(128 + b) * S, ...), with
- *    S = QUEUESTORAGE / 256 (32 KB at 8M, 4 KB at 1M).
- *  - A buffer's share is cut into 4 KB pages, at most 16 (8 at 8M, 1 at 1M); a buffer
- *    has 16 entries (SBALEs) at every QUEUESTORAGE.
+ * Layout policy (the adapter checks the result, not the policy; qdio.h has the rules):
+ *  - A buffer holds up to 16 entries of 4 KB: 64 KB (ZVS_QDIO_BUF_MAX), a "page set", as
+ *    a real OSA SBAL. 128 such buffers per queue would need 2 x 128 x 64 KB = 16M, more
+ *    than QUEUESTORAGE (1M..8M) holds, so the library uses only as many buffers at a time
+ *    as it has page sets, as Linux's qeth driver arms only its inbound buffer_count of the
+ *    128 buffers:
+ *      N = min(128, QUEUESTORAGE / 2 / 64 KB) sets per queue: 8 at 1M, 16 at 2M, 64 at 8M.
+ *    Input set s is data bytes [s x 64 KB, (s + 1) x 64 KB), output set s is
+ *    [QUEUESTORAGE / 2 + s x 64 KB, ...): together exactly the data area.
+ *  - Input: init_queues arms buffers 0..N-1 (0x41), buffer b with set b, all 16 entries
+ *    of 4 KB, the last flagged last-entry; the other 128 - N buffers stay 0x80 (not
+ *    offered). Once it has processed buffer b (0x82, or 0x8F refused) the library sets b
+ *    to 0x80 and arms buffer (b + N) mod 128 with b's set: memory moves forward in the
+ *    ring and exactly N buffers are armed at any time (with N dividing 128, as at 1M, 2M,
+ *    4M and 8M, buffer b always has set b mod N). The adapter fills only 0x41 buffers, so
+ *    the input queue is full when N buffers are primed: up to N x 16 frames wait (128 small
+ *    frames at 1M, 1024 at 8M, as many as with 128 smaller buffers before).
+ *  - Output: at most N buffers are outstanding (taken and not yet reaped). Buffers are
+ *    taken and reaped in ring order and the k-th buffer taken since init_queues uses set
+ *    k mod N (buffer b uses set b mod N when N divides 128), so the set a buffer takes was
+ *    last used by the buffer taken N before, which has been reaped. With N outstanding,
+ *    send and tx_reserve reap first, then fail with -ENOBUFS.
  *  - Every frame has its own entry, or group of entries, and starts with the 32-byte qeth
- *    layer-2 header (qdio.h). A frame whose header + bytes fit in the rest of the current
- *    page is one entry there; any other starts at the next page and continues over the
- *    following pages, one entry each, flagged first/middle/last. At most `pack` frames
- *    and 16 entries per buffer.
- *  - Default (pack up to the share's pages: 8 at 8M, 1 at 1M): each frame starts at a
- *    fresh page, one frame per page.
- *  - Packing mode (pack above the share's pages, up to 16): the next frame starts right
- *    behind the previous one, at the next 8-byte boundary, so up to 16 small frames share
- *    one buffer and one page even at 1M (as a qeth driver packs when its queue is busy).
- *    This is what makes small frames cheap: the buffer hand-over (take, prime, reap on
- *    this side; take, parse, release on the adapter's) is paid once per buffer.
- *  - The largest frame is S - 32 bytes (and at most 65535): 32736 at 8M, 4064 at 1M.
- *    Larger frames are refused with -EMSGSIZE before anything is written.
+ *    layer-2 header (qdio.h). zvs_qdio_guest_send packs (as a qeth driver does in its
+ *    packing mode): a frame whose header + bytes fit in the rest of the current 4 KB page
+ *    is one entry there, at the next 8-byte boundary behind the previous frame; any other
+ *    starts at the next page and continues over the following pages, one entry each,
+ *    flagged first/middle/last. At most `pack` frames (set_pack, default 16) and 16
+ *    entries per buffer: 16 frames of 64 bytes share one page and one buffer hand-over
+ *    (take, prime, reap on this side; take, parse, release on the adapter's), which is what
+ *    makes small frames cheap; pack 1 gives one frame per buffer, as a qeth driver outside
+ *    packing mode.
+ *  - The largest frame is 64 KB - 32 = 65504 bytes (ZVS_QDIO_FRAME_MAX) at every
+ *    QUEUESTORAGE: a 9000-byte jumbo frame fits at 1M too. Larger frames are refused with
+ *    -EMSGSIZE before anything is written.
  *  - Zero-copy send (tx_reserve/tx_commit) always places one frame per fresh page.
- *  - An empty input buffer offers all entries of its share, 4 KB each, the last one
- *    flagged last-entry; the adapter writes frames into them the same way.
+ *  - The adapter writes frames into an armed input buffer the same way: each from a
+ *    fresh entry (page), up to 16 per buffer.
  */
 #ifndef ZVS_QDIO_GUEST_H
 #define ZVS_QDIO_GUEST_H
@@ -71,22 +86,25 @@ int  zvs_qdio_guest_attach(void *region, size_t size, int siga_fd, int irq_fd,
 int  zvs_qdio_guest_map(int memfd, int siga_fd, int irq_fd, struct zvs_qdio_guest **out);
 void zvs_qdio_guest_detach(struct zvs_qdio_guest *g);
 
-/* Establish the queues: every input buffer 0x41 with its entries pointing at its share,
- * every output buffer 0xA1. Refused (-EBUSY) while any buffer belongs to the adapter. */
+/* Establish the queues: input buffers 0..N-1 0x41, each with the 16 entries of its page
+ * set, the others 0x80; every output buffer 0xA1. Refused (-EBUSY) while any buffer
+ * belongs to the adapter. */
 int  zvs_qdio_guest_init_queues(struct zvs_qdio_guest *g);
 
-/* Frames packed into one output buffer at most (1..16); -EINVAL otherwise. Above the
- * share's 4 KB pages (max_frame + 32 bytes / 4096) zvs_qdio_guest_send packs frames side
- * by side (packing mode, layout policy above); the default is the number of pages. */
+/* Frames packed into one output buffer at most (1..16, default 16); -EINVAL otherwise.
+ * 1: one frame per buffer. Applies to send and to zero-copy send alike. */
 int  zvs_qdio_guest_set_pack(struct zvs_qdio_guest *g, uint32_t frames_per_buf);
-/* Largest frame a buffer holds under the layout policy. */
+/* Largest frame a buffer holds under the layout policy: ZVS_QDIO_FRAME_MAX (65504). */
 uint32_t zvs_qdio_guest_max_frame(const struct zvs_qdio_guest *g);
+/* Page sets per queue (N of the layout policy): input buffers armed at any time, output
+ * buffers outstanding at most. 8 at QUEUESTORAGE 1M, 64 at 8M. */
+uint32_t zvs_qdio_guest_sets(const struct zvs_qdio_guest *g);
 
-/* Send frames in order: fill empty output buffers (0xA1, reaping finished ones when the
- * queue looks full), prime each (0x62), then one SIGA-w if the adapter wants it. Returns
- * how many frames were queued; when none: -EMSGSIZE (first frame too large or empty),
- * -EINVAL (its offload metadata is inconsistent), -ENOBUFS (no empty buffer), -EIO (the
- * adapter broke the ownership protocol). */
+/* Send frames in order: fill empty output buffers (0xA1, reaping finished ones when N are
+ * outstanding), prime each (0x62), then one SIGA-w if the adapter wants it. Returns how
+ * many frames were queued; when none: -EMSGSIZE (first frame too large or empty),
+ * -EINVAL (its offload metadata is inconsistent), -ENOBUFS (N buffers outstanding: no
+ * page set free), -EIO (the adapter broke the ownership protocol). */
 int  zvs_qdio_guest_send(struct zvs_qdio_guest *g, const struct zvs_qdio_pkt *pkts, int n);
 
 /* Zero-copy send, for a driver that reads frames straight into the output queue (a tap:
@@ -96,7 +114,7 @@ int  zvs_qdio_guest_send(struct zvs_qdio_guest *g, const struct zvs_qdio_pkt *pk
  *    entries from the next one on, the first after its 32-byte header room (at most
  *    max_iov pieces; the sum of their lengths is the room). Opens an empty buffer when
  *    none is open. Calling it again without a commit gives the same slot. Returns the
- *    number of iovecs (>= 1), or -EINVAL (max_iov < 1), -ENOBUFS (no empty buffer),
+ *    number of iovecs (>= 1), or -EINVAL (max_iov < 1), -ENOBUFS (N buffers outstanding),
  *    -EIO (the adapter broke the ownership protocol).
  *  - tx_commit: the first len bytes of the reserved space are a frame: its header is
  *    written (classified from the bytes, offload metadata from vnet, NULL: none) and its
@@ -122,9 +140,10 @@ int  zvs_qdio_guest_reap(struct zvs_qdio_guest *g);
 uint16_t zvs_qdio_guest_last_error(const struct zvs_qdio_guest *g, uint32_t *buf);
 
 /* Process primed input buffers (0x82) in order until `budget` frames are passed: set the
- * buffer 0x81, give every frame to fn, re-arm its entries and return it to 0x41; a SIGA-r
- * follows if the adapter wants it. Whole buffers only, so up to 15 frames past the budget.
- * Buffers the adapter refused (0x8F) are re-armed too. Returns frames passed. */
+ * buffer 0x81, give every frame to fn, set it 0x80 and arm buffer (b + N) mod 128 with its
+ * page set (0x41); a SIGA-r follows if the adapter wants it. Whole buffers only, so up to
+ * 15 frames past the budget. Buffers the adapter refused (0x8F) pass their set on too.
+ * Returns frames passed. */
 int  zvs_qdio_guest_receive(struct zvs_qdio_guest *g, int budget, zvs_qdio_rx_fn fn, void *arg);
 /* Copy a received frame out (up to cap bytes); returns bytes copied. */
 uint32_t zvs_qdio_rx_copy(const struct zvs_qdio_rx *rx, void *dst, uint32_t cap);

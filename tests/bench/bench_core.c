@@ -9,12 +9,14 @@
  *   iteration number. The clock is read around a run only.
  * - Method: fresh switch per frame size; warm-up, then a fixed number of frames, best of
  *   N runs (the least disturbed). The NIC has QUEUESTORAGE 1M as in the report's runs
- *   ("smaller is better": 8M spreads frames over 4 MB of output buffers and costs cache
- *   misses; --qs 8 shows it). The guest packs up to 16 frames per output buffer (qdio
- *   packing mode, qdio_guest.h: 16 frames of 64 bytes in one 4 KB page, 2 of 1500), as a
- *   qeth driver does under load; --pack 1 gives the default layout, one frame per 4 KB
- *   page and so one per buffer at 1M. After each run the uplink's counters must equal the
- *   frames sent: a benchmark that silently drops is a failure (exit 1), not a fast result.
+ *   (--qs 8 for the other end: QUEUESTORAGE sets how many 64 KB buffers are in flight,
+ *   8 or 64, not how large one is). The guest packs up to 16 frames per output buffer (qdio
+ *   packing, qdio_guest.h: 16 frames of 64 bytes in one 4 KB page, 2 of 1500 per page), as
+ *   a qeth driver does under load; --pack 1 gives one frame per buffer. The guest keeps at
+ *   most N output buffers outstanding (its 64 KB page sets: 8 at 1M, 64 at 8M), so at
+ *   --pack 1 a send call queues at most N frames. After each run the uplink's counters
+ *   must equal the frames sent: a benchmark that silently drops is a failure (exit 1), not
+ *   a fast result.
  * - Output: one line per measurement, `BENCH name value unit` (the tests/bench/run.sh
  *   protocol), or JSON objects with --json.
  * - --callgrind: a small fixed number of frames between CALLGRIND_START/STOP so that

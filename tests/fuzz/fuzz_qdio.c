@@ -2,10 +2,12 @@
  * the switch reads from memory that a guest program writes.
  *
  * Byte 0 selects the mode (value % 3):
- *   0, 1  end to end on a NIC region of QUEUESTORAGE 1M (4 KB per buffer: packed small
- *         frames, one 4K input entry) or 8M (32 KB per buffer: first/middle/last fragments,
- *         eight 4K input entries): the rest of the input is a program of guest actions and
- *         adapter calls, see the OP_* list below.
+ *   0, 1  end to end on a NIC region of QUEUESTORAGE 1M or 8M (buffers of up to 16 entries
+ *         of 4 KB, 64 KB, at both; the data area holds 8 or 64 such page sets per queue, but
+ *         the fuzzer, as the program, points entries anywhere it likes, overlapping or
+ *         not: the adapter must not rely on the guest library's page-set policy): the rest
+ *         of the input is a program of guest actions and adapter calls, see the OP_* list
+ *         below.
  *   2     the buffer parser and the header codec alone: 5 bytes of geometry (buf_entries,
  *         entry_size, buf_bytes, data_size), 256 bytes of SBAL, then the data area (exactly
  *         sized heap copy, so ASan sees any read past it).
@@ -25,6 +27,8 @@
  *    states it may write (output: 0xA1 after release / 0xAF at take; input: 0x82 / 0x8F),
  *    takes buffers in ring order, never touches the other queue, leaves a well-formed
  *    SBALF in refused buffers, and its counters agree with what it did;
+ *  - every frame (header + bytes) and every buffer's entries together stay within 64 KB
+ *    (ZVS_QDIO_BUF_MAX), at 1M as at 8M;
  *  - when the program's input entries do not overlap and were not rewritten after being
  *    offered, every input buffer the adapter primed parses, and its frames are exactly
  *    (bytes, length, offload metadata) a subsequence of the frames delivered;
@@ -50,18 +54,9 @@
 #include <unistd.h>
 
 #include "vswitch/qdio.h"
+#include "fuzz_common.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x) do { if (!(x)) { fprintf(stderr, "invariant (line %d): %s\n", __LINE__, #x); \
-                                  abort(); } } while (0)
-
-/* -DFUZZ_TRACE: print what every adapter call did (to check that seeds do what they say). */
-#ifdef FUZZ_TRACE
-#define TRACE(...) fprintf(stderr, __VA_ARGS__)
-#else
-#define TRACE(...) do { } while (0)
-#endif
+/* TRACE (-DFUZZ_TRACE) prints what every adapter call did. */
 
 #define NB          ZVS_QDIO_NBUFS
 #define MAX_HELD    (NB * ZVS_QDIO_NSBALE)
@@ -272,7 +267,8 @@ static struct nic *nic_get(uint32_t qs)
     n->geo.buf_entries = n->geo.buf_bytes / ZVS_QDIO_ENTRY_SIZE;
     if (n->geo.buf_entries > ZVS_QDIO_NSBALE)
         n->geo.buf_entries = ZVS_QDIO_NSBALE;
-    CHECK(n->geo.buf_entries >= 1);
+    /* 64 KB buffers of 16 entries at every QUEUESTORAGE */
+    CHECK(n->geo.buf_bytes == ZVS_QDIO_BUF_MAX && n->geo.buf_entries == ZVS_QDIO_NSBALE);
     /* Both queues start with no buffer for the adapter (hole: all SLSB bytes 0). */
     memset(n->inq->slsb, 0, NB);
     memset(n->outq->slsb, 0, NB);
@@ -303,7 +299,7 @@ static void check_frame(struct run *r, const struct zvs_frame *f)
 
     CHECK(b < NB && i < ZVS_QDIO_NSBALE);
     CHECK(f->in_port == PORT_NO && f->len >= 1);
-    CHECK(ZVS_QDIO_FHDR_LEN + f->len <= n->geo.buf_bytes);
+    CHECK(ZVS_QDIO_FHDR_LEN + f->len <= n->geo.buf_bytes && f->len <= ZVS_QDIO_FRAME_MAX);
     if (f->nfrags == 0) {
         CHECK(f->frags == NULL);
         CHECK(in_area(n->data, n->qs, f->data, f->len));
@@ -543,10 +539,12 @@ static void src_build(struct src *s, struct zvs_tx *tx, struct rd *r)
 }
 
 /* Entries of the input buffers the program offered: do any two overlap? */
+#define MAX_OFFERED 256                 /* 16 buffers of 16 entries; more: not compared */
+
 static bool in_entries_overlap(const struct run *r)
 {
     const struct nic *n = r->n;
-    uint64_t lo[64], hi[64];
+    uint64_t lo[MAX_OFFERED], hi[MAX_OFFERED];
     uint32_t cnt = 0;
 
     for (uint32_t b = 0; b < NB; b++) {
@@ -554,7 +552,7 @@ static bool in_entries_overlap(const struct run *r)
             continue;
         for (uint32_t e = 0; e < n->geo.buf_entries; e++) {
             const struct zvs_sbale *s = &n->inq->sbal[b].e[e];
-            if (cnt == 64)
+            if (cnt == MAX_OFFERED)
                 return true;            /* too many to bother: treat as unsafe */
             lo[cnt] = s->addr;
             hi[cnt] = s->addr + s->length;

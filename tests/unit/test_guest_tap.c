@@ -46,6 +46,7 @@
 #endif
 
 #define QS_8M      (8u * ZVS_QDIO_MB)
+#define QS_1M      (1u * ZVS_QDIO_MB)
 #define VH_LEN     ((uint32_t)sizeof(struct virtio_net_hdr))
 #define RX_WAIT_MS 1000                 /* a frame that should arrive */
 #define NO_RX_MS   100                  /* a frame that should not */
@@ -334,7 +335,7 @@ static void test_open_checks(void **state)
     int err = 0;
     struct zvs_port *nic = OPEN.nic[0] = zvs_nic_qdio_create("LNXC.F000", QS_8M, 1500, &err);
     struct zvs_port *nic2 = OPEN.nic[1] = zvs_nic_qdio_create("LNXD.F000", QS_8M, 0, &err);
-    struct zvs_port *nic3 = OPEN.nic[2] = zvs_nic_qdio_create("LNXE.F000", QS_8M, 1500, &err);
+    struct zvs_port *nic3 = OPEN.nic[2] = zvs_nic_qdio_create("LNXE.F000", QS_1M, 1500, &err);
     struct zvs_guest_tap **t = &OPEN.t[0], **t2 = &OPEN.t[1];
     struct zvs_port other;
 
@@ -355,12 +356,12 @@ static void test_open_checks(void **state)
     struct zvs_guest_tap_stats st;
     zvs_guest_tap_stats(*t, &st);
     assert_int_equal(st.mtu, 1500);
-    assert_int_equal(st.max_frame, 32736);
-    assert_int_equal(st.gso_max_size, 32736 - 18);
+    assert_int_equal(st.max_frame, 65504);         /* 64 KB buffers less the header */
+    assert_int_equal(st.gso_max_size, 65504 - 18);
     /* what the kernel says about the tap */
     assert_int_equal(sh("ip -d link show zt0c | grep -q ' mtu 1500 '"), 0);
     assert_int_equal(sh("ip -d link show zt0c | grep -q 'vnet_hdr on persist off'"), 0);
-    assert_int_equal(sh("ip -d link show zt0c | grep -q ' gso_max_size 32718 gso_max_segs 64 '"),
+    assert_int_equal(sh("ip -d link show zt0c | grep -q ' gso_max_size 65486 gso_max_segs 128 '"),
                      0);
     assert_int_equal(sh("ethtool -k zt0c | grep -q '^tcp-segmentation-offload: on'"), 0);
     assert_int_equal(sh("ethtool -k zt0c | grep -q 'tx-tcp6-segmentation: on'"), 0);
@@ -383,14 +384,20 @@ static void test_open_checks(void **state)
     assert_int_equal(sh("ip link show zt0c >/dev/null 2>&1"), 1);          /* not persistent */
     /* the adapter still owns the NIC's empty input buffers: no second driver on it */
     assert_int_equal(zvs_guest_tap_open("zt0c", 0, nic, t), -EBUSY);
-    /* MTU: an explicit one within the NIC's; 0 on a jumbo NIC gives the tap default */
+    /* MTU: an explicit one within the NIC's; 0 on a jumbo NIC gives the tap default. At
+     * QUEUESTORAGE 1M (nic3) the buffers and so the super-frames are as large as at 8M. */
     assert_int_equal(zvs_guest_tap_open("zt0c", 1400, nic3, t), 0);
     assert_int_equal(sh("ip link show zt0c | grep -q ' mtu 1400 '"), 0);
+    zvs_guest_tap_stats(*t, &st);
+    assert_int_equal(st.max_frame, 65504);
+    assert_int_equal(st.gso_max_size, 65486);
+    assert_int_equal(sh("ip -d link show zt0c | grep -q ' gso_max_size 65486 gso_max_segs 128 '"),
+                     0);
     /* nic2 saw a failed open above (tap name taken): it was left as it was */
     assert_int_equal(zvs_guest_tap_open("zt0d", 0, nic2, t2), 0);
     zvs_guest_tap_stats(*t2, &st);
     assert_int_equal(st.mtu, ZVS_GUEST_TAP_MTU_DEFAULT);
-    assert_int_equal(nic2->mtu, 32736 - 18);
+    assert_int_equal(nic2->mtu, 65504 - 18);
 }
 
 static void test_frames_cross_exact(void **state)
@@ -481,7 +488,7 @@ static void test_superframe_crosses(void **state)
     zvs_switch_stats(l->sw, &ss);
     assert_int_equal(ss.fixups, 0);                /* the NIC takes super-frames */
     assert_int_equal(b.tap_tx_frames, 1);
-    /* the super-frame took three 4 KB entries of one output buffer */
+    /* the super-frame took two 4 KB entries of one output buffer */
     assert_int_equal(nic_qdio(l, 0).prog.out_bufs_primed, 1);
 
     int n = recv_frame(l->ps[1], got, sizeof(got), RX_WAIT_MS);
@@ -498,31 +505,33 @@ static void test_superframe_crosses(void **state)
     lab_close(l);
 }
 
-/* gso_max_size keeps a guest's super-frames within one NIC buffer: a larger one is
- * segmented by the guest's own kernel. Raised behind our back, the driver drops the
- * frame it cannot hold, counts it, and goes on. */
+/* gso_max_size (65486) keeps a guest's super-frames within one NIC buffer: a larger one
+ * is segmented by the guest's own kernel. Raised behind our back, the driver drops the
+ * frame it cannot hold (over 65504 bytes), counts it, and goes on. */
 static void test_superframe_limit(void **state)
 {
     if (!netns_ok)
         skip();
     struct lab *l = &LAB;
-    static uint8_t f[41000], got[VH_LEN + 41000];
+    static uint8_t f[65600], got[VH_LEN + 65600];
 
     lab_open(l, true, true);
-    uint32_t len = make_tcp4(f, 40000, MAC_B, MAC_A);
+    /* 65440 bytes of payload: a 65494-byte frame, 8 past gso_max_size */
+    uint32_t len = make_tcp4(f, 65440, MAC_B, MAC_A);
+    assert_int_equal(len, 65494);
     struct virtio_net_hdr vh = tcp4_vh(1448);
     send_vnet(l->ps[0], &vh, f, len);
     pump(l);
     struct zvs_guest_tap_stats a = tap_stats(l, 0);
-    /* 40000 / 1448: 27 full segments and one of 904 bytes, each a plain frame */
-    assert_int_equal(a.tap_rx_frames, 28);
-    assert_int_equal(a.tap_rx_bytes, 40000 + 28 * 54);
+    /* 65440 / 1448: 45 full segments and one of 280 bytes, each a plain frame */
+    assert_int_equal(a.tap_rx_frames, 46);
+    assert_int_equal(a.tap_rx_bytes, 65440 + 46 * 54);
     assert_int_equal(a.tap_rx_oversize, 0);
-    assert_int_equal(l->nic[1]->ctr.out_packets, 28);
+    assert_int_equal(l->nic[1]->ctr.out_packets, 46);
     int got_n = 0;
     uint32_t payload = 0;
     int n;
-    while ((n = recv_frame(l->ps[1], got, sizeof(got), got_n < 28 ? RX_WAIT_MS : NO_RX_MS)) >= 0) {
+    while ((n = recv_frame(l->ps[1], got, sizeof(got), got_n < 46 ? RX_WAIT_MS : NO_RX_MS)) >= 0) {
         struct virtio_net_hdr rv;
         memcpy(&rv, got, VH_LEN);
         assert_int_equal(rv.gso_type, VIRTIO_NET_HDR_GSO_NONE);
@@ -530,24 +539,42 @@ static void test_superframe_limit(void **state)
         payload += (uint32_t)(n - (int)VH_LEN) - 54;
         got_n++;
     }
-    assert_int_equal(got_n, 28);
-    assert_int_equal(payload, 40000);
+    assert_int_equal(got_n, 46);
+    assert_int_equal(payload, 65440);
 
+    /* gso_max_size raised to the tap's limit: a 65514-byte frame reaches the driver,
+     * 10 bytes more than a buffer holds */
     assert_int_equal(sh("ip link set zt0a gso_max_size 65536"), 0);
+    len = make_tcp4(f, 65460, MAC_B, MAC_A);
+    assert_int_equal(len, 65514);
     send_vnet(l->ps[0], &vh, f, len);
     send_vnet(l->ps[0], &vh, f, len);
     pump(l);
     a = tap_stats(l, 0);
     assert_int_equal(a.tap_rx_oversize, 2);        /* dropped, logged once */
-    assert_int_equal(a.tap_rx_frames, 28);
-    assert_int_equal(l->nic[0]->ctr.in_packets, 28);
-    /* the driver goes on: the next frame crosses */
+    assert_int_equal(a.tap_rx_frames, 46);
+    assert_int_equal(l->nic[0]->ctr.in_packets, 46);
+    /* the driver goes on: the next frame crosses, and so does the largest one a buffer
+     * holds (65504 bytes, all 16 entries) as one super-frame */
     struct virtio_net_hdr none = { 0 };
     make_frame(f, 300, MAC_B, MAC_A, 3);
     send_vnet(l->ps[0], &none, f, 300);
     pump(l);
     assert_int_equal(recv_frame(l->ps[1], got, sizeof(got), RX_WAIT_MS), (int)(VH_LEN + 300));
     assert_memory_equal(got + VH_LEN, f, 300);
+    len = make_tcp4(f, 65450, MAC_B, MAC_A);
+    assert_int_equal(len, 65504);
+    send_vnet(l->ps[0], &vh, f, len);
+    pump(l);
+    assert_int_equal(recv_frame(l->ps[1], got, sizeof(got), RX_WAIT_MS), (int)(VH_LEN + len));
+    assert_memory_equal(got + VH_LEN, f, len);
+    struct virtio_net_hdr rv;
+    memcpy(&rv, got, VH_LEN);
+    assert_int_equal(rv.gso_type, VIRTIO_NET_HDR_GSO_TCPV4);
+    a = tap_stats(l, 0);
+    assert_int_equal(a.tap_rx_frames, 48);
+    assert_int_equal(a.tap_rx_oversize, 2);
+    assert_int_equal(l->nic[1]->ctr.out_packets, 48);
     lab_close(l);
 }
 
@@ -558,11 +585,12 @@ static void test_overflow_copied_in_order(void **state)
     if (!netns_ok)
         skip();
     struct lab *l = &LAB;
-    static uint8_t small[100], bigbuf[30054], got[VH_LEN + 32768];
+    static uint8_t small[100], bigbuf[65054], got[VH_LEN + 65600];
 
     lab_open(l, true, true);
     make_frame(small, sizeof(small), MAC_B, MAC_A, 21);
-    uint32_t len = make_tcp4(bigbuf, 30000, MAC_B, MAC_A);  /* 30054: all 8 entries */
+    uint32_t len = make_tcp4(bigbuf, 65000, MAC_B, MAC_A);  /* 65054: all 16 entries */
+    assert_int_equal(len, 65054);
     struct virtio_net_hdr none = { 0 }, vh = tcp4_vh(1448);
     send_vnet(l->ps[0], &none, small, sizeof(small));
     send_vnet(l->ps[0], &vh, bigbuf, len);

@@ -1,7 +1,9 @@
-/* QDIO queues: region layout and QUEUESTORAGE bounds, every SLSB transition, frames both
- * ways with exact bytes, headers and offload metadata, packing, first/middle/last
- * entries, input-queue-full, forged SBALEs, the thin-interrupt arm, and a guest in a
- * forked process that maps the memfd while the parent runs the adapter side. */
+/* QDIO queues: region layout and QUEUESTORAGE bounds, the guest library's 64 KB page sets
+ * (N = QUEUESTORAGE / 2 / 64 KB buffers armed and outstanding: 8 at 1M, 24 at 3M, 64 at
+ * 8M), every SLSB transition, frames both ways with exact bytes, headers and offload
+ * metadata, packing, first/middle/last entries, input-queue-full, forged SBALEs, the
+ * thin-interrupt arm, and a guest in a forked process that maps the memfd while the
+ * parent runs the adapter side. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,7 +23,15 @@
 #include "vswitch/qdio_guest.h"
 
 #define QS_1M  (1u * ZVS_QDIO_MB)
+#define QS_3M  (3u * ZVS_QDIO_MB)
 #define QS_8M  (8u * ZVS_QDIO_MB)
+#define SET    65536u                   /* a page set: what one buffer may hold */
+
+/* Data area offset of output page set k (sets of the output queue start at QS / 2). */
+static uint64_t out_set(uint32_t qs, uint32_t k)
+{
+    return qs / 2 + (uint64_t)k * SET;
+}
 
 struct env {
     struct zvs_qdio           *q;
@@ -116,7 +126,7 @@ struct rx_log {
     uint8_t  slsb[256];
     uint32_t buf[256];
     struct zvs_qdio_fhdr hdr[256];
-    uint8_t  bytes[4][20100];           /* the first four frames' bytes */
+    uint8_t  bytes[4][65536];           /* the first four frames' bytes */
 };
 
 static void rx_cb(void *arg, const struct zvs_qdio_rx *rx)
@@ -155,10 +165,10 @@ static void test_queuestorage_bounds(void **state)
         assert_int_equal(zvs_qdio_size(q), 77824 + (size_t)qs);
         assert_int_equal(zvs_qdio_region_size(qs), 77824 + (size_t)qs);
         assert_int_equal(h->magic, ZVS_QDIO_MAGIC);
-        assert_int_equal(h->version, 1);
+        assert_int_equal(h->version, 2);
         assert_int_equal(h->queuestorage, qs);
         assert_int_equal(h->region_size, 77824 + (size_t)qs);
-        assert_int_equal(h->buf_bytes, qs / 256);
+        assert_int_equal(h->buf_bytes, 65536);     /* 16 x 4 KB at every QUEUESTORAGE */
         assert_int_equal(h->data_off, 77824);
         assert_int_equal(h->ac1, ZVS_QDIO_AC1_SIGA_OUTPUT);
         const struct zvs_qdio_queue_shm *in = zvs_qdio_at(zvs_qdio_region(q), h->in_q_off);
@@ -183,7 +193,12 @@ static void test_attach_checks_region(void **state)
     assert_null(g);
     e.hdr->buf_bytes = 4096;
     assert_int_equal(zvs_qdio_guest_attach(r, size, -1, -1, &g), -EINVAL);
-    e.hdr->buf_bytes = QS_8M / 256;
+    e.hdr->buf_bytes = QS_8M / 256;     /* a version 1 region's buffers */
+    assert_int_equal(zvs_qdio_guest_attach(r, size, -1, -1, &g), -EINVAL);
+    e.hdr->buf_bytes = 65536;
+    e.hdr->version = 1;
+    assert_int_equal(zvs_qdio_guest_attach(r, size, -1, -1, &g), -EINVAL);
+    e.hdr->version = 2;
     e.hdr->magic ^= 1;
     assert_int_equal(zvs_qdio_guest_attach(r, size, -1, -1, &g), -EINVAL);
     e.hdr->magic ^= 1;
@@ -198,29 +213,48 @@ static void test_init_states_and_entries(void **state)
 {
     struct env e;
 
+    /* 8M: 64 sets per queue; input buffers 0..63 armed with set b (16 pages of 4 KB),
+     * 64..127 not offered; every output buffer free */
     env_open(&e, QS_8M);
-    assert_int_equal(zvs_qdio_guest_max_frame(e.g), 8 * 4096 - 32);
+    assert_int_equal(zvs_qdio_guest_max_frame(e.g), 65504);
+    assert_int_equal(zvs_qdio_guest_sets(e.g), 64);
     for (uint32_t b = 0; b < ZVS_QDIO_NBUFS; b++) {
-        assert_int_equal(e.inq->slsb[b], 0x41);
+        assert_int_equal(e.inq->slsb[b], b < 64 ? 0x41 : 0x80);
         assert_int_equal(e.outq->slsb[b], 0xA1);
         for (uint32_t k = 0; k < 16; k++) {
             const struct zvs_sbale *s = &e.inq->sbal[b].e[k];
-            if (k < 8) {
-                assert_int_equal(s->addr, b * 32768u + k * 4096u);
+            if (b < 64) {
+                assert_int_equal(s->addr, b * 65536u + k * 4096u);
                 assert_int_equal(s->length, 4096);
-                assert_int_equal(s->flags, k == 7 ? 0x40000000u : 0);
+                assert_int_equal(s->flags, k == 15 ? 0x40000000u : 0);
             } else {
+                assert_int_equal(s->addr, 0);
                 assert_int_equal(s->length, 0);
+                assert_int_equal(s->flags, 0);
             }
         }
     }
     env_close(&e);
 
+    /* 1M: 8 sets; a 9000-byte jumbo frame fits as at 8M */
     env_open(&e, QS_1M);
-    assert_int_equal(zvs_qdio_guest_max_frame(e.g), 4064);
-    assert_int_equal(e.inq->sbal[5].e[0].addr, 5 * 4096);
-    assert_int_equal(e.inq->sbal[5].e[0].flags, 0x40000000u);
-    assert_int_equal(e.inq->sbal[5].e[1].length, 0);
+    assert_int_equal(zvs_qdio_guest_max_frame(e.g), 65504);
+    assert_int_equal(zvs_qdio_guest_sets(e.g), 8);
+    assert_int_equal(e.inq->sbal[5].e[0].addr, 5 * 65536);
+    assert_int_equal(e.inq->sbal[5].e[0].flags, 0);
+    assert_int_equal(e.inq->sbal[5].e[15].addr, 5 * 65536 + 15 * 4096);
+    assert_int_equal(e.inq->sbal[5].e[15].flags, 0x40000000u);
+    assert_int_equal(e.inq->slsb[7], 0x41);
+    assert_int_equal(e.inq->slsb[8], 0x80);
+    assert_int_equal(e.inq->sbal[8].e[0].length, 0);
+    env_close(&e);
+
+    /* 3M: 24 sets (3M / 2 / 64 KB); sets 0..23 of each half fill the data area exactly */
+    env_open(&e, QS_3M);
+    assert_int_equal(zvs_qdio_guest_sets(e.g), 24);
+    assert_int_equal(e.inq->slsb[23], 0x41);
+    assert_int_equal(e.inq->slsb[24], 0x80);
+    assert_int_equal(e.inq->sbal[23].e[15].addr + 4096, QS_3M / 2);
     env_close(&e);
 }
 
@@ -240,11 +274,11 @@ static void test_output_roundtrip(void **state)
     p.vnet.csum_offset = 16;
     assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
 
-    /* program side: buffer 0 primed, one entry, header then frame at output share 0 */
+    /* program side: buffer 0 primed, one entry, header then frame at output set 0 */
     assert_int_equal(e.outq->slsb[0], 0x62);
     assert_int_equal(e.outq->slsb[1], 0xA1);
     const struct zvs_sbale *s = &e.outq->sbal[0].e[0];
-    assert_int_equal(s->addr, 128u * 32768u);
+    assert_int_equal(s->addr, QS_8M / 2);
     assert_int_equal(s->length, 32 + 60);
     assert_int_equal(s->flags, 0x40000000u);
     const uint8_t want_hdr[32] = {
@@ -261,7 +295,7 @@ static void test_output_roundtrip(void **state)
 
     /* adapter side: the descriptor points into the region */
     assert_int_equal(zvs_qdio_poll_output(e.q, f, 4, 9), 1);
-    assert_ptr_equal(f[0].data, e.data + 128u * 32768u + 32);
+    assert_ptr_equal(f[0].data, e.data + QS_8M / 2 + 32);
     assert_int_equal(f[0].len, 60);
     assert_int_equal(f[0].nfrags, 0);
     assert_int_equal(f[0].in_port, 9);
@@ -295,60 +329,69 @@ static void test_output_roundtrip(void **state)
 static void test_output_packing(void **state)
 {
     struct env e;
-    uint8_t frames[10][64];
-    struct zvs_qdio_pkt p[10];
-    struct zvs_frame f[16];
+    uint8_t frames[20][64];
+    struct zvs_qdio_pkt p[20];
+    struct zvs_frame f[20];
     uint8_t got[64];
 
     env_open(&e, QS_8M);
-    for (int i = 0; i < 10; i++) {
+    for (int i = 0; i < 20; i++) {
         make_frame(frames[i], 64, (uint32_t)i, 0);
         p[i] = pkt_of(frames[i], 64);
     }
-    /* 10 small frames: 8 entries per buffer at 8M, one frame each */
-    assert_int_equal(zvs_qdio_guest_send(e.g, p, 10), 10);
+    /* 20 small frames, default pack 16: 16 side by side (96 bytes each with the header)
+     * in buffer 0's first page, 4 in buffer 1, which has output set 1 */
+    assert_int_equal(zvs_qdio_guest_send(e.g, p, 20), 20);
     assert_int_equal(e.outq->slsb[0], 0x62);
     assert_int_equal(e.outq->slsb[1], 0x62);
     assert_int_equal(e.outq->slsb[2], 0xA1);
-    for (uint32_t k = 0; k < 8; k++) {
-        assert_int_equal(e.outq->sbal[0].e[k].addr, 128u * 32768u + k * 4096u);
+    for (uint32_t k = 0; k < 16; k++) {
+        assert_int_equal(e.outq->sbal[0].e[k].addr, out_set(QS_8M, 0) + k * 96u);
         assert_int_equal(e.outq->sbal[0].e[k].length, 96);
-        assert_int_equal(e.outq->sbal[0].e[k].flags, k == 7 ? 0x40000000u : 0);
+        assert_int_equal(e.outq->sbal[0].e[k].flags, k == 15 ? 0x40000000u : 0);
     }
-    assert_int_equal(e.outq->sbal[1].e[1].flags, 0x40000000u);
+    assert_int_equal(e.outq->sbal[1].e[0].addr, out_set(QS_8M, 1));
+    assert_int_equal(e.outq->sbal[1].e[3].addr, out_set(QS_8M, 1) + 3 * 96u);
+    assert_int_equal(e.outq->sbal[1].e[2].flags, 0);
+    assert_int_equal(e.outq->sbal[1].e[3].flags, 0x40000000u);
     assert_int_equal(ctrs(&e).prog.siga_w, 1);  /* one SIGA-w per send call */
 
-    /* the switch takes them 3 at a time; buffer 0 returns once all 8 are released */
+    /* the switch takes them 3 at a time, then the rest; buffer 0 returns once all 16 are
+     * released */
     int n = zvs_qdio_poll_output(e.q, f, 3, 0);
     assert_int_equal(n, 3);
     n += zvs_qdio_poll_output(e.q, f + 3, 3, 0);
-    n += zvs_qdio_poll_output(e.q, f + 6, 16, 0);
-    assert_int_equal(n, 10);
-    for (int i = 0; i < 10; i++) {
-        assert_int_equal(f[i].cookie >> 8, i < 8 ? 0 : 1);
+    assert_int_equal(n, 6);
+    n += zvs_qdio_poll_output(e.q, f + 6, 16, 0);   /* 10 staged of buffer 0, 4 of buffer 1 */
+    assert_int_equal(n, 20);
+    for (int i = 0; i < 20; i++) {
+        assert_int_equal(f[i].cookie, (uint64_t)(i / 16) << 8 | (uint64_t)(i % 16));
         assert_int_equal(frame_bytes(&f[i], got), 64);
         assert_memory_equal(got, frames[i], 64);
     }
-    zvs_qdio_release(e.q, f, 7);
+    zvs_qdio_release(e.q, f, 15);
     assert_int_equal(e.outq->slsb[0], 0x62);
-    zvs_qdio_release(e.q, f + 8, 2);
+    zvs_qdio_release(e.q, f + 16, 4);
     assert_int_equal(e.outq->slsb[1], 0xA1);
     assert_int_equal(e.outq->slsb[0], 0x62);
     assert_int_equal(zvs_qdio_guest_reap(e.g), 0); /* in order: buffer 0 first */
-    zvs_qdio_release(e.q, f + 7, 1);
+    zvs_qdio_release(e.q, f + 15, 1);
     assert_int_equal(e.outq->slsb[0], 0xA1);
     assert_int_equal(zvs_qdio_guest_reap(e.g), 2);
     assert_int_equal(ctrs(&e).adapter.out_bufs_processed, 2);
 
-    /* pack 3: 10 frames -> 4 buffers (3, 3, 3, 1) */
+    /* pack 3: 10 frames -> 4 buffers (3, 3, 3, 1), buffers 2..5 with sets 2..5 */
     assert_int_equal(zvs_qdio_guest_set_pack(e.g, 3), 0);
     assert_int_equal(zvs_qdio_guest_set_pack(e.g, 17), -EINVAL);
+    assert_int_equal(zvs_qdio_guest_set_pack(e.g, 0), -EINVAL);
     assert_int_equal(zvs_qdio_guest_send(e.g, p, 10), 10);
     assert_int_equal(e.outq->slsb[2], 0x62);
     assert_int_equal(e.outq->slsb[5], 0x62);
     assert_int_equal(e.outq->slsb[6], 0xA1);
     assert_int_equal(e.outq->sbal[2].e[2].flags, 0x40000000u);
+    assert_int_equal(e.outq->sbal[2].e[2].addr, out_set(QS_8M, 2) + 2 * 96u);
     assert_int_equal(e.outq->sbal[5].e[0].flags, 0x40000000u);
+    assert_int_equal(e.outq->sbal[5].e[0].addr, out_set(QS_8M, 5));
     env_close(&e);
 }
 
@@ -369,7 +412,7 @@ static void test_jumbo_three_entries_8m(void **state)
     assert_int_equal(s->e[0].length, 4096);
     assert_int_equal(s->e[1].length, 4096);
     assert_int_equal(s->e[2].length, 9032 - 8192);
-    assert_int_equal(s->e[2].addr, 128u * 32768u + 8192u);
+    assert_int_equal(s->e[2].addr, out_set(QS_8M, 0) + 8192u);
 
     assert_int_equal(zvs_qdio_poll_output(e.q, f, 2, 0), 1);
     assert_int_equal(f[0].len, 9000);
@@ -411,55 +454,100 @@ static void test_jumbo_three_entries_8m(void **state)
     env_close(&e);
 }
 
-static void test_jumbo_refused_1m(void **state)
+/* At 1M a buffer holds 64 KB as at 8M: a jumbo frame fits, and so does the largest frame
+ * (65504 bytes, all 16 entries); one byte more is refused by the guest, the adapter's
+ * parser and the adapter's delivery alike. */
+static void test_frame_limits_1m(void **state)
 {
     struct env e;
-    static uint8_t frame[9000];
+    static uint8_t frame[65535], got[65535];
     struct zvs_frame f[2];
 
     env_open(&e, QS_1M);
     make_frame(frame, sizeof(frame), 5, 0);
     struct zvs_qdio_pkt p = pkt_of(frame, 9000);
-    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), -EMSGSIZE);
-    assert_int_equal(e.outq->slsb[0], 0xA1);
-    assert_int_equal(ctrs(&e).prog.out_frames, 0);
-    p.len = 4065;
-    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), -EMSGSIZE);
-    p.len = 4064;                       /* exactly one 4 KB entry with its header */
     assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
-    assert_int_equal(e.outq->sbal[0].e[0].length, 4096);
-    assert_int_equal(e.outq->sbal[0].e[0].flags, 0x40000000u);
+    const struct zvs_sbal *s = &e.outq->sbal[0];
+    assert_int_equal(s->e[0].addr, out_set(QS_1M, 0));
+    assert_int_equal(s->e[0].flags, 0x04000000u);
+    assert_int_equal(s->e[1].flags, 0x08000000u);
+    assert_int_equal(s->e[2].flags, 0x0C000000u | 0x40000000u);
+    assert_int_equal(s->e[2].length, 9032 - 8192);
     assert_int_equal(zvs_qdio_poll_output(e.q, f, 2, 0), 1);
-    assert_int_equal(f[0].len, 4064);
+    assert_int_equal(f[0].len, 9000);
+    assert_int_equal(f[0].nfrags, 3);
+    assert_int_equal(frame_bytes(&f[0], got), 9000);
+    assert_memory_equal(got, frame, 9000);
     zvs_qdio_release(e.q, f, 1);
-    assert_int_equal(zvs_qdio_guest_reap(e.g), 1);
 
-    /* forge the 9000-byte frame into output buffer 1 over the neighbours' shares */
-    uint8_t hdr[32];
-    struct zvs_qdio_fhdr h = { .id = 0x02, .hdr_length = 32, .pkt_length = 9000 };
-    zvs_qdio_fhdr_encode(&h, hdr);
-    uint64_t base = (128u + 1u) * 4096u;
-    memcpy(e.data + base, hdr, 32);
-    memcpy(e.data + base + 32, frame, 4064);
-    struct zvs_sbal *s = &e.outq->sbal[1];
-    s->e[0] = (struct zvs_sbale){ 0x04000000u, 4096, base };
-    s->e[1] = (struct zvs_sbale){ 0x08000000u, 4096, base + 4096 };
-    s->e[2] = (struct zvs_sbale){ 0x0C000000u | 0x40000000u, 840, base + 8192 };
-    zvs_slsb_set(&e.outq->slsb[1], 0x62);
-    assert_int_equal(zvs_qdio_poll_output(e.q, f, 2, 0), 0);
-    assert_int_equal(e.outq->slsb[1], 0xAF);
-    assert_int_equal(e.outq->sbalf[1], ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_SIZE));
-    assert_int_equal(ctrs(&e).adapter.out_errors, 1);
-    assert_int_equal(ctrs(&e).adapter.out_frames, 1);
+    p.len = 65505;
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), -EMSGSIZE);
+    assert_int_equal(e.outq->slsb[1], 0xA1);
+    assert_int_equal(ctrs(&e).prog.out_frames, 1);
+    p.len = 65504;                      /* exactly 16 entries of 4 KB with its header */
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
+    s = &e.outq->sbal[1];
+    for (uint32_t k = 0; k < 16; k++) {
+        assert_int_equal(s->e[k].addr, out_set(QS_1M, 1) + k * 4096u);
+        assert_int_equal(s->e[k].length, 4096);
+    }
+    assert_int_equal(s->e[15].flags, 0x0C000000u | 0x40000000u);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 2, 0), 1);
+    assert_int_equal(f[0].len, 65504);
+    assert_int_equal(f[0].nfrags, 16);
+    assert_int_equal(frame_bytes(&f[0], got), 65504);
+    assert_memory_equal(got, frame, 65504);
 
-    /* a 9000-byte frame delivered to a 1M guest is discarded and counted */
-    struct zvs_frame big = { .data = frame, .len = 9000 };
-    struct zvs_tx tx = { .f = &big, .tag_op = ZVS_TAG_KEEP };
+    /* ... and back into the guest's input queue: all 16 entries of input buffer 0 */
+    struct zvs_tx tx = { .f = &f[0], .tag_op = ZVS_TAG_KEEP };
     enum zvs_drop why = ZVS_DROP__COUNT;
+    assert_int_equal(zvs_qdio_deliver(e.q, &tx, 1, &why), 1);
+    assert_int_equal(why, ZVS_DROP__COUNT);
+    zvs_qdio_release(e.q, f, 1);
+    assert_int_equal(zvs_qdio_guest_reap(e.g), 2);
+    assert_int_equal(e.inq->slsb[0], 0x82);
+    assert_int_equal(e.inq->sbal[0].e[15].flags, 0x0C000000u | 0x40000000u);
+    assert_int_equal(e.inq->sbal[0].e[15].length, 4096);
+    struct rx_log *log = calloc(1, sizeof(*log));
+    assert_non_null(log);
+    assert_int_equal(zvs_qdio_guest_receive(e.g, 64, rx_cb, log), 1);
+    assert_int_equal(log->len[0], 65504);
+    assert_int_equal(log->niov[0], 16);
+    assert_memory_equal(log->bytes[0], frame, 65504);
+    free(log);
+
+    /* forge a frame of 65505 bytes over 16 full entries of output buffer 2: its header
+     * and bytes would need 65537 of the buffer's 65536 */
+    uint8_t hdr[32];
+    struct zvs_qdio_fhdr h = { .id = 0x02, .hdr_length = 32, .pkt_length = 65505 };
+    zvs_qdio_fhdr_encode(&h, hdr);
+    uint64_t base = out_set(QS_1M, 2);
+    memcpy(e.data + base, hdr, 32);
+    struct zvs_sbal *fs = &e.outq->sbal[2];
+    for (uint32_t k = 0; k < 16; k++)
+        fs->e[k] = (struct zvs_sbale){ k == 0 ? 0x04000000u : k == 15 ? 0x4C000000u : 0x08000000u,
+                                       4096, base + k * 4096u };
+    zvs_slsb_set(&e.outq->slsb[2], 0x62);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 2, 0), 0);
+    assert_int_equal(e.outq->slsb[2], 0xAF);
+    assert_int_equal(e.outq->sbalf[2], ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_SIZE));
+    assert_int_equal(ctrs(&e).adapter.out_errors, 1);
+    assert_int_equal(ctrs(&e).adapter.out_frames, 2);
+
+    /* a 65505-byte frame delivered to a guest is discarded and counted */
+    struct zvs_frame big = { .data = frame, .len = 65505 };
+    tx = (struct zvs_tx){ .f = &big, .tag_op = ZVS_TAG_KEEP };
+    why = ZVS_DROP__COUNT;
     assert_int_equal(zvs_qdio_deliver(e.q, &tx, 1, &why), 0);
     assert_int_equal(why, ZVS_DROP_OVERSIZE);
     assert_int_equal(ctrs(&e).adapter.in_oversize, 1);
-    assert_int_equal(e.inq->slsb[0], 0x41);
+    /* so is 65501 bytes that a pushed tag makes 65505 */
+    big.len = 65501;
+    tx = (struct zvs_tx){ .f = &big, .tag_op = ZVS_TAG_PUSH, .vid = 5 };
+    assert_int_equal(zvs_qdio_deliver(e.q, &tx, 1, &why), 0);
+    assert_int_equal(why, ZVS_DROP_OVERSIZE);
+    assert_int_equal(ctrs(&e).adapter.in_oversize, 2);
+    assert_int_equal(e.inq->slsb[1], 0x41);
     env_close(&e);
 }
 
@@ -488,8 +576,8 @@ static void test_forged_sbales(void **state)
 
     env_open(&e, QS_8M);
     make_frame(frame, 100, 1, 0);
-    /* a valid frame header + 100 bytes at the start of output share 0 */
-    uint64_t off = 128u * 32768u;
+    /* a valid frame header + 100 bytes at the start of output set 0 */
+    uint64_t off = out_set(QS_8M, 0);
     struct zvs_qdio_fhdr h = { .id = 0x02, .hdr_length = 32, .pkt_length = 100 };
     zvs_qdio_fhdr_encode(&h, e.data + off);
     memcpy(e.data + off + 32, frame, 100);
@@ -692,11 +780,18 @@ static void test_input_roundtrip_and_states(void **state)
     assert_memory_equal(log->bytes[2] + 12, tag2, 4);
     assert_memory_equal(log->bytes[2] + 16, tagged + 16, 48);
     assert_int_equal(log->hdr[2].vlan_id, 200);
-    /* returned and re-armed */
-    assert_int_equal(e.inq->slsb[0], 0x41);
-    assert_int_equal(s->e[0].length, 4096);
-    assert_int_equal(s->e[2].flags, 0);
-    assert_int_equal(s->e[7].flags, 0x40000000u);
+    /* returned: buffer 0 is no longer offered, its set 0 moved to buffer 64 (the first
+     * past the 64 armed ones), re-armed whole */
+    assert_int_equal(e.inq->slsb[0], 0x80);
+    assert_int_equal(e.inq->slsb[1], 0x41);
+    assert_int_equal(e.inq->slsb[64], 0x41);
+    assert_int_equal(e.inq->slsb[65], 0x80);
+    s = &e.inq->sbal[64];
+    for (uint32_t k = 0; k < 16; k++) {
+        assert_int_equal(s->e[k].addr, k * 4096u);
+        assert_int_equal(s->e[k].length, 4096);
+        assert_int_equal(s->e[k].flags, k == 15 ? 0x40000000u : 0);
+    }
     assert_false(zvs_qdio_guest_rx_pending(e.g));
     c = ctrs(&e);
     assert_int_equal(c.prog.in_bufs_processed, 1);
@@ -712,47 +807,61 @@ static void test_input_packing_fills_buffers(void **state)
     static uint8_t small[64], mid[5000];
     struct zvs_frame fs = { .data = small, .len = 64 };
     struct zvs_frame fm = { .data = mid, .len = 5000 };
-    struct zvs_tx tx[12];
+    struct zvs_tx tx[20], tx3[16];
 
     env_open(&e, QS_8M);
     make_frame(small, 64, 1, 0);
     make_frame(mid, 5000, 2, 0);
-    /* 6 small (6 entries), then a 5000-byte frame (2 entries) fills buffer 0 exactly;
-     * 5 more small go to buffer 1. */
-    for (int i = 0; i < 12; i++)
-        tx[i] = (struct zvs_tx){ .f = i == 6 ? &fm : &fs, .tag_op = ZVS_TAG_KEEP };
+    /* 14 small (14 entries), then a 5000-byte frame (2 entries) fills buffer 0's 16
+     * entries exactly; 5 more small go to buffer 1. */
+    for (int i = 0; i < 20; i++)
+        tx[i] = (struct zvs_tx){ .f = i == 14 ? &fm : &fs, .tag_op = ZVS_TAG_KEEP };
     enum zvs_drop why = ZVS_DROP__COUNT;
-    assert_int_equal(zvs_qdio_deliver(e.q, tx, 12, &why), 12);
+    assert_int_equal(zvs_qdio_deliver(e.q, tx, 20, &why), 20);
     assert_int_equal(e.inq->slsb[0], 0x82);
     assert_int_equal(e.inq->slsb[1], 0x82);
     assert_int_equal(e.inq->slsb[2], 0x41);
-    assert_int_equal(e.inq->sbal[0].e[6].flags, 0x04000000u);
-    assert_int_equal(e.inq->sbal[0].e[7].flags, 0x0C000000u | 0x40000000u);
+    assert_int_equal(e.inq->sbal[0].e[13].flags, 0);
+    assert_int_equal(e.inq->sbal[0].e[14].flags, 0x04000000u);
+    assert_int_equal(e.inq->sbal[0].e[15].flags, 0x0C000000u | 0x40000000u);
+    assert_int_equal(e.inq->sbal[0].e[15].length, 5032 - 4096);
     assert_int_equal(e.inq->sbal[1].e[4].flags, 0x40000000u);
+    assert_int_equal(e.inq->sbal[1].e[0].addr, 65536);
     assert_int_equal(ctrs(&e).adapter.in_bufs_primed, 2);
 
-    /* a frame that does not fit the rest of a buffer starts the next one */
-    struct zvs_tx tx2[2] = { { .f = &fs, .tag_op = ZVS_TAG_KEEP },
-                             { .f = &fm, .tag_op = ZVS_TAG_KEEP } };
-    for (int i = 0; i < 3; i++)
-        assert_int_equal(zvs_qdio_deliver(e.q, tx, 7, &why), 7);   /* buffers 2,3,4 */
-    assert_int_equal(zvs_qdio_deliver(e.q, tx2, 2, &why), 2);
-    assert_int_equal(e.inq->sbal[5].e[0].flags, 0);
-    assert_int_equal(e.inq->sbal[5].e[2].flags, 0x0C000000u | 0x40000000u);
+    /* a frame that does not fit the rest of a buffer starts the next one: 15 small take
+     * entries 0..14 of buffer 2, the 5000-byte frame needs two and goes to buffer 3 */
+    for (int i = 0; i < 16; i++)
+        tx3[i] = (struct zvs_tx){ .f = i == 15 ? &fm : &fs, .tag_op = ZVS_TAG_KEEP };
+    assert_int_equal(zvs_qdio_deliver(e.q, tx3, 16, &why), 16);
+    assert_int_equal(e.inq->slsb[2], 0x82);
+    assert_int_equal(e.inq->slsb[3], 0x82);
+    assert_int_equal(e.inq->sbal[2].e[14].flags, 0x40000000u);
+    assert_int_equal(e.inq->sbal[3].e[0].flags, 0x04000000u);
+    assert_int_equal(e.inq->sbal[3].e[1].flags, 0x0C000000u | 0x40000000u);
+    assert_int_equal(e.inq->sbal[3].e[0].addr, 3 * 65536);
+    assert_int_equal(ctrs(&e).adapter.in_bufs_primed, 4);
 
     struct rx_log *log = calloc(1, sizeof(*log));
     assert_non_null(log);
-    /* budget counts frames, whole buffers only: 7 + 5 */
-    assert_int_equal(zvs_qdio_guest_receive(e.g, 8, rx_cb, log), 12);
-    assert_int_equal(log->len[6], 5000);
-    assert_int_equal(log->niov[6], 2);
-    assert_int_equal(log->buf[7], 1);
+    /* budget counts frames, whole buffers only: 15 < 16, so buffer 1's 5 follow */
+    assert_int_equal(zvs_qdio_guest_receive(e.g, 16, rx_cb, log), 20);
+    assert_int_equal(log->len[14], 5000);
+    assert_int_equal(log->niov[14], 2);
+    assert_int_equal(log->buf[14], 0);
+    assert_int_equal(log->buf[15], 1);
+    assert_int_equal(log->buf[19], 1);
     assert_memory_equal(log->bytes[0], small, 64);
+    assert_int_equal(zvs_qdio_guest_receive(e.g, 1, rx_cb, log), 15);
+    assert_int_equal(log->buf[34], 2);
     free(log);
     env_close(&e);
 }
 
-static void test_input_queue_full(void **state)
+/* The input queue is full once the N armed buffers are primed (8 at 1M, 64 at 8M); every
+ * later frame is discarded and counted. Delivery resumes in ring order, at buffer N, once
+ * the guest has processed buffers and passed their sets on. */
+static void input_queue_full(uint32_t qs, uint32_t nsets)
 {
     struct env e;
     uint8_t frame[100];
@@ -761,22 +870,23 @@ static void test_input_queue_full(void **state)
                             { .f = &f, .tag_op = ZVS_TAG_KEEP } };
     enum zvs_drop why;
 
-    env_open(&e, QS_8M);
+    env_open(&e, qs);
+    assert_int_equal(zvs_qdio_guest_sets(e.g), nsets);
     make_frame(frame, 100, 77, 0);
-    for (int b = 0; b < ZVS_QDIO_NBUFS; b++) {
+    for (uint32_t b = 0; b < nsets; b++) {
         why = ZVS_DROP__COUNT;
         assert_int_equal(zvs_qdio_deliver(e.q, tx, 1, &why), 1);
         assert_int_equal(why, ZVS_DROP__COUNT);
     }
-    for (int b = 0; b < ZVS_QDIO_NBUFS; b++)
-        assert_int_equal(e.inq->slsb[b], 0x82);
+    for (uint32_t b = 0; b < ZVS_QDIO_NBUFS; b++)
+        assert_int_equal(e.inq->slsb[b], b < nsets ? 0x82 : 0x80);
     struct zvs_qdio_counters c = ctrs(&e);
-    assert_int_equal(c.adapter.in_bufs_primed, 128);
+    assert_int_equal(c.adapter.in_bufs_primed, nsets);
     assert_int_equal(c.adapter.iq_full, 0);
 
     /* once no buffer is left the rest of the burst goes too, even a frame that would
      * otherwise be refused for its size */
-    struct zvs_frame huge = { .data = frame, .len = 40000 };
+    struct zvs_frame huge = { .data = frame, .len = 65505 };
     struct zvs_tx burst[3] = { tx[0], { .f = &huge, .tag_op = ZVS_TAG_KEEP }, tx[1] };
     why = ZVS_DROP__COUNT;
     assert_int_equal(zvs_qdio_deliver(e.q, burst, 3, &why), 0);
@@ -789,34 +899,47 @@ static void test_input_queue_full(void **state)
     assert_int_equal(why, ZVS_DROP_NO_BUFFER);
     c = ctrs(&e);
     assert_int_equal(c.adapter.iq_full, 5);
-    assert_int_equal(c.adapter.in_frames, 128);
-    assert_int_equal(c.adapter.in_bufs_primed, 128);
+    assert_int_equal(c.adapter.in_frames, nsets);
+    assert_int_equal(c.adapter.in_bufs_primed, nsets);
 
-    /* the guest returns two buffers; delivery resumes at buffer 0 */
+    /* the guest processes two buffers: their sets go to buffers N and N + 1 */
     struct rx_log *log = calloc(1, sizeof(*log));
     assert_non_null(log);
     assert_int_equal(zvs_qdio_guest_receive(e.g, 2, rx_cb, log), 2);
-    assert_int_equal(e.inq->slsb[0], 0x41);
-    assert_int_equal(e.inq->slsb[1], 0x41);
+    assert_int_equal(e.inq->slsb[0], 0x80);
+    assert_int_equal(e.inq->slsb[1], 0x80);
     assert_int_equal(e.inq->slsb[2], 0x82);
+    assert_int_equal(e.inq->slsb[nsets], 0x41);
+    assert_int_equal(e.inq->slsb[nsets + 1], 0x41);
+    assert_int_equal(e.inq->slsb[nsets + 2], 0x80);
+    assert_int_equal(e.inq->sbal[nsets].e[0].addr, 0);          /* set 0 */
+    assert_int_equal(e.inq->sbal[nsets + 1].e[0].addr, 65536);  /* set 1 */
     assert_memory_equal(log->bytes[0], frame, 100);
     assert_memory_equal(log->bytes[1], frame, 100);
     why = ZVS_DROP__COUNT;
     assert_int_equal(zvs_qdio_deliver(e.q, tx, 1, &why), 1);
     assert_int_equal(why, ZVS_DROP__COUNT);
-    assert_int_equal(e.inq->slsb[0], 0x82);
-    assert_int_equal(e.inq->slsb[1], 0x41);
+    assert_int_equal(e.inq->slsb[nsets], 0x82);
+    assert_int_equal(e.inq->slsb[nsets + 1], 0x41);
+    assert_int_equal(e.inq->slsb[0], 0x80);
     c = ctrs(&e);
     assert_int_equal(c.adapter.iq_full, 5);
-    assert_int_equal(c.adapter.in_frames, 129);
-    assert_int_equal(c.adapter.in_bufs_primed, 129);
+    assert_int_equal(c.adapter.in_frames, nsets + 1);
+    assert_int_equal(c.adapter.in_bufs_primed, nsets + 1);
     assert_int_equal(c.prog.in_bufs_processed, 2);
-    /* the frame after a refused one is still sequenced right */
+    /* the frame after the discarded ones is still sequenced right */
     log->n = 0;
-    assert_int_equal(zvs_qdio_guest_receive(e.g, 1000, rx_cb, log), 127);
-    assert_int_equal(log->hdr[126].seq_no, 128);
+    assert_int_equal(zvs_qdio_guest_receive(e.g, 1000, rx_cb, log), (int)nsets - 1);
+    assert_int_equal(log->buf[nsets - 2], nsets);
+    assert_int_equal(log->hdr[nsets - 2].seq_no, nsets);
     free(log);
     env_close(&e);
+}
+
+static void test_input_queue_full(void **state)
+{
+    input_queue_full(QS_1M, 8);
+    input_queue_full(QS_8M, 64);
 }
 
 static void test_bad_input_entries_refused(void **state)
@@ -842,9 +965,17 @@ static void test_bad_input_entries_refused(void **state)
     assert_non_null(log);
     assert_int_equal(zvs_qdio_guest_receive(e.g, 64, rx_cb, log), 1);
     assert_int_equal(log->buf[0], 2);
-    for (int b = 0; b < 3; b++)
-        assert_int_equal(e.inq->slsb[b], 0x41);
-    assert_int_equal(e.inq->sbal[0].e[3].addr, 3 * 4096);
+    /* the refused buffers pass their sets on like processed ones, with fresh entries */
+    for (int b = 0; b < 3; b++) {
+        assert_int_equal(e.inq->slsb[b], 0x80);
+        assert_int_equal(e.inq->slsb[64 + b], 0x41);
+    }
+    assert_int_equal(e.inq->slsb[67], 0x80);
+    assert_int_equal(e.inq->sbal[64].e[3].addr, 3 * 4096);
+    assert_int_equal(e.inq->sbal[65].e[0].addr, 65536);
+    assert_int_equal(e.inq->sbal[65].e[0].length, 4096);
+    assert_int_equal(e.inq->sbalf[64], 0);
+    assert_int_equal(e.inq->sbalf[65], 0);
     assert_int_equal(ctrs(&e).prog.in_bufs_processed, 1);
     free(log);
     env_close(&e);
@@ -940,36 +1071,58 @@ static void test_siga_by_ac1(void **state)
     env_close(&e);
 }
 
-static void test_output_queue_full(void **state)
+/* At most N output buffers are outstanding (8 at 1M, 64 at 8M): the next send fails with
+ * -ENOBUFS until the switch releases and the guest reaps; buffer N then reuses set 0. */
+static void output_queue_full(uint32_t qs, uint32_t nsets)
 {
     struct env e;
     uint8_t frame[64];
     struct zvs_frame fr[16];
 
-    env_open(&e, QS_8M);
+    env_open(&e, qs);
     make_frame(frame, 64, 4, 0);
     struct zvs_qdio_pkt p = pkt_of(frame, 64);
-    for (int b = 0; b < ZVS_QDIO_NBUFS; b++)
+    for (uint32_t b = 0; b < nsets; b++) {
         assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
+        assert_int_equal(e.outq->sbal[b].e[0].addr, out_set(qs, b));
+    }
     assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), -ENOBUFS);
+    assert_int_equal(e.outq->slsb[nsets - 1], 0x62);
+    assert_int_equal(e.outq->slsb[nsets], 0xA1);
+    assert_int_equal(ctrs(&e).prog.out_bufs_primed, nsets);
     assert_int_equal(zvs_qdio_poll_output(e.q, fr, 2, 0), 2);
     /* the guest still cannot refill until the switch releases */
     assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), -ENOBUFS);
     zvs_qdio_release(e.q, fr, 2);
-    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);  /* reaps, fills buffer 0 */
-    assert_int_equal(e.outq->slsb[0], 0x62);
-    assert_int_equal(e.outq->slsb[1], 0xA1);
-    /* the adapter walks 2..127 then wraps to 0 */
+    /* reaps buffers 0 and 1, fills buffer N in ring order with the set buffer 0 had */
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
+    assert_int_equal(e.outq->slsb[0], 0xA1);
+    assert_int_equal(e.outq->slsb[nsets], 0x62);
+    assert_int_equal(e.outq->sbal[nsets].e[0].addr, out_set(qs, 0));
+    assert_int_equal(e.outq->slsb[nsets + 1], 0xA1);
+    /* N outstanding again: buffer N + 1 (set 1) is free, N + 2 would need set 2, whose
+     * buffer 2 is still the adapter's */
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
+    assert_int_equal(e.outq->sbal[nsets + 1].e[0].addr, out_set(qs, 1));
+    assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), -ENOBUFS);
+    /* the adapter walks 2..N+1 */
     int total = 0, n;
     while ((n = zvs_qdio_poll_output(e.q, fr, 16, 0)) > 0) {
         total += n;
         zvs_qdio_release(e.q, fr, n);
     }
-    assert_int_equal(total, 127);
+    assert_int_equal(total, (int)nsets);
     struct zvs_qdio_counters c = ctrs(&e);
-    assert_int_equal(c.adapter.out_bufs_processed, 129);
-    assert_int_equal(c.prog.out_bufs_primed, 129);
+    assert_int_equal(c.adapter.out_bufs_processed, nsets + 2);
+    assert_int_equal(c.prog.out_bufs_primed, nsets + 2);
+    assert_int_equal(zvs_qdio_guest_reap(e.g), (int)nsets);
     env_close(&e);
+}
+
+static void test_output_queue_full(void **state)
+{
+    output_queue_full(QS_1M, 8);
+    output_queue_full(QS_8M, 64);
 }
 
 /* ---- Two processes ---------------------------------------------------------------- */
@@ -1034,7 +1187,8 @@ static int xp_send(struct zvs_qdio_guest *g, uint32_t sent)
 
 /* The guest: map the memfd, send XP_FRAMES known frames and receive as many back. It
  * receives nothing until the adapter reports an input-queue-full discard (published in
- * the region), which must come: the input queue holds at most 128 x 8 < XP_FRAMES. */
+ * the region), which must come: the input queue holds at most 64 armed buffers of 16
+ * frames, 1024 < XP_FRAMES. */
 static int xp_child_main(int memfd, int siga_fd, int irq_fd)
 {
     struct zvs_qdio_guest *g = NULL;
@@ -1213,25 +1367,25 @@ static void test_tx_zero_copy_packing(void **state)
     env_open(&e, QS_8M);
     make_frame(a, sizeof(a), 1, 0);
     make_frame(b, sizeof(b), 2, 0);
-    /* an empty buffer: 8 entries at 8M, the first after the header room */
-    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 8);
-    uint8_t *share = e.data + 128u * 32768u;
+    /* an empty buffer: its 16 pages, the first after the header room */
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 16);
+    uint8_t *share = e.data + out_set(QS_8M, 0);
     assert_ptr_equal(iov[0].iov_base, share + 32);
     assert_int_equal(iov[0].iov_len, 4064);
-    assert_ptr_equal(iov[7].iov_base, share + 7 * 4096);
-    assert_int_equal(iov[7].iov_len, 4096);
+    assert_ptr_equal(iov[15].iov_base, share + 15 * 4096);
+    assert_int_equal(iov[15].iov_len, 4096);
     /* asked again without a commit: the same slot; max_iov caps the pieces */
     assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 2), 2);
     assert_ptr_equal(iov[0].iov_base, share + 32);
     assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 0), -EINVAL);
-    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 8);
-    iov_fill(iov, 8, a, sizeof(a));
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 16);
+    iov_fill(iov, 16, a, sizeof(a));
     struct zvs_vnet v = { .flags = ZVS_VNET_F_NEEDS_CSUM, .csum_start = 34, .csum_offset = 16 };
     assert_int_equal(zvs_qdio_guest_tx_commit(e.g, sizeof(a), &v), 0);
     /* the next slot starts at entry 1; the frame spans entries 1 and 2 */
-    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 7);
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 15);
     assert_ptr_equal(iov[0].iov_base, share + 4096 + 32);
-    iov_fill(iov, 7, b, sizeof(b));
+    iov_fill(iov, 15, b, sizeof(b));
     assert_int_equal(zvs_qdio_guest_tx_commit(e.g, sizeof(b), NULL), 0);
 
     /* open, not primed: the adapter sees nothing, the reaper leaves it alone */
@@ -1247,10 +1401,10 @@ static void test_tx_zero_copy_packing(void **state)
     const struct zvs_sbale *s = e.outq->sbal[0].e;
     assert_int_equal(s[0].flags, ZVS_SBALE_FRAG_NONE);
     assert_int_equal(s[0].length, 32 + 100);
-    assert_int_equal(s[0].addr, 128u * 32768u);
+    assert_int_equal(s[0].addr, out_set(QS_8M, 0));
     assert_int_equal(s[1].flags, ZVS_SBALE_FRAG_FIRST);
     assert_int_equal(s[1].length, 4096);
-    assert_int_equal(s[1].addr, 128u * 32768u + 4096);
+    assert_int_equal(s[1].addr, out_set(QS_8M, 0) + 4096);
     assert_int_equal(s[2].flags, ZVS_SBALE_FRAG_LAST | ZVS_SBALE_LAST_ENTRY);
     assert_int_equal(s[2].length, 5000 - 4064);
     const uint8_t want_hdr[32] = {
@@ -1291,10 +1445,10 @@ static void test_tx_commit_errors(void **state)
     env_open(&e, QS_8M);
     make_frame(a, sizeof(a), 3, 0);
     assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 64, NULL), -ENOENT);
-    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 8);
-    iov_fill(iov, 8, a, sizeof(a));
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 16);
+    iov_fill(iov, 16, a, sizeof(a));
     assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 0, NULL), -EMSGSIZE);
-    assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 32737, NULL), -EMSGSIZE);
+    assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 65505, NULL), -EMSGSIZE);
     struct zvs_vnet bad = { .gso_type = ZVS_VNET_GSO_TCPV4 };     /* gso_size 0 */
     assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 64, &bad), -EINVAL);
     struct zvs_vnet outside = { .flags = ZVS_VNET_F_NEEDS_CSUM, .csum_start = 60,
@@ -1305,19 +1459,21 @@ static void test_tx_commit_errors(void **state)
     assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 0);
     assert_int_equal(e.outq->slsb[0], 0xA1);
     assert_int_equal(efd_read(zvs_qdio_siga_fd(e.q)), 0);
-    /* a frame as large as a buffer holds takes all 8 entries and primes it at once */
-    uint8_t *big = malloc(32736);
+    /* a frame as large as a buffer holds takes all 16 entries and primes it at once */
+    uint8_t *big = malloc(65504);
     assert_non_null(big);
-    make_frame(big, 32736, 4, 0);
-    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 8);
-    iov_fill(iov, 8, big, 32736);
-    assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 32736, NULL), 0);
+    make_frame(big, 65504, 4, 0);
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 16);
+    iov_fill(iov, 16, big, 65504);
+    assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 65504, NULL), 0);
     assert_int_equal(e.outq->slsb[0], 0x62);       /* buffer 0 again: nothing was lost */
-    assert_int_equal(e.outq->sbal[0].e[7].flags, ZVS_SBALE_FRAG_LAST | ZVS_SBALE_LAST_ENTRY);
+    assert_int_equal(e.outq->sbal[0].e[0].addr, out_set(QS_8M, 0));     /* and set 0 */
+    assert_int_equal(e.outq->sbal[0].e[15].flags, ZVS_SBALE_FRAG_LAST | ZVS_SBALE_LAST_ENTRY);
+    assert_int_equal(e.outq->sbal[0].e[15].length, 4096);
     assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 64, NULL), -ENOENT);
     assert_int_equal(zvs_qdio_poll_output(e.q, f, 4, 0), 1);
-    assert_int_equal(f[0].len, 32736);
-    assert_int_equal(f[0].nfrags, 8);
+    assert_int_equal(f[0].len, 65504);
+    assert_int_equal(f[0].nfrags, 16);
     zvs_qdio_release(e.q, f, 1);
     assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 1);  /* primed by the commit */
     assert_int_equal(efd_read(zvs_qdio_siga_fd(e.q)), 1);
@@ -1369,9 +1525,9 @@ static void test_tx_pack_limit_and_mixed_send(void **state)
     assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 80, NULL), 0);
     assert_int_equal(e.outq->slsb[3], 0xA1);
     assert_int_equal(zvs_qdio_guest_set_pack(e.g, 1), 0);
-    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 8);
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 16);
     assert_int_equal(e.outq->slsb[3], 0x62);
-    assert_ptr_equal(iov[0].iov_base, e.data + (128u + 4u) * 32768u + 32);
+    assert_ptr_equal(iov[0].iov_base, e.data + out_set(QS_8M, 4) + 32);
     assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 1);
     assert_int_equal(e.outq->slsb[4], 0xA1);
     env_close(&e);
@@ -1387,28 +1543,36 @@ static void test_tx_reserve_queue_full(void **state)
     env_open(&e, QS_8M);
     make_frame(a, sizeof(a), 5, 0);
     assert_int_equal(zvs_qdio_guest_set_pack(e.g, 1), 0);
-    for (int b = 0; b < ZVS_QDIO_NBUFS; b++) {
-        assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 8);
+    for (int b = 0; b < 64; b++) {
+        assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 16);
+        assert_ptr_equal(iov[0].iov_base, e.data + out_set(QS_8M, (uint32_t)b) + 32);
         iov_fill(iov, 1, a, sizeof(a));
         assert_int_equal(zvs_qdio_guest_tx_commit(e.g, 64, NULL), 0);
     }
+    /* 64 outstanding at 8M: no page set left */
     assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), -ENOBUFS);
-    assert_int_equal(zvs_qdio_guest_tx_flush(e.g), ZVS_QDIO_NBUFS);
+    assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 64);
+    assert_int_equal(e.outq->slsb[64], 0xA1);
     assert_int_equal(zvs_qdio_poll_output(e.q, f, 1, 0), 1);
     zvs_qdio_release(e.q, f, 1);
-    /* buffer 0 is back: reserve reaps it and opens it */
-    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 8);
-    assert_ptr_equal(iov[0].iov_base, e.data + 128u * 32768u + 32);
+    /* buffer 0 is back: reserve reaps it and opens buffer 64 with its set 0 */
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 16);
+    assert_ptr_equal(iov[0].iov_base, e.data + out_set(QS_8M, 0) + 32);
+    /* unused: given back, ring and set rotation stepped back */
     assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 0);
-    assert_int_equal(e.outq->slsb[0], 0xA1);
+    assert_int_equal(e.outq->slsb[64], 0xA1);
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 16);
+    assert_ptr_equal(iov[0].iov_base, e.data + out_set(QS_8M, 0) + 32);
+    assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 0);
     int total = 0, n;
     while ((n = zvs_qdio_poll_output(e.q, f, 16, 0)) > 0) {
         total += n;
         zvs_qdio_release(e.q, f, n);
     }
-    assert_int_equal(total, ZVS_QDIO_NBUFS - 1);
-    /* the reaper collects all 127, stepping over nothing still open */
-    assert_int_equal(zvs_qdio_guest_reap(e.g), ZVS_QDIO_NBUFS - 1);
+    assert_int_equal(total, 63);
+    /* the reaper collects all 63, stepping over nothing still open */
+    assert_int_equal(zvs_qdio_guest_reap(e.g), 63);
+    assert_int_equal(zvs_qdio_guest_reap(e.g), 0);
     env_close(&e);
 }
 
@@ -1487,7 +1651,7 @@ static void test_packing_mode_1m(void **state)
     for (uint32_t k = 0; k < 20; k++) {
         uint32_t b = k / 16, i = k % 16;
         const struct zvs_sbale *se = &e.outq->sbal[b].e[i];
-        uint64_t share = (128u + b) * 4096u;
+        uint64_t share = out_set(QS_1M, b);
         assert_int_equal(se->addr, share + i * 96u);
         assert_int_equal(se->length, 96);
         assert_int_equal(se->flags, (b == 0 ? i == 15 : i == 3) ? 0x40000000u : 0);
@@ -1495,12 +1659,12 @@ static void test_packing_mode_1m(void **state)
         assert_memory_equal(e.data + se->addr, hdr, 32);
         assert_memory_equal(e.data + se->addr + 32, frames[k], 64);
     }
-    assert_int_equal(e.data[128u * 4096u + 96 + 3], ZVS_QETH_L2_FLAG_BCAST);
-    assert_int_equal(e.data[128u * 4096u + 2 * 96 + 3], ZVS_QETH_L2_FLAG_MCAST);
-    assert_int_equal(e.data[128u * 4096u + 3 * 96 + 3], ZVS_QETH_L2_FLAG_MCAST);
-    assert_int_equal(e.data[128u * 4096u + 4 * 96 + 3],
+    assert_int_equal(e.data[out_set(QS_1M, 0) + 96 + 3], ZVS_QETH_L2_FLAG_BCAST);
+    assert_int_equal(e.data[out_set(QS_1M, 0) + 2 * 96 + 3], ZVS_QETH_L2_FLAG_MCAST);
+    assert_int_equal(e.data[out_set(QS_1M, 0) + 3 * 96 + 3], ZVS_QETH_L2_FLAG_MCAST);
+    assert_int_equal(e.data[out_set(QS_1M, 0) + 4 * 96 + 3],
                      ZVS_QETH_L2_FLAG_UCAST | ZVS_QETH_L2_FLAG_VLAN);
-    assert_int_equal(zvs_be16(e.data + 128u * 4096u + 4 * 96 + 10), 100);
+    assert_int_equal(zvs_be16(e.data + out_set(QS_1M, 0) + 4 * 96 + 10), 100);
     assert_int_equal(ctrs(&e).prog.out_bufs_primed, 2);
     assert_int_equal(ctrs(&e).prog.out_frames, 20);
 
@@ -1528,34 +1692,41 @@ static void test_packing_mode_1m(void **state)
     assert_int_equal(ctrs(&e).adapter.out_bufs_processed, 2);
     assert_int_equal(zvs_qdio_guest_reap(e.g), 2);
 
-    /* 1000-byte frames: three fit in the 4 KB page, the fourth opens the next buffer */
-    static uint8_t big[4][1000];
-    for (int i = 0; i < 4; i++) {
-        make_frame(big[i], 1000, 50u + (uint32_t)i, 0);
-        p[i] = pkt_of(big[i], 1000);
+    /* 1000-byte frames: three fit in the first 4 KB page (1032 bytes apart), the fourth
+     * starts the next page of the same buffer; a frame of a whole page follows */
+    static uint8_t big[5][4064];
+    for (int i = 0; i < 5; i++) {
+        uint32_t len = i < 4 ? 1000 : 4064;
+        make_frame(big[i], len, 50u + (uint32_t)i, 0);
+        p[i] = pkt_of(big[i], len);
     }
-    assert_int_equal(zvs_qdio_guest_send(e.g, p, 4), 4);
+    assert_int_equal(zvs_qdio_guest_send(e.g, p, 5), 5);
     const struct zvs_sbal *s2 = &e.outq->sbal[2];
-    assert_int_equal(s2->e[0].addr, 130u * 4096u);
-    assert_int_equal(s2->e[1].addr, 130u * 4096u + 1032);
-    assert_int_equal(s2->e[2].addr, 130u * 4096u + 2064);
-    assert_int_equal(s2->e[2].flags, 0x40000000u);
-    assert_int_equal(e.outq->sbal[3].e[0].addr, 131u * 4096u);
-    assert_int_equal(e.outq->sbal[3].e[0].flags, 0x40000000u);
-    /* a frame as large as the share still goes alone */
-    static uint8_t full[4064];
-    make_frame(full, sizeof(full), 9, 0);
-    p[0] = pkt_of(full, sizeof(full));
-    assert_int_equal(zvs_qdio_guest_send(e.g, p, 1), 1);
-    assert_int_equal(e.outq->sbal[4].e[0].length, 4096);
-    assert_int_equal(zvs_qdio_poll_output(e.q, f, 32, 4), 5);
-    for (int k = 0; k < 3; k++)
-        assert_int_equal(f[k].cookie >> 8, 2);
-    assert_int_equal(f[3].cookie >> 8, 3);
+    assert_int_equal(s2->e[0].addr, out_set(QS_1M, 2));
+    assert_int_equal(s2->e[1].addr, out_set(QS_1M, 2) + 1032);
+    assert_int_equal(s2->e[2].addr, out_set(QS_1M, 2) + 2064);
+    assert_int_equal(s2->e[3].addr, out_set(QS_1M, 2) + 4096);
+    assert_int_equal(s2->e[3].flags, 0);
+    assert_int_equal(s2->e[4].addr, out_set(QS_1M, 2) + 8192);
+    assert_int_equal(s2->e[4].length, 4096);
+    assert_int_equal(s2->e[4].flags, 0x40000000u);
+    assert_int_equal(e.outq->slsb[3], 0xA1);
+    /* the same five once more, 3 at most per buffer: buffers 3 (3 frames) and 4 */
+    assert_int_equal(zvs_qdio_guest_set_pack(e.g, 3), 0);
+    assert_int_equal(zvs_qdio_guest_send(e.g, p, 5), 5);
+    assert_int_equal(e.outq->sbal[3].e[2].flags, 0x40000000u);
+    assert_int_equal(e.outq->sbal[4].e[0].addr, out_set(QS_1M, 4));
+    assert_int_equal(e.outq->sbal[4].e[1].addr, out_set(QS_1M, 4) + 4096);
+    assert_int_equal(e.outq->sbal[4].e[1].flags, 0x40000000u);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 32, 4), 10);
+    for (int k = 0; k < 10; k++)
+        assert_int_equal(f[k].cookie >> 8, k < 5 ? 2 : k < 8 ? 3 : 4);
     assert_int_equal(f[4].len, 4064);
-    assert_int_equal(f[2].len, 1000);
-    assert_memory_equal(f[2].data, big[2], 1000);
-    zvs_qdio_release(e.q, f, 5);
+    assert_memory_equal(f[4].data, big[4], 4064);
+    assert_int_equal(f[3].len, 1000);
+    assert_memory_equal(f[3].data, big[3], 1000);
+    assert_int_equal(f[9].len, 4064);
+    zvs_qdio_release(e.q, f, 10);
     assert_int_equal(ctrs(&e).adapter.out_errors, 0);
     env_close(&e);
 }
@@ -1607,7 +1778,10 @@ static void test_plain_header_short_frames(void **state)
     env_close(&e);
 }
 
-static void test_packing_mode_pages_8m(void **state)
+/* send packs at every pack value (it only limits the frames per buffer): small frames
+ * behind each other, 8-byte aligned; a frame larger than the rest of its page starts at
+ * the next page and spans pages first/middle/last. */
+static void test_packing_around_pages_8m(void **state)
 {
     struct env e;
     static uint8_t a[64], b[5000], c[64], got[5000];
@@ -1615,7 +1789,7 @@ static void test_packing_mode_pages_8m(void **state)
     struct zvs_frame f[4];
 
     env_open(&e, QS_8M);
-    assert_int_equal(zvs_qdio_guest_set_pack(e.g, 8), 0);   /* = pages: one per page */
+    assert_int_equal(zvs_qdio_guest_set_pack(e.g, 8), 0);
     make_frame(a, 64, 1, 0);
     make_frame(b, 5000, 2, 0);
     make_frame(c, 64, 3, 0);
@@ -1624,18 +1798,18 @@ static void test_packing_mode_pages_8m(void **state)
     p[2] = pkt_of(c, 64);
     assert_int_equal(zvs_qdio_guest_send(e.g, p, 3), 3);
     const struct zvs_sbale *s = e.outq->sbal[0].e;
-    uint64_t share = 128u * 32768u;
+    uint64_t share = out_set(QS_8M, 0);
     assert_int_equal(s[0].addr, share);
     assert_int_equal(s[1].addr, share + 4096);
     assert_int_equal(s[2].addr, share + 8192);
-    assert_int_equal(s[3].addr, share + 12288);
+    assert_int_equal(s[3].addr, share + 4096 + 5032);
     assert_int_equal(s[3].flags, 0x40000000u);
 
-    /* packing mode: behind each other, a large frame starts at the next page */
+    /* the default pack (16): the same layout, in buffer 1 with set 1 */
     assert_int_equal(zvs_qdio_guest_set_pack(e.g, 16), 0);
     assert_int_equal(zvs_qdio_guest_send(e.g, p, 3), 3);
     s = e.outq->sbal[1].e;
-    share = 129u * 32768u;
+    share = out_set(QS_8M, 1);
     assert_int_equal(s[0].addr, share);
     assert_int_equal(s[0].length, 96);
     assert_int_equal(s[0].flags, ZVS_SBALE_FRAG_NONE);
@@ -1662,22 +1836,25 @@ static void test_packing_mode_pages_8m(void **state)
     env_close(&e);
 }
 
-/* The entries of a buffer may hold its share's bytes, no more (ERR_SIZE at the entry that
- * passes it), and up to 16 of them are read at 1M too. */
+/* The adapter checks the buffer rules, not the library's page sets: the entries of a
+ * buffer may hold 64 KB together (16 entries of 4 KB, here all on one page), may point
+ * anywhere in the data area (into the input half too), and up to 16 are read at 1M as at
+ * 8M. The 64 KB budget itself is the parser's (ERR_SIZE at the entry that passes it): with
+ * a smaller budget three entries of 2 KB pass 4 KB. */
 static void test_buffer_byte_budget_1m(void **state)
 {
     struct env e;
     struct zvs_frame f[16];
-    uint8_t frame[2016];
+    static uint8_t frame[4064];
     const uint32_t LE = 0x40000000u;
 
     env_open(&e, QS_1M);
     make_frame(frame, sizeof(frame), 8, 0);
-    uint64_t off = 128u * 4096u;
+    uint64_t off = out_set(QS_1M, 0);
     struct zvs_qdio_fhdr h = { .id = 0x02, .hdr_length = 32, .pkt_length = 2016 };
     zvs_qdio_fhdr_encode(&h, e.data + off);
-    memcpy(e.data + off + 32, frame, sizeof(frame));
-    /* two entries of 2048: exactly the 4 KB share */
+    memcpy(e.data + off + 32, frame, 2016);
+    /* two entries of 2048: both frames on the same bytes */
     const struct zvs_sbale two[] = { { 0, 2048, off }, { LE, 2048, off } };
     memset(&e.outq->sbal[0], 0, sizeof(e.outq->sbal[0]));
     e.outq->sbal[0].e[0] = two[0];
@@ -1688,27 +1865,55 @@ static void test_buffer_byte_budget_1m(void **state)
     assert_memory_equal(f[1].data, frame, 2016);
     zvs_qdio_release(e.q, f, 2);
     assert_int_equal(e.outq->slsb[0], 0xA1);
-    /* three: 6144 bytes from a 4 KB share */
-    const struct zvs_sbale three[] = { { 0, 2048, off }, { 0, 2048, off }, { LE, 2048, off } };
-    forge_and_poll(&e, 1, three, 3, ZVS_QDIO_SBALF(2, ZVS_QDIO_ERR_SIZE), 1);
-    /* 16 small frames in one buffer at 1M */
-    h.pkt_length = 100;
+
+    /* 16 entries of 4096: exactly 64 KB, 16 frames of 4064 bytes */
+    h.pkt_length = 4064;
     zvs_qdio_fhdr_encode(&h, e.data + off);
-    struct zvs_sbale sixteen[16];
+    memcpy(e.data + off + 32, frame, 4064);
+    memset(&e.outq->sbal[1], 0, sizeof(e.outq->sbal[1]));
     for (int k = 0; k < 16; k++)
-        sixteen[k] = (struct zvs_sbale){ k == 15 ? LE : 0, 132, off };
+        e.outq->sbal[1].e[k] = (struct zvs_sbale){ k == 15 ? LE : 0, 4096, off };
+    zvs_slsb_set(&e.outq->slsb[1], 0x62);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 16, 0), 16);
+    assert_int_equal(f[15].cookie, 1u << 8 | 15u);
+    assert_int_equal(f[15].len, 4064);
+    assert_memory_equal(f[15].data, frame, 4064);
+    zvs_qdio_release(e.q, f, 16);
+    assert_int_equal(e.outq->slsb[1], 0xA1);
+
+    /* the parser's budget: three entries of 2048 against 4 KB */
+    struct zvs_qdio_geom geo = { .data = e.data, .data_size = QS_1M, .entry_size = 4096,
+                                 .buf_entries = 1, .buf_bytes = 4096 };
+    struct zvs_sbal three = { .e = { { 0, 2048, off }, { 0, 2048, off }, { LE, 2048, off } } };
+    struct iovec iov[16];
+    struct zvs_qdio_parsed fr[16];
+    uint16_t sbalf = 0;
+    h.pkt_length = 2016;
+    zvs_qdio_fhdr_encode(&h, e.data + off);
+    assert_int_equal(zvs_qdio_sbal_parse(&geo, &three, iov, fr, &sbalf), -EPROTO);
+    assert_int_equal(sbalf, ZVS_QDIO_SBALF(2, ZVS_QDIO_ERR_SIZE));
+    geo.buf_bytes = 6144;
+    assert_int_equal(zvs_qdio_sbal_parse(&geo, &three, iov, fr, &sbalf), 3);
+
+    /* a frame in the input half of the data area (input set 7): taken all the same */
+    uint64_t in_off = 7u * 65536u;
+    h.pkt_length = 100;
+    zvs_qdio_fhdr_encode(&h, e.data + in_off);
+    memcpy(e.data + in_off + 32, frame, 100);
+    /* 16 small frames in one buffer at 1M */
     memset(&e.outq->sbal[2], 0, sizeof(e.outq->sbal[2]));
     for (int k = 0; k < 16; k++)
-        e.outq->sbal[2].e[k] = sixteen[k];
+        e.outq->sbal[2].e[k] = (struct zvs_sbale){ k == 15 ? LE : 0, 132, in_off };
     zvs_slsb_set(&e.outq->slsb[2], 0x62);
     assert_int_equal(zvs_qdio_poll_output(e.q, f, 16, 0), 16);
     assert_int_equal(f[15].cookie, 2u << 8 | 15u);
+    assert_ptr_equal(f[15].data, e.data + in_off + 32);
     zvs_qdio_release(e.q, f, 16);
     assert_int_equal(e.outq->slsb[2], 0xA1);
     struct zvs_qdio_counters c = ctrs(&e);
-    assert_int_equal(c.adapter.out_frames, 18);
-    assert_int_equal(c.adapter.out_bytes, 2 * 2016 + 16 * 100);
-    assert_int_equal(c.adapter.out_errors, 1);
+    assert_int_equal(c.adapter.out_frames, 34);
+    assert_int_equal(c.adapter.out_bytes, 2 * 2016 + 16 * 4064 + 16 * 100);
+    assert_int_equal(c.adapter.out_errors, 0);
     env_close(&e);
 }
 
@@ -1753,6 +1958,87 @@ static void test_poll_staged_then_direct(void **state)
     assert_int_equal(f[31].cookie, 3u << 8 | 15u);
     zvs_qdio_release(e.q, f, 32);
     assert_int_equal(ctrs(&e).adapter.out_bufs_processed, 4);
+    env_close(&e);
+}
+
+/* QUEUESTORAGE 3M: 24 page sets per queue, which does not divide the 128 buffers. Over
+ * ten rounds (240 buffers: the rings wrap) the sets rotate k mod 24 with the k-th buffer
+ * of each queue, never two of the buffers the adapter may touch share one, and exactly 24
+ * input buffers stay armed. */
+static void test_page_sets_wrap_3m(void **state)
+{
+    struct env e;
+    uint8_t frame[100];
+    struct zvs_frame fr[16];
+    struct zvs_frame in = { .data = frame, .len = 100 };
+    struct zvs_tx tx = { .f = &in, .tag_op = ZVS_TAG_KEEP };
+    enum zvs_drop why;
+    uint32_t k_out = 0, k_in = 0;
+
+    env_open(&e, QS_3M);
+    assert_int_equal(zvs_qdio_guest_sets(e.g), 24);
+    make_frame(frame, 100, 6, 0);
+    struct zvs_qdio_pkt p = pkt_of(frame, 100);
+    struct rx_log *log = calloc(1, sizeof(*log));
+    assert_non_null(log);
+    for (int round = 0; round < 10; round++) {
+        bool used[24] = { false };
+        for (uint32_t i = 0; i < 24; i++, k_out++) {
+            uint32_t b = k_out % ZVS_QDIO_NBUFS;
+            assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), 1);
+            uint64_t addr = e.outq->sbal[b].e[0].addr;
+            assert_int_equal(addr, out_set(QS_3M, k_out % 24));
+            assert_false(used[k_out % 24]);
+            used[k_out % 24] = true;
+        }
+        assert_int_equal(zvs_qdio_guest_send(e.g, &p, 1), -ENOBUFS);
+        int n, total = 0;
+        while ((n = zvs_qdio_poll_output(e.q, fr, 16, 0)) > 0) {
+            for (int i = 0; i < n; i++)
+                assert_memory_equal(fr[i].data, frame, 100);
+            total += n;
+            zvs_qdio_release(e.q, fr, n);
+        }
+        assert_int_equal(total, 24);
+
+        bool in_used[24] = { false };
+        for (uint32_t i = 0; i < 24; i++, k_in++) {
+            uint32_t b = k_in % ZVS_QDIO_NBUFS;
+            why = ZVS_DROP__COUNT;
+            assert_int_equal(zvs_qdio_deliver(e.q, &tx, 1, &why), 1);
+            assert_int_equal(e.inq->slsb[b], 0x82);
+            uint64_t addr = e.inq->sbal[b].e[0].addr;
+            assert_int_equal(addr, (uint64_t)(k_in % 24) * 65536u);
+            assert_false(in_used[k_in % 24]);
+            in_used[k_in % 24] = true;
+        }
+        why = ZVS_DROP__COUNT;
+        assert_int_equal(zvs_qdio_deliver(e.q, &tx, 1, &why), 0);
+        assert_int_equal(why, ZVS_DROP_NO_BUFFER);
+        log->n = 0;
+        assert_int_equal(zvs_qdio_guest_receive(e.g, 1000, rx_cb, log), 24);
+        assert_memory_equal(log->bytes[3], frame, 100);
+        uint32_t armed = 0;
+        for (uint32_t b = 0; b < ZVS_QDIO_NBUFS; b++) {
+            uint8_t st = e.inq->slsb[b];
+            assert_true(st == 0x41 || st == 0x80);
+            if (st == 0x41) {
+                /* the window in ring order from the next buffer the guest processes */
+                assert_true((b + ZVS_QDIO_NBUFS - k_in % ZVS_QDIO_NBUFS) % ZVS_QDIO_NBUFS < 24);
+                assert_true(e.inq->sbal[b].e[15].addr + 4096 <= QS_3M / 2);
+                armed++;
+            }
+        }
+        assert_int_equal(armed, 24);
+    }
+    struct zvs_qdio_counters c = ctrs(&e);
+    assert_int_equal(c.adapter.out_bufs_processed, 240);
+    assert_int_equal(c.adapter.in_bufs_primed, 240);
+    assert_int_equal(c.adapter.iq_full, 10);
+    assert_int_equal(c.adapter.out_errors, 0);
+    assert_int_equal(c.adapter.in_bad_bufs, 0);
+    assert_int_equal(zvs_qdio_guest_reap(e.g), 24);
+    free(log);
     env_close(&e);
 }
 
@@ -1809,7 +2095,7 @@ int main(void)
         cmocka_unit_test(test_output_roundtrip),
         cmocka_unit_test(test_output_packing),
         cmocka_unit_test(test_jumbo_three_entries_8m),
-        cmocka_unit_test(test_jumbo_refused_1m),
+        cmocka_unit_test(test_frame_limits_1m),
         cmocka_unit_test(test_forged_sbales),
         cmocka_unit_test(test_guest_reaps_refused_buffer),
         cmocka_unit_test(test_gso_superframe_crosses),
@@ -1828,9 +2114,10 @@ int main(void)
         cmocka_unit_test(test_fhdr_check),
         cmocka_unit_test(test_packing_mode_1m),
         cmocka_unit_test(test_plain_header_short_frames),
-        cmocka_unit_test(test_packing_mode_pages_8m),
+        cmocka_unit_test(test_packing_around_pages_8m),
         cmocka_unit_test(test_buffer_byte_budget_1m),
         cmocka_unit_test(test_poll_staged_then_direct),
+        cmocka_unit_test(test_page_sets_wrap_3m),
         cmocka_unit_test(test_reset_lets_a_new_program_attach),
     };
     return cmocka_run_group_tests_name("qdio", tests, NULL, NULL);

@@ -174,8 +174,9 @@ static void str_guest_to_guest(void **state)
     assert_int_equal(qa.adapter.out_frames, 1000);
     assert_int_equal(qa.adapter.out_bytes, 1000 * 1514);
     assert_int_equal(qa.prog.siga_w, 0);   /* polled: SIGA-w not asked for */
-    /* 8 entries of 4K per buffer at 8M: 8 frames of 1514 per buffer */
-    assert_int_equal(qa.prog.out_bufs_primed, 1000 / 8);
+    /* pack 16: 16 frames of 1514 per buffer (two per 4 KB page, eight pages); sends go 32
+     * at a time, two buffers each: 1000 = 31 x 32 + 8 frames in 31 x 2 + 1 buffers */
+    assert_int_equal(qa.prog.out_bufs_primed, 63);
     assert_int_equal(qb.adapter.in_frames, 1000);
     assert_int_equal(qb.adapter.in_bytes, 1000 * 1514);
     assert_int_equal(qb.adapter.iq_full, 0);
@@ -248,16 +249,17 @@ static void str_packed_1m(void **state)
     assert_int_equal(qa.adapter.out_bytes, 6400);
     assert_int_equal(l.a->ctr.in_packets, 100);
 
-    /* nobody polls: all 128 buffers (the 7 done ones reaped on the way) x 16 frames */
-    assert_int_equal(zvs_workload_run(l.wa, 2, 3000), 128 * 16);
+    /* nobody polls: the 8 buffers 1M has page sets for (the 7 done ones reaped on the
+     * way) x 16 frames */
+    assert_int_equal(zvs_workload_run(l.wa, 2, 3000), 8 * 16);
     zvs_workload_stats(l.wa, &sa);
-    assert_int_equal(sa.tx_frames, 100 + 128 * 16);
+    assert_int_equal(sa.tx_frames, 100 + 8 * 16);
     assert_int_equal(sa.tx_blocked, 1);
     uint32_t drained = 0;
-    while (zvs_switch_poll(l.sw, l.a, 3) > 0)          /* the ring holds 1024: drain it */
+    while (zvs_switch_poll(l.sw, l.a, 3) > 0)
         drained += zvs_memlink_drain(l.up);
-    assert_int_equal(drained, 128 * 16);
-    assert_int_equal(l.up->ctr.out_packets, 100 + 128 * 16);
+    assert_int_equal(drained, 8 * 16);
+    assert_int_equal(l.up->ctr.out_packets, 100 + 8 * 16);
     assert_int_equal(l.up->ctr.out_discards, 0);
     lab_close(&l);
 }
@@ -335,7 +337,9 @@ static void full_input_queue_discards(void **state)
     struct zvs_workload_params pb = { .verify = true };
     struct zvs_workload_stats sa, sb;
 
-    /* QUEUESTORAGE 1M: one 4K entry per buffer, so one frame per input buffer. */
+    /* QUEUESTORAGE 1M: 8 input buffers armed (B's page sets), 16 entries of 4 KB each, a
+     * frame per entry. Each round's burst of 20 fills one buffer and puts 4 frames into
+     * the next, which the end of the delivery primes: the queue is full after 4 rounds. */
     lab_open(&l, QS_1M, QS_1M, 1500);
     l.wa = wl(l.a, ZVS_WL_STR, MAC_A, MAC_B, &pa);
     l.wb = wl(l.b, ZVS_WL_SINK, MAC_B, NULL, &pb);
@@ -346,38 +350,42 @@ static void full_input_queue_discards(void **state)
         pump(&l, (uint64_t)r);
     }
     assert_int_equal(l.a->ctr.in_packets, 200);
-    assert_int_equal(l.b->ctr.out_packets, 128);
-    assert_int_equal(l.b->ctr.out_bytes, 128 * 1000);
-    assert_int_equal(l.b->ctr.out_discards, 72);
-    assert_int_equal(l.b->ctr.drops[ZVS_DROP_NO_BUFFER], 72);
+    assert_int_equal(l.b->ctr.out_packets, 80);
+    assert_int_equal(l.b->ctr.out_bytes, 80 * 1000);
+    assert_int_equal(l.b->ctr.out_discards, 120);
+    assert_int_equal(l.b->ctr.drops[ZVS_DROP_NO_BUFFER], 120);
     assert_int_equal(l.b->ctr.out_errors, 0);
     struct zvs_device_counters d;
     zvs_port_device_counters(l.b, &d);
-    assert_int_equal(d.rx_packets, 128);
-    assert_int_equal(d.rx_discards, 72);
+    assert_int_equal(d.rx_packets, 80);
+    assert_int_equal(d.rx_discards, 120);
     struct zvs_qdio_counters qb;
     zvs_qdio_counters(zvs_nic_qdio_queues(l.b), &qb);
-    assert_int_equal(qb.adapter.iq_full, 72);
-    assert_int_equal(qb.adapter.in_bufs_primed, 128);
+    assert_int_equal(qb.adapter.iq_full, 120);
+    assert_int_equal(qb.adapter.in_bufs_primed, 8);
 
-    /* B takes its 128 frames (seq 0..127), then 10 more arrive: seq 200..209. */
+    /* B takes its 80 frames (seq 0..79), then 10 more arrive: seq 200..209, into buffer
+     * 8, which got buffer 0's page set. */
     zvs_workload_pause_rx(l.wb, false);
-    assert_int_equal(zvs_workload_run(l.wb, 11, 200), 128);
+    assert_int_equal(zvs_workload_run(l.wb, 11, 200), 80);
     assert_int_equal(zvs_workload_run(l.wa, 12, 10), 10);
     pump(&l, 12);
     assert_int_equal(zvs_workload_run(l.wb, 12, 200), 10);
     zvs_workload_stats(l.wa, &sa);
     zvs_workload_stats(l.wb, &sb);
     assert_int_equal(sa.tx_frames, 210);
-    assert_int_equal(sb.rx_data, 138);
+    assert_int_equal(sb.rx_data, 90);
     assert_int_equal(sb.seq_errors, 1);
-    assert_int_equal(sb.seq_lost, 72);
+    assert_int_equal(sb.seq_lost, 120);
     assert_int_equal(sb.rx_corrupt, 0);
     /* first frame waited 10 rounds; the last ones none */
     assert_int_equal(sb.lat_max, 10);
     assert_int_equal(sb.lat_min, 0);
-    assert_int_equal(l.b->ctr.out_packets, 138);
-    assert_int_equal(l.b->ctr.out_discards, 72);
+    assert_int_equal(l.b->ctr.out_packets, 90);
+    assert_int_equal(l.b->ctr.out_discards, 120);
+    zvs_qdio_counters(zvs_nic_qdio_queues(l.b), &qb);
+    assert_int_equal(qb.adapter.in_bufs_primed, 9);
+    assert_int_equal(qb.prog.in_bufs_processed, 9);
     lab_close(&l);
 }
 
@@ -389,7 +397,8 @@ static void str_blocks_when_output_queue_full(void **state)
 
     lab_open(&l, QS_1M, QS_1M, 1500);
     l.wa = wl(l.a, ZVS_WL_STR, MAC_A, MAC_LAN, &pa);
-    /* 128 output buffers, one frame each at 1M; nobody polls the NIC */
+    /* 8 output buffers outstanding at 1M (its page sets), 16 frames of 1000 bytes each
+     * (four per 4 KB page, 4 pages); nobody polls the NIC */
     assert_int_equal(zvs_workload_run(l.wa, 1, 200), 128);
     assert_int_equal(zvs_workload_run(l.wa, 2, 200), 0);
     zvs_workload_stats(l.wa, &sa);
@@ -534,21 +543,49 @@ static void create_checks_parameters(void **state)
     zvs_workload_destroy(w);
     lab_close(&l);
 
-    /* Jumbo NIC (MTU 8992 at 8M): the default stops at 9000 bytes. */
+    /* Jumbo NIC (MTU 9000 at 8M): the default stops at the workload's 9000-byte limit. */
     lab_open(&l, QS_8M, QS_1M, ZVS_NIC_MTU_DEFAULT);
     assert_int_equal(zvs_workload_create(&p, l.a, &w), 0);
     assert_int_equal(zvs_workload_run(w, 1, 8), 1);
     zvs_workload_stats(w, &s);
     assert_int_equal(s.tx_bytes, 9000);
     zvs_workload_destroy(w);
-    /* At 1M a buffer holds 4064 bytes of frame: B's MTU is capped to 4046 (room for a
-     * tag), so its largest untagged frame is 4060. */
-    p.frame_len = 4060;
-    assert_int_equal(zvs_workload_create(&p, l.b, &w), 0);
-    zvs_workload_destroy(w);
-    p.frame_len = 4061;
+    /* At 1M a buffer holds 65504 bytes of frame as at 8M: B keeps MTU 9000 and sends the
+     * workload's largest frame, 9000 bytes, as A does (4060 was its limit with 4 KB
+     * buffers); 9001 is past the workload's limit. */
+    assert_int_equal(l.b->mtu, ZVS_NIC_MTU_DEFAULT);
+    assert_int_equal(l.b->max_gso, 65504);
+    p.frame_len = 9001;
     assert_int_equal(zvs_workload_create(&p, l.b, &w), -EINVAL);
+    p.frame_len = 0;
+    assert_int_equal(zvs_workload_create(&p, l.b, &w), 0);
+    assert_int_equal(zvs_workload_run(w, 1, 8), 1);
+    zvs_workload_stats(w, &s);
+    assert_int_equal(s.tx_bytes, 9000);
+    zvs_workload_destroy(w);
     lab_close(&l);
+
+    /* The NIC's own caps at every QUEUESTORAGE: max_gso 65504 (64 KB less the frame
+     * header), MTU at most 65486 (room for the Ethernet header and a tag). */
+    int err = 0;
+    for (uint32_t mb = 1; mb <= 8; mb += 7) {
+        struct zvs_port *nic = zvs_nic_qdio_create("LNXC.F000", mb * ZVS_QDIO_MB, 0, &err);
+        assert_non_null(nic);
+        assert_int_equal(nic->max_gso, 65504);
+        assert_int_equal(nic->mtu, 65486);
+        nic->ops->destroy(nic);
+        nic = zvs_nic_qdio_create("LNXC.F000", mb * ZVS_QDIO_MB, 70000, &err);
+        assert_non_null(nic);
+        assert_int_equal(nic->mtu, 65486);
+        nic->ops->destroy(nic);
+        nic = zvs_nic_qdio_create("LNXC.F000", mb * ZVS_QDIO_MB, 1500, &err);
+        assert_non_null(nic);
+        assert_int_equal(nic->mtu, 1500);
+        assert_int_equal(nic->max_gso, 65504);
+        nic->ops->destroy(nic);
+    }
+    assert_null(zvs_nic_qdio_create("LNXC.F000", 9 * ZVS_QDIO_MB, 0, &err));
+    assert_int_equal(err, -EINVAL);
     assert_string_equal(zvs_workload_kind_name(ZVS_WL_RR_SERVER), "RR-SERVER");
 }
 
