@@ -72,6 +72,7 @@
 #include "nic_qdio.h"
 #include "qdio.h"
 #include "qdio_guest.h"
+#include "virtio_hdr.h"
 
 #define VH_LEN ((uint32_t)sizeof(struct virtio_net_hdr))
 _Static_assert(sizeof(struct virtio_net_hdr) == 10, "virtio_net_hdr layout");
@@ -93,92 +94,6 @@ struct zvs_guest_tap {
     bool                       oversize_logged;
     struct zvs_guest_tap_stats st;
 };
-
-/* ---- virtio-net header <-> struct zvs_vnet ------------------------------------------- */
-
-static bool gso_from_wire(uint8_t w, uint8_t *out)
-{
-    uint8_t ecn = (w & VIRTIO_NET_HDR_GSO_ECN) ? ZVS_VNET_GSO_ECN : 0;
-
-    switch (w & (uint8_t)~VIRTIO_NET_HDR_GSO_ECN) {
-    case VIRTIO_NET_HDR_GSO_NONE:   *out = ZVS_VNET_GSO_NONE;          return ecn == 0;
-    case VIRTIO_NET_HDR_GSO_TCPV4:  *out = ZVS_VNET_GSO_TCPV4 | ecn;   return true;
-    case VIRTIO_NET_HDR_GSO_UDP:    *out = ZVS_VNET_GSO_UDP | ecn;     return true;
-    case VIRTIO_NET_HDR_GSO_TCPV6:  *out = ZVS_VNET_GSO_TCPV6 | ecn;   return true;
-#ifdef VIRTIO_NET_HDR_GSO_UDP_L4
-    case VIRTIO_NET_HDR_GSO_UDP_L4: *out = ZVS_VNET_GSO_UDP_L4 | ecn;  return true;
-#endif
-    default:                        return false;
-    }
-}
-
-static bool gso_to_wire(uint8_t z, uint8_t *out)
-{
-    uint8_t ecn = (z & ZVS_VNET_GSO_ECN) ? VIRTIO_NET_HDR_GSO_ECN : 0;
-
-    switch (z & (uint8_t)~ZVS_VNET_GSO_ECN) {
-    case ZVS_VNET_GSO_NONE:   *out = VIRTIO_NET_HDR_GSO_NONE;          return ecn == 0;
-    case ZVS_VNET_GSO_TCPV4:  *out = VIRTIO_NET_HDR_GSO_TCPV4 | ecn;   return true;
-    case ZVS_VNET_GSO_UDP:    *out = VIRTIO_NET_HDR_GSO_UDP | ecn;     return true;
-    case ZVS_VNET_GSO_TCPV6:  *out = VIRTIO_NET_HDR_GSO_TCPV6 | ecn;   return true;
-#ifdef VIRTIO_NET_HDR_GSO_UDP_L4
-    case ZVS_VNET_GSO_UDP_L4: *out = VIRTIO_NET_HDR_GSO_UDP_L4 | ecn;  return true;
-#endif
-    default:                  return false;
-    }
-}
-
-/* The metadata of a frame of len bytes read from the tap; false if it cannot be right.
- * qdio's header check repeats the bounds; this one keeps unknown flags out. */
-static bool vnet_from_wire(const struct virtio_net_hdr *vh, uint32_t len, struct zvs_vnet *v)
-{
-    memset(v, 0, sizeof(*v));
-    if (vh->flags & ~(VIRTIO_NET_HDR_F_NEEDS_CSUM | VIRTIO_NET_HDR_F_DATA_VALID))
-        return false;
-    if (!gso_from_wire(vh->gso_type, &v->gso_type))
-        return false;
-    if (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
-        v->flags |= ZVS_VNET_F_NEEDS_CSUM;
-    if (vh->flags & VIRTIO_NET_HDR_F_DATA_VALID)
-        v->flags |= ZVS_VNET_F_DATA_VALID;
-    /* Fields without their flag or GSO type mean nothing: keep them zero. */
-    if (v->gso_type != ZVS_VNET_GSO_NONE) {
-        v->hdr_len = le16toh(vh->hdr_len);
-        v->gso_size = le16toh(vh->gso_size);
-    }
-    if (v->flags & ZVS_VNET_F_NEEDS_CSUM) {
-        v->csum_start = le16toh(vh->csum_start);
-        v->csum_offset = le16toh(vh->csum_offset);
-    }
-    if ((v->flags & ZVS_VNET_F_NEEDS_CSUM) &&
-        (uint32_t)v->csum_start + v->csum_offset + 2u > len)
-        return false;
-    if (v->gso_type != ZVS_VNET_GSO_NONE && v->gso_size == 0)
-        return false;
-    return true;
-}
-
-static bool vnet_to_wire(const struct zvs_vnet *v, struct virtio_net_hdr *vh)
-{
-    uint8_t gso;
-
-    memset(vh, 0, sizeof(*vh));
-    if (!gso_to_wire(v->gso_type, &gso))
-        return false;
-    vh->gso_type = gso;
-    if (gso != VIRTIO_NET_HDR_GSO_NONE) {
-        vh->gso_size = htole16(v->gso_size);
-        vh->hdr_len = htole16(v->hdr_len);
-    }
-    if (v->flags & ZVS_VNET_F_NEEDS_CSUM) {
-        vh->flags |= VIRTIO_NET_HDR_F_NEEDS_CSUM;
-        vh->csum_start = htole16(v->csum_start);
-        vh->csum_offset = htole16(v->csum_offset);
-    } else if (v->flags & ZVS_VNET_F_DATA_VALID) {
-        vh->flags |= VIRTIO_NET_HDR_F_DATA_VALID;
-    }
-    return true;
-}
 
 /* ---- Set-up -------------------------------------------------------------------------- */
 
@@ -502,7 +417,7 @@ static int out_one(struct zvs_guest_tap *t)
         return 0;
     }
     uint32_t len = (uint32_t)((size_t)r - VH_LEN);
-    if (!vnet_from_wire(&vh, len, &v)) {
+    if (!zvs_virtio_hdr_decode(&vh, true, len, &v)) {
         t->st.tap_rx_bad_vnet++;
         return 0;
     }
@@ -561,7 +476,7 @@ static void in_write(void *arg, const struct zvs_qdio_rx *rx)
     struct iovec iov[ZVS_QDIO_NSBALE + 1];
     struct virtio_net_hdr vh;
 
-    if (rx->niov > ZVS_QDIO_NSBALE || !vnet_to_wire(&rx->hdr.vnet, &vh)) {
+    if (rx->niov > ZVS_QDIO_NSBALE || !zvs_virtio_hdr_encode(&rx->hdr.vnet, true, &vh)) {
         t->st.tap_tx_errors++;
         return;
     }

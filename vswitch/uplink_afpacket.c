@@ -48,6 +48,7 @@
 
 #include "ifinfo.h"
 #include "pool.h"
+#include "virtio_hdr.h"
 
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23       /* Linux 4.20 */
@@ -98,84 +99,6 @@ static struct afp *afp_of(const struct zvs_port *p)
 {
     assert(p && p->ops == &afp_ops);
     return p->backend;
-}
-
-/* ---- virtio-net header <-> struct zvs_vnet ------------------------------------------- */
-
-static bool gso_from_wire(uint8_t w, uint8_t *out)
-{
-    uint8_t ecn = w & VIRTIO_NET_HDR_GSO_ECN ? ZVS_VNET_GSO_ECN : 0;
-    switch (w & (uint8_t)~VIRTIO_NET_HDR_GSO_ECN) {
-    case VIRTIO_NET_HDR_GSO_NONE:  *out = ZVS_VNET_GSO_NONE;  return ecn == 0;
-    case VIRTIO_NET_HDR_GSO_TCPV4: *out = ZVS_VNET_GSO_TCPV4 | ecn; return true;
-    case VIRTIO_NET_HDR_GSO_UDP:   *out = ZVS_VNET_GSO_UDP | ecn;   return true;
-    case VIRTIO_NET_HDR_GSO_TCPV6: *out = ZVS_VNET_GSO_TCPV6 | ecn; return true;
-#ifdef VIRTIO_NET_HDR_GSO_UDP_L4
-    case VIRTIO_NET_HDR_GSO_UDP_L4: *out = ZVS_VNET_GSO_UDP_L4 | ecn; return true;
-#endif
-    default:                       return false;
-    }
-}
-
-static bool gso_to_wire(uint8_t z, uint8_t *out)
-{
-    uint8_t ecn = z & ZVS_VNET_GSO_ECN ? VIRTIO_NET_HDR_GSO_ECN : 0;
-    switch (z & (uint8_t)~ZVS_VNET_GSO_ECN) {
-    case ZVS_VNET_GSO_NONE:   *out = VIRTIO_NET_HDR_GSO_NONE;  return ecn == 0;
-    case ZVS_VNET_GSO_TCPV4:  *out = VIRTIO_NET_HDR_GSO_TCPV4 | ecn; return true;
-    case ZVS_VNET_GSO_UDP:    *out = VIRTIO_NET_HDR_GSO_UDP | ecn;   return true;
-    case ZVS_VNET_GSO_TCPV6:  *out = VIRTIO_NET_HDR_GSO_TCPV6 | ecn; return true;
-#ifdef VIRTIO_NET_HDR_GSO_UDP_L4
-    case ZVS_VNET_GSO_UDP_L4: *out = VIRTIO_NET_HDR_GSO_UDP_L4 | ecn; return true;
-#endif
-    default:                  return false;
-    }
-}
-
-/* Translate a received header; false if it cannot describe a frame of `len` bytes. */
-static bool vnet_from_wire(const struct virtio_net_hdr *vh, uint32_t len, struct zvs_vnet *v)
-{
-    memset(v, 0, sizeof(*v));
-    if (!gso_from_wire(vh->gso_type, &v->gso_type))
-        return false;
-    if (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
-        v->flags |= ZVS_VNET_F_NEEDS_CSUM;
-    if (vh->flags & VIRTIO_NET_HDR_F_DATA_VALID)
-        v->flags |= ZVS_VNET_F_DATA_VALID;
-    v->hdr_len = vh->hdr_len;
-    v->gso_size = vh->gso_size;
-    v->csum_start = vh->csum_start;
-    v->csum_offset = vh->csum_offset;
-    if ((v->flags & ZVS_VNET_F_NEEDS_CSUM) &&
-        (uint32_t)v->csum_start + v->csum_offset + 2 > len)
-        return false;
-    if (v->gso_type != ZVS_VNET_GSO_NONE && v->gso_size == 0)
-        return false;
-    return true;
-}
-
-/* The header for a frame written with tag edit `op`: offsets move with the tag, as in
- * zvs_frame_emit's vnet_out. False if the metadata cannot be expressed. */
-static bool vnet_to_wire(const struct zvs_frame *f, enum zvs_tag_op op, struct virtio_net_hdr *vh)
-{
-    const struct zvs_vnet *v = &f->vnet;
-    int delta = op == ZVS_TAG_PUSH ? ZVS_VLAN_HLEN : op == ZVS_TAG_STRIP ? -ZVS_VLAN_HLEN : 0;
-    uint8_t gso;
-
-    memset(vh, 0, sizeof(*vh));
-    if (!gso_to_wire(v->gso_type, &gso))
-        return false;
-    vh->gso_type = gso;
-    if (gso != VIRTIO_NET_HDR_GSO_NONE) {
-        vh->gso_size = v->gso_size;
-        vh->hdr_len = (uint16_t)(v->hdr_len ? v->hdr_len + delta : 0);
-    }
-    if (v->flags & ZVS_VNET_F_NEEDS_CSUM) {
-        vh->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
-        vh->csum_start = (uint16_t)(v->csum_start + delta);
-        vh->csum_offset = v->csum_offset;
-    }
-    return true;
 }
 
 /* ---- socket setup --------------------------------------------------------------------- */
@@ -295,7 +218,7 @@ static bool rx_one(struct afp *a, uint32_t i, struct zvs_frame *f)
         return false;
     }
     uint32_t len = a->rx_msg[i].msg_len - AFP_VH_LEN;
-    if (!vnet_from_wire(vh, len, &v)) {
+    if (!zvs_virtio_hdr_decode(vh, false, len, &v)) {
         a->stats.rx_bad_vnet++;
         return false;
     }
@@ -394,7 +317,8 @@ static int tx_build(struct afp *a, const struct zvs_tx *txs, int cnt, enum zvs_d
         struct iovec *iov = a->tx_iov[m];
         int k = -1;
 
-        if (vnet_to_wire(f, op, &a->tx_vh[m]))
+        struct zvs_vnet v = zvs_frame_vnet_after_op(f, op);
+        if (zvs_virtio_hdr_encode(&v, false, &a->tx_vh[m]))
             k = zvs_frame_iov(f, op, txs[i].vid, a->tx_tag[m], iov + 1, AFP_TX_IOV - 1);
         if (k < 0) {
             a->stats.tx_fail++;
