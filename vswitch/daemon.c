@@ -50,7 +50,6 @@ struct d_uplink {
     struct zvsd          *d;
     struct d_switch      *ds;
     struct zvs_port      *port;
-    enum zvs_rdev_backend backend;      /* RDEVICE ... BACKEND: which uplink_* API */
     char                  ifname[ZVS_IFNAME_MAX + 1];
     int                   fd;           /* registered with the loop; -1 none */
 };
@@ -229,23 +228,9 @@ static struct d_uplink *uplink_by_ifname(struct zvsd *d, const char *ifname)
     return NULL;
 }
 
-/* The uplink backends share one shape (fd, link_event); pick by the RDEVICE's BACKEND. */
-static int uplink_fd(const struct d_uplink *u)
-{
-    return u->backend == ZVS_RDEV_BACKEND_PCAP ? zvs_uplink_pcap_fd(u->port)
-                                               : zvs_uplink_afpacket_fd(u->port);
-}
-
-static int uplink_link_event(struct d_uplink *u, int ifindex, bool carrier, bool exists)
-{
-    if (u->backend == ZVS_RDEV_BACKEND_PCAP)
-        return zvs_uplink_pcap_link_event(u->port, ifindex, carrier, exists);
-    return zvs_uplink_afpacket_link_event(u->port, ifindex, carrier, exists);
-}
-
 static void uplink_register(struct d_uplink *u)
 {
-    int fd = uplink_fd(u);
+    int fd = u->port->ops->fd(u->port);
     if (fd == u->fd)
         return;
     if (u->fd >= 0)
@@ -265,7 +250,7 @@ static void on_link_event(void *arg, const char *ifname, int ifindex, bool carri
     if (u->fd >= 0)
         zvs_evloop_del_fd(d->loop, u->fd);
     u->fd = -1;
-    int rc = uplink_link_event(u, ifindex, carrier, exists);
+    int rc = u->port->ops->link_event(u->port, ifindex, carrier, exists);
     if (rc < 0)
         zvs_warn("RDEV %s (%s): cannot reopen: %s", u->port->name, ifname, strerror(-rc));
     uplink_register(u);
@@ -370,7 +355,7 @@ static void add_uplinks(struct zvsd *d, const struct zvs_cfg *cfg, struct d_swit
             continue;
         }
         struct d_uplink *u = &d->up[d->nup++];
-        *u = (struct d_uplink){ .d = d, .ds = ds, .port = p, .backend = backend, .fd = -1 };
+        *u = (struct d_uplink){ .d = d, .ds = ds, .port = p, .fd = -1 };
         snprintf(u->ifname, sizeof(u->ifname), "%s", ifname);
         uplink_register(u);
         if (d->nl)

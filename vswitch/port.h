@@ -93,6 +93,11 @@ struct zvs_port_ops {
     /* End of a burst: push out anything the backend batched (one syscall, one interrupt). */
     void (*flush)(struct zvs_port *p);
     void (*destroy)(struct zvs_port *p);
+    /* Backends on a Linux interface (NULL for others): the descriptor to poll now (-1:
+     * none, e.g. the interface is gone), and a netlink link event for the interface,
+     * which sets carrier and may reopen; returns 1 when the descriptor changed. */
+    int  (*fd)(const struct zvs_port *p);
+    int  (*link_event)(struct zvs_port *p, int ifindex, bool carrier, bool exists);
 };
 
 struct zvs_port {

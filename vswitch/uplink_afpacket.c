@@ -433,6 +433,8 @@ static const struct zvs_port_ops afp_ops = {
     .rx_release = afp_rx_release,
     .flush = afp_flush,
     .destroy = afp_destroy,
+    .fd = zvs_uplink_afpacket_fd,
+    .link_event = zvs_uplink_afpacket_link_event,
 };
 
 /* ---- public API ---------------------------------------------------------------------- */

@@ -417,6 +417,8 @@ static const struct zvs_port_ops pcp_ops = {
     .rx_release = pcp_rx_release,
     .flush = pcp_flush,
     .destroy = pcp_destroy,
+    .fd = zvs_uplink_pcap_fd,
+    .link_event = zvs_uplink_pcap_link_event,
 };
 
 /* ---- public API ---------------------------------------------------------------------- */
