@@ -153,7 +153,7 @@ static void on_attach(void *arg, int fd, uint32_t events, uint64_t now)
     char userid[9];
     uint16_t vdev;
     int client;
-    int rc = zvs_qdio_attach_accept(fd, 1000, &client, userid, &vdev);
+    int rc = zvs_qdio_attach_accept(fd, 200, &client, userid, &vdev);
     if (rc < 0) {
         zvs_warn("attach: request refused: %s", strerror(-rc));
         return;
