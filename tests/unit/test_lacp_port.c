@@ -1,0 +1,596 @@
+/* Tests for lacp/lacp_port.c on virtual time: two engines back to back through their send
+ * callbacks (PDUs delivered at a time the test chooses), or one engine and a scripted
+ * partner. Exact states at exact nanoseconds. */
+#include "lacp/lacp_port.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <string.h>
+
+#define S(x)  ((uint64_t)(x) * ZVS_LACP_NS_PER_SEC)
+#define MS(x) ((uint64_t)(x) * 1000000ull)
+#define QLEN  256
+#define TXLOG 1024
+
+struct sim;
+
+struct end {
+    struct zvs_lacp_port port;          /* the engine */
+    struct sim *sim;                    /* back pointer */
+    int idx;                            /* 0 or 1 */
+    bool live;                          /* engine initialised */
+    uint64_t tx_at[TXLOG];              /* send times */
+    unsigned ntx;                       /* sends */
+    struct zvs_lacpdu last_tx;          /* last PDU sent */
+    bool attached, collecting, distributing;
+    unsigned rx_transitions;            /* Receive machine transitions seen by the hook */
+};
+
+struct sim {
+    struct end e[2];
+    struct { uint64_t at; struct zvs_lacpdu pdu; } q[2][QLEN];  /* q[i]: to e[i] */
+    unsigned qh[2], qt[2];
+    uint64_t now;
+    uint64_t delay;                     /* wire delay */
+};
+
+static void cb_send(void *arg, const struct zvs_lacpdu *pdu)
+{
+    struct end *e = arg;
+    struct sim *s = e->sim;
+    int to = 1 - e->idx;
+
+    assert_true(e->ntx < TXLOG);
+    e->tx_at[e->ntx++] = s->now;
+    e->last_tx = *pdu;
+    if (s->e[to].live) {
+        assert_true(s->qt[to] - s->qh[to] < QLEN);
+        s->q[to][s->qt[to] % QLEN].at = s->now + s->delay;
+        s->q[to][s->qt[to] % QLEN].pdu = *pdu;
+        s->qt[to]++;
+    }
+}
+
+static void cb_attach(void *arg, bool on) { ((struct end *)arg)->attached = on; }
+static void cb_coll(void *arg, bool on) { ((struct end *)arg)->collecting = on; }
+static void cb_dist(void *arg, bool on) { ((struct end *)arg)->distributing = on; }
+
+static void cb_transition(void *arg, enum zvs_lacp_machine m, int from, int to, uint64_t now)
+{
+    struct end *e = arg;
+
+    assert_int_not_equal(from, to);
+    assert_string_not_equal(zvs_lacp_state_name(m, to), "?");
+    if (m == ZVS_LACP_MACHINE_RX)
+        e->rx_transitions++;
+}
+
+static const struct zvs_lacp_port_cb cbs = {
+    .send = cb_send, .attach = cb_attach, .collecting = cb_coll, .distributing = cb_dist,
+    .transition = cb_transition,
+};
+
+static struct zvs_lacp_port_cfg cfg_for(int idx, bool active, bool fast)
+{
+    struct zvs_lacp_port_cfg c;
+
+    memset(&c, 0, sizeof(c));
+    c.active = active;
+    c.fast = fast;
+    c.system_priority = 0x8000;
+    c.system[0] = 0x02;
+    c.system[5] = (uint8_t)(0x10 + idx);
+    c.key = (uint16_t)(100 + idx);
+    c.port_priority = 0x8000;
+    c.port = (uint16_t)(1 + idx);
+    c.speed_mbps = 10000;
+    c.full_duplex = true;
+    c.enabled = true;
+    return c;
+}
+
+static void end_init(struct sim *s, int idx, const struct zvs_lacp_port_cfg *c)
+{
+    struct end *e = &s->e[idx];
+
+    e->sim = s;
+    e->idx = idx;
+    e->live = true;
+    assert_int_equal(zvs_lacp_port_init(&e->port, c, &cbs, e, s->now), 0);
+}
+
+static struct sim *sim_new(void)
+{
+    struct sim *s = test_calloc(1, sizeof(*s));
+
+    assert_non_null(s);
+    s->e[0].sim = s;
+    s->e[1].sim = s;
+    s->e[1].idx = 1;
+    return s;
+}
+
+/* Advance virtual time to t_end, delivering PDUs and running each engine at its own
+ * next_wakeup (never more often), so wrong wakeups show up as wrong timings. */
+static void sim_run_until(struct sim *s, uint64_t t_end)
+{
+    unsigned guard = 0;
+
+    for (;;) {
+        uint64_t t = UINT64_MAX;
+        int i;
+
+        assert_true(++guard < 100000);
+        for (i = 0; i < 2; i++) {
+            if (!s->e[i].live)
+                continue;
+            if (zvs_lacp_port_next_wakeup(&s->e[i].port) < t)
+                t = zvs_lacp_port_next_wakeup(&s->e[i].port);
+            if (s->qh[i] != s->qt[i] && s->q[i][s->qh[i] % QLEN].at < t)
+                t = s->q[i][s->qh[i] % QLEN].at;
+        }
+        if (t > t_end)
+            break;
+        if (t > s->now)
+            s->now = t;
+        for (i = 0; i < 2; i++) {
+            while (s->qh[i] != s->qt[i] && s->q[i][s->qh[i] % QLEN].at <= s->now) {
+                struct zvs_lacpdu pdu = s->q[i][s->qh[i] % QLEN].pdu;
+
+                s->qh[i]++;
+                zvs_lacp_port_rx(&s->e[i].port, &pdu, s->now);
+            }
+        }
+        for (i = 0; i < 2; i++)
+            if (s->e[i].live && zvs_lacp_port_next_wakeup(&s->e[i].port) <= s->now)
+                zvs_lacp_port_run(&s->e[i].port, s->now);
+    }
+    s->now = t_end;
+}
+
+/* A scripted partner's PDU to e[0]: actor = partner system 0x03..id, key pkey. */
+static struct zvs_lacpdu partner_pdu(uint8_t id, uint16_t pkey, uint8_t state)
+{
+    struct zvs_lacpdu pdu;
+
+    memset(&pdu, 0, sizeof(pdu));
+    pdu.version = ZVS_LACP_VERSION;
+    pdu.actor.system_priority = 0x7000;
+    pdu.actor.system[0] = 0x03;
+    pdu.actor.system[5] = id;
+    pdu.actor.key = pkey;
+    pdu.actor.port_priority = 1;
+    pdu.actor.port = 7;
+    pdu.actor.state = state;
+    return pdu;
+}
+
+static void deliver(struct sim *s, int to, const struct zvs_lacpdu *pdu)
+{
+    zvs_lacp_port_rx(&s->e[to].port, pdu, s->now);
+}
+
+/* ---- tests ----------------------------------------------------------------------------- */
+
+static void check_formed(struct sim *s, uint8_t state)
+{
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        struct end *e = &s->e[i];
+
+        assert_int_equal(zvs_lacp_port_rx_state(&e->port), ZVS_LACP_RX_CURRENT);
+        assert_int_equal(zvs_lacp_port_selected(&e->port), ZVS_LACP_SELECTED);
+        assert_int_equal(zvs_lacp_port_mux_state(&e->port),
+                         ZVS_LACP_MUX_COLLECTING_DISTRIBUTING);
+        assert_int_equal(zvs_lacp_port_actor(&e->port)->state, state);
+        assert_int_equal(zvs_lacp_port_partner(&e->port)->state, state);
+        assert_int_equal(zvs_lacp_port_partner(&e->port)->key, 100 + (1 - i));
+        assert_true(e->attached && e->collecting && e->distributing);
+        assert_int_equal(e->last_tx.actor.state, state);
+        assert_int_equal(zvs_lacp_port_actor_churn(&e->port), ZVS_LACP_NO_CHURN);
+        assert_int_equal(zvs_lacp_port_partner_churn(&e->port), ZVS_LACP_NO_CHURN);
+    }
+}
+
+static void back_to_back(bool fast, uint8_t state)
+{
+    struct sim *s = sim_new();
+    struct zvs_lacp_port_cfg c0 = cfg_for(0, true, fast), c1 = cfg_for(1, true, fast);
+    int i;
+
+    end_init(s, 0, &c0);
+    end_init(s, 1, &c1);
+    sim_run_until(s, S(2) - 1);
+    for (i = 0; i < 2; i++) {
+        assert_int_equal(zvs_lacp_port_mux_state(&s->e[i].port), ZVS_LACP_MUX_WAITING);
+        assert_false(s->e[i].attached);
+        assert_int_equal(zvs_lacp_port_actor(&s->e[i].port)->state,
+                         fast ? 0x07 : 0x05);   /* ACT,(SHORT),AGG: CURRENT, not SYNC */
+    }
+    sim_run_until(s, S(2));
+    check_formed(s, state);
+    sim_run_until(s, S(200));
+    check_formed(s, state);
+    for (i = 0; i < 2; i++) {
+        assert_int_equal(zvs_lacp_port_ptx_state(&s->e[i].port),
+                         fast ? ZVS_LACP_PTX_FAST_PERIODIC : ZVS_LACP_PTX_SLOW_PERIODIC);
+        assert_int_equal(zvs_lacp_port_stats(&s->e[i].port)->expired, 1);  /* the initial one */
+        assert_int_equal(zvs_lacp_port_stats(&s->e[i].port)->defaulted, 0);
+    }
+    /* Steady state: one PDU per period. */
+    assert_int_equal(s->e[0].tx_at[s->e[0].ntx - 1] - s->e[0].tx_at[s->e[0].ntx - 2],
+                     fast ? S(1) : S(30));
+    test_free(s);
+}
+
+static void test_back_to_back_slow(void **st) { (void)st; back_to_back(false, 0x3D); }
+static void test_back_to_back_fast(void **st) { (void)st; back_to_back(true, 0x3F); }
+
+/* One PDU at t=10, then silence: EXPIRED at last PDU + current_while, DEFAULTED 3 s later. */
+static void expiry(bool fast, uint64_t expire_at)
+{
+    struct sim *s = sim_new();
+    struct zvs_lacp_port_cfg c = cfg_for(0, true, fast);
+    struct zvs_lacpdu pdu = partner_pdu(1, 5, 0x07);
+    const struct zvs_lacp_port *p = &s->e[0].port;
+
+    end_init(s, 0, &c);
+    sim_run_until(s, S(3) - 1);
+    assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_EXPIRED);
+    sim_run_until(s, S(3));
+    assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_DEFAULTED);
+    sim_run_until(s, S(10));
+    deliver(s, 0, &pdu);
+    assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_CURRENT);
+    assert_int_equal(zvs_lacp_port_actor(p)->state & (ZVS_LACP_STATE_DEFAULTED |
+                                                      ZVS_LACP_STATE_EXPIRED), 0);
+    sim_run_until(s, expire_at - 1);
+    assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_CURRENT);
+    sim_run_until(s, expire_at);
+    assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_EXPIRED);
+    assert_true(zvs_lacp_port_actor(p)->state & ZVS_LACP_STATE_EXPIRED);
+    assert_true(zvs_lacp_port_partner(p)->state & ZVS_LACP_STATE_TIMEOUT);
+    assert_int_equal(zvs_lacp_port_ptx_state(p), ZVS_LACP_PTX_FAST_PERIODIC);
+    sim_run_until(s, expire_at + S(3) - 1);
+    assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_EXPIRED);
+    sim_run_until(s, expire_at + S(3));
+    assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_DEFAULTED);
+    assert_int_equal(zvs_lacp_port_actor(p)->state,
+                     0x45 | (fast ? ZVS_LACP_STATE_TIMEOUT : 0));   /* ACT,(SHORT),AGG,DEF */
+    assert_int_equal(zvs_lacp_port_stats(p)->expired, 2);
+    assert_int_equal(zvs_lacp_port_stats(p)->defaulted, 2);
+    assert_int_equal(zvs_lacp_port_selected(p), ZVS_LACP_UNSELECTED);
+    assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_DETACHED);
+    test_free(s);
+}
+
+static void test_expiry_fast(void **st) { (void)st; expiry(true, S(13)); }
+static void test_expiry_slow(void **st) { (void)st; expiry(false, S(100)); }
+
+/* A PDU every second keeps CURRENT for 100 s: no Receive transition after the first PDU. */
+static void test_pdus_keep_current(void **st)
+{
+    struct sim *s = sim_new();
+    struct zvs_lacp_port_cfg c = cfg_for(0, true, true);
+    struct zvs_lacpdu pdu = partner_pdu(1, 5, 0x07);
+    unsigned t;
+
+    (void)st;
+    end_init(s, 0, &c);
+    /* At init: INITIALIZE -> PORT_DISABLED -> EXPIRED; then EXPIRED -> CURRENT. */
+    assert_int_equal(s->e[0].rx_transitions, 2);
+    deliver(s, 0, &pdu);
+    assert_int_equal(s->e[0].rx_transitions, 3);
+    for (t = 1; t <= 100; t++) {
+        sim_run_until(s, S(t));
+        deliver(s, 0, &pdu);
+        assert_int_equal(zvs_lacp_port_rx_state(&s->e[0].port), ZVS_LACP_RX_CURRENT);
+    }
+    sim_run_until(s, S(103) - 1);
+    assert_int_equal(zvs_lacp_port_rx_state(&s->e[0].port), ZVS_LACP_RX_CURRENT);
+    assert_int_equal(s->e[0].rx_transitions, 3);
+    assert_int_equal(zvs_lacp_port_stats(&s->e[0].port)->lacpdus_rx, 101);
+    test_free(s);
+}
+
+/* WAITING lasts exactly Aggregate_Wait_Time; ATTACHED without partner SYNC stays there. */
+static void test_waiting_2s(void **st)
+{
+    struct sim *s = sim_new();
+    struct zvs_lacp_port_cfg c = cfg_for(0, true, false);
+    struct zvs_lacpdu pdu = partner_pdu(1, 5, 0x05);
+    const struct zvs_lacp_port *p = &s->e[0].port;
+
+    (void)st;
+    end_init(s, 0, &c);
+    sim_run_until(s, S(1));
+    deliver(s, 0, &pdu);
+    assert_int_equal(zvs_lacp_port_selected(p), ZVS_LACP_SELECTED);
+    assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_WAITING);
+    assert_int_equal(zvs_lacp_port_next_wakeup(p), S(3));
+    sim_run_until(s, S(3) - 1);
+    assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_WAITING);
+    assert_false(s->e[0].attached);
+    sim_run_until(s, S(3));
+    assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_ATTACHED);
+    assert_true(s->e[0].attached);
+    assert_int_equal(s->e[0].tx_at[s->e[0].ntx - 1], S(3));   /* SYNC announced at once */
+    assert_int_equal(s->e[0].last_tx.actor.state, 0x0D);       /* ACT,AGG,SYNC */
+    sim_run_until(s, S(20));
+    assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_ATTACHED);
+    assert_false(s->e[0].collecting);
+    /* The partner now shows SYNC and sees us correctly: COLLECTING_DISTRIBUTING. */
+    pdu.partner = *zvs_lacp_port_actor(p);
+    pdu.actor.state = 0x0D;
+    deliver(s, 0, &pdu);
+    assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_COLLECTING_DISTRIBUTING);
+    assert_true(s->e[0].collecting && s->e[0].distributing);
+    test_free(s);
+}
+
+/* At most 3 LACPDUs in any Fast_Periodic_Time even with NTT set by every PDU. */
+static void test_tx_rate_limit(void **st)
+{
+    struct sim *s = sim_new();
+    struct zvs_lacp_port_cfg c = cfg_for(0, true, true);
+    struct zvs_lacpdu pdu = partner_pdu(1, 5, 0x05);   /* partner field zero: NTT each time */
+    const uint64_t want[] = { 0, S(1), S(2), S(5), S(5) + MS(100), S(5) + MS(200), S(6), S(7) };
+    unsigned i;
+
+    (void)st;
+    end_init(s, 0, &c);
+    sim_run_until(s, S(5));
+    for (i = 0; i < 10; i++) {
+        sim_run_until(s, S(5) + MS(100) * i);
+        deliver(s, 0, &pdu);
+    }
+    sim_run_until(s, S(7) + MS(500));
+    assert_int_equal(s->e[0].ntx, sizeof(want) / sizeof(want[0]));
+    for (i = 0; i < s->e[0].ntx; i++)
+        assert_int_equal(s->e[0].tx_at[i], want[i]);
+    for (i = 0; i + 3 < s->e[0].ntx; i++)
+        assert_true(s->e[0].tx_at[i + 3] - s->e[0].tx_at[i] >= S(1));
+    assert_int_equal(zvs_lacp_port_stats(&s->e[0].port)->lacpdus_tx, 8);
+    assert_int_equal(zvs_lacp_port_stats(&s->e[0].port)->tx_rate_limited, 7);
+    test_free(s);
+}
+
+static void test_passive_passive(void **st)
+{
+    struct sim *s = sim_new();
+    struct zvs_lacp_port_cfg c0 = cfg_for(0, false, false), c1 = cfg_for(1, false, true);
+    int i;
+
+    (void)st;
+    end_init(s, 0, &c0);
+    end_init(s, 1, &c1);
+    sim_run_until(s, S(300));
+    for (i = 0; i < 2; i++) {
+        const struct zvs_lacp_port *p = &s->e[i].port;
+
+        assert_int_equal(s->e[i].ntx, 0);
+        assert_int_equal(zvs_lacp_port_stats(p)->lacpdus_tx, 0);
+        assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_DEFAULTED);
+        assert_int_equal(zvs_lacp_port_ptx_state(p), ZVS_LACP_PTX_NO_PERIODIC);
+        assert_int_equal(zvs_lacp_port_selected(p), ZVS_LACP_UNSELECTED);
+        assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_DETACHED);
+        assert_false(s->e[i].attached);
+        /* Never SYNC: both churn machines report CHURN once, at 60 s. */
+        assert_int_equal(zvs_lacp_port_stats(p)->actor_churn_count, 1);
+        assert_int_equal(zvs_lacp_port_stats(p)->partner_churn_count, 1);
+    }
+    assert_int_equal(zvs_lacp_port_actor(&s->e[0].port)->state, 0x44);   /* AGG,DEF */
+    assert_int_equal(zvs_lacp_port_actor(&s->e[1].port)->state, 0x46);   /* SHORT,AGG,DEF */
+    test_free(s);
+}
+
+/* A passive port answers an active partner and aggregates. */
+static void test_passive_active(void **st)
+{
+    struct sim *s = sim_new();
+    struct zvs_lacp_port_cfg c0 = cfg_for(0, false, false), c1 = cfg_for(1, true, false);
+
+    (void)st;
+    end_init(s, 0, &c0);
+    end_init(s, 1, &c1);
+    sim_run_until(s, S(10));
+    assert_int_equal(zvs_lacp_port_mux_state(&s->e[0].port),
+                     ZVS_LACP_MUX_COLLECTING_DISTRIBUTING);
+    assert_int_equal(zvs_lacp_port_actor(&s->e[0].port)->state, 0x3C);
+    assert_int_equal(zvs_lacp_port_actor(&s->e[1].port)->state, 0x3D);
+    test_free(s);
+}
+
+/* Selection in one port group: the aggregator's key, the bound partner System ID + key. */
+static void test_selection(void **st)
+{
+    struct zvs_lacp_aggregator agg;
+    struct sim *s[4];
+    struct zvs_lacp_port_cfg c[4];
+    struct zvs_lacpdu pdu[4];
+    unsigned t;
+    int i;
+
+    (void)st;
+    zvs_lacp_aggregator_init(&agg, 100);
+    for (i = 0; i < 4; i++) {
+        s[i] = sim_new();
+        c[i] = cfg_for(0, true, false);
+        c[i].port = (uint16_t)(1 + i);
+        c[i].aggregator = &agg;
+    }
+    c[3].key = 101;                                     /* wrong actor key */
+    pdu[0] = partner_pdu(1, 5, 0x05);                   /* binds the LAG ID */
+    pdu[1] = partner_pdu(1, 6, 0x05);                   /* same switch, other key */
+    pdu[2] = partner_pdu(2, 5, 0x05);                   /* other switch */
+    pdu[3] = partner_pdu(1, 5, 0x05);                   /* right partner, wrong own key */
+    for (i = 0; i < 4; i++)
+        end_init(s[i], 0, &c[i]);
+    for (t = 0; t <= 30; t++) {
+        for (i = 0; i < 4; i++) {
+            sim_run_until(s[i], S(t));
+            deliver(s[i], 0, &pdu[i]);
+        }
+        for (i = 1; i < 4; i++) {
+            assert_int_equal(zvs_lacp_port_selected(&s[i]->e[0].port), ZVS_LACP_UNSELECTED);
+            assert_int_equal(zvs_lacp_port_mux_state(&s[i]->e[0].port),
+                             ZVS_LACP_MUX_DETACHED);
+        }
+    }
+    assert_int_equal(zvs_lacp_port_selected(&s[0]->e[0].port), ZVS_LACP_SELECTED);
+    assert_int_equal(zvs_lacp_port_mux_state(&s[0]->e[0].port), ZVS_LACP_MUX_ATTACHED);
+    assert_int_equal(agg.selected_ports, 1);
+    /* Port 0 loses carrier: the aggregator is free and the next port binds it. */
+    zvs_lacp_port_set_enabled(&s[0]->e[0].port, false, S(31));
+    assert_false(s[0]->e[0].attached);
+    assert_int_equal(zvs_lacp_port_rx_state(&s[0]->e[0].port), ZVS_LACP_RX_PORT_DISABLED);
+    assert_int_equal(agg.selected_ports, 0);
+    sim_run_until(s[2], S(31));
+    deliver(s[2], 0, &pdu[2]);
+    assert_int_equal(zvs_lacp_port_selected(&s[2]->e[0].port), ZVS_LACP_SELECTED);
+    assert_int_equal(agg.selected_ports, 1);
+    for (i = 0; i < 4; i++) {
+        zvs_lacp_port_fini(&s[i]->e[0].port, S(32));
+        test_free(s[i]);
+    }
+    assert_int_equal(agg.selected_ports, 0);
+}
+
+/* Event-loop stall: PDUs every second until 10, no run() until the next PDU arrives. */
+static void test_stall_no_false_expiry(void **st)
+{
+    struct sim *s = sim_new();
+    struct zvs_lacp_port_cfg c = cfg_for(0, true, true);
+    struct zvs_lacpdu pdu = partner_pdu(1, 5, 0x07);
+    const struct zvs_lacp_port *p = &s->e[0].port;
+    unsigned t;
+
+    (void)st;
+    end_init(s, 0, &c);
+    for (t = 0; t <= 10; t++) {
+        sim_run_until(s, S(t));
+        deliver(s, 0, &pdu);
+    }
+    assert_int_equal(zvs_lacp_port_next_wakeup(p), S(11));      /* fast periodic */
+    /* 2 s stall: no run() at all, then a PDU at 12 s: still CURRENT, deadline 15 s. */
+    s->now = S(12);
+    deliver(s, 0, &pdu);
+    assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_CURRENT);
+    /* Stall past the 3 s deadline (15 s): a PDU delivered at 15.5 s before any run()
+     * processed the deadline wins; rx is applied before timers at one `now`. */
+    s->now = S(15) + MS(500);
+    deliver(s, 0, &pdu);
+    assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_CURRENT);
+    assert_int_equal(zvs_lacp_port_stats(p)->expired, 1);       /* only the initial one */
+    sim_run_until(s, S(18) + MS(500) - 1);
+    assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_CURRENT);
+    sim_run_until(s, S(18) + MS(500));
+    assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_EXPIRED);
+    test_free(s);
+}
+
+static void test_churn_partner_silent(void **st)
+{
+    struct sim *s = sim_new();
+    struct zvs_lacp_port_cfg c = cfg_for(0, true, true);
+    const struct zvs_lacp_port *p = &s->e[0].port;
+
+    (void)st;
+    end_init(s, 0, &c);
+    sim_run_until(s, S(60) - 1);
+    assert_int_equal(zvs_lacp_port_actor_churn(p), ZVS_LACP_CHURN_MONITOR);
+    assert_int_equal(zvs_lacp_port_stats(p)->actor_churn_count, 0);
+    sim_run_until(s, S(60));
+    assert_int_equal(zvs_lacp_port_actor_churn(p), ZVS_LACP_CHURN);
+    assert_int_equal(zvs_lacp_port_partner_churn(p), ZVS_LACP_CHURN);
+    sim_run_until(s, S(500));
+    assert_int_equal(zvs_lacp_port_stats(p)->actor_churn_count, 1);
+    assert_int_equal(zvs_lacp_port_stats(p)->partner_churn_count, 1);
+    /* Defaulted partner: slow periodic every 30 s after t=3. */
+    assert_int_equal(zvs_lacp_port_ptx_state(p), ZVS_LACP_PTX_SLOW_PERIODIC);
+    assert_int_equal(s->e[0].tx_at[3], S(33));
+    test_free(s);
+}
+
+static void test_carrier_loss_and_loopback(void **st)
+{
+    struct sim *s = sim_new();
+    struct zvs_lacp_port_cfg c0 = cfg_for(0, true, true), c1 = cfg_for(1, true, true);
+    struct zvs_lacpdu own;
+
+    (void)st;
+    end_init(s, 0, &c0);
+    end_init(s, 1, &c1);
+    sim_run_until(s, S(5));
+    check_formed(s, 0x3F);
+    own = s->e[0].last_tx;
+    deliver(s, 0, &own);
+    assert_int_equal(zvs_lacp_port_stats(&s->e[0].port)->loopback_rx, 1);
+    assert_int_equal(zvs_lacp_port_rx_state(&s->e[0].port), ZVS_LACP_RX_CURRENT);
+    zvs_lacp_port_set_enabled(&s->e[0].port, false, s->now);
+    assert_false(s->e[0].attached || s->e[0].collecting || s->e[0].distributing);
+    assert_int_equal(zvs_lacp_port_mux_state(&s->e[0].port), ZVS_LACP_MUX_DETACHED);
+    /* The other side hears nothing: EXPIRED at 5 + ... its last PDU from us plus 3 s. */
+    sim_run_until(s, S(15));
+    assert_int_equal(zvs_lacp_port_rx_state(&s->e[1].port), ZVS_LACP_RX_DEFAULTED);
+    assert_false(s->e[1].distributing);
+    zvs_lacp_port_set_enabled(&s->e[0].port, true, s->now);
+    sim_run_until(s, S(20));
+    check_formed(s, 0x3F);
+    zvs_lacp_port_count_parse_error(&s->e[0].port, ZVS_LACP_ERR_SHORT);
+    zvs_lacp_port_count_parse_error(&s->e[0].port, ZVS_LACP_ERR_ETHERTYPE);
+    zvs_lacp_port_count_parse_error(&s->e[0].port, ZVS_LACP_ERR_NOT_SLOW);
+    assert_int_equal(zvs_lacp_port_stats(&s->e[0].port)->illegal_rx, 1);
+    assert_int_equal(zvs_lacp_port_stats(&s->e[0].port)->unknown_rx, 1);
+    test_free(s);
+}
+
+static void test_init_refuses(void **st)
+{
+    struct zvs_lacp_port p;
+    struct zvs_lacp_port_cfg c = cfg_for(0, true, true);
+    struct zvs_lacp_port_cb nosend = cbs;
+
+    (void)st;
+    nosend.send = NULL;
+    c.port = 0;
+    assert_int_equal(zvs_lacp_port_init(&p, &c, &cbs, NULL, 0), -EINVAL);
+    c.port = 1;
+    assert_int_equal(zvs_lacp_port_init(&p, &c, &nosend, NULL, 0), -EINVAL);
+    assert_int_equal(zvs_lacp_port_init(&p, NULL, &cbs, NULL, 0), -EINVAL);
+    assert_string_equal(zvs_lacp_state_name(ZVS_LACP_MACHINE_MUX,
+                                            ZVS_LACP_MUX_COLLECTING_DISTRIBUTING),
+                        "COLLECTING_DISTRIBUTING");
+    assert_string_equal(zvs_lacp_state_name(ZVS_LACP_MACHINE_RX, ZVS_LACP_RX_DEFAULTED),
+                        "DEFAULTED");
+    assert_string_equal(zvs_lacp_state_name(ZVS_LACP_MACHINE_RX, 99), "?");
+    assert_string_equal(zvs_lacp_machine_name(ZVS_LACP_MACHINE_PTX), "ptx");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_back_to_back_slow),
+        cmocka_unit_test(test_back_to_back_fast),
+        cmocka_unit_test(test_expiry_fast),
+        cmocka_unit_test(test_expiry_slow),
+        cmocka_unit_test(test_pdus_keep_current),
+        cmocka_unit_test(test_waiting_2s),
+        cmocka_unit_test(test_tx_rate_limit),
+        cmocka_unit_test(test_passive_passive),
+        cmocka_unit_test(test_passive_active),
+        cmocka_unit_test(test_selection),
+        cmocka_unit_test(test_stall_no_false_expiry),
+        cmocka_unit_test(test_churn_partner_silent),
+        cmocka_unit_test(test_carrier_loss_and_loopback),
+        cmocka_unit_test(test_init_refuses),
+    };
+
+    return cmocka_run_group_tests_name("lacp_port", tests, NULL, NULL);
+}
