@@ -42,6 +42,11 @@
  *  - Churn (802.1AX-2008 style): NO_CHURN -> CHURN_MONITOR when SYNC is lost (or at BEGIN,
  *    or while the port is disabled: timer held), CHURN after 60 s without SYNC, NO_CHURN
  *    when SYNC returns. Diagnostic only.
+ *  - Fault knobs (struct zvs_lacp_faults) sit at the engine's wire edge: drop_rx in
+ *    zvs_lacp_port_rx before anything else, drop_tx / delay_tx in tx_run after the PDU is
+ *    built and the send recorded (NTT cleared, rate-limit ring updated), so the machines
+ *    behave exactly as if the wire lost or delayed the PDU. The delay queue is a FIFO of
+ *    ZVS_LACP_TX_DELAY_SLOTS, drained by machines_run before Transmit (older PDUs first).
  * Hazards: callbacks must not call back into the same engine (asserted: in_call). The
  * fixed-point loop is bounded (assert) — every cycle in the machines needs a timer or input.
  */
@@ -592,6 +597,38 @@ static uint64_t tx_allowed_at(const struct zvs_lacp_port *p)
     return deadline_after(p->tx_times[p->tx_next], ZVS_LACP_FAST_PERIODIC_NS);
 }
 
+/* ---- fault knob: delay queue ------------------------------------------------------------ */
+
+static void delay_push(struct zvs_lacp_port *p, const struct zvs_lacpdu *pdu, uint64_t now)
+{
+    struct zvs_lacp_delayed_pdu *d;
+
+    if (p->delay_len == ZVS_LACP_TX_DELAY_SLOTS) {
+        p->stats.tx_delay_overflow++;
+        return;
+    }
+    d = &p->delayq[(p->delay_head + p->delay_len) % ZVS_LACP_TX_DELAY_SLOTS];
+    d->release_at = deadline_after(now, p->faults.delay_tx_ns);
+    d->pdu = *pdu;
+    p->delay_len++;
+    p->stats.tx_delayed++;
+}
+
+/* Sends queued PDUs in order while the oldest is due (or all of them if `all`). */
+static void delay_release(struct zvs_lacp_port *p, uint64_t now, bool all)
+{
+    while (p->delay_len > 0) {
+        struct zvs_lacp_delayed_pdu *d = &p->delayq[p->delay_head];
+
+        if (!all && !expired(d->release_at, now))
+            break;
+        p->delay_head = (p->delay_head + 1) % ZVS_LACP_TX_DELAY_SLOTS;
+        p->delay_len--;
+        p->stats.lacpdus_tx++;
+        p->cb.send(p->arg, &d->pdu);    /* slot already free: send may not re-enter anyway */
+    }
+}
+
 static void tx_run(struct zvs_lacp_port *p, uint64_t now)
 {
     struct zvs_lacpdu pdu;
@@ -612,6 +649,14 @@ static void tx_run(struct zvs_lacp_port *p, uint64_t now)
     if (p->tx_count < ZVS_LACP_TX_PER_FAST_PERIOD)
         p->tx_count++;
     p->ntt = false;
+    if (p->faults.drop_tx) {
+        p->stats.tx_dropped_by_knob++;
+        return;
+    }
+    if (p->faults.delay_tx_ns > 0 || p->delay_len > 0) {
+        delay_push(p, &pdu, now);
+        return;
+    }
     p->stats.lacpdus_tx++;
     p->cb.send(p->arg, &pdu);
 }
@@ -635,6 +680,7 @@ static void machines_run(struct zvs_lacp_port *p, uint64_t now)
         if (!moved)
             break;
     }
+    delay_release(p, now, false);       /* older PDUs leave before a new one is built */
     tx_run(p, now);
 }
 
@@ -690,6 +736,10 @@ void zvs_lacp_port_fini(struct zvs_lacp_port *p, uint64_t now)
 void zvs_lacp_port_rx(struct zvs_lacp_port *p, const struct zvs_lacpdu *pdu, uint64_t now)
 {
     assert(p && pdu && !p->in_call);
+    if (p->faults.drop_rx) {
+        p->stats.rx_dropped_by_knob++;  /* lost on the wire: no machine sees it */
+        return;
+    }
     p->in_call = true;
     p->stats.lacpdus_rx++;
     if (zvs_lacp_is_loopback(pdu, p->actor.system_priority, p->actor.system)) {
@@ -753,7 +803,34 @@ uint64_t zvs_lacp_port_next_wakeup(const struct zvs_lacp_port *p)
         t = min_u64(t, p->partner_churn_timer);
     if (tx_may_send(p))
         t = min_u64(t, tx_allowed_at(p));   /* NTT held back by the rate limit */
+    if (p->delay_len > 0)
+        t = min_u64(t, p->delayq[p->delay_head].release_at);
     return t;
+}
+
+/* ---- fault knobs ----------------------------------------------------------------------- */
+
+void zvs_lacp_port_set_faults(struct zvs_lacp_port *p, const struct zvs_lacp_faults *f,
+                              uint64_t now)
+{
+    assert(p && !p->in_call);
+    if (f)
+        p->faults = *f;
+    else
+        memset(&p->faults, 0, sizeof(p->faults));
+    p->in_call = true;
+    delay_release(p, now, p->faults.delay_tx_ns == 0);
+    p->in_call = false;
+}
+
+const struct zvs_lacp_faults *zvs_lacp_port_faults(const struct zvs_lacp_port *p)
+{
+    return &p->faults;
+}
+
+unsigned zvs_lacp_port_tx_delayed(const struct zvs_lacp_port *p)
+{
+    return p->delay_len;
 }
 
 /* ---- getters --------------------------------------------------------------------------- */

@@ -28,6 +28,7 @@
 #define ZVS_LACP_AGGREGATE_WAIT_NS      (2ull * ZVS_LACP_NS_PER_SEC)    /* Aggregate_Wait_Time */
 #define ZVS_LACP_TX_PER_FAST_PERIOD     3       /* LACPDUs per Fast_Periodic_Time, at most */
 #define ZVS_LACP_NEVER                  UINT64_MAX  /* next_wakeup: no timer running */
+#define ZVS_LACP_TX_DELAY_SLOTS         8       /* fault knob: delayed LACPDUs held at most */
 
 /* Which machine a transition belongs to (for the transition callback and logs). */
 enum zvs_lacp_machine {
@@ -115,6 +116,31 @@ struct zvs_lacp_port_cb {
     void (*transition)(void *arg, enum zvs_lacp_machine m, int from, int to, uint64_t now);
 };
 
+/* Fault knobs (STYLE.md item 8), per port, all off after init. They act at the wire edge
+ * of the engine: the machines themselves run unchanged.
+ *  drop_rx:     zvs_lacp_port_rx drops the PDU before the Receive machine sees it (counted
+ *               in rx_dropped_by_knob only, not lacpdus_rx; the machines do not run).
+ *  drop_tx:     Transmit builds the PDU and believes it sent it (NTT cleared, the send counts
+ *               for the 3-per-second limit) but cb.send is not called; counted in
+ *               tx_dropped_by_knob, not lacpdus_tx. Checked before delay_tx.
+ *  delay_tx_ns: > 0: a built PDU is queued (FIFO, ZVS_LACP_TX_DELAY_SLOTS at most) and handed
+ *               to cb.send at built time + delay_tx_ns by the next rx/run/set_enabled at or
+ *               after that time (next_wakeup includes it); counted in lacpdus_tx when sent.
+ *               A full queue drops the PDU (tx_delay_overflow). Queued PDUs keep their
+ *               deadlines when the knob changes and leave in order; while any is queued, new
+ *               PDUs queue behind it even with delay 0 (no reordering). */
+struct zvs_lacp_faults {
+    bool     drop_rx;                   /* drop every received LACPDU */
+    bool     drop_tx;                   /* drop every LACPDU we send */
+    uint64_t delay_tx_ns;               /* delay every LACPDU we send by this, 0: none */
+};
+
+/* One LACPDU waiting in the delay queue. */
+struct zvs_lacp_delayed_pdu {
+    uint64_t release_at;                /* absolute: sent when now >= release_at */
+    struct zvs_lacpdu pdu;              /* as built by Transmit */
+};
+
 /* MIB-style counters (802.1AX 7.3.3 names where there is one). */
 struct zvs_lacp_port_stats {
     uint64_t lacpdus_rx;                /* LACPDUs handed to zvs_lacp_port_rx */
@@ -129,6 +155,10 @@ struct zvs_lacp_port_stats {
     uint64_t actor_churn_count;         /* entries into actor CHURN */
     uint64_t partner_churn_count;       /* entries into partner CHURN */
     uint64_t transitions;               /* every state change of every machine */
+    uint64_t rx_dropped_by_knob;        /* LACPDUs dropped by faults.drop_rx */
+    uint64_t tx_dropped_by_knob;        /* LACPDUs dropped by faults.drop_tx */
+    uint64_t tx_delayed;                /* LACPDUs put in the delay queue */
+    uint64_t tx_delay_overflow;         /* LACPDUs dropped: delay queue full */
 };
 
 struct zvs_lacp_port {
@@ -157,6 +187,10 @@ struct zvs_lacp_port {
     unsigned tx_next;                   /* ring index of the oldest send */
     unsigned tx_count;                  /* sends in the ring (saturates at 3) */
     struct zvs_lacp_port_stats stats;   /* counters */
+    struct zvs_lacp_faults faults;      /* fault knobs */
+    struct zvs_lacp_delayed_pdu delayq[ZVS_LACP_TX_DELAY_SLOTS]; /* ring: delayed LACPDUs */
+    unsigned delay_head;                /* ring index of the oldest delayed LACPDU */
+    unsigned delay_len;                 /* delayed LACPDUs queued */
 };
 
 /* Starts the machines (BEGIN) at `now` and runs them once. Returns 0, or -EINVAL for a
@@ -178,6 +212,14 @@ void zvs_lacp_port_set_enabled(struct zvs_lacp_port *p, bool enabled, uint64_t n
 void zvs_lacp_port_run(struct zvs_lacp_port *p, uint64_t now);
 /* Earliest deadline at which run() has work, or ZVS_LACP_NEVER. */
 uint64_t zvs_lacp_port_next_wakeup(const struct zvs_lacp_port *p);
+
+/* Sets the fault knobs (NULL: all off). Queued delayed PDUs that are due at `now` are sent;
+ * with delay_tx_ns 0 every queued PDU is sent now, in order. Not from a callback. */
+void zvs_lacp_port_set_faults(struct zvs_lacp_port *p, const struct zvs_lacp_faults *f,
+                              uint64_t now);
+const struct zvs_lacp_faults *zvs_lacp_port_faults(const struct zvs_lacp_port *p);
+/* Delayed LACPDUs queued (0..ZVS_LACP_TX_DELAY_SLOTS). */
+unsigned zvs_lacp_port_tx_delayed(const struct zvs_lacp_port *p);
 
 /* Getters. */
 const struct zvs_lacp_info *zvs_lacp_port_actor(const struct zvs_lacp_port *p);

@@ -29,6 +29,8 @@ struct end {
     struct zvs_lacpdu last_tx;          /* last PDU sent */
     bool attached, collecting, distributing;
     unsigned rx_transitions;            /* Receive machine transitions seen by the hook */
+    uint64_t queued_at[TXLOG];          /* times the engine put a PDU in its delay queue */
+    unsigned nqueued;                   /* entries in queued_at */
 };
 
 struct sim {
@@ -115,6 +117,15 @@ static struct sim *sim_new(void)
     return s;
 }
 
+/* Log the time of every PDU the engine put in its delay queue since the last call. */
+static void note_queued(struct end *e, uint64_t now)
+{
+    while (e->nqueued < zvs_lacp_port_stats(&e->port)->tx_delayed) {
+        assert_true(e->nqueued < TXLOG);
+        e->queued_at[e->nqueued++] = now;
+    }
+}
+
 /* Advance virtual time to t_end, delivering PDUs and running each engine at its own
  * next_wakeup (never more often), so wrong wakeups show up as wrong timings. */
 static void sim_run_until(struct sim *s, uint64_t t_end)
@@ -144,11 +155,15 @@ static void sim_run_until(struct sim *s, uint64_t t_end)
 
                 s->qh[i]++;
                 zvs_lacp_port_rx(&s->e[i].port, &pdu, s->now);
+                note_queued(&s->e[i], s->now);
             }
         }
-        for (i = 0; i < 2; i++)
-            if (s->e[i].live && zvs_lacp_port_next_wakeup(&s->e[i].port) <= s->now)
+        for (i = 0; i < 2; i++) {
+            if (s->e[i].live && zvs_lacp_port_next_wakeup(&s->e[i].port) <= s->now) {
                 zvs_lacp_port_run(&s->e[i].port, s->now);
+                note_queued(&s->e[i], s->now);
+            }
+        }
     }
     s->now = t_end;
 }
@@ -551,6 +566,180 @@ static void test_carrier_loss_and_loopback(void **st)
     test_free(s);
 }
 
+/* ---- fault knobs ----------------------------------------------------------------------- */
+
+/* A formed fast pair at t=5 s. */
+static struct sim *formed_fast_pair(void)
+{
+    struct sim *s = sim_new();
+    struct zvs_lacp_port_cfg c0 = cfg_for(0, true, true), c1 = cfg_for(1, true, true);
+
+    end_init(s, 0, &c0);
+    end_init(s, 1, &c1);
+    sim_run_until(s, S(5));
+    check_formed(s, 0x3F);
+    return s;
+}
+
+static void check_rx(const struct end *e, enum zvs_lacp_rx_state want)
+{
+    assert_int_equal(zvs_lacp_port_rx_state(&e->port), want);
+}
+
+/* drop_rx on e0: e0 expires exactly 3 s after the last PDU it accepted, DEFAULTED 3 s later;
+ * every later PDU from e1 is counted as dropped, none as received. */
+static void test_fault_drop_rx(void **st)
+{
+    struct sim *s = formed_fast_pair();
+    struct zvs_lacp_faults f = { .drop_rx = true };
+    const struct zvs_lacp_port *p = &s->e[0].port;
+    uint64_t last, rx_before;
+    unsigned tx1_before;
+
+    (void)st;
+    zvs_lacp_port_set_faults(&s->e[0].port, &f, s->now);
+    assert_true(zvs_lacp_port_faults(p)->drop_rx);
+    last = s->e[1].tx_at[s->e[1].ntx - 1];      /* wire delay 0: accepted when sent */
+    assert_int_equal(last, S(5));               /* fast periodic from e1: ..., 4 s, 5 s */
+    rx_before = zvs_lacp_port_stats(p)->lacpdus_rx;
+    tx1_before = s->e[1].ntx;
+    sim_run_until(s, last + S(3) - 1);
+    check_rx(&s->e[0], ZVS_LACP_RX_CURRENT);
+    sim_run_until(s, last + S(3));
+    check_rx(&s->e[0], ZVS_LACP_RX_EXPIRED);
+    sim_run_until(s, last + S(6) - 1);
+    check_rx(&s->e[0], ZVS_LACP_RX_EXPIRED);
+    sim_run_until(s, last + S(6));
+    check_rx(&s->e[0], ZVS_LACP_RX_DEFAULTED);
+    assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_DETACHED);
+    assert_false(s->e[0].attached);
+    assert_int_equal(zvs_lacp_port_stats(p)->expired, 2);
+    assert_int_equal(zvs_lacp_port_stats(p)->defaulted, 1);
+    assert_int_equal(zvs_lacp_port_stats(p)->lacpdus_rx, rx_before);
+    assert_true(s->e[1].ntx > tx1_before);
+    assert_int_equal(zvs_lacp_port_stats(p)->rx_dropped_by_knob, s->e[1].ntx - tx1_before);
+    /* Knobs off: the next PDU from e1 is accepted and the pair forms again. */
+    zvs_lacp_port_set_faults(&s->e[0].port, NULL, s->now);
+    assert_false(zvs_lacp_port_faults(p)->drop_rx);
+    sim_run_until(s, s->now + S(10));
+    check_formed(s, 0x3F);
+    test_free(s);
+}
+
+/* drop_tx on e0: e0 believes it sends (NTT cleared, no busy loop), e1 hears nothing and
+ * expires exactly 3 s after e0's last real PDU, DEFAULTED 3 s later. */
+static void test_fault_drop_tx(void **st)
+{
+    struct sim *s = formed_fast_pair();
+    struct zvs_lacp_faults f = { .drop_tx = true };
+    const struct zvs_lacp_port *p = &s->e[0].port;
+    uint64_t last, tx_before;
+    unsigned ntx_before = s->e[0].ntx;
+
+    (void)st;
+    zvs_lacp_port_set_faults(&s->e[0].port, &f, s->now);
+    last = s->e[0].tx_at[ntx_before - 1];
+    assert_int_equal(last, S(5));
+    tx_before = zvs_lacp_port_stats(p)->lacpdus_tx;
+    sim_run_until(s, last + S(1));
+    assert_int_equal(zvs_lacp_port_stats(p)->tx_dropped_by_knob, 1);  /* the periodic one */
+    assert_int_equal(zvs_lacp_port_next_wakeup(p), last + S(2));     /* NTT was cleared */
+    sim_run_until(s, last + S(3) - 1);
+    check_rx(&s->e[1], ZVS_LACP_RX_CURRENT);
+    sim_run_until(s, last + S(3));
+    check_rx(&s->e[1], ZVS_LACP_RX_EXPIRED);
+    sim_run_until(s, last + S(6) - 1);
+    check_rx(&s->e[1], ZVS_LACP_RX_EXPIRED);
+    sim_run_until(s, last + S(6));
+    check_rx(&s->e[1], ZVS_LACP_RX_DEFAULTED);
+    assert_int_equal(zvs_lacp_port_mux_state(&s->e[1].port), ZVS_LACP_MUX_DETACHED);
+    assert_int_equal(s->e[0].ntx, ntx_before);                       /* send never called */
+    assert_int_equal(zvs_lacp_port_stats(p)->lacpdus_tx, tx_before);
+    assert_true(zvs_lacp_port_stats(p)->tx_dropped_by_knob >= 6);
+    zvs_lacp_port_set_faults(&s->e[0].port, NULL, s->now);
+    sim_run_until(s, s->now + S(10));
+    check_formed(s, 0x3F);
+    test_free(s);
+}
+
+/* delay_tx 500 ms on e0 from its first PDU: the pair forms and stays formed; every PDU
+ * leaves e0 exactly 500 ms after the engine queued it, in order. */
+static void test_fault_delay_forms(void **st)
+{
+    struct sim *s = sim_new();
+    struct zvs_lacp_port_cfg c0 = cfg_for(0, true, true), c1 = cfg_for(1, true, true);
+    struct zvs_lacp_faults f = { .delay_tx_ns = MS(500) };
+    const struct zvs_lacp_port *p = &s->e[0].port;
+    unsigned i;
+
+    (void)st;
+    c0.enabled = false;                         /* set the knob before anything is sent */
+    end_init(s, 0, &c0);
+    end_init(s, 1, &c1);
+    zvs_lacp_port_set_faults(&s->e[0].port, &f, s->now);
+    zvs_lacp_port_set_enabled(&s->e[0].port, true, s->now);
+    note_queued(&s->e[0], s->now);
+    assert_int_equal(s->e[0].nqueued, 1);
+    assert_int_equal(s->e[0].ntx, 0);
+    assert_int_equal(zvs_lacp_port_tx_delayed(p), 1);
+    assert_int_equal(zvs_lacp_port_next_wakeup(p), MS(500));   /* the release, before 1 s */
+    sim_run_until(s, S(10));
+    check_formed(s, 0x3F);
+    sim_run_until(s, S(100));
+    check_formed(s, 0x3F);
+    assert_true(s->e[0].ntx > 90);
+    assert_true(s->e[0].nqueued - s->e[0].ntx <= 1);     /* one may still wait at 100 s */
+    for (i = 0; i < s->e[0].ntx; i++)
+        assert_int_equal(s->e[0].tx_at[i], s->e[0].queued_at[i] + MS(500));
+    for (i = 0; i < 2; i++) {
+        assert_int_equal(zvs_lacp_port_stats(&s->e[i].port)->expired, 1);  /* initial */
+        assert_int_equal(zvs_lacp_port_stats(&s->e[i].port)->defaulted, 0);
+    }
+    assert_int_equal(zvs_lacp_port_stats(p)->lacpdus_tx, s->e[0].ntx);
+    assert_int_equal(zvs_lacp_port_stats(p)->tx_delayed, s->e[0].nqueued);
+    assert_int_equal(zvs_lacp_port_stats(p)->tx_delay_overflow, 0);
+    test_free(s);
+}
+
+/* delay_tx 2.5 s switched on in a formed fast pair. e1's budget is Short_Timeout_Time, 3 s,
+ * from the last PDU it accepted (last, sent at 5 s). e0's next PDU is built at last + 1 s
+ * (fast periodic) and arrives at last + 1 s + 2.5 s = last + 3.5 s: 0.5 s too late, so e1
+ * is EXPIRED from exactly last + 3 s to exactly last + 3.5 s. After that PDUs arrive every
+ * 1 s again (a constant delay shifts them, it does not widen the gaps): no further expiry,
+ * and the pair forms again. */
+static void test_fault_delay_expires(void **st)
+{
+    struct sim *s = formed_fast_pair();
+    struct zvs_lacp_faults f = { .delay_tx_ns = S(2) + MS(500) };
+    unsigned ntx_before = s->e[0].ntx, i;
+    uint64_t last = s->e[0].tx_at[ntx_before - 1];
+
+    (void)st;
+    assert_int_equal(last, S(5));
+    zvs_lacp_port_set_faults(&s->e[0].port, &f, s->now);
+    sim_run_until(s, last + S(3) - 1);
+    check_rx(&s->e[1], ZVS_LACP_RX_CURRENT);
+    assert_int_equal(s->e[0].queued_at[0], last + S(1));
+    sim_run_until(s, last + S(3));
+    check_rx(&s->e[1], ZVS_LACP_RX_EXPIRED);
+    assert_int_equal(zvs_lacp_port_mux_state(&s->e[1].port), ZVS_LACP_MUX_ATTACHED);
+    sim_run_until(s, last + S(3) + MS(500) - 1);
+    check_rx(&s->e[1], ZVS_LACP_RX_EXPIRED);
+    sim_run_until(s, last + S(3) + MS(500));
+    check_rx(&s->e[1], ZVS_LACP_RX_CURRENT);
+    sim_run_until(s, S(100));
+    check_formed(s, 0x3F);
+    assert_int_equal(zvs_lacp_port_stats(&s->e[1].port)->expired, 2);   /* initial + 1 */
+    assert_int_equal(zvs_lacp_port_stats(&s->e[1].port)->defaulted, 0);
+    assert_int_equal(zvs_lacp_port_stats(&s->e[0].port)->expired, 1);
+    assert_int_equal(zvs_lacp_port_stats(&s->e[0].port)->tx_delay_overflow, 0);
+    assert_true(s->e[0].ntx - ntx_before > 90);
+    for (i = 0; ntx_before + i < s->e[0].ntx; i++)      /* i-th queued is i-th sent after */
+        assert_int_equal(s->e[0].tx_at[ntx_before + i], s->e[0].queued_at[i] + S(2) + MS(500));
+    assert_true(zvs_lacp_port_tx_delayed(&s->e[0].port) >= 2);   /* 2.5 s of PDUs in flight */
+    test_free(s);
+}
+
 static void test_init_refuses(void **st)
 {
     struct zvs_lacp_port p;
@@ -589,6 +778,10 @@ int main(void)
         cmocka_unit_test(test_stall_no_false_expiry),
         cmocka_unit_test(test_churn_partner_silent),
         cmocka_unit_test(test_carrier_loss_and_loopback),
+        cmocka_unit_test(test_fault_drop_rx),
+        cmocka_unit_test(test_fault_drop_tx),
+        cmocka_unit_test(test_fault_delay_forms),
+        cmocka_unit_test(test_fault_delay_expires),
         cmocka_unit_test(test_init_refuses),
     };
 
