@@ -190,46 +190,4 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return 0;
 }
 
-#ifdef ZVS_FUZZ_MAIN
-#include <dirent.h>
-#include <stdio.h>
-
-static int run_file(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return -1;
-    static uint8_t buf[0x20000 + PREFIX_LEN];
-    size_t n = fread(buf, 1, sizeof(buf), fp);
-    fclose(fp);
-    LLVMFuzzerTestOneInput(buf, n);
-    return 0;
-}
-
-int main(int argc, char **argv)
-{
-    int files = 0;
-
-    for (int i = 1; i < argc; i++) {
-        DIR *d = opendir(argv[i]);
-        if (!d) {
-            if (run_file(argv[i]) < 0)
-                return 1;
-            files++;
-            continue;
-        }
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            char p[4096];
-            if (e->d_name[0] == '.')
-                continue;
-            snprintf(p, sizeof(p), "%s/%s", argv[i], e->d_name);
-            if (run_file(p) == 0)
-                files++;
-        }
-        closedir(d);
-    }
-    printf("fuzz_vnet: %d inputs replayed\n", files);
-    return 0;
-}
-#endif
+#include "fuzz_replay.h"
