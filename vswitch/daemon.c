@@ -78,6 +78,7 @@ struct zvsd {
     struct zvs_netlink_link *nl;
     int                      sigfd;
     int                      attach_fd;  /* listening socket for external QDIO guests */
+    struct zvs_ratelimit     attach_rl;  /* refused attach requests: log a few a minute */
 };
 
 /* ---- event callbacks ---------------------------------------------------------------- */
@@ -155,7 +156,12 @@ static void on_attach(void *arg, int fd, uint32_t events, uint64_t now)
     int client;
     int rc = zvs_qdio_attach_accept(fd, 200, &client, userid, &vdev);
     if (rc < 0) {
-        zvs_warn("attach: request refused: %s", strerror(-rc));
+        /* A client looping on bad requests must not flood the log. */
+        if (zvs_ratelimit_ok(&d->attach_rl, now, 60000000000ull, 10)) {
+            zvs_warn("attach: request refused: %s (%u more suppressed)", strerror(-rc),
+                     d->attach_rl.suppressed);
+            d->attach_rl.suppressed = 0;
+        }
         return;
     }
     struct d_nic *n = NULL;

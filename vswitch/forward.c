@@ -126,7 +126,6 @@ static void flush_port(struct zvs_switch *sw, struct zvs_swport *s)
 }
 
 struct fixup_ctx {
-    struct zvs_switch *sw;
     struct zvs_port   *p;
     uint64_t           sent;
     uint64_t           bytes;
@@ -156,7 +155,7 @@ static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const stru
 {
     struct zvs_port *p = s->port;
     struct zvs_vnet vnet;
-    struct fixup_ctx c = { .sw = sw, .p = p, .why = ZVS_DROP_TX_FAIL };
+    struct fixup_ctx c = { .p = p, .why = ZVS_DROP_TX_FAIL };
     int rc;
 
     flush_port(sw, s);
