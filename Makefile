@@ -47,6 +47,12 @@ TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 BENCH_SRCS := $(wildcard tests/bench/bench_*.c)
 BENCH_BINS := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
+# The LACP-capable switch model (tests/switchmodel/): main.c is the program, the rest a
+# library that unit tests link too.
+SM_MAIN  := tests/switchmodel/main.c
+SM_SRCS  := $(filter-out $(SM_MAIN),$(wildcard tests/switchmodel/*.c))
+SM_LIB   := $(if $(SM_SRCS),$(BUILD)/libswitchmodel.a)
+SM_BIN   := $(if $(wildcard $(SM_MAIN)),$(BUILD)/tools/switchmodel)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 ALL_LIB_SRCS := $(foreach m,$(MODULES),$(call lib_srcs,$(m)))
@@ -54,7 +60,7 @@ FUZZ_CC  ?= clang
 
 .PHONY: all deps check unit integration fuzz fuzzers sanitize coverage bench demo clean programs tests
 
-all: $(PROGRAMS) $(UNIT_BINS) $(TOOL_BINS) $(BENCH_BINS)
+all: $(PROGRAMS) $(UNIT_BINS) $(TOOL_BINS) $(BENCH_BINS) $(SM_BIN)
 programs: $(PROGRAMS)
 tests: $(UNIT_BINS) $(TOOL_BINS)
 
@@ -82,9 +88,17 @@ $(BUILD)/bin/%: $(BUILD)/obj/monitor/%.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $< $(LINKLIBS) $(LDLIBS) -o $@
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_HELPER_OBJS) $(LIBS)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_HELPER_OBJS) $(LIBS) $(SM_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $< $(TEST_HELPER_OBJS) $(LINKLIBS) $(LDLIBS) -lcmocka -o $@
+	$(CC) $(LDFLAGS) $< $(TEST_HELPER_OBJS) $(SM_LIB) $(LINKLIBS) $(LDLIBS) -lcmocka -o $@
+
+$(BUILD)/libswitchmodel.a: $(patsubst %.c,$(BUILD)/obj/%.o,$(SM_SRCS))
+	@mkdir -p $(dir $@)
+	rm -f $@; ar rcs $@ $^
+
+$(BUILD)/tools/switchmodel: $(BUILD)/obj/$(SM_MAIN:.c=.o) $(SM_LIB) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(SM_LIB) $(LINKLIBS) $(LDLIBS) -o $@
 
 $(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(LIBS)
 	@mkdir -p $(dir $@)

@@ -14,7 +14,14 @@
  *     the same MACs); MAC = MACPREFIX ++ MACID; a MAC used twice is an error naming both
  *     NICs (the later one is reported);
  *   - every RDEV a switch names has an RDEVICE ... INTERFACE mapping, no RDEV serves two
- *     switches, and no Linux interface is used twice (RDEVICE and NICBIND TAP).
+ *     switches, and no Linux interface is used twice (RDEVICE and NICBIND TAP);
+ *   - port groups: every DEFINE VSWITCH GROUP names a group of some SET PORT GROUP (before
+ *     or after it in the file), a group serves one switch (EXCLUSIVE), every device a
+ *     group JOINs has an RDEVICE mapping and is neither in a second group nor an RDEV of
+ *     any switch (a switch's own RDEVs are its fallback uplink, so they must be other
+ *     devices); warnings (not errors: the file still works) for a group no switch uses
+ *     and for a switch's group without devices. Device messages carry the line of the
+ *     SET PORT GROUP that JOINed the device.
  * Messages of validate carry the file and line of the statement at fault.
  *
  * The configuration is usable only when zvs_cfg_errors() is 0: a statement with an error
@@ -197,6 +204,14 @@ int zvs_cfg_find_rdevice(const struct zvs_cfg *cfg, struct zvs_rdev rdev)
     return -1;
 }
 
+int zvs_cfg_find_group(const struct zvs_cfg *cfg, const char *name)
+{
+    for (unsigned i = 0; i < cfg->ngroup; i++)
+        if (strcasecmp(cfg->group[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
 /* ---- validate ------------------------------------------------------------------------ */
 
 static const char *file_or_null(const char *name)
@@ -223,6 +238,88 @@ static void check_rdevs(struct zvs_cfg *cfg)
                                 o->name, sw->name);
             }
         }
+    }
+}
+
+/* DEFINE VSWITCH ... GROUP against the SET PORT GROUP statements. */
+static void check_switch_groups(struct zvs_cfg *cfg)
+{
+    const char *file = file_or_null(cfg->sysconfig_file);
+
+    for (unsigned s = 0; s < cfg->nvswitch; s++) {
+        const struct zvs_cfg_vswitch *sw = &cfg->vswitch[s];
+        if (sw->group[0] == '\0')
+            continue;
+        if (zvs_cfg_find_group(cfg, sw->group) < 0) {
+            ZVS_MSG(&cfg->msgs, file, sw->line, ZVS_MSG_GROUP_UNDEFINED, sw->name, sw->group);
+            continue;
+        }
+        for (unsigned t = 0; t < s; t++) {
+            const struct zvs_cfg_vswitch *o = &cfg->vswitch[t];
+            if (strcmp(o->group, sw->group) == 0) {
+                ZVS_MSG(&cfg->msgs, file, sw->line, ZVS_MSG_GROUP_TWO_SWITCHES, sw->group,
+                        o->name, sw->name);
+                break;
+            }
+        }
+    }
+}
+
+/* The first switch whose GROUP is group g, or -1. */
+static int group_user(const struct zvs_cfg *cfg, unsigned g)
+{
+    for (unsigned s = 0; s < cfg->nvswitch; s++)
+        if (strcmp(cfg->vswitch[s].group, cfg->group[g].name) == 0)
+            return (int)s;
+    return -1;
+}
+
+/* One JOINed device: mapped, in no earlier group, no switch's RDEV. */
+static void check_group_port(struct zvs_cfg *cfg, unsigned g, unsigned p)
+{
+    const char *file = file_or_null(cfg->sysconfig_file);
+    const struct zvs_cfg_group *grp = &cfg->group[g];
+    struct zvs_rdev r = grp->port[p];
+    uint32_t line = cfg->group_join_line[g][p];
+    char dev[12];
+
+    zvs_rdev_format(r, dev, sizeof dev);
+    if (zvs_cfg_find_rdevice(cfg, r) < 0)
+        ZVS_MSG(&cfg->msgs, file, line, ZVS_MSG_GROUP_DEV_UNMAPPED, dev, grp->name);
+    for (unsigned s = 0; s < cfg->nvswitch; s++) {
+        const struct zvs_cfg_vswitch *sw = &cfg->vswitch[s];
+        for (unsigned q = 0; q < sw->nrdev; q++)
+            if (zvs_rdev_equal(sw->rdev[q], r))
+                ZVS_MSG(&cfg->msgs, file, line, ZVS_MSG_GROUP_DEV_IS_RDEV, dev, grp->name,
+                        sw->name);
+    }
+    for (unsigned h = 0; h < g; h++) {
+        const struct zvs_cfg_group *o = &cfg->group[h];
+        for (unsigned q = 0; q < o->nport; q++) {
+            if (zvs_rdev_equal(o->port[q], r)) {
+                ZVS_MSG(&cfg->msgs, file, line, ZVS_MSG_GROUP_DEV_TWO_GROUPS, dev, o->name,
+                        grp->name);
+                return;
+            }
+        }
+    }
+}
+
+static void check_groups(struct zvs_cfg *cfg)
+{
+    const char *file = file_or_null(cfg->sysconfig_file);
+
+    check_switch_groups(cfg);
+    for (unsigned g = 0; g < cfg->ngroup; g++) {
+        const struct zvs_cfg_group *grp = &cfg->group[g];
+        for (unsigned p = 0; p < grp->nport; p++)
+            check_group_port(cfg, g, p);
+        int s = group_user(cfg, g);
+        if (s < 0)
+            ZVS_MSG(&cfg->msgs, file, grp->line, ZVS_MSG_GROUP_UNUSED, grp->name);
+        else if (grp->nport == 0)
+            ZVS_MSG(&cfg->msgs, file, grp->line, ZVS_MSG_GROUP_EMPTY, grp->name,
+                    cfg->vswitch[s].name);
     }
 }
 
@@ -408,6 +505,7 @@ int zvs_cfg_validate(struct zvs_cfg *cfg)
     unsigned before = cfg->msgs.errors;
 
     check_rdevs(cfg);
+    check_groups(cfg);
     check_ifnames(cfg);
     check_nic_switches(cfg);
     if (assign_macids(cfg) < 0)
@@ -499,6 +597,37 @@ static void dump_vswitch(const struct zvs_cfg *cfg, unsigned i, FILE *out)
     }
 }
 
+/* "GROUP name JOIN dev.. LACP x TIMEOUT x INTERVAL n DISTRIBUTION x POLICY x [n]". */
+static void dump_group(const struct zvs_cfg_group *g, FILE *out)
+{
+    static const char *const dist[] = {
+        [ZVS_CFG_DIST_DESTINATION] = "DESTINATION",
+        [ZVS_CFG_DIST_SOURCE] = "SOURCE",
+        [ZVS_CFG_DIST_BOTH] = "BOTH",
+    };
+    char dev[12];
+
+    fprintf(out, "GROUP %s JOIN", g->name);
+    if (g->nport == 0)
+        fprintf(out, " NONE");
+    for (unsigned p = 0; p < g->nport; p++) {
+        zvs_rdev_format(g->port[p], dev, sizeof dev);
+        fprintf(out, " %s", dev);
+    }
+    fprintf(out, " LACP %s TIMEOUT %s", g->lacp ? "ACTIVE" : "INACTIVE",
+            g->lacp_long_timeout ? "LONG" : "SHORT");
+    if (g->interval_s == 0)
+        fprintf(out, " INTERVAL OFF");
+    else
+        fprintf(out, " INTERVAL %u", (unsigned)g->interval_s);
+    fprintf(out, " DISTRIBUTION %s",
+            (unsigned)g->distribution < sizeof dist / sizeof dist[0] ? dist[g->distribution] : "?");
+    if (g->policy == ZVS_CFG_POLICY_LBT)
+        fprintf(out, " POLICY LBT %u\n", (unsigned)g->lbt_percent);
+    else
+        fprintf(out, " POLICY LOAD\n");
+}
+
 static void dump_nic(const struct zvs_cfg_nic *n, FILE *out)
 {
     fprintf(out, "  NICDEF %04X TYPE %s DEVICES %u", (unsigned)n->vdev,
@@ -545,6 +674,8 @@ int zvs_cfg_dump(const struct zvs_cfg *cfg, FILE *out)
         fprintf(out, " MACIDRANGE NONE\n");
     for (unsigned i = 0; i < cfg->nvswitch; i++)
         dump_vswitch(cfg, i, out);
+    for (unsigned i = 0; i < cfg->ngroup; i++)
+        dump_group(&cfg->group[i], out);
     for (unsigned i = 0; i < cfg->nrdevice; i++) {
         char dev[12];
         zvs_rdev_format(cfg->rdevice[i].rdev, dev, sizeof dev);

@@ -2,9 +2,10 @@
  *
  * vswitchd starts from two files, as z/VM does:
  *   SYSTEM CONFIG  VMLAN MACPREFIX / MACIDRANGE, DEFINE VSWITCH, MODIFY VSWITCH ... GRANT,
- *                  and our extension RDEVICE nnnn INTERFACE ifname [BACKEND AFPACKET |
- *                  PCAP] (which Linux interface plays the real device, e.g. an OSA
- *                  port, and how vswitchd reaches it).
+ *                  SET PORT GROUP (link aggregation groups), and our extension RDEVICE
+ *                  nnnn INTERFACE ifname [BACKEND AFPACKET | PCAP] (which Linux
+ *                  interface plays the real device, e.g. an OSA port, and how vswitchd
+ *                  reaches it).
  *   USER DIRECT    USER / IDENTITY entries with NICDEF, and our extension NICBIND (which
  *                  backend plays the guest's NIC: a TAP, external QDIO queues, or an
  *                  in-process workload).
@@ -38,6 +39,8 @@
 #define ZVS_IFNAME_MAX         15       /* Linux IFNAMSIZ - 1 */
 #define ZVS_CFG_PATH_MAX       256      /* file names kept for messages */
 #define ZVS_CFG_FILE_MAX       (16u << 20)  /* larger files are refused (-EFBIG) */
+#define ZVS_CFG_MAX_GROUPS     64       /* port groups (SET PORT GROUP statements' names) */
+#define ZVS_CFG_MAX_GROUP_PORTS 8       /* OSA ports per group (z/VM limit) */
 #define ZVS_USERID_MAX         8
 #define ZVS_NAME_MAX           8        /* switch and group names (same value in tokens.h) */
 
@@ -116,6 +119,34 @@ struct zvs_cfg_vswitch {
     bool                isolation;      /* ISOLATION ON; default OFF */
 };
 
+/* Outbound distribution key of a port group (zvswitch extension DISTRIBUTION). */
+enum zvs_cfg_distribution {
+    ZVS_CFG_DIST_DESTINATION,           /* destination MAC's last byte (default) */
+    ZVS_CFG_DIST_SOURCE,                /* source MAC's last byte */
+    ZVS_CFG_DIST_BOTH,                  /* both, XORed */
+};
+
+/* INTERVAL rebalancing policy (zvswitch extension POLICY). */
+enum zvs_cfg_policy {
+    ZVS_CFG_POLICY_LOAD,                /* even out measured load (default) */
+    ZVS_CFG_POLICY_LBT,                 /* load-based teaming: move off ports above n% */
+};
+
+/* A port group, from every SET PORT GROUP statement naming it (they accumulate, as the
+ * commands do on a running system). */
+struct zvs_cfg_group {
+    char                      name[ZVS_NAME_MAX + 1];
+    uint32_t                  line;     /* first SET PORT GROUP naming it */
+    uint8_t                   nport;    /* JOINed devices, in order */
+    struct zvs_rdev           port[ZVS_CFG_MAX_GROUP_PORTS];
+    bool                      lacp;     /* LACP ACTIVE (default) / INACTIVE */
+    bool                      lacp_long_timeout; /* TIMEOUT LONG (default SHORT) */
+    uint32_t                  interval_s; /* INTERVAL, default 300, 0 = OFF */
+    enum zvs_cfg_distribution distribution;
+    enum zvs_cfg_policy       policy;
+    uint8_t                   lbt_percent; /* POLICY LBT n, default 75 */
+};
+
 struct zvs_cfg_grant {
     uint16_t          vswitch;          /* index in cfg->vswitch */
     char              userid[ZVS_USERID_MAX + 1];
@@ -183,6 +214,11 @@ struct zvs_cfg {
     struct zvs_cfg_grant   grant[ZVS_CFG_MAX_GRANTS];
     unsigned               nrdevice;
     struct zvs_cfg_rdevice rdevice[ZVS_CFG_MAX_RDEVICES];
+    unsigned               ngroup;
+    struct zvs_cfg_group   group[ZVS_CFG_MAX_GROUPS];
+    /* First line of the SET PORT GROUP statement whose JOIN added group[g].port[p] (for
+     * the messages of validate). */
+    uint32_t               group_join_line[ZVS_CFG_MAX_GROUPS][ZVS_CFG_MAX_GROUP_PORTS];
     unsigned               nuser;
     struct zvs_cfg_user    user[ZVS_CFG_MAX_USERS];
     unsigned               nnic;
@@ -232,6 +268,7 @@ int zvs_cfg_dump(const struct zvs_cfg *cfg, FILE *out);
 int zvs_cfg_find_vswitch(const struct zvs_cfg *cfg, const char *name);  /* index or -1 */
 int zvs_cfg_find_user(const struct zvs_cfg *cfg, const char *userid);   /* index or -1 */
 int zvs_cfg_find_rdevice(const struct zvs_cfg *cfg, struct zvs_rdev rdev); /* index or -1 */
+int zvs_cfg_find_group(const struct zvs_cfg *cfg, const char *name);    /* index or -1 */
 
 /* ---- value syntax shared with the CP command grammar --------------------------------- */
 

@@ -50,6 +50,11 @@ enum zvs_msg_id {
     ZVS_MSG_ACCESS_ONE_VLAN,            /* vidset */
     ZVS_MSG_GRANT_DUPLICATE,            /* user, switch, line */
     ZVS_MSG_NIC_ONCE,                   /* vdev, operand, line */
+    ZVS_MSG_PORT_NOT_GROUP,             /* the token after SET PORT */
+    ZVS_MSG_GROUP_FULL,                 /* group, limit, rdev */
+    ZVS_MSG_GROUP_JOINED,               /* rdev, group, line */
+    ZVS_MSG_GROUP_SHARED,               /* "SHARED" */
+    ZVS_MSG_COMMAND_ONLY,               /* operand */
     /* Cross-checks between SYSTEM CONFIG and USER DIRECT (zvs_cfg_validate). */
     ZVS_MSG_NIC_VSWITCH_UNDEFINED,      /* vdev, user, switch */
     ZVS_MSG_RDEV_UNMAPPED,              /* rdev, switch */
@@ -59,6 +64,13 @@ enum zvs_msg_id {
     ZVS_MSG_RDEV_SHARED,                /* rdev, switch, other switch */
     ZVS_MSG_IFNAME_SHARED,              /* ifname, user, other user */
     ZVS_MSG_NIC_NOT_AUTHORIZED,         /* vdev, user, switch (warning) */
+    ZVS_MSG_GROUP_UNDEFINED,            /* switch, group */
+    ZVS_MSG_GROUP_TWO_SWITCHES,         /* group, switch, other switch */
+    ZVS_MSG_GROUP_DEV_UNMAPPED,         /* rdev, group */
+    ZVS_MSG_GROUP_DEV_IS_RDEV,          /* rdev, group, switch */
+    ZVS_MSG_GROUP_DEV_TWO_GROUPS,       /* rdev, group, other group */
+    ZVS_MSG_GROUP_UNUSED,               /* group (warning) */
+    ZVS_MSG_GROUP_EMPTY,                /* group, switch (warning) */
     /* Informational. */
     ZVS_MSG_CHECK_DONE,                 /* error count */
     ZVS_MSG_COUNT

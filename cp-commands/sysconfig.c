@@ -24,13 +24,41 @@
  *         Deviations from z/VM: our default is ETHERNET (z/VM's historical default is
  *         IP) and IP is rejected, because this switch is layer 2 only. MACPROTECT and
  *         ISOLATION are SET VSWITCH options in z/VM; we accept them here too. Our
- *         conflicts: RDEV, GROUP and NOUPLINK exclude each other; NATIVE needs a VLAN
- *         aware switch. A second DEFINE for a name is an error and the first one stays.
+ *         conflicts: NOUPLINK excludes RDEV and GROUP; NATIVE needs a VLAN aware switch.
+ *         A second DEFINE for a name is an error and the first one stays.
+ *         GROUP with RDEV (zvswitch extension; z/VM takes one or the other): the group
+ *         is the uplink, the RDEV devices are the fallback uplink used while no group
+ *         member is distributing (the whole group down), in the same active/backup
+ *         order as without a group.
  *   MODIFY VSWITCH name GRANT userid [PORTTYPE ACCESS | TRUNK] [VLAN vidset]
  *         The switch must be defined above. vidset: up to 32 tokens, each a VLAN id
  *         1-4094 or a range lo-hi. Our rules: VLAN needs a VLAN aware switch; an ACCESS
  *         port (given, or the switch's default) carries one VLAN id; one GRANT per user
  *         and switch.
+ *   SET PORT GROUP grp [JOIN rdev [rdev ..]] [LACP ACTIVE | INACTIVE] [INTERVAL n | OFF]
+ *         [EXCLUSIVE] [TIMEOUT SHORT | LONG] [DISTRIBUTION DESTINATION | SOURCE | BOTH]
+ *         [POLICY LOAD | LBT [n]]
+ *         The text of the CP command (reference/zvm.md 1.4), so it can be pasted from a
+ *         running system. Operands in any order, each once per statement, at least one.
+ *         Every statement naming a group adds to it, as the commands do: the first
+ *         creates the group with the defaults LACP ACTIVE, INTERVAL 300, EXCLUSIVE; a
+ *         later LACP or INTERVAL replaces the value; JOIN adds devices (nnnn or nnnn.Pn),
+ *         at most 8 per group in all, a device at most once. INTERVAL is 1-9990 seconds
+ *         between rebalancing passes, OFF (stored as 0) for none. The statement may come
+ *         before or after the DEFINE VSWITCH ... GROUP that uses it (z/VM reads SYSTEM
+ *         CONFIG as a whole); validate checks the references.
+ *         Not in SYSTEM CONFIG: SHARED (a group for several IVL members; we have no
+ *         IVL), DELETE and LEAVE (commands that undo a configuration; edit the file).
+ *         zvswitch extensions (not z/VM operands):
+ *           TIMEOUT SHORT | LONG  the LACP timeout we ask of the partner: SHORT (default,
+ *                                 fast: LACPDUs every 1 s, 3 s expiry) or LONG (30 s, 90 s)
+ *           DISTRIBUTION DESTINATION | DEST | SOURCE | SRC | BOTH  which MAC's last byte
+ *                                 picks a frame's port bucket (default DESTINATION; BOTH:
+ *                                 the two bytes XORed)
+ *           POLICY LOAD | LBT [n] what an INTERVAL pass rebalances for: LOAD (default,
+ *                                 even out measured load) or LBT, load-based teaming:
+ *                                 move buckets off a port above n% of its speed (1-100,
+ *                                 default 75)
  *   RDEVICE nnnn[.Pn] INTERFACE ifname [BACKEND AFPACKET | PCAP]  (zvswitch extension)
  *         Names the Linux interface that plays real device nnnn (an OSA port) for an
  *         RDEV of DEFINE VSWITCH (a physical NIC, or a veth into the switch model).
@@ -42,7 +70,12 @@
  *         for it; see vswitch/uplink_pcap.c).
  *
  * Every statement is built in a scratch copy and stored only when it raised no error, so
- * a bad statement never leaves half a switch behind.
+ * a bad statement never leaves half a switch (or half a JOIN) behind.
+ *
+ * Hazard: a statement that starts SET PORT but not SET PORT GROUP name is reported once
+ * and its operands are not checked (they would only add noise): set_port_begin points
+ * the sink at a scratch list that set_port_end frees. This relies on the operand engine
+ * reporting through the sink it was given, which is &ctx->sink.
  */
 #include "config.h"
 
@@ -73,6 +106,13 @@ struct sc_ctx {
     struct zvs_cfg_vmlan   vmlan;       /* VMLAN: scratch copy of cfg->vmlan */
     bool                   sys_ok;      /* VMLAN MACIDRANGE: SYSTEM range valid */
     bool                   user_ok;     /* VMLAN MACIDRANGE: USER range valid */
+    int                    grp_index;   /* SET PORT GROUP: the group's index, -1 when new */
+    uint32_t               grp_stmt_line; /* SET PORT GROUP: this statement's first line */
+    bool                   grp_full;    /* SET PORT GROUP: "group full" already reported */
+    struct zvs_cfg_group   grp;         /* SET PORT GROUP: scratch copy of the group */
+    uint32_t               grp_join_line[ZVS_CFG_MAX_GROUP_PORTS];
+    struct zvs_msg_list   *muted;       /* the real list while the sink points at discard */
+    struct zvs_msg_list    discard;     /* messages of a statement not worth checking */
 };
 
 #define ERR(c, line, id, ...) ZVS_REPORT(&(c)->sink, (line), (id), __VA_ARGS__)
@@ -307,8 +347,7 @@ static void dv_isolation(void *ctx, const struct zvs_tok *kw, const struct zvs_t
 }
 
 static const struct zvs_opdef define_vswitch_ops[DV_COUNT] = {
-    [DV_RDEV]         = { "RDEV", 1, ZVS_CFG_MAX_RDEV, true,
-                          ZVS_OPBIT(DV_NOUPLINK) | ZVS_OPBIT(DV_GROUP), dv_rdev },
+    [DV_RDEV]         = { "RDEV", 1, ZVS_CFG_MAX_RDEV, true, ZVS_OPBIT(DV_NOUPLINK), dv_rdev },
     [DV_ETHERNET]     = { "ETHERNET", 0, 0, false, ZVS_OPBIT(DV_IP), NULL },
     [DV_IP]           = { "IP", 0, 0, false, 0, dv_ip },
     [DV_VLAN]         = { "VLAN", 1, 1, false, 0, dv_vlan },
@@ -462,6 +501,250 @@ static void modify_vswitch_end(void *ctx, const struct zvs_stmt *stmt, uint64_t 
         check_grant(c, &c->cfg->vswitch[c->mod_sw]);
     if (stmt_clean(c))
         c->cfg->grant[c->cfg->ngrant++] = c->grant;
+}
+
+/* ---- SET PORT GROUP ------------------------------------------------------------------ */
+
+enum {
+    PG_JOIN, PG_LACP, PG_INTERVAL, PG_EXCLUSIVE, PG_SHARED, PG_TIMEOUT, PG_DISTRIBUTION,
+    PG_POLICY, PG_DELETE, PG_LEAVE, PG_COUNT
+};
+
+#define PG_LBT_DEFAULT 75               /* POLICY LBT threshold, percent */
+
+/* The group's name for messages: upper case when valid, else as written. */
+static const char *grp_name(const struct sc_ctx *c)
+{
+    return c->grp.name[0] != '\0' ? c->grp.name : c->name;
+}
+
+static int grp_find_port(const struct zvs_cfg_group *g, struct zvs_rdev r)
+{
+    for (unsigned i = 0; i < g->nport; i++)
+        if (zvs_rdev_equal(g->port[i], r))
+            return (int)i;
+    return -1;
+}
+
+static void pg_join(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                    unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+
+    for (unsigned i = 0; i < nval; i++) {
+        struct zvs_rdev r;
+        char dev[12], num[12];
+        if (zvs_rdev_parse(val[i].s, &r) < 0) {
+            bad_value(c, &val[i], "JOIN", RULE_RDEV);
+            continue;
+        }
+        zvs_rdev_format(r, dev, sizeof dev);
+        int j = grp_find_port(&c->grp, r);
+        if (j >= 0) {
+            num_str(num, sizeof num, c->grp_join_line[j]);
+            ERR(c, val[i].line, ZVS_MSG_GROUP_JOINED, dev, grp_name(c), num);
+            continue;
+        }
+        if (c->grp.nport == ZVS_CFG_MAX_GROUP_PORTS) {
+            num_str(num, sizeof num, ZVS_CFG_MAX_GROUP_PORTS);
+            if (!c->grp_full)
+                ERR(c, val[i].line, ZVS_MSG_GROUP_FULL, grp_name(c), num, dev);
+            c->grp_full = true;
+            continue;
+        }
+        c->grp_join_line[c->grp.nport] = c->grp_stmt_line;
+        c->grp.port[c->grp.nport].devno = r.devno;  /* fields: r's padding is undefined */
+        c->grp.port[c->grp.nport++].port = r.port;
+    }
+}
+
+static void pg_lacp(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                    unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+
+    if (zvs_tok_is(val, "ACTIVE"))
+        c->grp.lacp = true;
+    else if (zvs_tok_is(val, "INACTIVE"))
+        c->grp.lacp = false;
+    else
+        bad_value(c, val, "LACP", "ACTIVE or INACTIVE");
+}
+
+static void pg_interval(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                        unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    uint32_t s;
+
+    if (zvs_tok_is(val, "OFF"))
+        c->grp.interval_s = 0;
+    else if (zvs_parse_dec(val->s, 1, 9990, &s) == 0)
+        c->grp.interval_s = s;
+    else
+        bad_value(c, val, "INTERVAL", "1-9990 or OFF");
+}
+
+static void pg_shared(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                      unsigned nval)
+{
+    ERR((struct sc_ctx *)ctx, kw->line, ZVS_MSG_GROUP_SHARED, "SHARED");
+}
+
+static void pg_command_only(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                            unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    ERR(c, kw->line, ZVS_MSG_COMMAND_ONLY, zvs_tok_is(kw, "DELETE") ? "DELETE" : "LEAVE");
+}
+
+static void pg_timeout(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                       unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+
+    if (zvs_tok_is(val, "SHORT"))
+        c->grp.lacp_long_timeout = false;
+    else if (zvs_tok_is(val, "LONG"))
+        c->grp.lacp_long_timeout = true;
+    else
+        bad_value(c, val, "TIMEOUT", "SHORT or LONG");
+}
+
+static void pg_distribution(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                            unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+
+    if (zvs_tok_is(val, "DESTINATION") || zvs_tok_is(val, "DEST"))
+        c->grp.distribution = ZVS_CFG_DIST_DESTINATION;
+    else if (zvs_tok_is(val, "SOURCE") || zvs_tok_is(val, "SRC"))
+        c->grp.distribution = ZVS_CFG_DIST_SOURCE;
+    else if (zvs_tok_is(val, "BOTH"))
+        c->grp.distribution = ZVS_CFG_DIST_BOTH;
+    else
+        bad_value(c, val, "DISTRIBUTION", "DESTINATION, SOURCE or BOTH");
+}
+
+/* LOAD, LBT or LBT n; the threshold goes back to its default unless given. */
+static void pg_policy(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                      unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    uint32_t pct = PG_LBT_DEFAULT;
+
+    if (zvs_tok_is(&val[0], "LOAD") && nval == 1) {
+        c->grp.policy = ZVS_CFG_POLICY_LOAD;
+        c->grp.lbt_percent = PG_LBT_DEFAULT;
+    } else if (zvs_tok_is(&val[0], "LBT")) {
+        if (nval == 2 && zvs_parse_dec(val[1].s, 1, 100, &pct) < 0) {
+            bad_value(c, &val[1], "POLICY LBT", "1-100");
+            return;
+        }
+        c->grp.policy = ZVS_CFG_POLICY_LBT;
+        c->grp.lbt_percent = (uint8_t)pct;
+    } else {
+        bool load = zvs_tok_is(&val[0], "LOAD");    /* LOAD n: the n is wrong */
+        bad_value(c, &val[load ? 1 : 0], "POLICY", "LOAD or LBT [1-100]");
+    }
+}
+
+static const struct zvs_opdef set_port_ops[PG_COUNT] = {
+    [PG_JOIN]         = { "JOIN", 1, ZVS_TOK_MAX, true, 0, pg_join },
+    [PG_LACP]         = { "LACP", 1, 1, false, 0, pg_lacp },
+    [PG_INTERVAL]     = { "INTERVAL", 1, 1, false, 0, pg_interval },
+    [PG_EXCLUSIVE]    = { "EXCLUSIVE", 0, 0, false, ZVS_OPBIT(PG_SHARED), NULL },
+    [PG_SHARED]       = { "SHARED", 0, 0, false, 0, pg_shared },
+    [PG_TIMEOUT]      = { "TIMEOUT", 1, 1, false, 0, pg_timeout },
+    [PG_DISTRIBUTION] = { "DISTRIBUTION", 1, 1, false, 0, pg_distribution },
+    [PG_POLICY]       = { "POLICY", 1, 2, true, 0, pg_policy },
+    [PG_DELETE]       = { "DELETE", 0, 0, false, 0, pg_command_only },
+    [PG_LEAVE]        = { "LEAVE", 0, ZVS_TOK_MAX, true, 0, pg_command_only },
+};
+
+/* The rest of the statement goes to a scratch list (see the hazard at the top). */
+static void mute(struct sc_ctx *c)
+{
+    c->muted = c->sink.list;
+    c->sink.list = &c->discard;
+}
+
+static void unmute(struct sc_ctx *c)
+{
+    if (c->muted == NULL)
+        return;
+    c->sink.list = c->muted;
+    c->muted = NULL;
+    zvs_msg_list_free(&c->discard);
+}
+
+static bool is_set_port_keyword(const struct zvs_tok *t)
+{
+    for (unsigned i = 0; i < PG_COUNT; i++)
+        if (zvs_tok_is(t, set_port_ops[i].keyword))
+            return true;
+    return false;
+}
+
+static void set_port_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
+                           unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg *cfg = c->cfg;
+
+    stmt_begin(c, &pos[1]);
+    c->grp_index = -1;
+    c->grp_full = false;
+    c->grp_stmt_line = stmt->tok[0].line;
+    /* memset and memcpy, not struct assignment: the padding bytes stay defined, so a
+     * rejected statement leaves cfg identical byte for byte (the tests compare it). */
+    memset(&c->grp, 0, sizeof c->grp);
+    c->grp.line = c->grp_stmt_line;
+    c->grp.lacp = true;
+    c->grp.interval_s = 300;
+    c->grp.distribution = ZVS_CFG_DIST_DESTINATION;
+    c->grp.policy = ZVS_CFG_POLICY_LOAD;
+    c->grp.lbt_percent = PG_LBT_DEFAULT;
+    memset(c->grp_join_line, 0, sizeof c->grp_join_line);
+    if (!zvs_tok_is(&pos[0], "GROUP")) {
+        ERR(c, pos[0].line, ZVS_MSG_PORT_NOT_GROUP, pos[0].s);
+        mute(c);
+        return;
+    }
+    if (is_set_port_keyword(&pos[1])) {     /* SET PORT GROUP JOIN ...: the name is missing */
+        ERR(c, pos[1].line, ZVS_MSG_OPERAND_MISSING, "groupname");
+        mute(c);
+        return;
+    }
+    if (zvs_parse_name(pos[1].s, c->grp.name) < 0) {
+        bad_value(c, &pos[1], "groupname", RULE_NAME);
+        return;
+    }
+    int k = zvs_cfg_find_group(cfg, c->grp.name);
+    if (k >= 0) {
+        c->grp_index = k;
+        memcpy(&c->grp, &cfg->group[k], sizeof c->grp);
+        memcpy(c->grp_join_line, cfg->group_join_line[k], sizeof c->grp_join_line);
+        return;
+    }
+    check_room(c, pos[1].line, cfg->ngroup, ZVS_CFG_MAX_GROUPS, "PORT GROUP");
+}
+
+static void set_port_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg *cfg = c->cfg;
+    bool muted = c->muted != NULL;
+
+    unmute(c);
+    if (given == 0 && !muted)
+        ERR(c, stmt->tok[stmt->ntok - 1].line, ZVS_MSG_OPERAND_MISSING,
+            "JOIN, LACP or INTERVAL");
+    if (!stmt_clean(c))
+        return;
+    unsigned k = c->grp_index >= 0 ? (unsigned)c->grp_index : cfg->ngroup++;
+    memcpy(&cfg->group[k], &c->grp, sizeof c->grp);
+    memcpy(cfg->group_join_line[k], c->grp_join_line, sizeof cfg->group_join_line[k]);
 }
 
 /* ---- RDEVICE nnnn INTERFACE ifname [BACKEND AFPACKET | PCAP] ------------------------- */
@@ -668,6 +951,8 @@ static const struct zvs_stmtdef sysconfig_stmts[] = {
       modify_vswitch_ops, MV_COUNT, modify_vswitch_begin, modify_vswitch_end },
     { { "RDEVICE", NULL }, "RDEVICE", 1, 1, { "rdev" },
       rdevice_ops, RD_COUNT, rdevice_begin, rdevice_end },
+    { { "SET", "PORT" }, "SET PORT GROUP", 2, 2, { "GROUP", "groupname" },
+      set_port_ops, PG_COUNT, set_port_begin, set_port_end },
 };
 
 int zvs_cfg_parse_sysconfig_buf(struct zvs_cfg *cfg, const char *name, const char *buf,

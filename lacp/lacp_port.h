@@ -3,9 +3,10 @@
  * Pure logic: no I/O, no clock, no allocation. Time is a uint64_t in nanoseconds passed in by
  * the caller; every timer is an absolute deadline. The engine reaches the world only through
  * struct zvs_lacp_port_cb. Machines: Receive, Periodic Transmission, Selection (one
- * aggregator per port group), Mux (coupled control), Transmit (at most 3 LACPDUs per
- * Fast_Periodic_Time), Actor and Partner Churn Detection. Design note at the top of
- * lacp_port.c.
+ * aggregator per port group), Mux (independent control by default, coupled control as an
+ * option), Transmit (at most 3 LACPDUs per Fast_Periodic_Time), Actor and Partner Churn
+ * Detection. One file per machine (lacp/rx.c, periodic.c, selection.c, mux.c, transmit.c,
+ * churn.c); the driver and the design note are in lacp_port.c.
  *
  * The struct is visible only so the caller can embed it (no allocation); treat every member
  * as private and use the getters.
@@ -63,12 +64,17 @@ enum zvs_lacp_selected {
     ZVS_LACP_STANDBY,                   /* defined by 802.1AX; this engine never uses it */
 };
 
-/* Coupled control (802.3ad; Linux default): collecting and distributing switch together. */
+/* Mux machine states. Independent control (802.1AX-2008 6.4.15, figure 6-22; the default)
+ * uses DETACHED, WAITING, ATTACHED, COLLECTING, DISTRIBUTING. Coupled control (802.3ad,
+ * Linux default; cfg.coupled_mux) uses DETACHED, WAITING, ATTACHED, COLLECTING_DISTRIBUTING.
+ * The values of the first four are unchanged from earlier versions. */
 enum zvs_lacp_mux_state {
     ZVS_LACP_MUX_DETACHED,
     ZVS_LACP_MUX_WAITING,               /* wait_while: Aggregate_Wait_Time (2 s) */
     ZVS_LACP_MUX_ATTACHED,              /* attached, actor SYNC; waiting for partner SYNC */
-    ZVS_LACP_MUX_COLLECTING_DISTRIBUTING,
+    ZVS_LACP_MUX_COLLECTING_DISTRIBUTING, /* coupled only: rx and tx enabled together */
+    ZVS_LACP_MUX_COLLECTING,            /* independent only: rx enabled; partner not collecting */
+    ZVS_LACP_MUX_DISTRIBUTING,          /* independent only: rx and tx enabled */
 };
 
 enum zvs_lacp_churn_state {
@@ -79,7 +85,8 @@ enum zvs_lacp_churn_state {
 
 /* The aggregator of one port group: the LAG ID its ports must share. Owned by the caller
  * (one per port group), shared by pointer by every port engine of the group; NULL in the
- * config gives a port its own private aggregator. Members are private to lacp_port.c. */
+ * config gives a port its own private aggregator. Members are private to lacp/ (selection.c
+ * binds the LAG ID, mux.c keeps ready_at). */
 struct zvs_lacp_aggregator {
     uint16_t actor_key;                 /* ports with another key are never selected */
     unsigned selected_ports;            /* ports SELECTED into it; LAG ID bound while > 0 */
@@ -103,11 +110,19 @@ struct zvs_lacp_port_cfg {
     uint32_t speed_mbps;                /* for selection: ports of another speed not selected */
     bool     full_duplex;               /* LACP_Enabled; false: LACP_DISABLED (Individual) */
     bool     enabled;                   /* port_enabled: carrier at init */
+    bool     coupled_mux;               /* true: coupled Mux; false (default): independent */
     struct zvs_lacp_aggregator *aggregator; /* the port group's aggregator, or NULL */
 };
 
 /* The world. send is required; the rest may be NULL. Callbacks run inside init/rx/run/
- * set_enabled and must not call back into the same engine (asserted). */
+ * set_enabled/fini and must not call back into the same engine (asserted); the getters may
+ * be used and already show the new state. collecting/distributing fire only on a change
+ * (never enable twice), and in this order: attach(true) < collecting(true) <
+ * distributing(true); distributing(false) < collecting(false) < attach(false). Independent
+ * Mux: collecting(true) on ATTACHED -> COLLECTING, distributing(true) on COLLECTING ->
+ * DISTRIBUTING, distributing(false) on DISTRIBUTING -> COLLECTING, collecting(false) on
+ * COLLECTING -> ATTACHED. Coupled Mux: both enables on ATTACHED -> COLLECTING_DISTRIBUTING,
+ * both disables on the way back. */
 struct zvs_lacp_port_cb {
     void (*send)(void *arg, const struct zvs_lacpdu *pdu);     /* transmit one LACPDU */
     void (*attach)(void *arg, bool attached);                  /* Mux attached/detached */
@@ -159,6 +174,19 @@ struct zvs_lacp_port_stats {
     uint64_t tx_dropped_by_knob;        /* LACPDUs dropped by faults.drop_tx */
     uint64_t tx_delayed;                /* LACPDUs put in the delay queue */
     uint64_t tx_delay_overflow;         /* LACPDUs dropped: delay queue full */
+    uint64_t last_rx_ns;                /* time of the last LACPDU counted in lacpdus_rx, 0 never */
+    uint64_t last_tx_ns;                /* time of the last LACPDU counted in lacpdus_tx, 0 never */
+    uint64_t mux_flaps;                 /* times the Mux left DISTRIBUTING or COLL_DIST */
+};
+
+/* Time left on each timer at `now`, in ns; ZVS_LACP_NEVER when the timer is not running,
+ * 0 when it is due (run() not yet called). */
+struct zvs_lacp_timers_left {
+    uint64_t current_while;             /* Receive: CURRENT or EXPIRED */
+    uint64_t periodic;                  /* Periodic: FAST_PERIODIC or SLOW_PERIODIC */
+    uint64_t wait_while;                /* Mux WAITING: until it may attach (with READY) */
+    uint64_t actor_churn;               /* actor CHURN_MONITOR with carrier */
+    uint64_t partner_churn;             /* partner CHURN_MONITOR with carrier */
 };
 
 struct zvs_lacp_port {
@@ -231,6 +259,15 @@ enum zvs_lacp_mux_state zvs_lacp_port_mux_state(const struct zvs_lacp_port *p);
 enum zvs_lacp_churn_state zvs_lacp_port_actor_churn(const struct zvs_lacp_port *p);
 enum zvs_lacp_churn_state zvs_lacp_port_partner_churn(const struct zvs_lacp_port *p);
 const struct zvs_lacp_port_stats *zvs_lacp_port_stats(const struct zvs_lacp_port *p);
+const struct zvs_lacp_port_cfg *zvs_lacp_port_cfg(const struct zvs_lacp_port *p);
+bool zvs_lacp_port_enabled(const struct zvs_lacp_port *p);      /* port_enabled (carrier) */
+/* Collecting / distributing enabled by the Mux (either control), i.e. between the
+ * collecting(true)/(false) and distributing(true)/(false) callbacks. */
+bool zvs_lacp_port_is_collecting(const struct zvs_lacp_port *p);
+bool zvs_lacp_port_is_distributing(const struct zvs_lacp_port *p);
+/* Fills *out with the time left on each timer at `now` (see struct zvs_lacp_timers_left). */
+void zvs_lacp_port_timers_left(const struct zvs_lacp_port *p, uint64_t now,
+                               struct zvs_lacp_timers_left *out);
 
 /* 802.1AX state names ("CURRENT", "COLLECTING_DISTRIBUTING", ...); "?" if out of range. */
 const char *zvs_lacp_machine_name(enum zvs_lacp_machine m);

@@ -27,6 +27,7 @@
 #include "cp-commands/config.h"
 #include "evloop.h"
 #include "guest_tap.h"
+#include "lag.h"
 #include "log.h"
 #include "mac_table.h"
 #include "nic_qdio.h"
@@ -44,6 +45,8 @@ struct zvsd;
 struct d_switch {
     struct zvs_switch     *sw;
     struct zvs_cfg_vswitch cfg;         /* the DEFINE VSWITCH it came from */
+    struct zvs_lag        *lag;         /* its port group (GROUP grp), or NULL */
+    struct zvs_timer      *lag_timer;   /* wakes the loop at the group's next deadline */
 };
 
 struct d_uplink {
@@ -52,6 +55,7 @@ struct d_uplink {
     struct zvs_port      *port;
     char                  ifname[ZVS_IFNAME_MAX + 1];
     int                   fd;           /* registered with the loop; -1 none */
+    bool                  member;       /* port-group member (else an RDEV) */
 };
 
 struct d_nic {
@@ -72,7 +76,7 @@ struct zvsd {
     unsigned                 nsw;
     struct d_switch          sw[ZVS_CFG_MAX_VSWITCHES];
     unsigned                 nup;
-    struct d_uplink          up[ZVS_CFG_MAX_VSWITCHES * ZVS_CFG_MAX_RDEV];
+    struct d_uplink          up[ZVS_CFG_MAX_VSWITCHES * (ZVS_CFG_MAX_RDEV + ZVS_CFG_MAX_GROUP_PORTS)];
     unsigned                 nnic;
     struct d_nic            *nic;       /* ZVS_CFG_MAX_NICS slots */
     struct zvs_netlink_link *nl;
@@ -261,6 +265,8 @@ static void on_link_event(void *arg, const char *ifname, int ifindex, bool carri
         zvs_warn("RDEV %s (%s): cannot reopen: %s", u->port->name, ifname, strerror(-rc));
     uplink_register(u);
     zvs_switch_set_carrier(u->ds->sw, u->port, u->port->carrier);
+    if (u->member)
+        zvs_lag_carrier(u->ds->lag, u->port, u->port->carrier, zvs_evloop_now(d->loop));
     zvs_info("VSWITCH %s RDEV %s (%s): %s%s", u->ds->cfg.name, u->port->name, ifname,
              exists ? "" : "interface gone, ", u->port->carrier ? "carrier up" : "carrier down");
 }
@@ -273,12 +279,32 @@ static void on_netlink(void *arg, int fd, uint32_t events, uint64_t now)
         zvs_warn("netlink: %s", strerror(-rc));
 }
 
+/* Every iteration ends here: LACP, Marker and rebalancing deadlines that are due run now
+ * (a PDU is late by at most the iteration it fell due in, however busy the data path),
+ * and the group's timer is re-armed for its next deadline so an idle loop wakes for it. */
 static void on_idle(void *arg, uint64_t now)
 {
     struct zvsd *d = arg;
-    for (unsigned i = 0; i < d->nsw; i++)
-        zvs_switch_run(d->sw[i].sw, now);
+    for (unsigned i = 0; i < d->nsw; i++) {
+        struct d_switch *ds = &d->sw[i];
+        zvs_switch_run(ds->sw, now);
+        if (!ds->lag)
+            continue;
+        if (zvs_lag_next_wakeup(ds->lag) <= now)
+            zvs_lag_run(ds->lag, now);
+        uint64_t next = zvs_lag_next_wakeup(ds->lag);
+        if (next == UINT64_MAX)
+            zvs_timer_disarm(ds->lag_timer);
+        else
+            zvs_timer_arm(ds->lag_timer, next);
+    }
 }
+
+/* The wake-up itself: the work happens in on_idle of the same iteration. */
+static void on_lag_timer(void *arg, struct zvs_timer *t, uint64_t now)
+{
+}
+
 
 /* ---- building the switches ------------------------------------------------------------ */
 
@@ -333,39 +359,136 @@ static int guest_of(const struct zvs_cfg *cfg, const struct zvs_cfg_nic *nic, st
     return 0;
 }
 
+/* The link speed Linux reports for an interface in Mbit/s (veth: 10000), or `dflt`. */
+static uint32_t if_speed_mbps(const char *ifname, uint32_t dflt)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/sys/class/net/%s/speed", ifname);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return dflt;
+    long v = -1;
+    if (fscanf(f, "%ld", &v) != 1)
+        v = -1;
+    fclose(f);
+    return v > 0 ? (uint32_t)v : dflt;
+}
+
+/* Opens the backend of real device `dev` (its RDEVICE ... INTERFACE mapping). */
+static struct zvs_port *open_rdev(const struct zvs_cfg *cfg, const struct d_switch *ds,
+                                  struct zvs_rdev dev, const char **ifname, uint8_t mac[6])
+{
+    char rdev[12];
+    zvs_rdev_format(dev, rdev, sizeof(rdev));
+    int m = zvs_cfg_find_rdevice(cfg, dev);
+    if (m < 0) {
+        zvs_err("VSWITCH %s RDEV %s: no RDEVICE ... INTERFACE statement", ds->cfg.name, rdev);
+        return NULL;
+    }
+    *ifname = cfg->rdevice[m].ifname;
+    bool pcap = cfg->rdevice[m].backend == ZVS_RDEV_BACKEND_PCAP;
+    int err = 0;
+    struct zvs_port *p = pcap ? zvs_uplink_pcap_open(*ifname, &err)
+                              : zvs_uplink_afpacket_open(*ifname, &err);
+    if (!p) {
+        zvs_err("VSWITCH %s RDEV %s: cannot open interface %s: %s", ds->cfg.name, rdev,
+                *ifname, strerror(-err));
+        return NULL;
+    }
+    if (pcap)
+        zvs_uplink_pcap_mac(p, mac);
+    else
+        zvs_uplink_afpacket_mac(p, mac);
+    snprintf(p->name, sizeof(p->name), "%s", rdev);
+    if (!ds->cfg.connect)
+        p->carrier = false;             /* DISCONNECT: defined, not carrying traffic */
+    return p;
+}
+
+static void track_uplink(struct zvsd *d, struct d_switch *ds, struct zvs_port *p,
+                         const char *ifname, bool member)
+{
+    struct d_uplink *u = &d->up[d->nup++];
+    *u = (struct d_uplink){ .d = d, .ds = ds, .port = p, .fd = -1, .member = member };
+    snprintf(u->ifname, sizeof(u->ifname), "%s", ifname);
+    uplink_register(u);
+    if (d->nl)
+        zvs_netlink_link_watch(d->nl, ifname);
+}
+
+/* GROUP grp: the port group's members, aggregated with LACP (ACTIVE) or statically. */
+static void add_group(struct zvsd *d, const struct zvs_cfg *cfg, struct d_switch *ds)
+{
+    int gi = zvs_cfg_find_group(cfg, ds->cfg.group);
+    if (gi < 0) {
+        zvs_err("VSWITCH %s: port group %s is not defined", ds->cfg.name, ds->cfg.group);
+        return;
+    }
+    const struct zvs_cfg_group *g = &cfg->group[gi];
+    uint64_t now = zvs_clock_now();
+    struct zvs_lag_params lp = {
+        .pg = {
+            .hash = g->distribution == ZVS_CFG_DIST_SOURCE ? ZVS_PG_HASH_SRC :
+                    g->distribution == ZVS_CFG_DIST_BOTH ? ZVS_PG_HASH_SRC_DST : ZVS_PG_HASH_DST,
+            .policy = g->policy == ZVS_CFG_POLICY_LBT ? ZVS_PG_POLICY_LBT : ZVS_PG_POLICY_LOAD,
+            .interval_s = g->interval_s,
+            .lacp = g->lacp,
+            .lbt_percent = g->lbt_percent,
+        },
+        .long_timeout = g->lacp_long_timeout,
+        .system_priority = 32768,
+        .key = (uint16_t)(gi + 1),
+    };
+    snprintf(lp.pg.name, sizeof(lp.pg.name), "%s", g->name);
+    /* System ID: the MACPREFIX with MACID 000000, which no NIC gets: one LACP system per
+     * zvswitch, as a z/VM system is one partner to its physical switch. */
+    memcpy(lp.system, cfg->vmlan.macprefix, 3);
+    ds->lag = zvs_lag_create(ds->sw, &lp, now);
+    ds->lag_timer = zvs_timer_create(d->loop, on_lag_timer, ds);
+    if (!ds->lag || !ds->lag_timer) {
+        zvs_err("VSWITCH %s: cannot create port group %s", ds->cfg.name, g->name);
+        return;
+    }
+    for (unsigned i = 0; i < g->nport; i++) {
+        const char *ifname = NULL;
+        uint8_t mac[6] = { 0 };
+        struct zvs_port *p = open_rdev(cfg, ds, g->port[i], &ifname, mac);
+        if (!p)
+            continue;
+        char rdev[24];
+        snprintf(rdev, sizeof(rdev), "%s", p->name);
+        uint32_t speed = if_speed_mbps(ifname, 10000);
+        int rc = zvs_lag_join(ds->lag, p, rdev, mac, speed, now);
+        if (rc < 0) {
+            zvs_err("VSWITCH %s port group %s: cannot JOIN %s: %s", ds->cfg.name, g->name,
+                    rdev, strerror(-rc));
+            p->ops->destroy(p);
+            continue;
+        }
+        track_uplink(d, ds, p, ifname, true);
+        zvs_info("VSWITCH %s port group %s: JOIN %s on %s (%s, %u Mbit/s, %s)", ds->cfg.name,
+                 g->name, rdev, ifname, p->ops->kind, speed,
+                 p->carrier ? "carrier up" : "no carrier");
+    }
+    zvs_info("VSWITCH %s port group %s: LACP %s, INTERVAL %u, %u member(s)", ds->cfg.name,
+             g->name, g->lacp ? "ACTIVE" : "INACTIVE", g->interval_s,
+             zvs_pgroup_members(zvs_lag_group(ds->lag)));
+}
+
 static void add_uplinks(struct zvsd *d, const struct zvs_cfg *cfg, struct d_switch *ds)
 {
     for (unsigned r = 0; r < ds->cfg.nrdev; r++) {
-        char rdev[12];
-        zvs_rdev_format(ds->cfg.rdev[r], rdev, sizeof(rdev));
-        int m = zvs_cfg_find_rdevice(cfg, ds->cfg.rdev[r]);
-        if (m < 0) {
-            zvs_err("VSWITCH %s RDEV %s: no RDEVICE ... INTERFACE statement", ds->cfg.name, rdev);
+        const char *ifname = NULL;
+        uint8_t mac[6];
+        struct zvs_port *p = open_rdev(cfg, ds, ds->cfg.rdev[r], &ifname, mac);
+        if (!p)
             continue;
-        }
-        const char *ifname = cfg->rdevice[m].ifname;
-        enum zvs_rdev_backend backend = cfg->rdevice[m].backend;
-        int err = 0;
-        struct zvs_port *p = backend == ZVS_RDEV_BACKEND_PCAP ? zvs_uplink_pcap_open(ifname, &err)
-                                                              : zvs_uplink_afpacket_open(ifname, &err);
-        if (!p) {
-            zvs_err("VSWITCH %s RDEV %s: cannot open interface %s: %s", ds->cfg.name, rdev,
-                    ifname, strerror(-err));
-            continue;
-        }
-        snprintf(p->name, sizeof(p->name), "%s", rdev);
-        if (!ds->cfg.connect)
-            p->carrier = false;         /* DISCONNECT: defined, not carrying traffic */
         if (zvs_switch_add_uplink(ds->sw, p) < 0) {
             p->ops->destroy(p);
             continue;
         }
-        struct d_uplink *u = &d->up[d->nup++];
-        *u = (struct d_uplink){ .d = d, .ds = ds, .port = p, .fd = -1 };
-        snprintf(u->ifname, sizeof(u->ifname), "%s", ifname);
-        uplink_register(u);
-        if (d->nl)
-            zvs_netlink_link_watch(d->nl, ifname);
+        track_uplink(d, ds, p, ifname, false);
+        const char *rdev = p->name;
         zvs_info("VSWITCH %s RDEV %s on %s (%s, MTU %u, %s)", ds->cfg.name, rdev, ifname,
                  p->ops->kind, p->mtu, p->carrier ? "carrier up" : "no carrier");
     }
@@ -498,6 +621,8 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
         zvs_info("VSWITCH %s defined: %s, QUEUESTORAGE %uM%s", vs->name,
                  vs->vlan_aware ? "VLAN AWARE" : "VLAN UNAWARE", vs->queuestorage_mb,
                  vs->nouplink ? ", NOUPLINK" : "");
+        if (!vs->nouplink && vs->group[0] != '\0')
+            add_group(d, cfg, ds);
         if (!vs->nouplink)
             add_uplinks(d, cfg, ds);
     }
@@ -533,8 +658,12 @@ void zvsd_destroy(struct zvsd *d)
         close(d->attach_fd);
         unlink(d->opt.qdio_socket);
     }
-    for (unsigned i = 0; i < d->nsw; i++)
+    for (unsigned i = 0; i < d->nsw; i++) {
+        zvs_lag_destroy(d->sw[i].lag, zvs_evloop_now(d->loop));
+        if (d->sw[i].lag_timer)
+            zvs_timer_destroy(d->sw[i].lag_timer);
         zvs_switch_destroy(d->sw[i].sw);
+    }
     zvs_netlink_link_close(d->nl);
     if (d->sigfd >= 0)
         close(d->sigfd);
@@ -602,8 +731,10 @@ void zvsd_report(const struct zvsd *d, FILE *out)
             for (unsigned u = 0; u < d->nup; u++)
                 if (d->up[u].port == p)
                     ifname = d->up[u].ifname;
-            fprintf(out, "    RDEV: %s  Interface: %s  %s%s\n", p->name, ifname,
-                    p == active ? "ACTIVE" : "BACKUP", p->carrier ? "" : "  NO CARRIER");
+            const char *role = zvs_switch_is_group_port(ds->sw, p) ? "GROUP MEMBER" :
+                               p == active ? "ACTIVE" : "BACKUP";
+            fprintf(out, "    RDEV: %s  Interface: %s  %s%s\n", p->name, ifname, role,
+                    p->carrier ? "" : "  NO CARRIER");
             report_counters(out, "      ", p);
         }
         header = false;
@@ -620,6 +751,8 @@ void zvsd_report(const struct zvsd *d, FILE *out)
             fprintf(out, "    Adapter Owner: %-8s NIC: %04X.P00  MAC: %s\n", g->owner, g->vdev, mac);
             report_counters(out, "      ", p);
         }
+        if (ds->lag)
+            zvs_lag_report(ds->lag, zvs_evloop_now(d->loop), out);
         struct zvs_mac_table_stats ms;
         zvs_mac_table_stats(zvs_switch_mac_table(ds->sw), &ms);
         fprintf(out, "  MAC table: %u entries (%u static, %u learned), %llu refused full\n",

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "mac_table.h"
+#include "pgroup.h"
 #include "switch_impl.h"
 #include "vnet.h"
 
@@ -57,6 +58,9 @@ struct burst {
     bool                  mac_known;
     uint64_t              mac_key;      /* dst MAC | vid << 48 of the last lookup */
     int                   mac_out;      /* its answer */
+    const struct zvs_pg_map *map;       /* port group's live map, loaded at first use */
+    enum zvs_pg_hash      hash;         /* and its distribution key */
+    uint64_t             *bucket_bytes; /* and its per-bucket load counters */
 };
 
 static inline uint64_t mac_vid_key(const uint8_t *mac, uint16_t vid)
@@ -102,6 +106,52 @@ static inline int vlan_ingress(struct zvs_switch *sw, struct zvs_swport *in, str
     return b->untagged_rc;
 }
 
+/* A port-group member that can take frames another member could not send: distributing,
+ * with carrier, not `avoid`; else the RDEV uplink; -1 if none. Only on failure paths. */
+static int group_survivor(struct zvs_switch *sw, uint16_t avoid)
+{
+    for (unsigned slot = 0; sw->group && slot < ZVS_PG_MAX_MEMBERS; slot++) {
+        const struct zvs_pg_member *m = zvs_pgroup_member(sw->group, slot);
+        if (m && m->used && m->distributing && m->port != avoid &&
+                sw->sp[m->port].port && sw->sp[m->port].port->carrier)
+            return m->port;
+    }
+    if (sw->active_uplink >= 0 && sw->active_uplink != avoid &&
+            sw->sp[sw->active_uplink].port->carrier)
+        return sw->active_uplink;
+    return -1;
+}
+
+static void flush_port(struct zvs_switch *sw, struct zvs_swport *s);
+
+/* Frames a group member could not send because its link went down between the choice and
+ * the write go out on a survivor instead of being lost (issue 4: failover loses nothing
+ * the switch still holds). Returns how many of txs[0..n) were taken. */
+static int resteer(struct zvs_switch *sw, struct zvs_swport *s, const struct zvs_tx *txs, int n)
+{
+    int to = group_survivor(sw, s->port->index);
+    if (to < 0)
+        return 0;
+    struct zvs_swport *t = &sw->sp[to];
+    struct zvs_port *tp = t->port;
+    flush_port(sw, t);                  /* keep the survivor's own frames first */
+    enum zvs_drop why = ZVS_DROP_TX_FAIL;
+    int sent = tp->ops->tx(tp, txs, n, &why);
+    if (sent < 0)
+        sent = 0;
+    uint64_t bytes = 0;
+    for (int i = 0; i < sent; i++)
+        bytes += zvs_frame_out_len(txs[i].f, (enum zvs_tag_op)txs[i].tag_op);
+    zvs_ctr_add(&tp->ctr.out_bytes, bytes);
+    zvs_ctr_add(&tp->ctr.out_packets, (uint64_t)sent);
+    if (sent < n)
+        zvs_port_count_drop(tp, false, why, (uint64_t)(n - sent));
+    if (tp->ops->flush)
+        tp->ops->flush(tp);
+    sw->stats.resteered += (uint64_t)n;
+    return n;
+}
+
 static void flush_port(struct zvs_switch *sw, struct zvs_swport *s)
 {
     struct zvs_port *p = s->port;
@@ -118,7 +168,14 @@ static void flush_port(struct zvs_switch *sw, struct zvs_swport *s)
         for (int i = 0; i < sent; i++)
             bytes += zvs_frame_out_len(s->pend[i].f, (enum zvs_tag_op)s->pend[i].tag_op);
         zvs_ctr_add(&p->ctr.out_bytes, bytes);
-        zvs_port_count_drop(p, false, why, (uint64_t)(s->npend - sent));
+        int left = s->npend - sent;
+        if (s->in_group && (why == ZVS_DROP_LINK_DOWN || !p->carrier)) {
+            uint16_t n = s->npend;
+            s->npend = 0;               /* resteer may flush other ports, never this one */
+            left -= resteer(sw, s, &s->pend[sent], n - sent);
+        }
+        if (left > 0)
+            zvs_port_count_drop(p, false, why, (uint64_t)left);
     }
     zvs_ctr_add(&p->ctr.out_packets, (uint64_t)sent);
     s->npend = 0;
@@ -188,6 +245,8 @@ static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const stru
         zvs_port_count_drop(p, false, c.why, c.failed);
 }
 
+static bool egress_survivor(struct zvs_switch *sw, const struct zvs_frame *f, uint16_t avoid);
+
 /* Queue frame f (classified on vid) for egress port s. Returns false when the port's
  * VLAN rules do not let it receive the frame (not a discard for a flood). Inlined: it is
  * most of the per-frame work of a unicast. */
@@ -205,6 +264,10 @@ static inline __attribute__((always_inline)) bool egress(struct zvs_switch *sw,
             return false;
     }
     if (!p->carrier) {
+        if (s->in_group) {
+            if (egress_survivor(sw, f, p->index))
+                return true;
+        }
         zvs_port_count_drop(p, false, ZVS_DROP_LINK_DOWN, 1);
         return true;
     }
@@ -233,7 +296,46 @@ static inline __attribute__((always_inline)) bool egress(struct zvs_switch *sw,
     return true;
 }
 
-static void flood(struct zvs_switch *sw, uint16_t in, const struct zvs_frame *f, bool from_guest)
+/* A group member lost its link and the group has not moved its buckets yet (the carrier
+ * event is on its way): the frame goes to a survivor. Out of line: a failure path. */
+static __attribute__((noinline)) bool egress_survivor(struct zvs_switch *sw,
+                                                      const struct zvs_frame *f, uint16_t avoid)
+{
+    int to = group_survivor(sw, avoid);
+    if (to < 0)
+        return false;
+    sw->stats.resteered++;
+    return egress(sw, &sw->sp[to], f);
+}
+
+/* The uplink for an outbound frame: the port group's choice (bucket of the MAC suffix,
+ * or the designated port for broadcast and multicast) while a member distributes, else
+ * the active RDEV; -1 when there is none. The map is read once per burst. */
+static inline int uplink_for(struct zvs_switch *sw, struct burst *b, const struct zvs_frame *f)
+{
+    if (sw->group) {
+        if (!b->map) {
+            b->map = zvs_pgroup_map(sw->group);
+            b->hash = zvs_pgroup_params(sw->group)->hash;
+            b->bucket_bytes = zvs_pgroup_bucket_bytes(sw->group);
+        }
+        const struct zvs_pg_map *m = b->map;
+        if (m->flood_port != ZVS_PG_NO_PORT) {
+            if (f->data[0] & 1)
+                return m->flood_port;
+            unsigned bucket = zvs_pg_bucket(b->hash, f->data, f->data + ZVS_ETH_ALEN);
+            uint16_t port = m->bucket_port[bucket];
+            if (port != ZVS_PG_NO_PORT) {
+                b->bucket_bytes[bucket] += f->len;
+                return port;
+            }
+        }
+    }
+    return sw->active_uplink;
+}
+
+static void flood(struct zvs_switch *sw, struct burst *b, uint16_t in, const struct zvs_frame *f,
+                  bool from_guest)
 {
     sw->stats.floods++;
     if (!(from_guest && sw->params.isolation)) {
@@ -243,8 +345,11 @@ static void flood(struct zvs_switch *sw, uint16_t in, const struct zvs_frame *f,
                 egress(sw, &sw->sp[g], f);
         }
     }
-    if (from_guest && sw->active_uplink >= 0)
-        egress(sw, &sw->sp[sw->active_uplink], f);
+    if (from_guest) {
+        int up = uplink_for(sw, b, f);
+        if (up >= 0)
+            egress(sw, &sw->sp[up], f);
+    }
 }
 
 /* Classify and forward one frame; frames for no guest of ours count in b->filtered. */
@@ -267,10 +372,15 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
     if (slow) {
         if (!in->is_guest && sw->slow_fn) {
             sw->slow_fn(sw->slow_arg, ip, f, now);
-            /* the handler may change ports or tables: decide afresh from here on */
+            /* the handler may change ports, tables or the group: decide afresh */
             b->untagged_known = b->mac_known = false;
+            b->map = NULL;
         } else
             zvs_port_count_drop(ip, true, ZVS_DROP_SLOW_PROTO, 1);
+        return;
+    }
+    if (__builtin_expect(!in->collecting, 0) && !in->is_guest) {
+        zvs_port_count_drop(ip, true, ZVS_DROP_NOT_COLLECTING, 1);
         return;
     }
     if (src[0] & 1) {
@@ -302,7 +412,7 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
             b->mac_known = false;       /* the table may have changed */
         }
         if (dst[0] & 1) {
-            flood(sw, ip->index, f, true);
+            flood(sw, b, ip->index, f, true);
             return;
         }
         int out = lookup(sw, b, dst, f->vid);
@@ -313,16 +423,18 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
                 zvs_port_count_drop(ip, true, ZVS_DROP_ISOLATION, 1);
             else if (!egress(sw, &sw->sp[out], f))
                 zvs_port_count_drop(ip, true, ZVS_DROP_VLAN_DENIED, 1);
-        } else if (sw->active_uplink >= 0) {
-            egress(sw, &sw->sp[sw->active_uplink], f);
         } else {
-            zvs_port_count_drop(ip, true, ZVS_DROP_NO_UPLINK, 1);
+            int up = uplink_for(sw, b, f);
+            if (up >= 0)
+                egress(sw, &sw->sp[up], f);
+            else
+                zvs_port_count_drop(ip, true, ZVS_DROP_NO_UPLINK, 1);
         }
         return;
     }
     /* From an uplink. */
     if (dst[0] & 1) {
-        flood(sw, ip->index, f, false);
+        flood(sw, b, ip->index, f, false);
         return;
     }
     int out = lookup(sw, b, dst, f->vid);

@@ -32,6 +32,7 @@ static const struct {
     [ZVS_DROP_SAME_PORT]    = { "same-port", DISCARD },
     [ZVS_DROP_FILTERED]     = { "address-filtered", NOTE },
     [ZVS_DROP_OFFLOAD]      = { "offload-fixup-failed", ERROR },
+    [ZVS_DROP_NOT_COLLECTING] = { "not-collecting", DISCARD },
 };
 
 void zvs_port_count_drop(struct zvs_port *p, bool inbound, enum zvs_drop why, uint64_t n)

@@ -47,6 +47,7 @@ enum zvs_drop {
                                            address filter drops it before counting, so it
                                            counts here only, not in discards or packets */
     ZVS_DROP_OFFLOAD,                   /* could not segment/checksum for the egress (error) */
+    ZVS_DROP_NOT_COLLECTING,            /* port-group member not Collecting (LACP) */
     ZVS_DROP__COUNT
 };
 

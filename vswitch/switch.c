@@ -4,7 +4,13 @@
  * Uplink failover (DEFINE VSWITCH ... RDEV a b c): the first RDEV attached that has
  * carrier carries all traffic; when it loses carrier the next one in attach order with
  * carrier takes over, and when an earlier one returns it takes the traffic back, which is
- * what z/VM does with its primary and backup devices. Port groups replace this later.
+ * what z/VM does with its primary and backup devices.
+ *
+ * Port groups: members are uplinks too (zvs_switch_add_group_port) but not failover
+ * devices. Outbound frames follow the group's bucket map (pgroup.h) while any member
+ * distributes; only when none does do they fall back to the active RDEV, so an RDEV
+ * given beside GROUP is the group's backup. The group itself (its LACP engines and
+ * rebalancer) is driven from outside (lag.c); the switch only reads its published map.
  */
 #include "switch.h"
 
@@ -87,9 +93,44 @@ int zvs_switch_add_uplink(struct zvs_switch *sw, struct zvs_port *port)
     port->index = (uint16_t)slot;
     port->role = ZVS_PORT_UPLINK;
     sw->sp[slot] = (struct zvs_swport){ .port = port };
+    sw->sp[slot].collecting = true;
     sw->uplinks[sw->nuplinks++] = (uint16_t)slot;
     pick_uplink(sw);
     return 0;
+}
+
+int zvs_switch_add_group_port(struct zvs_switch *sw, struct zvs_port *port)
+{
+    int slot = free_slot(sw);
+    if (slot < 0)
+        return -ENOSPC;
+    port->index = (uint16_t)slot;
+    port->role = ZVS_PORT_UPLINK;
+    sw->sp[slot] = (struct zvs_swport){ .port = port, .in_group = true };
+    return 0;
+}
+
+void zvs_switch_set_group(struct zvs_switch *sw, struct zvs_pgroup *group)
+{
+    sw->group = group;
+}
+
+struct zvs_pgroup *zvs_switch_group(const struct zvs_switch *sw)
+{
+    return sw->group;
+}
+
+void zvs_switch_set_collecting(struct zvs_switch *sw, struct zvs_port *port, bool on)
+{
+    struct zvs_swport *s = &sw->sp[port->index];
+    if (s->port == port && !s->is_guest)
+        s->collecting = on;
+}
+
+bool zvs_switch_is_group_port(const struct zvs_switch *sw, const struct zvs_port *port)
+{
+    const struct zvs_swport *s = &sw->sp[port->index];
+    return s->port == port && s->in_group;
 }
 
 /* The VIDs a guest's assigned MAC is registered on: its access VLAN, every granted VLAN

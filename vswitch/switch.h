@@ -20,6 +20,7 @@
 
 struct zvs_switch;
 struct zvs_mac_table;
+struct zvs_pgroup;
 
 struct zvs_switch_params {
     char     name[9];                   /* VSWITCH name, upper case */
@@ -47,6 +48,7 @@ struct zvs_switch_stats {
     uint64_t frames;                    /* frames through zvs_switch_input */
     uint64_t floods;                    /* broadcast/multicast/unknown frames flooded */
     uint64_t fixups;                    /* frames segmented or checksummed for an egress */
+    uint64_t resteered;                 /* frames a failed group member handed to a survivor */
 };
 
 struct zvs_switch *zvs_switch_create(const struct zvs_switch_params *params);
@@ -57,6 +59,18 @@ const struct zvs_switch_params *zvs_switch_params(const struct zvs_switch *sw);
 /* Attach an uplink (RDEV) port; the first attached with carrier carries traffic, the
  * others are failover backups. The switch owns the port from now on. */
 int zvs_switch_add_uplink(struct zvs_switch *sw, struct zvs_port *port);
+/* Attach a port-group member (SET PORT GROUP ... JOIN): an uplink that neither collects
+ * nor distributes until told (zvs_switch_set_collecting; the group's map for outbound).
+ * It is not one of the RDEV failover devices. The switch owns the port. */
+int zvs_switch_add_group_port(struct zvs_switch *sw, struct zvs_port *port);
+/* The port group whose bucket map steers outbound frames (NULL: none; not owned). While
+ * no member distributes, outbound falls back to the RDEV uplink, if any. */
+void zvs_switch_set_group(struct zvs_switch *sw, struct zvs_pgroup *group);
+struct zvs_pgroup *zvs_switch_group(const struct zvs_switch *sw);
+/* Inbound gate of a group member: frames other than Slow Protocols are discarded
+ * (ZVS_DROP_NOT_COLLECTING) while off. RDEV uplinks always collect. */
+void zvs_switch_set_collecting(struct zvs_switch *sw, struct zvs_port *port, bool on);
+bool zvs_switch_is_group_port(const struct zvs_switch *sw, const struct zvs_port *port);
 /* Couple a guest NIC: registers its MAC on its VLANs. -EEXIST if the MAC is in use,
  * -ENOSPC when the port table or MAC table is full. The switch owns the port. */
 int zvs_switch_add_guest(struct zvs_switch *sw, struct zvs_port *port,

@@ -9,6 +9,8 @@
 struct zvs_swport {
     struct zvs_port *port;              /* NULL: slot free */
     bool             is_guest;
+    bool             in_group;          /* uplink that is a port-group member */
+    bool             collecting;        /* uplink: inbound accepted (group: LACP Collecting) */
     struct zvs_guest guest;             /* valid when is_guest */
     uint16_t         npend;             /* frames queued for this egress in this burst */
     bool             active;            /* on the switch's active-egress list */
@@ -25,6 +27,7 @@ struct zvs_switch {
     uint16_t                 uplinks[ZVS_MAX_UPLINKS]; /* in attach order */
     uint16_t                 nuplinks;
     int                      active_uplink;          /* port index, -1: none */
+    struct zvs_pgroup       *group;                  /* port group uplink (not owned) */
     uint16_t                 active[ZVS_MAX_PORTS];  /* egress ports with queued frames */
     uint16_t                 nactive;
     zvs_slow_fn              slow_fn;

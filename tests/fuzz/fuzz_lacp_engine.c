@@ -1,5 +1,5 @@
-/* libFuzzer target for the LACP port engine and the Marker protocol (lacp/lacp_port.c,
- * lacp/marker.c), driven as a script of events.
+/* libFuzzer target for the LACP port engine and the Marker protocol (lacp/lacp_port.c and
+ * the machine files, lacp/marker.c, lacp/lacp_show.c), driven as a script of events.
  *
  * World: three port engines on virtual time. Ports 0 (system A) and 1 (system B) are cabled
  * back to back: what one sends (LACPDUs and Marker PDUs, built to 124-byte frames) is queued
@@ -8,8 +8,9 @@
  * a second port of system A sharing port 0's aggregator; it has no cable and hears only
  * hostile PDUs. Ports 0 and 1 also run a Marker protocol each.
  *
- * Input: 4 config bytes (one per port: active, fast, half duplex, carrier at init, speed;
- * the 4th: port 2's key), then records of an op byte and its operands; a short read gives
+ * Input: 4 config bytes (one per port: active, fast, half duplex, carrier at init, speed,
+ * coupled Mux (bit 0x40; so both Mux controls, and mixed pairs, are fuzzed); the 4th:
+ * port 2's key), then records of an op byte and its operands; a short read gives
  * zeros. Ops (op % 8): ADVANCE time (up to ~186 s), HOSTILE LACPDU to a port (fields from
  * the input, built by zvs_lacpdu_build and reparsed by zvs_slow_parse, so only parseable
  * PDUs reach the engine; actor/partner may be copied from real ports to forge plausible
@@ -20,10 +21,20 @@
  * Invariants (each checked against lacp_port.c / marker.c, not just the standard):
  *   - no sanitizer report, no engine assert (callback re-entry, fixed-point bound);
  *   - after run(now): next_wakeup() is NEVER or > now (run() left no due work);
- *   - coupled mux: actor COLLECTING == DISTRIBUTING, both set iff mux COLLECTING_DISTRIBUTING;
- *     actor SYNC iff mux ATTACHED or COLLECTING_DISTRIBUTING;
- *   - mux ATTACHED/COLLECTING_DISTRIBUTING imply SELECTED; COLLECTING_DISTRIBUTING implies
- *     partner SYNC; UNSELECTED implies DETACHED (run() reaches a fixed point);
+ *   - coupled mux: only DETACHED/WAITING/ATTACHED/COLLECTING_DISTRIBUTING; actor
+ *     COLLECTING == DISTRIBUTING, both set iff COLLECTING_DISTRIBUTING;
+ *   - independent mux: never COLLECTING_DISTRIBUTING; actor COLLECTING iff COLLECTING or
+ *     DISTRIBUTING, DISTRIBUTING iff DISTRIBUTING; DISTRIBUTING implies partner COLLECTING;
+ *   - actor SYNC iff mux ATTACHED or beyond; every state beyond WAITING implies SELECTED;
+ *     COLLECTING/DISTRIBUTING/COLLECTING_DISTRIBUTING imply partner SYNC; UNSELECTED
+ *     implies DETACHED (run() reaches a fixed point);
+ *   - callbacks are edge-triggered and ordered: attach, collecting, distributing each flip
+ *     (never repeat a value); collecting only while attached, distributing only while
+ *     collecting; after every call they equal is_collecting / is_distributing / "mux at
+ *     ATTACHED or beyond";
+ *   - timers_left agrees with next_wakeup (every running timer ends at or after it, none is
+ *     due after run()); zvs_lacp_port_format returns the length it wrote, and the same
+ *     length into a short buffer, NUL-terminated;
  *   - actor EXPIRED set in Receive EXPIRED, else only in PORT_DISABLED (which keeps it,
  *     as 802.1AX does); DEFAULTED bit set in RX DEFAULTED and
  *     clear in CURRENT; a DEFAULTED port has the null partner and is UNSELECTED (EXPIRED and
@@ -53,6 +64,7 @@
 #include <string.h>
 
 #include "lacp/lacp_port.h"
+#include "lacp/lacp_show.h"
 #include "lacp/marker.h"
 #include "lacp/pdu.h"
 #include "fuzz_common.h"
@@ -88,6 +100,10 @@ struct side {
     struct marker_track mt[ZVS_LACP_MARKER_MAX_OUTSTANDING];
     unsigned mt_count;
     bool     in_marker_rx;              /* ANSWERED allowed only here */
+    bool     coupled;                   /* cfg.coupled_mux */
+    bool     attached;                  /* as told by cb.attach */
+    bool     collecting;                /* as told by cb.collecting */
+    bool     distributing;              /* as told by cb.distributing */
 };
 
 static struct world {
@@ -148,14 +164,46 @@ static void lacp_send(void *arg, const struct zvs_lacpdu *pdu)
     CHECK(pdu->actor.port == a->port && pdu->actor.key == a->key &&
           pdu->actor.system_priority == a->system_priority &&
           memcmp(pdu->actor.system, a->system, 6) == 0);
-    CHECK(!((pdu->actor.state & ZVS_LACP_STATE_COLLECTING) == 0) ==
-          !((pdu->actor.state & ZVS_LACP_STATE_DISTRIBUTING) == 0));
+    if (s->coupled)
+        CHECK(!((pdu->actor.state & ZVS_LACP_STATE_COLLECTING) == 0) ==
+              !((pdu->actor.state & ZVS_LACP_STATE_DISTRIBUTING) == 0));
+    else if (pdu->actor.state & ZVS_LACP_STATE_DISTRIBUTING)
+        CHECK(pdu->actor.state & ZVS_LACP_STATE_COLLECTING);
     CHECK(zvs_lacpdu_build(pdu, s->mac, frame, sizeof(frame)) == ZVS_SLOW_FRAME_LEN);
     CHECK(zvs_slow_parse(frame, sizeof(frame), &q, NULL) == ZVS_SLOW_LACP);
     CHECK(q.actor.state == pdu->actor.state && q.actor.port == pdu->actor.port &&
           q.partner.state == pdu->partner.state);
     if (s->idx < NLINKED)
         link_push(s->idx, frame);
+}
+
+static void cb_attach(void *arg, bool on)
+{
+    struct side *s = arg;
+
+    CHECK(s->attached != on);
+    CHECK(on || !s->collecting);
+    s->attached = on;
+}
+
+static void cb_collecting(void *arg, bool on)
+{
+    struct side *s = arg;
+
+    CHECK(s->collecting != on);
+    CHECK(on ? s->attached : !s->distributing);
+    CHECK(zvs_lacp_port_is_collecting(&s->port) == on);   /* getters show the new state */
+    s->collecting = on;
+}
+
+static void cb_distributing(void *arg, bool on)
+{
+    struct side *s = arg;
+
+    CHECK(s->distributing != on);
+    CHECK(s->collecting);
+    CHECK(zvs_lacp_port_is_distributing(&s->port) == on);
+    s->distributing = on;
 }
 
 static void marker_send(void *arg, const struct zvs_marker *m)
@@ -233,14 +281,47 @@ static void check_port(const struct side *s)
     uint64_t nw = zvs_lacp_port_next_wakeup(p);
     static const uint8_t null_mac[6];
 
+    bool attached = mux != ZVS_LACP_MUX_DETACHED && mux != ZVS_LACP_MUX_WAITING;
+    struct zvs_lacp_timers_left tl;
+    uint64_t t[5];
+    char text[2048], small[64];
+    int n;
+
     CHECK(nw == ZVS_LACP_NEVER || nw > w.now);
-    CHECK(col == dist);
-    CHECK(col == (mux == ZVS_LACP_MUX_COLLECTING_DISTRIBUTING));
-    CHECK(sync == (mux == ZVS_LACP_MUX_ATTACHED || mux == ZVS_LACP_MUX_COLLECTING_DISTRIBUTING));
-    if (mux == ZVS_LACP_MUX_ATTACHED || mux == ZVS_LACP_MUX_COLLECTING_DISTRIBUTING)
+    if (s->coupled) {
+        CHECK(mux != ZVS_LACP_MUX_COLLECTING && mux != ZVS_LACP_MUX_DISTRIBUTING);
+        CHECK(col == dist);
+        CHECK(col == (mux == ZVS_LACP_MUX_COLLECTING_DISTRIBUTING));
+    } else {
+        CHECK(mux != ZVS_LACP_MUX_COLLECTING_DISTRIBUTING);
+        CHECK(col == (mux == ZVS_LACP_MUX_COLLECTING || mux == ZVS_LACP_MUX_DISTRIBUTING));
+        CHECK(dist == (mux == ZVS_LACP_MUX_DISTRIBUTING));
+        if (dist)
+            CHECK(pa->state & ZVS_LACP_STATE_COLLECTING);
+    }
+    CHECK(col == zvs_lacp_port_is_collecting(p) && col == s->collecting);
+    CHECK(dist == zvs_lacp_port_is_distributing(p) && dist == s->distributing);
+    CHECK(attached == s->attached);
+    CHECK(sync == attached);
+    if (attached)
         CHECK(sel == ZVS_LACP_SELECTED);
-    if (mux == ZVS_LACP_MUX_COLLECTING_DISTRIBUTING)
+    if (col)
         CHECK(pa->state & ZVS_LACP_STATE_SYNC);
+    /* timers_left: each running timer ends at or after next_wakeup, none is due. */
+    zvs_lacp_port_timers_left(p, w.now, &tl);
+    t[0] = tl.current_while; t[1] = tl.periodic; t[2] = tl.wait_while;
+    t[3] = tl.actor_churn; t[4] = tl.partner_churn;
+    for (unsigned i = 0; i < 5; i++) {
+        if (t[i] == ZVS_LACP_NEVER)
+            continue;
+        CHECK(t[i] > 0 && w.now + t[i] >= nw);
+    }
+    /* The report: full length, and the same length into a short buffer. */
+    n = zvs_lacp_port_format(p, s->idx < NLINKED ? &s->marker : NULL, w.now, text,
+                             sizeof(text));
+    CHECK(n > 0 && (size_t)n < sizeof(text) && strlen(text) == (size_t)n);
+    CHECK(zvs_lacp_port_format(p, NULL, w.now, small, sizeof(small)) > 0);
+    CHECK(strlen(small) == sizeof(small) - 1);
     if (sel == ZVS_LACP_UNSELECTED)
         CHECK(mux == ZVS_LACP_MUX_DETACHED);
     CHECK(sel != ZVS_LACP_STANDBY);
@@ -491,7 +572,10 @@ static void ev_marker(struct cursor *c)
 
 static void setup(struct cursor *c)
 {
-    static const struct zvs_lacp_port_cb cb = { .send = lacp_send };
+    static const struct zvs_lacp_port_cb cb = {
+        .send = lacp_send, .attach = cb_attach, .collecting = cb_collecting,
+        .distributing = cb_distributing,
+    };
     static const struct zvs_lacp_marker_cb mcb = { .send = marker_send, .done = marker_done };
     uint8_t cfgb[NPORTS];
     uint8_t extra;
@@ -517,6 +601,7 @@ static void setup(struct cursor *c)
             .speed_mbps = (b & 4) ? 1000 : 10000,
             .full_duplex = (b & 0x18) != 0x18,          /* half duplex: rare */
             .enabled = !(b & 0x20),
+            .coupled_mux = b & 0x40,
             .aggregator = i == 1 ? &w.agg_b : &w.agg_a,
         };
 
@@ -524,6 +609,7 @@ static void setup(struct cursor *c)
             cfg.key = 11;                               /* never selected into agg_a */
         memcpy(cfg.system, i == 1 ? sys_b : sys_a, 6);
         s->idx = i;
+        s->coupled = cfg.coupled_mux;
         memcpy(s->mac, cfg.system, 6);
         s->mac[5] = (uint8_t)(i + 1);
         s->carrier = cfg.enabled;

@@ -8,6 +8,10 @@
 #
 #   lab_init NAME            namespaces zvs-NAME-$$-{sw,lan,a,b,c}; exits 77 without root
 #   lab_start SYSCONFIG USERDIRECT [MTU]   veths, vswitchd, taps moved, addresses set
+#   lab_group_start SMCONF SYSCONFIG USERDIRECT   the port-group lab: OSA ports 28BA and
+#                            2902 are veths to the switch model (namespace PHY) whose
+#                            access port leads to the LAN namespace
+#   sm CMD                   a command to the running switch model, its response on stdout
 #   lab_stats                writes the counters report and prints its path
 #   counter REPORT OWNER FIELD   a NIC's (or RDEV's) counter from the report
 #   fail MSG                 print and exit 1
@@ -42,6 +46,10 @@ lab_cleanup() {
       [ "$status" -eq 0 ] && status=1
     fi
   fi
+  if [ -n "${SM_PID:-}" ]; then
+    kill -TERM "$SM_PID" 2>/dev/null
+    wait "$SM_PID" 2>/dev/null
+  fi
   for ns in "${LAB_NS[@]:-}"; do
     [ -n "$ns" ] || continue
     ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
@@ -56,8 +64,8 @@ lab_init() {
   command -v ip >/dev/null || skip "iproute2 missing"
   [ -x "$VSWITCHD" ] || fail "no $VSWITCHD (run make)"
   local p="zvs-$1-$$"
-  NS_SW=$p-sw NS_LAN=$p-lan NS_A=$p-a NS_B=$p-b NS_C=$p-c
-  LAB_NS=("$NS_SW" "$NS_LAN" "$NS_A" "$NS_B" "$NS_C")
+  NS_SW=$p-sw NS_LAN=$p-lan NS_A=$p-a NS_B=$p-b NS_C=$p-c NS_PHY=$p-phy NS_LAN2=$p-lan2
+  LAB_NS=("$NS_SW" "$NS_LAN" "$NS_A" "$NS_B" "$NS_C" "$NS_PHY" "$NS_LAN2")
   WORK=$(mktemp -d /tmp/zvs-lab.XXXXXX)
   trap lab_cleanup EXIT
   trap 'exit 1' INT TERM
@@ -69,7 +77,7 @@ lab_init() {
 }
 
 # Guest addresses: A .1, B .2, C .3, LAN .100 in 10.77.0.0/24.
-declare -A LAB_IP=([a]=10.77.0.1 [b]=10.77.0.2 [c]=10.77.0.3 [lan]=10.77.0.100)
+declare -A LAB_IP=([a]=10.77.0.1 [b]=10.77.0.2 [c]=10.77.0.3 [lan]=10.77.0.100 [lan2]=10.77.0.101)
 
 wait_for() {  # wait_for SECONDS CMD...: until CMD succeeds
   local t=$1; shift
@@ -87,6 +95,50 @@ lab_start() {
   ip -n "$NS_SW" link set osa28ba up
   ip -n "$NS_LAN" link set eth0 up
   ip -n "$NS_LAN" addr add "${LAB_IP[lan]}/24" dev eth0
+  lab_vswitchd "$sysconfig" "$userdirect" "$mtu"
+}
+
+SWITCHMODEL=$BUILD/tools/switchmodel
+
+# The port-group lab. SMCONF is a switch model configuration (configs/switchmodel/) whose
+# channel-group ports attach to sw-osa28ba and sw-osa2902 (Gi2/23, Gi2/24) and whose
+# access ports attach to sw-srv1 (the LAN host, .100) and sw-srv2 (LAN2, .101).
+lab_group_start() {
+  local smconf=$1 sysconfig=$2 userdirect=$3 mtu=${4:-1500}
+  [ -x "$SWITCHMODEL" ] || fail "no $SWITCHMODEL (run make)"
+  local dev
+  for dev in 28ba 2902; do
+    ip -n "$NS_SW" link add "osa$dev" mtu "$mtu" type veth peer name "sw-osa$dev" mtu "$mtu" \
+      netns "$NS_PHY" || fail "veth osa$dev"
+    ip -n "$NS_SW" link set "osa$dev" up
+    ip -n "$NS_PHY" link set "sw-osa$dev" up
+    ip netns exec "$NS_PHY" sysctl -qw "net.ipv6.conf.sw-osa$dev.disable_ipv6=1" 2>/dev/null
+  done
+  local h ns
+  for h in 1 2; do
+    if [ $h = 1 ]; then ns=$NS_LAN; else ns=$NS_LAN2; fi
+    ip -n "$NS_PHY" link add "sw-srv$h" mtu "$mtu" type veth peer name eth0 mtu "$mtu" netns "$ns" ||
+      fail "veth sw-srv$h"
+    ip -n "$NS_PHY" link set "sw-srv$h" up
+    ip -n "$ns" link set eth0 up
+  done
+  ip -n "$NS_LAN" addr add "${LAB_IP[lan]}/24" dev eth0
+  ip -n "$NS_LAN2" addr add "${LAB_IP[lan2]}/24" dev eth0
+  SM_SOCK=$WORK/switchmodel.sock
+  ip netns exec "$NS_PHY" "$SWITCHMODEL" -c "$smconf" -C "$SM_SOCK" -l "$WORK/switchmodel.log" \
+    >"$WORK/switchmodel.out" 2>&1 &
+  SM_PID=$!
+  wait_for 10 test -S "$SM_SOCK" || fail "switch model did not start: $(tail -5 "$WORK/switchmodel.out")"
+  lab_vswitchd "$sysconfig" "$userdirect" "$mtu"
+}
+
+sm() {
+  "$SWITCHMODEL" -C "$SM_SOCK" -x "$*"
+}
+
+# Starts vswitchd in NS_SW and moves its guests' taps into their namespaces.
+lab_vswitchd() {
+  local sysconfig=$1 userdirect=$2 mtu=${3:-1500}
   # VSWITCHD_WRAP: a command to run vswitchd under (valgrind ...), split on spaces.
   # VSWITCHD_ARGS: more options (e.g. -q socket); LAB_TAPS: guests whose NIC is a tap.
   ip netns exec "$NS_SW" ${VSWITCHD_WRAP:-} "$VSWITCHD" -f -c "$sysconfig" -u "$userdirect" -l debug \

@@ -1,7 +1,7 @@
 /* SYSTEM CONFIG / USER DIRECT parser tests.
  *
  * Golden: the lab files in configs/ parse without a message and dump byte for byte as
- * tests/golden/config/sample.dump. Errors: every case below feeds a SYSTEM CONFIG and/or
+ * tests/golden/config/sample.dump (group.sysconfig as group.dump: port groups). Errors: every case below feeds a SYSTEM CONFIG and/or
  * USER DIRECT text, runs validate, and compares the complete list of messages (file,
  * line, id and text) with the expected strings, in order. Run from the repository root.
  */
@@ -102,6 +102,12 @@ struct err_case {
 #define RULE_IFNAME "(Linux interface name: 1-15 characters, no / : or blanks)"
 #define RULE_VIDSET "(VLAN IDs 1-4094 or ranges lo-hi)"
 #define RULE_RANGE "(xxxxxx-xxxxxx, 6 hex digits each, low <= high)"
+/* Maps devices 0100-0109 and gives group G1 a switch. */
+#define GRP_TAIL "DEFINE VSWITCH SW GROUP G1\n" \
+    "RDEVICE 100 INTERFACE e0\nRDEVICE 101 INTERFACE e1\nRDEVICE 102 INTERFACE e2\n" \
+    "RDEVICE 103 INTERFACE e3\nRDEVICE 104 INTERFACE e4\nRDEVICE 105 INTERFACE e5\n" \
+    "RDEVICE 106 INTERFACE e6\nRDEVICE 107 INTERFACE e7\nRDEVICE 108 INTERFACE e8\n" \
+    "RDEVICE 109 INTERFACE e9\n"
 #define NOTLOCAL " is not a locally administered unicast prefix (first byte: X'02' set, X'01' clear)"
 
 static const struct err_case err_cases[] = {
@@ -144,8 +150,12 @@ static const struct err_case err_cases[] = {
       { SC "1: HCP1006E Operand DISCONNECT conflicts with CONNECT" } },
     { "RDEV NOUPLINK", "DEFINE VSWITCH A NOUPLINK RDEV 28BA\n", NULL,
       { SC "1: HCP1006E Operand RDEV conflicts with NOUPLINK" } },
-    { "RDEV GROUP", "DEFINE VSWITCH A RDEV 28BA GROUP G1\n", NULL,
-      { SC "1: HCP1006E Operand GROUP conflicts with RDEV" } },
+    { "RDEV GROUP fallback", "DEFINE VSWITCH A RDEV 28BA GROUP G1\nSET PORT GROUP G1 JOIN 2902\n"
+      "RDEVICE 28BA INTERFACE e0\nRDEVICE 2902 INTERFACE e1\n", NULL, { NULL } },
+    { "GROUP NOUPLINK", "DEFINE VSWITCH A NOUPLINK GROUP G1\n", NULL,
+      { SC "1: HCP1006E Operand GROUP conflicts with NOUPLINK" } },
+    { "NOUPLINK GROUP RDEV", "DEFINE VSWITCH A GROUP G1 RDEV 28BA NOUPLINK\n", NULL,
+      { SC "1: HCP1006E Operand NOUPLINK conflicts with RDEV" } },
     { "GROUP NOGROUP", "DEFINE VSWITCH A NOGROUP GROUP G1\n", NULL,
       { SC "1: HCP1006E Operand GROUP conflicts with NOGROUP" } },
     { "RDEV four", "DEFINE VSWITCH A RDEV 1 2 3 4\n", NULL,
@@ -368,6 +378,137 @@ static const struct err_case err_cases[] = {
     { "USER DIRECT unknown statement", NULL, "USER A PW 1G 2G\nMDISK 0191 3390 1 10 VOL1\n",
       { UD "2: HCP1001E Statement MDISK is not recognized" } },
 
+    /* SET PORT GROUP: statement shape. */
+    { "SET PORT not GROUP", "SET PORT ETHGRP JOIN 28BA FOO\n", NULL,
+      { SC "1: HCP1031E Operand ETHGRP is not valid after SET PORT: the statement is"
+           " SET PORT GROUP groupname" } },
+    { "SET PORT alone", "SET PORT\n", NULL, { SC "1: HCP1002E Operand GROUP is missing" } },
+    { "SET PORT GROUP alone", "set port group\n", NULL,
+      { SC "1: HCP1002E Operand groupname is missing" } },
+    { "SET PORT GROUP no name", "SET PORT GROUP,\n JOIN 28BA\n", NULL,
+      { SC "2: HCP1002E Operand groupname is missing" } },
+    { "SET VSWITCH", "SET VSWITCH A GRANT B\n", NULL,
+      { SC "1: HCP1001E Statement SET VSWITCH is not recognized" } },
+    { "groupname bad", "SET PORT GROUP G.1 JOIN 28BA\n", NULL,
+      { SC "1: HCP1003E Operand groupname value G.1 is not valid " RULE_NAME } },
+    { "groupname too long", "SET PORT GROUP ETHGROUP1 LACP ACTIVE\n", NULL,
+      { SC "1: HCP1003E Operand groupname value ETHGROUP1 is not valid " RULE_NAME } },
+    { "SET PORT GROUP no operand", "SET PORT GROUP G1\n", NULL,
+      { SC "1: HCP1002E Operand JOIN, LACP or INTERVAL is missing" } },
+    { "SET PORT GROUP unknown operand", "SET PORT GROUP G1 SPEED 10G\n", NULL,
+      { SC "1: HCP1004E Operand SPEED is not recognized by SET PORT GROUP",
+        SC "1: HCP1004E Operand 10G is not recognized by SET PORT GROUP",
+        SC "1: HCP1002E Operand JOIN, LACP or INTERVAL is missing" } },
+    { "abbreviated operand", "SET PORT GROUP G1 INTERV 30\n", NULL,
+      { SC "1: HCP1004E Operand INTERV is not recognized by SET PORT GROUP",
+        SC "1: HCP1004E Operand 30 is not recognized by SET PORT GROUP",
+        SC "1: HCP1002E Operand JOIN, LACP or INTERVAL is missing" } },
+    { "LACP twice", "SET PORT GROUP G1 LACP ACTIVE,\n LACP INACTIVE\n", NULL,
+      { SC "2: HCP1005E Operand LACP is specified more than once" } },
+    { "JOIN twice in one", "SET PORT GROUP G1 JOIN 100 LACP ACTIVE JOIN 101\n", NULL,
+      { SC "1: HCP1005E Operand JOIN is specified more than once" } },
+
+    /* SET PORT GROUP: operand values. */
+    { "JOIN no value", "SET PORT GROUP G1 JOIN LACP ACTIVE\n", NULL,
+      { SC "1: HCP1007E Operand JOIN requires a value" } },
+    { "JOIN bad device", "SET PORT GROUP G1 JOIN 28BA 28BA.P10 XYZ\n", NULL,
+      { SC "1: HCP1003E Operand JOIN value 28BA.P10 is not valid " RULE_RDEV,
+        SC "1: HCP1003E Operand JOIN value XYZ is not valid " RULE_RDEV } },
+    { "JOIN same device twice", "SET PORT GROUP G1 JOIN 28BA,\n 28ba.P0\n", NULL,
+      { SC "2: HCP1033E Device 28BA already joined PORT GROUP G1 on line 1" } },
+    { "JOIN nine devices", "SET PORT GROUP G1 JOIN 100 101 102 103 104 105 106 107,\n"
+      "  108 109\n", NULL,
+      { SC "2: HCP1032E PORT GROUP G1 already has 8 devices (the limit); 0108 cannot join" } },
+    { "LACP bad", "SET PORT GROUP G1 LACP ON\n", NULL,
+      { SC "1: HCP1003E Operand LACP value ON is not valid (ACTIVE or INACTIVE)" } },
+    { "LACP no value", "SET PORT GROUP G1 LACP\n", NULL,
+      { SC "1: HCP1007E Operand LACP requires a value" } },
+    { "INTERVAL 0", "SET PORT GROUP G1 INTERVAL 0\n", NULL,
+      { SC "1: HCP1003E Operand INTERVAL value 0 is not valid (1-9990 or OFF)" } },
+    { "INTERVAL 9991", "SET PORT GROUP G1 INTERVAL 9991\n", NULL,
+      { SC "1: HCP1003E Operand INTERVAL value 9991 is not valid (1-9990 or OFF)" } },
+    { "INTERVAL ON", "SET PORT GROUP G1 INTERVAL ON\n", NULL,
+      { SC "1: HCP1003E Operand INTERVAL value ON is not valid (1-9990 or OFF)" } },
+    { "TIMEOUT bad", "SET PORT GROUP G1 TIMEOUT FAST\n", NULL,
+      { SC "1: HCP1003E Operand TIMEOUT value FAST is not valid (SHORT or LONG)" } },
+    { "DISTRIBUTION bad", "SET PORT GROUP G1 DISTRIBUTION DST\n", NULL,
+      { SC "1: HCP1003E Operand DISTRIBUTION value DST is not valid"
+           " (DESTINATION, SOURCE or BOTH)" } },
+    { "POLICY bad", "SET PORT GROUP G1 POLICY ROUNDROBIN\n", NULL,
+      { SC "1: HCP1003E Operand POLICY value ROUNDROBIN is not valid (LOAD or LBT [1-100])" } },
+    { "POLICY LOAD n", "SET PORT GROUP G1 POLICY LOAD 50\n", NULL,
+      { SC "1: HCP1003E Operand POLICY value 50 is not valid (LOAD or LBT [1-100])" } },
+    { "POLICY LBT 0", "SET PORT GROUP G1 POLICY LBT 0\n", NULL,
+      { SC "1: HCP1003E Operand POLICY LBT value 0 is not valid (1-100)" } },
+    { "POLICY LBT 101", "SET PORT GROUP G1 POLICY LBT 101\n", NULL,
+      { SC "1: HCP1003E Operand POLICY LBT value 101 is not valid (1-100)" } },
+    { "POLICY LBT three values", "SET PORT GROUP G1 POLICY LBT 50 60\n", NULL,
+      { SC "1: HCP1008E Operand POLICY accepts at most 2 values; 60 is one too many" } },
+    { "POLICY no value", "SET PORT GROUP G1 POLICY\n", NULL,
+      { SC "1: HCP1007E Operand POLICY requires a value" } },
+    { "SHARED", "SET PORT GROUP G1 JOIN 100 SHARED\n", NULL,
+      { SC "1: HCP1034E Operand SHARED is not supported: zvswitch has no Inter-VSwitch Link,"
+           " port groups are EXCLUSIVE" } },
+    { "EXCLUSIVE SHARED", "SET PORT GROUP G1 EXCLUSIVE SHARED\n", NULL,
+      { SC "1: HCP1006E Operand SHARED conflicts with EXCLUSIVE" } },
+    { "DELETE", "SET PORT GROUP G1 JOIN 100 EXCLUSIVE\nset port group g1 delete\n", NULL,
+      { SC "2: HCP1035E Operand DELETE is not valid in SYSTEM CONFIG: it is a CP command operand",
+        SC "1: HCP1060E Device 0100 of PORT GROUP G1 has no RDEVICE INTERFACE statement",
+        SC "1: HCP1063W PORT GROUP G1 is not used by any VSWITCH" } },
+    { "LEAVE", "SET PORT GROUP G1 LEAVE 100 101\n", NULL,
+      { SC "1: HCP1035E Operand LEAVE is not valid in SYSTEM CONFIG: it is a CP command operand" } },
+    { "all errors of a SET PORT GROUP",
+      "SET PORT GROUP G1 JOIN 100 100 LACP MAYBE INTERVAL -1 POLICY LBT 200 SHARED\n", NULL,
+      { SC "1: HCP1033E Device 0100 already joined PORT GROUP G1 on line 1",
+        SC "1: HCP1003E Operand LACP value MAYBE is not valid (ACTIVE or INACTIVE)",
+        SC "1: HCP1003E Operand INTERVAL value -1 is not valid (1-9990 or OFF)",
+        SC "1: HCP1003E Operand POLICY LBT value 200 is not valid (1-100)",
+        SC "1: HCP1034E Operand SHARED is not supported: zvswitch has no Inter-VSwitch Link,"
+           " port groups are EXCLUSIVE" } },
+
+    /* SET PORT GROUP: accumulation across statements (the rest of the file maps devices
+     * 0100-0109 and uses G1, after the statements under test: order is free). */
+    { "JOIN again in a later statement",
+      "SET PORT GROUP G1 JOIN 100 101\n\nSET PORT GROUP g1 JOIN 102 101\n" GRP_TAIL, NULL,
+      { SC "3: HCP1033E Device 0101 already joined PORT GROUP G1 on line 1" } },
+    { "JOIN past 8 in a later statement",
+      "SET PORT GROUP G1 JOIN 100 101 102 103 104\n"
+      "SET PORT GROUP G1 INTERVAL 30 JOIN 105 106 107,\n  108 109\n" GRP_TAIL, NULL,
+      { SC "3: HCP1032E PORT GROUP G1 already has 8 devices (the limit); 0108 cannot join" } },
+
+    /* Port groups against the switches (zvs_cfg_validate). */
+    { "GROUP undefined", "DEFINE VSWITCH A GROUP G1\nSET PORT GROUP G2 JOIN 100\n"
+      "DEFINE VSWITCH B GROUP G2\nRDEVICE 100 INTERFACE e0\n", NULL,
+      { SC "1: HCP1058E VSWITCH A names PORT GROUP G1, which is not defined by SET PORT GROUP" } },
+    { "GROUP defined by a bad statement", "SET PORT GROUP G1 JOIN 100 LACP OFF\n"
+      "DEFINE VSWITCH A GROUP G1\nRDEVICE 100 INTERFACE e0\n", NULL,
+      { SC "1: HCP1003E Operand LACP value OFF is not valid (ACTIVE or INACTIVE)",
+        SC "2: HCP1058E VSWITCH A names PORT GROUP G1, which is not defined by SET PORT GROUP" } },
+    { "GROUP on two switches", "SET PORT GROUP G1 JOIN 100\nDEFINE VSWITCH A GROUP G1\n"
+      "DEFINE VSWITCH B GROUP g1\nRDEVICE 100 INTERFACE e0\n", NULL,
+      { SC "3: HCP1059E PORT GROUP G1 is used by VSWITCH A and VSWITCH B (a group is EXCLUSIVE)" } },
+    { "GROUP device unmapped", "SET PORT GROUP G1 JOIN 100\nDEFINE VSWITCH A GROUP G1\n"
+      "SET PORT GROUP G1 LACP INACTIVE,\n JOIN 101.P1 102\nRDEVICE 100 INTERFACE e0\n", NULL,
+      { SC "3: HCP1060E Device 0101.P1 of PORT GROUP G1 has no RDEVICE INTERFACE statement",
+        SC "3: HCP1060E Device 0102 of PORT GROUP G1 has no RDEVICE INTERFACE statement" } },
+    { "GROUP device is own RDEV", "DEFINE VSWITCH A GROUP G1 RDEV 101 100\n"
+      "SET PORT GROUP G1 JOIN 100\nRDEVICE 100 INTERFACE e0\nRDEVICE 101 INTERFACE e1\n", NULL,
+      { SC "2: HCP1061E Device 0100 of PORT GROUP G1 is also an RDEV of VSWITCH A" } },
+    { "GROUP device is other RDEV", "DEFINE VSWITCH A GROUP G1\nDEFINE VSWITCH B RDEV 100.P1\n"
+      "SET PORT GROUP G1 JOIN 100 100.P1\nRDEVICE 100 INTERFACE e0\nRDEVICE 100.P1 INTERFACE e1\n",
+      NULL, { SC "3: HCP1061E Device 0100.P1 of PORT GROUP G1 is also an RDEV of VSWITCH B" } },
+    { "GROUP device in two groups", "SET PORT GROUP G1 JOIN 100\nSET PORT GROUP G2 JOIN 101 100\n"
+      "DEFINE VSWITCH A GROUP G1\nDEFINE VSWITCH B GROUP G2\n"
+      "RDEVICE 100 INTERFACE e0\nRDEVICE 101 INTERFACE e1\n", NULL,
+      { SC "2: HCP1062E Device 0100 is in PORT GROUP G1 and PORT GROUP G2" } },
+    { "GROUP unused", "SET PORT GROUP G1 JOIN 100\nRDEVICE 100 INTERFACE e0\n"
+      "DEFINE VSWITCH A RDEV 101\nRDEVICE 101 INTERFACE e1\n", NULL,
+      { SC "1: HCP1063W PORT GROUP G1 is not used by any VSWITCH" } },
+    { "GROUP without devices", "SET PORT GROUP G1 LACP INACTIVE\nDEFINE VSWITCH A GROUP G1\n",
+      NULL, { SC "1: HCP1064W PORT GROUP G1 of VSWITCH A has no devices (no JOIN)" } },
+    { "GROUP before SET PORT GROUP", "DEFINE VSWITCH A GROUP G1\nSET PORT GROUP G1 JOIN 100\n"
+      "RDEVICE 100 INTERFACE e0\n", NULL, { NULL } },
+
     /* Cross-checks. */
     { "LAN SYSTEM undefined", "DEFINE VSWITCH SW1\n",
       "USER A PW 1G 2G\n NICDEF F000 TYPE QDIO LAN SYSTEM NOSUCH\n",
@@ -484,7 +625,7 @@ static void test_syntax_check_golden(void **state)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_int_equal(zvs_config_syntax_check(GOLDEN_DIR "bad.sysconfig",
-                                             GOLDEN_DIR "bad.userdirect", f), 12);
+                                             GOLDEN_DIR "bad.userdirect", f), 22);
     fclose(f);
     char *want = slurp(GOLDEN_DIR "bad.check");
     assert_string_equal(buf, want);
@@ -720,6 +861,229 @@ static void test_limits(void **state)
     free(text);
 }
 
+/* ---- port groups --------------------------------------------------------------------- */
+
+/* Every operand on one statement, in any order and case. */
+static void test_group_operands(void **state)
+{
+    struct zvs_cfg *cfg = run("DEFINE VSWITCH SW GROUP ethgrp\n"
+                              "RDEVICE 28BA INTERFACE e0\nRDEVICE 2902.P1 INTERFACE e1\n"
+                              "\n"
+                              "set port group ethgrp policy lbt 60 join 28ba 2902.p1 exclusive,\n"
+                              "  lacp inactive interval 30 timeout long distribution both\n", NULL);
+    expect_msgs(cfg, (const char *[]){ NULL });
+    assert_int_equal(cfg->ngroup, 1);
+    const struct zvs_cfg_group *g = &cfg->group[0];
+    assert_string_equal(g->name, "ETHGRP");
+    assert_int_equal(g->line, 5);
+    assert_int_equal(g->nport, 2);
+    assert_int_equal(g->port[0].devno, 0x28BA);
+    assert_int_equal(g->port[0].port, 0);
+    assert_int_equal(g->port[1].devno, 0x2902);
+    assert_int_equal(g->port[1].port, 1);
+    assert_int_equal(cfg->group_join_line[0][0], 5);
+    assert_int_equal(cfg->group_join_line[0][1], 5);
+    assert_false(g->lacp);
+    assert_true(g->lacp_long_timeout);
+    assert_int_equal(g->interval_s, 30);
+    assert_int_equal(g->distribution, ZVS_CFG_DIST_BOTH);
+    assert_int_equal(g->policy, ZVS_CFG_POLICY_LBT);
+    assert_int_equal(g->lbt_percent, 60);
+    assert_int_equal(zvs_cfg_find_group(cfg, "EthGrp"), 0);
+    assert_int_equal(zvs_cfg_find_group(cfg, "ETHGR"), -1);
+    assert_string_equal(cfg->vswitch[0].group, "ETHGRP");
+    zvs_cfg_free(cfg);
+}
+
+/* Defaults (LACP ACTIVE, TIMEOUT SHORT, INTERVAL 300, DESTINATION, LOAD 75) and each value
+ * spelling, one group per statement. */
+static void test_group_defaults_and_values(void **state)
+{
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig_text(cfg, "S",
+        "SET PORT GROUP D JOIN 100\n"
+        "SET PORT GROUP A LACP ACTIVE TIMEOUT SHORT INTERVAL OFF DISTRIBUTION DEST\n"
+        "SET PORT GROUP B EXCLUSIVE DISTRIBUTION SOURCE POLICY LBT INTERVAL 9990\n"
+        "SET PORT GROUP C DISTRIBUTION src POLICY LOAD INTERVAL 1\n"
+        "SET PORT GROUP E DISTRIBUTION DESTINATION POLICY LBT 100 TIMEOUT LONG\n"
+        "SET PORT GROUP F POLICY LBT 1\n"), 0);
+    assert_int_equal(cfg->msgs.n, 0);
+    assert_int_equal(cfg->ngroup, 6);
+    const struct zvs_cfg_group *g = &cfg->group[0];
+    assert_string_equal(g->name, "D");
+    assert_int_equal(g->line, 1);
+    assert_int_equal(g->nport, 1);
+    assert_int_equal(g->port[0].devno, 0x100);
+    assert_true(g->lacp);
+    assert_false(g->lacp_long_timeout);
+    assert_int_equal(g->interval_s, 300);
+    assert_int_equal(g->distribution, ZVS_CFG_DIST_DESTINATION);
+    assert_int_equal(g->policy, ZVS_CFG_POLICY_LOAD);
+    assert_int_equal(g->lbt_percent, 75);
+
+    g = &cfg->group[1];
+    assert_int_equal(g->nport, 0);
+    assert_true(g->lacp);
+    assert_false(g->lacp_long_timeout);
+    assert_int_equal(g->interval_s, 0);
+    assert_int_equal(g->distribution, ZVS_CFG_DIST_DESTINATION);
+    g = &cfg->group[2];
+    assert_int_equal(g->distribution, ZVS_CFG_DIST_SOURCE);
+    assert_int_equal(g->policy, ZVS_CFG_POLICY_LBT);
+    assert_int_equal(g->lbt_percent, 75);
+    assert_int_equal(g->interval_s, 9990);
+    g = &cfg->group[3];
+    assert_int_equal(g->distribution, ZVS_CFG_DIST_SOURCE);
+    assert_int_equal(g->policy, ZVS_CFG_POLICY_LOAD);
+    assert_int_equal(g->interval_s, 1);
+    g = &cfg->group[4];
+    assert_int_equal(g->distribution, ZVS_CFG_DIST_DESTINATION);
+    assert_int_equal(g->lbt_percent, 100);
+    assert_true(g->lacp_long_timeout);
+    assert_int_equal(cfg->group[5].lbt_percent, 1);
+    assert_int_equal(cfg->group[5].line, 6);
+
+    char *got = dump_str(cfg);
+    assert_string_equal(got,
+        "VMLAN MACPREFIX 020000 MACIDRANGE NONE\n"
+        "GROUP D JOIN 0100 LACP ACTIVE TIMEOUT SHORT INTERVAL 300 DISTRIBUTION DESTINATION POLICY LOAD\n"
+        "GROUP A JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL OFF DISTRIBUTION DESTINATION POLICY LOAD\n"
+        "GROUP B JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 9990 DISTRIBUTION SOURCE POLICY LBT 75\n"
+        "GROUP C JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 1 DISTRIBUTION SOURCE POLICY LOAD\n"
+        "GROUP E JOIN NONE LACP ACTIVE TIMEOUT LONG INTERVAL 300 DISTRIBUTION DESTINATION POLICY LBT 100\n"
+        "GROUP F JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 300 DISTRIBUTION DESTINATION POLICY LBT 1\n");
+    free(got);
+    zvs_cfg_free(cfg);
+}
+
+/* Statements naming one group add to it: JOINs append in order, a later value replaces
+ * an earlier one, the group keeps the line of its first statement, each device the line
+ * of the statement that JOINed it. */
+static void test_group_accumulates(void **state)
+{
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig_text(cfg, "S",
+        "* the group, in pieces\n"
+        "SET PORT GROUP LAG JOIN 100 101 LACP INACTIVE POLICY LBT 50\n"
+        "DEFINE VSWITCH SW GROUP LAG\n"
+        "SET PORT GROUP lag INTERVAL OFF,\n"
+        "  JOIN 102.P1\n"
+        "SET PORT GROUP LAG LACP ACTIVE POLICY LOAD JOIN 103 104 105 106 107\n"
+        "SET PORT GROUP LAG DISTRIBUTION BOTH\n"), 0);
+    assert_int_equal(cfg->msgs.n, 0);
+    assert_int_equal(cfg->ngroup, 1);
+    const struct zvs_cfg_group *g = &cfg->group[0];
+    assert_int_equal(g->line, 2);
+    assert_int_equal(g->nport, 8);
+    static const uint16_t devs[8] = { 0x100, 0x101, 0x102, 0x103, 0x104, 0x105, 0x106, 0x107 };
+    static const uint32_t lines[8] = { 2, 2, 4, 6, 6, 6, 6, 6 };
+    for (unsigned i = 0; i < 8; i++) {
+        assert_int_equal(g->port[i].devno, devs[i]);
+        assert_int_equal(g->port[i].port, i == 2 ? 1 : 0);
+        assert_int_equal(cfg->group_join_line[0][i], lines[i]);
+    }
+    assert_true(g->lacp);
+    assert_int_equal(g->interval_s, 0);
+    assert_int_equal(g->policy, ZVS_CFG_POLICY_LOAD);
+    assert_int_equal(g->lbt_percent, 75);
+    assert_int_equal(g->distribution, ZVS_CFG_DIST_BOTH);
+
+    /* Full: one more device is refused and names it; the group stays as it was. */
+    assert_int_equal(zvs_cfg_parse_sysconfig_text(cfg, "S", "SET PORT GROUP LAG JOIN 108\n"), 1);
+    assert_string_equal(cfg->msgs.msg[0].text,
+                        "S:1: HCP1032E PORT GROUP LAG already has 8 devices (the limit); "
+                        "0108 cannot join");
+    assert_int_equal(g->nport, 8);
+    zvs_cfg_free(cfg);
+}
+
+/* A SET PORT GROUP (or DEFINE VSWITCH) with any error leaves the whole configuration as
+ * it was, byte for byte, including the group it would have extended. */
+static void test_group_error_changes_nothing(void **state)
+{
+    static const char *const bad[] = {
+        "SET PORT GROUP G1 LACP INACTIVE JOIN 102 100\n",          /* 0100 joined already */
+        "SET PORT GROUP G1 JOIN 102 103 104 105 106 107 108\n",   /* the 9th device */
+        "SET PORT GROUP G1 INTERVAL 5 TIMEOUT LONG LACP BAD\n",
+        "SET PORT GROUP G1 JOIN 102 DISTRIBUTION SOURCE POLICY LBT 0\n",
+        "SET PORT GROUP G1 JOIN 102 SHARED\n",
+        "SET PORT GROUP G1 JOIN 102 DELETE\n",
+        "SET PORT GROUP G1 JOIN 102 LEAVE 100\n",
+        "SET PORT GROUP G1 JOIN 102 JOIN 103\n",
+        "SET PORT GROUP G2 JOIN 200 FOO\n",                        /* a new group */
+        "SET PORT GROUP G2 JOIN 200 LACP ACTIVE LACP ACTIVE\n",
+        "SET PORT GRUPPE G1 JOIN 102\n",
+        "SET PORT GROUP G1\n",
+        "DEFINE VSWITCH SW2 GROUP G1 NOUPLINK\n",
+    };
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig_text(cfg, "S",
+        "SET PORT GROUP G1 JOIN 100 101 LACP ACTIVE INTERVAL 30\nDEFINE VSWITCH SW GROUP G1\n"),
+        0);
+    struct zvs_cfg *before = malloc(sizeof *before);
+    assert_non_null(before);
+    memcpy(before, cfg, sizeof *before);
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        unsigned n0 = cfg->msgs.n;
+        assert_true(zvs_cfg_parse_sysconfig_text(cfg, "S", bad[i]) >= 1);
+        assert_true(cfg->msgs.n > n0);
+        before->msgs = cfg->msgs;           /* only the messages may differ */
+        if (memcmp(before, cfg, sizeof *before) != 0)
+            fail_msg("statement %u changed the configuration: %s", i, bad[i]);
+    }
+    assert_int_equal(cfg->ngroup, 1);
+    assert_int_equal(cfg->group[0].nport, 2);
+    free(before);
+    zvs_cfg_free(cfg);
+}
+
+/* At most ZVS_CFG_MAX_GROUPS groups; a statement for an existing group needs no room. */
+static void test_group_limit(void **state)
+{
+    char *text = malloc(66 * 40);
+    size_t len = 0;
+    for (int i = 0; i < 65; i++)
+        len += (size_t)sprintf(text + len, "SET PORT GROUP G%d LACP ACTIVE\n", i);
+    sprintf(text + len, "SET PORT GROUP G63 LACP INACTIVE\n");
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig_text(cfg, "S", text), 1);
+    assert_int_equal(cfg->msgs.n, 1);
+    assert_string_equal(cfg->msgs.msg[0].text,
+                        "S:65: HCP1015E Too many PORT GROUP definitions (limit 64)");
+    assert_int_equal(cfg->ngroup, 64);
+    assert_false(cfg->group[63].lacp);
+    assert_int_equal(zvs_cfg_find_group(cfg, "G64"), -1);
+    zvs_cfg_free(cfg);
+    free(text);
+}
+
+/* The lab switch with its port group and the RDEV fallback: parses clean and dumps as
+ * tests/golden/config/group.dump. */
+static void test_group_golden(void **state)
+{
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig(cfg, GOLDEN_DIR "group.sysconfig"), 0);
+    assert_int_equal(zvs_cfg_validate(cfg), 0);
+    if (cfg->msgs.n != 0)
+        print_msgs(cfg);
+    assert_int_equal(cfg->msgs.n, 0);
+    char *got = dump_str(cfg);
+    char *want = slurp(GOLDEN_DIR "group.dump");
+    if (strcmp(got, want) != 0)
+        print_message("dump:\n%s", got);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+    int k = zvs_cfg_find_vswitch(cfg, "CCBVSW1");
+    assert_true(k >= 0);
+    assert_string_equal(cfg->vswitch[k].group, "ETHGRP");
+    assert_int_equal(cfg->vswitch[k].nrdev, 1);
+    int g = zvs_cfg_find_group(cfg, cfg->vswitch[k].group);
+    assert_true(g >= 0);
+    assert_int_equal(cfg->group[g].nport, 2);
+    zvs_cfg_free(cfg);
+}
+
 /* The list keeps ZVS_MSG_LIST_MAX messages and counts the rest. */
 static void test_message_cap(void **state)
 {
@@ -855,6 +1219,12 @@ int main(void)
         cmocka_unit_test(test_nul_byte),
         cmocka_unit_test(test_too_many_operands),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_group_operands),
+        cmocka_unit_test(test_group_defaults_and_values),
+        cmocka_unit_test(test_group_accumulates),
+        cmocka_unit_test(test_group_error_changes_nothing),
+        cmocka_unit_test(test_group_limit),
+        cmocka_unit_test(test_group_golden),
         cmocka_unit_test(test_message_cap),
         cmocka_unit_test(test_catalogue),
         cmocka_unit_test(test_value_helpers),

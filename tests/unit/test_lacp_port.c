@@ -1,6 +1,10 @@
-/* Tests for lacp/lacp_port.c on virtual time: two engines back to back through their send
- * callbacks (PDUs delivered at a time the test chooses), or one engine and a scripted
- * partner. Exact states at exact nanoseconds. */
+/* Tests for the LACP port engine (lacp/lacp_port.c and the machine files) on virtual time:
+ * two engines back to back through their send callbacks (PDUs delivered at a time the test
+ * chooses), or one engine and a scripted partner. Exact states at exact nanoseconds.
+ *
+ * The whole group runs twice: once with the coupled Mux (cfg.coupled_mux) and once with
+ * the independent Mux (the default). Where the two differ, the test says which it expects
+ * (formed_mux(), g_coupled). Scenarios only the independent Mux has are in test_lacp_mux.c. */
 #include "lacp/lacp_port.h"
 
 #include <stdarg.h>
@@ -18,6 +22,14 @@
 #define TXLOG 1024
 
 struct sim;
+
+static bool g_coupled;                  /* this run of the group: coupled Mux */
+
+/* The Mux state of a formed link in this run. */
+static enum zvs_lacp_mux_state formed_mux(void)
+{
+    return g_coupled ? ZVS_LACP_MUX_COLLECTING_DISTRIBUTING : ZVS_LACP_MUX_DISTRIBUTING;
+}
 
 struct end {
     struct zvs_lacp_port port;          /* the engine */
@@ -93,6 +105,7 @@ static struct zvs_lacp_port_cfg cfg_for(int idx, bool active, bool fast)
     c.speed_mbps = 10000;
     c.full_duplex = true;
     c.enabled = true;
+    c.coupled_mux = g_coupled;
     return c;
 }
 
@@ -201,8 +214,9 @@ static void check_formed(struct sim *s, uint8_t state)
 
         assert_int_equal(zvs_lacp_port_rx_state(&e->port), ZVS_LACP_RX_CURRENT);
         assert_int_equal(zvs_lacp_port_selected(&e->port), ZVS_LACP_SELECTED);
-        assert_int_equal(zvs_lacp_port_mux_state(&e->port),
-                         ZVS_LACP_MUX_COLLECTING_DISTRIBUTING);
+        assert_int_equal(zvs_lacp_port_mux_state(&e->port), formed_mux());
+        assert_true(zvs_lacp_port_is_collecting(&e->port));
+        assert_true(zvs_lacp_port_is_distributing(&e->port));
         assert_int_equal(zvs_lacp_port_actor(&e->port)->state, state);
         assert_int_equal(zvs_lacp_port_partner(&e->port)->state, state);
         assert_int_equal(zvs_lacp_port_partner(&e->port)->key, 100 + (1 - i));
@@ -340,12 +354,23 @@ static void test_waiting_2s(void **st)
     sim_run_until(s, S(20));
     assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_ATTACHED);
     assert_false(s->e[0].collecting);
-    /* The partner now shows SYNC and sees us correctly: COLLECTING_DISTRIBUTING. */
+    /* The partner now shows SYNC and sees us correctly: COLLECTING_DISTRIBUTING (coupled);
+     * independent: COLLECTING until the partner shows COLLECTING too. */
     pdu.partner = *zvs_lacp_port_actor(p);
     pdu.actor.state = 0x0D;
     deliver(s, 0, &pdu);
-    assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_COLLECTING_DISTRIBUTING);
-    assert_true(s->e[0].collecting && s->e[0].distributing);
+    if (g_coupled) {
+        assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_COLLECTING_DISTRIBUTING);
+        assert_true(s->e[0].collecting && s->e[0].distributing);
+    } else {
+        assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_COLLECTING);
+        assert_true(s->e[0].collecting && !s->e[0].distributing);
+        pdu.partner = *zvs_lacp_port_actor(p);
+        pdu.actor.state = 0x1D;
+        deliver(s, 0, &pdu);
+        assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_DISTRIBUTING);
+        assert_true(s->e[0].collecting && s->e[0].distributing);
+    }
     test_free(s);
 }
 
@@ -415,8 +440,7 @@ static void test_passive_active(void **st)
     end_init(s, 0, &c0);
     end_init(s, 1, &c1);
     sim_run_until(s, S(10));
-    assert_int_equal(zvs_lacp_port_mux_state(&s->e[0].port),
-                     ZVS_LACP_MUX_COLLECTING_DISTRIBUTING);
+    assert_int_equal(zvs_lacp_port_mux_state(&s->e[0].port), formed_mux());
     assert_int_equal(zvs_lacp_port_actor(&s->e[0].port)->state, 0x3C);
     assert_int_equal(zvs_lacp_port_actor(&s->e[1].port)->state, 0x3D);
     test_free(s);
@@ -475,6 +499,111 @@ static void test_selection(void **st)
         test_free(s[i]);
     }
     assert_int_equal(agg.selected_ports, 0);
+}
+
+/* Speed mismatch: same partner System ID and key, but the second port runs at another
+ * speed: it never joins the bound aggregator, even after 60 s of PDUs. */
+static void test_speed_mismatch(void **st)
+{
+    struct zvs_lacp_aggregator agg;
+    struct sim *s[2];
+    struct zvs_lacp_port_cfg c[2];
+    struct zvs_lacpdu pdu = partner_pdu(1, 5, 0x05);
+    unsigned t;
+    int i;
+
+    (void)st;
+    zvs_lacp_aggregator_init(&agg, 100);
+    for (i = 0; i < 2; i++) {
+        s[i] = sim_new();
+        c[i] = cfg_for(0, true, false);
+        c[i].port = (uint16_t)(1 + i);
+        c[i].aggregator = &agg;
+    }
+    c[1].speed_mbps = 1000;
+    for (i = 0; i < 2; i++)
+        end_init(s[i], 0, &c[i]);
+    for (t = 0; t <= 60; t++) {
+        for (i = 0; i < 2; i++) {
+            sim_run_until(s[i], S(t));
+            deliver(s[i], 0, &pdu);
+        }
+        assert_int_equal(zvs_lacp_port_selected(&s[1]->e[0].port), ZVS_LACP_UNSELECTED);
+        assert_int_equal(zvs_lacp_port_mux_state(&s[1]->e[0].port), ZVS_LACP_MUX_DETACHED);
+        assert_false(s[1]->e[0].attached);
+    }
+    assert_int_equal(zvs_lacp_port_selected(&s[0]->e[0].port), ZVS_LACP_SELECTED);
+    assert_int_equal(zvs_lacp_port_mux_state(&s[0]->e[0].port), ZVS_LACP_MUX_ATTACHED);
+    assert_int_equal(agg.selected_ports, 1);
+    assert_int_equal(agg.speed_mbps, 10000);
+    /* The 10G port goes away: the 1G port may now bind the aggregator at its own speed. */
+    zvs_lacp_port_set_enabled(&s[0]->e[0].port, false, S(61));
+    sim_run_until(s[1], S(61));
+    deliver(s[1], 0, &pdu);
+    assert_int_equal(zvs_lacp_port_selected(&s[1]->e[0].port), ZVS_LACP_SELECTED);
+    assert_int_equal(agg.speed_mbps, 1000);
+    for (i = 0; i < 2; i++) {
+        zvs_lacp_port_fini(&s[i]->e[0].port, S(62));
+        test_free(s[i]);
+    }
+    assert_int_equal(agg.selected_ports, 0);
+}
+
+/* timers_left and last_rx_ns / last_tx_ns at exact times. */
+static void test_timers_left(void **st)
+{
+    struct sim *s = sim_new();
+    struct zvs_lacp_port_cfg c = cfg_for(0, true, true);
+    struct zvs_lacpdu pdu = partner_pdu(1, 5, 0x05);    /* active, long timeout, AGG */
+    const struct zvs_lacp_port *p = &s->e[0].port;
+    struct zvs_lacp_timers_left tl;
+
+    (void)st;
+    s->now = S(100);
+    end_init(s, 0, &c);
+    assert_int_equal(zvs_lacp_port_stats(p)->last_rx_ns, 0);
+    assert_int_equal(zvs_lacp_port_stats(p)->last_tx_ns, S(100));
+    /* Init: EXPIRED (3 s), FAST_PERIODIC (partner TIMEOUT set by EXPIRED), churn 60 s. */
+    zvs_lacp_port_timers_left(p, S(100) + MS(250), &tl);
+    assert_int_equal(tl.current_while, S(2) + MS(750));
+    assert_int_equal(tl.periodic, MS(750));
+    assert_int_equal(tl.wait_while, ZVS_LACP_NEVER);
+    assert_int_equal(tl.actor_churn, S(59) + MS(750));
+    assert_int_equal(tl.partner_churn, S(59) + MS(750));
+    sim_run_until(s, S(101) + MS(500));
+    deliver(s, 0, &pdu);                                /* CURRENT, SELECTED, WAITING */
+    assert_int_equal(zvs_lacp_port_stats(p)->last_rx_ns, S(101) + MS(500));
+    assert_int_equal(zvs_lacp_port_stats(p)->last_tx_ns, S(101) + MS(500)); /* update_ntt */
+    assert_int_equal(zvs_lacp_port_ptx_state(p), ZVS_LACP_PTX_SLOW_PERIODIC);
+    zvs_lacp_port_timers_left(p, S(102), &tl);
+    assert_int_equal(tl.current_while, S(2) + MS(500));   /* our timeout: fast, 3 s */
+    assert_int_equal(tl.periodic, S(29) + MS(500));       /* partner asks slow: 30 s */
+    assert_int_equal(tl.wait_while, S(1) + MS(500));
+    assert_int_equal(tl.actor_churn, S(58));
+    assert_int_equal(tl.partner_churn, S(58));
+    /* A due timer that run() has not processed yet reads 0, not a wrapped value. */
+    zvs_lacp_port_timers_left(p, S(200), &tl);
+    assert_int_equal(tl.current_while, 0);
+    assert_int_equal(tl.wait_while, 0);
+    sim_run_until(s, S(103) + MS(500));
+    assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_ATTACHED);
+    zvs_lacp_port_timers_left(p, S(103) + MS(500), &tl);
+    assert_int_equal(tl.wait_while, ZVS_LACP_NEVER);
+    assert_int_equal(tl.actor_churn, ZVS_LACP_NEVER);       /* actor SYNC: NO_CHURN */
+    assert_int_equal(tl.partner_churn, S(56) + MS(500));    /* partner not SYNC */
+    assert_int_equal(zvs_lacp_port_stats(p)->last_tx_ns, S(103) + MS(500)); /* SYNC news */
+    /* No carrier: nothing runs. */
+    zvs_lacp_port_set_enabled(&s->e[0].port, false, S(104));
+    zvs_lacp_port_timers_left(p, S(104), &tl);
+    assert_int_equal(tl.current_while, ZVS_LACP_NEVER);
+    assert_int_equal(tl.periodic, ZVS_LACP_NEVER);
+    assert_int_equal(tl.wait_while, ZVS_LACP_NEVER);
+    assert_int_equal(tl.actor_churn, ZVS_LACP_NEVER);
+    assert_int_equal(tl.partner_churn, ZVS_LACP_NEVER);
+    assert_int_equal(zvs_lacp_port_next_wakeup(p), ZVS_LACP_NEVER);
+    assert_false(zvs_lacp_port_enabled(p));
+    assert_int_equal(zvs_lacp_port_cfg(p)->coupled_mux, g_coupled);
+    test_free(s);
 }
 
 /* Event-loop stall: PDUs every second until 10, no run() until the next PDU arrives. */
@@ -775,6 +904,8 @@ int main(void)
         cmocka_unit_test(test_passive_passive),
         cmocka_unit_test(test_passive_active),
         cmocka_unit_test(test_selection),
+        cmocka_unit_test(test_speed_mismatch),
+        cmocka_unit_test(test_timers_left),
         cmocka_unit_test(test_stall_no_false_expiry),
         cmocka_unit_test(test_churn_partner_silent),
         cmocka_unit_test(test_carrier_loss_and_loopback),
@@ -785,5 +916,11 @@ int main(void)
         cmocka_unit_test(test_init_refuses),
     };
 
-    return cmocka_run_group_tests_name("lacp_port", tests, NULL, NULL);
+    int failed;
+
+    g_coupled = true;
+    failed = cmocka_run_group_tests_name("lacp_port_coupled", tests, NULL, NULL);
+    g_coupled = false;
+    failed += cmocka_run_group_tests_name("lacp_port_independent", tests, NULL, NULL);
+    return failed;
 }

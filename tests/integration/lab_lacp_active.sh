@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# vswitchd's two-port group against the switch model in channel-group mode active
+# (see lacp_lab_lib.sh for what is asserted).
+. "$(dirname "$0")/lacp_lab_lib.sh"
+lacp_lab active
