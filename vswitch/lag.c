@@ -377,7 +377,10 @@ void zvs_lag_slow_input(struct zvs_lag *lag, struct zvs_port *port, const struct
         zvs_lacp_marker_rx(&m->marker, &mk, now);
         break;
     case ZVS_SLOW_OTHER:
+        /* OAM, OSSP...: valid, not ours; the LACP MIB counts them as unknown_rx */
         lag->stats.slow_rx_other++;
+        if (m->lacp_running)
+            zvs_lacp_port_count_parse_error(&m->lacp, rc);
         break;
     default:
         lag->stats.malformed_rx++;

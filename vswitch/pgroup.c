@@ -615,10 +615,11 @@ static void measure(struct zvs_pgroup *g, uint64_t now, const struct zvs_pg_samp
     }
 }
 
-static void rebalance(struct zvs_pgroup *g, uint64_t now)
+/* The pass's policy decision, started in `spare` (which holds the timed-out flushes). */
+static void rebalance(struct zvs_pgroup *g, struct zvs_pg_map *spare, uint64_t now)
 {
     struct zvs_pgb_input in = {
-        .bucket_load = g->bucket_load, .bucket_slot = g->live->bucket_slot, .now = now,
+        .bucket_load = g->bucket_load, .bucket_slot = spare->bucket_slot, .now = now,
         .lbt_percent = g->params.lbt_percent,
     };
     uint64_t hold[ZVS_PG_BUCKETS];
@@ -638,46 +639,51 @@ static void rebalance(struct zvs_pgroup *g, uint64_t now)
     unsigned n = zvs_pgb_plan(g->params.policy, &in, mv, &rep);
     if (rep.heavy)
         g->stats.heavy_buckets++;
-    if (n == 0)
-        return;
-    struct zvs_pg_map *spare = spare_begin(g);
     start_moves(g, spare, mv, n, MOVE_PASS, now);
-    publish(g, spare);
 }
 
+/* First sample of a member that has none: its counter baseline. */
+static void baselines(struct zvs_pgroup *g, uint64_t now, const struct zvs_pg_sample *samples,
+                      int n)
+{
+    for (int i = 0; i < n; i++) {
+        int s = zvs_pgroup_slot_of(g, samples[i].port);
+        if (s < 0 || g->baseline[s])
+            continue;
+        g->member[s].last_out_bytes = samples[i].out_bytes;
+        g->member[s].last_in_bytes = samples[i].in_bytes;
+        g->baseline[s] = true;
+        g->base_time[s] = now;
+    }
+}
+
+/* Timed-out flushes and the pass share one spare: at most one publish per call. */
 int zvs_pgroup_run(struct zvs_pgroup *g, uint64_t now, const struct zvs_pg_sample *samples,
                    int n)
 {
+    struct zvs_pg_map *spare = spare_begin(g);
+    int ran = 0;
+
     clock_start(g, now);
-    if (g->n_pending) {
-        struct zvs_pg_map *spare = spare_begin(g);
-        for (unsigned b = 0; b < ZVS_PG_BUCKETS; b++) {
-            if (!g->pending[b].used || now < g->pending[b].deadline)
-                continue;
-            complete(g, spare, b);
-            g->stats.marker_timeouts++;
-        }
-        publish(g, spare);
+    for (unsigned b = 0; b < ZVS_PG_BUCKETS && g->n_pending; b++) {
+        if (!g->pending[b].used || now < g->pending[b].deadline)
+            continue;
+        complete(g, spare, b);
+        g->stats.marker_timeouts++;
     }
     if (!samples || n < 0)
         n = 0;
-    if (g->params.interval_s == 0 || now < g->next_pass || !samples) {
-        for (int i = 0; i < n; i++) {   /* first sample of a new member: its baseline */
-            int s = zvs_pgroup_slot_of(g, samples[i].port);
-            if (s < 0 || g->baseline[s])
-                continue;
-            g->member[s].last_out_bytes = samples[i].out_bytes;
-            g->member[s].last_in_bytes = samples[i].in_bytes;
-            g->baseline[s] = true;
-            g->base_time[s] = now;
-        }
-        return 0;
+    if (g->params.interval_s && now >= g->next_pass && samples) {
+        measure(g, now, samples, n);
+        g->next_pass = now + (uint64_t)g->params.interval_s * NS_PER_S;
+        g->stats.passes++;
+        rebalance(g, spare, now);
+        ran = 1;
+    } else {
+        baselines(g, now, samples, n);
     }
-    measure(g, now, samples, n);
-    g->next_pass = now + (uint64_t)g->params.interval_s * NS_PER_S;
-    g->stats.passes++;
-    rebalance(g, now);
-    return 1;
+    publish(g, spare);
+    return ran;
 }
 
 uint64_t zvs_pgroup_next_wakeup(const struct zvs_pgroup *g)

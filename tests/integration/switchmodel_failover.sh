@@ -37,12 +37,12 @@ import time
 sn = AsyncSniffer(iface="sw-osa28ba", filter="ether proto 0x8809")
 sn.start(); time.sleep(0.5)
 m = Ether(dst="01:80:c2:00:00:02", src="02:00:00:00:0a:01", type=0x8809) / SlowProtocol(subtype=2) / \
-    MarkerProtocol(marker_tlv_type=1, requester_port=7, requester_system="02:00:00:00:0a:01",
+    MarkerProtocol(marker_type=1, requester_port=7, requester_system="02:00:00:00:0a:01",
                    requester_transaction_id=0x1234)
 sendp(m, iface="sw-osa28ba", verbose=False)
 time.sleep(1.5)
 pk = sn.stop()
-resp = [p for p in pk if MarkerProtocol in p and p[MarkerProtocol].marker_tlv_type == 2]
+resp = [p for p in pk if MarkerProtocol in p and p[MarkerProtocol].marker_type == 2]
 assert resp, "no marker response among %d slow frames" % len(pk)
 r = resp[0][MarkerProtocol]
 assert r.requester_port == 7 and r.requester_transaction_id == 0x1234, r.show(dump=True)

@@ -143,9 +143,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "switchmodel: %s: %s\n", log_path, strerror(-rc));
         return 2;
     }
-    zvs_log_set_level(verbose > 1 ? ZVS_LOG_DEBUG : verbose ? ZVS_LOG_INFO : ZVS_LOG_WARN);
-    if (verbose == 0)
-        zvs_log_set_level(ZVS_LOG_INFO);        /* state changes are what a lab reads */
+    /* INFO by default: link, bundle and quirk events are what a lab reads; -v adds
+     * every LACP machine transition. */
+    zvs_log_set_level(verbose ? ZVS_LOG_DEBUG : ZVS_LOG_INFO);
     rc = run(&cfg, ctl_path);
     zvs_log_close();
     return rc;

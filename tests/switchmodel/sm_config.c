@@ -401,7 +401,10 @@ static int cmd_if(struct parser *p, struct sm_if_cfg *ic, char **t, int n, const
     if (kw(t[0], "description")) {
         if (!rest || !*rest)
             return perr(p, "missing value after '%s'", t[0]);
-        snprintf(ic->description, sizeof(ic->description), "%s", rest);
+        size_t dl = strlen(rest);
+        if (dl >= sizeof(ic->description))
+            return perr(p, "description longer than %zu characters", sizeof(ic->description) - 1);
+        memcpy(ic->description, rest, dl + 1);
         return 0;
     }
     if (kw(t[0], "attach")) {
@@ -487,6 +490,7 @@ static int parse_line(struct parser *p, char *line)
     char *t[MAX_TOKENS + 1];
     int n = 0;
     const char *rest = NULL;
+    char restbuf[LINE_MAX_LEN];
 
     char *s = line;
     while (n <= MAX_TOKENS) {
@@ -502,7 +506,12 @@ static int parse_line(struct parser *p, char *line)
             const char *r = s;
             while (isspace((unsigned char)*r))
                 r++;
-            rest = r;
+            size_t rl = strlen(r);
+            while (rl && isspace((unsigned char)r[rl - 1]))
+                rl--;
+            memcpy(restbuf, r, rl);     /* before tokenising writes NULs into it */
+            restbuf[rl] = '\0';
+            rest = restbuf;
         }
         if (*s)
             *s++ = '\0';

@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# vswitchd's port group negotiating LACP (fast) with Open vSwitch (see lacp_ovs_lib.sh).
+. "$(dirname "$0")/lacp_ovs_lib.sh"
+lacp_ovs_lab fast
