@@ -104,7 +104,10 @@ silent() {  # SECS-TO-WAIT
   ip netns exec "$NS_SW" timeout $(($1 + 30)) tshark -q -i osa2902 \
     -f "ether proto 0x8809 and ether src $peer_mac" -w "$cap" >/dev/null 2>&1 &
   local cap_pid=$!
-  sleep 2
+  # Drop only after a partner PDU has been captured (slow: one every 30 s), so the last
+  # one received before the silence is on record.
+  wait_for $(($1 / 3 + 5)) sh -c "[ \$(tshark -r '$cap' 2>/dev/null | wc -l) -ge 1 ]" ||
+    fail "no partner LACPDU captured before the drop"
   local t_drop
   t_drop=$(now_epoch)
   ip netns exec "$NS_PHY" nft -f - <<EOF || fail "nft"

@@ -122,6 +122,10 @@ lab_group_start() {
     ip -n "$NS_PHY" link set "sw-srv$h" up
     ip -n "$ns" link set eth0 up
   done
+  # Fixed MACs: outbound distribution follows the destination MAC's last byte, so tests
+  # choose which bucket (and port) each LAN host's traffic starts on.
+  ip -n "$NS_LAN" link set eth0 address "${LAN_MAC1:-02:00:0a:00:00:01}"
+  ip -n "$NS_LAN2" link set eth0 address "${LAN_MAC2:-02:00:0a:00:00:02}"
   ip -n "$NS_LAN" addr add "${LAB_IP[lan]}/24" dev eth0
   ip -n "$NS_LAN2" addr add "${LAB_IP[lan2]}/24" dev eth0
   SM_SOCK=$WORK/switchmodel.sock

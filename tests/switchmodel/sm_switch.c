@@ -733,8 +733,9 @@ struct sm_switch *sm_switch_create(const struct sm_config *cfg, struct zvs_evloo
         struct sm_port *p = &sw->ports[i];
         if (p->grp && p->grp->lacp && (rc = port_lacp_start(sw, p, now)) < 0)
             goto fail;
-        port_update(p);
     }
+    for (unsigned i = 0; i < sw->n_ports; i++)
+        port_update(&sw->ports[i]);     /* after every engine runs: no false "up" */
     sm_lacp_rearm(sw);
     zvs_timer_arm(sw->age_timer, now + AGE_PERIOD_NS);
     zvs_info("%s: %u interfaces, load-balance %s, system %02x%02x.%02x%02x.%02x%02x", cfg->hostname,
