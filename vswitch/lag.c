@@ -50,7 +50,36 @@ struct zvs_lag {
     struct zvs_lag_stats        stats;
     uint64_t                    now;        /* time of the current entry point */
     struct zvs_ratelimit        rl;         /* malformed-frame log lines */
+    uint32_t                    logged_gen; /* map generation last logged */
+    uint8_t                     logged_slot[ZVS_PG_BUCKETS]; /* its bucket -> slot */
 };
+
+/* Log how the published map changed since the last look: which buckets moved where (the
+ * operator's trace of a rebalancing pass or a failover). At most 8 named, then a count. */
+static void log_map_changes(struct zvs_lag *lag)
+{
+    const struct zvs_pg_map *map = zvs_pgroup_map(lag->group);
+    if (map->generation == lag->logged_gen)
+        return;
+    unsigned changed = 0;
+    char list[160] = "";
+    size_t used = 0;
+    for (unsigned b = 0; b < ZVS_PG_BUCKETS; b++) {
+        uint8_t from = lag->logged_slot[b], to = map->bucket_slot[b];
+        if (from == to)
+            continue;
+        if (++changed <= 8 && used < sizeof list) {
+            const char *fr = from < ZVS_PG_MAX_MEMBERS && lag->m[from].port ? lag->m[from].rdev : "-";
+            const char *tr = to < ZVS_PG_MAX_MEMBERS && lag->m[to].port ? lag->m[to].rdev : "-";
+            used += (size_t)snprintf(list + used, sizeof list - used, " %02X:%s->%s", b, fr, tr);
+        }
+    }
+    if (changed)
+        zvs_info("port group %s: %u bucket(s) moved:%s%s", lag->params.pg.name, changed, list,
+                 changed > 8 ? " ..." : "");
+    lag->logged_gen = map->generation;
+    memcpy(lag->logged_slot, map->bucket_slot, sizeof lag->logged_slot);
+}
 
 static struct lag_member *member_of(struct zvs_lag *lag, const struct zvs_port *port)
 {
@@ -228,6 +257,7 @@ struct zvs_lag *zvs_lag_create(struct zvs_switch *sw, const struct zvs_lag_param
     }
     zvs_switch_set_group(sw, lag->group);
     zvs_switch_set_slow_handler(sw, slow_handler, lag);
+    memset(lag->logged_slot, ZVS_PG_NO_SLOT, sizeof lag->logged_slot);
     return lag;
 }
 
@@ -375,6 +405,7 @@ void zvs_lag_slow_input(struct zvs_lag *lag, struct zvs_port *port, const struct
         break;
     case ZVS_SLOW_MARKER:
         zvs_lacp_marker_rx(&m->marker, &mk, now);
+        log_map_changes(lag);           /* a flushed move completes here */
         break;
     case ZVS_SLOW_OTHER:
         /* OAM, OSSP...: valid, not ours; the LACP MIB counts them as unknown_rx */
@@ -428,6 +459,7 @@ void zvs_lag_run(struct zvs_lag *lag, uint64_t now)
         int n = samples(lag, s);
         zvs_pgroup_run(lag->group, now, s, n);
     }
+    log_map_changes(lag);
 }
 
 uint64_t zvs_lag_next_wakeup(const struct zvs_lag *lag)

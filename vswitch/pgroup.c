@@ -626,13 +626,29 @@ static void rebalance(struct zvs_pgroup *g, struct zvs_pg_map *spare, uint64_t n
     struct zvs_pgb_move mv[ZVS_PGB_MAX_MOVES];
     struct zvs_pgb_report rep;
 
+    /* A port's outbound load as the policy sees it is the sum of its buckets' loads, the
+     * very numbers a move transfers: measured port rates and decayed bucket averages
+     * differ while a load changes, and mixing them makes the plan move too much (both
+     * heavy buckets of a skew instead of one). The measured rates stay for QUERY. */
+    double bucket_bits[ZVS_PG_MAX_MEMBERS] = { 0 };
+    for (unsigned b = 0; b < ZVS_PG_BUCKETS; b++)
+        if (spare->bucket_slot[b] < ZVS_PG_MAX_MEMBERS)
+            bucket_bits[spare->bucket_slot[b]] += 8.0 * g->bucket_load[b];
     for (unsigned s = 0; s < ZVS_PG_MAX_MEMBERS; s++) {
         const struct zvs_pg_member *m = &g->member[s];
         in.member[s] = (struct zvs_pgb_member){
             .eligible = distributing(g, s), .capacity_bps = m->capacity_bps,
-            .out_bps = m->out_bps, .in_bps = m->in_bps,
+            .out_bps = bucket_bits[s], .in_bps = m->in_bps,
         };
+        /* the floor below which an imbalance is not worth a move (pgroup_balance.h) */
+        if (in.member[s].eligible && m->capacity_bps) {
+            double floor = (double)m->capacity_bps * ZVS_PGB_MIN_UTIL_PERCENT / 100.0;
+            if (in.min_bps == 0.0 || floor < in.min_bps)
+                in.min_bps = floor;
+        }
     }
+    if (in.min_bps == 0.0)
+        in.min_bps = ZVS_PGB_MIN_BPS;
     for (unsigned b = 0; b < ZVS_PG_BUCKETS; b++)
         hold[b] = g->pending[b].used ? ZVS_PG_NEVER : g->holddown_until[b];
     in.holddown_until = hold;

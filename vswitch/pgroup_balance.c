@@ -199,6 +199,8 @@ unsigned zvs_pgb_plan_load(const struct zvs_pgb_input *in, struct zvs_pgb_move *
             break;
         if (!(zvs_pgb_ratio(p.load, active, ZVS_PG_MAX_MEMBERS) > threshold))
             break;
+        if (n == 0 && p.load[from] < in->min_bps)
+            break;                      /* trickles: not worth a move (see the header) */
         threshold = ZVS_PGB_STOP_RATIO;
         int b = pick_half(in, &p, from, p.load[from] - p.load[to]);
         if (b < 0) {

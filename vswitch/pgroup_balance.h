@@ -14,6 +14,9 @@
  * ZVS_PG_POLICY_LBT (zvs_pgb_plan_lbt): only a port whose utilisation out_bps/capacity_bps
  * exceeds lbt_percent sheds buckets, to the port of lowest utilisation that has room below
  * the same threshold.
+ * LOAD acts only when the busiest port's load is at least min_bps: an imbalance of trickles
+ * is not worth a move (each costs a Marker flush and churns the map). pgroup.c sets it to
+ * ZVS_PGB_MIN_UTIL_PERCENT of the slowest member's speed (ZVS_PGB_MIN_BPS if unknown).
  * Both: a bucket in hold-down (now < holddown_until) and a port's last bucket never move.
  */
 #ifndef ZVS_PGROUP_BALANCE_H
@@ -28,6 +31,8 @@
 #define ZVS_PGB_STOP_RATIO    1.05      /* LOAD: once started, stop at or below this */
 #define ZVS_PGB_IN_SHARE      0.5       /* LOAD: weight of inbound bit/s in a port's load */
 #define ZVS_PGB_MAX_MOVES     32        /* moves per pass, both policies */
+#define ZVS_PGB_MIN_UTIL_PERCENT 5      /* pgroup.c's min_bps: % of the slowest member's speed */
+#define ZVS_PGB_MIN_BPS       10e6      /* pgroup.c's min_bps when no speed is known */
 #define ZVS_PGB_LBT_PERCENT   75        /* LBT default threshold (VMware's default) */
 
 /* One member slot as the policy sees it. */
@@ -44,6 +49,7 @@ struct zvs_pgb_input {
     const uint8_t  *bucket_slot;        /* [ZVS_PG_BUCKETS] member slot, ZVS_PG_NO_SLOT */
     const uint64_t *holddown_until;     /* [ZVS_PG_BUCKETS] movable when now >= it; NULL: none */
     uint64_t now;
+    double   min_bps;                   /* LOAD: busiest port below this: no move (0: none) */
     unsigned lbt_percent;               /* LBT threshold; 0: ZVS_PGB_LBT_PERCENT */
     unsigned max_moves;                 /* 0 or above ZVS_PGB_MAX_MOVES: ZVS_PGB_MAX_MOVES */
 };

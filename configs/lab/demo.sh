@@ -1,41 +1,99 @@
 #!/usr/bin/env bash
-# make demo: the zvswitch lab in two minutes.
+# make demo: the zvswitch lab, the measurement report's group scenario in about two minutes.
 #
-# vswitchd starts in its own network namespace from configs/lab/SYSTEM.CONFIG and
-# USER.DIRECT: VSWITCH LABVSW1 with one OSA uplink (RDEV 28BA, a veth to a LAN namespace)
-# and three guests LNXA, LNXB, LNXC whose NICs are taps moved into their own namespaces.
-# The demo pings and runs iperf3 between them, then shows what an operator looks at: the
-# switch's counters, z/VM style. Everything it makes is removed when it ends.
-. "$(cd "$(dirname "$0")/../.." && pwd)/tests/integration/lib.sh"
+# The switch model plays the report's Catalyst 6509 (configs/switchmodel/lab6509.conf):
+# Gi2/23 and Gi2/24 in channel-group 1 mode active, 1 Gbit/s each, two servers on access
+# ports. vswitchd starts from configs/lab/SYSTEM-GROUP.CONFIG and USER.DIRECT: VSWITCH
+# LABVSW1 whose uplink is port group ETHGRP (OSA ports 28BA and 2902, LACP ACTIVE) and
+# guests LNXA, LNXB, LNXC whose NICs are taps moved into their own namespaces. The demo
+# shows the negotiation, traffic spread over both OSA ports, one load-balancing pass
+# (INTERVAL shortened to 5 s for the demo), and a port failure absorbed under load.
+# Everything it makes is removed when it ends.
+. "$(cd "$(dirname "$0")/../.." && pwd)/tests/integration/lacp_lab_lib.sh"
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+indent() { sed 's/^/    /'; }
+group_block() { sed -n '/^PORT GROUP/,/^  MAC table/p' "$(lab_stats)" | grep -v "MAC table"; }
+rdev_tx() {  # RDEV: its TX bytes (to the physical switch)
+  counter "$(lab_stats)" "$1" tx_bytes
+}
 
 lab_init demo
-say "Starting vswitchd (configs/lab/SYSTEM.CONFIG, configs/lab/USER.DIRECT)"
-sed -n '/^DEFINE\|^MODIFY\|^RDEVICE\|^VMLAN/p' "$ROOT/configs/lab/SYSTEM.CONFIG" | sed 's/^/    /'
-lab_start "$ROOT/configs/lab/SYSTEM.CONFIG" "$ROOT/configs/lab/USER.DIRECT" 1500
-sed -n 's/^.* vswitchd I /    /p' "$WORK/vswitchd.log"
+sed 's/INTERVAL 30/INTERVAL 5/' "$ROOT/configs/lab/SYSTEM-GROUP.CONFIG" >"$WORK/SYSTEM.CONFIG"
+say "The physical switch: the switch model as the report's Catalyst 6509"
+grep -E '^(hostname|port-channel|interface|  *(attach|channel-group|lacp rate|rate-limit))' \
+  "$ROOT/configs/switchmodel/lab6509.conf" | indent
+say "vswitchd: configs/lab/SYSTEM-GROUP.CONFIG (INTERVAL 5 instead of 30 for the demo)"
+grep -E '^(VMLAN|SET|DEFINE|MODIFY|RDEVICE)' "$WORK/SYSTEM.CONFIG" | indent
+# The servers' MACs end in 01 and 03: both odd, so both flows start on the same OSA port
+# and the load-balancing pass has something to fix.
+LAN_MAC1=02:00:0a:00:00:01 LAN_MAC2=02:00:0a:00:00:03 VSWITCHD_ARGS="-l info" \
+  lab_group_start "$ROOT/configs/switchmodel/lab6509.conf" "$WORK/SYSTEM.CONFIG" \
+  "$ROOT/configs/lab/USER.DIRECT"
+t0=$SECONDS
+wait_for 20 distributing_is 2 || fail "the port group did not come up"
+say "LACP negotiated in about $((SECONDS - t0)) s (802.1AX waits 2 s before aggregating)"
+echo "  The physical switch's view:"
+sm show etherchannel summary | tail -n 2 | indent
+sm show lacp neighbor | tail -n 3 | indent
+echo "  vswitchd's view (its counters report, the QUERY-able LACP state per port):"
+group_block | indent
 
-say "Guests: namespaces with their NICs (taps driven through QDIO queues)"
+say "Guests and servers"
 for g in a b c; do
   v=NS_${g^^}
-  printf '    LNX%s  %s  %s\n' "${g^^}" "${LAB_IP[$g]}" "$(ip -n "${!v}" -br link show "lnx$g-f000" | awk '{print $3}')"
+  printf '    LNX%s     %-12s %s\n' "${g^^}" "${LAB_IP[$g]}" "$(ip -n "${!v}" -br link show "lnx$g-f000" | awk '{print $3}')"
 done
-printf '    LAN   %s  (behind OSA 28BA)\n' "${LAB_IP[lan]}"
+printf '    SERVER1  %-12s %s  (behind the port channel, Gi3/1)\n' "${LAB_IP[lan]}" 02:00:0a:00:00:01
+printf '    SERVER2  %-12s %s  (Gi3/2)\n' "${LAB_IP[lan2]}" 02:00:0a:00:00:03
+lab_static_arp
+ip netns exec "$NS_B" ip neigh replace "${LAB_IP[lan2]}" lladdr 02:00:0a:00:00:03 dev lnxb-f000 nud permanent
+ip netns exec "$NS_LAN2" ip neigh replace "${LAB_IP[b]}" lladdr \
+  "$(ip -n "$NS_B" -br link show lnxb-f000 | awk '{print $3}')" dev eth0 nud permanent
 
 say "ping LNXA -> LNXB (guest to guest, stays inside the switch)"
-ip netns exec "$NS_A" ping -c 3 -i 0.2 "${LAB_IP[b]}" | sed 's/^/    /'
-say "ping LNXA -> LAN (out through the OSA uplink)"
-ip netns exec "$NS_A" ping -c 3 -i 0.2 "${LAB_IP[lan]}" | sed 's/^/    /'
+ip netns exec "$NS_A" ping -c 3 -i 0.2 "${LAB_IP[b]}" | tail -n 2 | indent
+say "ping LNXA -> SERVER1 (out through the port group)"
+ip netns exec "$NS_A" ping -c 3 -i 0.2 "${LAB_IP[lan]}" | tail -n 2 | indent
 
-for target in b lan; do
-  ns_var=NS_${target^^}
-  say "iperf3 LNXA -> ${target^^} (TCP, 3 s)"
-  ip netns exec "${!ns_var}" iperf3 -s -1 -D >/dev/null 2>&1
-  wait_for 5 ip netns exec "${!ns_var}" sh -c "ss -ltn | grep -q ':5201 '"
-  timeout 30 ip netns exec "$NS_A" iperf3 -c "${LAB_IP[$target]}" -t 3 | grep -E 'sender|receiver' | sed 's/^/    /'
-done
+say "Load balancing: LNXA -> SERVER1 and LNXB -> SERVER2 at once, 14 s, 1 Gbit/s per OSA port"
+echo "  Both destinations end in an odd suffix, so both start on the same OSA port; every"
+echo "  INTERVAL the switch measures bucket load and moves one (after a Marker flush)."
+ip netns exec "$NS_LAN" iperf3 -s -1 -D -p 5201 >/dev/null 2>&1
+ip netns exec "$NS_LAN2" iperf3 -s -1 -D -p 5202 >/dev/null 2>&1
+sleep 0.5
+tx28=$(rdev_tx 28BA) tx29=$(rdev_tx 2902)
+ip netns exec "$NS_A" iperf3 -c "${LAB_IP[lan]}" -p 5201 -P 4 -t 14 -f m >"$WORK/ia" 2>&1 &
+pa=$!
+ip netns exec "$NS_B" iperf3 -c "${LAB_IP[lan2]}" -p 5202 -P 4 -t 14 -f m >"$WORK/ib" 2>&1 &
+pb=$!
+wait $pa; wait $pb
+printf '    %-8s %-22s %-22s\n' second "LNXA->SERVER1 Mbit/s" "LNXB->SERVER2 Mbit/s"
+paste <(grep '^\[SUM\]' "$WORK/ia" | head -n 14 | awk '{print $6}') \
+      <(grep '^\[SUM\]' "$WORK/ib" | head -n 14 | awk '{print $6}') |
+  awk '{ printf "    %-8d %-22s %-22s\n", NR, $1, $2 }'
+echo "  Bytes each OSA port sent in that run:"
+printf '    28BA %6.0f MB    2902 %6.0f MB\n' "$(( ($(rdev_tx 28BA) - tx28) / 1000000 ))" \
+  "$(( ($(rdev_tx 2902) - tx29) / 1000000 ))"
+group_block | sed -n '1,2p' | indent
 
-say "What the operator sees: VSWITCH counters (device view: an OSA transmits to the LAN, a NIC transmits into the switch)"
-sed 's/^/    /' "$(lab_stats)"
+say "A port fails under load: Gi2/23 is shut down on the physical switch 3 s into a 9 s run"
+ip netns exec "$NS_LAN" iperf3 -s -1 -D -p 5201 >/dev/null 2>&1
+sleep 0.5
+ip netns exec "$NS_A" iperf3 -c "${LAB_IP[lan]}" -p 5201 -P 2 -t 9 -f m >"$WORK/ic" 2>&1 &
+pc=$!
+sleep 3
+sm shutdown Gi2/23 >/dev/null
+wait $pc
+grep -E '^\[SUM\]' "$WORK/ic" | head -n 9 | awk '{ printf "    second %-3d %s Mbit/s\n", NR, $6 }'
+grep -E 'SUM.*(sender|receiver)' "$WORK/ic" | indent
+echo "  Every TCP connection survived; the switch moved the failed port's buckets at once:"
+group_block | sed -n '2p' | indent
+sm show etherchannel summary | tail -n 1 | indent
+sm no shutdown Gi2/23 >/dev/null
+wait_for 15 distributing_is 2 && echo "    Gi2/23 back: both ports distributing again"
+
+sm show interfaces counters | indent
+say "What the operator sees: the counters report (QUERY VSWITCH DETAILS shape)"
+indent <"$(lab_stats)"
 say "Done; the lab is being removed."

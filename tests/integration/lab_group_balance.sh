@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lacp_lab_lib.sh"
 command -v iperf3 >/dev/null || skip "iperf3 missing"
 lab_init balance
-sed 's/INTERVAL 30/INTERVAL 2/' "$ROOT/configs/lab/SYSTEM-GROUP.CONFIG" >"$WORK/SYSTEM.CONFIG"
+sed "s/INTERVAL 30/INTERVAL ${BAL_INTERVAL:-2}/" "$ROOT/configs/lab/SYSTEM-GROUP.CONFIG" >"$WORK/SYSTEM.CONFIG"
 LAN_MAC1=02:00:0a:00:00:01 LAN_MAC2=02:00:0a:00:00:03 VSWITCHD_ARGS="-l info" LAB_TAPS="a b" \
   lab_group_start "$ROOT/configs/switchmodel/lab6509.conf" "$WORK/SYSTEM.CONFIG" "$ROOT/configs/lab/USER.DIRECT"
 wait_for 15 distributing_is 2 || fail "group not up"
