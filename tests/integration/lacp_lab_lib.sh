@@ -22,6 +22,55 @@ bundled_members() {  # members the switch model shows as bundled (P)
   sm show etherchannel summary | grep -o '([A-Za-z]*P[A-Za-z]*)' | grep -vc 'Po' || true
 }
 
+# Capture of the LACP exchange on OSA port 28BA from its first PDU (a LAB_HOOK). Both ends
+# of the wire are tapped: vswitchd's AF_PACKET sends bypass the qdisc layer, where a tap on
+# the sending side would see them, so each side's PDUs are captured where they arrive.
+# CAP_PEER_IF: the peer's end of the wire (the switch model's sw-osa28ba by default).
+capture_exchange() {
+  command -v tshark >/dev/null || return 0
+  CAP=$WORK/exchange.pcap
+  ip netns exec "$NS_SW" timeout 60 tshark -q -i osa28ba -f "ether proto 0x8809" \
+    -w "$WORK/cap-sw.pcap" >/dev/null 2>&1 &
+  CAP_PID=$!
+  ip netns exec "$NS_PHY" timeout 60 tshark -q -i "${CAP_PEER_IF:-sw-osa28ba}" \
+    -f "ether proto 0x8809" -w "$WORK/cap-phy.pcap" >/dev/null 2>&1 &
+  CAP_PID2=$!
+  sleep 1.5                             # tshark's start-up, before the first PDU
+}
+
+# Stops the capture and checks every PDU in it (ours and the peer's) with tshark: Slow
+# Protocols decoded as LACP or Marker, no expert info at warning level or above. With
+# SAVE_PCAP=FILE the first frames are kept as a fixture (tests/pcap/zvs_*_exchange.pcap).
+check_exchange() {
+  [ -n "${CAP_PID:-}" ] || { echo "note: tshark missing, no capture check"; return 0; }
+  sleep 3                               # three more fast periods: PDUs from both sides
+  kill -INT "$CAP_PID" "$CAP_PID2" 2>/dev/null; wait "$CAP_PID" "$CAP_PID2" 2>/dev/null
+  if [ "${1:-}" = static ]; then
+    n=$(cat <(tshark -r "$WORK/cap-sw.pcap" 2>/dev/null) <(tshark -r "$WORK/cap-phy.pcap" 2>/dev/null) | wc -l)
+    expect_eq "Slow Protocols frames on a static (LACP INACTIVE) link" "$n" 0
+    return 0
+  fi
+  # One frame seen at both ends would be counted twice: keep each side's arrivals only.
+  tshark -r "$WORK/cap-sw.pcap" -Y 'lacp.actor.sysid != 02:00:0c:00:00:00 || marker' \
+    -w "$WORK/cap-in.pcap" 2>/dev/null
+  tshark -r "$WORK/cap-phy.pcap" -Y 'lacp.actor.sysid == 02:00:0c:00:00:00 || marker' \
+    -w "$WORK/cap-out.pcap" 2>/dev/null
+  mergecap -w "$CAP" "$WORK/cap-in.pcap" "$WORK/cap-out.pcap" 2>/dev/null || fail "mergecap"
+  local n bad ours
+
+  n=$(tshark -r "$CAP" 2>/dev/null | wc -l)
+  [ "$n" -ge 4 ] || fail "captured only $n Slow Protocols frames"
+  bad=$(tshark -r "$CAP" -T fields -e frame.number -e _ws.expert.severity 2>/dev/null |
+        awk '$2 != "" && $2 >= 6291456' | wc -l)
+  [ "$bad" -eq 0 ] || fail "tshark flags $bad of $n captured PDUs"
+  ours=$(tshark -r "$CAP" -Y 'lacp.actor.sysid == 02:00:0c:00:00:00' 2>/dev/null | wc -l)
+  [ "$ours" -ge 2 ] || { tshark -r "$CAP" -T fields -e eth.src -e lacp.actor.sysid | head -5; fail "none of our LACPDUs in the capture"; }
+  echo "ok: $n captured PDUs ($ours ours) decode in tshark with no expert warning"
+  if [ -n "${SAVE_PCAP:-}" ]; then
+    editcap -r "$CAP" "$SAVE_PCAP" 1-12 && echo "saved $SAVE_PCAP"
+  fi
+}
+
 lacp_lab() {
   local mode=$1
   lab_init "lacp-$mode"
@@ -33,13 +82,15 @@ lacp_lab() {
   else
     cp "$ROOT/configs/lab/SYSTEM-GROUP.CONFIG" "$sysconf"
   fi
-  LAB_TAPS="a b" lab_group_start "$smconf" "$sysconf" "$ROOT/configs/lab/USER.DIRECT"
+  LAB_HOOK=capture_exchange LAB_TAPS="a b" lab_group_start "$smconf" "$sysconf" \
+    "$ROOT/configs/lab/USER.DIRECT"
   local t0=$SECONDS
   wait_for 15 distributing_is 2 || fail "vswitchd: group not distributing on both ports: $(cat "$(lab_stats)")"
   echo "ok: both members distributing after $((SECONDS - t0)) s (mode $mode)"
   sm show etherchannel summary
   wait_for 10 bundled_is 2 || fail "switch model did not bundle both ports: $(sm show etherchannel summary)"
   echo "ok: switch model bundled both members"
+  if [ "$mode" = on ]; then check_exchange static; else check_exchange; fi
   if [ "$mode" != on ]; then
     sm show lacp neighbor | tee "$WORK/neighbor"
     grep -q '0200.0c00.0000\|02-00-0C-00-00-00\|02:00:0c:00:00:00' "$WORK/neighbor" ||

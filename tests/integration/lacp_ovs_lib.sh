@@ -31,11 +31,13 @@ lacp_ovs_lab() {
   local sysconf=$WORK/SYSTEM.CONFIG
   cp "$ROOT/configs/lab/SYSTEM-GROUP.CONFIG" "$sysconf"
   [ "$time" = slow ] && echo "SET PORT GROUP ETHGRP TIMEOUT LONG" >>"$sysconf"
+  CAP_PEER_IF=ovs-28ba capture_exchange
   local t0=$SECONDS
   LAB_TAPS="a b" lab_vswitchd "$sysconf" "$ROOT/configs/lab/USER.DIRECT"
   wait_for 20 distributing_is 2 || fail "vswitchd: not distributing on both: $(cat "$(lab_stats)")"
   ovs_peer_wait_negotiated "$OVS_DIR" 20 || fail "OVS not negotiated: $(ovs_peer_lacp_show "$OVS_DIR")"
   echo "ok: both sides negotiated, both members distributing, after about $((SECONDS - t0)) s ($time)"
+  check_exchange
   ovs_peer_lacp_show "$OVS_DIR" | tee "$WORK/ovs-lacp"
   grep -q "partner sys_id: 02:00:0c:00:00:00" "$WORK/ovs-lacp" || fail "OVS does not see zvswitch's system"
   grep -q "port_id: 10426\|port_id: 0x28ba\|10426" "$WORK/ovs-lacp" || fail "OVS does not see port 28BA"

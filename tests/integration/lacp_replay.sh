@@ -4,6 +4,8 @@
 #     (tests/pcap/ovs_lacp_exchange.pcap), only the PDUs of one system, into member 28BA:
 #     the member's partner becomes exactly that system, key and port, and its LACPDU count
 #     is exactly the frames replayed;
+#     Then the peer's half of captures of vswitchd's own exchanges with the switch model
+#     and with OVS (tests/pcap/zvs_*_exchange.pcap), checked against tshark's decode;
 #  2. every crafted bad frame (tests/pcap/*.pcap, plus a loopback of our own system made
 #     with lacp_pcapgen) into member 28BA: each lands in its MIB counter (illegal,
 #     unknown, loopback) exactly, valid ones in the LACPDU count, the Marker is answered;
@@ -65,6 +67,33 @@ want_state=$(echo "$last" | sed -n 's/.*actor_state=0x\([0-9a-f]*\).*/\1/p')
 # describes us; these PDUs describe the other OVS, so SYN is cleared, the rest kept.
 echo "$partner" | grep -q "State ACT STO AGG COL DIS$" || fail "partner state not ACT STO AGG COL DIS"
 echo "ok: replayed OVS PDUs set 28BA's partner exactly"
+
+# ---- 1b. captures of vswitchd's own exchanges (with the switch model, with OVS): the
+# peer's PDUs replayed into 28BA make it the partner exactly as tshark, an independent
+# decoder, reads the last of them.
+for fx in zvs_switchmodel_exchange zvs_ovs_exchange; do
+  f=$ROOT/tests/pcap/$fx.pcap
+  [ -f "$f" ] || fail "missing fixture $f"
+  peer=$WORK/$fx.peer.pcap
+  tshark -r "$f" -Y 'lacp && lacp.actor.sysid != 02:00:0c:00:00:00' -w "$peer" 2>/dev/null ||
+    fail "tshark filter $fx"
+  n=$(tshark -r "$peer" 2>/dev/null | wc -l)
+  [ "$n" -ge 2 ] || fail "$fx: only $n peer PDUs"
+  read -r sp sys key pp port < <(tshark -r "$peer" -T fields -E separator=' ' \
+    -e lacp.actor.sys_priority -e lacp.actor.sysid -e lacp.actor.key \
+    -e lacp.actor.port_priority -e lacp.actor.port 2>/dev/null | tail -n 1)
+  want=$(printf 'Sys %s,%s  Key %s  Port %s,%s ' "$sp" "$(echo "$sys" | tr 'a-f:' 'A-F-')" \
+         "$((key))" "$pp" "$((port))")
+  rep=$(lab_stats)
+  rx0=$(member_lacpdus "$rep" 28BA rx)
+  replay sw-osa28ba "$peer" --pps=20
+  sleep 0.3
+  rep=$(lab_stats)
+  expect_eq "$fx: 28BA LACPDUs rx" "$(member_lacpdus "$rep" 28BA rx)" "$((rx0 + n))"
+  partner=$(member_line "$rep" 28BA Partner:)
+  case $partner in *"$want"*) echo "ok: $fx: partner $want" ;;
+    *) fail "$fx: partner is '$partner', tshark reads '$want'" ;; esac
+done
 
 # ---- 2. crafted frames into 28BA ----------------------------------------------------------
 mkdir -p "$WORK/crafted"

@@ -128,6 +128,8 @@ lab_group_start() {
   ip -n "$NS_LAN2" link set eth0 address "${LAN_MAC2:-02:00:0a:00:00:02}"
   ip -n "$NS_LAN" addr add "${LAB_IP[lan]}/24" dev eth0
   ip -n "$NS_LAN2" addr add "${LAB_IP[lan2]}/24" dev eth0
+  # LAB_HOOK: a command run once the wires exist, before anyone talks on them (captures).
+  ${LAB_HOOK:-true}
   SM_SOCK=$WORK/switchmodel.sock
   ip netns exec "$NS_PHY" "$SWITCHMODEL" -c "$smconf" -C "$SM_SOCK" -l "$WORK/switchmodel.log" \
     >"$WORK/switchmodel.out" 2>&1 &
