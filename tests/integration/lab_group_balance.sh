@@ -63,3 +63,20 @@ ratio=$(awk -v t="$two" -v o="$one" 'BEGIN { printf "%.2f", t / o }')
 echo "aggregate: two ports $two Gbit/s, one port $one Gbit/s, ratio $ratio"
 awk -v r="$ratio" 'BEGIN { exit !(r >= 1.9) }' || fail "two ports give only ${ratio}x one port"
 echo "ok: two ports carry ${ratio}x one port"
+
+# A member pulled down under load: both iperf3 runs complete (no TCP connection lost).
+sm no shutdown Gi2/24 >/dev/null
+wait_for 15 distributing_is 2 || fail "member did not return"
+ip netns exec "$NS_LAN" iperf3 -s -1 -D -p 5201 >/dev/null 2>&1
+ip netns exec "$NS_LAN2" iperf3 -s -1 -D -p 5202 >/dev/null 2>&1
+sleep 0.5
+ip netns exec "$NS_A" iperf3 -c "${LAB_IP[lan]}" -p 5201 -P 3 -t 6 >"$WORK/fa" 2>&1 &
+pa=$!
+ip netns exec "$NS_B" iperf3 -c "${LAB_IP[lan2]}" -p 5202 -P 3 -t 6 >"$WORK/fb" 2>&1 &
+pb=$!
+sleep 2
+sm shutdown Gi2/23 >/dev/null
+wait $pa || fail "iperf3 A lost its connection when a member went down: $(tail -3 "$WORK/fa")"
+wait $pb || fail "iperf3 B lost its connection when a member went down: $(tail -3 "$WORK/fb")"
+grep -q "Failover moves: [1-9]" "$(lab_stats)" || fail "no failover moves counted"
+echo "ok: member down under load, every TCP connection completed ($(grep -h 'SUM.*sender' "$WORK/fa" "$WORK/fb" | awk '{s += $(NF-1)} END {print s + 0}') retransmits)"
