@@ -15,6 +15,7 @@
  * VSWITCH ... GRANT) or a directory authorization (NICDEF ... PORTTYPE/VLAN).
  */
 #include "daemon.h"
+#include "daemon_impl.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "cp-commands/config.h"
+#include "cp-commands/console.h"
 #include "evloop.h"
 #include "guest_tap.h"
 #include "lag.h"
@@ -40,50 +42,6 @@
 #define UPLINK_BURSTS 8                 /* bursts per readable event before yielding */
 #define MB            (1024u * 1024u)
 
-struct zvsd;
-
-struct d_switch {
-    struct zvs_switch     *sw;
-    struct zvs_cfg_vswitch cfg;         /* the DEFINE VSWITCH it came from */
-    struct zvs_lag        *lag;         /* its port group (GROUP grp), or NULL */
-    struct zvs_timer      *lag_timer;   /* wakes the loop at the group's next deadline */
-};
-
-struct d_uplink {
-    struct zvsd          *d;
-    struct d_switch      *ds;
-    struct zvs_port      *port;
-    char                  ifname[ZVS_IFNAME_MAX + 1];
-    int                   fd;           /* registered with the loop; -1 none */
-    bool                  member;       /* port-group member (else an RDEV) */
-};
-
-struct d_nic {
-    struct zvsd          *d;
-    struct d_switch      *ds;
-    struct zvs_port      *port;
-    struct zvs_guest_tap *tap;          /* NICBIND TAP: the driver; NULL for QDIO */
-    char                  ifname[ZVS_IFNAME_MAX + 1];
-    char                  userid[ZVS_USERID_MAX + 1];
-    uint16_t              vdev;
-    bool                  external;     /* NICBIND QDIO: a program attaches over the socket */
-    int                   session;      /* its attach connection while attached, else -1 */
-};
-
-struct zvsd {
-    struct zvs_evloop       *loop;
-    struct zvsd_options      opt;
-    unsigned                 nsw;
-    struct d_switch          sw[ZVS_CFG_MAX_VSWITCHES];
-    unsigned                 nup;
-    struct d_uplink          up[ZVS_CFG_MAX_VSWITCHES * (ZVS_CFG_MAX_RDEV + ZVS_CFG_MAX_GROUP_PORTS)];
-    unsigned                 nnic;
-    struct d_nic            *nic;       /* ZVS_CFG_MAX_NICS slots */
-    struct zvs_netlink_link *nl;
-    int                      sigfd;
-    int                      attach_fd;  /* listening socket for external QDIO guests */
-    struct zvs_ratelimit     attach_rl;  /* refused attach requests: log a few a minute */
-};
 
 /* ---- event callbacks ---------------------------------------------------------------- */
 
@@ -230,10 +188,26 @@ static void on_signal(void *arg, int fd, uint32_t events, uint64_t now)
     }
 }
 
+/* The operator console: one connection per vmcp session, each line a CP command. */
+static void on_console_client(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct zvsd *d = arg;
+    if (zvs_console_client_input(d->console, fd) < 0)
+        zvs_evloop_del_fd(d->loop, fd);     /* the console has closed it */
+}
+
+static void on_console(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct zvsd *d = arg;
+    int client = zvs_console_accept(d->console);
+    if (client >= 0 && zvs_evloop_add_fd(d->loop, client, EPOLLIN, on_console_client, d) < 0)
+        zvs_warn("console: cannot watch a new client (fd %d)", client);
+}
+
 static struct d_uplink *uplink_by_ifname(struct zvsd *d, const char *ifname)
 {
     for (unsigned i = 0; i < d->nup; i++)
-        if (strcmp(d->up[i].ifname, ifname) == 0)
+        if (d->up[i].port && strcmp(d->up[i].ifname, ifname) == 0)
             return &d->up[i];
     return NULL;
 }
@@ -360,7 +334,7 @@ static int guest_of(const struct zvs_cfg *cfg, const struct zvs_cfg_nic *nic, st
 }
 
 /* The link speed Linux reports for an interface in Mbit/s (veth: 10000), or `dflt`. */
-static uint32_t if_speed_mbps(const char *ifname, uint32_t dflt)
+uint32_t zvsd_if_speed_mbps(const char *ifname, uint32_t dflt)
 {
     char path[64];
     snprintf(path, sizeof(path), "/sys/class/net/%s/speed", ifname);
@@ -375,18 +349,21 @@ static uint32_t if_speed_mbps(const char *ifname, uint32_t dflt)
 }
 
 /* Opens the backend of real device `dev` (its RDEVICE ... INTERFACE mapping). */
-static struct zvs_port *open_rdev(const struct zvs_cfg *cfg, const struct d_switch *ds,
-                                  struct zvs_rdev dev, const char **ifname, uint8_t mac[6])
+struct zvs_port *zvsd_open_rdev(struct zvsd *d, const struct d_switch *ds, struct zvs_rdev dev,
+                                const char **ifname, uint8_t mac[6])
 {
     char rdev[12];
     zvs_rdev_format(dev, rdev, sizeof(rdev));
-    int m = zvs_cfg_find_rdevice(cfg, dev);
+    int m = -1;
+    for (unsigned k = 0; k < d->nrdevice && m < 0; k++)
+        if (zvs_rdev_equal(d->rdevice[k].rdev, dev))
+            m = (int)k;
     if (m < 0) {
         zvs_err("VSWITCH %s RDEV %s: no RDEVICE ... INTERFACE statement", ds->cfg.name, rdev);
         return NULL;
     }
-    *ifname = cfg->rdevice[m].ifname;
-    bool pcap = cfg->rdevice[m].backend == ZVS_RDEV_BACKEND_PCAP;
+    *ifname = d->rdevice[m].ifname;
+    bool pcap = d->rdevice[m].backend == ZVS_RDEV_BACKEND_PCAP;
     int err = 0;
     struct zvs_port *p = pcap ? zvs_uplink_pcap_open(*ifname, &err)
                               : zvs_uplink_afpacket_open(*ifname, &err);
@@ -405,15 +382,37 @@ static struct zvs_port *open_rdev(const struct zvs_cfg *cfg, const struct d_swit
     return p;
 }
 
-static void track_uplink(struct zvsd *d, struct d_switch *ds, struct zvs_port *p,
-                         const char *ifname, bool member)
+void zvsd_track_uplink(struct zvsd *d, struct d_switch *ds, struct zvs_port *p,
+                       const char *ifname, bool member)
 {
-    struct d_uplink *u = &d->up[d->nup++];
+    struct d_uplink *u = NULL;
+    for (unsigned i = 0; i < d->nup && !u; i++)
+        if (!d->up[i].port)
+            u = &d->up[i];
+    if (!u)
+        u = &d->up[d->nup++];
     *u = (struct d_uplink){ .d = d, .ds = ds, .port = p, .fd = -1, .member = member };
     snprintf(u->ifname, sizeof(u->ifname), "%s", ifname);
     uplink_register(u);
     if (d->nl)
         zvs_netlink_link_watch(d->nl, ifname);
+}
+
+void zvsd_untrack_uplink(struct zvsd *d, struct zvs_port *p)
+{
+    for (unsigned i = 0; i < d->nup; i++) {
+        struct d_uplink *u = &d->up[i];
+        if (u->port != p)
+            continue;
+        if (u->fd >= 0)
+            zvs_evloop_del_fd(d->loop, u->fd);
+        if (d->nl)
+            zvs_netlink_link_unwatch(d->nl, u->ifname);
+        /* The slot stays where it is (the event loop holds pointers to other slots);
+         * zvsd_track_uplink reuses it. */
+        d->up[i] = (struct d_uplink){ .fd = -1 };
+        return;
+    }
 }
 
 /* GROUP grp: the port group's members, aggregated with LACP (ACTIVE) or statically. */
@@ -452,12 +451,12 @@ static void add_group(struct zvsd *d, const struct zvs_cfg *cfg, struct d_switch
     for (unsigned i = 0; i < g->nport; i++) {
         const char *ifname = NULL;
         uint8_t mac[6] = { 0 };
-        struct zvs_port *p = open_rdev(cfg, ds, g->port[i], &ifname, mac);
+        struct zvs_port *p = zvsd_open_rdev(d, ds, g->port[i], &ifname, mac);
         if (!p)
             continue;
         char rdev[24];
         snprintf(rdev, sizeof(rdev), "%s", p->name);
-        uint32_t speed = if_speed_mbps(ifname, 10000);
+        uint32_t speed = zvsd_if_speed_mbps(ifname, 10000);
         int rc = zvs_lag_join(ds->lag, p, rdev, mac, speed, now);
         if (rc < 0) {
             zvs_err("VSWITCH %s port group %s: cannot JOIN %s: %s", ds->cfg.name, g->name,
@@ -465,7 +464,7 @@ static void add_group(struct zvsd *d, const struct zvs_cfg *cfg, struct d_switch
             p->ops->destroy(p);
             continue;
         }
-        track_uplink(d, ds, p, ifname, true);
+        zvsd_track_uplink(d, ds, p, ifname, true);
         zvs_info("VSWITCH %s port group %s: JOIN %s on %s (%s, %u Mbit/s, %s)", ds->cfg.name,
                  g->name, rdev, ifname, p->ops->kind, speed,
                  p->carrier ? "carrier up" : "no carrier");
@@ -480,14 +479,14 @@ static void add_uplinks(struct zvsd *d, const struct zvs_cfg *cfg, struct d_swit
     for (unsigned r = 0; r < ds->cfg.nrdev; r++) {
         const char *ifname = NULL;
         uint8_t mac[6];
-        struct zvs_port *p = open_rdev(cfg, ds, ds->cfg.rdev[r], &ifname, mac);
+        struct zvs_port *p = zvsd_open_rdev(d, ds, ds->cfg.rdev[r], &ifname, mac);
         if (!p)
             continue;
         if (zvs_switch_add_uplink(ds->sw, p) < 0) {
             p->ops->destroy(p);
             continue;
         }
-        track_uplink(d, ds, p, ifname, false);
+        zvsd_track_uplink(d, ds, p, ifname, false);
         const char *rdev = p->name;
         zvs_info("VSWITCH %s RDEV %s on %s (%s, MTU %u, %s)", ds->cfg.name, rdev, ifname,
                  p->ops->kind, p->mtu, p->carrier ? "carrier up" : "no carrier");
@@ -575,6 +574,9 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     d->sigfd = -1;
     d->attach_fd = -1;
     d->opt = *opt;
+    d->nrdevice = cfg->nrdevice;
+    memcpy(d->rdevice, cfg->rdevice, cfg->nrdevice * sizeof(cfg->rdevice[0]));
+    memcpy(d->macprefix, cfg->vmlan.macprefix, 3);
     d->nic = calloc(ZVS_CFG_MAX_NICS, sizeof(*d->nic));
     d->loop = zvs_evloop_create();
     if (!d->nic || !d->loop)
@@ -602,6 +604,16 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
         if (d->attach_fd < 0 ||
             zvs_evloop_add_fd(d->loop, d->attach_fd, EPOLLIN, on_attach, d) < 0) {
             zvs_err("cannot listen on %s: %s", opt->qdio_socket, strerror(-d->attach_fd));
+            goto fail;
+        }
+    }
+    if (opt->console_path) {
+        int cerr = 0;
+        d->console = zvs_console_open(opt->console_path, zvsd_execute, d, &cerr);
+        if (!d->console ||
+            zvs_evloop_add_fd(d->loop, zvs_console_listen_fd(d->console), EPOLLIN,
+                              on_console, d) < 0) {
+            zvs_err("cannot open the console %s: %s", opt->console_path, strerror(-cerr));
             goto fail;
         }
     }
@@ -654,6 +666,7 @@ void zvsd_destroy(struct zvsd *d)
         if (d->nic[i].session >= 0)
             close(d->nic[i].session);
     }
+    zvs_console_close(d->console);          /* before the loop: it closes its clients */
     if (d->attach_fd >= 0) {
         close(d->attach_fd);
         unlink(d->opt.qdio_socket);
@@ -701,8 +714,15 @@ static void report_counters(FILE *out, const char *indent, const struct zvs_port
 
 void zvsd_report(const struct zvsd *d, FILE *out)
 {
+    zvsd_report_switch(d, NULL, out);
+}
+
+void zvsd_report_switch(const struct zvsd *d, const struct d_switch *only, FILE *out)
+{
     for (unsigned i = 0; i < d->nsw; i++) {
         const struct d_switch *ds = &d->sw[i];
+        if (only && ds != only)
+            continue;
         unsigned guests = 0;
         for (struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
              p = zvs_switch_next_port(ds->sw, p))

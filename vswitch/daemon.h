@@ -14,6 +14,7 @@ struct zvsd;
 struct zvsd_options {
     const char *stats_path;             /* counters report written on SIGUSR1 and at exit */
     const char *qdio_socket;            /* attach socket for NICBIND QDIO guests, or NULL */
+    const char *console_path;           /* operator console socket (vmcp), or NULL */
 };
 
 /* Build every switch, uplink and NIC of cfg. Errors are logged with the statement that

@@ -777,3 +777,12 @@ uint64_t *zvs_pgroup_bucket_bytes(struct zvs_pgroup *g)
 {
     return g->bucket_bytes;
 }
+
+const char *zvs_pg_interval_str(uint32_t interval_s, char *buf, size_t size)
+{
+    if (interval_s)
+        snprintf(buf, size, "%u", interval_s);
+    else
+        snprintf(buf, size, "OFF");
+    return buf;
+}

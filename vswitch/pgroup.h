@@ -19,6 +19,7 @@
 #define ZVS_PGROUP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "frame.h"
@@ -165,6 +166,8 @@ double   zvs_pgroup_bucket_load(const struct zvs_pgroup *g, unsigned bucket);
 unsigned zvs_pgroup_pending_moves(const struct zvs_pgroup *g);
 const char *zvs_pg_hash_name(enum zvs_pg_hash h);       /* "DST", "SRC", "SRC-DST" */
 const char *zvs_pg_policy_name(enum zvs_pg_policy p);   /* "LOAD", "LBT" */
+/* INTERVAL as QUERY shows it: "300", or "OFF" for 0. Returns buf. */
+const char *zvs_pg_interval_str(uint32_t interval_s, char *buf, size_t size);
 
 /* ---- the data path: a few nanoseconds, no branches beyond the hash choice ---- */
 

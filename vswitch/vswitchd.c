@@ -33,6 +33,7 @@ static void usage(FILE *out)
             "  -L, --log-file FILE    append log lines here\n"
             "  -s, --stats FILE       counters report, written on SIGUSR1 and at exit\n"
             "  -q, --qdio-socket PATH where external guest programs attach to NICBIND QDIO NICs\n"
+            "  -k, --console PATH     operator console socket for vmcp (CP commands)\n"
             "      --check            check both files like CPSYNTAX and exit\n"
             "  -h, --help\n");
 }
@@ -96,17 +97,18 @@ int main(int argc, char **argv)
         { "log-file", required_argument, NULL, 'L' },
         { "stats", required_argument, NULL, 's' },
         { "qdio-socket", required_argument, NULL, 'q' },
+        { "console", required_argument, NULL, 'k' },
         { "check", no_argument, NULL, 'C' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *sysconfig = NULL, *userdirect = NULL;
-    char *pidfile = NULL, *logfile = NULL, *stats = NULL, *qsock = NULL;
+    char *pidfile = NULL, *logfile = NULL, *stats = NULL, *qsock = NULL, *console = NULL;
     bool foreground = false, check = false;
     enum zvs_log_level level = ZVS_LOG_INFO;
     int c, rc = 1;
 
-    while ((c = getopt_long(argc, argv, "c:u:fp:l:L:s:q:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:u:fp:l:L:s:q:k:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'c': sysconfig = optarg; break;
         case 'u': userdirect = optarg; break;
@@ -115,6 +117,7 @@ int main(int argc, char **argv)
         case 'L': free(logfile); logfile = absolute(optarg); break;
         case 's': free(stats); stats = absolute(optarg); break;
         case 'q': free(qsock); qsock = absolute(optarg); break;
+        case 'k': free(console); console = absolute(optarg); break;
         case 'C': check = true; break;
         case 'l':
             if (zvs_log_parse_level(optarg, &level) < 0) {
@@ -159,7 +162,8 @@ int main(int argc, char **argv)
     if (pidfile && write_pidfile(pidfile) < 0)
         zvs_warn("cannot write pidfile %s", pidfile);
 
-    struct zvsd_options opt = { .stats_path = stats, .qdio_socket = qsock };
+    struct zvsd_options opt = { .stats_path = stats, .qdio_socket = qsock,
+                                 .console_path = console };
     struct zvsd *d = zvsd_create(cfg, &opt);
     zvs_cfg_free(cfg);
     if (d) {
@@ -176,5 +180,6 @@ out:
     free(logfile);
     free(stats);
     free(qsock);
+    free(console);
     return rc;
 }

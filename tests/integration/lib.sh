@@ -12,6 +12,7 @@
 #                            2902 are veths to the switch model (namespace PHY) whose
 #                            access port leads to the LAN namespace
 #   sm CMD                   a command to the running switch model, its response on stdout
+#   vmcp CMD                 a CP command to vswitchd's console (VSWITCHD_ARGS="-k $WORK/console.sock")
 #   lab_stats                writes the counters report and prints its path
 #   counter REPORT OWNER FIELD   a NIC's (or RDEV's) counter from the report
 #   fail MSG                 print and exit 1
@@ -107,7 +108,7 @@ lab_group_start() {
   local smconf=$1 sysconfig=$2 userdirect=$3 mtu=${4:-1500}
   [ -x "$SWITCHMODEL" ] || fail "no $SWITCHMODEL (run make)"
   local dev
-  for dev in 28ba 2902; do
+  for dev in 28ba 2902 ${LAB_EXTRA_OSA:-}; do
     ip -n "$NS_SW" link add "osa$dev" mtu "$mtu" type veth peer name "sw-osa$dev" mtu "$mtu" \
       netns "$NS_PHY" || fail "veth osa$dev"
     ip -n "$NS_SW" link set "osa$dev" up
@@ -140,6 +141,10 @@ lab_group_start() {
 
 sm() {
   "$SWITCHMODEL" -C "$SM_SOCK" -x "$*"
+}
+
+vmcp() {
+  "$BUILD/bin/vmcp" -s "$WORK/console.sock" "$*"
 }
 
 # Starts vswitchd in NS_SW and moves its guests' taps into their namespaces.

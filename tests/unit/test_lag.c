@@ -256,6 +256,41 @@ static void test_carrier_loss_moves_every_bucket_in_the_same_call(void **state)
     bb_teardown(&t);
 }
 
+/* The link dies before anyone has told the group: the backend refuses the frames with
+ * LINK_DOWN (or the port already shows no carrier), and the switch hands them to the
+ * surviving member instead of dropping them. */
+static void test_frames_for_a_dead_member_go_to_the_survivor(void **state)
+{
+    struct bb t;
+    bb_setup(&t, true, true);
+    pump_until(&t, T0 + 4 * SEC);
+    const struct zvs_pg_map *map = zvs_pgroup_map(zvs_lag_group(t.a.lag));
+    int dead = map->bucket_port[0x01] == t.a.m[0]->index ? 0 : 1, live = 1 - dead;
+    /* the wire is cut; the port still believes it has carrier */
+    zvs_memlink_set_carrier(t.a.m[dead], false);
+    uint64_t live0 = t.a.m[live]->ctr.out_packets;
+    guest_send(&t, MAC_G1, 4);
+    struct zvs_switch_stats st;
+    zvs_switch_stats(t.a.sw, &st);
+    assert_int_equal(st.resteered, 4);
+    assert_int_equal(t.a.m[live]->ctr.out_packets - live0, 4);
+    assert_int_equal(t.a.m[dead]->ctr.out_discards, 0);
+    /* the port now knows it has no carrier, the group not yet: still no loss */
+    t.a.m[dead]->carrier = false;
+    guest_send(&t, MAC_G1, 3);
+    zvs_switch_stats(t.a.sw, &st);
+    assert_int_equal(st.resteered, 7);
+    assert_int_equal(t.a.m[live]->ctr.out_packets - live0, 7);
+    assert_int_equal(t.a.m[dead]->ctr.drops[ZVS_DROP_LINK_DOWN], 0);
+    zvs_memlink_set_carrier(t.b.m[dead], false);
+    t.b.m[dead]->carrier = false;
+    side_step(&t.b, t.now);
+    assert_int_equal(t.b.g[0]->nframes, 7);
+    t.a.m[dead]->carrier = true;        /* restore for a clean teardown */
+    zvs_memlink_set_carrier(t.a.m[dead], true);
+    bb_teardown(&t);
+}
+
 static void test_static_group_needs_no_pdus(void **state)
 {
     struct bb t;
@@ -398,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_lacp_converges_after_aggregate_wait),
         cmocka_unit_test(test_suffix_distribution_and_delivery),
         cmocka_unit_test(test_carrier_loss_moves_every_bucket_in_the_same_call),
+        cmocka_unit_test(test_frames_for_a_dead_member_go_to_the_survivor),
         cmocka_unit_test(test_static_group_needs_no_pdus),
         cmocka_unit_test(test_lacp_against_static_partner_never_distributes),
         cmocka_unit_test(test_inbound_dropped_until_collecting),

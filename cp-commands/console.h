@@ -1,0 +1,77 @@
+/* The operator console: CP commands over a Unix stream socket, driven by the daemon's
+ * event loop (no threads; reads never block; writes are bounded in time).
+ *
+ * Protocol (one connection may carry any number of commands, one at a time or pipelined):
+ *   client -> server  one command line terminated by "\n" (a "\r" before it is dropped).
+ *                     At most ZVS_CMD_LINE_MAX bytes before the "\n"; a longer line is
+ *                     discarded up to its "\n" and answered with HCP1102E. A line with a
+ *                     NUL byte is answered with HCP1107E. Neither reaches exec.
+ *   server -> client  the response lines ("\n"-terminated, never an RS byte), then the
+ *                     terminator line "\x1eRC=<n>\n": ASCII RS (0x1E), "RC=", the CP return
+ *                     code in decimal. Responses come in the order of the lines.
+ *   Identity          at accept, the peer's kernel credentials (SO_PEERCRED) give its uid;
+ *                     the uid map gives the CP userid and privilege classes the commands
+ *                     run with. Default map: uid 0 -> OPERATOR, classes A-G. An unmapped
+ *                     uid gets one line (HCP1101E) and a terminator with rc 1101, and is
+ *                     closed. When ZVS_CONSOLE_MAX_CLIENTS are connected, a newcomer gets
+ *                     HCP1106E (rc 1106) and is closed.
+ *   End               a client closing its side mid-line: the partial line is dropped
+ *                     (never executed). A client that does not read its responses for
+ *                     ZVS_CONSOLE_WRITE_TIMEOUT_MS is dropped.
+ * The caller watches zvs_console_listen_fd() and every fd zvs_console_accept() returns for
+ * EPOLLIN, level-triggered (client_input handles a bounded amount of input per call and
+ * relies on being called again while more is queued).
+ */
+#ifndef ZVS_CONSOLE_H
+#define ZVS_CONSOLE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "command.h"
+
+#define ZVS_CONSOLE_MAX_CLIENTS     16
+#define ZVS_CONSOLE_MAX_USERS       32  /* uid map entries */
+#define ZVS_CONSOLE_WRITE_TIMEOUT_MS 2000
+#define ZVS_CONSOLE_RS              '\x1e'  /* first byte of the terminator line */
+#define ZVS_CONSOLE_DEFAULT_PATH    "/run/zvswitch/console.sock"
+
+struct zvs_console;
+
+/* Runs one command line for `userid` with classes `privclass` (ZVS_PRIVCLASS bits) and
+ * writes the response and rc into r (initialised by the console, freed after sending).
+ * Must not call zvs_console_close. */
+typedef void (*zvs_console_exec_fn)(void *arg, const char *userid, uint32_t privclass,
+                                    const char *line, struct zvs_cp_response *r);
+
+/* Creates the listening socket at path (mode 0600). A stale socket at path (nobody
+ * listening) is replaced; a live one gives -EADDRINUSE, a path that is not a socket
+ * -EEXIST. Returns the console, or NULL with *err = -errno. */
+struct zvs_console *zvs_console_open(const char *path, zvs_console_exec_fn exec, void *arg,
+                                     int *err);
+
+/* Closes every client and the listening socket, and unlinks the path. NULL is a no-op. */
+void zvs_console_close(struct zvs_console *c);
+
+int zvs_console_listen_fd(const struct zvs_console *c);
+
+/* Accepts one pending connection. Returns its fd (non-blocking, close-on-exec) for the
+ * caller to watch, or -errno: -EAGAIN nothing pending, -EACCES unmapped uid and -EBUSY
+ * console full (both answered and closed here). */
+int zvs_console_accept(struct zvs_console *c);
+
+/* Reads what the client sent; runs every complete line through exec and writes its
+ * response. Returns 0, or <0 when the client is gone or was dropped: the console has
+ * closed fd and the caller stops watching it. -EBADF when fd is not a client. */
+int zvs_console_client_input(struct zvs_console *c, int fd);
+
+/* Maps uid to a CP userid (1-8 of A-Z 0-9 @ # $, upper-cased) with classes privclass,
+ * replacing an earlier mapping of uid; privclass 0 removes the mapping. Connected clients
+ * keep the identity they got at accept. 0, -EINVAL, or -ENOSPC. */
+int zvs_console_map_user(struct zvs_console *c, uid_t uid, const char *userid,
+                         uint32_t privclass);
+
+/* Connected clients (for tests and QUERY output). */
+unsigned zvs_console_nclients(const struct zvs_console *c);
+
+#endif

@@ -1,0 +1,79 @@
+/* The CP command message catalogue: every error and notice a CP command (or the operator
+ * console) answers with, as "HCPnnnS text" (3 digits below 1000, 4 above), each with the
+ * CP return code the command ends with.
+ *
+ * Provenance (the catalogue table in cp_messages.c marks each entry):
+ *   - 001, 002, 003, 026 are the classic CP messages every z/VM programmer knows
+ *     ("Unknown CP command", "Invalid operand", "Invalid option", "Operand missing or
+ *     invalid"), with CP's convention that the return code is the message number.
+ *     reference/zvm.md does not list them (its 1.7 says every HCP text is UNCONFIRMED),
+ *     so they come from general z/VM knowledge, not from our reference.
+ *   - 1100-1199 are OURS (UNCONFIRMED: the real numbers and texts for these conditions are
+ *     not in any source we have). Range 1000-1099 belongs to the configuration files
+ *     (messages.c). Our return codes follow the same convention: rc = message number.
+ *
+ * Texts hold only "%s" placeholders and every argument is a string (as in messages.c):
+ * the formatter substitutes, it is not printf. Each argument is shown upper-cased, with
+ * control characters and bytes above 0x7E replaced by '?', and cut to ZVS_CPMSG_ARG_MAX
+ * characters (then "..."), so no response line carries what a hostile command line typed.
+ */
+#ifndef ZVS_CP_MESSAGES_H
+#define ZVS_CP_MESSAGES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum zvs_cpmsg_id {
+    /* Parser (zvs_cmd_parse). */
+    ZVS_CPMSG_UNKNOWN_COMMAND,          /* 001E verb */
+    ZVS_CPMSG_INVALID_OPERAND,          /* 002E operand */
+    ZVS_CPMSG_INVALID_OPTION,           /* 003E option */
+    ZVS_CPMSG_OPERAND_MISSING,          /* 026E (no argument) */
+    ZVS_CPMSG_NOT_AUTHORIZED,           /* 1100E command, class */
+    ZVS_CPMSG_LINE_TOO_LONG,            /* 1102E limit */
+    ZVS_CPMSG_TOO_MANY_DEVICES,         /* 1103E device, limit */
+    ZVS_CPMSG_DEVICE_REPEATED,          /* 1104E device */
+    ZVS_CPMSG_VALUE_RANGE,              /* 1105E operand, value, range */
+    /* Operator console (console.c). */
+    ZVS_CPMSG_CONSOLE_DENIED,           /* 1101E uid */
+    ZVS_CPMSG_CONSOLE_BUSY,             /* 1106E limit */
+    ZVS_CPMSG_LINE_CHAR_INVALID,        /* 1107E X'nn' */
+    /* Responses (zvs_cp_printf). */
+    ZVS_CPMSG_TRUNCATED,                /* 1109W (no argument) */
+    /* For the executor (vswitch/daemon_cmd.c): conditions of the running system. */
+    ZVS_CPMSG_GROUP_NOT_FOUND,          /* 1110E group */
+    ZVS_CPMSG_VSWITCH_NOT_FOUND,        /* 1111E switch */
+    ZVS_CPMSG_DEVICE_IN_GROUP,          /* 1112E device, group */
+    ZVS_CPMSG_DEVICE_NOT_IN_GROUP,      /* 1113E device, group */
+    ZVS_CPMSG_GROUP_FULL,               /* 1114E group, limit, device */
+    ZVS_CPMSG_GROUP_IN_USE,             /* 1115E group, switch */
+    ZVS_CPMSG_DEVICE_NOT_PORT,          /* 1116E device */
+    ZVS_CPMSG_DEVICE_UNMAPPED,          /* 1117E device */
+    ZVS_CPMSG_NO_GROUPS,                /* 1118I (no argument): nothing to show */
+    ZVS_CPMSG_COMMAND_FAILED,           /* 1119S command, reason */
+    ZVS_CPMSG_COUNT
+};
+
+#define ZVS_CPMSG_ARGS_MAX  4           /* most "%s" one text has */
+#define ZVS_CPMSG_ARG_MAX   64          /* characters of one argument shown */
+#define ZVS_CPMSG_TEXT_MAX  512         /* one formatted line, NUL included */
+
+struct zvs_cpmsg_def {
+    uint16_t    number;                 /* the digits after HCP */
+    char        severity;               /* I, W, E, S */
+    int         rc;                     /* CP return code the command ends with */
+    const char *text;                   /* "%s" placeholders only */
+};
+
+/* The catalogue entry of `id` (never NULL for a valid id). */
+const struct zvs_cpmsg_def *zvs_cpmsg_def(enum zvs_cpmsg_id id);
+
+/* Number of "%s" placeholders in the text of `id`. */
+unsigned zvs_cpmsg_nargs(enum zvs_cpmsg_id id);
+
+/* "HCPnnnS text" (no newline) with args substituted and sanitised as described above;
+ * a missing argument shows as "?". Returns the length it needed (like snprintf). */
+size_t zvs_cpmsg_format(char *buf, size_t size, enum zvs_cpmsg_id id,
+                        const char *const *args, unsigned nargs);
+
+#endif

@@ -1,0 +1,127 @@
+/* libFuzzer target for the CP command parser (cp-commands/command.c).
+ *
+ * Input: one command line, as is (a NUL ends it early, as it would a C string; the
+ * console refuses such lines before they get here). It is parsed from an exactly sized
+ * heap copy, so ASan sees any read past its end, once with classes A-G and once with
+ * class G only.
+ *
+ * Invariants:
+ *   - accepted: the response is empty with rc 0; the name is "" or a valid upper-case CP
+ *     name; counts and values are within the grammar's limits; the canonical text
+ *     (zvs_cmd_format) parses again, to the identical struct, and formats identically;
+ *   - refused: *cmd is byte-for-byte untouched; the response is exactly one line
+ *     "HCPnnnS ..." of printable ASCII ending in "\n" and the rc is positive;
+ *   - class G alone is refused every command of this version.
+ *
+ *   clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
+ *         tests/fuzz/fuzz_command.c cp-commands/[a-uw-z]*.c -o build/fuzz/fuzz_command
+ *   build/fuzz/fuzz_command -max_total_time=60 work/ tests/fuzz/corpus/command
+ * Without libFuzzer (replay a corpus with any compiler): add -DZVS_FUZZ_MAIN and pass the
+ * files (or directories of files) as arguments.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp-commands/command.h"
+#include "fuzz_common.h"
+
+static uint32_t classes(const char *letters)
+{
+    uint32_t m = 0;
+    for (; *letters != '\0'; letters++)
+        m |= ZVS_PRIVCLASS(*letters);
+    return m;
+}
+
+static void check_name(const char *name)
+{
+    size_t n = strnlen(name, ZVS_NAME_MAX + 1);
+    CHECK(n <= ZVS_NAME_MAX);
+    for (size_t i = 0; i < n; i++)
+        CHECK((name[i] >= 'A' && name[i] <= 'Z') || (name[i] >= '0' && name[i] <= '9') ||
+              name[i] == '@' || name[i] == '#' || name[i] == '$');
+}
+
+static void check_refusal(const struct zvs_cp_response *r)
+{
+    CHECK(r->rc > 0);
+    CHECK(r->len > 8 && r->len < ZVS_CPMSG_TEXT_MAX);
+    CHECK(strlen(r->text) == r->len);
+    CHECK(memcmp(r->text, "HCP", 3) == 0);
+    CHECK(r->text[r->len - 1] == '\n');
+    for (size_t i = 0; i + 1 < r->len; i++)
+        CHECK(r->text[i] >= 0x20 && r->text[i] <= 0x7E);
+}
+
+static void check_accepted(const struct zvs_cmd *cmd, uint32_t privclass)
+{
+    char text[256], again[256];
+    struct zvs_cmd re;
+    struct zvs_cp_response r;
+
+    check_name(cmd->name);
+    CHECK(cmd->nrdev <= ZVS_CMD_MAX_RDEVS);
+    CHECK(cmd->interval_s <= 9990);
+    CHECK(cmd->delay_ms <= 10000);
+    for (unsigned i = 0; i < cmd->nrdev; i++)
+        CHECK(cmd->rdev[i].port <= 0xF);
+    if (cmd->verb == ZVS_CMD_SET_PORT_GROUP) {
+        CHECK(cmd->name[0] != '\0');
+        if (cmd->pg_op == ZVS_CMD_PG_JOIN || cmd->pg_op == ZVS_CMD_PG_LEAVE)
+            CHECK(cmd->nrdev >= 1);
+    }
+    if (cmd->verb == ZVS_CMD_SET_LACP_FAULT)
+        CHECK(cmd->nrdev == 1);
+    size_t n = zvs_cmd_format(cmd, text, sizeof text);
+    CHECK(n > 0 && n < sizeof text);
+    zvs_cp_response_init(&r);
+    memset(&re, 0x77, sizeof re);
+    CHECK(zvs_cmd_parse(text, privclass, &re, &r) == 0);
+    CHECK(r.len == 0);
+    zvs_cp_response_fini(&r);
+    TRACE("canonical: %s\n", text);
+    CHECK(memcmp(&re, cmd, sizeof re) == 0);
+    CHECK(zvs_cmd_format(&re, again, sizeof again) == n);
+    CHECK(strcmp(text, again) == 0);
+}
+
+static int run(const char *line, uint32_t privclass)
+{
+    struct zvs_cmd cmd, before;
+    struct zvs_cp_response r;
+
+    memset(&cmd, 0xA5, sizeof cmd);
+    memcpy(&before, &cmd, sizeof cmd);
+    zvs_cp_response_init(&r);
+    int rc = zvs_cmd_parse(line, privclass, &cmd, &r);
+    if (rc == 0) {
+        CHECK(r.len == 0 && r.rc == 0);
+        check_accepted(&cmd, privclass);
+    } else {
+        CHECK(rc < 0);
+        CHECK(memcmp(&cmd, &before, sizeof cmd) == 0);
+        check_refusal(&r);
+        TRACE("refused: %s", r.text);
+    }
+    zvs_cp_response_fini(&r);
+    return rc;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *line = malloc(size + 1);
+    if (line == NULL)
+        abort();
+    memcpy(line, data, size);
+    line[size] = '\0';
+    run(line, classes("ABCDEFG"));
+    CHECK(run(line, classes("G")) < 0);
+    free(line);
+    return 0;
+}
+
+#include "fuzz_replay.h"
