@@ -259,6 +259,7 @@ static void on_netlink(void *arg, int fd, uint32_t events, uint64_t now)
 static void on_idle(void *arg, uint64_t now)
 {
     struct zvsd *d = arg;
+    zvsd_monitor_run(d, now);
     for (unsigned i = 0; i < d->nsw; i++) {
         struct d_switch *ds = &d->sw[i];
         zvs_switch_run(ds->sw, now);
@@ -643,6 +644,8 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
             add_nic(d, cfg, &cfg->nic[i]);
     if (zvs_evloop_add_idle(d->loop, on_idle, d) < 0)
         goto fail;
+    if (opt->monitor_path && zvsd_monitor_open(d, zvs_clock_now()) < 0)
+        goto fail;
     return d;
 fail:
     zvsd_destroy(d);
@@ -666,6 +669,7 @@ void zvsd_destroy(struct zvsd *d)
         if (d->nic[i].session >= 0)
             close(d->nic[i].session);
     }
+    zvsd_monitor_close(d, zvs_clock_now()); /* its last sample reads the switches */
     zvs_console_close(d->console);          /* before the loop: it closes its clients */
     if (d->attach_fd >= 0) {
         close(d->attach_fd);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "cp-commands/cp_messages.h"
+#include "monitor/monrec.h"
 #include "pgroup.h"
 
 static struct d_switch *switch_of_group(struct zvsd *d, const char *group)
@@ -141,6 +142,9 @@ static void pg_leave(struct zvsd *d, struct d_switch *ds, const struct zvs_cmd *
     uint64_t now = now_of(d);
     for (unsigned i = 0; i < c->nrdev; i++) {
         zvs_rdev_format(c->rdev[i], dev, sizeof dev);
+        struct d_uplink *u = uplink_of_rdev(d, c->rdev[i]);
+        if (u)
+            zvsd_monitor_uplink_event(d, u, false, ZVS_MON_FAIL_LEAVE, now);
         zvsd_untrack_uplink(d, ports[i]);
         zvs_lag_leave(ds->lag, ports[i], now);
         zvs_info("SET PORT GROUP %s LEAVE %s", c->name, dev);

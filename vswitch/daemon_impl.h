@@ -18,6 +18,7 @@
 #include "switch.h"
 
 struct zvs_console;
+struct zvsd_monitor;
 
 struct zvsd;
 
@@ -66,6 +67,7 @@ struct zvsd {
     unsigned                 nrdevice;   /* RDEVICE ... INTERFACE mappings, kept for JOIN */
     struct zvs_cfg_rdevice   rdevice[ZVS_CFG_MAX_RDEVICES];
     uint8_t                  macprefix[3];
+    struct zvsd_monitor     *mon;        /* monitor records (-m), or NULL */
 };
 
 /* daemon.c: opening a real device's backend and watching it in the event loop. */
@@ -78,6 +80,14 @@ void zvsd_track_uplink(struct zvsd *d, struct d_switch *ds, struct zvs_port *p,
 void zvsd_untrack_uplink(struct zvsd *d, struct zvs_port *p);
 /* The operator's report for one switch (NULL: all), as zvsd_report. */
 void zvsd_report_switch(const struct zvsd *d, const struct d_switch *only, FILE *out);
+
+/* daemon_monitor.c: monitor records (sampled in zvsd_monitor_run, every iteration). */
+int  zvsd_monitor_open(struct zvsd *d, uint64_t now);
+void zvsd_monitor_close(struct zvsd *d, uint64_t now);
+void zvsd_monitor_run(struct zvsd *d, uint64_t now);
+/* D6R22 (up false, with a zvs_mon_fail_reason) or D6R23 for an uplink, now. */
+void zvsd_monitor_uplink_event(struct zvsd *d, const struct d_uplink *u, bool up,
+                               uint8_t reason, uint64_t now);
 
 /* daemon_cmd.c: the console's executor. */
 void zvsd_execute(void *arg, const char *userid, uint32_t privclass, const char *line,

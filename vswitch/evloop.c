@@ -278,3 +278,10 @@ int zvs_evloop_run(struct zvs_evloop *l)
 void zvs_evloop_stop(struct zvs_evloop *l) { l->stop = true; }
 bool zvs_evloop_stopped(const struct zvs_evloop *l) { return l->stop; }
 uint64_t zvs_evloop_now(const struct zvs_evloop *l) { return l->now; }
+
+uint64_t zvs_clock_wall_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000u;
+}

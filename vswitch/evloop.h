@@ -48,5 +48,8 @@ bool zvs_evloop_stopped(const struct zvs_evloop *loop);
 uint64_t zvs_evloop_now(const struct zvs_evloop *loop);
 /* Read CLOCK_MONOTONIC (for the loop itself and for program start-up only). */
 uint64_t zvs_clock_now(void);
+/* Wall clock (CLOCK_REALTIME) in microseconds since 1970: only for stamping records that
+ * leave the process (monitor records' TOD), never for deadlines. */
+uint64_t zvs_clock_wall_us(void);
 
 #endif

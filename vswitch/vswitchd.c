@@ -34,6 +34,9 @@ static void usage(FILE *out)
             "  -s, --stats FILE       counters report, written on SIGUSR1 and at exit\n"
             "  -q, --qdio-socket PATH where external guest programs attach to NICBIND QDIO NICs\n"
             "  -k, --console PATH     operator console socket for vmcp (CP commands)\n"
+            "  -m, --monitor FILE     write monitor records (D6R21, D8R1 ...) for perfkit\n"
+            "  -i, --monitor-interval SECONDS  monitor sample interval (default 60)\n"
+            "      --monitor-max-mb N rotate the monitor file beyond N MB (default 64)\n"
             "      --check            check both files like CPSYNTAX and exit\n"
             "  -h, --help\n");
 }
@@ -98,17 +101,21 @@ int main(int argc, char **argv)
         { "stats", required_argument, NULL, 's' },
         { "qdio-socket", required_argument, NULL, 'q' },
         { "console", required_argument, NULL, 'k' },
+        { "monitor", required_argument, NULL, 'm' },
+        { "monitor-interval", required_argument, NULL, 'i' },
+        { "monitor-max-mb", required_argument, NULL, 'M' },
         { "check", no_argument, NULL, 'C' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *sysconfig = NULL, *userdirect = NULL;
-    char *pidfile = NULL, *logfile = NULL, *stats = NULL, *qsock = NULL, *console = NULL;
+    char *pidfile = NULL, *logfile = NULL, *stats = NULL, *qsock = NULL, *console = NULL, *monitor = NULL;
+    unsigned long mon_interval = 60, mon_max_mb = 64;
     bool foreground = false, check = false;
     enum zvs_log_level level = ZVS_LOG_INFO;
     int c, rc = 1;
 
-    while ((c = getopt_long(argc, argv, "c:u:fp:l:L:s:q:k:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:u:fp:l:L:s:q:k:m:i:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'c': sysconfig = optarg; break;
         case 'u': userdirect = optarg; break;
@@ -118,6 +125,22 @@ int main(int argc, char **argv)
         case 's': free(stats); stats = absolute(optarg); break;
         case 'q': free(qsock); qsock = absolute(optarg); break;
         case 'k': free(console); console = absolute(optarg); break;
+        case 'm': free(monitor); monitor = absolute(optarg); break;
+        case 'i':
+        case 'M': {
+            char *end;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (*end || v == 0 || v > (c == 'i' ? 86400ul : 65536ul)) {
+                fprintf(stderr, "vswitchd: invalid %s '%s'\n",
+                        c == 'i' ? "monitor interval" : "monitor size", optarg);
+                goto out;
+            }
+            if (c == 'i')
+                mon_interval = v;
+            else
+                mon_max_mb = v;
+            break;
+        }
         case 'C': check = true; break;
         case 'l':
             if (zvs_log_parse_level(optarg, &level) < 0) {
@@ -163,7 +186,10 @@ int main(int argc, char **argv)
         zvs_warn("cannot write pidfile %s", pidfile);
 
     struct zvsd_options opt = { .stats_path = stats, .qdio_socket = qsock,
-                                 .console_path = console };
+                                 .console_path = console,
+                                 .monitor_path = monitor,
+                                 .monitor_interval_s = (uint32_t)mon_interval,
+                                 .monitor_max_bytes = (uint64_t)mon_max_mb << 20 };
     struct zvsd *d = zvsd_create(cfg, &opt);
     zvs_cfg_free(cfg);
     if (d) {
@@ -181,5 +207,6 @@ out:
     free(stats);
     free(qsock);
     free(console);
+    free(monitor);
     return rc;
 }

@@ -1,0 +1,830 @@
+/* The monitor file: a MONWRITE-like stream of 4096-byte blocks (monitor/RECORDS.md, "File").
+ *
+ * Owns: the control block format, packing records into data blocks, rotation, the live
+ * subscriber, and a reader that survives damage.
+ *
+ * Writer rules: a group is built whole in memory and appended with one write() (O_APPEND),
+ * so a reader following the file meets whole groups; a failed write is cut back off
+ * (ftruncate) so the file stays at a group boundary; a file whose size is not a multiple
+ * of 4096 (a crash) is padded with zeros at open so later groups stay block aligned.
+ * Rotation: when a group would take the file past max_bytes, name.(K-1) -> name.K ...
+ * name -> name.1 and a new file starts (a group bigger than the bound still goes whole
+ * into an empty file).
+ *
+ * Reader rules: strictly sequential (works on pipes), one block at a time through a
+ * staging buffer, so a non-blocking fd can return -EAGAIN at any point without losing
+ * data. A control block is valid when its magic, version, checksum and entries are; each
+ * data block has its own CRC-32 in the control block. On a bad control block the reader
+ * reports it and skips blocks until a valid control block; on a bad data block or record
+ * it reports the record and goes on after the group; a valid control block met where a
+ * data block was expected ends the current group as truncated and starts the next one.
+ * Allocation follows the data actually read, never a count from the file.
+ *
+ * Hazard: a subscriber that cannot take a whole group at once is dropped mid-group; its
+ * reader sees a truncated group. That is the price of never blocking the daemon.
+ */
+#include "monitor/monfile.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Control block */
+#define CTL_MAGIC       0               /* "ZVMW" */
+#define CTL_VERSION     4
+#define CTL_FLAG        5               /* X'E2' 'S' sample, X'C5' 'E' event, as MWTBK */
+#define CTL_DOMAINS     6               /* bit (15 - domain): X'0200' I/O, X'0080' network */
+#define CTL_TOD         8
+#define CTL_NBLOCKS     16
+#define CTL_NREC        20
+#define CTL_RSV24       24
+#define CTL_CRC         28              /* CRC-32 of the block with these 4 bytes as zero */
+#define CTL_ENTRIES     32              /* per data block: used(2) nrec(2) crc32(4) */
+#define CTL_ENTRY_LEN   8
+#define CTL_MAX_BLOCKS  ((ZVS_MON_BLOCK - CTL_ENTRIES) / CTL_ENTRY_LEN)   /* 508 */
+#define CTL_VERSION_1   1
+#define FLAG_SAMPLE     0xE2
+#define FLAG_EVENT      0xC5
+#define MAX_REC_PER_BLOCK (ZVS_MON_BLOCK / ZVS_MON_HDR_LEN)
+
+static const uint8_t ctl_magic[4] = { 'Z', 'V', 'M', 'W' };
+
+static const uint32_t crc_table[256] = {
+    0x00000000u, 0x77073096u, 0xEE0E612Cu, 0x990951BAu, 0x076DC419u, 0x706AF48Fu,
+    0xE963A535u, 0x9E6495A3u, 0x0EDB8832u, 0x79DCB8A4u, 0xE0D5E91Eu, 0x97D2D988u,
+    0x09B64C2Bu, 0x7EB17CBDu, 0xE7B82D07u, 0x90BF1D91u, 0x1DB71064u, 0x6AB020F2u,
+    0xF3B97148u, 0x84BE41DEu, 0x1ADAD47Du, 0x6DDDE4EBu, 0xF4D4B551u, 0x83D385C7u,
+    0x136C9856u, 0x646BA8C0u, 0xFD62F97Au, 0x8A65C9ECu, 0x14015C4Fu, 0x63066CD9u,
+    0xFA0F3D63u, 0x8D080DF5u, 0x3B6E20C8u, 0x4C69105Eu, 0xD56041E4u, 0xA2677172u,
+    0x3C03E4D1u, 0x4B04D447u, 0xD20D85FDu, 0xA50AB56Bu, 0x35B5A8FAu, 0x42B2986Cu,
+    0xDBBBC9D6u, 0xACBCF940u, 0x32D86CE3u, 0x45DF5C75u, 0xDCD60DCFu, 0xABD13D59u,
+    0x26D930ACu, 0x51DE003Au, 0xC8D75180u, 0xBFD06116u, 0x21B4F4B5u, 0x56B3C423u,
+    0xCFBA9599u, 0xB8BDA50Fu, 0x2802B89Eu, 0x5F058808u, 0xC60CD9B2u, 0xB10BE924u,
+    0x2F6F7C87u, 0x58684C11u, 0xC1611DABu, 0xB6662D3Du, 0x76DC4190u, 0x01DB7106u,
+    0x98D220BCu, 0xEFD5102Au, 0x71B18589u, 0x06B6B51Fu, 0x9FBFE4A5u, 0xE8B8D433u,
+    0x7807C9A2u, 0x0F00F934u, 0x9609A88Eu, 0xE10E9818u, 0x7F6A0DBBu, 0x086D3D2Du,
+    0x91646C97u, 0xE6635C01u, 0x6B6B51F4u, 0x1C6C6162u, 0x856530D8u, 0xF262004Eu,
+    0x6C0695EDu, 0x1B01A57Bu, 0x8208F4C1u, 0xF50FC457u, 0x65B0D9C6u, 0x12B7E950u,
+    0x8BBEB8EAu, 0xFCB9887Cu, 0x62DD1DDFu, 0x15DA2D49u, 0x8CD37CF3u, 0xFBD44C65u,
+    0x4DB26158u, 0x3AB551CEu, 0xA3BC0074u, 0xD4BB30E2u, 0x4ADFA541u, 0x3DD895D7u,
+    0xA4D1C46Du, 0xD3D6F4FBu, 0x4369E96Au, 0x346ED9FCu, 0xAD678846u, 0xDA60B8D0u,
+    0x44042D73u, 0x33031DE5u, 0xAA0A4C5Fu, 0xDD0D7CC9u, 0x5005713Cu, 0x270241AAu,
+    0xBE0B1010u, 0xC90C2086u, 0x5768B525u, 0x206F85B3u, 0xB966D409u, 0xCE61E49Fu,
+    0x5EDEF90Eu, 0x29D9C998u, 0xB0D09822u, 0xC7D7A8B4u, 0x59B33D17u, 0x2EB40D81u,
+    0xB7BD5C3Bu, 0xC0BA6CADu, 0xEDB88320u, 0x9ABFB3B6u, 0x03B6E20Cu, 0x74B1D29Au,
+    0xEAD54739u, 0x9DD277AFu, 0x04DB2615u, 0x73DC1683u, 0xE3630B12u, 0x94643B84u,
+    0x0D6D6A3Eu, 0x7A6A5AA8u, 0xE40ECF0Bu, 0x9309FF9Du, 0x0A00AE27u, 0x7D079EB1u,
+    0xF00F9344u, 0x8708A3D2u, 0x1E01F268u, 0x6906C2FEu, 0xF762575Du, 0x806567CBu,
+    0x196C3671u, 0x6E6B06E7u, 0xFED41B76u, 0x89D32BE0u, 0x10DA7A5Au, 0x67DD4ACCu,
+    0xF9B9DF6Fu, 0x8EBEEFF9u, 0x17B7BE43u, 0x60B08ED5u, 0xD6D6A3E8u, 0xA1D1937Eu,
+    0x38D8C2C4u, 0x4FDFF252u, 0xD1BB67F1u, 0xA6BC5767u, 0x3FB506DDu, 0x48B2364Bu,
+    0xD80D2BDAu, 0xAF0A1B4Cu, 0x36034AF6u, 0x41047A60u, 0xDF60EFC3u, 0xA867DF55u,
+    0x316E8EEFu, 0x4669BE79u, 0xCB61B38Cu, 0xBC66831Au, 0x256FD2A0u, 0x5268E236u,
+    0xCC0C7795u, 0xBB0B4703u, 0x220216B9u, 0x5505262Fu, 0xC5BA3BBEu, 0xB2BD0B28u,
+    0x2BB45A92u, 0x5CB36A04u, 0xC2D7FFA7u, 0xB5D0CF31u, 0x2CD99E8Bu, 0x5BDEAE1Du,
+    0x9B64C2B0u, 0xEC63F226u, 0x756AA39Cu, 0x026D930Au, 0x9C0906A9u, 0xEB0E363Fu,
+    0x72076785u, 0x05005713u, 0x95BF4A82u, 0xE2B87A14u, 0x7BB12BAEu, 0x0CB61B38u,
+    0x92D28E9Bu, 0xE5D5BE0Du, 0x7CDCEFB7u, 0x0BDBDF21u, 0x86D3D2D4u, 0xF1D4E242u,
+    0x68DDB3F8u, 0x1FDA836Eu, 0x81BE16CDu, 0xF6B9265Bu, 0x6FB077E1u, 0x18B74777u,
+    0x88085AE6u, 0xFF0F6A70u, 0x66063BCAu, 0x11010B5Cu, 0x8F659EFFu, 0xF862AE69u,
+    0x616BFFD3u, 0x166CCF45u, 0xA00AE278u, 0xD70DD2EEu, 0x4E048354u, 0x3903B3C2u,
+    0xA7672661u, 0xD06016F7u, 0x4969474Du, 0x3E6E77DBu, 0xAED16A4Au, 0xD9D65ADCu,
+    0x40DF0B66u, 0x37D83BF0u, 0xA9BCAE53u, 0xDEBB9EC5u, 0x47B2CF7Fu, 0x30B5FFE9u,
+    0xBDBDF21Cu, 0xCABAC28Au, 0x53B39330u, 0x24B4A3A6u, 0xBAD03605u, 0xCDD70693u,
+    0x54DE5729u, 0x23D967BFu, 0xB3667A2Eu, 0xC4614AB8u, 0x5D681B02u, 0x2A6F2B94u,
+    0xB40BBE37u, 0xC30C8EA1u, 0x5A05DF1Bu, 0x2D02EF8Du,
+};
+
+uint32_t zvs_mon_crc32(uint32_t crc, const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+
+    crc = ~crc;
+    for (size_t i = 0; i < len; i++)
+        crc = crc_table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
+    return ~crc;
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    put16(p, (uint16_t)(v >> 16));
+    put16(p + 2, (uint16_t)v);
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+    return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return ((uint32_t)get16(p) << 16) | get16(p + 2);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+    return ((uint64_t)get32(p) << 32) | get32(p + 4);
+}
+
+static uint16_t domain_bit(uint8_t domain)
+{
+    return domain < 16 ? (uint16_t)(0x8000u >> domain) : 0;
+}
+
+static uint32_t ctl_crc(const uint8_t *b)
+{
+    static const uint8_t zero[4];
+    uint32_t crc = zvs_mon_crc32(0, b, CTL_CRC);
+
+    crc = zvs_mon_crc32(crc, zero, 4);
+    return zvs_mon_crc32(crc, b + CTL_CRC + 4, ZVS_MON_BLOCK - CTL_CRC - 4);
+}
+
+/* ==== writer ======================================================================== */
+
+struct zvs_mon_writer {
+    char    *path;
+    int      fd;
+    uint64_t size;                      /* bytes in the current file */
+    uint64_t max_bytes;
+    unsigned keep;
+    int      sub;                       /* live subscriber, -1 none */
+    uint8_t *buf;                       /* the group being built */
+    size_t   cap;
+};
+
+static int open_append(const char *path, uint64_t *size)
+{
+    static const uint8_t zero[ZVS_MON_BLOCK];
+    struct stat st;
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+    if (fd < 0)
+        return -errno;
+    if (fstat(fd, &st) < 0)
+        goto fail;
+    *size = (uint64_t)st.st_size;
+    if (*size % ZVS_MON_BLOCK != 0) {
+        size_t pad = ZVS_MON_BLOCK - *size % ZVS_MON_BLOCK;
+        if (write(fd, zero, pad) != (ssize_t)pad)
+            goto fail;
+        *size += pad;
+    }
+    return fd;
+fail:
+    {
+        int rc = errno ? -errno : -EIO;
+        close(fd);
+        return rc;
+    }
+}
+
+struct zvs_mon_writer *zvs_mon_writer_open(const char *path,
+                                           const struct zvs_mon_writer_opts *opts, int *err)
+{
+    struct zvs_mon_writer *w = calloc(1, sizeof(*w));
+    int rc = -ENOMEM;
+
+    if (!w)
+        goto fail;
+    w->fd = -1;
+    w->sub = -1;
+    w->path = strdup(path);
+    if (!w->path)
+        goto fail;
+    w->max_bytes = opts ? opts->max_bytes : 0;
+    w->keep = opts && opts->keep > 0 ? opts->keep : 1;
+    w->fd = open_append(path, &w->size);
+    if (w->fd < 0) {
+        rc = w->fd;
+        goto fail;
+    }
+    return w;
+fail:
+    if (w)
+        free(w->path);
+    free(w);
+    if (err)
+        *err = rc;
+    return NULL;
+}
+
+void zvs_mon_writer_close(struct zvs_mon_writer *w)
+{
+    if (!w)
+        return;
+    zvs_mon_writer_subscribe(w, -1);
+    if (w->fd >= 0)
+        close(w->fd);
+    free(w->buf);
+    free(w->path);
+    free(w);
+}
+
+void zvs_mon_writer_subscribe(struct zvs_mon_writer *w, int fd)
+{
+    if (w->sub >= 0 && w->sub != fd)
+        close(w->sub);
+    w->sub = fd;
+    if (fd >= 0) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+            close(fd);
+            w->sub = -1;
+        }
+    }
+}
+
+bool zvs_mon_writer_subscribed(const struct zvs_mon_writer *w)
+{
+    return w->sub >= 0;
+}
+
+static int reserve(struct zvs_mon_writer *w, size_t need)
+{
+    if (need <= w->cap)
+        return 0;
+    size_t cap = w->cap ? w->cap : 4 * ZVS_MON_BLOCK;
+    while (cap < need)
+        cap *= 2;
+    uint8_t *p = realloc(w->buf, cap);
+    if (!p)
+        return -ENOMEM;
+    w->buf = p;
+    w->cap = cap;
+    return 0;
+}
+
+/* Packs the records after the control block; returns the number of data blocks or -errno. */
+static int build_group(struct zvs_mon_writer *w, bool sample, uint64_t tod,
+                       const struct zvs_mon_record *recs, unsigned n)
+{
+    uint8_t rec[ZVS_MON_RECORD_MAX];
+    uint8_t *ctl, *blk = NULL;
+    unsigned nblk = 0, used = 0, inblk = 0;
+    uint16_t domains = 0;
+
+    if (reserve(w, ZVS_MON_BLOCK) < 0)
+        return -ENOMEM;
+    memset(w->buf, 0, ZVS_MON_BLOCK);
+    for (unsigned i = 0; i < n; i++) {
+        int len = zvs_mon_encode(&recs[i], rec, sizeof(rec));
+        if (len < 0)
+            return len;
+        if (!blk || used + (unsigned)len > ZVS_MON_BLOCK) {
+            if (blk) {
+                put16(w->buf + CTL_ENTRIES + CTL_ENTRY_LEN * (nblk - 1), (uint16_t)used);
+                put16(w->buf + CTL_ENTRIES + CTL_ENTRY_LEN * (nblk - 1) + 2, (uint16_t)inblk);
+            }
+            if (nblk == CTL_MAX_BLOCKS)
+                return -E2BIG;
+            if (reserve(w, (size_t)(nblk + 2) * ZVS_MON_BLOCK) < 0)
+                return -ENOMEM;
+            blk = w->buf + (size_t)(nblk + 1) * ZVS_MON_BLOCK;
+            memset(blk, 0, ZVS_MON_BLOCK);
+            nblk++;
+            used = 0;
+            inblk = 0;
+        }
+        memcpy(blk + used, rec, (size_t)len);
+        used += (unsigned)len;
+        inblk++;
+        domains |= domain_bit(recs[i].domain);
+    }
+    ctl = w->buf;
+    if (blk) {
+        put16(ctl + CTL_ENTRIES + CTL_ENTRY_LEN * (nblk - 1), (uint16_t)used);
+        put16(ctl + CTL_ENTRIES + CTL_ENTRY_LEN * (nblk - 1) + 2, (uint16_t)inblk);
+    }
+    for (unsigned b = 0; b < nblk; b++)
+        put32(ctl + CTL_ENTRIES + CTL_ENTRY_LEN * b + 4,
+              zvs_mon_crc32(0, ctl + (size_t)(b + 1) * ZVS_MON_BLOCK, ZVS_MON_BLOCK));
+    memcpy(ctl + CTL_MAGIC, ctl_magic, 4);
+    ctl[CTL_VERSION] = CTL_VERSION_1;
+    ctl[CTL_FLAG] = sample ? FLAG_SAMPLE : FLAG_EVENT;
+    put16(ctl + CTL_DOMAINS, domains);
+    put32(ctl + CTL_TOD, (uint32_t)(tod >> 32));
+    put32(ctl + CTL_TOD + 4, (uint32_t)tod);
+    put32(ctl + CTL_NBLOCKS, nblk);
+    put32(ctl + CTL_NREC, n);
+    put32(ctl + CTL_CRC, ctl_crc(ctl));
+    return (int)nblk;
+}
+
+static int rotate(struct zvs_mon_writer *w)
+{
+    size_t plen = strlen(w->path) + 16;
+    char *from = malloc(plen), *to = malloc(plen);
+    int rc = -ENOMEM;
+
+    if (!from || !to)
+        goto out;
+    close(w->fd);
+    w->fd = -1;
+    for (unsigned i = w->keep; i > 1; i--) {
+        snprintf(from, plen, "%s.%u", w->path, i - 1);
+        snprintf(to, plen, "%s.%u", w->path, i);
+        if (rename(from, to) < 0 && errno != ENOENT) {
+            rc = -errno;
+            goto reopen;
+        }
+    }
+    snprintf(to, plen, "%s.1", w->path);
+    rc = rename(w->path, to) < 0 ? -errno : 0;
+reopen:
+    {
+        int fd = open_append(w->path, &w->size);
+        if (fd < 0)
+            rc = fd;
+        else
+            w->fd = fd;
+    }
+out:
+    free(from);
+    free(to);
+    return rc;
+}
+
+/* write() to a pipe whose reader has gone raises SIGPIPE; the daemon may not ignore it,
+ * so block it around the write and take back a SIGPIPE that the write caused. */
+static ssize_t write_nosigpipe(int fd, const void *p, size_t n)
+{
+    sigset_t pipe_set, old, pending;
+    ssize_t k;
+    int saved;
+    bool was_pending;
+
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    sigpending(&pending);
+    was_pending = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    k = write(fd, p, n);
+    saved = errno;
+    if (k < 0 && saved == EPIPE && !was_pending) {
+        static const struct timespec zero;
+        while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
+    return k;
+}
+
+static void feed_subscriber(struct zvs_mon_writer *w, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = send(w->sub, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (k < 0 && errno == ENOTSOCK)
+            k = write_nosigpipe(w->sub, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {                   /* EAGAIN: not keeping up; EPIPE: gone */
+            zvs_mon_writer_subscribe(w, -1);
+            return;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+}
+
+int zvs_mon_write_group(struct zvs_mon_writer *w, bool sample, uint64_t tod,
+                        const struct zvs_mon_record *recs, unsigned n)
+{
+    int nblk = build_group(w, sample, tod, recs, n);
+    size_t total, done = 0;
+
+    if (nblk < 0)
+        return nblk;
+    total = (size_t)(nblk + 1) * ZVS_MON_BLOCK;
+    if (w->fd < 0 || (w->max_bytes && w->size > 0 && w->size + total > w->max_bytes)) {
+        int rc = rotate(w);
+        if (rc < 0 && w->fd < 0)
+            return rc;
+    }
+    while (done < total) {
+        ssize_t k = write(w->fd, w->buf + done, total - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            int rc = k < 0 ? -errno : -EIO;
+            if (done > 0 && ftruncate(w->fd, (off_t)w->size) < 0)
+                rc = -errno;
+            return rc;
+        }
+        done += (size_t)k;
+    }
+    w->size += total;
+    if (w->sub >= 0)
+        feed_subscriber(w, w->buf, total);
+    return 0;
+}
+
+/* ==== reader ======================================================================== */
+
+enum rd_state {
+    RD_CTL,                             /* the next block must be a control block */
+    RD_DATA,                            /* reading the data blocks of a group */
+    RD_RESYNC,                          /* skipping to the next valid control block */
+    RD_END,                             /* truncated: nothing more */
+};
+
+struct ctl {
+    bool     sample;
+    uint16_t domains;
+    uint64_t tod;
+    unsigned nblocks;
+    unsigned nrec;
+    uint16_t used[CTL_MAX_BLOCKS];
+    uint16_t nrec_blk[CTL_MAX_BLOCKS];
+    uint32_t crc[CTL_MAX_BLOCKS];
+};
+
+struct zvs_mon_reader {
+    int            fd;                  /* -1 for memory */
+    bool           own_fd;
+    const uint8_t *mem;
+    size_t         memlen;
+    uint64_t       pos;                 /* offset of the block being staged */
+    uint8_t        stage[ZVS_MON_BLOCK];
+    size_t         stage_len;
+    enum rd_state  state;
+    struct ctl     ctl;
+    uint64_t       ctl_off;
+    uint8_t       *data;                /* the group's data blocks */
+    size_t         data_cap;            /* in blocks */
+    unsigned       have;                /* data blocks read */
+    struct zvs_mon_record *rec;
+    size_t         rec_cap;
+};
+
+static struct zvs_mon_reader *reader_new(int *err)
+{
+    struct zvs_mon_reader *rd = calloc(1, sizeof(*rd));
+
+    if (!rd && err)
+        *err = -ENOMEM;
+    if (rd)
+        rd->fd = -1;
+    return rd;
+}
+
+struct zvs_mon_reader *zvs_mon_reader_open(const char *path, int *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct zvs_mon_reader *rd;
+
+    if (fd < 0) {
+        if (err)
+            *err = -errno;
+        return NULL;
+    }
+    rd = reader_new(err);
+    if (!rd) {
+        close(fd);
+        return NULL;
+    }
+    rd->fd = fd;
+    rd->own_fd = true;
+    return rd;
+}
+
+struct zvs_mon_reader *zvs_mon_reader_fdopen(int fd, int *err)
+{
+    struct zvs_mon_reader *rd;
+
+    if (fd < 0) {
+        if (err)
+            *err = -EBADF;
+        return NULL;
+    }
+    rd = reader_new(err);
+    if (rd)
+        rd->fd = fd;
+    return rd;
+}
+
+struct zvs_mon_reader *zvs_mon_reader_memopen(const void *buf, size_t len, int *err)
+{
+    struct zvs_mon_reader *rd = reader_new(err);
+
+    if (rd) {
+        rd->mem = buf;
+        rd->memlen = buf ? len : 0;
+    }
+    return rd;
+}
+
+void zvs_mon_reader_close(struct zvs_mon_reader *rd)
+{
+    if (!rd)
+        return;
+    if (rd->own_fd)
+        close(rd->fd);
+    free(rd->data);
+    free(rd->rec);
+    free(rd);
+}
+
+/* Fills the staging buffer: 1 a whole block, 0 clean end, -ENODATA end inside a block,
+ * -EAGAIN, or -errno. */
+static int fill_block(struct zvs_mon_reader *rd)
+{
+    while (rd->stage_len < ZVS_MON_BLOCK) {
+        size_t want = ZVS_MON_BLOCK - rd->stage_len;
+        ssize_t k;
+        if (rd->fd < 0) {
+            uint64_t at = rd->pos + rd->stage_len;
+            size_t left = at < rd->memlen ? (size_t)(rd->memlen - at) : 0;
+            k = (ssize_t)(left < want ? left : want);
+            memcpy(rd->stage + rd->stage_len, rd->mem + at, (size_t)k);
+        } else {
+            k = read(rd->fd, rd->stage + rd->stage_len, want);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k < 0)
+                return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+        }
+        if (k == 0)
+            return rd->stage_len == 0 ? 0 : -ENODATA;
+        rd->stage_len += (size_t)k;
+    }
+    return 1;
+}
+
+static void consume_block(struct zvs_mon_reader *rd)
+{
+    rd->pos += ZVS_MON_BLOCK;
+    rd->stage_len = 0;
+}
+
+static void set_error(struct zvs_mon_read_error *e, uint64_t offset, int record, const char *fmt,
+                      ...) __attribute__((format(printf, 4, 5)));
+
+static void set_error(struct zvs_mon_read_error *e, uint64_t offset, int record, const char *fmt,
+                      ...)
+{
+    va_list ap;
+
+    if (!e)
+        return;
+    e->offset = offset;
+    e->record = record;
+    va_start(ap, fmt);
+    vsnprintf(e->what, sizeof(e->what), fmt, ap);
+    va_end(ap);
+}
+
+/* Parses a control block; 0, or -EBADMSG with why set. */
+static int ctl_parse(const uint8_t *b, struct ctl *c, const char **why)
+{
+    unsigned sum = 0;
+
+    if (memcmp(b + CTL_MAGIC, ctl_magic, 4) != 0) {
+        *why = "not a control block (magic)";
+        return -EBADMSG;
+    }
+    if (get32(b + CTL_CRC) != ctl_crc(b)) {
+        *why = "control block checksum mismatch";
+        return -EBADMSG;
+    }
+    c->nblocks = get32(b + CTL_NBLOCKS);
+    c->nrec = get32(b + CTL_NREC);
+    c->domains = get16(b + CTL_DOMAINS);
+    c->tod = get64(b + CTL_TOD);
+    if (b[CTL_VERSION] != CTL_VERSION_1) {
+        *why = "control block version unknown";
+        return -EBADMSG;
+    }
+    if (b[CTL_FLAG] != FLAG_SAMPLE && b[CTL_FLAG] != FLAG_EVENT) {
+        *why = "control block flag neither sample nor event";
+        return -EBADMSG;
+    }
+    c->sample = b[CTL_FLAG] == FLAG_SAMPLE;
+    if (get32(b + CTL_RSV24) != 0 || c->nblocks > CTL_MAX_BLOCKS) {
+        *why = "control block reserved bytes or block count";
+        return -EBADMSG;
+    }
+    for (unsigned i = 0; i < c->nblocks; i++) {
+        const uint8_t *en = b + CTL_ENTRIES + CTL_ENTRY_LEN * i;
+        c->used[i] = get16(en);
+        c->nrec_blk[i] = get16(en + 2);
+        c->crc[i] = get32(en + 4);
+        if (c->used[i] < ZVS_MON_HDR_LEN || c->used[i] > ZVS_MON_BLOCK ||
+            c->nrec_blk[i] == 0 || c->nrec_blk[i] > c->used[i] / ZVS_MON_HDR_LEN) {
+            *why = "control block entry out of range";
+            return -EBADMSG;
+        }
+        sum += c->nrec_blk[i];
+    }
+    for (size_t i = CTL_ENTRIES + CTL_ENTRY_LEN * (size_t)c->nblocks; i < ZVS_MON_BLOCK; i++) {
+        if (b[i] != 0) {
+            *why = "control block tail not zero";
+            return -EBADMSG;
+        }
+    }
+    if (sum != c->nrec) {
+        *why = "control block record count does not add up";
+        return -EBADMSG;
+    }
+    return 0;
+}
+
+static bool is_ctl(const uint8_t *b)
+{
+    struct ctl c;
+    const char *why;
+
+    /* cheap test first: most blocks are data */
+    return memcmp(b, ctl_magic, 4) == 0 && ctl_parse(b, &c, &why) == 0;
+}
+
+static int grow_data(struct zvs_mon_reader *rd, size_t blocks)
+{
+    if (blocks <= rd->data_cap)
+        return 0;
+    size_t cap = rd->data_cap ? rd->data_cap * 2 : 4;
+    while (cap < blocks)
+        cap *= 2;
+    uint8_t *p = realloc(rd->data, cap * ZVS_MON_BLOCK);
+    if (!p)
+        return -ENOMEM;
+    rd->data = p;
+    rd->data_cap = cap;
+    return 0;
+}
+
+static int grow_rec(struct zvs_mon_reader *rd, size_t n)
+{
+    if (n <= rd->rec_cap)
+        return 0;
+    struct zvs_mon_record *p = realloc(rd->rec, n * sizeof(*p));
+    if (!p)
+        return -ENOMEM;
+    rd->rec = p;
+    rd->rec_cap = n;
+    return 0;
+}
+
+/* Walks and decodes the group's records into rd->rec; fills g, or e. */
+static int group_decode(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
+                        struct zvs_mon_read_error *e)
+{
+    const struct ctl *c = &rd->ctl;
+    unsigned index = 0, out = 0;
+    uint16_t domains = 0;
+
+    if (grow_rec(rd, c->nrec) < 0) {
+        set_error(e, rd->ctl_off, -1, "out of memory for %u records", c->nrec);
+        return -ENOMEM;
+    }
+    for (unsigned b = 0; b < c->nblocks; b++) {
+        const uint8_t *blk = rd->data + (size_t)b * ZVS_MON_BLOCK;
+        uint64_t boff = rd->ctl_off + (uint64_t)(b + 1) * ZVS_MON_BLOCK;
+        unsigned off = 0, first = index;
+
+        while (off < c->used[b]) {
+            unsigned len;
+            int rc;
+            if (c->used[b] - off < ZVS_MON_HDR_LEN) {
+                set_error(e, boff + off, (int)index, "record header cut by the end of the data");
+                return -EBADMSG;
+            }
+            len = get16(blk + off);
+            if (len < ZVS_MON_HDR_LEN || len > c->used[b] - off) {
+                set_error(e, boff + off, (int)index, "record length %u out of range", len);
+                return -EBADMSG;
+            }
+            if (index - first >= c->nrec_blk[b]) {
+                set_error(e, boff + off, (int)index, "more records than the control block says");
+                return -EBADMSG;
+            }
+            rc = zvs_mon_decode(blk + off, len, &rd->rec[out]);
+            if (rc == -EBADMSG) {
+                set_error(e, boff + off, (int)index, "%s record refused (length %u)",
+                          zvs_mon_record_name(blk[off + 4], get16(blk + off + 6)), len);
+                return -EBADMSG;
+            }
+            domains |= domain_bit(blk[off + 4]);
+            if (rc == 0)
+                out++;                  /* -ENOTSUP: a record we do not know, skipped */
+            off += len;
+            index++;
+        }
+        if (index - first != c->nrec_blk[b]) {
+            set_error(e, boff + off, (int)index, "fewer records than the control block says");
+            return -EBADMSG;
+        }
+        for (unsigned i = c->used[b]; i < ZVS_MON_BLOCK; i++) {
+            if (blk[i] != 0) {
+                set_error(e, boff + i, (int)index, "data after the last record of the block");
+                return -EBADMSG;
+            }
+        }
+        if (zvs_mon_crc32(0, blk, ZVS_MON_BLOCK) != c->crc[b]) {
+            set_error(e, boff, (int)first, "data block checksum mismatch (records %u-%u)",
+                      first, index - 1);
+            return -EBADMSG;
+        }
+    }
+    if (domains != c->domains) {
+        set_error(e, rd->ctl_off, -1, "control block domains do not match the records");
+        return -EBADMSG;
+    }
+    g->sample = c->sample;
+    g->tod = c->tod;
+    g->offset = rd->ctl_off;
+    g->nrec = out;
+    g->rec = rd->rec;
+    return 1;
+}
+
+int zvs_mon_reader_next(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
+                        struct zvs_mon_read_error *e)
+{
+    for (;;) {
+        const char *why = NULL;
+        int rc;
+
+        if (rd->state == RD_END)
+            return 0;
+        rc = fill_block(rd);
+        if (rc == -EAGAIN) {
+            set_error(e, rd->pos + rd->stage_len, -1, "no more data yet");
+            return rc;
+        }
+        if (rc == 0 && rd->state != RD_DATA)
+            return 0;                   /* clean end: more may come later */
+        if (rc <= 0) {
+            if (rd->state == RD_DATA)
+                set_error(e, rd->pos, -1, "group at offset %llu truncated after %u of %u data blocks",
+                          (unsigned long long)rd->ctl_off, rd->have, rd->ctl.nblocks);
+            else if (rc == -ENODATA)
+                set_error(e, rd->pos, -1, "truncated: %zu bytes of a block at the end",
+                          rd->stage_len);
+            else
+                set_error(e, rd->pos, -1, "read: %s", strerror(-rc));
+            rd->state = RD_END;
+            return rc == 0 ? -ENODATA : rc;
+        }
+        switch (rd->state) {
+        case RD_RESYNC:
+            if (is_ctl(rd->stage))
+                rd->state = RD_CTL;
+            else
+                consume_block(rd);
+            break;
+        case RD_CTL:
+            rd->ctl_off = rd->pos;
+            rc = ctl_parse(rd->stage, &rd->ctl, &why);
+            consume_block(rd);
+            if (rc < 0) {
+                set_error(e, rd->ctl_off, -1, "%s", why);
+                rd->state = RD_RESYNC;
+                return rc;
+            }
+            rd->have = 0;
+            if (rd->ctl.nblocks == 0)
+                return group_decode(rd, g, e);
+            rd->state = RD_DATA;
+            break;
+        case RD_DATA:
+            if (is_ctl(rd->stage)) {
+                set_error(e, rd->pos, -1,
+                          "group at offset %llu cut short: control block after %u of %u data blocks",
+                          (unsigned long long)rd->ctl_off, rd->have, rd->ctl.nblocks);
+                rd->state = RD_CTL;
+                return -EBADMSG;
+            }
+            if (grow_data(rd, rd->have + 1) < 0) {
+                set_error(e, rd->pos, -1, "out of memory");
+                rd->state = RD_RESYNC;
+                return -ENOMEM;
+            }
+            memcpy(rd->data + (size_t)rd->have * ZVS_MON_BLOCK, rd->stage, ZVS_MON_BLOCK);
+            consume_block(rd);
+            if (++rd->have == rd->ctl.nblocks) {
+                rd->state = RD_CTL;
+                return group_decode(rd, g, e);
+            }
+            break;
+        case RD_END:
+            return 0;
+        }
+    }
+}

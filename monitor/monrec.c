@@ -1,0 +1,463 @@
+/* Monitor record codec: struct zvs_mon_record <-> the bytes of one z/VM-shaped record.
+ *
+ * Owns: the byte layout of D6R21, D6R22/23, D8R1, D8R2/3 (monitor/RECORDS.md is the table;
+ * the offsets below are the same numbers). Where zvm.md confirms z/VM's offsets (the header,
+ * D6R21 20-79, the D6R22/23 and D8R2/3 heads) we use them; the rest is ours, in z/VM's
+ * field order where one is known.
+ *
+ * Rules: integers big-endian; names 8 bytes EBCDIC 037 blank padded; reserved bytes zero.
+ * The decoder trusts nothing: the buffer length must equal MRHDRLEN and the length defined
+ * for that domain/record, reserved bytes must be zero, names must be CP names and a few
+ * fields must be in range. Fields of z/VM's layout that we do not model (subchannel id,
+ * IPTIMEOUT, manager fields, QDIO state) are written as zero (names as blanks) and not
+ * checked on decode, as a reader of real records would treat them.
+ * The encoder refuses what the decoder would refuse, so every encoded record decodes.
+ *
+ * Hazard: D6R21's packet counters are 4 bytes at z/VM's offsets 56-79; the high words of
+ * our 64-bit counters go to our own tail (140-163) so nothing is lost.
+ */
+#include "monitor/monrec.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "monitor/ebcdic.h"
+
+/* MRRECHDR */
+#define HDR_LEN     0
+#define HDR_ZER     2
+#define HDR_DM      4
+#define HDR_RSV1    5
+#define HDR_RC      6
+#define HDR_TOD     8
+#define HDR_RSV2    16
+
+/* D6R21 MRIODVSW (164 bytes, ours; 20-79 z/VM's) */
+#define D6R21_LEN           164
+#define IODVSW_RDEVSID      20
+#define IODVSW_RDEVDEV      24
+#define IODVSW_LANFSV       26
+#define IODVSW_RSV27        27
+#define IODVSW_LANIPTO      28
+#define IODVSW_OSAPORTN     30
+#define IODVSW_RSV31        31
+#define IODVSW_VMDUSER      32
+#define IODVSW_NICTXBYT     40
+#define IODVSW_NICRXBYT     48
+#define IODVSW_NICTXPKT     56          /* TXPKT, TXDSC, TXERR, RXPKT, RXDSC, RXERR: 4 each */
+#define IODVSW_LANID_OWNER  80
+#define IODVSW_LANID_NAME   88
+#define IODVSW_SWPGROUP     96
+#define IODVSW_OSAMAC       104
+#define IODVSW_SWPINTSC     110
+#define IODVSW_VQSMRKCT     112
+#define IODVSW_VQSMRPCT     116
+#define IODVSW_VQSMRRCT     120
+#define IODVSW_VQSMTOCT     124
+#define IODVSW_VQSLCSCT     128
+#define IODVSW_VQSLCRCT     132
+#define IODVSW_LACPSTAT     136
+#define IODVSW_DISTRIB      137
+#define IODVSW_RSV138       138
+#define IODVSW_PKT_HI       140         /* high words of the six packet counters */
+
+/* D6R22 MRIODVSF (80) / D6R23 MRIODVSR (88): common head */
+#define D6R22_LEN           80
+#define D6R23_LEN           88
+#define IODVSF_LANOWNER     20
+#define IODVSF_LANNAME      28
+#define IODVSF_LANCONT      36
+#define IODVSF_RDEV         44
+#define IODVSF_OSAPORT      46
+#define IODVSF_RSV47        47
+#define IODVSF_MGSWIEUSER   52
+#define IODVSF_RSV66        66
+#define IODVSF_SWPGROUP     68
+#define IODVSF_LANRDD_RSN   76
+#define IODVSR_MGSWIEUSER   56
+#define IODVSR_RSV70        70
+#define IODVSR_SWPGROUP     72
+#define IODVSR_RSV80        80
+
+/* D8R1 MRVNDSES (128, ours) */
+#define D8R1_LEN            128
+#define VNDSES_OWNER        20
+#define VNDSES_VDEVDEV      28
+#define VNDSES_NICMAC       30
+#define VNDSES_NICTRANP     36
+#define VNDSES_NICTYPE      37
+#define VNDSES_VSWITCH      38
+#define VNDSES_RSV39        39
+#define VNDSES_LANID_OWNER  40
+#define VNDSES_LANID_NAME   48
+#define VNDSES_SESTXBYT     56
+#define VNDSES_SESRXBYT     64
+#define VNDSES_SESTXPKT     72          /* TXPKT, TXDSC, TXERR, RXPKT, RXDSC, RXERR: 8 each */
+#define VNDSES_SWPGROUP     120
+
+/* D8R2 MRVNDLSU / D8R3 MRVNDLSD (60) */
+#define D8R2_LEN            60
+#define VNDLS_LANOWNER      20
+#define VNDLS_LANNAME       28
+#define VNDLS_NICOWNER      36
+#define VNDLS_NICBASE       44
+#define VNDLS_NICTYPE       46
+#define VNDLS_RSV47         47
+#define VNDLS_RSV56         56
+
+#define QUEUESTORAGE_MAX    8
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    put16(p, (uint16_t)(v >> 16));
+    put16(p + 2, (uint16_t)v);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    put32(p, (uint32_t)(v >> 32));
+    put32(p + 4, (uint32_t)v);
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+    return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return ((uint32_t)get16(p) << 16) | get16(p + 2);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+    return ((uint64_t)get32(p) << 32) | get32(p + 4);
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != 0)
+            return false;
+    return true;
+}
+
+uint64_t zvs_mon_tod_from_unix_us(uint64_t unix_us)
+{
+    return ZVS_MON_TOD_UNIX_EPOCH + (unix_us << 12);
+}
+
+uint64_t zvs_mon_tod_to_unix_us(uint64_t tod)
+{
+    if (tod < ZVS_MON_TOD_UNIX_EPOCH)
+        return 0;                       /* before 1970: not a time we write */
+    return (tod - ZVS_MON_TOD_UNIX_EPOCH) >> 12;
+}
+
+/* The defined length of a record, 0 if we do not know it. */
+static size_t record_len(uint8_t domain, uint16_t number)
+{
+    if (domain == ZVS_MON_DOMAIN_IO) {
+        switch (number) {
+        case ZVS_MON_REC_D6R21: return D6R21_LEN;
+        case ZVS_MON_REC_D6R22: return D6R22_LEN;
+        case ZVS_MON_REC_D6R23: return D6R23_LEN;
+        default: return 0;
+        }
+    }
+    if (domain == ZVS_MON_DOMAIN_NET) {
+        switch (number) {
+        case ZVS_MON_REC_D8R1: return D8R1_LEN;
+        case ZVS_MON_REC_D8R2:
+        case ZVS_MON_REC_D8R3: return D8R2_LEN;
+        default: return 0;
+        }
+    }
+    return 0;
+}
+
+const char *zvs_mon_record_name(uint8_t domain, uint16_t number)
+{
+    if (domain == ZVS_MON_DOMAIN_IO) {
+        switch (number) {
+        case ZVS_MON_REC_D6R21: return "D6R21";
+        case ZVS_MON_REC_D6R22: return "D6R22";
+        case ZVS_MON_REC_D6R23: return "D6R23";
+        default: break;
+        }
+    } else if (domain == ZVS_MON_DOMAIN_NET) {
+        switch (number) {
+        case ZVS_MON_REC_D8R1: return "D8R1";
+        case ZVS_MON_REC_D8R2: return "D8R2";
+        case ZVS_MON_REC_D8R3: return "D8R3";
+        default: break;
+        }
+    }
+    return "unknown";
+}
+
+bool zvs_mon_is_sample(uint8_t domain, uint16_t number)
+{
+    return (domain == ZVS_MON_DOMAIN_IO && number == ZVS_MON_REC_D6R21) ||
+           (domain == ZVS_MON_DOMAIN_NET && number == ZVS_MON_REC_D8R1);
+}
+
+/* ---- encode ----------------------------------------------------------------------- */
+
+static int put_name(uint8_t *p, const char *name)
+{
+    return zvs_ebcdic_name_put(p, name);
+}
+
+static int encode_d6r21(const struct zvs_mon_vswitch_activity *v, uint8_t *b)
+{
+    const uint64_t pkt[6] = { v->tx_packets, v->tx_discards, v->tx_errors,
+                              v->rx_packets, v->rx_discards, v->rx_errors };
+
+    if (v->queuestorage_mb < 1 || v->queuestorage_mb > QUEUESTORAGE_MAX || v->distributing > 1)
+        return -EINVAL;
+    if (put_name(b + IODVSW_VMDUSER, v->controller) < 0 ||
+        put_name(b + IODVSW_LANID_OWNER, v->lan_owner) < 0 ||
+        put_name(b + IODVSW_LANID_NAME, v->lan_name) < 0 ||
+        put_name(b + IODVSW_SWPGROUP, v->group) < 0)
+        return -EINVAL;
+    put16(b + IODVSW_RDEVDEV, v->rdev);
+    b[IODVSW_LANFSV] = v->queuestorage_mb;
+    b[IODVSW_OSAPORTN] = v->osa_port;
+    put64(b + IODVSW_NICTXBYT, v->tx_bytes);
+    put64(b + IODVSW_NICRXBYT, v->rx_bytes);
+    for (int i = 0; i < 6; i++) {
+        put32(b + IODVSW_NICTXPKT + 4 * i, (uint32_t)pkt[i]);
+        put32(b + IODVSW_PKT_HI + 4 * i, (uint32_t)(pkt[i] >> 32));
+    }
+    memcpy(b + IODVSW_OSAMAC, v->osa_mac, 6);
+    put16(b + IODVSW_SWPINTSC, v->interval_s);
+    put32(b + IODVSW_VQSMRKCT, v->markers_tx);
+    put32(b + IODVSW_VQSMRPCT, v->marker_responses_rx);
+    put32(b + IODVSW_VQSMRRCT, v->marker_requests_rx);
+    put32(b + IODVSW_VQSMTOCT, v->marker_timeouts);
+    put32(b + IODVSW_VQSLCSCT, v->lacpdus_tx);
+    put32(b + IODVSW_VQSLCRCT, v->lacpdus_rx);
+    b[IODVSW_LACPSTAT] = v->lacp_state;
+    b[IODVSW_DISTRIB] = v->distributing;
+    return D6R21_LEN;
+}
+
+static int encode_d6r2x(const struct zvs_mon_vswitch_event *v, bool failure, uint8_t *b)
+{
+    if (failure && v->reason > ZVS_MON_FAIL_DEVICE_GONE)
+        return -EINVAL;
+    if (put_name(b + IODVSF_LANOWNER, v->lan_owner) < 0 ||
+        put_name(b + IODVSF_LANNAME, v->lan_name) < 0 ||
+        put_name(b + IODVSF_LANCONT, v->controller) < 0 ||
+        put_name(b + (failure ? IODVSF_SWPGROUP : IODVSR_SWPGROUP), v->group) < 0)
+        return -EINVAL;
+    put16(b + IODVSF_RDEV, v->rdev);
+    b[IODVSF_OSAPORT] = v->osa_port;
+    /* No manager in our model: the manager userid is blank. */
+    memset(b + (failure ? IODVSF_MGSWIEUSER : IODVSR_MGSWIEUSER), ZVS_EBCDIC_BLANK, 8);
+    if (failure)
+        b[IODVSF_LANRDD_RSN] = v->reason;
+    return failure ? D6R22_LEN : D6R23_LEN;
+}
+
+static int encode_d8r1(const struct zvs_mon_vnic_activity *v, uint8_t *b)
+{
+    const uint64_t cnt[6] = { v->tx_packets, v->tx_discards, v->tx_errors,
+                              v->rx_packets, v->rx_discards, v->rx_errors };
+
+    if (v->vswitch > 1)
+        return -EINVAL;
+    if (put_name(b + VNDSES_OWNER, v->owner) < 0 ||
+        put_name(b + VNDSES_LANID_OWNER, v->lan_owner) < 0 ||
+        put_name(b + VNDSES_LANID_NAME, v->lan_name) < 0 ||
+        put_name(b + VNDSES_SWPGROUP, v->group) < 0)
+        return -EINVAL;
+    put16(b + VNDSES_VDEVDEV, v->vdev);
+    memcpy(b + VNDSES_NICMAC, v->mac, 6);
+    b[VNDSES_NICTRANP] = v->transport;
+    b[VNDSES_NICTYPE] = v->nic_type;
+    b[VNDSES_VSWITCH] = v->vswitch;
+    put64(b + VNDSES_SESTXBYT, v->tx_bytes);
+    put64(b + VNDSES_SESRXBYT, v->rx_bytes);
+    for (int i = 0; i < 6; i++)
+        put64(b + VNDSES_SESTXPKT + 8 * i, cnt[i]);
+    return D8R1_LEN;
+}
+
+static int encode_d8r23(const struct zvs_mon_vnic_link *v, uint8_t *b)
+{
+    if (put_name(b + VNDLS_LANOWNER, v->lan_owner) < 0 ||
+        put_name(b + VNDLS_LANNAME, v->lan_name) < 0 ||
+        put_name(b + VNDLS_NICOWNER, v->nic_owner) < 0)
+        return -EINVAL;
+    put16(b + VNDLS_NICBASE, v->vdev);
+    b[VNDLS_NICTYPE] = v->nic_type;
+    return D8R2_LEN;
+}
+
+int zvs_mon_encode(const struct zvs_mon_record *r, uint8_t *buf, size_t cap)
+{
+    size_t len = record_len(r->domain, r->number);
+    int rc;
+
+    if (len == 0 || cap < len)
+        return -EINVAL;
+    memset(buf, 0, len);
+    put16(buf + HDR_LEN, (uint16_t)len);
+    buf[HDR_DM] = r->domain;
+    put16(buf + HDR_RC, r->number);
+    put64(buf + HDR_TOD, r->tod);
+    if (r->domain == ZVS_MON_DOMAIN_IO && r->number == ZVS_MON_REC_D6R21)
+        rc = encode_d6r21(&r->u.vsw, buf);
+    else if (r->domain == ZVS_MON_DOMAIN_IO)
+        rc = encode_d6r2x(&r->u.vswev, r->number == ZVS_MON_REC_D6R22, buf);
+    else if (r->number == ZVS_MON_REC_D8R1)
+        rc = encode_d8r1(&r->u.vnic, buf);
+    else
+        rc = encode_d8r23(&r->u.link, buf);
+    if (rc < 0)
+        memset(buf, 0, len);            /* never leave half a record behind */
+    return rc;
+}
+
+/* ---- decode ----------------------------------------------------------------------- */
+
+static int decode_d6r21(const uint8_t *b, struct zvs_mon_vswitch_activity *v)
+{
+    uint64_t pkt[6];
+
+    if (b[IODVSW_RSV27] != 0 || b[IODVSW_RSV31] != 0 || !all_zero(b + IODVSW_RSV138, 2))
+        return -EBADMSG;
+    if (zvs_ebcdic_name_get(v->controller, b + IODVSW_VMDUSER) < 0 ||
+        zvs_ebcdic_name_get(v->lan_owner, b + IODVSW_LANID_OWNER) < 0 ||
+        zvs_ebcdic_name_get(v->lan_name, b + IODVSW_LANID_NAME) < 0 ||
+        zvs_ebcdic_name_get(v->group, b + IODVSW_SWPGROUP) < 0)
+        return -EBADMSG;
+    v->queuestorage_mb = b[IODVSW_LANFSV];
+    v->distributing = b[IODVSW_DISTRIB];
+    if (v->queuestorage_mb < 1 || v->queuestorage_mb > QUEUESTORAGE_MAX || v->distributing > 1)
+        return -EBADMSG;
+    v->rdev = get16(b + IODVSW_RDEVDEV);
+    v->osa_port = b[IODVSW_OSAPORTN];
+    v->tx_bytes = get64(b + IODVSW_NICTXBYT);
+    v->rx_bytes = get64(b + IODVSW_NICRXBYT);
+    for (int i = 0; i < 6; i++)
+        pkt[i] = ((uint64_t)get32(b + IODVSW_PKT_HI + 4 * i) << 32) |
+                 get32(b + IODVSW_NICTXPKT + 4 * i);
+    v->tx_packets = pkt[0];
+    v->tx_discards = pkt[1];
+    v->tx_errors = pkt[2];
+    v->rx_packets = pkt[3];
+    v->rx_discards = pkt[4];
+    v->rx_errors = pkt[5];
+    memcpy(v->osa_mac, b + IODVSW_OSAMAC, 6);
+    v->interval_s = get16(b + IODVSW_SWPINTSC);
+    v->markers_tx = get32(b + IODVSW_VQSMRKCT);
+    v->marker_responses_rx = get32(b + IODVSW_VQSMRPCT);
+    v->marker_requests_rx = get32(b + IODVSW_VQSMRRCT);
+    v->marker_timeouts = get32(b + IODVSW_VQSMTOCT);
+    v->lacpdus_tx = get32(b + IODVSW_VQSLCSCT);
+    v->lacpdus_rx = get32(b + IODVSW_VQSLCRCT);
+    v->lacp_state = b[IODVSW_LACPSTAT];
+    return 0;
+}
+
+static int decode_d6r2x(const uint8_t *b, bool failure, struct zvs_mon_vswitch_event *v)
+{
+    if (b[IODVSF_RSV47] != 0)
+        return -EBADMSG;
+    if (failure ? !all_zero(b + IODVSF_RSV66, 2)
+                : (!all_zero(b + IODVSR_RSV70, 2) || !all_zero(b + IODVSR_RSV80, 8)))
+        return -EBADMSG;
+    if (zvs_ebcdic_name_get(v->lan_owner, b + IODVSF_LANOWNER) < 0 ||
+        zvs_ebcdic_name_get(v->lan_name, b + IODVSF_LANNAME) < 0 ||
+        zvs_ebcdic_name_get(v->controller, b + IODVSF_LANCONT) < 0 ||
+        zvs_ebcdic_name_get(v->group, b + (failure ? IODVSF_SWPGROUP : IODVSR_SWPGROUP)) < 0)
+        return -EBADMSG;
+    v->rdev = get16(b + IODVSF_RDEV);
+    v->osa_port = b[IODVSF_OSAPORT];
+    v->reason = failure ? b[IODVSF_LANRDD_RSN] : ZVS_MON_FAIL_NONE;
+    if (v->reason > ZVS_MON_FAIL_DEVICE_GONE)
+        return -EBADMSG;
+    return 0;
+}
+
+static int decode_d8r1(const uint8_t *b, struct zvs_mon_vnic_activity *v)
+{
+    uint64_t cnt[6];
+
+    if (b[VNDSES_RSV39] != 0)
+        return -EBADMSG;
+    if (zvs_ebcdic_name_get(v->owner, b + VNDSES_OWNER) < 0 ||
+        zvs_ebcdic_name_get(v->lan_owner, b + VNDSES_LANID_OWNER) < 0 ||
+        zvs_ebcdic_name_get(v->lan_name, b + VNDSES_LANID_NAME) < 0 ||
+        zvs_ebcdic_name_get(v->group, b + VNDSES_SWPGROUP) < 0)
+        return -EBADMSG;
+    v->vswitch = b[VNDSES_VSWITCH];
+    if (v->vswitch > 1)
+        return -EBADMSG;
+    v->vdev = get16(b + VNDSES_VDEVDEV);
+    memcpy(v->mac, b + VNDSES_NICMAC, 6);
+    v->transport = b[VNDSES_NICTRANP];
+    v->nic_type = b[VNDSES_NICTYPE];
+    v->tx_bytes = get64(b + VNDSES_SESTXBYT);
+    v->rx_bytes = get64(b + VNDSES_SESRXBYT);
+    for (int i = 0; i < 6; i++)
+        cnt[i] = get64(b + VNDSES_SESTXPKT + 8 * i);
+    v->tx_packets = cnt[0];
+    v->tx_discards = cnt[1];
+    v->tx_errors = cnt[2];
+    v->rx_packets = cnt[3];
+    v->rx_discards = cnt[4];
+    v->rx_errors = cnt[5];
+    return 0;
+}
+
+static int decode_d8r23(const uint8_t *b, struct zvs_mon_vnic_link *v)
+{
+    if (b[VNDLS_RSV47] != 0 || !all_zero(b + VNDLS_RSV56, 4))
+        return -EBADMSG;
+    if (zvs_ebcdic_name_get(v->lan_owner, b + VNDLS_LANOWNER) < 0 ||
+        zvs_ebcdic_name_get(v->lan_name, b + VNDLS_LANNAME) < 0 ||
+        zvs_ebcdic_name_get(v->nic_owner, b + VNDLS_NICOWNER) < 0)
+        return -EBADMSG;
+    v->vdev = get16(b + VNDLS_NICBASE);
+    v->nic_type = b[VNDLS_NICTYPE];
+    return 0;
+}
+
+int zvs_mon_decode(const uint8_t *buf, size_t len, struct zvs_mon_record *out)
+{
+    size_t want;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if (len < ZVS_MON_HDR_LEN || get16(buf + HDR_LEN) != len)
+        return -EBADMSG;
+    if (get16(buf + HDR_ZER) != 0 || buf[HDR_RSV1] != 0 || !all_zero(buf + HDR_RSV2, 4))
+        return -EBADMSG;
+    out->domain = buf[HDR_DM];
+    out->number = get16(buf + HDR_RC);
+    out->tod = get64(buf + HDR_TOD);
+    want = record_len(out->domain, out->number);
+    if (want == 0)
+        return -ENOTSUP;
+    if (len != want)
+        return -EBADMSG;
+    if (out->domain == ZVS_MON_DOMAIN_IO && out->number == ZVS_MON_REC_D6R21)
+        rc = decode_d6r21(buf, &out->u.vsw);
+    else if (out->domain == ZVS_MON_DOMAIN_IO)
+        rc = decode_d6r2x(buf, out->number == ZVS_MON_REC_D6R22, &out->u.vswev);
+    else if (out->number == ZVS_MON_REC_D8R1)
+        rc = decode_d8r1(buf, &out->u.vnic);
+    else
+        rc = decode_d8r23(buf, &out->u.link);
+    return rc;
+}

@@ -1,0 +1,135 @@
+/* Monitor records, z/VM's shape: the decoded form the daemon fills and perfkit reads, and
+ * the byte codec (20-byte MRRECHDR header, big-endian integers, 8-byte blank-padded EBCDIC
+ * names, S/390 TOD clock). Layouts: monitor/RECORDS.md (z/VM's field names; offsets where
+ * z/VM's are unknown are ours and say so).
+ *
+ *   D6R21  MRIODVSW  Virtual Switch Activity (sample), one per uplink device (each member
+ *                    of a port group): counters both ways, LACPDUs and Markers, INTERVAL
+ *   D6R22  MRIODVSF  Virtual Switch Failure (event): an uplink device failed
+ *   D6R23  MRIODVSR  Virtual Switch Recovery (event): it came (back) up
+ *   D8R1   MRVNDSES  Virtual NIC Session Activity (sample), one per coupled NIC
+ *   D8R2   MRVNDLSU  Virtual NIC link up (event)
+ *   D8R3   MRVNDLSD  Virtual NIC link down (event)
+ *
+ * Pure: no I/O, no clock. Names are kept in ASCII upper case here and converted at the
+ * codec boundary.
+ */
+#ifndef ZVS_MONREC_H
+#define ZVS_MONREC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ZVS_MON_HDR_LEN        20
+#define ZVS_MON_DOMAIN_IO      6
+#define ZVS_MON_DOMAIN_NET     8
+#define ZVS_MON_REC_D6R21      21
+#define ZVS_MON_REC_D6R22      22
+#define ZVS_MON_REC_D6R23      23
+#define ZVS_MON_REC_D8R1       1
+#define ZVS_MON_REC_D8R2       2
+#define ZVS_MON_REC_D8R3       3
+#define ZVS_MON_NAME_LEN       8        /* CP names: 8 bytes blank padded on the wire */
+#define ZVS_MON_RECORD_MAX     512      /* no record of ours is longer */
+#define ZVS_MON_TOD_UNIX_EPOCH 0x7D91048BCA000000ull  /* TOD of 1970-01-01 00:00 UTC */
+
+/* TOD clock (bit 51 = 1 microsecond) <-> Unix microseconds. */
+uint64_t zvs_mon_tod_from_unix_us(uint64_t unix_us);
+uint64_t zvs_mon_tod_to_unix_us(uint64_t tod);
+
+/* D6R21: one uplink device of a VSWITCH. Counters are cumulative (rates come from two
+ * samples); "tx" is what the OSA sent to the LAN. */
+struct zvs_mon_vswitch_activity {
+    uint16_t rdev;                      /* IODVSW_RDEVDEV */
+    uint8_t  osa_port;                  /* IODVSW_LANRDD_OSAPORTN */
+    uint8_t  queuestorage_mb;           /* IODVSW_LANFSV, 1-8 */
+    char     controller[9];             /* IODVSW_VMDUSER */
+    char     lan_owner[9];              /* IODVSW_LANID: "SYSTEM" */
+    char     lan_name[9];               /* IODVSW_LANID: the VSWITCH name */
+    char     group[9];                  /* port group name, "" when a single OSA */
+    uint8_t  osa_mac[6];                /* IODVSW_OSAMAC */
+    uint64_t tx_bytes;                  /* IODVSW_NICTXBYT */
+    uint64_t rx_bytes;                  /* IODVSW_NICRXBYT */
+    uint64_t tx_packets, tx_discards, tx_errors;   /* NICTXPKT / NICTXDSC / NICTXERR */
+    uint64_t rx_packets, rx_discards, rx_errors;   /* NICRXPKT / NICRXDSC / NICRXERR */
+    uint32_t lacpdus_tx;                /* IODVSW_VQSLCSCT */
+    uint32_t lacpdus_rx;                /* IODVSW_VQSLCRCT */
+    uint32_t markers_tx;                /* IODVSW_VQSMRKCT: Marker PDUs sent */
+    uint32_t marker_responses_rx;       /* IODVSW_VQSMRPCT */
+    uint32_t marker_requests_rx;        /* IODVSW_VQSMRRCT: Markers received (answered) */
+    uint32_t marker_timeouts;           /* IODVSW_VQSMTOCT */
+    uint16_t interval_s;                /* IODVSW_SWPINTSC: the group's INTERVAL, 0 = OFF */
+    uint8_t  lacp_state;                /* ours: actor state octet (0: no LACP) */
+    uint8_t  distributing;              /* ours: 1 while the device carries outbound */
+};
+
+/* D6R22 failure / D6R23 recovery of an uplink device. */
+struct zvs_mon_vswitch_event {
+    char     lan_owner[9];              /* IODVSF_LANOWNER */
+    char     lan_name[9];               /* IODVSF_LANNAME */
+    char     controller[9];             /* IODVSF_LANRDD_LANCONT */
+    uint16_t rdev;                      /* IODVSF_LANRDD_RDEV */
+    uint8_t  osa_port;                  /* IODVSF_LANRDD_OSAPORT */
+    char     group[9];                  /* IODVSF_SWPGROUP */
+    uint8_t  reason;                    /* IODVSF_LANRDD_RSN (failure only), enum below */
+};
+
+enum zvs_mon_fail_reason {
+    ZVS_MON_FAIL_NONE = 0,
+    ZVS_MON_FAIL_CARRIER = 1,           /* link (carrier) lost */
+    ZVS_MON_FAIL_LACP_EXPIRED = 2,      /* partner's LACPDUs stopped */
+    ZVS_MON_FAIL_LACP_DETACHED = 3,     /* partner out of sync / unselected */
+    ZVS_MON_FAIL_LEAVE = 4,             /* SET PORT GROUP ... LEAVE */
+    ZVS_MON_FAIL_DEVICE_GONE = 5,       /* the interface disappeared */
+};
+
+/* D8R1: one coupled virtual NIC. "tx" is what the guest sent. */
+struct zvs_mon_vnic_activity {
+    char     owner[9];                  /* VNDSES_OWNER */
+    uint16_t vdev;                      /* VNDSES_VDEVDEV */
+    uint8_t  mac[6];                    /* VNDSES_NICMAC */
+    uint8_t  nic_type;                  /* VNDSES_NICTYPE: 2 = QDIO */
+    uint8_t  vswitch;                   /* VNDSES_VSWITCH: 1 coupled to a VSWITCH */
+    uint8_t  transport;                 /* VNDSES_NICTRANP: 2 = Ethernet (layer 2) */
+    char     lan_owner[9];              /* VNDSES_LANID */
+    char     lan_name[9];
+    char     group[9];                  /* VNDSES_SWPGROUP */
+    uint64_t tx_bytes, rx_bytes;        /* VNDSES_SESTXBYT / SESRXBYT */
+    uint64_t tx_packets, tx_discards, tx_errors;
+    uint64_t rx_packets, rx_discards, rx_errors;
+};
+
+/* D8R2 link up / D8R3 link down of a guest NIC. */
+struct zvs_mon_vnic_link {
+    char     lan_owner[9];              /* VNDLSx_LANOWNER */
+    char     lan_name[9];               /* VNDLSx_LANNAME */
+    char     nic_owner[9];              /* VNDLSx_NICOWNER */
+    uint16_t vdev;                      /* VNDLSx_NICBASE */
+    uint8_t  nic_type;                  /* VNDLSx_NICTYPE */
+};
+
+struct zvs_mon_record {
+    uint8_t  domain;                    /* ZVS_MON_DOMAIN_* */
+    uint16_t number;                    /* ZVS_MON_REC_* */
+    uint64_t tod;                       /* MRHDRTOD */
+    union {
+        struct zvs_mon_vswitch_activity vsw;    /* D6R21 */
+        struct zvs_mon_vswitch_event    vswev;  /* D6R22, D6R23 */
+        struct zvs_mon_vnic_activity    vnic;   /* D8R1 */
+        struct zvs_mon_vnic_link        link;   /* D8R2, D8R3 */
+    } u;
+};
+
+/* Encodes into buf (cap bytes): returns the record length or -EINVAL (unknown record,
+ * cap too small). */
+int zvs_mon_encode(const struct zvs_mon_record *r, uint8_t *buf, size_t cap);
+/* Decodes one record of exactly `len` bytes (its MRHDRLEN). Returns 0, -EBADMSG (length
+ * field, reserved bytes or a field out of range), or -ENOTSUP (a domain/record we do not
+ * know: the caller skips it by its length). */
+int zvs_mon_decode(const uint8_t *buf, size_t len, struct zvs_mon_record *out);
+/* "D6R21" etc. */
+const char *zvs_mon_record_name(uint8_t domain, uint16_t number);
+bool zvs_mon_is_sample(uint8_t domain, uint16_t number);
+
+#endif

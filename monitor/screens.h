@@ -1,0 +1,140 @@
+/* Performance Toolkit style screens over monitor samples: FCX240 (VSWITCH, from D6R21),
+ * FCX269 (VNIC, from D8R1), our port-group screen (PGROUP, from D6R21), their CSV/JSON
+ * export, an SVG chart and an HTML report. monitor/SCREENS.md says what every column
+ * means and how it is computed.
+ *
+ * Every function here is pure: inputs are two consecutive sample groups (records and
+ * their group TODs), output is text written into out (cap bytes, always NUL terminated
+ * when cap > 0). Returns the text length, -ENOSPC when cap is too small (call again with
+ * a bigger buffer: the return value does not tell the size), -EINVAL when the interval is
+ * not positive (cur_tod <= prev_tod), -ENOMEM when a row index could not be allocated.
+ *
+ * Rates are (counter_now - counter_before) / seconds between the two groups' TODs. A
+ * device or NIC absent from the previous group, or whose counter went backwards (reset),
+ * is taken to have counted from zero since the previous sample.
+ */
+#ifndef ZVS_SCREENS_H
+#define ZVS_SCREENS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "monrec.h"
+
+/* One sample group as the screens see it (struct zvs_mon_group minus the reader). */
+struct zvs_scr_sample {
+    uint64_t tod;                       /* the group's TOD: the interval end */
+    const struct zvs_mon_record *rec;
+    unsigned nrec;
+};
+
+/* ---- screens ------------------------------------------------------------------------ */
+
+/* Columns of a row, in screen order. */
+enum zvs_scr_col {
+    ZVS_SCR_T_BYTE, ZVS_SCR_T_PACK, ZVS_SCR_T_DISC,
+    ZVS_SCR_R_BYTE, ZVS_SCR_R_PACK, ZVS_SCR_R_DISC,
+    ZVS_SCR_T_ERR, ZVS_SCR_R_ERR,
+    ZVS_SCR_NCOL
+};
+
+/* One row of FCX240 (a D6R21) or FCX269 (a D8R1). */
+struct zvs_scr_row {
+    const struct zvs_mon_record *rec;   /* in cur */
+    const struct zvs_mon_record *prev;  /* its previous sample, NULL: counted from zero */
+    uint64_t delta[ZVS_SCR_NCOL];       /* counts in the interval */
+    double   rate[ZVS_SCR_NCOL];        /* per second, not rounded */
+};
+
+/* The rows of a screen in screen order (FCX240: by RDEV; FCX269: by Addr; both stable)
+ * and the System row's rates (not rounded; zeros without rows). *rows is malloc'ed (free
+ * it, also when 0 rows). Returns the row count, -EINVAL (interval not positive), -ENOMEM. */
+int zvs_fcx240_rows(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
+                    struct zvs_scr_row **rows, double system[ZVS_SCR_NCOL]);
+int zvs_fcx269_rows(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
+                    struct zvs_scr_row **rows, double system[ZVS_SCR_NCOL]);
+
+int zvs_fcx240_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
+                      char *out, size_t cap);
+int zvs_fcx269_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
+                      char *out, size_t cap);
+int zvs_pgroup_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
+                      char *out, size_t cap);
+
+/* ---- export (export.c) -------------------------------------------------------------- */
+
+enum zvs_scr_screen {
+    ZVS_SCR_FCX240 = 0,
+    ZVS_SCR_FCX269 = 1,
+    ZVS_SCR_PGROUP = 2,
+};
+
+/* CSV: with_header adds the header row; one row per device / NIC / member, rates with
+ * three decimals, interval start/end as ISO 8601 UTC in the first two columns. */
+int zvs_export_csv(enum zvs_scr_screen s, const struct zvs_scr_sample *prev,
+                   const struct zvs_scr_sample *cur, bool with_header, char *out, size_t cap);
+/* JSON: one object {"screen","start","end","seconds","system"?,"rows":[...]}\n. */
+int zvs_export_json(enum zvs_scr_screen s, const struct zvs_scr_sample *prev,
+                    const struct zvs_scr_sample *cur, char *out, size_t cap);
+
+/* ---- chart and report (chart.c) ----------------------------------------------------- */
+
+/* One point of the chart: one uplink device over one interval. */
+struct zvs_chart_point {
+    uint64_t end_unix_s;                /* interval end, Unix seconds */
+    uint16_t rdev;
+    double   out_bps;                   /* T_Byte/s */
+    double   in_bps;                    /* R_Byte/s */
+};
+
+/* Appends the D6R21 rates of the interval prev..cur to pts (at most max points in all;
+ * *n is updated). Returns the number appended or -ENOSPC / -EINVAL. */
+int zvs_chart_collect(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
+                      struct zvs_chart_point *pts, unsigned max, unsigned *n);
+/* SVG line chart: one polyline per RDEV and direction (outbound solid, inbound dashed),
+ * axes with time and bytes/s labels, a legend. */
+int zvs_chart_svg(const struct zvs_chart_point *pts, unsigned n, char *out, size_t cap);
+/* HTML page: title, each screen in a <pre> (HTML escaped), then the SVG inline. */
+int zvs_report_html(const char *title, const char *const *screens, unsigned nscreens,
+                    const char *svg, char *out, size_t cap);
+
+/* ---- shared helpers (fcx240.c) ------------------------------------------------------ */
+
+/* Bounded text appender: on overflow it keeps the NUL and remembers -ENOSPC. */
+struct zvs_scr_buf {
+    char  *p;
+    size_t cap;
+    size_t len;
+    bool   overflow;
+};
+
+void zvs_scr_buf_init(struct zvs_scr_buf *b, char *out, size_t cap);
+void zvs_scr_printf(struct zvs_scr_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Length written, or -ENOSPC. */
+int zvs_scr_buf_result(const struct zvs_scr_buf *b);
+
+/* Seconds between two TODs (bit 51 = 1 us); <= 0 when cur is not after prev. */
+double zvs_scr_seconds(uint64_t prev_tod, uint64_t cur_tod);
+/* Unix seconds of a TOD (the same arithmetic as zvs_mon_tod_to_unix_us). */
+int64_t zvs_scr_tod_unix_s(uint64_t tod);
+/* Counter delta: now - before, or now when the counter went backwards (reset). */
+uint64_t zvs_scr_delta(uint64_t before, uint64_t now);
+
+/* FCX240 number rule, 6 columns: the value rounded half up; if it does not fit in 6
+ * characters it is shown in thousands with 'k', then millions with 'M', then 'G'
+ * (each rounded half up). buf: at least 8 bytes. */
+void zvs_scr_fmt_int6(double v, char *buf, size_t cap);
+/* FCX269 number rule, 6 columns: 0 (after rounding to 0.1) is ".0"; below 1000 one
+ * decimal without a leading zero (".4", "12.5"); otherwise the FCX240 rule. */
+void zvs_scr_fmt_dec6(double v, char *buf, size_t cap);
+
+/* The LACP actor state octet as letters, bit 0 first: A T G S C D F E, '-' when clear. */
+void zvs_scr_lacp_letters(uint8_t state, char out[9]);
+
+/* "FCXnnn      Data for yyyy/mm/dd  Interval hh:mm:ss - hh:mm:ss" (date of the end). */
+void zvs_scr_header(struct zvs_scr_buf *b, const char *id, uint64_t prev_tod,
+                    uint64_t cur_tod, bool monitor_suffix);
+
+#endif

@@ -1,0 +1,160 @@
+/* libFuzzer target for the monitor file reader (monitor/monfile.c) and the record codec
+ * (monitor/monrec.c).
+ *
+ * Input: one flag byte, then the bytes of a monitor file. Flag bit 0: "reseal" - before
+ * reading, every block that starts with the control block magic gets its data block CRCs
+ * and its own CRC recomputed, so mutations get past the checksums and exercise the
+ * record walker and the decoder instead of dying at the first CRC. The same bytes are
+ * also given to zvs_mon_decode as one record, from an exactly sized heap copy.
+ *
+ * Invariants:
+ *   - next() returns 1, 0 or a negative errno; an error names an offset within the input
+ *     and a non-empty reason; a group's offset is block aligned and inside the input, its
+ *     record count fits the data blocks read; the reader ends within (blocks + 2) calls;
+ *   - every record the reader or the decoder accepts encodes again to its MRHDRLEN, and
+ *     those bytes decode and encode to the same bytes (names are CP names, ranges hold);
+ *   - a record the decoder refuses is -EBADMSG or -ENOTSUP, nothing else.
+ *
+ *   clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
+ *         tests/fuzz/fuzz_monfile.c monitor/monrec.c monitor/monfile.c monitor/ebcdic.c \
+ *         -o build/fuzz/fuzz_monfile
+ *   build/fuzz/fuzz_monfile -max_total_time=60 work/ tests/fuzz/corpus/monfile
+ * Without libFuzzer (replay a corpus with any compiler): add -DZVS_FUZZ_MAIN and pass the
+ * files (or directories of files) as arguments.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "monitor/monfile.h"
+#include "monitor/monrec.h"
+#include "tests/fuzz/fuzz_common.h"
+
+#define BLK ZVS_MON_BLOCK
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+/* Recomputes the checksums of every control block (layout: monitor/RECORDS.md). */
+static void reseal(uint8_t *b, size_t len)
+{
+    for (size_t off = 0; off + BLK <= len; off += BLK) {
+        uint8_t *ctl = b + off;
+        if (memcmp(ctl, "ZVMW", 4) != 0)
+            continue;
+        uint32_t n = (uint32_t)ctl[16] << 24 | (uint32_t)ctl[17] << 16 |
+                     (uint32_t)ctl[18] << 8 | ctl[19];
+        for (uint32_t i = 0; i < n && i < (BLK - 32) / 8; i++) {
+            size_t d = off + (size_t)(i + 1) * BLK;
+            if (d + BLK > len)
+                break;
+            put_be32(ctl + 32 + 8 * i + 4, zvs_mon_crc32(0, b + d, BLK));
+        }
+        put_be32(ctl + 28, 0);
+        put_be32(ctl + 28, zvs_mon_crc32(0, ctl, BLK));
+    }
+}
+
+/* An accepted record: it encodes, and its bytes are a fixed point of decode+encode. */
+static void check_record(const struct zvs_mon_record *r)
+{
+    uint8_t a[ZVS_MON_RECORD_MAX], b[ZVS_MON_RECORD_MAX];
+    struct zvs_mon_record again;
+    int n = zvs_mon_encode(r, a, sizeof(a));
+
+    CHECK(n >= ZVS_MON_HDR_LEN && n <= ZVS_MON_RECORD_MAX);
+    CHECK((a[0] << 8 | a[1]) == n);
+    CHECK(zvs_mon_decode(a, (size_t)n, &again) == 0);
+    CHECK(zvs_mon_encode(&again, b, sizeof(b)) == n);
+    CHECK(memcmp(a, b, (size_t)n) == 0);
+    CHECK(strcmp(zvs_mon_record_name(r->domain, r->number), "unknown") != 0);
+}
+
+static void fuzz_decode(const uint8_t *data, size_t size)
+{
+    struct zvs_mon_record r;
+    uint8_t *copy = malloc(size ? size : 1);
+    int rc;
+
+    if (!copy)
+        return;
+    memcpy(copy, data, size);
+    rc = zvs_mon_decode(copy, size, &r);
+    CHECK(rc == 0 || rc == -EBADMSG || rc == -ENOTSUP);
+    if (rc == 0) {
+        CHECK(size >= ZVS_MON_HDR_LEN && size <= ZVS_MON_RECORD_MAX);
+        check_record(&r);
+        TRACE("decode: %s\n", zvs_mon_record_name(r.domain, r.number));
+    }
+    free(copy);
+}
+
+static void fuzz_reader(const uint8_t *data, size_t size)
+{
+    struct zvs_mon_group g;
+    struct zvs_mon_read_error e;
+    int err = 0;
+    size_t calls = 0, limit = size / BLK + 3;
+    struct zvs_mon_reader *rd = zvs_mon_reader_memopen(data, size, &err);
+
+    if (!rd)
+        return;
+    for (;;) {
+        int rc;
+        memset(&e, 0, sizeof(e));
+        rc = zvs_mon_reader_next(rd, &g, &e);
+        CHECK(++calls <= limit);
+        if (rc == 0)
+            break;
+        if (rc < 0) {
+            CHECK(rc == -EBADMSG || rc == -ENODATA || rc == -ENOMEM);
+            CHECK(e.offset <= size);
+            CHECK(e.record >= -1);
+            CHECK(e.what[0] != '\0' && memchr(e.what, '\0', sizeof(e.what)) != NULL);
+            TRACE("error at %llu record %d: %s\n", (unsigned long long)e.offset, e.record,
+                  e.what);
+            continue;
+        }
+        CHECK(rc == 1);
+        CHECK(g.offset % BLK == 0 && g.offset + BLK <= size);
+        CHECK((uint64_t)g.nrec * ZVS_MON_HDR_LEN <= size - g.offset);
+        TRACE("group at %llu: %s, %u records\n", (unsigned long long)g.offset,
+              g.sample ? "sample" : "event", g.nrec);
+        for (unsigned i = 0; i < g.nrec; i++)
+            check_record(&g.rec[i]);
+    }
+    /* after the end, the end again */
+    CHECK(zvs_mon_reader_next(rd, &g, &e) == 0);
+    zvs_mon_reader_close(rd);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    uint8_t *file;
+    size_t len;
+
+    if (size < 1)
+        return 0;
+    len = size - 1;
+    file = malloc(len ? len : 1);
+    if (!file)
+        return 0;
+    memcpy(file, data + 1, len);
+    if (data[0] & 1)
+        reseal(file, len);
+    fuzz_decode(file, len);
+    fuzz_reader(file, len);
+    free(file);
+    return 0;
+}
+
+#include "tests/fuzz/fuzz_replay.h"

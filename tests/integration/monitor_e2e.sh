@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Monitor records end to end: vswitchd (-m, 2 s interval) with a two-port group against
+# the switch model; a guest sends a UDP stream of a known rate to a server; perfkit reads
+# the monitor file and its FCX240 (per OSA device) and FCX269 (per NIC) rates match the
+# stream, its CSV and JSON carry the same numbers, and the chart and HTML report are made.
+# A corrupted copy of the file still shows every other interval, with an error naming the
+# offset.
+. "$(dirname "$0")/lacp_lab_lib.sh"
+command -v iperf3 >/dev/null || skip "iperf3 missing"
+PERFKIT=$BUILD/bin/perfkit
+[ -x "$PERFKIT" ] || fail "no $PERFKIT"
+lab_init monitor
+sed '/rate-limit/d' "$ROOT/configs/switchmodel/lab6509.conf" >"$WORK/sm.conf"
+MON=$WORK/monitor.file
+VSWITCHD_ARGS="-l info -m $MON -i 2" LAB_TAPS="a b" \
+  lab_group_start "$WORK/sm.conf" "$ROOT/configs/lab/SYSTEM-GROUP.CONFIG" "$ROOT/configs/lab/USER.DIRECT"
+wait_for 15 distributing_is 2 || fail "group not up"
+LAB_TAPS="a b" lab_static_arp
+ip netns exec "$NS_LAN" iperf3 -s -1 -D >/dev/null 2>&1
+sleep 0.5
+# 40 Mbit/s of UDP payload in 1400-byte datagrams: 3571.4 datagrams/s, each a 1442-byte
+# frame on the wire (14 Ethernet + 20 IP + 8 UDP headers): 5.15 MB/s of frames.
+ip netns exec "$NS_A" iperf3 -u -c "${LAB_IP[lan]}" -b 40M -l 1400 -t 9 >"$WORK/iperf" 2>&1 ||
+  fail "iperf3: $(tail -3 "$WORK/iperf")"
+sleep 2.5                                # one more sample after the stream
+kill -0 "$VSWITCHD_PID" || fail "vswitchd died"
+
+"$PERFKIT" FCX240 --file "$MON" --all >"$WORK/fcx240" || fail "perfkit FCX240 rc $?"
+"$PERFKIT" FCX269 --file "$MON" --all >"$WORK/fcx269" || fail "perfkit FCX269 rc $?"
+sed -n '1,12p' "$WORK/fcx240"
+# The busiest interval: the System row is the mean of the two OSA rows, so the stream's
+# rate is the sum of the device rows' T_Pack.
+best=$(awk '/^[0-9A-F][0-9A-F][0-9A-F][0-9A-F] LABVSW1/ { n++; s += $7 }
+            /^FCX240/ { if (s > m) m = s; s = 0 } END { if (s > m) m = s; print m }' "$WORK/fcx240")
+echo "highest outbound packet rate over both OSA ports: $best/s (sent 3571/s)"
+awk -v p="$best" 'BEGIN { exit !(p >= 3571 * 0.97 && p <= 3571 * 1.03) }' ||
+  fail "FCX240 outbound packets/s $best, the stream was 3571/s"
+echo "ok: FCX240 shows the stream's rate on the OSA ports"
+nic=$(awk '$3 == "LABVSW1" && $4 == "LNXA" { v = $11 + 0; if (v > m) m = v } END { print m }' "$WORK/fcx269")
+echo "LNXA outbound packets/s in FCX269: $nic"
+awk -v p="$nic" 'BEGIN { exit !(p >= 3571 * 0.97 && p <= 3571 * 1.03) }' ||
+  fail "FCX269 LNXA packets/s $nic, the stream was 3571/s"
+echo "ok: FCX269 shows the guest's rate"
+
+"$PERFKIT" FCX240 --file "$MON" --index 1 --csv >"$WORK/csv" || fail "csv"
+"$PERFKIT" FCX240 --file "$MON" --index 1 --json >"$WORK/json" || fail "json"
+python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$WORK/json" || fail "JSON does not parse"
+[ "$(wc -l <"$WORK/csv")" -ge 3 ] || fail "CSV too short"
+"$PERFKIT" chart --file "$MON" --svg "$WORK/chart.svg" || fail "chart"
+grep -q "<polyline" "$WORK/chart.svg" || fail "no series in the chart"
+"$PERFKIT" report --file "$MON" --html "$WORK/report.html" || fail "report"
+grep -q "FCX240" "$WORK/report.html" && grep -q "<svg" "$WORK/report.html" || fail "report content"
+echo "ok: CSV, JSON, SVG chart and HTML report"
+
+# Corruption: one byte of the second group's control block; the rest still reads.
+cp "$MON" "$WORK/bad.file"
+printf '\xff' | dd of="$WORK/bad.file" bs=1 seek=$((4096 * 2 + 20)) conv=notrunc 2>/dev/null
+"$PERFKIT" FCX240 --file "$WORK/bad.file" --all >"$WORK/bad.out" 2>"$WORK/bad.err"
+rc=$?
+[ $rc -eq 1 ] || fail "perfkit on a corrupt file: rc $rc (want 1: data error, output made)"
+grep -q "offset" "$WORK/bad.err" || fail "no offset in the error: $(cat "$WORK/bad.err")"
+[ "$(grep -c '^FCX240' "$WORK/bad.out")" -ge 2 ] || fail "other intervals lost"
+echo "ok: a corrupt group is reported ($(head -1 "$WORK/bad.err")) and the rest is shown"
