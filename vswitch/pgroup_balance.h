@@ -31,7 +31,7 @@
 #define ZVS_PGB_STOP_RATIO    1.05      /* LOAD: once started, stop at or below this */
 #define ZVS_PGB_IN_SHARE      0.5       /* LOAD: weight of inbound bit/s in a port's load */
 #define ZVS_PGB_MAX_MOVES     32        /* moves per pass, both policies */
-#define ZVS_PGB_MIN_UTIL_PERCENT 5      /* pgroup.c's min_bps: % of the slowest member's speed */
+#define ZVS_PGB_MIN_UTIL_PERCENT 1      /* pgroup.c's min_bps: % of the slowest member's speed */
 #define ZVS_PGB_MIN_BPS       10e6      /* pgroup.c's min_bps when no speed is known */
 #define ZVS_PGB_LBT_PERCENT   75        /* LBT default threshold (VMware's default) */
 

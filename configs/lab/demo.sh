@@ -7,7 +7,9 @@
 # LABVSW1 whose uplink is port group ETHGRP (OSA ports 28BA and 2902, LACP ACTIVE) and
 # guests LNXA, LNXB, LNXC whose NICs are taps moved into their own namespaces. The demo
 # shows the negotiation, traffic spread over both OSA ports, one load-balancing pass
-# (INTERVAL shortened to 5 s for the demo), and a port failure absorbed under load.
+# (INTERVAL shortened to 5 s for the demo), a port failure absorbed under load, and ends
+# with the Performance Toolkit screens FCX240 and FCX269 of the run (monitor records
+# sampled every 5 s) plus an SVG chart and an HTML report written under build/demo/.
 # Everything it makes is removed when it ends.
 . "$(cd "$(dirname "$0")/../.." && pwd)/tests/integration/lacp_lab_lib.sh"
 
@@ -27,7 +29,8 @@ say "vswitchd: configs/lab/SYSTEM-GROUP.CONFIG (INTERVAL 5 instead of 30 for the
 grep -E '^(VMLAN|SET|DEFINE|MODIFY|RDEVICE)' "$WORK/SYSTEM.CONFIG" | indent
 # The servers' MACs end in 01 and 03: both odd, so both flows start on the same OSA port
 # and the load-balancing pass has something to fix.
-LAN_MAC1=02:00:0a:00:00:01 LAN_MAC2=02:00:0a:00:00:03 VSWITCHD_ARGS="-l info" \
+MON=$WORK/monitor.file
+LAN_MAC1=02:00:0a:00:00:01 LAN_MAC2=02:00:0a:00:00:03 VSWITCHD_ARGS="-l info -m $MON -i 5" \
   lab_group_start "$ROOT/configs/switchmodel/lab6509.conf" "$WORK/SYSTEM.CONFIG" \
   "$ROOT/configs/lab/USER.DIRECT"
 t0=$SECONDS
@@ -96,4 +99,36 @@ wait_for 15 distributing_is 2 && echo "    Gi2/23 back: both ports distributing 
 sm show interfaces counters | indent
 say "What the operator sees: the counters report (QUERY VSWITCH DETAILS shape)"
 indent <"$(lab_stats)"
+
+# The Performance Toolkit view of this run: vswitchd wrote monitor records every 5 s.
+kill -TERM "$VSWITCHD_PID"; wait "$VSWITCHD_PID" 2>/dev/null; VSWITCHD_PID=
+PERFKIT=$BUILD/bin/perfkit
+# Per interval: the two OSA rows' outbound bytes/s (k/M expanded). The skewed interval has
+# one port busy and the other idle; the balanced one has the largest smaller row.
+"$PERFKIT" FCX240 --file "$MON" --all | awk '
+    function num(v) { x = v + 0; if (v ~ /M$/) x *= 1e6; else if (v ~ /k$/) x *= 1e3; return x }
+    /^FCX240/ { i++ } /^[0-9A-F][0-9A-F][0-9A-F][0-9A-F] LABVSW1/ { print i, num($6) }' |
+  awk '{ v[$1] = v[$1] " " $2 } END { for (k in v) { split(v[k], a, " "); lo = a[1] < a[2] ? a[1] : a[2]
+        hi = a[1] < a[2] ? a[2] : a[1]; print k, lo, hi } }' | sort -n >"$WORK/rows"
+skewed=$(awk '$3 > 20e6 && $2 < $3 / 20 { print $1; exit }' "$WORK/rows")
+balanced=$(sort -k2 -g "$WORK/rows" | tail -n 1 | awk '{ print $1 }')
+if [ -n "$skewed" ]; then
+  say "FCX240 (VSWITCH) before the load-balancing pass: both flows on one OSA port"
+  "$PERFKIT" FCX240 --file "$MON" --index "$skewed" | indent
+fi
+say "FCX240 after the pass: both OSA ports carrying the load"
+"$PERFKIT" FCX240 --file "$MON" --index "$balanced" | indent
+busiest=$balanced
+say "FCX269 (VNIC) for the same interval"
+"$PERFKIT" FCX269 --file "$MON" --index "$busiest" | indent
+say "Port groups (zvswitch's own screen)"
+"$PERFKIT" PGROUP --file "$MON" --index "$busiest" | indent
+OUTDIR=$BUILD/demo
+mkdir -p "$OUTDIR"
+cp "$MON" "$OUTDIR/monitor.file"
+"$PERFKIT" chart --file "$MON" --svg "$OUTDIR/rdev-bytes.svg" &&
+  "$PERFKIT" report --file "$MON" --html "$OUTDIR/report.html" &&
+  echo "    The chart of every OSA port's bytes/s over the run, and a report with the screens:
+    $OUTDIR/rdev-bytes.svg and $OUTDIR/report.html (open in a browser);
+    the monitor file is $OUTDIR/monitor.file (try: $PERFKIT FCX240 --file $OUTDIR/monitor.file --nav)"
 say "Done; the lab is being removed."
