@@ -32,8 +32,8 @@
 #define HDR_TOD     8
 #define HDR_RSV2    16
 
-/* D6R21 MRIODVSW (164 bytes, ours; 20-79 z/VM's) */
-#define D6R21_LEN           164
+/* D6R21 MRIODVSW (168 bytes, ours; 20-79 z/VM's) */
+#define D6R21_LEN           168
 #define IODVSW_RDEVSID      20
 #define IODVSW_RDEVDEV      24
 #define IODVSW_LANFSV       26
@@ -58,8 +58,9 @@
 #define IODVSW_VQSLCRCT     132
 #define IODVSW_LACPSTAT     136
 #define IODVSW_DISTRIB      137
-#define IODVSW_RSV138       138
+#define IODVSW_BUCKETS      138         /* ours: port-group buckets on this device */
 #define IODVSW_PKT_HI       140         /* high words of the six packet counters */
+#define IODVSW_PGMOVES      164         /* ours: the group's bucket moves, cumulative */
 
 /* D6R22 MRIODVSF (80) / D6R23 MRIODVSR (88): common head */
 #define D6R22_LEN           80
@@ -220,7 +221,8 @@ static int encode_d6r21(const struct zvs_mon_vswitch_activity *v, uint8_t *b)
     const uint64_t pkt[6] = { v->tx_packets, v->tx_discards, v->tx_errors,
                               v->rx_packets, v->rx_discards, v->rx_errors };
 
-    if (v->queuestorage_mb < 1 || v->queuestorage_mb > QUEUESTORAGE_MAX || v->distributing > 1)
+    if (v->queuestorage_mb < 1 || v->queuestorage_mb > QUEUESTORAGE_MAX || v->distributing > 1 ||
+        v->buckets > 256)
         return -EINVAL;
     if (put_name(b + IODVSW_VMDUSER, v->controller) < 0 ||
         put_name(b + IODVSW_LANID_OWNER, v->lan_owner) < 0 ||
@@ -246,6 +248,8 @@ static int encode_d6r21(const struct zvs_mon_vswitch_activity *v, uint8_t *b)
     put32(b + IODVSW_VQSLCRCT, v->lacpdus_rx);
     b[IODVSW_LACPSTAT] = v->lacp_state;
     b[IODVSW_DISTRIB] = v->distributing;
+    put16(b + IODVSW_BUCKETS, v->buckets);
+    put32(b + IODVSW_PGMOVES, v->group_moves);
     return D6R21_LEN;
 }
 
@@ -333,7 +337,7 @@ static int decode_d6r21(const uint8_t *b, struct zvs_mon_vswitch_activity *v)
 {
     uint64_t pkt[6];
 
-    if (b[IODVSW_RSV27] != 0 || b[IODVSW_RSV31] != 0 || !all_zero(b + IODVSW_RSV138, 2))
+    if (b[IODVSW_RSV27] != 0 || b[IODVSW_RSV31] != 0 || get16(b + IODVSW_BUCKETS) > 256)
         return -EBADMSG;
     if (zvs_ebcdic_name_get(v->controller, b + IODVSW_VMDUSER) < 0 ||
         zvs_ebcdic_name_get(v->lan_owner, b + IODVSW_LANID_OWNER) < 0 ||
@@ -366,6 +370,8 @@ static int decode_d6r21(const uint8_t *b, struct zvs_mon_vswitch_activity *v)
     v->lacpdus_tx = get32(b + IODVSW_VQSLCSCT);
     v->lacpdus_rx = get32(b + IODVSW_VQSLCRCT);
     v->lacp_state = b[IODVSW_LACPSTAT];
+    v->buckets = get16(b + IODVSW_BUCKETS);
+    v->group_moves = get32(b + IODVSW_PGMOVES);
     return 0;
 }
 

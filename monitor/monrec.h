@@ -62,6 +62,9 @@ struct zvs_mon_vswitch_activity {
     uint16_t interval_s;                /* IODVSW_SWPINTSC: the group's INTERVAL, 0 = OFF */
     uint8_t  lacp_state;                /* ours: actor state octet (0: no LACP) */
     uint8_t  distributing;              /* ours: 1 while the device carries outbound */
+    uint16_t buckets;                   /* ours: port-group buckets bound to it, 0-256 */
+    uint32_t group_moves;               /* ours: buckets the group has moved so far (INTERVAL
+                                           passes, failovers, JOIN/LEAVE), cumulative */
 };
 
 /* D6R22 failure / D6R23 recovery of an uplink device. */

@@ -77,11 +77,11 @@ int zvs_pgroup_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sa
     zvs_scr_buf_init(&b, out, cap);
     zvs_scr_header(&b, "PGROUP", prev->tod, cur->tod, true);
     zvs_scr_printf(&b, "____     .        .       . .             .      .     .     "
-                   ".     .     .    .\n");
+                   ".     .     .    .    .     .\n");
     zvs_scr_printf(&b, "                            LACP     <--Bytes/s--> "
-                   "<-LACPDUs-> <-Markers-> Intv\n");
+                   "<-LACPDUs-> <-Markers-> Intv Buck- Group\n");
     zvs_scr_printf(&b, "Group    Vswitch  RDEV Dist State    T_Byte R_Byte  "
-                   "Sent  Rcvd  Sent  Rcvd  Sec\n");
+                   "Sent  Rcvd  Sent  Rcvd  Sec  ets Moves\n");
     static const struct zvs_mon_vswitch_activity zero;
     for (unsigned i = 0; i < n; i++) {
         const struct zvs_mon_vswitch_activity *v = &row[i]->u.vsw;
@@ -96,7 +96,8 @@ int zvs_pgroup_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sa
             snprintf(iv, sizeof(iv), "%u", v->interval_s);
         else
             snprintf(iv, sizeof(iv), "OFF");
-        zvs_scr_printf(&b, "%-8.8s %-8.8s %04X %4s %-8s %6s %6s %5llu %5llu %5llu %5llu %4s\n",
+        zvs_scr_printf(&b, "%-8.8s %-8.8s %04X %4s %-8s %6s %6s %5llu %5llu %5llu %5llu %4s"
+                       " %4u %5llu\n",
                        v->group[0] ? v->group : "........", v->lan_name, v->rdev,
                        v->distributing ? "yes" : "no", st, tb, rb,
                        (unsigned long long)zvs_scr_delta(p->lacpdus_tx, v->lacpdus_tx),
@@ -104,7 +105,8 @@ int zvs_pgroup_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sa
                        (unsigned long long)zvs_scr_delta(p->markers_tx, v->markers_tx),
                        (unsigned long long)zvs_scr_delta(p->marker_requests_rx,
                                                          v->marker_requests_rx),
-                       iv);
+                       iv, v->buckets,
+                       (unsigned long long)zvs_scr_delta(p->group_moves, v->group_moves));
     }
     free(row);
     return zvs_scr_buf_result(&b);

@@ -19,6 +19,7 @@ struct zvsd_options {
     const char *monitor_path;           /* monitor file (MONWRITE-like), or NULL */
     uint32_t    monitor_interval_s;     /* sample interval, 0: 60 s */
     uint64_t    monitor_max_bytes;      /* rotate the monitor file beyond this (0: never) */
+    const char *monitor_live_path;      /* socket serving the live record stream, or NULL */
 };
 
 /* Build every switch, uplink and NIC of cfg. Errors are logged with the statement that

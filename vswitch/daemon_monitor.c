@@ -20,6 +20,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "monitor/monfile.h"
 #include "pgroup.h"
@@ -28,6 +33,7 @@
 
 struct zvsd_monitor {
     struct zvs_mon_writer *w;
+    int                    live_fd;          /* listening socket for live readers, -1 */
     struct zvs_timer      *timer;
     uint64_t               interval_ns;
     uint64_t               next_sample;
@@ -95,6 +101,9 @@ static void fill_vsw(const struct d_uplink *u, struct zvs_mon_vswitch_activity *
             continue;
         const struct zvs_pg_member *pm = zvs_pgroup_member(zvs_lag_group(ds->lag), s);
         v->distributing = pm && pm->distributing;
+        v->buckets = pm ? pm->buckets : 0;
+        const struct zvs_pg_stats *st = zvs_pgroup_stats(zvs_lag_group(ds->lag));
+        v->group_moves = (uint32_t)(st->moves + st->failover_moves + st->membership_moves);
         const struct zvs_lacp_port *lp = zvs_lag_member_lacp(ds->lag, s);
         if (lp) {
             const struct zvs_lacp_port_stats *ls = zvs_lacp_port_stats(lp);
@@ -274,11 +283,52 @@ static void on_monitor_timer(void *arg, struct zvs_timer *t, uint64_t now)
 {
 }
 
+/* A live reader connected (perfkit --live through the socket): it gets every group from
+ * now on; a newer reader replaces an older one (the writer serves one). */
+static void on_monitor_live(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct zvsd *d = arg;
+    int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+    if (c < 0)
+        return;
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != 0) {
+        close(c);                       /* only root reads the monitor stream */
+        return;
+    }
+    zvs_mon_writer_subscribe(d->mon->w, c);
+    zvs_info("monitor: live reader connected");
+}
+
+static int live_listen(struct zvsd *d, const char *path)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    if (strlen(path) >= sizeof a.sun_path)
+        return -ENAMETOOLONG;
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return -errno;
+    unlink(path);
+    mode_t old = umask(077);
+    int rc = bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 4) < 0 ? -errno : 0;
+    umask(old);
+    if (rc == 0)
+        rc = zvs_evloop_add_fd(d->loop, fd, EPOLLIN, on_monitor_live, d);
+    if (rc < 0) {
+        close(fd);
+        return rc;
+    }
+    return fd;
+}
+
 int zvsd_monitor_open(struct zvsd *d, uint64_t now)
 {
     struct zvsd_monitor *m = calloc(1, sizeof *m);
     if (!m)
         return -ENOMEM;
+    m->live_fd = -1;
     m->cap = ZVS_CFG_MAX_VSWITCHES * (ZVS_CFG_MAX_RDEV + ZVS_CFG_MAX_GROUP_PORTS) + ZVS_CFG_MAX_NICS;
     m->recs = calloc(m->cap, sizeof *m->recs);
     m->nic_up = calloc(ZVS_CFG_MAX_NICS, sizeof *m->nic_up);
@@ -295,6 +345,17 @@ int zvsd_monitor_open(struct zvsd *d, uint64_t now)
     uint32_t s = d->opt.monitor_interval_s ? d->opt.monitor_interval_s : 60;
     m->interval_ns = (uint64_t)s * 1000000000ull;
     m->wall_offset_us = zvs_clock_wall_us() - now / 1000;
+    m->live_fd = -1;
+    if (d->opt.monitor_live_path) {
+        m->live_fd = live_listen(d, d->opt.monitor_live_path);
+        if (m->live_fd < 0) {
+            zvs_err("monitor: cannot listen on %s: %s", d->opt.monitor_live_path,
+                    strerror(-m->live_fd));
+            d->mon = m;
+            zvsd_monitor_close(d, now);
+            return -EADDRNOTAVAIL;
+        }
+    }
     m->next_sample = now;                       /* a first sample at once: the baseline */
     m->next_nic_scan = now;
     d->mon = m;
@@ -310,6 +371,11 @@ void zvsd_monitor_close(struct zvsd *d, uint64_t now)
     if (m->w)
         sample(d, now);                         /* the last interval is not lost */
     zvs_mon_writer_close(m->w);
+    if (m->live_fd >= 0) {
+        zvs_evloop_del_fd(d->loop, m->live_fd);
+        close(m->live_fd);
+        unlink(d->opt.monitor_live_path);
+    }
     if (m->timer)
         zvs_timer_destroy(m->timer);
     free(m->recs);

@@ -37,6 +37,7 @@ static void usage(FILE *out)
             "  -m, --monitor FILE     write monitor records (D6R21, D8R1 ...) for perfkit\n"
             "  -i, --monitor-interval SECONDS  monitor sample interval (default 60)\n"
             "      --monitor-max-mb N rotate the monitor file beyond N MB (default 64)\n"
+            "      --monitor-live PATH  serve the live record stream (perfkit --live) here\n"
             "      --check            check both files like CPSYNTAX and exit\n"
             "  -h, --help\n");
 }
@@ -104,12 +105,13 @@ int main(int argc, char **argv)
         { "monitor", required_argument, NULL, 'm' },
         { "monitor-interval", required_argument, NULL, 'i' },
         { "monitor-max-mb", required_argument, NULL, 'M' },
+        { "monitor-live", required_argument, NULL, 'V' },
         { "check", no_argument, NULL, 'C' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *sysconfig = NULL, *userdirect = NULL;
-    char *pidfile = NULL, *logfile = NULL, *stats = NULL, *qsock = NULL, *console = NULL, *monitor = NULL;
+    char *pidfile = NULL, *logfile = NULL, *stats = NULL, *qsock = NULL, *console = NULL, *monitor = NULL, *monlive = NULL;
     unsigned long mon_interval = 60, mon_max_mb = 64;
     bool foreground = false, check = false;
     enum zvs_log_level level = ZVS_LOG_INFO;
@@ -126,6 +128,7 @@ int main(int argc, char **argv)
         case 'q': free(qsock); qsock = absolute(optarg); break;
         case 'k': free(console); console = absolute(optarg); break;
         case 'm': free(monitor); monitor = absolute(optarg); break;
+        case 'V': free(monlive); monlive = absolute(optarg); break;
         case 'i':
         case 'M': {
             char *end;
@@ -189,7 +192,8 @@ int main(int argc, char **argv)
                                  .console_path = console,
                                  .monitor_path = monitor,
                                  .monitor_interval_s = (uint32_t)mon_interval,
-                                 .monitor_max_bytes = (uint64_t)mon_max_mb << 20 };
+                                 .monitor_max_bytes = (uint64_t)mon_max_mb << 20,
+                                 .monitor_live_path = monlive };
     struct zvsd *d = zvsd_create(cfg, &opt);
     zvs_cfg_free(cfg);
     if (d) {
@@ -208,5 +212,6 @@ out:
     free(qsock);
     free(console);
     free(monitor);
+    free(monlive);
     return rc;
 }

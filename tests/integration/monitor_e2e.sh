@@ -2,7 +2,8 @@
 # Monitor records end to end: vswitchd (-m, 2 s interval) with a two-port group against
 # the switch model; a guest sends a UDP stream of a known rate to a server; perfkit reads
 # the monitor file and its FCX240 (per OSA device) and FCX269 (per NIC) rates match the
-# stream, its CSV and JSON carry the same numbers, and the chart and HTML report are made.
+# stream, its CSV and JSON carry the same numbers, and the chart and HTML report are made;
+# a live reader on --monitor-live gets new intervals as they are written.
 # A corrupted copy of the file still shows every other interval, with an error naming the
 # offset.
 . "$(dirname "$0")/lacp_lab_lib.sh"
@@ -12,7 +13,7 @@ PERFKIT=$BUILD/bin/perfkit
 lab_init monitor
 sed '/rate-limit/d' "$ROOT/configs/switchmodel/lab6509.conf" >"$WORK/sm.conf"
 MON=$WORK/monitor.file
-VSWITCHD_ARGS="-l info -m $MON -i 2" LAB_TAPS="a b" \
+VSWITCHD_ARGS="-l info -m $MON -i 2 --monitor-live $WORK/monitor.live" LAB_TAPS="a b" \
   lab_group_start "$WORK/sm.conf" "$ROOT/configs/lab/SYSTEM-GROUP.CONFIG" "$ROOT/configs/lab/USER.DIRECT"
 wait_for 15 distributing_is 2 || fail "group not up"
 LAB_TAPS="a b" lab_static_arp
@@ -51,6 +52,33 @@ grep -q "<polyline" "$WORK/chart.svg" || fail "no series in the chart"
 "$PERFKIT" report --file "$MON" --html "$WORK/report.html" || fail "report"
 grep -q "FCX240" "$WORK/report.html" && grep -q "<svg" "$WORK/report.html" || fail "report content"
 echo "ok: CSV, JSON, SVG chart and HTML report"
+
+# Navigation as a terminal user drives it: next, next, previous, quit.
+printf 'n\nn\np\nq\n' | "$PERFKIT" FCX240 --file "$MON" --nav >"$WORK/nav" 2>&1 || fail "perfkit --nav"
+grep '^FCX240' "$WORK/nav" | awk '{ print $6 }' >"$WORK/nav.starts"
+[ "$(sed -n 2p "$WORK/nav.starts")" \> "$(sed -n 1p "$WORK/nav.starts")" ] &&
+  [ "$(sed -n 4p "$WORK/nav.starts")" = "$(sed -n 2p "$WORK/nav.starts")" ] ||
+  fail "navigation did not move next, next, previous: $(tr '\n' ' ' <"$WORK/nav.starts")"
+echo "ok: interval navigation (n, n, p)"
+"$PERFKIT" PGROUP --file "$MON" --all | grep -q "^ETHGRP   LABVSW1  28BA" || fail "PGROUP screen"
+
+# The live stream: a reader on the socket gets each new interval as it is written, and
+# perfkit --live renders it (stdin).
+timeout 7 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    sys.stdout.buffer.write(b)
+    sys.stdout.buffer.flush()
+' "$WORK/monitor.live" | timeout 8 "$PERFKIT" FCX240 --live >"$WORK/live.out" 2>"$WORK/live.err"
+n=$(grep -c '^FCX240' "$WORK/live.out")
+[ "$n" -ge 2 ] || fail "perfkit --live showed $n screens in 6 s of 2 s intervals: $(cat "$WORK/live.err")"
+grep -q "^28BA LABVSW1" "$WORK/live.out" || fail "live screen has no 28BA row"
+echo "ok: the live stream reached perfkit --live ($n screens)"
 
 # Corruption: one byte of the second group's control block; the rest still reads.
 cp "$MON" "$WORK/bad.file"

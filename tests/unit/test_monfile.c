@@ -294,7 +294,7 @@ static void test_block_bytes(void **state)
     assert_int_equal(be32(b + 16), 1);  /* data blocks */
     assert_int_equal(be32(b + 20), 4);  /* records */
     assert_int_equal(be32(b + 24), 0);
-    assert_memory_equal(b + 32, "\x02\x48\x00\x04", 4);           /* used 2*164+2*128, 4 recs */
+    assert_memory_equal(b + 32, "\x02\x50\x00\x04", 4);           /* used 2*168+2*128, 4 recs */
     assert_int_equal(be32(b + 36), zvs_mon_crc32(0, b + BLK, BLK));
     uint8_t ctl[BLK];
     memcpy(ctl, b, BLK);
@@ -303,11 +303,11 @@ static void test_block_bytes(void **state)
     for (size_t i = 40; i < BLK; i++)
         assert_int_equal(b[i], 0);
     /* the data block: D6R21, D6R21, D8R1, D8R1, then zeros */
-    assert_memory_equal(b + BLK, "\x00\xA4\x00\x00\x06\x00\x00\x15", 8);
-    assert_memory_equal(b + BLK + 164, "\x00\xA4\x00\x00\x06\x00\x00\x15", 8);
-    assert_memory_equal(b + BLK + 328, "\x00\x80\x00\x00\x08\x00\x00\x01", 8);
-    assert_memory_equal(b + BLK + 456, "\x00\x80\x00\x00\x08\x00\x00\x01", 8);
-    for (size_t i = 584; i < BLK; i++)
+    assert_memory_equal(b + BLK, "\x00\xA8\x00\x00\x06\x00\x00\x15", 8);
+    assert_memory_equal(b + BLK + 168, "\x00\xA8\x00\x00\x06\x00\x00\x15", 8);
+    assert_memory_equal(b + BLK + 336, "\x00\x80\x00\x00\x08\x00\x00\x01", 8);
+    assert_memory_equal(b + BLK + 464, "\x00\x80\x00\x00\x08\x00\x00\x01", 8);
+    for (size_t i = 592; i < BLK; i++)
         assert_int_equal(b[BLK + i], 0);
     /* the event group: 'E', one record of each domain */
     assert_memory_equal(b + 6 * BLK, "ZVMW\x01\xC5\x02\x80", 8);
@@ -351,7 +351,7 @@ static void test_write_read_four(void **state)
 
 static void test_big_group_splits(void **state)
 {
-    enum { N = 50 };                    /* 164-byte D6R21: 24 per block -> 24, 24, 2 */
+    enum { N = 50 };                    /* 168-byte D6R21: 24 per block -> 24, 24, 2 */
     struct zvs_mon_record r[N];
     struct zvs_mon_group grp;
     struct zvs_mon_read_error e;
@@ -367,15 +367,15 @@ static void test_big_group_splits(void **state)
     assert_int_equal(len, 4 * BLK);
     assert_int_equal(be32(b + 16), 3);
     assert_int_equal(be32(b + 20), N);
-    assert_memory_equal(b + 32, "\x0F\x60\x00\x18", 4);   /* 3936 bytes, 24 records */
-    assert_memory_equal(b + 40, "\x0F\x60\x00\x18", 4);
-    assert_memory_equal(b + 48, "\x01\x48\x00\x02", 4);   /* 328 bytes, 2 records */
+    assert_memory_equal(b + 32, "\x0F\xC0\x00\x18", 4);   /* 4032 bytes, 24 records */
+    assert_memory_equal(b + 40, "\x0F\xC0\x00\x18", 4);
+    assert_memory_equal(b + 48, "\x01\x50\x00\x02", 4);   /* 336 bytes, 2 records */
     for (unsigned blk = 1; blk <= 3; blk++) {
         const uint8_t *d = b + blk * BLK;
         unsigned off = 0, n = 0;
         while (off < BLK && (d[off] | d[off + 1]) != 0) {
             unsigned l = (unsigned)(d[off] << 8 | d[off + 1]);
-            assert_int_equal(l, 164);
+            assert_int_equal(l, 168);
             assert_true(off + l <= BLK);    /* never spans */
             off += l;
             n++;
@@ -415,12 +415,12 @@ static void test_corrupt_data_byte(void **state)
     uint8_t *b = slurp(path, &len);
     uint8_t *c = malloc(len);
 
-    /* a name byte of the second record of group 2 (offset 3 blocks + 164 + 32) */
+    /* a name byte of the second record of group 2 (offset 3 blocks + 168 + 32) */
     memcpy(c, b, len);
-    c[3 * BLK + 164 + 32] = 0x81;
+    c[3 * BLK + 168 + 32] = 0x81;
     struct zvs_mon_reader *rd = zvs_mon_reader_memopen(c, len, &err);
     expect_sample(rd, 0, 0);
-    expect_error(rd, -EBADMSG, 3 * BLK + 164, 1, "D6R21 record refused (length 164)");
+    expect_error(rd, -EBADMSG, 3 * BLK + 168, 1, "D6R21 record refused (length 168)");
     expect_sample(rd, 2, 4 * BLK);
     expect_events(rd, 6 * BLK);
     expect_end(rd);
@@ -428,7 +428,7 @@ static void test_corrupt_data_byte(void **state)
 
     /* a counter byte of the third record: only the checksum sees it */
     memcpy(c, b, len);
-    c[3 * BLK + 328 + 60] ^= 0x01;
+    c[3 * BLK + 336 + 60] ^= 0x01;
     rd = zvs_mon_reader_memopen(c, len, &err);
     expect_sample(rd, 0, 0);
     expect_error(rd, -EBADMSG, 3 * BLK, 0, "data block checksum mismatch (records 0-3)");
@@ -448,17 +448,17 @@ static void test_corrupt_data_byte(void **state)
 
     /* a record length that runs past the data, and one that is not D8R1's */
     memcpy(c, b, len);
-    c[3 * BLK + 328] = 0x01;            /* D8R1 length 384: 256 bytes are left */
+    c[3 * BLK + 336] = 0x01;            /* D8R1 length 384: 256 bytes are left */
     rd = zvs_mon_reader_memopen(c, len, &err);
     expect_sample(rd, 0, 0);
-    expect_error(rd, -EBADMSG, 3 * BLK + 328, 2, "record length 384 out of range");
+    expect_error(rd, -EBADMSG, 3 * BLK + 336, 2, "record length 384 out of range");
     expect_sample(rd, 2, 4 * BLK);
     zvs_mon_reader_close(rd);
     memcpy(c, b, len);
-    c[3 * BLK + 328 + 1] = 0xF0;        /* D8R1 length 240 */
+    c[3 * BLK + 336 + 1] = 0xF0;        /* D8R1 length 240 */
     rd = zvs_mon_reader_memopen(c, len, &err);
     expect_sample(rd, 0, 0);
-    expect_error(rd, -EBADMSG, 3 * BLK + 328, 2, "D8R1 record refused (length 240)");
+    expect_error(rd, -EBADMSG, 3 * BLK + 336, 2, "D8R1 record refused (length 240)");
     expect_sample(rd, 2, 4 * BLK);
     zvs_mon_reader_close(rd);
     free(c);
@@ -612,7 +612,7 @@ static void test_unknown_record_skipped(void **state)
 
     write_four(path);
     uint8_t *b = slurp(path, &len);
-    b[BLK + 328 + 7] = 4;               /* the first D8R1 of group 0 becomes a D8R4 */
+    b[BLK + 336 + 7] = 4;               /* the first D8R1 of group 0 becomes a D8R4 */
     reseal(b, 0);
     struct zvs_mon_reader *rd = zvs_mon_reader_memopen(b, len, &err);
     struct zvs_mon_record want[4];

@@ -16,7 +16,7 @@
 
 #define GOLDEN_TOD 0xDE6E75AA78380000ULL  /* 2024-01-01 00:00:30 UTC, from 1900 */
 static const uint8_t golden_d6r21[] = {
-    0x00, 0xA4, 0x00, 0x00, 0x06, 0x00, 0x00, 0x15,  /* 0 MRRECHDR */
+    0x00, 0xA8, 0x00, 0x00, 0x06, 0x00, 0x00, 0x15,  /* 0 MRRECHDR */
     0xDE, 0x6E, 0x75, 0xAA, 0x78, 0x38, 0x00, 0x00,
     0x00, 0x00, 0x00, 0x00,
     0x00, 0x00, 0x00, 0x00,  /* 20 IODVSW_RDEVSID */
@@ -48,13 +48,14 @@ static const uint8_t golden_d6r21[] = {
     0x00, 0x00, 0x00, 0x1E,  /* 132 IODVSW_VQSLCRCT */
     0x3D,  /* 136 LACPSTAT */
     0x01,  /* 137 DISTRIB */
-    0x00, 0x00,  /* 138 reserved */
+    0x00, 0x80,  /* 138 buckets 128 */
     0x00, 0x00, 0x00, 0x01,  /* 140 NICTXPKT high word */
     0x00, 0x00, 0x00, 0x00,  /* 144 NICTXDSC high */
     0x00, 0x00, 0x00, 0x00,  /* 148 NICTXERR high */
     0x00, 0x00, 0x00, 0x00,  /* 152 NICRXPKT high */
     0x00, 0x00, 0x00, 0x00,  /* 156 NICRXDSC high */
     0x00, 0x00, 0x00, 0x00,  /* 160 NICRXERR high */
+    0x00, 0x00, 0x00, 0x07,  /* 164 group moves (ours) */
 };
 
 static const uint8_t golden_d6r22[] = {
@@ -136,6 +137,8 @@ static struct zvs_mon_record d6r21(void)
     v->interval_s = 30;
     v->lacp_state = 0x3D;
     v->distributing = 1;
+    v->buckets = 128;
+    v->group_moves = 7;
     return r;
 }
 
@@ -225,7 +228,7 @@ static void test_d6r21_golden(void **state)
 {
     struct zvs_mon_record r = d6r21(), out;
 
-    assert_int_equal(sizeof(golden_d6r21), 164);
+    assert_int_equal(sizeof(golden_d6r21), 168);
     check_golden(&r, golden_d6r21, sizeof(golden_d6r21));
     assert_int_equal(zvs_mon_decode(golden_d6r21, sizeof(golden_d6r21), &out), 0);
     const struct zvs_mon_vswitch_activity *v = &out.u.vsw;
@@ -250,6 +253,8 @@ static void test_d6r21_golden(void **state)
     assert_int_equal(v->interval_s, 30);
     assert_int_equal(v->lacp_state, 0x3D);
     assert_int_equal(v->distributing, 1);
+    assert_int_equal(v->buckets, 128);
+    assert_int_equal(v->group_moves, 7);
     /* the z/VM-confirmed offsets, spelled out */
     assert_int_equal(golden_d6r21[24], 0x06);                     /* IODVSW_RDEVDEV */
     assert_int_equal(golden_d6r21[26], 8);                        /* IODVSW_LANFSV */
@@ -338,7 +343,7 @@ static void test_d6r23_d8r2_d8r3_round_trip(void **state)
     r = d6r21();
     r.u.vsw.tx_bytes = UINT64_MAX;
     r.u.vsw.rx_errors = UINT64_MAX;     /* both halves of the split counter */
-    round_trip(&r, 164);
+    round_trip(&r, 168);
     r = d8r1();
     r.u.vnic.rx_errors = UINT64_MAX;
     round_trip(&r, 128);
@@ -405,7 +410,7 @@ static void test_decode_refusals(void **state)
     /* length: buffer shorter than a header, field != buffer, buffer != defined length */
     assert_int_equal(zvs_mon_decode(golden_d6r21, 19, &out), -EBADMSG);
     assert_int_equal(zvs_mon_decode(golden_d6r21, 163, &out), -EBADMSG);
-    memcpy(b, golden_d6r21, 164);
+    memcpy(b, golden_d6r21, 168);
     b[1] = 163;
     assert_int_equal(zvs_mon_decode(b, 163, &out), -EBADMSG);
     memcpy(b, golden_d6r22, 80);
@@ -414,34 +419,34 @@ static void test_decode_refusals(void **state)
     memset(b + 80, 0, 8);
     assert_int_equal(zvs_mon_decode(b, 88, &out), -EBADMSG);
     /* header: MRHDRZER, reserved byte 5, reserved 16-19 */
-    refuse(golden_d6r21, 164, 2, 0x01, -EBADMSG);
-    refuse(golden_d6r21, 164, 3, 0x01, -EBADMSG);
-    refuse(golden_d6r21, 164, 5, 0x01, -EBADMSG);
+    refuse(golden_d6r21, 168, 2, 0x01, -EBADMSG);
+    refuse(golden_d6r21, 168, 3, 0x01, -EBADMSG);
+    refuse(golden_d6r21, 168, 5, 0x01, -EBADMSG);
     for (size_t i = 16; i < 20; i++)
         refuse(golden_d8r1, 128, i, 0x80, -EBADMSG);
     /* record reserved bytes */
-    refuse(golden_d6r21, 164, 27, 1, -EBADMSG);
-    refuse(golden_d6r21, 164, 31, 1, -EBADMSG);
-    refuse(golden_d6r21, 164, 139, 1, -EBADMSG);
+    refuse(golden_d6r21, 168, 27, 1, -EBADMSG);
+    refuse(golden_d6r21, 168, 31, 1, -EBADMSG);
+    refuse(golden_d6r21, 168, 138, 0x01, -EBADMSG);             /* buckets 384 > 256 */
     refuse(golden_d6r22, 80, 47, 1, -EBADMSG);
     refuse(golden_d6r22, 80, 66, 1, -EBADMSG);
     refuse(golden_d8r1, 128, 39, 1, -EBADMSG);
     /* names: a lower-case letter, a NUL, a name character after a blank */
-    refuse(golden_d6r21, 164, 32, 0x81, -EBADMSG);
+    refuse(golden_d6r21, 168, 32, 0x81, -EBADMSG);
     refuse(golden_d6r22, 80, 20, 0x00, -EBADMSG);
-    refuse(golden_d6r21, 164, 39, 0xC1, 0);                      /* "DTCVSW1A": fine */
+    refuse(golden_d6r21, 168, 39, 0xC1, 0);                      /* "DTCVSW1A": fine */
     refuse(golden_d8r1, 128, 127, 0xC1, -EBADMSG);               /* "ETHGRP A" */
     /* fields out of range */
-    refuse(golden_d6r21, 164, 26, 0, -EBADMSG);                  /* QUEUESTORAGE 0 */
-    refuse(golden_d6r21, 164, 26, 9, -EBADMSG);                  /* QUEUESTORAGE 9 */
-    refuse(golden_d6r21, 164, 137, 2, -EBADMSG);                 /* distributing */
+    refuse(golden_d6r21, 168, 26, 0, -EBADMSG);                  /* QUEUESTORAGE 0 */
+    refuse(golden_d6r21, 168, 26, 9, -EBADMSG);                  /* QUEUESTORAGE 9 */
+    refuse(golden_d6r21, 168, 137, 2, -EBADMSG);                 /* distributing */
     refuse(golden_d6r22, 80, 76, 6, -EBADMSG);                   /* reason */
     refuse(golden_d6r22, 80, 76, 5, 0);
     refuse(golden_d8r1, 128, 38, 2, -EBADMSG);                   /* VSWITCH flag */
     /* not ours: unknown record or domain, skipped by the caller */
-    refuse(golden_d6r21, 164, 7, 20, -ENOTSUP);                  /* D6R20 */
-    refuse(golden_d6r21, 164, 4, 7, -ENOTSUP);                   /* D7R21 */
-    assert_int_equal(zvs_mon_decode(golden_d6r21, 164, &out), 0);
+    refuse(golden_d6r21, 168, 7, 20, -ENOTSUP);                  /* D6R20 */
+    refuse(golden_d6r21, 168, 4, 7, -ENOTSUP);                   /* D7R21 */
+    assert_int_equal(zvs_mon_decode(golden_d6r21, 168, &out), 0);
     /* D6R23 and D8R2 tails are reserved */
     struct zvs_mon_record r = d6r2x(ZVS_MON_REC_D6R23);
     assert_int_equal(zvs_mon_encode(&r, b, sizeof(b)), 88);

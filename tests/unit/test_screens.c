@@ -432,6 +432,10 @@ static void test_pgroup(void **state)
     cur[1].u.vsw.markers_tx = 2;
     cur[1].u.vsw.marker_requests_rx = 1;
     cur[2].u.vsw.lacp_state = 0xC0;     /* defaulted, expired */
+    cur[0].u.vsw.buckets = 129;         /* the pass moved one bucket to 2902 ... */
+    cur[1].u.vsw.buckets = 127;
+    prevrec[0].u.vsw.group_moves = prevrec[1].u.vsw.group_moves = 128;
+    cur[0].u.vsw.group_moves = cur[1].u.vsw.group_moves = 129;  /* ... one move this interval */
     struct zvs_scr_sample prev = { .tod = tod_of(2007, 4, 13, 15, 42, 22), .rec = prevrec,
                                    .nrec = 3 };
     struct zvs_scr_sample now = { .tod = tod_of(2007, 4, 13, 15, 42, 52), .rec = cur,
@@ -439,11 +443,11 @@ static void test_pgroup(void **state)
     assert_true(zvs_pgroup_render(&prev, &now, big, sizeof(big)) > 0);
     check_golden("pgroup.txt", big);
     assert_non_null(strstr(big, "CCBGROUP CCBVSW1  28BA   no ATGSC---      5   123M    "
-                                "30    30     2     1   30\n"));
+                                "30    30     2     1   30  127     1\n"));
     assert_non_null(strstr(big, "CCBGROUP CCBVSW1  2902  yes A-GSCD--  1398k 77124k     "
-                                "1     1     0     0   30\n"));
+                                "1     1     0     0   30  129     1\n"));
     assert_non_null(strstr(big, "........ VSW2     0600   no ------FE     10     20     "
-                                "0     0     0     0  OFF\n"));
+                                "0     0     0     0  OFF    0     0\n"));
 }
 
 /* ---- export ------------------------------------------------------------------------- */
