@@ -167,20 +167,10 @@ static const struct zvs_mon_record *prev_vsw(const struct zvs_scr_sample *prev,
     return NULL;
 }
 
-static void vsw_deltas(const struct zvs_mon_vswitch_activity *p,
-                       const struct zvs_mon_vswitch_activity *c, uint64_t *d)
+static void vsw_deltas(const struct zvs_mon_vswitch_activity *p, const struct zvs_mon_vswitch_activity *c, uint64_t *d)
 {
     static const struct zvs_mon_vswitch_activity zero;
-    if (!p)
-        p = &zero;
-    d[ZVS_SCR_T_BYTE] = zvs_scr_delta(p->tx_bytes, c->tx_bytes);
-    d[ZVS_SCR_T_PACK] = zvs_scr_delta(p->tx_packets, c->tx_packets);
-    d[ZVS_SCR_T_DISC] = zvs_scr_delta(p->tx_discards, c->tx_discards);
-    d[ZVS_SCR_R_BYTE] = zvs_scr_delta(p->rx_bytes, c->rx_bytes);
-    d[ZVS_SCR_R_PACK] = zvs_scr_delta(p->rx_packets, c->rx_packets);
-    d[ZVS_SCR_R_DISC] = zvs_scr_delta(p->rx_discards, c->rx_discards);
-    d[ZVS_SCR_T_ERR] = zvs_scr_delta(p->tx_errors, c->tx_errors);
-    d[ZVS_SCR_R_ERR] = zvs_scr_delta(p->rx_errors, c->rx_errors);
+    ZVS_SCR_DEVICE_DELTAS(p ? p : &zero, c, d);
 }
 
 static int cmp_rdev(const void *a, const void *b)

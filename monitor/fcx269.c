@@ -55,20 +55,10 @@ prev_vnic(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur, u
     return nth_session(prev, v, k);
 }
 
-static void vnic_deltas(const struct zvs_mon_vnic_activity *p,
-                        const struct zvs_mon_vnic_activity *c, uint64_t *d)
+static void vnic_deltas(const struct zvs_mon_vnic_activity *p, const struct zvs_mon_vnic_activity *c, uint64_t *d)
 {
     static const struct zvs_mon_vnic_activity zero;
-    if (!p)
-        p = &zero;
-    d[ZVS_SCR_T_BYTE] = zvs_scr_delta(p->tx_bytes, c->tx_bytes);
-    d[ZVS_SCR_T_PACK] = zvs_scr_delta(p->tx_packets, c->tx_packets);
-    d[ZVS_SCR_T_DISC] = zvs_scr_delta(p->tx_discards, c->tx_discards);
-    d[ZVS_SCR_R_BYTE] = zvs_scr_delta(p->rx_bytes, c->rx_bytes);
-    d[ZVS_SCR_R_PACK] = zvs_scr_delta(p->rx_packets, c->rx_packets);
-    d[ZVS_SCR_R_DISC] = zvs_scr_delta(p->rx_discards, c->rx_discards);
-    d[ZVS_SCR_T_ERR] = zvs_scr_delta(p->tx_errors, c->tx_errors);
-    d[ZVS_SCR_R_ERR] = zvs_scr_delta(p->rx_errors, c->rx_errors);
+    ZVS_SCR_DEVICE_DELTAS(p ? p : &zero, c, d);
 }
 
 static int cmp_vdev(const void *a, const void *b)

@@ -137,4 +137,17 @@ void zvs_scr_lacp_letters(uint8_t state, char out[9]);
 void zvs_scr_header(struct zvs_scr_buf *b, const char *id, uint64_t prev_tod,
                     uint64_t cur_tod, bool monitor_suffix);
 
+/* The eight device counters of a D6R21 or D8R1 (the same member names in both records) as
+ * deltas between two samples, into d[ZVS_SCR_*]. */
+#define ZVS_SCR_DEVICE_DELTAS(p, c, d) do {                                          \
+        (d)[ZVS_SCR_T_BYTE] = zvs_scr_delta((p)->tx_bytes, (c)->tx_bytes);          \
+        (d)[ZVS_SCR_T_PACK] = zvs_scr_delta((p)->tx_packets, (c)->tx_packets);      \
+        (d)[ZVS_SCR_T_DISC] = zvs_scr_delta((p)->tx_discards, (c)->tx_discards);    \
+        (d)[ZVS_SCR_R_BYTE] = zvs_scr_delta((p)->rx_bytes, (c)->rx_bytes);          \
+        (d)[ZVS_SCR_R_PACK] = zvs_scr_delta((p)->rx_packets, (c)->rx_packets);      \
+        (d)[ZVS_SCR_R_DISC] = zvs_scr_delta((p)->rx_discards, (c)->rx_discards);    \
+        (d)[ZVS_SCR_T_ERR] = zvs_scr_delta((p)->tx_errors, (c)->tx_errors);         \
+        (d)[ZVS_SCR_R_ERR] = zvs_scr_delta((p)->rx_errors, (c)->rx_errors);         \
+    } while (0)
+
 #endif
