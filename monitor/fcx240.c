@@ -167,12 +167,6 @@ static const struct zvs_mon_record *prev_vsw(const struct zvs_scr_sample *prev,
     return NULL;
 }
 
-static void vsw_deltas(const struct zvs_mon_vswitch_activity *p, const struct zvs_mon_vswitch_activity *c, uint64_t *d)
-{
-    static const struct zvs_mon_vswitch_activity zero;
-    ZVS_SCR_DEVICE_DELTAS(p ? p : &zero, c, d);
-}
-
 static int cmp_rdev(const void *a, const void *b)
 {
     const struct zvs_scr_row *x = a, *y = b;
@@ -181,39 +175,65 @@ static int cmp_rdev(const void *a, const void *b)
     return x->rec < y->rec ? -1 : (x->rec > y->rec);    /* stable: record order */
 }
 
-int zvs_fcx240_rows(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
-                    struct zvs_scr_row **rows, double system[ZVS_SCR_NCOL])
+int zvs_scr_collect(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
+                    const struct zvs_scr_kind *kind, struct zvs_scr_row **rows,
+                    uint64_t sum[ZVS_SCR_NCOL], double *secs)
 {
     *rows = NULL;
-    double secs = zvs_scr_seconds(prev->tod, cur->tod);
-    if (secs <= 0.0)
+    *secs = zvs_scr_seconds(prev->tod, cur->tod);
+    if (*secs <= 0.0)
         return -EINVAL;
     unsigned n = 0;
     for (unsigned i = 0; i < cur->nrec; i++)
-        n += is_d6r21(&cur->rec[i]);
+        n += kind->want(&cur->rec[i]);
     struct zvs_scr_row *row = calloc(n ? n : 1, sizeof(*row));
     if (!row)
         return -ENOMEM;
-    uint64_t sum[ZVS_SCR_NCOL] = { 0 };
+    memset(sum, 0, ZVS_SCR_NCOL * sizeof(sum[0]));
     n = 0;
     for (unsigned i = 0; i < cur->nrec; i++) {
-        if (!is_d6r21(&cur->rec[i]))
+        if (!kind->want(&cur->rec[i]))
             continue;
         struct zvs_scr_row *r = &row[n++];
         r->rec = &cur->rec[i];
-        r->prev = prev_vsw(prev, &r->rec->u.vsw);
-        vsw_deltas(r->prev ? &r->prev->u.vsw : NULL, &r->rec->u.vsw, r->delta);
+        r->prev = kind->match(prev, cur, i);
+        kind->deltas(r->prev, r->rec, r->delta);
         for (unsigned k = 0; k < ZVS_SCR_NCOL; k++) {
-            r->rate[k] = (double)r->delta[k] / secs;
+            r->rate[k] = (double)r->delta[k] / *secs;
             sum[k] += r->delta[k];
         }
     }
-    qsort(row, n, sizeof(*row), cmp_rdev);
+    qsort(row, n, sizeof(*row), kind->cmp);
+    *rows = row;
+    return (int)n;
+}
+
+static const struct zvs_mon_record *match_vsw(const struct zvs_scr_sample *prev,
+                                              const struct zvs_scr_sample *cur, unsigned idx)
+{
+    return prev_vsw(prev, &cur->rec[idx].u.vsw);
+}
+
+static void deltas_vsw(const struct zvs_mon_record *p, const struct zvs_mon_record *c,
+                       uint64_t *d)
+{
+    static const struct zvs_mon_vswitch_activity zero;
+    ZVS_SCR_DEVICE_DELTAS(p ? &p->u.vsw : &zero, &c->u.vsw, d);
+}
+
+int zvs_fcx240_rows(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
+                    struct zvs_scr_row **rows, double system[ZVS_SCR_NCOL])
+{
+    static const struct zvs_scr_kind kind = { is_d6r21, match_vsw, deltas_vsw, cmp_rdev };
+    uint64_t sum[ZVS_SCR_NCOL];
+    double secs;
+    int n = zvs_scr_collect(prev, cur, &kind, rows, sum, &secs);
+    if (n < 0)
+        return n;
     /* the mean of the rows: one division of the summed deltas, rounded only on output */
     for (unsigned k = 0; k < ZVS_SCR_NCOL; k++)
         system[k] = n ? (double)sum[k] / n / secs : 0.0;
-    *rows = row;
-    return (int)n;
+    return n;
 }
 
 static void rates6(struct zvs_scr_buf *b, const double *rate)

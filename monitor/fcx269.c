@@ -55,12 +55,6 @@ prev_vnic(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur, u
     return nth_session(prev, v, k);
 }
 
-static void vnic_deltas(const struct zvs_mon_vnic_activity *p, const struct zvs_mon_vnic_activity *c, uint64_t *d)
-{
-    static const struct zvs_mon_vnic_activity zero;
-    ZVS_SCR_DEVICE_DELTAS(p ? p : &zero, c, d);
-}
-
 static int cmp_vdev(const void *a, const void *b)
 {
     const struct zvs_scr_row *x = a, *y = b;
@@ -85,39 +79,26 @@ static unsigned distinct_nics(const struct zvs_scr_row *row, unsigned n)
     return d;
 }
 
+static void deltas_vnic(const struct zvs_mon_record *p, const struct zvs_mon_record *c,
+                        uint64_t *d)
+{
+    static const struct zvs_mon_vnic_activity zero;
+    ZVS_SCR_DEVICE_DELTAS(p ? &p->u.vnic : &zero, &c->u.vnic, d);
+}
+
 int zvs_fcx269_rows(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
                     struct zvs_scr_row **rows, double system[ZVS_SCR_NCOL])
 {
-    *rows = NULL;
-    double secs = zvs_scr_seconds(prev->tod, cur->tod);
-    if (secs <= 0.0)
-        return -EINVAL;
-    unsigned n = 0;
-    for (unsigned i = 0; i < cur->nrec; i++)
-        n += is_d8r1(&cur->rec[i]);
-    struct zvs_scr_row *row = calloc(n ? n : 1, sizeof(*row));
-    if (!row)
-        return -ENOMEM;
-    uint64_t sum[ZVS_SCR_NCOL] = { 0 };
-    n = 0;
-    for (unsigned i = 0; i < cur->nrec; i++) {
-        if (!is_d8r1(&cur->rec[i]))
-            continue;
-        struct zvs_scr_row *r = &row[n++];
-        r->rec = &cur->rec[i];
-        r->prev = prev_vnic(prev, cur, i);
-        vnic_deltas(r->prev ? &r->prev->u.vnic : NULL, &r->rec->u.vnic, r->delta);
-        for (unsigned k = 0; k < ZVS_SCR_NCOL; k++) {
-            r->rate[k] = (double)r->delta[k] / secs;
-            sum[k] += r->delta[k];
-        }
-    }
-    qsort(row, n, sizeof(*row), cmp_vdev);
-    unsigned nics = distinct_nics(row, n);
+    static const struct zvs_scr_kind kind = { is_d8r1, prev_vnic, deltas_vnic, cmp_vdev };
+    uint64_t sum[ZVS_SCR_NCOL];
+    double secs;
+    int n = zvs_scr_collect(prev, cur, &kind, rows, sum, &secs);
+    if (n < 0)
+        return n;
+    unsigned nics = distinct_nics(*rows, (unsigned)n);
     for (unsigned k = 0; k < ZVS_SCR_NCOL; k++)
         system[k] = nics ? (double)sum[k] / nics / secs : 0.0;
-    *rows = row;
-    return (int)n;
+    return n;
 }
 
 static void rates6(struct zvs_scr_buf *b, const double *rate, unsigned n)

@@ -137,6 +137,23 @@ void zvs_scr_lacp_letters(uint8_t state, char out[9]);
 void zvs_scr_header(struct zvs_scr_buf *b, const char *id, uint64_t prev_tod,
                     uint64_t cur_tod, bool monitor_suffix);
 
+/* What one screen takes from a sample: which records are rows, how a row finds its
+ * previous sample, its deltas, and the screen order. */
+struct zvs_scr_kind {
+    bool (*want)(const struct zvs_mon_record *r);
+    const struct zvs_mon_record *(*match)(const struct zvs_scr_sample *prev,
+                                          const struct zvs_scr_sample *cur, unsigned idx);
+    void (*deltas)(const struct zvs_mon_record *prev, const struct zvs_mon_record *cur,
+                   uint64_t *delta);
+    int  (*cmp)(const void *a, const void *b);
+};
+/* The rows of `cur` that `kind` wants, with deltas and rates over the interval, sorted;
+ * sum[] gets the summed deltas and *secs the interval. Returns the row count (*rows is
+ * malloc'ed) or -EINVAL (an empty interval) / -ENOMEM. */
+int zvs_scr_collect(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
+                    const struct zvs_scr_kind *kind, struct zvs_scr_row **rows,
+                    uint64_t sum[ZVS_SCR_NCOL], double *secs);
+
 /* The eight device counters of a D6R21 or D8R1 (the same member names in both records) as
  * deltas between two samples, into d[ZVS_SCR_*]. */
 #define ZVS_SCR_DEVICE_DELTAS(p, c, d) do {                                          \

@@ -309,10 +309,8 @@ static void set_lacp_fault(struct zvsd *d, const struct zvs_cmd *c, struct zvs_c
         zvs_cp_error(r, ZVS_CPMSG_DEVICE_NOT_PORT, dev);
         return;
     }
-    const struct zvs_lacp_port *lp = NULL;
-    for (unsigned s = 0; s < ZVS_PG_MAX_MEMBERS; s++)
-        if (zvs_lag_member_port(u->ds->lag, s) == u->port)
-            lp = zvs_lag_member_lacp(u->ds->lag, s);
+    int slot = zvs_lag_member_slot(u->ds->lag, u->port);
+    const struct zvs_lacp_port *lp = slot < 0 ? NULL : zvs_lag_member_lacp(u->ds->lag, (unsigned)slot);
     if (!lp) {
         zvs_cp_error(r, ZVS_CPMSG_COMMAND_FAILED, "SET LACP",
                      "the device's port group runs LACP INACTIVE");

@@ -46,6 +46,14 @@ struct zvsd_monitor {
     unsigned               cap;
 };
 
+/* The device view of a port's counters into a D6R21 or D8R1 (the same member names). */
+#define COPY_DEVICE_COUNTERS(v, c) do {                                               \
+        (v)->tx_bytes = (c)->tx_bytes;       (v)->rx_bytes = (c)->rx_bytes;            \
+        (v)->tx_packets = (c)->tx_packets;   (v)->rx_packets = (c)->rx_packets;        \
+        (v)->tx_discards = (c)->tx_discards; (v)->rx_discards = (c)->rx_discards;      \
+        (v)->tx_errors = (c)->tx_errors;     (v)->rx_errors = (c)->rx_errors;          \
+    } while (0)
+
 static void name_copy(char dst[9], const char *src)
 {
     snprintf(dst, 9, "%s", src);
@@ -82,43 +90,35 @@ static void fill_vsw(const struct d_uplink *u, struct zvs_mon_vswitch_activity *
     name_copy(v->lan_owner, "SYSTEM");
     name_copy(v->lan_name, ds->cfg.name);
     zvs_port_device_counters(u->port, &c);
-    v->tx_bytes = c.tx_bytes;
-    v->rx_bytes = c.rx_bytes;
-    v->tx_packets = c.tx_packets;
-    v->tx_discards = c.tx_discards;
-    v->tx_errors = c.tx_errors;
-    v->rx_packets = c.rx_packets;
-    v->rx_discards = c.rx_discards;
-    v->rx_errors = c.rx_errors;
+    COPY_DEVICE_COUNTERS(v, &c);
     v->distributing = u->port->carrier;
     if (!u->member || !ds->lag)
         return;
     const struct zvs_pg_params *pp = zvs_pgroup_params(zvs_lag_group(ds->lag));
     name_copy(v->group, pp->name);
     v->interval_s = (uint16_t)pp->interval_s;
-    for (unsigned s = 0; s < ZVS_PG_MAX_MEMBERS; s++) {
-        if (zvs_lag_member_port(ds->lag, s) != u->port)
-            continue;
-        const struct zvs_pg_member *pm = zvs_pgroup_member(zvs_lag_group(ds->lag), s);
-        v->distributing = pm && pm->distributing;
-        v->buckets = pm ? pm->buckets : 0;
-        const struct zvs_pg_stats *st = zvs_pgroup_stats(zvs_lag_group(ds->lag));
-        v->group_moves = (uint32_t)(st->moves + st->failover_moves + st->membership_moves);
-        const struct zvs_lacp_port *lp = zvs_lag_member_lacp(ds->lag, s);
-        if (lp) {
-            const struct zvs_lacp_port_stats *ls = zvs_lacp_port_stats(lp);
-            v->lacpdus_tx = (uint32_t)ls->lacpdus_tx;
-            v->lacpdus_rx = (uint32_t)ls->lacpdus_rx;
-            v->lacp_state = zvs_lacp_port_actor(lp)->state;
-        }
-        const struct zvs_lacp_marker *mk = zvs_lag_member_marker(ds->lag, s);
-        if (mk) {
-            const struct zvs_lacp_marker_stats *ms = zvs_lacp_marker_stats(mk);
-            v->markers_tx = (uint32_t)ms->marker_pdus_tx;
-            v->marker_responses_rx = (uint32_t)ms->marker_response_pdus_rx;
-            v->marker_requests_rx = (uint32_t)ms->marker_pdus_rx;
-            v->marker_timeouts = (uint32_t)ms->marker_timeouts;
-        }
+    int s = zvs_lag_member_slot(ds->lag, u->port);
+    if (s < 0)
+        return;
+    const struct zvs_pg_member *pm = zvs_pgroup_member(zvs_lag_group(ds->lag), (unsigned)s);
+    v->distributing = pm && pm->distributing;
+    v->buckets = pm ? pm->buckets : 0;
+    const struct zvs_pg_stats *st = zvs_pgroup_stats(zvs_lag_group(ds->lag));
+    v->group_moves = (uint32_t)(st->moves + st->failover_moves + st->membership_moves);
+    const struct zvs_lacp_port *lp = zvs_lag_member_lacp(ds->lag, (unsigned)s);
+    if (lp) {
+        const struct zvs_lacp_port_stats *ls = zvs_lacp_port_stats(lp);
+        v->lacpdus_tx = (uint32_t)ls->lacpdus_tx;
+        v->lacpdus_rx = (uint32_t)ls->lacpdus_rx;
+        v->lacp_state = zvs_lacp_port_actor(lp)->state;
+    }
+    const struct zvs_lacp_marker *mk = zvs_lag_member_marker(ds->lag, (unsigned)s);
+    if (mk) {
+        const struct zvs_lacp_marker_stats *ms = zvs_lacp_marker_stats(mk);
+        v->markers_tx = (uint32_t)ms->marker_pdus_tx;
+        v->marker_responses_rx = (uint32_t)ms->marker_response_pdus_rx;
+        v->marker_requests_rx = (uint32_t)ms->marker_pdus_rx;
+        v->marker_timeouts = (uint32_t)ms->marker_timeouts;
     }
 }
 
@@ -139,14 +139,7 @@ static void fill_vnic(const struct d_nic *n, struct zvs_mon_vnic_activity *v)
     if (n->ds->lag)
         name_copy(v->group, zvs_lag_params(n->ds->lag)->pg.name);
     zvs_port_device_counters(n->port, &c);
-    v->tx_bytes = c.tx_bytes;
-    v->rx_bytes = c.rx_bytes;
-    v->tx_packets = c.tx_packets;
-    v->tx_discards = c.tx_discards;
-    v->tx_errors = c.tx_errors;
-    v->rx_packets = c.rx_packets;
-    v->rx_discards = c.rx_discards;
-    v->rx_errors = c.rx_errors;
+    COPY_DEVICE_COUNTERS(v, &c);
 }
 
 static void write_group(struct zvsd *d, bool sample, uint64_t tod,
@@ -185,19 +178,17 @@ static bool uplink_up(const struct d_uplink *u, uint8_t *reason)
     *reason = u->port->carrier ? ZVS_MON_FAIL_NONE : ZVS_MON_FAIL_CARRIER;
     if (!u->member || !u->ds->lag)
         return u->port->carrier;
-    for (unsigned s = 0; s < ZVS_PG_MAX_MEMBERS; s++) {
-        if (zvs_lag_member_port(u->ds->lag, s) != u->port)
-            continue;
-        const struct zvs_pg_member *pm = zvs_pgroup_member(zvs_lag_group(u->ds->lag), s);
-        const struct zvs_lacp_port *lp = zvs_lag_member_lacp(u->ds->lag, s);
-        if (u->port->carrier && lp) {
-            enum zvs_lacp_rx_state rx = zvs_lacp_port_rx_state(lp);
-            *reason = rx == ZVS_LACP_RX_EXPIRED || rx == ZVS_LACP_RX_DEFAULTED
-                      ? ZVS_MON_FAIL_LACP_EXPIRED : ZVS_MON_FAIL_LACP_DETACHED;
-        }
-        return pm && pm->distributing;
+    int s = zvs_lag_member_slot(u->ds->lag, u->port);
+    if (s < 0)
+        return false;
+    const struct zvs_pg_member *pm = zvs_pgroup_member(zvs_lag_group(u->ds->lag), (unsigned)s);
+    const struct zvs_lacp_port *lp = zvs_lag_member_lacp(u->ds->lag, (unsigned)s);
+    if (u->port->carrier && lp) {
+        enum zvs_lacp_rx_state rx = zvs_lacp_port_rx_state(lp);
+        *reason = rx == ZVS_LACP_RX_EXPIRED || rx == ZVS_LACP_RX_DEFAULTED
+                  ? ZVS_MON_FAIL_LACP_EXPIRED : ZVS_MON_FAIL_LACP_DETACHED;
     }
-    return false;
+    return pm && pm->distributing;
 }
 
 void zvsd_monitor_uplink_event(struct zvsd *d, const struct d_uplink *u, bool up,

@@ -81,12 +81,19 @@ static void log_map_changes(struct zvs_lag *lag)
     memcpy(lag->logged_slot, map->bucket_slot, sizeof lag->logged_slot);
 }
 
+/* The member slot of a port, -1 when it is not a member. */
+static int slot_of(const struct zvs_lag *lag, const struct zvs_port *port)
+{
+    for (unsigned i = 0; port && i < ZVS_PG_MAX_MEMBERS; i++)
+        if (lag->m[i].port == port)
+            return (int)i;
+    return -1;
+}
+
 static struct lag_member *member_of(struct zvs_lag *lag, const struct zvs_port *port)
 {
-    for (unsigned i = 0; i < ZVS_PG_MAX_MEMBERS; i++)
-        if (lag->m[i].port == port && port != NULL)
-            return &lag->m[i];
-    return NULL;
+    int s = slot_of(lag, port);
+    return s < 0 ? NULL : &lag->m[s];
 }
 
 /* ---- wire --------------------------------------------------------------------------- */
@@ -496,9 +503,14 @@ const struct zvs_lag_stats *zvs_lag_stats(const struct zvs_lag *lag)
     return &lag->stats;
 }
 
+int zvs_lag_member_slot(const struct zvs_lag *lag, const struct zvs_port *port)
+{
+    return slot_of(lag, port);
+}
+
 bool zvs_lag_is_member(const struct zvs_lag *lag, const struct zvs_port *port)
 {
-    return member_of((struct zvs_lag *)lag, port) != NULL;
+    return slot_of(lag, port) >= 0;
 }
 
 struct zvs_port *zvs_lag_member_port(const struct zvs_lag *lag, unsigned slot)

@@ -82,6 +82,8 @@ struct zvs_pgroup *zvs_lag_group(const struct zvs_lag *lag);
 const struct zvs_lag_params *zvs_lag_params(const struct zvs_lag *lag);
 const struct zvs_lag_stats *zvs_lag_stats(const struct zvs_lag *lag);
 bool zvs_lag_is_member(const struct zvs_lag *lag, const struct zvs_port *port);
+/* The member's group slot (the slot of zvs_pgroup_member and the getters below), or -1. */
+int  zvs_lag_member_slot(const struct zvs_lag *lag, const struct zvs_port *port);
 /* Member by group slot (NULL when the slot is free); engines are NULL-safe getters. */
 struct zvs_port *zvs_lag_member_port(const struct zvs_lag *lag, unsigned slot);
 const struct zvs_lacp_port *zvs_lag_member_lacp(const struct zvs_lag *lag, unsigned slot);
