@@ -8,20 +8,47 @@
  * and LACP engines) acts on a struct zvs_cmd and writes the response. Responses and errors
  * are lines of text plus a CP return code, collected in struct zvs_cp_response.
  *
- * Commands in this version (more arrive with issue 5):
+ * The commands (full grammar with abbreviations in the table of command.c):
+ *   DEFINE VSWITCH name [operands]               B   operands as the SYSTEM CONFIG
+ *        statement (one operand table, sysconfig.c): RDEV dev.. | RDEV NONE, ETHERNET,
+ *        VLAN UNAWARE|AWARE|vid, NATIVE vid|NONE, PORTTYPE ACCESS|TRUNK, QUEUESTORAGE n,
+ *        CONNECT|DISCONNECT, NOUPLINK, CONTROLLER *|userid, GROUP grp|NOGROUP,
+ *        MACPROTECT ON|OFF|UNSPECIFIED, ISOLATION ON|OFF; any order, each once
+ *   SET VSWITCH name GRANT userid [PORTTYPE ACCESS|TRUNK] [VLAN vidset]      B
+ *   SET VSWITCH name REVOKE userid                                           B
+ *   SET VSWITCH name [UPLINK] RDEV dev [dev [dev]] | RDEV NONE               B
+ *   SET VSWITCH name GROUP grp | NOGROUP                                     B
+ *   SET VSWITCH name [UPLINK] CONNECT | DISCONNECT                           B
+ *   SET VSWITCH name QUEUESTORAGE n[M]   (1-8)                               B
+ *   SET VSWITCH name ISOLATION ON|OFF                                        B
+ *   SET VSWITCH name MACPROTECT ON|OFF|UNSPECIFIED                           B
+ *   SET VSWITCH name COUNTERS CLEAR [UPLINK|ALL]                             B
+ *   SET VSWITCH name [UPLINK] SWITCHOVER [AVAILABLE | RDEV dev]              B
+ *   DETACH VSWITCH name                                                      B
  *   SET PORT GROUP grp JOIN rdev [rdev ...]        class B
  *   SET PORT GROUP grp LEAVE rdev [rdev ...]       class B
  *   SET PORT GROUP grp LACP ACTIVE | INACTIVE      class B
  *   SET PORT GROUP grp INTERVAL n | OFF            class B   (1-9990)
+ *   SET PORT GROUP grp DELETE                      class B
+ *   DEFINE NIC [USERID u] vdev [QDIO] [DEVICES n]  class G   (n 3-3072, default 3)
+ *   DETACH NIC [USERID u] vdev                     class G
+ *   COUPLE [USERID u] vdev [TO] SYSTEM name        class G
+ *   UNCOUPLE [USERID u] vdev                       class G
+ *   QUERY NIC [USERID u] [vdev | ALL] [DETAILS]    class G
+ *   QUERY VMLAN                                    class G
  *   QUERY PORT GROUP [grp | ALL]                   class B
  *   QUERY LACP [grp | ALL] [DETAILS]               class B   (zvswitch extension)
- *   QUERY VSWITCH [name | ALL] [DETAILS]           class B (G: its own NICs only; later)
+ *   QUERY VSWITCH [name | ALL] [DETAILS | ACCESSLIST | ACTIVE]   class B or G (a class G
+ *        issuer sees only the switches it may couple to and its own adapters)
  *   SET LACP rdev DROPRX|DROPTX ON|OFF             class A   (zvswitch extension: fault
  *   SET LACP rdev DELAYTX ms                       class A    knobs for tests and drills)
- * Abbreviations: SET stays SET; QUERY may be Q, QU, QUE, QUER; VSWITCH VSW..; PORT, GROUP,
- * LACP, JOIN, LEAVE, INTERVAL (INT), ACTIVE (ACT), INACTIVE (INACT), DETAILS (DET), as CP
- * documents them or, where it does not, the shortest unambiguous prefix listed in the
- * grammar table of command.c.
+ * USERID u on the NIC commands is ours (z/VM's SET NIC has the same operand): class G acts
+ * on its own NICs; USERID naming another user needs class B (the parser checks the class,
+ * the executor checks ownership).
+ * Abbreviations: SET stays SET; QUERY may be Q, QU, QUE, QUER; DEFINE DEF; DETACH DET;
+ * COUPLE COUP; UNCOUPLE UNCOUP; VSWITCH VSW..; PORT, GROUP, LACP, JOIN, LEAVE, INTERVAL
+ * (INT), ACTIVE (ACT), INACTIVE (INACT), DETAILS (DET), as CP documents them or, where it
+ * does not, the shortest unambiguous prefix listed in the grammar table of command.c.
  */
 #ifndef ZVS_COMMAND_H
 #define ZVS_COMMAND_H
@@ -42,6 +69,15 @@ enum zvs_cmd_verb {
     ZVS_CMD_QUERY_LACP,
     ZVS_CMD_QUERY_VSWITCH,
     ZVS_CMD_SET_LACP_FAULT,
+    ZVS_CMD_DEFINE_VSWITCH,             /* name, vsw */
+    ZVS_CMD_SET_VSWITCH,                /* name, vs_op and its operands */
+    ZVS_CMD_DETACH_VSWITCH,             /* name */
+    ZVS_CMD_DEFINE_NIC,                 /* target, vdev, devices */
+    ZVS_CMD_DETACH_NIC,                 /* target, vdev */
+    ZVS_CMD_COUPLE,                     /* target, vdev, name (the VSWITCH) */
+    ZVS_CMD_UNCOUPLE,                   /* target, vdev */
+    ZVS_CMD_QUERY_NIC,                  /* target, has_vdev/vdev, details */
+    ZVS_CMD_QUERY_VMLAN,                /* no operands */
 };
 
 enum zvs_cmd_pg_op {
@@ -49,6 +85,7 @@ enum zvs_cmd_pg_op {
     ZVS_CMD_PG_LEAVE,
     ZVS_CMD_PG_LACP,
     ZVS_CMD_PG_INTERVAL,
+    ZVS_CMD_PG_DELETE,                  /* no operand */
 };
 
 enum zvs_cmd_fault {
@@ -57,18 +94,69 @@ enum zvs_cmd_fault {
     ZVS_CMD_FAULT_DELAYTX,
 };
 
+/* SET VSWITCH name <one of these>. */
+enum zvs_cmd_vs_op {
+    ZVS_CMD_VS_GRANT,                   /* userid, porttype (UNSPEC: not given), has_vlan, vlan */
+    ZVS_CMD_VS_REVOKE,                  /* userid */
+    ZVS_CMD_VS_RDEV,                    /* nrdev 1-3 devices, or 0 for RDEV NONE */
+    ZVS_CMD_VS_GROUP,                   /* group */
+    ZVS_CMD_VS_NOGROUP,
+    ZVS_CMD_VS_CONNECT,
+    ZVS_CMD_VS_DISCONNECT,
+    ZVS_CMD_VS_QUEUESTORAGE,            /* queuestorage_mb 1-8 */
+    ZVS_CMD_VS_ISOLATION,               /* onoff */
+    ZVS_CMD_VS_MACPROTECT,              /* macprotect */
+    ZVS_CMD_VS_COUNTERS_CLEAR,          /* counters */
+    ZVS_CMD_VS_SWITCHOVER,              /* nrdev 0 (AVAILABLE: next ready backup) or 1 */
+};
+
+/* What SET VSWITCH ... COUNTERS CLEAR clears. */
+enum zvs_cmd_counters {
+    ZVS_CMD_COUNTERS_ALL,               /* uplinks and adapters (default) */
+    ZVS_CMD_COUNTERS_UPLINK,            /* the uplink ports only */
+};
+
+/* QUERY VSWITCH levels. */
+enum zvs_cmd_level {
+    ZVS_CMD_LEVEL_BRIEF,                /* the switch lines and uplink devices */
+    ZVS_CMD_LEVEL_DETAILS,              /* everything, with counters */
+    ZVS_CMD_LEVEL_ACCESSLIST,           /* the authorizations (GRANTs, directory) */
+    ZVS_CMD_LEVEL_ACTIVE,               /* the switch lines and the coupled adapters */
+};
+
 struct zvs_cmd {
     enum zvs_cmd_verb   verb;
     char                name[ZVS_NAME_MAX + 1]; /* group or switch; "" = all / not given */
-    bool                details;                /* DETAILS */
+    bool                details;                /* DETAILS (QUERY LACP, QUERY NIC) */
+    enum zvs_cmd_level  level;                  /* QUERY VSWITCH */
     enum zvs_cmd_pg_op  pg_op;                  /* SET PORT GROUP */
-    unsigned            nrdev;                  /* JOIN / LEAVE devices, SET LACP: 1 */
+    unsigned            nrdev;                  /* JOIN / LEAVE / RDEV devices, SET LACP: 1 */
     struct zvs_rdev     rdev[ZVS_CMD_MAX_RDEVS];
     bool                lacp_active;            /* LACP ACTIVE (true) / INACTIVE */
     uint32_t            interval_s;             /* INTERVAL n, 0 = OFF */
     enum zvs_cmd_fault  fault;                  /* SET LACP */
     bool                fault_on;               /* DROPRX / DROPTX ON */
     uint32_t            delay_ms;               /* DELAYTX ms (0: off), 0-10000 */
+    /* DEFINE VSWITCH: the definition, defaults filled in as for SYSTEM CONFIG; its name
+     * equals cmd.name and its line is 0. */
+    struct zvs_cfg_vswitch vsw;
+    /* SET VSWITCH */
+    enum zvs_cmd_vs_op  vs_op;
+    char                userid[ZVS_USERID_MAX + 1]; /* GRANT / REVOKE */
+    enum zvs_porttype   porttype;               /* GRANT PORTTYPE; UNSPEC when not given */
+    bool                has_vlan;               /* GRANT VLAN vidset given */
+    struct zvs_vidset   vlan;
+    char                group[ZVS_NAME_MAX + 1];/* SET VSWITCH GROUP */
+    uint8_t             queuestorage_mb;        /* QUEUESTORAGE 1-8 */
+    bool                onoff;                  /* ISOLATION ON (true) / OFF */
+    enum zvs_macprotect macprotect;             /* MACPROTECT ON | OFF | UNSPECIFIED */
+    enum zvs_cmd_counters counters;             /* COUNTERS CLEAR [UPLINK | ALL] */
+    /* NIC commands. `target` is the owner of the NIC: "" = the issuer; USERID u (class B
+     * only) names another user. */
+    char                target[ZVS_USERID_MAX + 1];
+    bool                has_vdev;               /* QUERY NIC: a vdev was given */
+    uint16_t            vdev;                   /* base virtual device number */
+    uint16_t            devices;                /* DEFINE NIC DEVICES, 3-3072, default 3 */
 };
 
 /* A response: lines of text ("\n"-terminated) and the CP return code (0 success). */

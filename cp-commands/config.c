@@ -688,8 +688,13 @@ int zvs_cfg_dump(const struct zvs_cfg *cfg, FILE *out)
         storage_str(u->storage, st, sizeof st);
         storage_str(u->maxstorage, mx, sizeof mx);
         classes_str(u->privclass, cl, sizeof cl);
-        fprintf(out, "%s %s STORAGE %s MAXSTORAGE %s CLASSES %s\n",
+        fprintf(out, "%s %s STORAGE %s MAXSTORAGE %s CLASSES %s",
                 u->identity ? "IDENTITY" : "USER", u->userid, st, mx, cl);
+        if (u->nlinuxuser > 0)
+            fprintf(out, " LINUXUSER");
+        for (unsigned k = 0; k < u->nlinuxuser; k++)
+            fprintf(out, " %s", u->linuxuser[k]);
+        fputc('\n', out);
         for (unsigned k = u->first_nic; k < (unsigned)u->first_nic + u->nnic; k++)
             dump_nic(&cfg->nic[k], out);
     }

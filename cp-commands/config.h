@@ -6,9 +6,10 @@
  *                  nnnn INTERFACE ifname [BACKEND AFPACKET | PCAP] (which Linux
  *                  interface plays the real device, e.g. an OSA port, and how vswitchd
  *                  reaches it).
- *   USER DIRECT    USER / IDENTITY entries with NICDEF, and our extension NICBIND (which
+ *   USER DIRECT    USER / IDENTITY entries with NICDEF, and our extensions NICBIND (which
  *                  backend plays the guest's NIC: a TAP, external QDIO queues, or an
- *                  in-process workload).
+ *                  in-process workload) and LINUXUSER (which Linux users act as the entry's
+ *                  userid on the operator console).
  * The result is plain data (struct zvs_cfg) that the daemon reads directly: fixed arrays
  * with the limits below, counts beside them, names upper-cased and NUL-terminated,
  * cross-references as array indexes. Grammar, defaults, our rules and our extensions are
@@ -42,6 +43,8 @@
 #define ZVS_CFG_MAX_GROUPS     64       /* port groups (SET PORT GROUP statements' names) */
 #define ZVS_CFG_MAX_GROUP_PORTS 8       /* OSA ports per group (z/VM limit) */
 #define ZVS_USERID_MAX         8
+#define ZVS_CFG_MAX_LINUXUSERS 8        /* LINUXUSER names of one USER entry */
+#define ZVS_LINUXUSER_MAX      32       /* a Linux user name (useradd's limit) or a uid */
 #define ZVS_NAME_MAX           8        /* switch and group names (same value in tokens.h) */
 
 enum zvs_porttype {
@@ -178,6 +181,10 @@ struct zvs_cfg_user {
     uint32_t line;
     uint16_t first_nic;                 /* its NICs: cfg->nic[first_nic .. +nnic) */
     uint16_t nnic;
+    uint8_t  nlinuxuser;                /* LINUXUSER names, in the order given */
+    /* Linux user names as written (case kept), uids in canonical decimal. */
+    char     linuxuser[ZVS_CFG_MAX_LINUXUSERS][ZVS_LINUXUSER_MAX + 1];
+    uint32_t linuxuser_line[ZVS_CFG_MAX_LINUXUSERS];  /* where each was given */
 };
 
 /* Privilege class bits: A-Z are bits 0-25, 1-6 bits 26-31. */
@@ -269,6 +276,25 @@ int zvs_cfg_find_vswitch(const struct zvs_cfg *cfg, const char *name);  /* index
 int zvs_cfg_find_user(const struct zvs_cfg *cfg, const char *userid);   /* index or -1 */
 int zvs_cfg_find_rdevice(const struct zvs_cfg *cfg, struct zvs_rdev rdev); /* index or -1 */
 int zvs_cfg_find_group(const struct zvs_cfg *cfg, const char *name);    /* index or -1 */
+
+/* ---- statement operands shared with the CP commands (sysconfig.c) -------------------- */
+
+/* z/VM's DEFINE VSWITCH command and SYSTEM CONFIG statement share one syntax, so the
+ * command runs the statement's operand table. tok: the operands after the name. Same
+ * defaults and end-of-statement checks as the statement, but no configuration is looked
+ * at (a duplicate name is the caller's to refuse). Messages ("HCPnnnnE text", no
+ * "file:line:" part) are added to msgs. Returns 0 with *out filled (line 0, padding
+ * zero), or -EINVAL with *out untouched. */
+int zvs_cfg_parse_vswitch_def(const char *name, const char *const *tok, unsigned ntok,
+                              struct zvs_cfg_vswitch *out, struct zvs_msg_list *msgs);
+/* GRANT userid [PORTTYPE ACCESS | TRUNK] [VLAN vidset] (tok[0] is GRANT) through MODIFY
+ * VSWITCH's operand table; `stmt` names the command in messages. The checks against the
+ * switch (VLAN AWARE, one VLAN on ACCESS, one GRANT per user) are the caller's. 0 with
+ * *out filled (vswitch and line 0, padding zero), or -EINVAL with *out untouched. */
+int zvs_cfg_parse_grant(const char *stmt, const char *const *tok, unsigned ntok,
+                        struct zvs_cfg_grant *out, struct zvs_msg_list *msgs);
+/* QUEUESTORAGE value: "n" or "nM", n 1-8 (megabytes). 0, or -EINVAL with *mb untouched. */
+int zvs_cfg_parse_queuestorage(const char *s, uint8_t *mb);
 
 /* ---- value syntax shared with the CP command grammar --------------------------------- */
 

@@ -1,8 +1,9 @@
 /* The operator console (protocol in console.h).
  *
- * Owns: the listening Unix socket, up to ZVS_CONSOLE_MAX_CLIENTS connected clients with
- * their line buffers, and the uid -> CP userid map. It turns bytes into command lines and
- * responses into bytes; what a command does is exec's business.
+ * Owns: the listening Unix socket (its file's group and mode: 0600, or 0660 for a console
+ * group), up to ZVS_CONSOLE_MAX_CLIENTS connected clients with their line buffers, and the
+ * uid -> CP userid map (filled from USER DIRECT by console_users.c). It turns bytes into
+ * command lines and responses into bytes; what a command does is exec's business.
  *
  * Rules: every fd is non-blocking; input is handled in bounded slices (INPUT_BUDGET per
  * call, level-triggered readiness brings us back); a response is written with poll()
@@ -177,6 +178,22 @@ int zvs_console_listen_fd(const struct zvs_console *c)
 unsigned zvs_console_nclients(const struct zvs_console *c)
 {
     return c->nclients;
+}
+
+int zvs_console_set_group(struct zvs_console *c, gid_t gid)
+{
+    struct stat st;
+
+    if (gid == (gid_t)-1)
+        return -EINVAL;
+    if (lstat(c->path, &st) < 0)
+        return -errno;
+    if (!S_ISSOCK(st.st_mode))
+        return -ENOTSOCK;
+    /* Group first, then the mode: the group never gets rights before it is ours. */
+    if (chown(c->path, (uid_t)-1, gid) < 0 || chmod(c->path, 0660) < 0)
+        return -errno;
+    return 0;
 }
 
 int zvs_console_map_user(struct zvs_console *c, uid_t uid, const char *userid,

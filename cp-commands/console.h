@@ -11,10 +11,14 @@
  *                     code in decimal. Responses come in the order of the lines.
  *   Identity          at accept, the peer's kernel credentials (SO_PEERCRED) give its uid;
  *                     the uid map gives the CP userid and privilege classes the commands
- *                     run with. Default map: uid 0 -> OPERATOR, classes A-G. An unmapped
- *                     uid gets one line (HCP1101E) and a terminator with rc 1101, and is
- *                     closed. When ZVS_CONSOLE_MAX_CLIENTS are connected, a newcomer gets
- *                     HCP1106E (rc 1106) and is closed.
+ *                     run with. Default map: uid 0 -> OPERATOR, classes A-G; more come
+ *                     from the USER DIRECT's LINUXUSER statements (console_users.h). An
+ *                     unmapped uid gets one line (HCP1101E) and a terminator with rc
+ *                     1101, and is closed. When ZVS_CONSOLE_MAX_CLIENTS are connected, a
+ *                     newcomer gets HCP1106E (rc 1106) and is closed.
+ *   Who may connect   the socket file is mode 0600 (root only), or 0660 with a group
+ *                     (zvs_console_set_group): the file mode keeps strangers out before
+ *                     they reach the uid map, which still decides for everyone who does.
  *   End               a client closing its side mid-line: the partial line is dropped
  *                     (never executed). A client that does not read its responses for
  *                     ZVS_CONSOLE_WRITE_TIMEOUT_MS is dropped.
@@ -31,7 +35,7 @@
 #include "command.h"
 
 #define ZVS_CONSOLE_MAX_CLIENTS     16
-#define ZVS_CONSOLE_MAX_USERS       32  /* uid map entries */
+#define ZVS_CONSOLE_MAX_USERS       256 /* uid map entries (root and the LINUXUSERs) */
 #define ZVS_CONSOLE_WRITE_TIMEOUT_MS 2000
 #define ZVS_CONSOLE_RS              '\x1e'  /* first byte of the terminator line */
 #define ZVS_CONSOLE_DEFAULT_PATH    "/run/zvswitch/console.sock"
@@ -64,6 +68,12 @@ int zvs_console_accept(struct zvs_console *c);
  * response. Returns 0, or <0 when the client is gone or was dropped: the console has
  * closed fd and the caller stops watching it. -EBADF when fd is not a client. */
 int zvs_console_client_input(struct zvs_console *c, int fd);
+
+/* Gives the socket file to group gid, mode 0660, so that the group's members can
+ * connect (those the uid map does not know are still refused, with HCP1101E). Without
+ * this call the file stays 0600. 0, -EINVAL for gid (gid_t)-1, or -errno of lstat (the
+ * path must still be our socket: -ENOTSOCK otherwise), chown or chmod. */
+int zvs_console_set_group(struct zvs_console *c, gid_t gid);
 
 /* Maps uid to a CP userid (1-8 of A-Z 0-9 @ # $, upper-cased) with classes privclass,
  * replacing an earlier mapping of uid; privclass 0 removes the mapping. Connected clients

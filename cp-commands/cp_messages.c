@@ -17,6 +17,7 @@
  *   HCP1103E rc 1103  ours  Too many devices - %s; at most %s may be given
  *   HCP1104E rc 1104  ours  Device %s is given more than once
  *   HCP1105E rc 1105  ours  Invalid %s value - %s; valid: %s
+ *   HCP1140E rc 1140  ours  Not authorized: %s requires privilege class %s or %s
  *   HCP1106E rc 1106  ours  Console busy: %s clients are connected
  *   HCP1107E rc 1107  ours  Command line contains a character that is not valid - %s
  *   HCP1109W rc 0     ours  Response truncated
@@ -30,6 +31,29 @@
  *   HCP1117E rc 1117  ours  Device %s has no RDEVICE INTERFACE mapping
  *   HCP1118I rc 0     ours  No port groups are defined
  *   HCP1119S rc 1119  ours  Command %s failed: %s
+ *   HCP1120E rc 1120  ours  VSWITCH %s already exists
+ *   HCP1121E rc 1121  ours  User %s is not authorized to couple to VSWITCH %s
+ *   HCP1122E rc 1122  ours  NIC %s does not exist for user %s
+ *   HCP1123E rc 1123  ours  Device %s already exists for user %s
+ *   HCP1124E rc 1124  ours  NIC %s is already coupled to VSWITCH %s
+ *   HCP1125E rc 1125  ours  NIC %s is not coupled
+ *   HCP1126E rc 1126  ours  User %s is not in the directory
+ *   HCP1127E rc 1127  ours  User %s has no GRANT for VSWITCH %s
+ *   HCP1128E rc 1128  ours  No MACID is free in range %s
+ *   HCP1129E rc 1129  ours  %s requires a VLAN AWARE VSWITCH; %s is VLAN UNAWARE
+ *   HCP1130E rc 1130  ours  PORTTYPE ACCESS takes one VLAN; %s given
+ *   HCP1131E rc 1131  ours  Device %s is in use by %s
+ *   HCP1132E rc 1132  ours  VSWITCH %s cannot switch over: %s
+ *   HCP1133E rc 1133  ours  No room for another %s; the limit is %s
+ *   HCP1134E rc 1134  ours  User %s may not act on NIC %s of another user
+ *   HCP1135E rc 1135  ours  VSWITCH %s is defined NOUPLINK; %s is not allowed
+ *   HCP1136E rc 1136  ours  NIC %s of user %s has no backend (NICBIND, or vswitchd -q)
+ *   HCP1137E rc 1137  ours  Port group %s has no devices
+ *   HCP1138I rc 0     ours  No %s to show
+ * DEFINE VSWITCH operands go through the SYSTEM CONFIG statement's operand table, so their
+ * errors are that catalogue's (messages.c, HCP10nnE, rc = the number): one operand, one
+ * message, in the file and on the console.
+ * Numbers 1140-1149 are reserved for the parser, 1150-1169 for the running configuration.
  * Real z/VM answers a command outside the issuer's classes as if it did not exist
  * (HCP001E / HCP003E, general z/VM knowledge); we answer HCP1100E instead so an operator
  * sees a missing directory class at once. Revisit if exact mimicry is wanted.
@@ -58,6 +82,8 @@ static const struct zvs_cpmsg_def catalogue[ZVS_CPMSG_COUNT] = {
         "Too many devices - %s; at most %s may be given" },
     [ZVS_CPMSG_DEVICE_REPEATED]    = { 1104, 'E', 1104, "Device %s is given more than once" },
     [ZVS_CPMSG_VALUE_RANGE]        = { 1105, 'E', 1105, "Invalid %s value - %s; valid: %s" },
+    [ZVS_CPMSG_NOT_AUTHORIZED_EITHER] = { 1140, 'E', 1140,
+        "Not authorized: %s requires privilege class %s or %s" },
     [ZVS_CPMSG_CONSOLE_BUSY]       = { 1106, 'E', 1106, "Console busy: %s clients are connected" },
     [ZVS_CPMSG_LINE_CHAR_INVALID]  = { 1107, 'E', 1107,
         "Command line contains a character that is not valid - %s" },
@@ -72,6 +98,30 @@ static const struct zvs_cpmsg_def catalogue[ZVS_CPMSG_COUNT] = {
     [ZVS_CPMSG_DEVICE_UNMAPPED]    = { 1117, 'E', 1117, "Device %s has no RDEVICE INTERFACE mapping" },
     [ZVS_CPMSG_NO_GROUPS]          = { 1118, 'I', 0, "No port groups are defined" },
     [ZVS_CPMSG_COMMAND_FAILED]     = { 1119, 'S', 1119, "Command %s failed: %s" },
+    [ZVS_CPMSG_VSWITCH_EXISTS]     = { 1120, 'E', 1120, "VSWITCH %s already exists" },
+    [ZVS_CPMSG_COUPLE_NOT_AUTHORIZED] = { 1121, 'E', 1121,
+        "User %s is not authorized to couple to VSWITCH %s" },
+    [ZVS_CPMSG_NIC_NOT_FOUND]      = { 1122, 'E', 1122, "NIC %s does not exist for user %s" },
+    [ZVS_CPMSG_DEVICE_EXISTS]      = { 1123, 'E', 1123, "Device %s already exists for user %s" },
+    [ZVS_CPMSG_NIC_COUPLED]        = { 1124, 'E', 1124, "NIC %s is already coupled to VSWITCH %s" },
+    [ZVS_CPMSG_NIC_NOT_COUPLED]    = { 1125, 'E', 1125, "NIC %s is not coupled" },
+    [ZVS_CPMSG_USER_NOT_FOUND]     = { 1126, 'E', 1126, "User %s is not in the directory" },
+    [ZVS_CPMSG_NO_GRANT]           = { 1127, 'E', 1127, "User %s has no GRANT for VSWITCH %s" },
+    [ZVS_CPMSG_MACID_EXHAUSTED]    = { 1128, 'E', 1128, "No MACID is free in range %s" },
+    [ZVS_CPMSG_NEEDS_VLAN_AWARE]   = { 1129, 'E', 1129,
+        "%s requires a VLAN AWARE VSWITCH; %s is VLAN UNAWARE" },
+    [ZVS_CPMSG_ACCESS_ONE_VLAN]    = { 1130, 'E', 1130, "PORTTYPE ACCESS takes one VLAN; %s given" },
+    [ZVS_CPMSG_DEVICE_IN_USE]      = { 1131, 'E', 1131, "Device %s is in use by %s" },
+    [ZVS_CPMSG_NO_SWITCHOVER]      = { 1132, 'E', 1132, "VSWITCH %s cannot switch over: %s" },
+    [ZVS_CPMSG_LIMIT_REACHED]      = { 1133, 'E', 1133, "No room for another %s; the limit is %s" },
+    [ZVS_CPMSG_NOT_OWNER]          = { 1134, 'E', 1134,
+        "User %s may not act on NIC %s of another user" },
+    [ZVS_CPMSG_NOUPLINK]           = { 1135, 'E', 1135,
+        "VSWITCH %s is defined NOUPLINK; %s is not allowed" },
+    [ZVS_CPMSG_NO_BACKEND]         = { 1136, 'E', 1136,
+        "NIC %s of user %s has no backend (NICBIND, or vswitchd -q)" },
+    [ZVS_CPMSG_GROUP_EMPTY_USE]    = { 1137, 'E', 1137, "Port group %s has no devices" },
+    [ZVS_CPMSG_NOTHING_TO_SHOW]    = { 1138, 'I', 0, "No %s to show" },
 };
 
 const struct zvs_cpmsg_def *zvs_cpmsg_def(enum zvs_cpmsg_id id)

@@ -34,6 +34,7 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_TOO_MANY_DEVICES,         /* 1103E device, limit */
     ZVS_CPMSG_DEVICE_REPEATED,          /* 1104E device */
     ZVS_CPMSG_VALUE_RANGE,              /* 1105E operand, value, range */
+    ZVS_CPMSG_NOT_AUTHORIZED_EITHER,    /* 1140E command, class, other class */
     /* Operator console (console.c). */
     ZVS_CPMSG_CONSOLE_DENIED,           /* 1101E uid */
     ZVS_CPMSG_CONSOLE_BUSY,             /* 1106E limit */
@@ -51,6 +52,26 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_DEVICE_UNMAPPED,          /* 1117E device */
     ZVS_CPMSG_NO_GROUPS,                /* 1118I (no argument): nothing to show */
     ZVS_CPMSG_COMMAND_FAILED,           /* 1119S command, reason */
+    /* The running configuration (cp-commands/cfg_apply.c). */
+    ZVS_CPMSG_VSWITCH_EXISTS,           /* 1120E switch */
+    ZVS_CPMSG_COUPLE_NOT_AUTHORIZED,    /* 1121E user, switch */
+    ZVS_CPMSG_NIC_NOT_FOUND,            /* 1122E vdev, user */
+    ZVS_CPMSG_DEVICE_EXISTS,            /* 1123E vdev, user */
+    ZVS_CPMSG_NIC_COUPLED,              /* 1124E vdev, switch */
+    ZVS_CPMSG_NIC_NOT_COUPLED,          /* 1125E vdev */
+    ZVS_CPMSG_USER_NOT_FOUND,           /* 1126E user */
+    ZVS_CPMSG_NO_GRANT,                 /* 1127E user, switch */
+    ZVS_CPMSG_MACID_EXHAUSTED,          /* 1128E range */
+    ZVS_CPMSG_NEEDS_VLAN_AWARE,         /* 1129E operand, switch */
+    ZVS_CPMSG_ACCESS_ONE_VLAN,          /* 1130E vidset */
+    ZVS_CPMSG_DEVICE_IN_USE,            /* 1131E device, switch */
+    ZVS_CPMSG_NO_SWITCHOVER,            /* 1132E switch, reason */
+    ZVS_CPMSG_LIMIT_REACHED,            /* 1133E what, limit */
+    ZVS_CPMSG_NOT_OWNER,                /* 1134E user, vdev */
+    ZVS_CPMSG_NOUPLINK,                 /* 1135E switch, operand */
+    ZVS_CPMSG_NO_BACKEND,               /* 1136E vdev, user */
+    ZVS_CPMSG_GROUP_EMPTY_USE,          /* 1137E group */
+    ZVS_CPMSG_NOTHING_TO_SHOW,          /* 1138I what */
     ZVS_CPMSG_COUNT
 };
 

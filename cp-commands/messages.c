@@ -100,6 +100,16 @@ static const struct zvs_msg_def catalogue[ZVS_MSG_COUNT] = {
     [ZVS_MSG_GROUP_UNUSED]         = { 1063, 'W', "PORT GROUP %s is not used by any VSWITCH" },
     [ZVS_MSG_GROUP_EMPTY]          = { 1064, 'W',
         "PORT GROUP %s of VSWITCH %s has no devices (no JOIN)" },
+    [ZVS_MSG_LINUXUSER_MAPPED]     = { 1065, 'E',
+        "LINUXUSER %s of USER %s is already mapped to USER %s on line %s" },
+    [ZVS_MSG_LINUXUSER_TOO_MANY]   = { 1066, 'E',
+        "USER %s maps more than %s Linux users; %s is one too many" },
+    [ZVS_MSG_LINUXUSER_UNKNOWN]    = { 1067, 'E',
+        "LINUXUSER %s of USER %s is not a Linux user on this system" },
+    [ZVS_MSG_LINUXUSER_SAME_UID]   = { 1068, 'E',
+        "LINUXUSER %s of USER %s is uid %s, already mapped to USER %s by LINUXUSER %s" },
+    [ZVS_MSG_LINUXUSER_LOOKUP]     = { 1069, 'E',
+        "LINUXUSER %s of USER %s cannot be looked up: %s" },
     [ZVS_MSG_CHECK_DONE]           = { 1099, 'I', "Configuration check complete: %s error(s)" },
 };
 

@@ -71,6 +71,12 @@ enum zvs_msg_id {
     ZVS_MSG_GROUP_DEV_TWO_GROUPS,       /* rdev, group, other group */
     ZVS_MSG_GROUP_UNUSED,               /* group (warning) */
     ZVS_MSG_GROUP_EMPTY,                /* group, switch (warning) */
+    /* LINUXUSER (USER DIRECT) and its resolution when the console starts. */
+    ZVS_MSG_LINUXUSER_MAPPED,           /* linux user, user, other user, line */
+    ZVS_MSG_LINUXUSER_TOO_MANY,         /* user, limit, first excess linux user */
+    ZVS_MSG_LINUXUSER_UNKNOWN,          /* linux user, user */
+    ZVS_MSG_LINUXUSER_SAME_UID,         /* linux user, user, uid, other user, other */
+    ZVS_MSG_LINUXUSER_LOOKUP,           /* linux user, user, reason */
     /* Informational. */
     ZVS_MSG_CHECK_DONE,                 /* error count */
     ZVS_MSG_COUNT

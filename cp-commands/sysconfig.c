@@ -79,6 +79,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -123,15 +124,22 @@ static void bad_value(struct sc_ctx *c, const struct zvs_tok *t, const char *ope
     ERR(c, t->line, ZVS_MSG_VALUE_INVALID, operand, t->s, rule);
 }
 
+/* Errors so far: the file's list, or (no configuration: a CP command's operands, see
+ * zvs_cfg_parse_vswitch_def) the sink's. */
+static unsigned errors_now(const struct sc_ctx *c)
+{
+    return c->cfg != NULL ? c->cfg->msgs.errors : c->sink.list->errors;
+}
+
 static void stmt_begin(struct sc_ctx *c, const struct zvs_tok *name)
 {
-    c->errors0 = c->cfg->msgs.errors;
+    c->errors0 = errors_now(c);
     c->name = name != NULL ? name->s : "";
 }
 
 static bool stmt_clean(const struct sc_ctx *c)
 {
-    return c->cfg->msgs.errors == c->errors0;
+    return errors_now(c) == c->errors0;
 }
 
 static void num_str(char *buf, size_t size, uint32_t line)
@@ -204,7 +212,8 @@ static void dv_rdev(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *v
             bad_value(c, &val[i], "RDEV", "device given twice");
             continue;
         }
-        c->sw.rdev[c->sw.nrdev++] = r;      /* the table allows at most 3 values */
+        c->sw.rdev[c->sw.nrdev].devno = r.devno;   /* fields: r's padding is undefined */
+        c->sw.rdev[c->sw.nrdev++].port = r.port;   /* the table allows at most 3 values */
     }
 }
 
@@ -252,27 +261,31 @@ static void dv_porttype(void *ctx, const struct zvs_tok *kw, const struct zvs_to
 }
 
 /* "nM" or "n", n 1-8 (megabytes of QDIO buffers for the uplink). */
+int zvs_cfg_parse_queuestorage(const char *s, uint8_t *mb)
+{
+    char num[4];
+    size_t n = strnlen(s, sizeof num);
+    uint32_t v;
+
+    if (n > 1 && (s[n - 1] == 'M' || s[n - 1] == 'm'))
+        n--;
+    if (n >= sizeof num)
+        return -EINVAL;
+    memcpy(num, s, n);
+    num[n] = '\0';
+    if (zvs_parse_dec(num, 1, 8, &v) < 0)
+        return -EINVAL;
+    *mb = (uint8_t)v;
+    return 0;
+}
+
 static void dv_queuestorage(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
                             unsigned nval)
 {
     struct sc_ctx *c = ctx;
-    char num[4];
-    size_t n = strnlen(val->s, sizeof num);
-    uint32_t mb;
 
-    if (n > 1 && (val->s[n - 1] == 'M' || val->s[n - 1] == 'm'))
-        n--;
-    if (n >= sizeof num) {
+    if (zvs_cfg_parse_queuestorage(val->s, &c->sw.queuestorage_mb) < 0)
         bad_value(c, val, "QUEUESTORAGE", "1M-8M");
-        return;
-    }
-    memcpy(num, val->s, n);
-    num[n] = '\0';
-    if (zvs_parse_dec(num, 1, 8, &mb) < 0) {
-        bad_value(c, val, "QUEUESTORAGE", "1M-8M");
-        return;
-    }
-    c->sw.queuestorage_mb = (uint8_t)mb;
 }
 
 static void dv_connect(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
@@ -364,6 +377,28 @@ static const struct zvs_opdef define_vswitch_ops[DV_COUNT] = {
     [DV_ISOLATION]    = { "ISOLATION", 1, 1, false, 0, dv_isolation },
 };
 
+/* The statement's defaults (see the top). memset first: the padding stays defined, since
+ * a CP command's parsed copy is compared with memcmp. */
+static void dv_reset(struct sc_ctx *c, uint32_t line)
+{
+    c->native_line = 0;
+    memset(&c->sw, 0, sizeof c->sw);
+    c->sw.line = line;
+    c->sw.connect = true;
+    c->sw.native_vid = 1;
+    c->sw.porttype = ZVS_PORTTYPE_ACCESS;
+    c->sw.queuestorage_mb = 8;
+    strcpy(c->sw.controller, "*");
+    c->sw.macprotect = ZVS_MACPROTECT_UNSPECIFIED;
+}
+
+/* The checks that need the whole statement. */
+static void dv_check(struct sc_ctx *c)
+{
+    if (c->native_line != 0 && !c->sw.vlan_aware)
+        ERR(c, c->native_line, ZVS_MSG_VLAN_UNAWARE, "NATIVE", c->name);
+}
+
 static void define_vswitch_begin(void *ctx, const struct zvs_stmt *stmt,
                                  const struct zvs_tok *pos, unsigned npos)
 {
@@ -371,16 +406,7 @@ static void define_vswitch_begin(void *ctx, const struct zvs_stmt *stmt,
     struct zvs_cfg *cfg = c->cfg;
 
     stmt_begin(c, &pos[0]);
-    c->native_line = 0;
-    c->sw = (struct zvs_cfg_vswitch){
-        .line = stmt->tok[0].line,
-        .connect = true,
-        .native_vid = 1,
-        .porttype = ZVS_PORTTYPE_ACCESS,
-        .queuestorage_mb = 8,
-        .controller = "*",
-        .macprotect = ZVS_MACPROTECT_UNSPECIFIED,
-    };
+    dv_reset(c, stmt->tok[0].line);
     if (zvs_parse_name(pos[0].s, c->sw.name) < 0) {
         bad_value(c, &pos[0], "switchname", RULE_NAME);
         return;
@@ -399,8 +425,7 @@ static void define_vswitch_end(void *ctx, const struct zvs_stmt *stmt, uint64_t 
 {
     struct sc_ctx *c = ctx;
 
-    if (c->native_line != 0 && !c->sw.vlan_aware)
-        ERR(c, c->native_line, ZVS_MSG_VLAN_UNAWARE, "NATIVE", c->name);
+    dv_check(c);
     if (stmt_clean(c))
         c->cfg->vswitch[c->cfg->nvswitch++] = c->sw;
 }
@@ -938,6 +963,74 @@ static void vmlan_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
         ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_MISSING, "MACPREFIX or MACIDRANGE");
     if (stmt_clean(c))
         c->cfg->vmlan = c->vmlan;
+}
+
+/* ---- operands shared with the CP commands --------------------------------------------- */
+
+#define COMMAND_LINE 1u
+
+/* The command's tokens as statement tokens, all on "line 1": the operand callbacks take
+ * line 0 for "not given" (native_line), and messages show no line anyway (no file name
+ * in the sink). False after reporting when there are more than a statement may hold
+ * (`lead` tokens, e.g. DEFINE VSWITCH name, precede them in the statement). */
+static bool command_toks(struct sc_ctx *c, const char *stmt_word, unsigned lead,
+                         const char *const *tok, unsigned ntok, struct zvs_tok *out)
+{
+    if (ntok > ZVS_TOK_MAX - lead) {
+        char lim[12];
+        num_str(lim, sizeof lim, ZVS_TOK_MAX);
+        ERR(c, COMMAND_LINE, ZVS_MSG_STMT_TOO_LONG, stmt_word, lim);
+        return false;
+    }
+    for (unsigned i = 0; i < ntok; i++)
+        out[i] = (struct zvs_tok){ .s = tok[i], .line = COMMAND_LINE };
+    return true;
+}
+
+int zvs_cfg_parse_vswitch_def(const char *name, const char *const *tok, unsigned ntok,
+                              struct zvs_cfg_vswitch *out, struct zvs_msg_list *msgs)
+{
+    struct zvs_tok t[ZVS_TOK_MAX];
+    struct zvs_tok name_tok = { .s = name, .line = COMMAND_LINE };
+    struct sc_ctx c;
+
+    memset(&c, 0, sizeof c);
+    c.sink.list = msgs;
+    stmt_begin(&c, &name_tok);
+    dv_reset(&c, 0);
+    if (zvs_parse_name(name, c.sw.name) < 0)
+        bad_value(&c, &name_tok, "switchname", RULE_NAME);
+    if (command_toks(&c, "DEFINE", 3, tok, ntok, t)) {
+        zvs_operands_parse(define_vswitch_ops, DV_COUNT, t, ntok, "DEFINE VSWITCH", &c,
+                           &c.sink);
+        dv_check(&c);
+    }
+    if (!stmt_clean(&c))
+        return -EINVAL;
+    memcpy(out, &c.sw, sizeof *out);
+    return 0;
+}
+
+int zvs_cfg_parse_grant(const char *stmt, const char *const *tok, unsigned ntok,
+                        struct zvs_cfg_grant *out, struct zvs_msg_list *msgs)
+{
+    struct zvs_tok t[ZVS_TOK_MAX];
+    struct sc_ctx c;
+
+    memset(&c, 0, sizeof c);
+    c.sink.list = msgs;
+    stmt_begin(&c, NULL);
+    memset(&c.grant, 0, sizeof c.grant);
+    if (command_toks(&c, "MODIFY", 3, tok, ntok, t)) {
+        uint64_t given = zvs_operands_parse(modify_vswitch_ops, MV_COUNT, t, ntok, stmt, &c,
+                                            &c.sink);
+        if (!(given & ZVS_OPBIT(MV_GRANT)))
+            ERR(&c, COMMAND_LINE, ZVS_MSG_OPERAND_MISSING, "GRANT");
+    }
+    if (!stmt_clean(&c))
+        return -EINVAL;
+    memcpy(out, &c.grant, sizeof *out);
+    return 0;
 }
 
 /* ---- the statement table ------------------------------------------------------------- */

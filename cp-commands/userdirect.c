@@ -26,6 +26,21 @@
  *         WORKLOAD an in-process generator of the STR (streaming) or RR
  *                 (request/response) workload of the measurement report.
  *         One NICBIND per NIC; a NIC without one exists but nothing drives it.
+ *   LINUXUSER name | uid [name | uid ...]                         (zvswitch extension)
+ *         The Linux users who act as this entry's userid, with its privilege classes,
+ *         on vswitchd's operator console (vmcp): the console knows a peer by its
+ *         kernel credentials (uid), and this is the map. name: 1-32 of A-Z a-z 0-9 . _ -,
+ *         not starting with '-', case kept (Linux names are case-sensitive); all digits
+ *         is a uid, 0-4294967294, kept in canonical decimal ("007" is "7"). At most
+ *         ZVS_CFG_MAX_LINUXUSERS per entry, over any number of LINUXUSER statements. A
+ *         Linux user may be mapped to one entry only in the whole directory (the same
+ *         spelling twice is an error naming both entries; "root" in one entry and "0" in
+ *         another are only found when the console resolves the names at start, see
+ *         console_users.c). Without any LINUXUSER only root reaches the console (as
+ *         OPERATOR, classes A-G); a LINUXUSER root (or 0) replaces that default.
+ *         LINUXUSER takes more values than a statement table has positional slots
+ *         (ZVS_POS_MAX), so it is parsed by linuxuser_stmt beside the table, with the same
+ *         messages and the same rule: a statement with an error stores nothing.
  * Other directory statements (MDISK, LINK, ...) are not accepted in this first cut.
  *
  * After the last statement a pass over the file's NICs reports what only the whole entry
@@ -33,7 +48,9 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tokens.h"
@@ -43,6 +60,7 @@
 #define RULE_VIDSET  "VLAN IDs 1-4094 or ranges lo-hi"
 #define RULE_IFNAME  "Linux interface name: 1-15 characters, no / : or blanks"
 #define RULE_STORAGE "1-10 digits and K, M, G or T"
+#define RULE_LINUXUSER "1-32 of A-Z a-z 0-9 . _ - (- not first), or uid 0-4294967294"
 
 struct ud_ctx {
     struct zvs_cfg     *cfg;
@@ -436,6 +454,110 @@ static void nicbind_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
     nic->bind_line = c->nic.line;
 }
 
+/* ---- LINUXUSER ----------------------------------------------------------------------- */
+
+/* A Linux user name or uid (rules at the top). out gets the name as written or the uid in
+ * canonical decimal. 0 or -1. */
+static int parse_linuxuser(const char *s, char out[ZVS_LINUXUSER_MAX + 1])
+{
+    size_t n = strnlen(s, ZVS_LINUXUSER_MAX + 1);
+    bool digits = true;
+    uint32_t uid;
+
+    if (n == 0 || n > ZVS_LINUXUSER_MAX || s[0] == '-')
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        bool digit = ch >= '0' && ch <= '9';
+        if (!digit && !(ch >= 'a' && ch <= 'z') && !(ch >= 'A' && ch <= 'Z') && ch != '.' &&
+            ch != '_' && ch != '-')
+            return -1;
+        digits = digits && digit;
+    }
+    if (!digits) {
+        memcpy(out, s, n + 1);
+        return 0;
+    }
+    /* 4294967295 is (uid_t)-1, "no uid" to the kernel. Leading zeros: drop them first, as
+     * zvs_parse_dec takes at most 10 digits. */
+    while (n > 1 && s[0] == '0') {
+        s++;
+        n--;
+    }
+    if (zvs_parse_dec(s, 0, UINT32_MAX - 1, &uid) < 0)
+        return -1;
+    snprintf(out, ZVS_LINUXUSER_MAX + 1, "%u", (unsigned)uid);
+    return 0;
+}
+
+/* The entry (cfg->user index) that maps `name` already, with its line, or -1. */
+static int linuxuser_owner(const struct zvs_cfg *cfg, const char *name, uint32_t *line)
+{
+    for (unsigned i = 0; i < cfg->nuser; i++) {
+        const struct zvs_cfg_user *u = &cfg->user[i];
+        for (unsigned k = 0; k < u->nlinuxuser; k++)
+            if (strcmp(u->linuxuser[k], name) == 0) {
+                *line = u->linuxuser_line[k];
+                return (int)i;
+            }
+    }
+    return -1;
+}
+
+static void linuxuser_stmt(struct ud_ctx *c, const struct zvs_stmt *st)
+{
+    char name[ZVS_CFG_MAX_LINUXUSERS][ZVS_LINUXUSER_MAX + 1];
+    uint32_t line[ZVS_CFG_MAX_LINUXUSERS];
+    struct zvs_cfg_user *u = NULL;
+    bool full = false;
+    unsigned n = 0;
+
+    c->errors0 = c->cfg->msgs.errors;
+    if (!c->in_user)
+        ERR(c, st->tok[0].line, ZVS_MSG_NOT_IN_USER, "LINUXUSER");
+    else if (c->cur_user >= 0)
+        u = &c->cfg->user[c->cur_user];
+    if (st->ntok < 2)
+        ERR(c, st->tok[0].line, ZVS_MSG_OPERAND_MISSING, "user");
+    for (unsigned i = 1; i < st->ntok; i++) {
+        const struct zvs_tok *t = &st->tok[i];
+        char one[ZVS_LINUXUSER_MAX + 1], num[12];
+        uint32_t other_line = 0;
+        if (parse_linuxuser(t->s, one) < 0) {
+            bad_value(c, t, "LINUXUSER", RULE_LINUXUSER);
+            continue;
+        }
+        if (u == NULL)
+            continue;                   /* no entry to add to: the syntax is all we check */
+        int owner = linuxuser_owner(c->cfg, one, &other_line);
+        for (unsigned k = 0; owner < 0 && k < n; k++)
+            if (strcmp(name[k], one) == 0) {
+                owner = c->cur_user;
+                other_line = line[k];
+            }
+        if (owner >= 0) {
+            num_str(num, sizeof num, other_line);
+            ERR(c, t->line, ZVS_MSG_LINUXUSER_MAPPED, one, u->userid,
+                c->cfg->user[owner].userid, num);
+        } else if (u->nlinuxuser + n == ZVS_CFG_MAX_LINUXUSERS) {
+            if (!full) {
+                num_str(num, sizeof num, ZVS_CFG_MAX_LINUXUSERS);
+                ERR(c, t->line, ZVS_MSG_LINUXUSER_TOO_MANY, u->userid, num, one);
+            }
+            full = true;
+        } else {
+            memcpy(name[n], one, sizeof one);
+            line[n++] = t->line;
+        }
+    }
+    if (!stmt_clean(c) || u == NULL)
+        return;
+    for (unsigned k = 0; k < n; k++) {
+        memcpy(u->linuxuser[u->nlinuxuser], name[k], sizeof name[k]);
+        u->linuxuser_line[u->nlinuxuser++] = line[k];
+    }
+}
+
 /* ---- after the last statement -------------------------------------------------------- */
 
 static void range_str(char *buf, size_t size, const struct zvs_cfg_nic *n)
@@ -502,10 +624,27 @@ int zvs_cfg_parse_userdirect_buf(struct zvs_cfg *cfg, const char *name, const ch
     };
     unsigned before = cfg->msgs.errors;
     unsigned first_nic = cfg->nnic;
-    int rc = zvs_parse_text(buf, len, userdirect_stmts,
-                            sizeof userdirect_stmts / sizeof userdirect_stmts[0], &c, &c.sink);
-    if (rc < 0)
+    /* zvs_parse_text's loop, with LINUXUSER beside the table (see the top). */
+    struct zvs_lexer *lx = malloc(sizeof *lx);  /* ~2 KiB of tokens: keep it off the stack */
+    struct zvs_stmt st;
+    int rc;
+
+    if (lx == NULL)
+        return -ENOMEM;
+    if ((rc = zvs_lexer_init(lx, buf, len, &c.sink)) < 0) {
+        free(lx);
         return rc;
+    }
+    while (zvs_lexer_next(lx, &st) == 1) {
+        if (zvs_tok_is(&st.tok[0], "LINUXUSER"))
+            linuxuser_stmt(&c, &st);
+        else
+            zvs_stmt_dispatch(userdirect_stmts,
+                              sizeof userdirect_stmts / sizeof userdirect_stmts[0], &st, &c,
+                              &c.sink);
+    }
+    zvs_lexer_fini(lx);
+    free(lx);
     check_nics(&c, first_nic);
     return (int)(cfg->msgs.errors - before);
 }

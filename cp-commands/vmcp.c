@@ -128,8 +128,13 @@ static int run_command(struct conn *c, const char *cmd)
 {
     size_t n = strlen(cmd);
     if (send_all(c->fd, cmd, n) < 0 || send_all(c->fd, "\n", 1) < 0) {
-        fprintf(stderr, "vmcp: cannot send: %s\n", strerror(errno));
-        return -1;
+        /* A refused connection (HCP1101E not mapped, HCP1106E busy) is answered and
+         * closed at accept, maybe before our command went out: the answer is still in
+         * our receive queue, and it is what the user needs to see. */
+        if (errno != EPIPE && errno != ECONNRESET) {
+            fprintf(stderr, "vmcp: cannot send: %s\n", strerror(errno));
+            return -1;
+        }
     }
     int rc = read_response(c);
     fflush(stdout);

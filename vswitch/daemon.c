@@ -27,6 +27,7 @@
 
 #include "cp-commands/config.h"
 #include "cp-commands/console.h"
+#include "cp-commands/console_users.h"
 #include "evloop.h"
 #include "guest_tap.h"
 #include "lag.h"
@@ -53,17 +54,18 @@ static void on_uplink(void *arg, int fd, uint32_t events, uint64_t now)
             break;
 }
 
-static void on_tap(void *arg, int fd, uint32_t events, uint64_t now)
+void zvsd_on_tap(void *arg, int fd, uint32_t events, uint64_t now)
 {
     struct d_nic *n = arg;
     for (int i = 0; i < UPLINK_BURSTS; i++) {
+        /* Uncoupled, the driver reads and drops what the guest sends. */
         int queued = zvs_guest_tap_pump_out(n->tap);
-        while (zvs_switch_poll(n->ds->sw, n->port, now) > 0)
+        while (n->ds && zvs_switch_poll(n->ds->sw, n->port, now) > 0)
             ;
         if (queued == -EBADFD) {
             /* The guest's namespace and its tap are gone: stop watching a dead fd. The
              * NIC stays coupled; frames for it are dropped by the driver and counted. */
-            zvs_warn("%s: tap %s is gone", n->port->name, n->ifname);
+            zvs_warn("%s.%04X: tap %s is gone", n->userid, n->vdev, n->ifname);
             zvs_evloop_del_fd(n->d->loop, fd);
             return;
         }
@@ -72,7 +74,7 @@ static void on_tap(void *arg, int fd, uint32_t events, uint64_t now)
     }
 }
 
-static void on_nic_irq(void *arg, int fd, uint32_t events, uint64_t now)
+void zvsd_on_nic_irq(void *arg, int fd, uint32_t events, uint64_t now)
 {
     struct d_nic *n = arg;
     zvs_guest_tap_pump_in(n->tap);
@@ -87,7 +89,7 @@ static void on_nic_siga(void *arg, int fd, uint32_t events, uint64_t now)
         ;
 }
 
-static void detach_external(struct d_nic *n, uint64_t now)
+void zvsd_detach_external(struct d_nic *n, uint64_t now)
 {
     struct zvs_qdio *q = zvs_nic_qdio_queues(n->port);
     /* Buffers the program primed before it left belong to the adapter: send them. */
@@ -107,7 +109,7 @@ static void on_nic_session(void *arg, int fd, uint32_t events, uint64_t now)
     struct d_nic *n = arg;
     char buf[64];
     if (read(fd, buf, sizeof(buf)) <= 0 || (events & (EPOLLHUP | EPOLLERR)))
-        detach_external(n, now);
+        zvsd_detach_external(n, now);
 }
 
 static void on_attach(void *arg, int fd, uint32_t events, uint64_t now)
@@ -126,13 +128,16 @@ static void on_attach(void *arg, int fd, uint32_t events, uint64_t now)
         }
         return;
     }
-    struct d_nic *n = NULL;
-    for (unsigned i = 0; i < d->nnic; i++)
-        if (d->nic[i].external && d->nic[i].vdev == vdev && strcmp(d->nic[i].userid, userid) == 0)
-            n = &d->nic[i];
-    if (!n) {
+    struct d_nic *n = zvsd_nic_find(d, userid, vdev);
+    if (!n || !n->external) {
         zvs_qdio_attach_refuse(client, "no NICBIND QDIO NIC for that userid and vdev");
         zvs_warn("attach: %s %04X: no such external NIC", userid, vdev);
+        return;
+    }
+    if (!n->ds) {
+        /* Its queues exist while it is coupled (COUPLE makes them). */
+        zvs_qdio_attach_refuse(client, "NIC not coupled");
+        zvs_warn("attach: %s %04X: NIC not coupled", userid, vdev);
         return;
     }
     if (n->session >= 0) {
@@ -262,6 +267,8 @@ static void on_idle(void *arg, uint64_t now)
     zvsd_monitor_run(d, now);
     for (unsigned i = 0; i < d->nsw; i++) {
         struct d_switch *ds = &d->sw[i];
+        if (!ds->sw)
+            continue;
         zvs_switch_run(ds->sw, now);
         if (!ds->lag)
             continue;
@@ -275,64 +282,8 @@ static void on_idle(void *arg, uint64_t now)
     }
 }
 
-/* The wake-up itself: the work happens in on_idle of the same iteration. */
-static void on_lag_timer(void *arg, struct zvs_timer *t, uint64_t now)
-{
-}
-
 
 /* ---- building the switches ------------------------------------------------------------ */
-
-static const struct zvs_cfg_grant *find_grant(const struct zvs_cfg *cfg, unsigned sw, const char *user)
-{
-    for (unsigned i = 0; i < cfg->ngrant; i++)
-        if (cfg->grant[i].vswitch == sw && strcmp(cfg->grant[i].userid, user) == 0)
-            return &cfg->grant[i];
-    return NULL;
-}
-
-/* The guest registration of a NIC: MAC, MACPROTECT and VLAN rules from the NICDEF's
- * directory authorization or the GRANT, with the switch's defaults. -EPERM when the user
- * is not authorized for the switch. */
-static int guest_of(const struct zvs_cfg *cfg, const struct zvs_cfg_nic *nic, struct zvs_guest *g)
-{
-    const struct zvs_cfg_vswitch *vs = &cfg->vswitch[nic->vswitch];
-    const struct zvs_cfg_user *u = &cfg->user[nic->user];
-    const struct zvs_cfg_grant *gr = find_grant(cfg, (unsigned)nic->vswitch, u->userid);
-    bool dna = nic->has_vlan || nic->porttype != ZVS_PORTTYPE_UNSPEC;
-
-    if (!gr && !dna)
-        return -EPERM;
-    memset(g, 0, sizeof(*g));
-    snprintf(g->owner, sizeof(g->owner), "%s", u->userid);
-    g->vdev = nic->vdev;
-    memcpy(g->mac, nic->mac, 6);
-    /* MACPROTECT UNSPECIFIED behaves as OFF, z/VM's system default. */
-    g->macprotect = vs->macprotect == ZVS_MACPROTECT_ON;
-
-    enum zvs_porttype pt = dna ? nic->porttype : gr->porttype;
-    if (pt == ZVS_PORTTYPE_UNSPEC)
-        pt = vs->porttype == ZVS_PORTTYPE_UNSPEC ? ZVS_PORTTYPE_ACCESS : vs->porttype;
-    const struct zvs_vidset *set = dna ? (nic->has_vlan ? &nic->vlan : NULL)
-                                       : (gr->has_vlan ? &gr->vlan : NULL);
-    if (!vs->vlan_aware) {
-        zvs_vlan_port_init(&g->vlan, ZVS_VLAN_ACCESS, ZVS_VID_NONE);
-        return 0;
-    }
-    if (pt == ZVS_PORTTYPE_ACCESS) {
-        uint16_t vid = set && set->n ? set->r[0].lo : vs->default_vid;
-        zvs_vlan_port_init(&g->vlan, ZVS_VLAN_ACCESS, vid);
-        return 0;
-    }
-    zvs_vlan_port_init(&g->vlan, ZVS_VLAN_TRUNK, 0);
-    if (set && set->n) {
-        for (unsigned i = 0; i < set->n; i++)
-            zvs_vlan_grant(&g->vlan, set->r[i].lo, set->r[i].hi);
-    } else {
-        zvs_vlan_grant(&g->vlan, vs->default_vid, vs->default_vid);
-    }
-    return 0;
-}
 
 /* The link speed Linux reports for an interface in Mbit/s (veth: 10000), or `dflt`. */
 uint32_t zvsd_if_speed_mbps(const char *ifname, uint32_t dflt)
@@ -416,157 +367,6 @@ void zvsd_untrack_uplink(struct zvsd *d, struct zvs_port *p)
     }
 }
 
-/* GROUP grp: the port group's members, aggregated with LACP (ACTIVE) or statically. */
-static void add_group(struct zvsd *d, const struct zvs_cfg *cfg, struct d_switch *ds)
-{
-    int gi = zvs_cfg_find_group(cfg, ds->cfg.group);
-    if (gi < 0) {
-        zvs_err("VSWITCH %s: port group %s is not defined", ds->cfg.name, ds->cfg.group);
-        return;
-    }
-    const struct zvs_cfg_group *g = &cfg->group[gi];
-    uint64_t now = zvs_clock_now();
-    struct zvs_lag_params lp = {
-        .pg = {
-            .hash = g->distribution == ZVS_CFG_DIST_SOURCE ? ZVS_PG_HASH_SRC :
-                    g->distribution == ZVS_CFG_DIST_BOTH ? ZVS_PG_HASH_SRC_DST : ZVS_PG_HASH_DST,
-            .policy = g->policy == ZVS_CFG_POLICY_LBT ? ZVS_PG_POLICY_LBT : ZVS_PG_POLICY_LOAD,
-            .interval_s = g->interval_s,
-            .lacp = g->lacp,
-            .lbt_percent = g->lbt_percent,
-        },
-        .long_timeout = g->lacp_long_timeout,
-        .system_priority = 32768,
-        .key = (uint16_t)(gi + 1),
-    };
-    snprintf(lp.pg.name, sizeof(lp.pg.name), "%s", g->name);
-    /* System ID: the MACPREFIX with MACID 000000, which no NIC gets: one LACP system per
-     * zvswitch, as a z/VM system is one partner to its physical switch. */
-    memcpy(lp.system, cfg->vmlan.macprefix, 3);
-    ds->lag = zvs_lag_create(ds->sw, &lp, now);
-    ds->lag_timer = zvs_timer_create(d->loop, on_lag_timer, ds);
-    if (!ds->lag || !ds->lag_timer) {
-        zvs_err("VSWITCH %s: cannot create port group %s", ds->cfg.name, g->name);
-        return;
-    }
-    for (unsigned i = 0; i < g->nport; i++) {
-        const char *ifname = NULL;
-        uint8_t mac[6] = { 0 };
-        struct zvs_port *p = zvsd_open_rdev(d, ds, g->port[i], &ifname, mac);
-        if (!p)
-            continue;
-        char rdev[24];
-        snprintf(rdev, sizeof(rdev), "%s", p->name);
-        uint32_t speed = zvsd_if_speed_mbps(ifname, 10000);
-        int rc = zvs_lag_join(ds->lag, p, rdev, mac, speed, now);
-        if (rc < 0) {
-            zvs_err("VSWITCH %s port group %s: cannot JOIN %s: %s", ds->cfg.name, g->name,
-                    rdev, strerror(-rc));
-            p->ops->destroy(p);
-            continue;
-        }
-        zvsd_track_uplink(d, ds, p, ifname, true);
-        zvs_info("VSWITCH %s port group %s: JOIN %s on %s (%s, %u Mbit/s, %s)", ds->cfg.name,
-                 g->name, rdev, ifname, p->ops->kind, speed,
-                 p->carrier ? "carrier up" : "no carrier");
-    }
-    zvs_info("VSWITCH %s port group %s: LACP %s, INTERVAL %u, %u member(s)", ds->cfg.name,
-             g->name, g->lacp ? "ACTIVE" : "INACTIVE", g->interval_s,
-             zvs_pgroup_members(zvs_lag_group(ds->lag)));
-}
-
-static void add_uplinks(struct zvsd *d, const struct zvs_cfg *cfg, struct d_switch *ds)
-{
-    for (unsigned r = 0; r < ds->cfg.nrdev; r++) {
-        const char *ifname = NULL;
-        uint8_t mac[6];
-        struct zvs_port *p = zvsd_open_rdev(d, ds, ds->cfg.rdev[r], &ifname, mac);
-        if (!p)
-            continue;
-        if (zvs_switch_add_uplink(ds->sw, p) < 0) {
-            p->ops->destroy(p);
-            continue;
-        }
-        zvsd_track_uplink(d, ds, p, ifname, false);
-        const char *rdev = p->name;
-        zvs_info("VSWITCH %s RDEV %s on %s (%s, MTU %u, %s)", ds->cfg.name, rdev, ifname,
-                 p->ops->kind, p->mtu, p->carrier ? "carrier up" : "no carrier");
-    }
-}
-
-static void add_nic(struct zvsd *d, const struct zvs_cfg *cfg, const struct zvs_cfg_nic *nic)
-{
-    const struct zvs_cfg_user *u = &cfg->user[nic->user];
-    struct d_switch *ds = &d->sw[nic->vswitch];
-    struct zvs_guest g;
-    char name[24], mac[18];
-
-    snprintf(name, sizeof(name), "%s.%04X", u->userid, nic->vdev);
-    if (guest_of(cfg, nic, &g) < 0) {
-        zvs_err("%s: not authorized for VSWITCH %s (no GRANT, no NICDEF VLAN/PORTTYPE)",
-                name, ds->cfg.name);
-        return;
-    }
-    bool external = nic->backend == ZVS_NIC_BACKEND_QDIO;
-    if (nic->backend != ZVS_NIC_BACKEND_TAP && !(external && d->attach_fd >= 0)) {
-        zvs_warn("%s: NICBIND %s not supported by this vswitchd%s; NIC not coupled", name,
-                 nic->backend == ZVS_NIC_BACKEND_NONE ? "(none)" :
-                 external ? "QDIO" : "WORKLOAD", external ? " without --qdio-socket" : " yet");
-        return;
-    }
-    int err = 0;
-    struct zvs_port *p = zvs_nic_qdio_create(name, ds->cfg.queuestorage_mb * MB,
-                                             ZVS_NIC_MTU_DEFAULT, &err);
-    if (!p) {
-        zvs_err("%s: cannot make QDIO queues: %s", name, strerror(-err));
-        return;
-    }
-    struct d_nic *n = &d->nic[d->nnic];
-    *n = (struct d_nic){ .d = d, .ds = ds, .port = p, .vdev = nic->vdev,
-                         .external = external, .session = -1 };
-    snprintf(n->userid, sizeof(n->userid), "%s", u->userid);
-    snprintf(n->ifname, sizeof(n->ifname), "%s", nic->ifname);
-    if (external) {
-        /* Coupled now; frames for it are discarded (no input buffers) until a program
-         * attaches and establishes the queues, as for a z/VM guest not yet running. */
-        err = zvs_switch_add_guest(ds->sw, p, &g);
-        if (err < 0) {
-            zvs_err("%s: cannot couple to VSWITCH %s: %s", name, ds->cfg.name, strerror(-err));
-            p->ops->destroy(p);
-            return;
-        }
-        d->nnic++;
-        zvs_mac_format(g.mac, mac, sizeof(mac));
-        zvs_info("%s coupled to VSWITCH %s: MAC %s, external QDIO guest", name, ds->cfg.name, mac);
-        return;
-    }
-    err = zvs_guest_tap_open(nic->ifname, 1500, p, &n->tap);
-    if (err < 0) {
-        zvs_err("%s: cannot make tap %s: %s", name, nic->ifname, strerror(-err));
-        p->ops->destroy(p);
-        return;
-    }
-    /* The guest's interface uses the MAC CP assigned (MACPREFIX ++ MACID), as a z/VM
-     * guest's NIC does; MACPROTECT then holds it to that. */
-    err = zvs_guest_tap_set_mac(n->tap, g.mac);
-    if (err < 0)
-        zvs_warn("%s: cannot set MAC on tap %s: %s", name, nic->ifname, strerror(-err));
-    err = zvs_switch_add_guest(ds->sw, p, &g);
-    if (err < 0) {
-        zvs_mac_format(g.mac, mac, sizeof(mac));
-        zvs_err("%s: cannot couple to VSWITCH %s (MAC %s): %s", name, ds->cfg.name, mac,
-                strerror(-err));
-        zvs_guest_tap_close(n->tap);
-        p->ops->destroy(p);
-        return;
-    }
-    zvs_evloop_add_fd(d->loop, zvs_guest_tap_fd(n->tap), EPOLLIN, on_tap, n);
-    zvs_evloop_add_fd(d->loop, zvs_guest_tap_irq_fd(n->tap), EPOLLIN, on_nic_irq, n);
-    d->nnic++;
-    zvs_mac_format(g.mac, mac, sizeof(mac));
-    zvs_info("%s coupled to VSWITCH %s: MAC %s, tap %s", name, ds->cfg.name, mac, nic->ifname);
-}
-
 struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *opt)
 {
     struct zvsd *d = calloc(1, sizeof(*d));
@@ -575,6 +375,14 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     d->sigfd = -1;
     d->attach_fd = -1;
     d->opt = *opt;
+    d->run = zvs_cfg_new();
+    d->scratch = zvs_cfg_new();
+    if (!d->run || !d->scratch)
+        goto fail;
+    /* The running configuration: the files' result; commands change it from here on. Its
+     * message list is its own (empty): the files' messages stay with the caller. */
+    memcpy(d->run, cfg, sizeof *cfg);
+    d->run->msgs = (struct zvs_msg_list){ 0 };
     d->nrdevice = cfg->nrdevice;
     memcpy(d->rdevice, cfg->rdevice, cfg->nrdevice * sizeof(cfg->rdevice[0]));
     memcpy(d->macprefix, cfg->vmlan.macprefix, 3);
@@ -617,31 +425,27 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
             zvs_err("cannot open the console %s: %s", opt->console_path, strerror(-cerr));
             goto fail;
         }
-    }
-    for (unsigned i = 0; i < cfg->nvswitch; i++) {
-        const struct zvs_cfg_vswitch *vs = &cfg->vswitch[i];
-        struct zvs_switch_params p = {
-            .vlan = { .aware = vs->vlan_aware, .native_vid = vs->native_vid },
-            .isolation = vs->isolation,
-        };
-        snprintf(p.name, sizeof(p.name), "%s", vs->name);
-        struct d_switch *ds = &d->sw[d->nsw];
-        ds->cfg = *vs;
-        ds->sw = zvs_switch_create(&p);
-        if (!ds->sw)
+        if (opt->console_group) {
+            gid_t gid;
+            int gerr = zvs_console_group_resolve(opt->console_group, &gid);
+            if (gerr == 0)
+                gerr = zvs_console_set_group(d->console, gid);
+            if (gerr < 0) {
+                zvs_err("console group %s: %s", opt->console_group,
+                        gerr == -ENOENT ? "no such group" : strerror(-gerr));
+                goto fail;
+            }
+        }
+        char uerr[ZVS_CFG_PATH_MAX + ZVS_MSG_TEXT_MAX];
+        int nmapped = zvs_console_map_directory(d->console, cfg, uerr, sizeof(uerr));
+        if (nmapped < 0) {
+            zvs_err("console: %s", uerr);
             goto fail;
-        d->nsw++;
-        zvs_info("VSWITCH %s defined: %s, QUEUESTORAGE %uM%s", vs->name,
-                 vs->vlan_aware ? "VLAN AWARE" : "VLAN UNAWARE", vs->queuestorage_mb,
-                 vs->nouplink ? ", NOUPLINK" : "");
-        if (!vs->nouplink && vs->group[0] != '\0')
-            add_group(d, cfg, ds);
-        if (!vs->nouplink)
-            add_uplinks(d, cfg, ds);
+        }
+        zvs_info("console %s: mode %s, %d Linux user(s) mapped by LINUXUSER",
+                 opt->console_path, opt->console_group ? "0660" : "0600", nmapped);
     }
-    for (unsigned i = 0; i < cfg->nnic; i++)
-        if (cfg->nic[i].vswitch >= 0)
-            add_nic(d, cfg, &cfg->nic[i]);
+    zvsd_reconcile(d, NULL);
     if (zvs_evloop_add_idle(d->loop, on_idle, d) < 0)
         goto fail;
     if (opt->monitor_path && zvsd_monitor_open(d, zvs_clock_now()) < 0)
@@ -663,7 +467,7 @@ void zvsd_destroy(struct zvsd *d)
 {
     if (!d)
         return;
-    for (unsigned i = 0; i < d->nnic; i++) {
+    for (unsigned i = 0; d->nic && i < d->nnic; i++) {
         if (d->nic[i].tap)
             zvs_guest_tap_close(d->nic[i].tap); /* the switch destroys the NIC ports */
         if (d->nic[i].session >= 0)
@@ -676,6 +480,8 @@ void zvsd_destroy(struct zvsd *d)
         unlink(d->opt.qdio_socket);
     }
     for (unsigned i = 0; i < d->nsw; i++) {
+        if (!d->sw[i].sw)
+            continue;
         zvs_lag_destroy(d->sw[i].lag, zvs_evloop_now(d->loop));
         if (d->sw[i].lag_timer)
             zvs_timer_destroy(d->sw[i].lag_timer);
@@ -686,100 +492,7 @@ void zvsd_destroy(struct zvsd *d)
         close(d->sigfd);
     zvs_evloop_destroy(d->loop);
     free(d->nic);
+    zvs_cfg_free(d->run);
+    zvs_cfg_free(d->scratch);
     free(d);
-}
-
-/* ---- the operator's report -------------------------------------------------------------- */
-
-static void report_counters(FILE *out, const char *indent, const struct zvs_port *p)
-{
-    struct zvs_device_counters c;
-    zvs_port_device_counters(p, &c);
-    fprintf(out, "%sRX Packets: %llu  Discarded: %llu  Errors: %llu\n", indent,
-            (unsigned long long)c.rx_packets, (unsigned long long)c.rx_discards,
-            (unsigned long long)c.rx_errors);
-    fprintf(out, "%sTX Packets: %llu  Discarded: %llu  Errors: %llu\n", indent,
-            (unsigned long long)c.tx_packets, (unsigned long long)c.tx_discards,
-            (unsigned long long)c.tx_errors);
-    fprintf(out, "%sRX Bytes: %llu  TX Bytes: %llu\n", indent,
-            (unsigned long long)c.rx_bytes, (unsigned long long)c.tx_bytes);
-    bool any = false;
-    for (int r = 0; r < ZVS_DROP__COUNT; r++) {
-        uint64_t v = zvs_ctr_read(&p->ctr.drops[r]);
-        if (!v)
-            continue;
-        fprintf(out, "%s%s%s %llu", any ? "" : indent, any ? "  " : "Drops: ",
-                zvs_drop_name((enum zvs_drop)r), (unsigned long long)v);
-        any = true;
-    }
-    if (any)
-        fputc('\n', out);
-}
-
-void zvsd_report(const struct zvsd *d, FILE *out)
-{
-    zvsd_report_switch(d, NULL, out);
-}
-
-void zvsd_report_switch(const struct zvsd *d, const struct d_switch *only, FILE *out)
-{
-    for (unsigned i = 0; i < d->nsw; i++) {
-        const struct d_switch *ds = &d->sw[i];
-        if (only && ds != only)
-            continue;
-        unsigned guests = 0;
-        for (struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
-             p = zvs_switch_next_port(ds->sw, p))
-            guests += p->role == ZVS_PORT_GUEST;
-        fprintf(out, "VSWITCH SYSTEM %-8s Type: QDIO  Connected: %u  Maxconn: INFINITE\n",
-                ds->cfg.name, guests);
-        fprintf(out, "  PERSISTENT  RESTRICTED  ETHERNET  Accounting: OFF\n");
-        if (ds->cfg.vlan_aware)
-            fprintf(out, "  VLAN Aware  Default VLAN: %04u  Default Porttype: %s  Native VLAN: %04u\n",
-                    ds->cfg.default_vid,
-                    ds->cfg.porttype == ZVS_PORTTYPE_TRUNK ? "Trunk" : "Access", ds->cfg.native_vid);
-        else
-            fprintf(out, "  VLAN Unaware\n");
-        fprintf(out, "  QueueStorage: %u  Isolation Status: %s\n", ds->cfg.queuestorage_mb,
-                ds->cfg.isolation ? "ON" : "OFF");
-        const struct zvs_port *active = zvs_switch_active_uplink(ds->sw);
-        bool header = false;
-        for (struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
-             p = zvs_switch_next_port(ds->sw, p)) {
-            if (p->role != ZVS_PORT_UPLINK)
-                continue;
-            if (!header)
-                fprintf(out, "  Uplink Port:\n");
-            header = true;
-            const char *ifname = "";
-            for (unsigned u = 0; u < d->nup; u++)
-                if (d->up[u].port == p)
-                    ifname = d->up[u].ifname;
-            const char *role = zvs_switch_is_group_port(ds->sw, p) ? "GROUP MEMBER" :
-                               p == active ? "ACTIVE" : "BACKUP";
-            fprintf(out, "    RDEV: %s  Interface: %s  %s%s\n", p->name, ifname, role,
-                    p->carrier ? "" : "  NO CARRIER");
-            report_counters(out, "      ", p);
-        }
-        header = false;
-        for (struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
-             p = zvs_switch_next_port(ds->sw, p)) {
-            const struct zvs_guest *g = zvs_switch_guest(ds->sw, p);
-            if (!g)
-                continue;
-            if (!header)
-                fprintf(out, "  Adapter Connections:\n");
-            header = true;
-            char mac[18];
-            zvs_mac_format(g->mac, mac, sizeof(mac));
-            fprintf(out, "    Adapter Owner: %-8s NIC: %04X.P00  MAC: %s\n", g->owner, g->vdev, mac);
-            report_counters(out, "      ", p);
-        }
-        if (ds->lag)
-            zvs_lag_report(ds->lag, zvs_evloop_now(d->loop), out);
-        struct zvs_mac_table_stats ms;
-        zvs_mac_table_stats(zvs_switch_mac_table(ds->sw), &ms);
-        fprintf(out, "  MAC table: %u entries (%u static, %u learned), %llu refused full\n",
-                ms.entries, ms.static_entries, ms.learned, (unsigned long long)ms.refused_full);
-    }
 }

@@ -16,6 +16,7 @@ struct zvsd_options {
     const char *stats_path;             /* counters report written on SIGUSR1 and at exit */
     const char *qdio_socket;            /* attach socket for NICBIND QDIO guests, or NULL */
     const char *console_path;           /* operator console socket (vmcp), or NULL */
+    const char *console_group;          /* console socket's group, mode 0660; NULL: 0600 */
     const char *monitor_path;           /* monitor file (MONWRITE-like), or NULL */
     uint32_t    monitor_interval_s;     /* sample interval, 0: 60 s */
     uint64_t    monitor_max_bytes;      /* rotate the monitor file beyond this (0: never) */

@@ -164,6 +164,8 @@ static void sample(struct zvsd *d, uint64_t now)
         fill_vsw(&d->up[i], &r->u.vsw);
     }
     for (unsigned i = 0; i < d->nnic && n < m->cap; i++) {
+        if (!d->nic[i].used || !d->nic[i].ds)
+            continue;                   /* not coupled: no VNIC activity to report */
         struct zvs_mon_record *r = &m->recs[n++];
         *r = (struct zvs_mon_record){ .domain = ZVS_MON_DOMAIN_NET, .number = ZVS_MON_REC_D8R1,
                                       .tod = tod };
@@ -223,7 +225,7 @@ static void nic_event(struct zvsd *d, const struct d_nic *n, bool up, uint64_t n
         .tod = tod_of(d->mon, now),
     };
     name_copy(r.u.link.lan_owner, "SYSTEM");
-    name_copy(r.u.link.lan_name, n->ds->cfg.name);
+    name_copy(r.u.link.lan_name, n->ds ? n->ds->cfg.name : "");
     name_copy(r.u.link.nic_owner, n->userid);
     r.u.link.vdev = n->vdev;
     r.u.link.nic_type = 2;
@@ -254,7 +256,8 @@ void zvsd_monitor_run(struct zvsd *d, uint64_t now)
     if (now >= m->next_nic_scan) {
         m->next_nic_scan = now + ZVS_MON_NIC_SCAN_NS;
         for (unsigned i = 0; i < d->nnic; i++) {
-            bool up = d->nic[i].port->carrier;
+            /* Uncoupled (or freed) is down: UNCOUPLE is a link loss for the guest. */
+            bool up = d->nic[i].used && d->nic[i].ds && d->nic[i].port->carrier;
             if (up != m->nic_up[i]) {
                 m->nic_up[i] = up;
                 nic_event(d, &d->nic[i], up, now);

@@ -2,9 +2,25 @@
  *
  * Design note.
  * - Owns: the tap fd (/dev/net/tun, IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, non-blocking, not
- *   persistent), the program side of one NIC's queues (qdio_guest, attached in-process),
- *   one overflow buffer of max_frame + 1 bytes, and the driver's counters. The NIC port
- *   itself belongs to the switch; close this driver before the port is destroyed.
+ *   persistent), an epoll fd that is the driver's interrupt fd, the program side of the
+ *   bound NIC's queues (qdio_guest, attached in-process) while bound, one overflow buffer
+ *   of max_frame + 1 bytes, and the driver's counters. The NIC port itself belongs to the
+ *   switch (or the daemon); unbind or close this driver before the port is destroyed.
+ * - Binding: the tap (the guest's interface) lives from open to close; the NIC's queues
+ *   are driven only between bind and unbind, as a z/VM guest's NIC device outlives its
+ *   COUPLE. The tap's carrier follows the binding (TUNSETCARRIER: on while bound, off
+ *   while unbound; a kernel that refuses it is ignored, the tap then keeps the carrier the
+ *   kernel gave it). Unbinding first writes what the switch already delivered into the
+ *   input queue to the tap, then puts the NIC's queues back to not-initialised
+ *   (zvs_qdio_reset), so the NIC can be bound again, by this driver or another. While
+ *   unbound, frames the guest sends are read and dropped (tap_rx_unbound); with the
+ *   carrier off the guest's kernel drops most of them itself, so those are mainly frames
+ *   that waited in the tap's queue when the binding ended.
+ * - Interrupt fd: the daemon registers zvs_guest_tap_irq_fd() once. It is an epoll fd
+ *   holding the bound NIC's thin-interrupt eventfd (level triggered), so it is readable
+ *   exactly when that eventfd is, and it stays the same fd across unbind and bind. An
+ *   epoll fd is pollable in another epoll set or with poll(2); pump_in reads the eventfd,
+ *   which makes both unreadable again.
  * - Tap set-up: virtio-net header of 10 bytes (struct virtio_net_hdr), not the 12-byte
  *   mrg_rxbuf form: num_buffers only matters to a virtio device with mergeable receive
  *   buffers, and a tap never has them; 10 is also what PACKET_VNET_HDR uses, so the
@@ -58,6 +74,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -77,18 +94,24 @@
 #define VH_LEN ((uint32_t)sizeof(struct virtio_net_hdr))
 _Static_assert(sizeof(struct virtio_net_hdr) == 10, "virtio_net_hdr layout");
 
+#ifndef TUNSETCARRIER
+#define TUNSETCARRIER _IOW('T', 226, int) /* Linux 4.20; older headers lack it */
+#endif
+
 #define TAP_MTU_MIN 68                  /* IPv4's minimum (RFC 791) */
+#define TAP_MTU_MAX (ZVS_QDIO_FRAME_MAX - ZVS_ETH_HLEN - ZVS_VLAN_HLEN) /* largest NIC MTU */
 
 _Static_assert((ZVS_QDIO_FRAME_MAX - ZVS_ETH_HLEN - ZVS_VLAN_HLEN + 535) / 536 <=
                ZVS_GUEST_TAP_GSO_SEGS, "a full super-frame at MSS 536 within gso_max_segs");
 
 struct zvs_guest_tap {
     int                        fd;      /* the tap */
+    int                        epfd;    /* the interrupt fd: epoll set of the NIC's irq fd */
     int                        ifindex;
     char                       name[IFNAMSIZ];
-    struct zvs_port           *nic;     /* the switch's; not ours to destroy */
-    struct zvs_qdio           *q;       /* its adapter side (irq fd, AC1) */
-    struct zvs_qdio_guest     *g;       /* the program side we drive */
+    struct zvs_port           *nic;     /* bound NIC, NULL: unbound; not ours to destroy */
+    struct zvs_qdio           *q;       /* its adapter side (irq fd, AC1), NULL: unbound */
+    struct zvs_qdio_guest     *g;       /* the program side we drive, NULL: unbound */
     uint32_t                   max_frame;
     uint8_t                   *ovf;     /* max_frame + 1 bytes: frames past the open buffer */
     bool                       oversize_logged;
@@ -233,6 +256,16 @@ static int tap_set_offloads(struct zvs_guest_tap *t)
     return 0;
 }
 
+/* The tap's carrier follows the binding. Best effort: a kernel without TUNSETCARRIER
+ * (before 4.20) leaves the carrier as it is, which changes nothing else. */
+static void tap_set_carrier(struct zvs_guest_tap *t, bool on)
+{
+    int v = on;
+
+    if (t->fd >= 0)
+        (void)ioctl(t->fd, TUNSETCARRIER, &v);
+}
+
 int zvs_guest_tap_open(const char *ifname, uint32_t mtu, struct zvs_port *nic,
                        struct zvs_guest_tap **out)
 {
@@ -240,25 +273,27 @@ int zvs_guest_tap_open(const char *ifname, uint32_t mtu, struct zvs_port *nic,
     int rc = -EINVAL;
 
     *out = NULL;
-    if (!ifname || ifname[0] == '\0' || strlen(ifname) >= IFNAMSIZ || !nic ||
-        !zvs_nic_qdio_is(nic))
+    if (!ifname || ifname[0] == '\0' || strlen(ifname) >= IFNAMSIZ ||
+        (nic && !zvs_nic_qdio_is(nic)))
         goto fail;
+    uint32_t mtu_max = nic ? nic->mtu : TAP_MTU_MAX;
     if (mtu == 0)
-        mtu = nic->mtu < ZVS_GUEST_TAP_MTU_DEFAULT ? nic->mtu : ZVS_GUEST_TAP_MTU_DEFAULT;
-    if (mtu < TAP_MTU_MIN || mtu > nic->mtu)
+        mtu = mtu_max < ZVS_GUEST_TAP_MTU_DEFAULT ? mtu_max : ZVS_GUEST_TAP_MTU_DEFAULT;
+    if (mtu < TAP_MTU_MIN || mtu > mtu_max)
         goto fail;
     rc = -ENOMEM;
     t = calloc(1, sizeof(*t));
     if (!t)
         goto fail;
     t->fd = -1;
-    t->nic = nic;
-    t->q = zvs_nic_qdio_queues(nic);
-    rc = zvs_qdio_guest_attach(zvs_qdio_region(t->q), zvs_qdio_size(t->q),
-                               zvs_qdio_siga_fd(t->q), zvs_qdio_irq_fd(t->q), &t->g);
-    if (rc < 0)
+    t->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (t->epfd < 0) {
+        rc = -errno;
         goto fail;
-    t->max_frame = zvs_qdio_guest_max_frame(t->g);
+    }
+    /* Every NIC buffer holds the same largest frame, so the tap is set up for it before
+     * it knows its NIC; bind checks it. */
+    t->max_frame = ZVS_QDIO_FRAME_MAX;
     t->st.max_frame = t->max_frame;
     rc = -ENOMEM;
     t->ovf = malloc(t->max_frame + 1u);
@@ -273,16 +308,15 @@ int zvs_guest_tap_open(const char *ifname, uint32_t mtu, struct zvs_port *nic,
     rc = tap_set_offloads(t);
     if (rc < 0)
         goto fail;
-    /* Last: the one step that cannot be undone (the adapter owns the empty input
-     * buffers from now on), so a failed open leaves the NIC as it was. */
-    rc = zvs_qdio_guest_init_queues(t->g);
-    if (rc < 0)
-        goto fail;
-    /* The daemon polls the NIC right after every pump: no SIGA-w system call needed. */
-    const struct zvs_qdio_shm_hdr *h = zvs_qdio_region(t->q);
-    uint32_t ac1 = __atomic_load_n(&h->ac1, __ATOMIC_ACQUIRE);
-    zvs_qdio_set_ac1(t->q, ac1 & ~ZVS_QDIO_AC1_SIGA_OUTPUT);
-    (void)zvs_qdio_guest_arm_irq(t->g); /* nothing can be waiting: the queues are new */
+    tap_set_carrier(t, false);
+    /* Last: establishing the queues is the one step that cannot be undone (the adapter
+     * owns the empty input buffers from then on), so a failed open leaves the NIC as it
+     * was. */
+    if (nic) {
+        rc = zvs_guest_tap_bind(t, nic);
+        if (rc < 0)
+            goto fail;
+    }
     *out = t;
     return 0;
 fail:
@@ -290,15 +324,80 @@ fail:
     return rc;
 }
 
+int zvs_guest_tap_bind(struct zvs_guest_tap *t, struct zvs_port *nic)
+{
+    struct zvs_qdio_guest *g = NULL;
+    int rc;
+
+    if (!nic || !zvs_nic_qdio_is(nic) || t->st.mtu > nic->mtu)
+        return -EINVAL;
+    zvs_guest_tap_unbind(t);
+    struct zvs_qdio *q = zvs_nic_qdio_queues(nic);
+    int irq_fd = zvs_qdio_irq_fd(q);
+    rc = zvs_qdio_guest_attach(zvs_qdio_region(q), zvs_qdio_size(q), zvs_qdio_siga_fd(q),
+                               irq_fd, &g);
+    if (rc < 0)
+        return rc;
+    assert(zvs_qdio_guest_max_frame(g) == t->max_frame);
+    struct epoll_event ev = { .events = EPOLLIN, .data.fd = irq_fd };
+    if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, irq_fd, &ev) < 0) {
+        rc = -errno;
+        goto fail;
+    }
+    /* Last: the one step that cannot be undone (see open). -EBUSY: another driver. */
+    rc = zvs_qdio_guest_init_queues(g);
+    if (rc < 0) {
+        (void)epoll_ctl(t->epfd, EPOLL_CTL_DEL, irq_fd, NULL);
+        goto fail;
+    }
+    /* The daemon polls the NIC right after every pump: no SIGA-w system call needed. */
+    const struct zvs_qdio_shm_hdr *h = zvs_qdio_region(q);
+    uint32_t ac1 = __atomic_load_n(&h->ac1, __ATOMIC_ACQUIRE);
+    zvs_qdio_set_ac1(q, ac1 & ~ZVS_QDIO_AC1_SIGA_OUTPUT);
+    (void)zvs_qdio_guest_arm_irq(g);    /* nothing can be waiting: the queues are new */
+    t->nic = nic;
+    t->q = q;
+    t->g = g;
+    tap_set_carrier(t, true);
+    return 0;
+fail:
+    zvs_qdio_guest_detach(g);
+    return rc;
+}
+
+void zvs_guest_tap_unbind(struct zvs_guest_tap *t)
+{
+    if (!t || !t->g)
+        return;
+    /* What the switch already delivered reaches the guest; then the queues go. */
+    (void)zvs_guest_tap_pump_in(t);
+    zvs_qdio_guest_disarm_irq(t->g);
+    (void)epoll_ctl(t->epfd, EPOLL_CTL_DEL, zvs_qdio_irq_fd(t->q), NULL);
+    zvs_qdio_guest_detach(t->g);
+    int rc = zvs_qdio_reset(t->q);
+    if (rc < 0)
+        zvs_warn("guest_tap %s: queues of %s not reset (%s): the switch holds frames of "
+                 "them; poll the NIC before unbinding", t->name, t->nic->name, strerror(-rc));
+    t->g = NULL;
+    t->q = NULL;
+    t->nic = NULL;
+    tap_set_carrier(t, false);
+}
+
+struct zvs_port *zvs_guest_tap_nic(const struct zvs_guest_tap *t)
+{
+    return t->nic;
+}
+
 void zvs_guest_tap_close(struct zvs_guest_tap *t)
 {
     if (!t)
         return;
-    if (t->g)
-        zvs_qdio_guest_disarm_irq(t->g);
+    zvs_guest_tap_unbind(t);
     if (t->fd >= 0)
         close(t->fd);
-    zvs_qdio_guest_detach(t->g);
+    if (t->epfd >= 0)
+        close(t->epfd);
     free(t->ovf);
     free(t);
 }
@@ -321,7 +420,7 @@ int zvs_guest_tap_fd(const struct zvs_guest_tap *t)
 
 int zvs_guest_tap_irq_fd(const struct zvs_guest_tap *t)
 {
-    return zvs_qdio_guest_irq_fd(t->g);
+    return t->epfd;
 }
 
 const char *zvs_guest_tap_name(const struct zvs_guest_tap *t)
@@ -436,10 +535,35 @@ static int out_one(struct zvs_guest_tap *t)
     return 1;
 }
 
+/* Unbound: read what the guest sent and drop it (counted), a burst at most. Returns 0,
+ * or -errno when the tap is unusable. */
+static int out_drop_unbound(struct zvs_guest_tap *t)
+{
+    struct virtio_net_hdr vh;
+
+    for (int i = 0; i < ZVS_GUEST_TAP_BURST; i++) {
+        struct iovec iov[2] = { { &vh, VH_LEN }, { t->ovf, t->max_frame + 1u } };
+        ssize_t r = readv(t->fd, iov, 2);
+        if (r >= 0) {
+            t->st.tap_rx_unbound++;
+            continue;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN)
+            break;
+        t->st.tap_rx_errors++;
+        return -errno;
+    }
+    return 0;
+}
+
 int zvs_guest_tap_pump_out(struct zvs_guest_tap *t)
 {
     int queued = 0, err = 0;
 
+    if (!t->g)
+        return out_drop_unbound(t);
     for (int i = 0; i < ZVS_GUEST_TAP_BURST; i++) {
         int rc = out_one(t);
         if (rc >= 0) {
@@ -503,6 +627,8 @@ int zvs_guest_tap_pump_in(struct zvs_guest_tap *t)
 {
     int total = 0;
 
+    if (!t->g)
+        return 0;                       /* unbound: no queue, and the epoll set is empty */
     t->st.irqs += zvs_qdio_guest_irq_ack(t->g);
     for (;;) {
         int n;

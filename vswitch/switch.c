@@ -5,6 +5,25 @@
  * carrier carries all traffic; when it loses carrier the next one in attach order with
  * carrier takes over, and when an earlier one returns it takes the traffic back, which is
  * what z/VM does with its primary and backup devices.
+ * SET VSWITCH ... SWITCHOVER (zvs_switch_switchover) forces another RDEV active. A forced
+ * choice is sticky: carrier events of other RDEVs (an earlier one returning included) do
+ * not move the traffic while the forced one has carrier. When it loses carrier, or is
+ * detached, the forcing ends and the rule above picks again (the first RDEV with carrier
+ * in attach order), so failover keeps working and a later return preempts as before.
+ * The "forced" bit is management state that forward.c never reads: it lives in struct
+ * switch_mgmt around struct zvs_switch, here only.
+ *
+ * Runtime changes of a coupled guest (zvs_switch_update_guest: SET VSWITCH GRANT, a new
+ * MAC or MACPROTECT) are checked completely before anything is touched (MAC and VIDs
+ * usable, no other port's assigned MAC on a new VID, room in the MAC table), so a refused
+ * change leaves the table as it was; an accepted one cannot fail half-way.
+ *
+ * Detaching a port (zvs_switch_detach_port; remove_port is detach + destroy) is for the
+ * event loop between bursts, or for the Slow Protocols handler on another port: frames
+ * queued for the port in the running burst are discarded and counted (LINK_DOWN) on it.
+ * Hazards: the port whose burst is running must not be detached from inside that burst
+ * (forward.c keeps using it), and a port-group member must leave the group's map (lag.c)
+ * before it is detached, as the map names ports by index.
  *
  * Port groups: members are uplinks too (zvs_switch_add_group_port) but not failover
  * devices. Outbound frames follow the group's bucket map (pgroup.h) while any member
@@ -14,6 +33,7 @@
  */
 #include "switch.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +43,23 @@
 
 #define DEFAULT_MAC_AGE_NS (300ull * 1000000000ull)
 
+/* What only management reads: kept beside, not inside, the data path's layout. */
+struct switch_mgmt {
+    struct zvs_switch sw;               /* first: a struct zvs_switch * is this */
+    bool              uplink_forced;    /* active_uplink chosen by SWITCHOVER: sticky */
+};
+
+static struct switch_mgmt *mgmt(struct zvs_switch *sw)
+{
+    return (struct switch_mgmt *)sw;
+}
+
 struct zvs_switch *zvs_switch_create(const struct zvs_switch_params *params)
 {
-    struct zvs_switch *sw = calloc(1, sizeof(*sw));
-    if (!sw)
+    struct switch_mgmt *m = calloc(1, sizeof(*m));
+    if (!m)
         return NULL;
+    struct zvs_switch *sw = &m->sw;
     sw->params = *params;
     uint32_t cap = params->mac_capacity ? params->mac_capacity : ZVS_MAC_CAPACITY;
     uint64_t age = params->mac_age_ns ? params->mac_age_ns : DEFAULT_MAC_AGE_NS;
@@ -54,7 +86,7 @@ void zvs_switch_destroy(struct zvs_switch *sw)
     zvs_mac_table_destroy(sw->macs);
     free(sw->scratch);
     free(sw->scratch2);
-    free(sw);
+    free(mgmt(sw));
 }
 
 const struct zvs_switch_params *zvs_switch_params(const struct zvs_switch *sw)
@@ -70,8 +102,25 @@ static int free_slot(const struct zvs_switch *sw)
     return -1;
 }
 
+/* Position of port index idx in the RDEV list (attach order), or -1. */
+static int uplink_pos(const struct zvs_switch *sw, int idx)
+{
+    for (uint16_t i = 0; i < sw->nuplinks; i++)
+        if (sw->uplinks[i] == idx)
+            return i;
+    return -1;
+}
+
 static void pick_uplink(struct zvs_switch *sw)
 {
+    struct switch_mgmt *m = mgmt(sw);
+    if (m->uplink_forced) {
+        /* A SWITCHOVER choice stays while it is attached and has carrier. */
+        if (sw->active_uplink >= 0 && uplink_pos(sw, sw->active_uplink) >= 0 &&
+                sw->sp[sw->active_uplink].port->carrier)
+            return;
+        m->uplink_forced = false;
+    }
     sw->active_uplink = -1;
     for (uint16_t i = 0; i < sw->nuplinks; i++) {
         struct zvs_port *p = sw->sp[sw->uplinks[i]].port;
@@ -134,35 +183,57 @@ bool zvs_switch_is_group_port(const struct zvs_switch *sw, const struct zvs_port
 }
 
 /* The VIDs a guest's assigned MAC is registered on: its access VLAN, every granted VLAN
- * of a trunk, or VID 0 when the switch is VLAN UNAWARE. */
+ * of a trunk, or VID 0 when the switch is VLAN UNAWARE. fn's first non-zero result ends
+ * the walk and is returned. */
 static int for_each_guest_vid(const struct zvs_switch *sw, const struct zvs_guest *g,
-                              int (*fn)(struct zvs_switch *, const struct zvs_guest *, uint16_t, uint16_t),
-                              struct zvs_switch *msw, uint16_t port)
+                              int (*fn)(void *ctx, uint16_t vid), void *ctx)
 {
     if (!sw->params.vlan.aware)
-        return fn(msw, g, ZVS_VID_NONE, port);
+        return fn(ctx, ZVS_VID_NONE);
     if (g->vlan.porttype == ZVS_VLAN_ACCESS)
-        return fn(msw, g, g->vlan.access_vid, port);
+        return fn(ctx, g->vlan.access_vid);
     for (uint16_t vid = 1; vid <= ZVS_VID_MAX; vid++) {
         if (!zvs_vlan_is_granted(&g->vlan, vid))
             continue;
-        int rc = fn(msw, g, vid, port);
+        int rc = fn(ctx, vid);
         if (rc)
             return rc;
     }
     return 0;
 }
 
-static int register_mac(struct zvs_switch *sw, const struct zvs_guest *g, uint16_t vid, uint16_t port)
+/* Is the guest's assigned MAC registered on vid (the same rule as for_each_guest_vid)? */
+static bool guest_on_vid(const struct zvs_switch *sw, const struct zvs_guest *g, uint16_t vid)
 {
-    int rc = zvs_mac_table_add_static(sw->macs, g->mac, vid, port);
-    return rc == -EEXIST && zvs_mac_table_lookup(sw->macs, g->mac, vid) == port ? 0 : rc;
+    if (!sw->params.vlan.aware)
+        return vid == ZVS_VID_NONE;
+    if (g->vlan.porttype == ZVS_VLAN_ACCESS)
+        return vid == g->vlan.access_vid;
+    return vid >= 1 && vid <= ZVS_VID_MAX && zvs_vlan_is_granted(&g->vlan, vid);
 }
 
-static int unregister_mac(struct zvs_switch *sw, const struct zvs_guest *g, uint16_t vid, uint16_t port)
+/* One guest's MAC entries being registered or checked. */
+struct reg {
+    struct zvs_switch      *sw;
+    const struct zvs_guest *g;          /* whose MAC */
+    const struct zvs_guest *keep;       /* update: the registration that replaces g */
+    uint16_t                port;       /* port index of the guest */
+    uint32_t                needed;     /* check: new entries the change adds */
+    uint32_t                freed;      /* check: entries the change removes */
+};
+
+static int register_mac(void *ctx, uint16_t vid)
 {
-    if (zvs_mac_table_lookup(sw->macs, g->mac, vid) == port)
-        zvs_mac_table_remove(sw->macs, g->mac, vid);
+    struct reg *r = ctx;
+    int rc = zvs_mac_table_add_static(r->sw->macs, r->g->mac, vid, r->port);
+    return rc == -EEXIST && zvs_mac_table_lookup(r->sw->macs, r->g->mac, vid) == r->port ? 0 : rc;
+}
+
+static int unregister_mac(void *ctx, uint16_t vid)
+{
+    struct reg *r = ctx;
+    if (zvs_mac_table_lookup(r->sw->macs, r->g->mac, vid) == r->port)
+        zvs_mac_table_remove(r->sw->macs, r->g->mac, vid);
     return 0;
 }
 
@@ -171,10 +242,11 @@ int zvs_switch_add_guest(struct zvs_switch *sw, struct zvs_port *port, const str
     int slot = free_slot(sw);
     if (slot < 0)
         return -ENOSPC;
-    int rc = for_each_guest_vid(sw, guest, register_mac, sw, (uint16_t)slot);
+    struct reg r = { .sw = sw, .g = guest, .port = (uint16_t)slot };
+    int rc = for_each_guest_vid(sw, guest, register_mac, &r);
     if (rc) {
         /* Leave nothing behind: a failed couple changes nothing. */
-        for_each_guest_vid(sw, guest, unregister_mac, sw, (uint16_t)slot);
+        for_each_guest_vid(sw, guest, unregister_mac, &r);
         return rc;
     }
     port->index = (uint16_t)slot;
@@ -184,11 +256,116 @@ int zvs_switch_add_guest(struct zvs_switch *sw, struct zvs_port *port, const str
     return 0;
 }
 
-int zvs_switch_remove_port(struct zvs_switch *sw, struct zvs_port *port)
+static bool mac_equal(const uint8_t *a, const uint8_t *b)
+{
+    return memcmp(a, b, ZVS_ETH_ALEN) == 0;
+}
+
+/* Update check, per VID of the new registration: the key must be usable and not another
+ * guest's assigned MAC (a STATIC entry: only this file makes them, so the owner's
+ * registration says which entries are static); count the keys that need a new entry. */
+static int check_new_vid(void *ctx, uint16_t vid)
+{
+    struct reg *r = ctx;
+    if (vid > ZVS_VID_MAX)
+        return -EINVAL;
+    int out = zvs_mac_table_lookup(r->sw->macs, r->g->mac, vid);
+    if (out < 0) {
+        r->needed++;
+        return 0;
+    }
+    const struct zvs_swport *o = &r->sw->sp[out];
+    if (out != r->port && o->port && o->is_guest && mac_equal(o->guest.mac, r->g->mac) &&
+            guest_on_vid(r->sw, &o->guest, vid))
+        return -EEXIST;
+    return 0;                           /* ours, or learned: add_static takes it over */
+}
+
+/* Update check, per VID of the old registration: entries of keys the new one drops. */
+static int count_old_vid(void *ctx, uint16_t vid)
+{
+    struct reg *r = ctx;
+    bool kept = mac_equal(r->g->mac, r->keep->mac) && guest_on_vid(r->sw, r->keep, vid);
+    if (!kept && zvs_mac_table_lookup(r->sw->macs, r->g->mac, vid) == r->port)
+        r->freed++;
+    return 0;
+}
+
+/* Update, per VID of the old registration: remove the entries the new one drops. */
+static int drop_old_vid(void *ctx, uint16_t vid)
+{
+    struct reg *r = ctx;
+    if (mac_equal(r->g->mac, r->keep->mac) && guest_on_vid(r->sw, r->keep, vid))
+        return 0;
+    return unregister_mac(ctx, vid);
+}
+
+static bool mac_assignable(const uint8_t *mac)
+{
+    static const uint8_t zero[ZVS_ETH_ALEN];
+    return !(mac[0] & 1) && !mac_equal(mac, zero);
+}
+
+int zvs_switch_update_guest(struct zvs_switch *sw, struct zvs_port *port,
+                            const struct zvs_guest *guest)
+{
+    uint16_t idx = port->index;
+    if (idx >= ZVS_MAX_PORTS || sw->sp[idx].port != port || !sw->sp[idx].is_guest)
+        return -ENOENT;
+    struct zvs_swport *s = &sw->sp[idx];
+    if (!mac_assignable(guest->mac))
+        return -EINVAL;
+
+    /* Check everything first: a refused change changes nothing. */
+    struct reg nr = { .sw = sw, .g = guest, .port = idx };
+    int rc = for_each_guest_vid(sw, guest, check_new_vid, &nr);
+    if (rc)
+        return rc;
+    struct reg orr = { .sw = sw, .g = &s->guest, .keep = guest, .port = idx };
+    for_each_guest_vid(sw, &s->guest, count_old_vid, &orr);
+    struct zvs_mac_table_stats ms;
+    zvs_mac_table_stats(sw->macs, &ms);
+    /* The port's learned entries are flushed too, but not counted: conservative. */
+    if ((uint64_t)ms.entries - orr.freed + nr.needed > ms.capacity)
+        return -ENOSPC;
+
+    /* Apply: old keys out, the port's learned entries out (they were learned on the old
+     * VLANs, and MACPROTECT may now forbid them), new keys in; nothing can fail now. */
+    for_each_guest_vid(sw, &s->guest, drop_old_vid, &orr);
+    zvs_mac_table_remove_learned_port(sw->macs, idx);
+    rc = for_each_guest_vid(sw, guest, register_mac, &nr);
+    assert(rc == 0);
+    (void)rc;
+    s->guest = *guest;
+    return 0;
+}
+
+/* Frames queued for the port in the running burst (detach from the Slow Protocols
+ * handler): they will not be written; count them on the port and take it off the list of
+ * egress ports the burst flushes. */
+static void drop_pending(struct zvs_switch *sw, struct zvs_swport *s)
+{
+    if (!s->active)
+        return;
+    if (s->npend)
+        zvs_port_count_drop(s->port, false, ZVS_DROP_LINK_DOWN, s->npend);
+    for (uint16_t i = 0; i < sw->nactive; i++) {
+        if (sw->active[i] == s->port->index) {
+            sw->active[i] = sw->active[--sw->nactive];
+            break;
+        }
+    }
+    s->npend = 0;
+    s->pend_bytes = 0;
+    s->active = false;
+}
+
+struct zvs_port *zvs_switch_detach_port(struct zvs_switch *sw, struct zvs_port *port)
 {
     uint16_t idx = port->index;
     if (idx >= ZVS_MAX_PORTS || sw->sp[idx].port != port)
-        return -ENOENT;
+        return NULL;
+    drop_pending(sw, &sw->sp[idx]);
     if (sw->sp[idx].is_guest) {
         zvs_mac_table_remove_port(sw->macs, idx);
         for (uint16_t i = 0; i < sw->nguests; i++) {
@@ -197,20 +374,27 @@ int zvs_switch_remove_port(struct zvs_switch *sw, struct zvs_port *port)
                 break;
             }
         }
+        sw->sp[idx] = (struct zvs_swport){ 0 };
     } else {
-        for (uint16_t i = 0; i < sw->nuplinks; i++) {
-            if (sw->uplinks[i] == idx) {
-                memmove(&sw->uplinks[i], &sw->uplinks[i + 1],
-                        (size_t)(sw->nuplinks - i - 1) * sizeof(sw->uplinks[0]));
-                sw->nuplinks--;
-                break;
-            }
+        int pos = uplink_pos(sw, idx);
+        if (pos >= 0) {
+            memmove(&sw->uplinks[pos], &sw->uplinks[pos + 1],
+                    (size_t)(sw->nuplinks - pos - 1) * sizeof(sw->uplinks[0]));
+            sw->nuplinks--;
         }
-        pick_uplink(sw);
+        sw->sp[idx] = (struct zvs_swport){ 0 };
+        pick_uplink(sw);                /* after the slot is free: it is gone */
     }
-    sw->sp[idx] = (struct zvs_swport){ 0 };
-    if (port->ops->destroy)
-        port->ops->destroy(port);
+    return port;
+}
+
+int zvs_switch_remove_port(struct zvs_switch *sw, struct zvs_port *port)
+{
+    struct zvs_port *p = zvs_switch_detach_port(sw, port);
+    if (!p)
+        return -ENOENT;
+    if (p->ops->destroy)
+        p->ops->destroy(p);
     return 0;
 }
 
@@ -236,6 +420,37 @@ struct zvs_port *zvs_switch_next_port(const struct zvs_switch *sw, const struct 
 struct zvs_port *zvs_switch_active_uplink(const struct zvs_switch *sw)
 {
     return sw->active_uplink >= 0 ? sw->sp[sw->active_uplink].port : NULL;
+}
+
+/* SET VSWITCH ... SWITCHOVER: see the note at the top. */
+int zvs_switch_switchover(struct zvs_switch *sw, struct zvs_port *to)
+{
+    int target = -1;
+
+    if (to) {
+        uint16_t idx = to->index;
+        if (idx >= ZVS_MAX_PORTS || sw->sp[idx].port != to || uplink_pos(sw, idx) < 0)
+            return -EINVAL;             /* not an RDEV of this switch (guest, group member) */
+        if (sw->active_uplink == idx)
+            return -EALREADY;
+        if (!to->carrier)
+            return -ENETDOWN;
+        target = idx;
+    } else {
+        /* SWITCHOVER AVAILABLE: the next RDEV after the active one, wrapping. */
+        int cur = sw->active_uplink >= 0 ? uplink_pos(sw, sw->active_uplink) : -1;
+        for (uint16_t k = 1; k <= sw->nuplinks && target < 0; k++) {
+            int pos = (int)((cur + k) % sw->nuplinks);
+            uint16_t idx = sw->uplinks[pos];
+            if (idx != sw->active_uplink && sw->sp[idx].port->carrier)
+                target = idx;
+        }
+        if (target < 0)
+            return -ENODEV;
+    }
+    sw->active_uplink = target;
+    mgmt(sw)->uplink_forced = true;
+    return 0;
 }
 
 void zvs_switch_set_carrier(struct zvs_switch *sw, struct zvs_port *port, bool up)

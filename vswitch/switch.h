@@ -75,7 +75,24 @@ bool zvs_switch_is_group_port(const struct zvs_switch *sw, const struct zvs_port
  * -ENOSPC when the port table or MAC table is full. The switch owns the port. */
 int zvs_switch_add_guest(struct zvs_switch *sw, struct zvs_port *port,
                          const struct zvs_guest *guest);
-/* Uncouple / detach: removes the port, its MAC entries, and destroys it. */
+/* Replace a coupled guest's registration in place (SET VSWITCH GRANT / REVOKE, a new MAC
+ * or MACPROTECT): its assigned MAC is registered on the new VIDs and removed from the VIDs
+ * it loses, and every entry the port learned is flushed; other ports' entries and frames
+ * are untouched. The whole change is checked first, so on an error nothing changed:
+ * -ENOENT if port is not a guest of sw; -EEXIST if the new MAC is another guest's
+ * assigned MAC on one of the new VIDs; -EINVAL for a group or all-zero MAC or an access
+ * VID above 4094; -ENOSPC if the MAC table could not hold the new entries (counted
+ * without the port's learned entries, which the change would flush). */
+int zvs_switch_update_guest(struct zvs_switch *sw, struct zvs_port *port,
+                            const struct zvs_guest *guest);
+/* Uncouple / detach and hand the port back, not destroyed: its MAC entries go, an uplink
+ * leaves the failover list (another RDEV takes over if it was active). Frames queued for
+ * it in a running burst (a detach from the Slow Protocols handler) are discarded and
+ * counted on it (out_discards, ZVS_DROP_LINK_DOWN). The caller owns the port again and
+ * may re-add it. NULL if port is not attached to sw. Not for the port whose burst is
+ * running; a port-group member must leave the group's map first. */
+struct zvs_port *zvs_switch_detach_port(struct zvs_switch *sw, struct zvs_port *port);
+/* Uncouple / detach: zvs_switch_detach_port, then destroy the port. 0 or -ENOENT. */
 int zvs_switch_remove_port(struct zvs_switch *sw, struct zvs_port *port);
 
 struct zvs_port *zvs_switch_port(const struct zvs_switch *sw, uint16_t index);
@@ -84,6 +101,15 @@ const struct zvs_guest *zvs_switch_guest(const struct zvs_switch *sw, const stru
 struct zvs_port *zvs_switch_next_port(const struct zvs_switch *sw, const struct zvs_port *after);
 /* The uplink now carrying traffic, or NULL. */
 struct zvs_port *zvs_switch_active_uplink(const struct zvs_switch *sw);
+/* SET VSWITCH ... SWITCHOVER: make another RDEV uplink the active one. to NULL
+ * (AVAILABLE): the next RDEV after the active one in attach order, wrapping, that has
+ * carrier. The choice is sticky: it stays active until it loses carrier or is detached
+ * (an earlier RDEV regaining carrier does not take the traffic back meanwhile); then the
+ * usual rule picks again (the first RDEV in attach order with carrier). Port-group members
+ * are not RDEVs. Returns 0; -EINVAL if `to` is not an RDEV uplink of sw; -EALREADY if it is
+ * the active one; -ENETDOWN if it has no carrier; -ENODEV (AVAILABLE) if no other RDEV
+ * has carrier. */
+int zvs_switch_switchover(struct zvs_switch *sw, struct zvs_port *to);
 
 /* Carrier of a port changed (netlink event, tap down). Uplinks fail over. */
 void zvs_switch_set_carrier(struct zvs_switch *sw, struct zvs_port *port, bool up);

@@ -1,12 +1,15 @@
 /* vswitchd: the zvswitch daemon.
  *
  *   vswitchd -c SYSTEM.CONFIG -u USER.DIRECT [-f] [-p pidfile] [-l level] [-L logfile]
- *            [-s statsfile] [-q qdio-socket] [--check]
+ *            [-s statsfile] [-q qdio-socket] [-k console [--console-group group]] [--check]
  *
  * Foreground (-f) logs to stderr; otherwise it detaches (fork, setsid, /dev/null for the
  * standard streams) and logs to -L or nowhere. The pidfile is written after detaching and
  * removed at exit. --check parses and cross-checks both files, prints every message like
  * CPSYNTAX does, and exits 0 when they are clean, 1 otherwise.
+ * The console's identities are checked before detaching too: every LINUXUSER of the user
+ * directory must be a Linux user here and --console-group a group, else vswitchd says
+ * which and does not start.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +21,7 @@
 #include <unistd.h>
 
 #include "cp-commands/config.h"
+#include "cp-commands/console_users.h"
 #include "daemon.h"
 #include "log.h"
 
@@ -34,6 +38,8 @@ static void usage(FILE *out)
             "  -s, --stats FILE       counters report, written on SIGUSR1 and at exit\n"
             "  -q, --qdio-socket PATH where external guest programs attach to NICBIND QDIO NICs\n"
             "  -k, --console PATH     operator console socket for vmcp (CP commands)\n"
+            "      --console-group NAME|GID  members may connect to the console (mode 0660);\n"
+            "                         USER DIRECT LINUXUSER says who they are in CP\n"
             "  -m, --monitor FILE     write monitor records (D6R21, D8R1 ...) for perfkit\n"
             "  -i, --monitor-interval SECONDS  monitor sample interval (default 60)\n"
             "      --monitor-max-mb N rotate the monitor file beyond N MB (default 64)\n"
@@ -76,6 +82,27 @@ static int detach(void)
     return 0;
 }
 
+/* Who may use the console: the group and every LINUXUSER must exist here (the daemon
+ * resolves them again when it opens the console; this says what is wrong before it
+ * detaches). 0 or -1 (reported on stderr). */
+static int console_access_check(const struct zvs_cfg *cfg, const char *group)
+{
+    char err[ZVS_CFG_PATH_MAX + ZVS_MSG_TEXT_MAX];
+    gid_t gid;
+    int rc;
+
+    if (group && (rc = zvs_console_group_resolve(group, &gid)) < 0) {
+        fprintf(stderr, "vswitchd: console group %s: %s\n", group,
+                rc == -ENOENT ? "no such group" : strerror(-rc));
+        return -1;
+    }
+    if (zvs_console_check_directory(cfg, err, sizeof(err)) < 0) {
+        fprintf(stderr, "vswitchd: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
 /* Paths are used after chdir("/"): make them absolute first. */
 static char *absolute(const char *path)
 {
@@ -102,6 +129,7 @@ int main(int argc, char **argv)
         { "stats", required_argument, NULL, 's' },
         { "qdio-socket", required_argument, NULL, 'q' },
         { "console", required_argument, NULL, 'k' },
+        { "console-group", required_argument, NULL, 'G' },
         { "monitor", required_argument, NULL, 'm' },
         { "monitor-interval", required_argument, NULL, 'i' },
         { "monitor-max-mb", required_argument, NULL, 'M' },
@@ -110,7 +138,7 @@ int main(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *sysconfig = NULL, *userdirect = NULL;
+    const char *sysconfig = NULL, *userdirect = NULL, *console_group = NULL;
     char *pidfile = NULL, *logfile = NULL, *stats = NULL, *qsock = NULL, *console = NULL, *monitor = NULL, *monlive = NULL;
     unsigned long mon_interval = 60, mon_max_mb = 64;
     bool foreground = false, check = false;
@@ -127,6 +155,7 @@ int main(int argc, char **argv)
         case 's': free(stats); stats = absolute(optarg); break;
         case 'q': free(qsock); qsock = absolute(optarg); break;
         case 'k': free(console); console = absolute(optarg); break;
+        case 'G': console_group = optarg; break;
         case 'm': free(monitor); monitor = absolute(optarg); break;
         case 'V': free(monlive); monlive = absolute(optarg); break;
         case 'i':
@@ -159,6 +188,10 @@ int main(int argc, char **argv)
         usage(stderr);
         goto out;
     }
+    if (console_group && !console) {
+        fprintf(stderr, "vswitchd: --console-group needs --console\n");
+        goto out;
+    }
     if (check) {
         int errors = zvs_config_syntax_check(sysconfig, userdirect, stdout);
         rc = errors == 0 ? 0 : 1;
@@ -177,6 +210,10 @@ int main(int argc, char **argv)
         zvs_cfg_free(cfg);
         goto out;
     }
+    if (console && console_access_check(cfg, console_group) < 0) {
+        zvs_cfg_free(cfg);
+        goto out;
+    }
     zvs_log_set_level(level);
     if (logfile && zvs_log_open(logfile) < 0)
         fprintf(stderr, "vswitchd: cannot open log %s: %s\n", logfile, strerror(errno));
@@ -190,6 +227,7 @@ int main(int argc, char **argv)
 
     struct zvsd_options opt = { .stats_path = stats, .qdio_socket = qsock,
                                  .console_path = console,
+                                 .console_group = console_group,
                                  .monitor_path = monitor,
                                  .monitor_interval_s = (uint32_t)mon_interval,
                                  .monitor_max_bytes = (uint64_t)mon_max_mb << 20,

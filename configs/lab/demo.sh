@@ -3,9 +3,11 @@
 #
 # The switch model plays the report's Catalyst 6509 (configs/switchmodel/lab6509.conf):
 # Gi2/23 and Gi2/24 in channel-group 1 mode active, 1 Gbit/s each, two servers on access
-# ports. vswitchd starts from configs/lab/SYSTEM-GROUP.CONFIG and USER.DIRECT: VSWITCH
-# LABVSW1 whose uplink is port group ETHGRP (OSA ports 28BA and 2902, LACP ACTIVE) and
-# guests LNXA, LNXB, LNXC whose NICs are taps moved into their own namespaces. The demo
+# ports. vswitchd starts from configs/lab/SYSTEM-CCB.CONFIG and USER-CCB.DIRECT: only the
+# OSA ports' interfaces and the guests LNXA, LNXB, LNXC (their NICs are taps moved into
+# their own namespaces) are known. The operator then types the report's commands through
+# vmcp: port group CCBGROUP (OSA ports 28BA and 2902, LACP ACTIVE), VSWITCH CCBVSW1 on it,
+# grants and couples, and looks at QUERY VSWITCH ... DETAILS and QUERY PORT GROUP. The demo
 # shows the negotiation, traffic spread over both OSA ports, one load-balancing pass
 # (INTERVAL shortened to 5 s for the demo), a port failure absorbed under load, and ends
 # with the Performance Toolkit screens FCX240 and FCX269 of the run (monitor records
@@ -21,26 +23,39 @@ rdev_tx() {  # RDEV: its TX bytes (to the physical switch)
 }
 
 lab_init demo
-sed 's/INTERVAL 30/INTERVAL 5/' "$ROOT/configs/lab/SYSTEM-GROUP.CONFIG" >"$WORK/SYSTEM.CONFIG"
 say "The physical switch: the switch model as the report's Catalyst 6509"
 grep -E '^(hostname|port-channel|interface|  *(attach|channel-group|lacp rate|rate-limit))' \
   "$ROOT/configs/switchmodel/lab6509.conf" | indent
-say "vswitchd: configs/lab/SYSTEM-GROUP.CONFIG (INTERVAL 5 instead of 30 for the demo)"
-grep -E '^(VMLAN|SET|DEFINE|MODIFY|RDEVICE)' "$WORK/SYSTEM.CONFIG" | indent
+say "vswitchd starts from configs/lab/SYSTEM-CCB.CONFIG: the OSA ports, nothing else"
+grep -E '^(VMLAN|SET|DEFINE|MODIFY|RDEVICE)' "$ROOT/configs/lab/SYSTEM-CCB.CONFIG" | indent
 # The servers' MACs end in 01 and 03: both odd, so both flows start on the same OSA port
 # and the load-balancing pass has something to fix.
 MON=$WORK/monitor.file
-LAN_MAC1=02:00:0a:00:00:01 LAN_MAC2=02:00:0a:00:00:03 VSWITCHD_ARGS="-l info -m $MON -i 5" \
-  lab_group_start "$ROOT/configs/switchmodel/lab6509.conf" "$WORK/SYSTEM.CONFIG" \
-  "$ROOT/configs/lab/USER.DIRECT"
+LAN_MAC1=02:00:0a:00:00:01 LAN_MAC2=02:00:0a:00:00:03 \
+  VSWITCHD_ARGS="-l info -m $MON -i 5 -k $WORK/console.sock" \
+  lab_group_start "$ROOT/configs/switchmodel/lab6509.conf" "$ROOT/configs/lab/SYSTEM-CCB.CONFIG" \
+  "$ROOT/configs/lab/USER-CCB.DIRECT"
+wait_for 5 test -S "$WORK/console.sock" || fail "no console"
+say "The operator types the report's commands (vmcp; INTERVAL 5 instead of 30 for the demo)"
+for c in "SET PORT GROUP CCBGROUP JOIN 28BA 2902" "SET PORT GROUP CCBGROUP INTERVAL 5" \
+         "DEFINE VSWITCH CCBVSW1 ETHERNET GROUP CCBGROUP QUEUESTORAGE 1M" \
+         "SET VSWITCH CCBVSW1 GRANT LNXA" "SET VSWITCH CCBVSW1 GRANT LNXB" \
+         "SET VSWITCH CCBVSW1 GRANT LNXC" "COUPLE USERID LNXA F000 TO SYSTEM CCBVSW1" \
+         "COUPLE USERID LNXB F000 TO SYSTEM CCBVSW1" "COUPLE USERID LNXC F000 TO SYSTEM CCBVSW1"; do
+  printf '    vmcp %s\n' "$c"
+  out=$(vmcp "$c") || fail "$c: $out"
+  echo "$out" | indent | indent
+done
 t0=$SECONDS
 wait_for 20 distributing_is 2 || fail "the port group did not come up"
 say "LACP negotiated in about $((SECONDS - t0)) s (802.1AX waits 2 s before aggregating)"
 echo "  The physical switch's view:"
 sm show etherchannel summary | tail -n 2 | indent
 sm show lacp neighbor | tail -n 3 | indent
-echo "  vswitchd's view (its counters report, the QUERY-able LACP state per port):"
-group_block | indent
+say "vmcp QUERY VSWITCH CCBVSW1 DETAILS"
+vmcp QUERY VSWITCH CCBVSW1 DETAILS | sed -n '1,/^PORT GROUP/p' | grep -v '^PORT GROUP' | indent
+say "vmcp QUERY PORT GROUP"
+vmcp QUERY PORT GROUP | indent
 
 say "Guests and servers"
 for g in a b c; do
@@ -97,8 +112,8 @@ sm no shutdown Gi2/23 >/dev/null
 wait_for 15 distributing_is 2 && echo "    Gi2/23 back: both ports distributing again"
 
 sm show interfaces counters | indent
-say "What the operator sees: the counters report (QUERY VSWITCH DETAILS shape)"
-indent <"$(lab_stats)"
+say "What the operator sees now: vmcp QUERY VSWITCH CCBVSW1 DETAILS"
+vmcp QUERY VSWITCH CCBVSW1 DETAILS | indent
 
 # The Performance Toolkit view of this run: vswitchd wrote monitor records every 5 s.
 kill -TERM "$VSWITCHD_PID"; wait "$VSWITCHD_PID" 2>/dev/null; VSWITCHD_PID=
@@ -107,7 +122,7 @@ PERFKIT=$BUILD/bin/perfkit
 # one port busy and the other idle; the balanced one has the largest smaller row.
 "$PERFKIT" FCX240 --file "$MON" --all | awk '
     function num(v) { x = v + 0; if (v ~ /M$/) x *= 1e6; else if (v ~ /k$/) x *= 1e3; return x }
-    /^FCX240/ { i++ } /^[0-9A-F][0-9A-F][0-9A-F][0-9A-F] LABVSW1/ { print i, num($6) }' |
+    /^FCX240/ { i++ } /^[0-9A-F][0-9A-F][0-9A-F][0-9A-F] CCBVSW1/ { print i, num($6) }' |
   awk '{ v[$1] = v[$1] " " $2 } END { for (k in v) { split(v[k], a, " "); lo = a[1] < a[2] ? a[1] : a[2]
         hi = a[1] < a[2] ? a[2] : a[1]; print k, lo, hi } }' | sort -n >"$WORK/rows"
 skewed=$(awk '$3 > 20e6 && $2 < $3 / 20 { print $1; exit }' "$WORK/rows")

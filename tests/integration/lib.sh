@@ -199,7 +199,7 @@ lab_stats() {
 counter() {
   awk -v who="$2" -v field="$3" '
     /Adapter Owner:/ { cur = $3 }
-    /RDEV:/ { cur = $2 }
+    /RDEV:/ { cur = $2; sub(/\.P00$/, "", cur) }
     cur == who && /RX Packets:/ { v["rx_packets"]=$3; v["rx_discards"]=$5; v["rx_errors"]=$7 }
     cur == who && /TX Packets:/ { v["tx_packets"]=$3; v["tx_discards"]=$5; v["tx_errors"]=$7 }
     cur == who && /RX Bytes:/   { v["rx_bytes"]=$3; v["tx_bytes"]=$6; cur = "" }

@@ -3,8 +3,11 @@
  * Every command with every operand, each keyword at its shortest accepted abbreviation
  * and one letter shorter (refused, exact message), privilege refusals, and every refused
  * command of tests/golden/commands/errors.txt with its exact response, compared byte for
- * byte. A failing parse must leave *cmd byte-for-byte as it was; a successful one writes
- * nothing to the response.
+ * byte. Every accepted command of tests/golden/commands/canonical.txt formats to its
+ * canonical text, which parses back to the identical struct. DEFINE VSWITCH and GRANT
+ * are checked against the SYSTEM CONFIG parser they share: same struct, same messages.
+ * A failing parse must leave *cmd byte-for-byte as it was; a successful one writes
+ * nothing to the response and fills every byte of *cmd (padding too) the same way.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,7 +22,8 @@
 
 #include "cp-commands/command.h"
 
-#define GOLDEN_ERRORS "tests/golden/commands/errors.txt"
+#define GOLDEN_ERRORS    "tests/golden/commands/errors.txt"
+#define GOLDEN_CANONICAL "tests/golden/commands/canonical.txt"
 
 static uint32_t classes(const char *letters)
 {
@@ -72,6 +76,22 @@ static void parse_bad(const char *line, uint32_t privclass, const char *expect, 
     assert_int_equal(r.rc, rc);
     assert_memory_equal(&cmd, &before, sizeof cmd);
     zvs_cp_response_fini(&r);
+}
+
+/* The line parses to the same bytes whatever *cmd held before (padding included). */
+static void expect_clean(const char *line, uint32_t privclass)
+{
+    struct zvs_cmd a, b;
+    struct zvs_cp_response r;
+
+    memset(&a, 0x00, sizeof a);
+    memset(&b, 0xFF, sizeof b);
+    zvs_cp_response_init(&r);
+    assert_int_equal(zvs_cmd_parse(line, privclass, &a, &r), 0);
+    assert_int_equal(zvs_cmd_parse(line, privclass, &b, &r), 0);
+    assert_int_equal(r.len, 0);
+    zvs_cp_response_fini(&r);
+    assert_memory_equal(&a, &b, sizeof a);
 }
 
 /* Both lines parse to byte-identical structs (the parser copies out a zeroed struct, so
@@ -194,16 +214,45 @@ static void test_query_vswitch(void **state)
     struct zvs_cmd c = parse_ok("QUERY VSWITCH", ALL_CLASSES);
     assert_int_equal(c.verb, ZVS_CMD_QUERY_VSWITCH);
     assert_string_equal(c.name, "");
-    assert_false(c.details);
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_BRIEF);
+    assert_false(c.details);                /* details is QUERY LACP's and QUERY NIC's */
     c = parse_ok("QUERY VSWITCH CCBVSW1 DETAILS", ALL_CLASSES);
     assert_string_equal(c.name, "CCBVSW1");
-    assert_true(c.details);
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_DETAILS);
+    assert_false(c.details);
     c = parse_ok("Q VSWITCH ALL", ALL_CLASSES);
     assert_string_equal(c.name, "");
-    assert_false(c.details);
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_BRIEF);
     c = parse_ok("q vSwItCh ccbvsw1 dEtAiLs", ALL_CLASSES);
     assert_string_equal(c.name, "CCBVSW1");
-    assert_true(c.details);
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_DETAILS);
+    c = parse_ok("QUERY VSWITCH SW1 ACCESSLIST", ALL_CLASSES);
+    assert_string_equal(c.name, "SW1");
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_ACCESSLIST);
+    c = parse_ok("QUERY VSWITCH ALL ACTIVE", ALL_CLASSES);
+    assert_string_equal(c.name, "");
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_ACTIVE);
+    /* The last-token rule: a lone level keyword is the level, for every switch. */
+    c = parse_ok("Q VSW ACC", ALL_CLASSES);
+    assert_string_equal(c.name, "");
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_ACCESSLIST);
+    c = parse_ok("Q VSW ACT", ALL_CLASSES);
+    assert_string_equal(c.name, "");
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_ACTIVE);
+    c = parse_ok("Q VSW DET", ALL_CLASSES);
+    assert_string_equal(c.name, "");
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_DETAILS);
+    /* A switch called ACT: the name comes first when both are given. */
+    c = parse_ok("Q VSW ACT ACT", ALL_CLASSES);
+    assert_string_equal(c.name, "ACT");
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_ACTIVE);
+    /* AC abbreviates neither ACCESSLIST nor ACTIVE: a switch name. */
+    c = parse_ok("Q VSW AC", ALL_CLASSES);
+    assert_string_equal(c.name, "AC");
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_BRIEF);
+    /* Class G may ask too (the executor shows it only what it may see). */
+    c = parse_ok("Q VSW SW1 ACTIVE", classes("G"));
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_ACTIVE);
 }
 
 static void test_set_lacp_fault(void **state)
@@ -223,6 +272,702 @@ static void test_set_lacp_fault(void **state)
     assert_int_equal(c.delay_ms, 250);
     assert_int_equal(parse_ok("SET LACP 28BA DELAYTX 0", classes("A")).delay_ms, 0);
     assert_int_equal(parse_ok("SET LACP 28BA DELAYTX 10000", classes("A")).delay_ms, 10000);
+}
+
+static void test_set_port_group_delete(void **state)
+{
+    struct zvs_cmd c = parse_ok("SET PORT GROUP CCBGROUP DELETE", ALL_CLASSES);
+    assert_int_equal(c.verb, ZVS_CMD_SET_PORT_GROUP);
+    assert_string_equal(c.name, "CCBGROUP");
+    assert_int_equal(c.pg_op, ZVS_CMD_PG_DELETE);
+    assert_int_equal(c.nrdev, 0);
+    assert_int_equal(c.interval_s, 0);
+    parse_bad("SET PORT GROUP G1 DELETE 28BA", ALL_CLASSES, "HCP003E Invalid option - 28BA", 3);
+    parse_bad("SET PORT GROUP G1 DELET", ALL_CLASSES, "HCP003E Invalid option - DELET", 3);
+}
+
+/* ---- DEFINE VSWITCH: the SYSTEM CONFIG statement's operands ------------------------- */
+
+static void test_define_vswitch_defaults(void **state)
+{
+    struct zvs_cmd c = parse_ok("DEFINE VSWITCH ccbvsw1", ALL_CLASSES);
+    assert_int_equal(c.verb, ZVS_CMD_DEFINE_VSWITCH);
+    assert_string_equal(c.name, "CCBVSW1");
+    assert_string_equal(c.vsw.name, "CCBVSW1");
+    assert_int_equal(c.vsw.line, 0);
+    assert_int_equal(c.vsw.nrdev, 0);
+    assert_false(c.vsw.nouplink);
+    assert_true(c.vsw.connect);
+    assert_false(c.vsw.vlan_aware);
+    assert_int_equal(c.vsw.default_vid, 0);
+    assert_int_equal(c.vsw.native_vid, 1);
+    assert_int_equal(c.vsw.porttype, ZVS_PORTTYPE_ACCESS);
+    assert_int_equal(c.vsw.queuestorage_mb, 8);
+    assert_string_equal(c.vsw.controller, "*");
+    assert_string_equal(c.vsw.group, "");
+    assert_int_equal(c.vsw.macprotect, ZVS_MACPROTECT_UNSPECIFIED);
+    assert_false(c.vsw.isolation);
+    /* Nothing else of the struct is touched. */
+    assert_int_equal(c.nrdev, 0);
+    assert_string_equal(c.userid, "");
+    assert_string_equal(c.target, "");
+    assert_int_equal(c.devices, 0);
+    expect_same("DEF VSW CCBVSW1", "DEFINE VSWITCH CCBVSW1", ALL_CLASSES);
+    expect_clean("DEFINE VSWITCH CCBVSW1 RDEV 300 400.P1", ALL_CLASSES);
+}
+
+static void test_define_vswitch_operands(void **state)
+{
+    struct zvs_cmd c = parse_ok("DEFINE VSWITCH SW1 RDEV 300 400.P1 2902 ETHERNET VLAN AWARE "
+                                "NATIVE NONE PORTTYPE TRUNK QUEUESTORAGE 2M DISCONNECT "
+                                "CONTROLLER dtcvsw1 GROUP ccbgroup MACPROTECT ON ISOLATION ON",
+                                ALL_CLASSES);
+    assert_int_equal(c.vsw.nrdev, 3);
+    assert_int_equal(c.vsw.rdev[0].devno, 0x300);
+    assert_int_equal(c.vsw.rdev[0].port, 0);
+    assert_int_equal(c.vsw.rdev[1].devno, 0x400);
+    assert_int_equal(c.vsw.rdev[1].port, 1);
+    assert_int_equal(c.vsw.rdev[2].devno, 0x2902);
+    assert_true(c.vsw.vlan_aware);
+    assert_int_equal(c.vsw.default_vid, 1);
+    assert_int_equal(c.vsw.native_vid, 0);
+    assert_int_equal(c.vsw.porttype, ZVS_PORTTYPE_TRUNK);
+    assert_int_equal(c.vsw.queuestorage_mb, 2);
+    assert_false(c.vsw.connect);
+    assert_string_equal(c.vsw.controller, "DTCVSW1");
+    assert_string_equal(c.vsw.group, "CCBGROUP");
+    assert_int_equal(c.vsw.macprotect, ZVS_MACPROTECT_ON);
+    assert_true(c.vsw.isolation);
+
+    c = parse_ok("DEF VSW SW1 VLAN 100 NATIVE 200 QUEUESTORAGE 5", ALL_CLASSES);
+    assert_true(c.vsw.vlan_aware);
+    assert_int_equal(c.vsw.default_vid, 100);
+    assert_int_equal(c.vsw.native_vid, 200);
+    assert_int_equal(c.vsw.queuestorage_mb, 5);
+    c = parse_ok("DEF VSW SW1 NOUPLINK NOGROUP CONNECT MACPROTECT OFF ISOLATION OFF", ALL_CLASSES);
+    assert_true(c.vsw.nouplink);
+    assert_int_equal(c.vsw.nrdev, 0);
+    assert_true(c.vsw.connect);
+    assert_int_equal(c.vsw.macprotect, ZVS_MACPROTECT_OFF);
+    c = parse_ok("DEF VSW SW1 RDEV NONE VLAN UNAWARE PORTTYPE ACCESS MACPROTECT UNSPECIFIED",
+                 ALL_CLASSES);
+    assert_int_equal(c.vsw.nrdev, 0);
+    assert_false(c.vsw.vlan_aware);
+    c = parse_ok("def vsw sw1 controller *", ALL_CLASSES);
+    assert_string_equal(c.vsw.controller, "*");
+    /* Any order. */
+    expect_same("DEF VSW SW1 ISOLATION ON RDEV 300 VLAN 7",
+                "DEF VSW SW1 VLAN 7 RDEV 300 ISOLATION ON", ALL_CLASSES);
+}
+
+/* The statement's operand keywords are not abbreviated (one syntax with SYSTEM CONFIG);
+ * each refusal is the statement parser's own message, rc its number. */
+static void test_define_vswitch_errors(void **state)
+{
+    parse_bad("DEFINE VSWITCH", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
+    parse_bad("DEFINE VSWITCH ALL", ALL_CLASSES, "HCP002E Invalid operand - ALL", 2);
+    parse_bad("DEFINE VSWITCH SW-1", ALL_CLASSES, "HCP002E Invalid operand - SW-1", 2);
+    parse_bad("DEFINE VSWITCH SW1 QUEUESTORAGE 9M", ALL_CLASSES,
+              "HCP1003E Operand QUEUESTORAGE value 9M is not valid (1M-8M)", 1003);
+    parse_bad("DEFINE VSWITCH SW1 RDEV 1 2 3 4", ALL_CLASSES,
+              "HCP1008E Operand RDEV accepts at most 3 values; 4 is one too many", 1008);
+    parse_bad("DEFINE VSWITCH SW1 RDEV", ALL_CLASSES, "HCP1007E Operand RDEV requires a value",
+              1007);
+    parse_bad("DEFINE VSWITCH SW1 RDEV 300 300", ALL_CLASSES,
+              "HCP1003E Operand RDEV value 300 is not valid (device given twice)", 1003);
+    parse_bad("DEFINE VSWITCH SW1 RDEV 30X", ALL_CLASSES,
+              "HCP1003E Operand RDEV value 30X is not valid (hex device nnnn or nnnn.Pn)", 1003);
+    parse_bad("DEFINE VSWITCH SW1 RDEV NONE 300", ALL_CLASSES,
+              "HCP1003E Operand RDEV value NONE is not valid (NONE stands alone)", 1003);
+    parse_bad("DEFINE VSWITCH SW1 NATIVE 5", ALL_CLASSES,
+              "HCP1027E Operand NATIVE is not allowed: VSWITCH SW1 is VLAN UNAWARE", 1027);
+    parse_bad("DEFINE VSWITCH SW1 VLAN 4095", ALL_CLASSES,
+              "HCP1003E Operand VLAN value 4095 is not valid (UNAWARE, AWARE or 1-4094)", 1003);
+    parse_bad("DEFINE VSWITCH SW1 NOUPLINK RDEV 300", ALL_CLASSES,
+              "HCP1006E Operand RDEV conflicts with NOUPLINK", 1006);
+    parse_bad("DEFINE VSWITCH SW1 GROUP G1 NOUPLINK", ALL_CLASSES,
+              "HCP1006E Operand NOUPLINK conflicts with GROUP", 1006);
+    parse_bad("DEFINE VSWITCH SW1 CONNECT CONNECT", ALL_CLASSES,
+              "HCP1005E Operand CONNECT is specified more than once", 1005);
+    parse_bad("DEFINE VSWITCH SW1 IP", ALL_CLASSES,
+              "HCP1017E Operand IP is not supported: zvswitch switches are ETHERNET (layer 2) only",
+              1017);
+    parse_bad("DEFINE VSWITCH SW1 PORTTYPE HYBRID", ALL_CLASSES,
+              "HCP1003E Operand PORTTYPE value HYBRID is not valid (ACCESS or TRUNK)", 1003);
+    parse_bad("DEFINE VSWITCH SW1 CONTROLLER", ALL_CLASSES,
+              "HCP1007E Operand CONTROLLER requires a value", 1007);
+    /* Unknown and abbreviated operands; the token is shown upper-cased. */
+    parse_bad("DEFINE VSWITCH SW1 foo", ALL_CLASSES,
+              "HCP1004E Operand FOO is not recognized by DEFINE VSWITCH", 1004);
+    parse_bad("DEFINE VSWITCH SW1 QUEUEST 2", ALL_CLASSES,
+              "HCP1004E Operand QUEUEST is not recognized by DEFINE VSWITCH", 1004);
+    /* The first problem, left to right, is the one reported. */
+    parse_bad("DEFINE VSWITCH SW1 FOO NATIVE 5 BAR", ALL_CLASSES,
+              "HCP1004E Operand FOO is not recognized by DEFINE VSWITCH", 1004);
+    /* Bytes outside printable ASCII are '?' on the response line. */
+    parse_bad("DEFINE VSWITCH SW1 \x1b[31m", ALL_CLASSES,
+              "HCP1004E Operand ?[31M is not recognized by DEFINE VSWITCH", 1004);
+    /* Class B only. */
+    parse_bad("DEFINE VSWITCH SW1", classes("G"),
+              "HCP1100E Not authorized: DEFINE VSWITCH requires privilege class B", 1100);
+}
+
+/* As many operands as a SYSTEM CONFIG statement may hold (128 tokens with DEFINE VSWITCH
+ * name), then one more. */
+static void test_define_vswitch_token_limit(void **state)
+{
+    char line[ZVS_CMD_LINE_MAX + 1];
+    int n = snprintf(line, sizeof line, "DEFINE VSWITCH SW1");
+
+    for (int i = 0; i < 125; i++)
+        n += snprintf(line + n, sizeof line - (size_t)n, " X");
+    parse_bad(line, ALL_CLASSES, "HCP1004E Operand X is not recognized by DEFINE VSWITCH",
+              1004);
+    snprintf(line + n, sizeof line - (size_t)n, " X");
+    parse_bad(line, ALL_CLASSES, "HCP1013E Statement DEFINE has more than 128 operands", 1013);
+}
+
+/* The command and the SYSTEM CONFIG statement are one syntax: the same operands give the
+ * same switch, the same bad operands the same message. */
+static void test_define_vswitch_is_the_statement(void **state)
+{
+    static const char *const good[] = {
+        "",
+        "RDEV 300 400.P1 2902 VLAN AWARE NATIVE NONE PORTTYPE TRUNK QUEUESTORAGE 2M",
+        "NOUPLINK DISCONNECT CONTROLLER DTCVSW1 MACPROTECT ON ISOLATION ON",
+        "GROUP G1 RDEV NONE VLAN 4094 NATIVE 4094 ETHERNET QUEUESTORAGE 1",
+    };
+    static const char *const bad[] = {
+        "QUEUESTORAGE 9M", "RDEV 1 2 3 4", "NATIVE 5", "FOO", "VLAN", "IP",
+        "RDEV NONE NONE", "GROUP G1 NOGROUP", "MACPROTECT MAYBE", "ISOLATION 1",
+        "CONTROLLER TOOLONGUSER",
+    };
+    char stmt[512], line[512];
+
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        struct zvs_cfg *cfg = zvs_cfg_new();
+        assert_non_null(cfg);
+        snprintf(stmt, sizeof stmt, "DEFINE VSWITCH SW1 %s\n", good[i]);
+        assert_int_equal(zvs_cfg_parse_sysconfig_text(cfg, "T", stmt), 0);
+        assert_int_equal(cfg->nvswitch, 1);
+        snprintf(line, sizeof line, "DEFINE VSWITCH SW1 %s", good[i]);
+        struct zvs_cmd c = parse_ok(line, ALL_CLASSES);
+        const struct zvs_cfg_vswitch *f = &cfg->vswitch[0], *v = &c.vsw;
+        assert_string_equal(v->name, f->name);
+        assert_int_equal(v->nrdev, f->nrdev);
+        for (unsigned k = 0; k < f->nrdev; k++)
+            assert_true(zvs_rdev_equal(v->rdev[k], f->rdev[k]));
+        assert_int_equal(v->nouplink, f->nouplink);
+        assert_int_equal(v->connect, f->connect);
+        assert_int_equal(v->vlan_aware, f->vlan_aware);
+        assert_int_equal(v->default_vid, f->default_vid);
+        assert_int_equal(v->native_vid, f->native_vid);
+        assert_int_equal(v->porttype, f->porttype);
+        assert_int_equal(v->queuestorage_mb, f->queuestorage_mb);
+        assert_string_equal(v->controller, f->controller);
+        assert_string_equal(v->group, f->group);
+        assert_int_equal(v->macprotect, f->macprotect);
+        assert_int_equal(v->isolation, f->isolation);
+        zvs_cfg_free(cfg);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct zvs_cfg *cfg = zvs_cfg_new();
+        struct zvs_cp_response r;
+        struct zvs_cmd c;
+        assert_non_null(cfg);
+        snprintf(stmt, sizeof stmt, "DEFINE VSWITCH SW1 %s\n", bad[i]);
+        assert_true(zvs_cfg_parse_sysconfig_text(cfg, "T", stmt) > 0);
+        assert_int_equal(cfg->nvswitch, 0);
+        snprintf(line, sizeof line, "DEFINE VSWITCH SW1 %s", bad[i]);
+        zvs_cp_response_init(&r);
+        assert_true(zvs_cmd_parse(line, ALL_CLASSES, &c, &r) < 0);
+        /* "T:1: HCPnnnnE text" in the file, "HCPnnnnE text" on the console. */
+        assert_true(strncmp(cfg->msgs.msg[0].text, "T:1: ", 5) == 0);
+        snprintf(stmt, sizeof stmt, "%s\n", cfg->msgs.msg[0].text + 5);
+        assert_string_equal(r.text, stmt);
+        assert_int_equal(r.rc, cfg->msgs.msg[0].number);
+        zvs_cp_response_fini(&r);
+        zvs_cfg_free(cfg);
+    }
+}
+
+/* The exported operand parsers directly: *out untouched on error, no file prefix. */
+static void test_shared_operand_parsers(void **state)
+{
+    const char *ops[] = { "VLAN", "10", "NATIVE", "10" };
+    const char *badops[] = { "QUEUESTORAGE", "0" };
+    struct zvs_msg_list msgs = { 0 };
+    struct zvs_cfg_vswitch v, before;
+
+    memset(&v, 0x3C, sizeof v);
+    assert_int_equal(zvs_cfg_parse_vswitch_def("sw1", ops, 4, &v, &msgs), 0);
+    assert_int_equal(msgs.n, 0);
+    assert_string_equal(v.name, "SW1");
+    assert_int_equal(v.default_vid, 10);
+    assert_int_equal(v.native_vid, 10);
+    memcpy(&before, &v, sizeof v);
+    assert_int_equal(zvs_cfg_parse_vswitch_def("SW1", badops, 2, &v, &msgs), -EINVAL);
+    assert_memory_equal(&v, &before, sizeof v);
+    assert_int_equal(msgs.n, 1);
+    assert_string_equal(msgs.msg[0].text,
+                        "HCP1003E Operand QUEUESTORAGE value 0 is not valid (1M-8M)");
+    zvs_msg_list_free(&msgs);
+    /* A bad name is reported too (the command refuses it before, with HCP002E). */
+    assert_int_equal(zvs_cfg_parse_vswitch_def("SW-1", ops, 0, &v, &msgs), -EINVAL);
+    assert_string_equal(msgs.msg[0].text,
+                        "HCP1003E Operand switchname value SW-1 is not valid"
+                        " (1-8 characters A-Z 0-9 @ # $)");
+    zvs_msg_list_free(&msgs);
+
+    const char *grant[] = { "GRANT", "linux1", "VLAN", "20", "10-12" };
+    const char *nogrant[] = { "PORTTYPE", "TRUNK" };
+    struct zvs_cfg_grant g;
+    memset(&g, 0x3C, sizeof g);
+    assert_int_equal(zvs_cfg_parse_grant("SET VSWITCH", grant, 5, &g, &msgs), 0);
+    assert_string_equal(g.userid, "LINUX1");
+    assert_int_equal(g.porttype, ZVS_PORTTYPE_UNSPEC);
+    assert_true(g.has_vlan);
+    assert_int_equal(zvs_vidset_count(&g.vlan), 4);
+    assert_int_equal(g.line, 0);
+    assert_int_equal(g.vswitch, 0);
+    assert_int_equal(zvs_cfg_parse_grant("SET VSWITCH", nogrant, 2, &g, &msgs), -EINVAL);
+    assert_string_equal(msgs.msg[0].text, "HCP1002E Operand GRANT is missing");
+    assert_string_equal(g.userid, "LINUX1");
+    zvs_msg_list_free(&msgs);
+
+    uint8_t mb = 99;
+    assert_int_equal(zvs_cfg_parse_queuestorage("8m", &mb), 0);
+    assert_int_equal(mb, 8);
+    assert_int_equal(zvs_cfg_parse_queuestorage("01M", &mb), 0);
+    assert_int_equal(mb, 1);
+    assert_int_equal(zvs_cfg_parse_queuestorage("M", &mb), -EINVAL);
+    assert_int_equal(zvs_cfg_parse_queuestorage("0", &mb), -EINVAL);
+    assert_int_equal(zvs_cfg_parse_queuestorage("9", &mb), -EINVAL);
+    assert_int_equal(zvs_cfg_parse_queuestorage("1MM", &mb), -EINVAL);
+    assert_int_equal(zvs_cfg_parse_queuestorage("0001M", &mb), -EINVAL);
+    assert_int_equal(mb, 1);
+}
+
+/* ---- SET VSWITCH --------------------------------------------------------------------- */
+
+static void test_set_vswitch_grant(void **state)
+{
+    struct zvs_cmd c = parse_ok("SET VSWITCH ccbvsw1 GRANT linux1", ALL_CLASSES);
+    assert_int_equal(c.verb, ZVS_CMD_SET_VSWITCH);
+    assert_string_equal(c.name, "CCBVSW1");
+    assert_int_equal(c.vs_op, ZVS_CMD_VS_GRANT);
+    assert_string_equal(c.userid, "LINUX1");
+    assert_int_equal(c.porttype, ZVS_PORTTYPE_UNSPEC);
+    assert_false(c.has_vlan);
+    assert_int_equal(c.vlan.n, 0);
+    c = parse_ok("SET VSW SW1 GRANT LINUX1 PORTTYPE TRUNK VLAN 10 20 11-19 100", ALL_CLASSES);
+    assert_int_equal(c.porttype, ZVS_PORTTYPE_TRUNK);
+    assert_true(c.has_vlan);
+    assert_int_equal(c.vlan.n, 2);          /* 10-20 and 100, merged */
+    assert_int_equal(c.vlan.r[0].lo, 10);
+    assert_int_equal(c.vlan.r[0].hi, 20);
+    assert_int_equal(c.vlan.r[1].lo, 100);
+    assert_int_equal(c.vlan.r[1].hi, 100);
+    assert_int_equal(c.vlan.r[2].lo, 0);    /* nothing stale behind the ranges in use */
+    assert_int_equal(c.vlan.r[2].hi, 0);
+    c = parse_ok("SET VSW SW1 GRANT LINUX1 VLAN 5 PORTTYPE ACCESS", ALL_CLASSES);
+    assert_int_equal(c.porttype, ZVS_PORTTYPE_ACCESS);
+    assert_int_equal(c.vlan.n, 1);
+    expect_clean("SET VSW SW1 GRANT LINUX1 PORTTYPE TRUNK VLAN 10 20 11-19 100", ALL_CLASSES);
+    /* The statement's rules against the switch (VLAN AWARE, one VLAN on ACCESS) are the
+     * executor's: the parser cannot know the switch. */
+    c = parse_ok("SET VSW SW1 GRANT LINUX1 PORTTYPE ACCESS VLAN 1-5", ALL_CLASSES);
+    assert_int_equal(zvs_vidset_count(&c.vlan), 5);
+}
+
+static void test_set_vswitch_grant_errors(void **state)
+{
+    parse_bad("SET VSWITCH SW1 GRANT", ALL_CLASSES, "HCP1007E Operand GRANT requires a value",
+              1007);
+    parse_bad("SET VSWITCH SW1 GRANT TOOLONGUSER", ALL_CLASSES,
+              "HCP1003E Operand GRANT value TOOLONGUSER is not valid"
+              " (1-8 characters A-Z 0-9 @ # $)", 1003);
+    parse_bad("SET VSWITCH SW1 GRANT U1 FOO", ALL_CLASSES,
+              "HCP1004E Operand FOO is not recognized by SET VSWITCH", 1004);
+    parse_bad("SET VSWITCH SW1 GRANT U1 PORTTYPE", ALL_CLASSES,
+              "HCP1007E Operand PORTTYPE requires a value", 1007);
+    parse_bad("SET VSWITCH SW1 GRANT U1 PORTTYPE BOTH", ALL_CLASSES,
+              "HCP1003E Operand PORTTYPE value BOTH is not valid (ACCESS or TRUNK)", 1003);
+    parse_bad("SET VSWITCH SW1 GRANT U1 VLAN 0", ALL_CLASSES,
+              "HCP1003E Operand VLAN value 0 is not valid (VLAN IDs 1-4094 or ranges lo-hi)",
+              1003);
+    parse_bad("SET VSWITCH SW1 GRANT U1 VLAN 20-10", ALL_CLASSES,
+              "HCP1003E Operand VLAN value 20-10 is not valid (VLAN IDs 1-4094 or ranges lo-hi)",
+              1003);
+    parse_bad("SET VSWITCH SW1 GRANT U1 GRANT U2", ALL_CLASSES,
+              "HCP1005E Operand GRANT is specified more than once", 1005);
+    parse_bad("SET VSWITCH SW1 GRANT U1 VLAN 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 "
+              "20 21 22 23 24 25 26 27 28 29 30 31 32 33", ALL_CLASSES,
+              "HCP1008E Operand VLAN accepts at most 32 values; 33 is one too many", 1008);
+    parse_bad("SET VSWITCH SW1 GRAN U1", ALL_CLASSES, "HCP003E Invalid option - GRAN", 3);
+}
+
+static void test_set_vswitch_revoke(void **state)
+{
+    struct zvs_cmd c = parse_ok("SET VSWITCH SW1 REVOKE linux1", ALL_CLASSES);
+    assert_int_equal(c.verb, ZVS_CMD_SET_VSWITCH);
+    assert_int_equal(c.vs_op, ZVS_CMD_VS_REVOKE);
+    assert_string_equal(c.userid, "LINUX1");
+    parse_bad("SET VSWITCH SW1 REVOKE", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
+    parse_bad("SET VSWITCH SW1 REVOKE TOOLONGUSER", ALL_CLASSES,
+              "HCP002E Invalid operand - TOOLONGUSER", 2);
+    parse_bad("SET VSWITCH SW1 REVOKE ALL", ALL_CLASSES, "HCP002E Invalid operand - ALL", 2);
+    parse_bad("SET VSWITCH SW1 REVOKE U1 U2", ALL_CLASSES, "HCP003E Invalid option - U2", 3);
+    parse_bad("SET VSWITCH SW1 REVOK U1", ALL_CLASSES, "HCP003E Invalid option - REVOK", 3);
+}
+
+static void test_set_vswitch_rdev(void **state)
+{
+    struct zvs_cmd c = parse_ok("SET VSWITCH SW1 RDEV 300 400.P1 2902", ALL_CLASSES);
+    assert_int_equal(c.vs_op, ZVS_CMD_VS_RDEV);
+    assert_int_equal(c.nrdev, 3);
+    assert_int_equal(c.rdev[0].devno, 0x300);
+    assert_int_equal(c.rdev[1].devno, 0x400);
+    assert_int_equal(c.rdev[1].port, 1);
+    assert_int_equal(c.rdev[2].devno, 0x2902);
+    c = parse_ok("SET VSWITCH SW1 RDEV NONE", ALL_CLASSES);
+    assert_int_equal(c.vs_op, ZVS_CMD_VS_RDEV);
+    assert_int_equal(c.nrdev, 0);
+    c = parse_ok("SET VSWITCH SW1 UPLINK RDEV 300", ALL_CLASSES);
+    assert_int_equal(c.vs_op, ZVS_CMD_VS_RDEV);
+    assert_int_equal(c.nrdev, 1);
+    expect_same("SET VSWITCH SW1 UPLINK RDEV 300", "SET VSWITCH SW1 RDEV 300", ALL_CLASSES);
+    parse_bad("SET VSWITCH SW1 RDEV 1 2 3 4", ALL_CLASSES,
+              "HCP1103E Too many devices - 4; at most 3 may be given", 1103);
+    parse_bad("SET VSWITCH SW1 RDEV", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
+    parse_bad("SET VSWITCH SW1 RDEV 300 300", ALL_CLASSES,
+              "HCP1104E Device 300 is given more than once", 1104);
+    parse_bad("SET VSWITCH SW1 RDEV 300 NONE", ALL_CLASSES, "HCP002E Invalid operand - NONE", 2);
+    parse_bad("SET VSWITCH SW1 RDEV NONE 300", ALL_CLASSES, "HCP003E Invalid option - 300", 3);
+    parse_bad("SET VSWITCH SW1 RDEV 3000X", ALL_CLASSES, "HCP002E Invalid operand - 3000X", 2);
+    parse_bad("SET VSWITCH SW1 RDE 300", ALL_CLASSES, "HCP003E Invalid option - RDE", 3);
+}
+
+static void test_set_vswitch_group(void **state)
+{
+    struct zvs_cmd c = parse_ok("SET VSWITCH SW1 GROUP ccbgroup", ALL_CLASSES);
+    assert_int_equal(c.vs_op, ZVS_CMD_VS_GROUP);
+    assert_string_equal(c.group, "CCBGROUP");
+    assert_string_equal(c.name, "SW1");
+    c = parse_ok("SET VSWITCH SW1 NOGROUP", ALL_CLASSES);
+    assert_int_equal(c.vs_op, ZVS_CMD_VS_NOGROUP);
+    assert_string_equal(c.group, "");
+    parse_bad("SET VSWITCH SW1 GROUP", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
+    parse_bad("SET VSWITCH SW1 GROUP G/1", ALL_CLASSES, "HCP002E Invalid operand - G/1", 2);
+    parse_bad("SET VSWITCH SW1 NOGROUP G1", ALL_CLASSES, "HCP003E Invalid option - G1", 3);
+    parse_bad("SET VSWITCH SW1 NOGROU", ALL_CLASSES, "HCP003E Invalid option - NOGROU", 3);
+}
+
+static void test_set_vswitch_connect(void **state)
+{
+    assert_int_equal(parse_ok("SET VSWITCH SW1 CONNECT", ALL_CLASSES).vs_op, ZVS_CMD_VS_CONNECT);
+    assert_int_equal(parse_ok("SET VSWITCH SW1 CON", ALL_CLASSES).vs_op, ZVS_CMD_VS_CONNECT);
+    assert_int_equal(parse_ok("SET VSWITCH SW1 UPLINK CONNECT", ALL_CLASSES).vs_op,
+                     ZVS_CMD_VS_CONNECT);
+    assert_int_equal(parse_ok("SET VSWITCH SW1 DISCONNECT", ALL_CLASSES).vs_op,
+                     ZVS_CMD_VS_DISCONNECT);
+    assert_int_equal(parse_ok("SET VSWITCH SW1 UPLINK DISCON", ALL_CLASSES).vs_op,
+                     ZVS_CMD_VS_DISCONNECT);
+    parse_bad("SET VSWITCH SW1 CO", ALL_CLASSES, "HCP003E Invalid option - CO", 3);
+    parse_bad("SET VSWITCH SW1 DISCO", ALL_CLASSES, "HCP003E Invalid option - DISCO", 3);
+    parse_bad("SET VSWITCH SW1 CONNECT NOW", ALL_CLASSES, "HCP003E Invalid option - NOW", 3);
+}
+
+static void test_set_vswitch_uplink(void **state)
+{
+    /* UPLINK goes before RDEV, CONNECT, DISCONNECT and SWITCHOVER only. */
+    parse_bad("SET VSWITCH SW1 UPLINK", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
+    parse_bad("SET VSWITCH SW1 UPLINK GRANT U1", ALL_CLASSES, "HCP003E Invalid option - GRANT",
+              3);
+    parse_bad("SET VSWITCH SW1 UPLINK QUEUESTORAGE 2", ALL_CLASSES,
+              "HCP003E Invalid option - QUEUESTORAGE", 3);
+    parse_bad("SET VSWITCH SW1 UPLINK UPLINK RDEV 300", ALL_CLASSES,
+              "HCP003E Invalid option - UPLINK", 3);
+    parse_bad("SET VSWITCH SW1 UPLIN RDEV 300", ALL_CLASSES, "HCP003E Invalid option - UPLIN", 3);
+}
+
+static void test_set_vswitch_queuestorage(void **state)
+{
+    struct zvs_cmd c = parse_ok("SET VSWITCH SW1 QUEUESTORAGE 4M", ALL_CLASSES);
+    assert_int_equal(c.vs_op, ZVS_CMD_VS_QUEUESTORAGE);
+    assert_int_equal(c.queuestorage_mb, 4);
+    assert_int_equal(parse_ok("SET VSWITCH SW1 QUEUEST 1", ALL_CLASSES).queuestorage_mb, 1);
+    assert_int_equal(parse_ok("SET VSWITCH SW1 QUEUESTORAGE 8m", ALL_CLASSES).queuestorage_mb, 8);
+    parse_bad("SET VSWITCH SW1 QUEUESTORAGE 9M", ALL_CLASSES,
+              "HCP1105E Invalid QUEUESTORAGE value - 9M; valid: 1M-8M", 1105);
+    parse_bad("SET VSWITCH SW1 QUEUESTORAGE 0", ALL_CLASSES,
+              "HCP1105E Invalid QUEUESTORAGE value - 0; valid: 1M-8M", 1105);
+    parse_bad("SET VSWITCH SW1 QUEUESTORAGE 4K", ALL_CLASSES,
+              "HCP1105E Invalid QUEUESTORAGE value - 4K; valid: 1M-8M", 1105);
+    parse_bad("SET VSWITCH SW1 QUEUESTORAGE", ALL_CLASSES, "HCP026E Operand missing or invalid",
+              26);
+    parse_bad("SET VSWITCH SW1 QUEUES 4", ALL_CLASSES, "HCP003E Invalid option - QUEUES", 3);
+}
+
+static void test_set_vswitch_isolation(void **state)
+{
+    struct zvs_cmd c = parse_ok("SET VSWITCH SW1 ISOLATION ON", ALL_CLASSES);
+    assert_int_equal(c.vs_op, ZVS_CMD_VS_ISOLATION);
+    assert_true(c.onoff);
+    c = parse_ok("SET VSWITCH SW1 ISOL OFF", ALL_CLASSES);
+    assert_int_equal(c.vs_op, ZVS_CMD_VS_ISOLATION);
+    assert_false(c.onoff);
+    parse_bad("SET VSWITCH SW1 ISOLATION", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
+    parse_bad("SET VSWITCH SW1 ISOLATION YES", ALL_CLASSES, "HCP003E Invalid option - YES", 3);
+    parse_bad("SET VSWITCH SW1 ISO ON", ALL_CLASSES, "HCP003E Invalid option - ISO", 3);
+}
+
+static void test_set_vswitch_macprotect(void **state)
+{
+    struct zvs_cmd c = parse_ok("SET VSWITCH SW1 MACPROTECT ON", ALL_CLASSES);
+    assert_int_equal(c.vs_op, ZVS_CMD_VS_MACPROTECT);
+    assert_int_equal(c.macprotect, ZVS_MACPROTECT_ON);
+    assert_int_equal(parse_ok("SET VSWITCH SW1 MACPROT OFF", ALL_CLASSES).macprotect,
+                     ZVS_MACPROTECT_OFF);
+    assert_int_equal(parse_ok("SET VSWITCH SW1 MACPROTECT UNSPECIFIED", ALL_CLASSES).macprotect,
+                     ZVS_MACPROTECT_UNSPECIFIED);
+    assert_int_equal(parse_ok("SET VSWITCH SW1 MACPROTECT UNSPEC", ALL_CLASSES).macprotect,
+                     ZVS_MACPROTECT_UNSPECIFIED);
+    parse_bad("SET VSWITCH SW1 MACPROTECT UNSPE", ALL_CLASSES, "HCP003E Invalid option - UNSPE",
+              3);
+    parse_bad("SET VSWITCH SW1 MACPROTECT", ALL_CLASSES, "HCP026E Operand missing or invalid",
+              26);
+    parse_bad("SET VSWITCH SW1 MACPRO ON", ALL_CLASSES, "HCP003E Invalid option - MACPRO", 3);
+}
+
+static void test_set_vswitch_counters(void **state)
+{
+    struct zvs_cmd c = parse_ok("SET VSWITCH SW1 COUNTERS CLEAR", ALL_CLASSES);
+    assert_int_equal(c.vs_op, ZVS_CMD_VS_COUNTERS_CLEAR);
+    assert_int_equal(c.counters, ZVS_CMD_COUNTERS_ALL);
+    c = parse_ok("SET VSWITCH SW1 COUNT CLEAR UPLINK", ALL_CLASSES);
+    assert_int_equal(c.counters, ZVS_CMD_COUNTERS_UPLINK);
+    c = parse_ok("SET VSWITCH SW1 COUNTERS CLEAR ALL", ALL_CLASSES);
+    assert_int_equal(c.counters, ZVS_CMD_COUNTERS_ALL);
+    expect_same("SET VSWITCH SW1 COUNTERS CLEAR ALL", "SET VSWITCH SW1 COUNTERS CLEAR",
+                ALL_CLASSES);
+    parse_bad("SET VSWITCH SW1 COUNTERS", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
+    parse_bad("SET VSWITCH SW1 COUNTERS CLEA", ALL_CLASSES, "HCP003E Invalid option - CLEA", 3);
+    parse_bad("SET VSWITCH SW1 COUNTERS CLEAR DATA", ALL_CLASSES,
+              "HCP003E Invalid option - DATA", 3);
+    parse_bad("SET VSWITCH SW1 COUNTERS CLEAR UPLINK ALL", ALL_CLASSES,
+              "HCP003E Invalid option - ALL", 3);
+    parse_bad("SET VSWITCH SW1 COUN CLEAR", ALL_CLASSES, "HCP003E Invalid option - COUN", 3);
+}
+
+static void test_set_vswitch_switchover(void **state)
+{
+    struct zvs_cmd c = parse_ok("SET VSWITCH SW1 SWITCHOVER", ALL_CLASSES);
+    assert_int_equal(c.vs_op, ZVS_CMD_VS_SWITCHOVER);
+    assert_int_equal(c.nrdev, 0);
+    expect_same("SET VSWITCH SW1 SWITCHOVER", "SET VSWITCH SW1 SWITCHOVER AVAILABLE",
+                ALL_CLASSES);
+    expect_same("SET VSWITCH SW1 SWITCHOVER", "SET VSWITCH SW1 UPLINK SWITCHOVER AVAIL",
+                ALL_CLASSES);
+    c = parse_ok("SET VSWITCH SW1 SWITCHOVER RDEV 400.P1", ALL_CLASSES);
+    assert_int_equal(c.vs_op, ZVS_CMD_VS_SWITCHOVER);
+    assert_int_equal(c.nrdev, 1);
+    assert_int_equal(c.rdev[0].devno, 0x400);
+    assert_int_equal(c.rdev[0].port, 1);
+    parse_bad("SET VSWITCH SW1 SWITCHOVER RDEV", ALL_CLASSES,
+              "HCP026E Operand missing or invalid", 26);
+    parse_bad("SET VSWITCH SW1 SWITCHOVER RDEV 400 500", ALL_CLASSES,
+              "HCP003E Invalid option - 500", 3);
+    parse_bad("SET VSWITCH SW1 SWITCHOVER RDEV XYZ", ALL_CLASSES, "HCP002E Invalid operand - XYZ",
+              2);
+    parse_bad("SET VSWITCH SW1 SWITCHOVER AVAI", ALL_CLASSES, "HCP003E Invalid option - AVAI", 3);
+    parse_bad("SET VSWITCH SW1 SWITCHOVE", ALL_CLASSES, "HCP003E Invalid option - SWITCHOVE", 3);
+}
+
+static void test_set_vswitch_errors(void **state)
+{
+    parse_bad("SET VSWITCH", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
+    parse_bad("SET VSWITCH SW1", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
+    parse_bad("SET VSWITCH ALL CONNECT", ALL_CLASSES, "HCP002E Invalid operand - ALL", 2);
+    parse_bad("SET VSWITCH TOOLONGNAME CONNECT", ALL_CLASSES,
+              "HCP002E Invalid operand - TOOLONGNAME", 2);
+    parse_bad("SET VSWITCH SW1 FOO", ALL_CLASSES, "HCP003E Invalid option - FOO", 3);
+    parse_bad("SET VSWITCH SW1 CONNECT", classes("G"),
+              "HCP1100E Not authorized: SET VSWITCH requires privilege class B", 1100);
+}
+
+static void test_detach_vswitch(void **state)
+{
+    struct zvs_cmd c = parse_ok("DETACH VSWITCH ccbvsw1", ALL_CLASSES);
+    assert_int_equal(c.verb, ZVS_CMD_DETACH_VSWITCH);
+    assert_string_equal(c.name, "CCBVSW1");
+    expect_same("DET VSW CCBVSW1", "DETACH VSWITCH CCBVSW1", ALL_CLASSES);
+    parse_bad("DETACH VSWITCH", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
+    parse_bad("DETACH VSWITCH SW1 NOW", ALL_CLASSES, "HCP003E Invalid option - NOW", 3);
+    parse_bad("DETACH VSWITCH ALL", ALL_CLASSES, "HCP002E Invalid operand - ALL", 2);
+    parse_bad("DETACH VSWITCH SW1", classes("G"),
+              "HCP1100E Not authorized: DETACH VSWITCH requires privilege class B", 1100);
+}
+
+/* ---- NIC commands -------------------------------------------------------------------- */
+
+static void test_define_nic(void **state)
+{
+    struct zvs_cmd c = parse_ok("DEFINE NIC 600", classes("G"));
+    assert_int_equal(c.verb, ZVS_CMD_DEFINE_NIC);
+    assert_string_equal(c.target, "");
+    assert_int_equal(c.vdev, 0x600);
+    assert_int_equal(c.devices, 3);
+    assert_false(c.has_vdev);
+    assert_string_equal(c.name, "");
+    c = parse_ok("DEFINE NIC USERID linux1 0a00 QDIO DEVICES 6", classes("BG"));
+    assert_string_equal(c.target, "LINUX1");
+    assert_int_equal(c.vdev, 0xA00);
+    assert_int_equal(c.devices, 6);
+    assert_int_equal(parse_ok("DEF NIC FFFF DEV 3072", classes("G")).devices, 3072);
+    assert_int_equal(parse_ok("DEF NIC 0 QDIO", classes("G")).vdev, 0);
+    expect_same("DEF NIC 600", "DEFINE NIC 0600 QDIO DEVICES 3", classes("G"));
+    expect_clean("DEFINE NIC USERID LINUX1 600 DEVICES 9", classes("BG"));
+    parse_bad("DEFINE NIC", classes("G"), "HCP026E Operand missing or invalid", 26);
+    parse_bad("DEFINE NIC 60G", classes("G"), "HCP002E Invalid operand - 60G", 2);
+    parse_bad("DEFINE NIC 10000", classes("G"), "HCP002E Invalid operand - 10000", 2);
+    parse_bad("DEFINE NIC 600 DEVICES 2", classes("G"),
+              "HCP1105E Invalid DEVICES value - 2; valid: 3-3072", 1105);
+    parse_bad("DEFINE NIC 600 DEVICES 3073", classes("G"),
+              "HCP1105E Invalid DEVICES value - 3073; valid: 3-3072", 1105);
+    parse_bad("DEFINE NIC 600 DEVICES", classes("G"), "HCP026E Operand missing or invalid", 26);
+    parse_bad("DEFINE NIC 600 HIPERS", classes("G"), "HCP003E Invalid option - HIPERS", 3);
+    parse_bad("DEFINE NIC 600 DEVICES 3 QDIO", classes("G"), "HCP003E Invalid option - QDIO", 3);
+    parse_bad("DEFINE NIC 600 DE 3", classes("G"), "HCP003E Invalid option - DE", 3);
+    parse_bad("DEFINE NIC USERID", classes("BG"), "HCP026E Operand missing or invalid", 26);
+    parse_bad("DEFINE NIC USERID LINUX1", classes("BG"), "HCP026E Operand missing or invalid",
+              26);
+    parse_bad("DEFINE NIC USERID 600", classes("BG"), "HCP026E Operand missing or invalid", 26);
+    parse_bad("DEFINE NIC USERID TOOLONGUSER 600", classes("BG"),
+              "HCP002E Invalid operand - TOOLONGUSER", 2);
+}
+
+static void test_detach_nic(void **state)
+{
+    struct zvs_cmd c = parse_ok("DETACH NIC 600", classes("G"));
+    assert_int_equal(c.verb, ZVS_CMD_DETACH_NIC);
+    assert_int_equal(c.vdev, 0x600);
+    assert_string_equal(c.target, "");
+    c = parse_ok("DET NIC USERID LINUX1 FFFF", classes("BG"));
+    assert_string_equal(c.target, "LINUX1");
+    assert_int_equal(c.vdev, 0xFFFF);
+    parse_bad("DETACH NIC", classes("G"), "HCP026E Operand missing or invalid", 26);
+    parse_bad("DETACH NIC 600 700", classes("G"), "HCP003E Invalid option - 700", 3);
+    parse_bad("DETACH NIC ALL", classes("G"), "HCP002E Invalid operand - ALL", 2);
+}
+
+static void test_couple(void **state)
+{
+    struct zvs_cmd c = parse_ok("COUPLE 600 TO SYSTEM ccbvsw1", classes("G"));
+    assert_int_equal(c.verb, ZVS_CMD_COUPLE);
+    assert_int_equal(c.vdev, 0x600);
+    assert_string_equal(c.name, "CCBVSW1");
+    assert_string_equal(c.target, "");
+    expect_same("COUP 600 SYSTEM CCBVSW1", "COUPLE 0600 TO SYSTEM CCBVSW1", classes("G"));
+    c = parse_ok("COUPLE USERID LINUX1 600 SYSTEM SW1", classes("BG"));
+    assert_string_equal(c.target, "LINUX1");
+    assert_string_equal(c.name, "SW1");
+    parse_bad("COUPLE", classes("G"), "HCP026E Operand missing or invalid", 26);
+    parse_bad("COUPLE 600", classes("G"), "HCP026E Operand missing or invalid", 26);
+    parse_bad("COUPLE 600 TO", classes("G"), "HCP026E Operand missing or invalid", 26);
+    parse_bad("COUPLE 600 TO SYSTEM", classes("G"), "HCP026E Operand missing or invalid", 26);
+    /* A guest LAN (owner and LAN name) is not emulated: the owner is refused. */
+    parse_bad("COUPLE 600 TO LINUX2 LAN1", classes("G"), "HCP002E Invalid operand - LINUX2", 2);
+    parse_bad("COUPLE 600 SYS SW1", classes("G"), "HCP002E Invalid operand - SYS", 2);
+    parse_bad("COUPLE 600 TO SYSTEM SW1 NOW", classes("G"), "HCP003E Invalid option - NOW", 3);
+    parse_bad("COUPLE 600 TO SYSTEM ALL", classes("G"), "HCP002E Invalid operand - ALL", 2);
+    parse_bad("COUPLE XYZ TO SYSTEM SW1", classes("G"), "HCP002E Invalid operand - XYZ", 2);
+    parse_bad("COU 600 TO SYSTEM SW1", classes("G"), "HCP001E Unknown CP command: COU", 1);
+}
+
+static void test_uncouple(void **state)
+{
+    struct zvs_cmd c = parse_ok("UNCOUPLE 600", classes("G"));
+    assert_int_equal(c.verb, ZVS_CMD_UNCOUPLE);
+    assert_int_equal(c.vdev, 0x600);
+    c = parse_ok("UNCOUP USERID LINUX1 1", classes("BG"));
+    assert_string_equal(c.target, "LINUX1");
+    assert_int_equal(c.vdev, 1);
+    parse_bad("UNCOUPLE", classes("G"), "HCP026E Operand missing or invalid", 26);
+    parse_bad("UNCOUPLE 600 FROM", classes("G"), "HCP003E Invalid option - FROM", 3);
+    parse_bad("UNCOU 600", classes("G"), "HCP001E Unknown CP command: UNCOU", 1);
+}
+
+static void test_query_nic(void **state)
+{
+    struct zvs_cmd c = parse_ok("QUERY NIC", classes("G"));
+    assert_int_equal(c.verb, ZVS_CMD_QUERY_NIC);
+    assert_false(c.has_vdev);
+    assert_false(c.details);
+    assert_string_equal(c.target, "");
+    c = parse_ok("QUERY NIC 600 DETAILS", classes("G"));
+    assert_true(c.has_vdev);
+    assert_int_equal(c.vdev, 0x600);
+    assert_true(c.details);
+    c = parse_ok("Q NIC DET", classes("G"));
+    assert_false(c.has_vdev);
+    assert_true(c.details);
+    c = parse_ok("Q NIC ALL", classes("G"));
+    assert_false(c.has_vdev);
+    assert_false(c.details);
+    /* DE is hex: a device. */
+    c = parse_ok("Q NIC DE", classes("G"));
+    assert_true(c.has_vdev);
+    assert_int_equal(c.vdev, 0xDE);
+    c = parse_ok("Q NIC USERID LINUX1 ALL DETAILS", classes("BG"));
+    assert_string_equal(c.target, "LINUX1");
+    assert_false(c.has_vdev);
+    assert_true(c.details);
+    c = parse_ok("Q NIC USERID LINUX1", classes("BG"));
+    assert_string_equal(c.target, "LINUX1");
+    expect_same("Q NIC", "QUERY NIC ALL", classes("G"));
+    parse_bad("Q NIC XYZ", classes("G"), "HCP002E Invalid operand - XYZ", 2);
+    parse_bad("Q NIC 600 700", classes("G"), "HCP003E Invalid option - 700", 3);
+    parse_bad("Q NIC 600 DETAILS MORE", classes("G"), "HCP003E Invalid option - MORE", 3);
+    parse_bad("Q NIC USERID", classes("BG"), "HCP026E Operand missing or invalid", 26);
+    parse_bad("Q NIC", classes("B"), "HCP1100E Not authorized: QUERY NIC requires privilege class G",
+              1100);
+}
+
+static void test_query_vmlan(void **state)
+{
+    struct zvs_cmd c = parse_ok("QUERY VMLAN", classes("G"));
+    assert_int_equal(c.verb, ZVS_CMD_QUERY_VMLAN);
+    assert_string_equal(c.name, "");
+    expect_same("q vmlan", "QUERY VMLAN", classes("G"));
+    parse_bad("QUERY VMLAN DETAILS", classes("G"), "HCP003E Invalid option - DETAILS", 3);
+    parse_bad("QUERY VMLA", classes("G"), "HCP003E Invalid option - VMLA", 3);
+    parse_bad("QUERY VMLAN", classes("B"),
+              "HCP1100E Not authorized: QUERY VMLAN requires privilege class G", 1100);
+}
+
+/* USERID acts for another user: class B on top of the command's class G. */
+static void test_userid_needs_class_b(void **state)
+{
+    parse_bad("DEFINE NIC USERID LINUX1 600", classes("G"),
+              "HCP1100E Not authorized: DEFINE NIC USERID requires privilege class B", 1100);
+    parse_bad("DETACH NIC USERID LINUX1 600", classes("G"),
+              "HCP1100E Not authorized: DETACH NIC USERID requires privilege class B", 1100);
+    parse_bad("COUPLE USERID LINUX1 600 TO SYSTEM SW1", classes("G"),
+              "HCP1100E Not authorized: COUPLE USERID requires privilege class B", 1100);
+    parse_bad("UNCOUPLE USERID LINUX1 600", classes("G"),
+              "HCP1100E Not authorized: UNCOUPLE USERID requires privilege class B", 1100);
+    parse_bad("QUERY NIC USERID LINUX1", classes("G"),
+              "HCP1100E Not authorized: QUERY NIC USERID requires privilege class B", 1100);
+    /* Checked when USERID is met, before its value. */
+    parse_bad("QUERY NIC USERID", classes("G"),
+              "HCP1100E Not authorized: QUERY NIC USERID requires privilege class B", 1100);
+    /* B alone is not enough for the command itself. */
+    parse_bad("DEFINE NIC USERID LINUX1 600", classes("B"),
+              "HCP1100E Not authorized: DEFINE NIC requires privilege class G", 1100);
+    parse_ok("DEFINE NIC USERID LINUX1 600", classes("BG"));
+    /* USERI is not USERID: read as the vdev, which it is not. */
+    parse_bad("DEFINE NIC USERI LINUX1 600", classes("BG"), "HCP002E Invalid operand - USERI", 2);
 }
 
 /* The report's own sequence parses, and blanks of any kind and number are tolerated. */
@@ -297,6 +1042,74 @@ static const struct abbrev_case abbrevs[] = {
       "HCP003E Invalid option - O", 3 },
     { "SET LACP 1 DROPTX OFF", "SET LACP 1 DROPTX OFF", "SET LACP 1 DROPTX OF",
       "HCP003E Invalid option - OF", 3 },
+    /* The commands of issue 5. */
+    { "DEFINE VSWITCH SW1", "DEF VSW SW1", "DE VSW SW1", "HCP001E Unknown CP command: DE", 1 },
+    { "DEFINE VSWITCH SW1", "DEFI VSWI SW1", NULL, NULL, 0 },
+    { "DEFINE VSWITCH SW1", "DEF VSW SW1", "DEF VS SW1", "HCP003E Invalid option - VS", 3 },
+    { "DETACH VSWITCH SW1", "DET VSW SW1", "DE VSW SW1", "HCP001E Unknown CP command: DE", 1 },
+    { "DETACH VSWITCH SW1", "DETA VSW SW1", NULL, NULL, 0 },
+    { "DEFINE NIC 600", "DEF NIC 600", "DEF NI 600", "HCP003E Invalid option - NI", 3 },
+    { "DETACH NIC 600", "DET NIC 600", "DET NI 600", "HCP003E Invalid option - NI", 3 },
+    { "COUPLE 600 TO SYSTEM SW1", "COUP 600 TO SYSTEM SW1", "COU 600 TO SYSTEM SW1",
+      "HCP001E Unknown CP command: COU", 1 },
+    { "COUPLE 600 TO SYSTEM SW1", "COUPL 600 TO SYSTEM SW1", NULL, NULL, 0 },
+    { "UNCOUPLE 600", "UNCOUP 600", "UNCOU 600", "HCP001E Unknown CP command: UNCOU", 1 },
+    { "QUERY NIC", "Q NIC", "Q NI", "HCP003E Invalid option - NI", 3 },
+    { "QUERY VMLAN", "Q VMLAN", "Q VMLA", "HCP003E Invalid option - VMLA", 3 },
+    { "QUERY NIC 600 DETAILS", "Q NIC 600 DET", "Q NIC 600 DE", "HCP003E Invalid option - DE",
+      3 },
+    { "QUERY VSWITCH SW1 ACCESSLIST", "Q VSW SW1 ACC", "Q VSW SW1 AC",
+      "HCP003E Invalid option - AC", 3 },
+    { "QUERY VSWITCH SW1 ACTIVE", "Q VSW SW1 ACT", "Q VSW SW1 AC",
+      "HCP003E Invalid option - AC", 3 },
+    { "QUERY VSWITCH SW1 ACCESSLIST", "Q VSW SW1 ACCESSL", NULL, NULL, 0 },
+    { "SET VSWITCH SW1 GRANT U1", "SET VSW SW1 GRANT U1", "SET VSW SW1 GRAN U1",
+      "HCP003E Invalid option - GRAN", 3 },
+    { "SET VSWITCH SW1 REVOKE U1", "SET VSW SW1 REVOKE U1", "SET VSW SW1 REVOK U1",
+      "HCP003E Invalid option - REVOK", 3 },
+    { "SET VSWITCH SW1 QUEUESTORAGE 2", "SET VSW SW1 QUEUEST 2", "SET VSW SW1 QUEUES 2",
+      "HCP003E Invalid option - QUEUES", 3 },
+    { "SET VSWITCH SW1 ISOLATION ON", "SET VSW SW1 ISOL ON", "SET VSW SW1 ISO ON",
+      "HCP003E Invalid option - ISO", 3 },
+    { "SET VSWITCH SW1 MACPROTECT ON", "SET VSW SW1 MACPROT ON", "SET VSW SW1 MACPRO ON",
+      "HCP003E Invalid option - MACPRO", 3 },
+    { "SET VSWITCH SW1 MACPROTECT UNSPECIFIED", "SET VSW SW1 MACPROT UNSPEC",
+      "SET VSW SW1 MACPROT UNSPE", "HCP003E Invalid option - UNSPE", 3 },
+    { "SET VSWITCH SW1 COUNTERS CLEAR", "SET VSW SW1 COUNT CLEAR", "SET VSW SW1 COUN CLEAR",
+      "HCP003E Invalid option - COUN", 3 },
+    { "SET VSWITCH SW1 COUNTERS CLEAR", "SET VSW SW1 COUNT CLEAR", "SET VSW SW1 COUNT CLEA",
+      "HCP003E Invalid option - CLEA", 3 },
+    { "SET VSWITCH SW1 SWITCHOVER", "SET VSW SW1 SWITCHOVER", "SET VSW SW1 SWITCHOVE",
+      "HCP003E Invalid option - SWITCHOVE", 3 },
+    { "SET VSWITCH SW1 SWITCHOVER AVAILABLE", "SET VSW SW1 SWITCHOVER AVAIL",
+      "SET VSW SW1 SWITCHOVER AVAI", "HCP003E Invalid option - AVAI", 3 },
+    { "SET VSWITCH SW1 CONNECT", "SET VSW SW1 CON", "SET VSW SW1 CO",
+      "HCP003E Invalid option - CO", 3 },
+    { "SET VSWITCH SW1 DISCONNECT", "SET VSW SW1 DISCON", "SET VSW SW1 DISCO",
+      "HCP003E Invalid option - DISCO", 3 },
+    { "SET VSWITCH SW1 NOGROUP", "SET VSW SW1 NOGROUP", "SET VSW SW1 NOGROU",
+      "HCP003E Invalid option - NOGROU", 3 },
+    { "SET VSWITCH SW1 GROUP G1", "SET VSW SW1 GROUP G1", "SET VSW SW1 GROU G1",
+      "HCP003E Invalid option - GROU", 3 },
+    { "SET VSWITCH SW1 RDEV 300", "SET VSW SW1 RDEV 300", "SET VSW SW1 RDE 300",
+      "HCP003E Invalid option - RDE", 3 },
+    { "SET VSWITCH SW1 RDEV NONE", "SET VSW SW1 RDEV NONE", "SET VSW SW1 RDEV NON",
+      "HCP002E Invalid operand - NON", 2 },
+    { "SET VSWITCH SW1 RDEV 300", "SET VSW SW1 UPLINK RDEV 300", "SET VSW SW1 UPLIN RDEV 300",
+      "HCP003E Invalid option - UPLIN", 3 },
+    { "SET PORT GROUP G1 DELETE", "SET PORT GROUP G1 DELETE", "SET PORT GROUP G1 DELET",
+      "HCP003E Invalid option - DELET", 3 },
+    { "DEFINE NIC 600 DEVICES 4", "DEF NIC 600 DEV 4", "DEF NIC 600 DE 4",
+      "HCP003E Invalid option - DE", 3 },
+    { "DEFINE NIC 600 QDIO", "DEF NIC 600 QDIO", "DEF NIC 600 QDI",
+      "HCP003E Invalid option - QDI", 3 },
+    { "DEFINE NIC USERID U1 600", "DEF NIC USERID U1 600", "DEF NIC USERI U1 600",
+      "HCP002E Invalid operand - USERI", 2 },
+    { "COUPLE 600 TO SYSTEM SW1", "COUP 600 SYSTEM SW1", "COUP 600 SYSTE SW1",
+      "HCP002E Invalid operand - SYSTE", 2 },
+    { "COUPLE 600 TO SYSTEM SW1", "COUP 600 TO SYSTEM SW1", "COUP 600 T SYSTEM SW1",
+      "HCP002E Invalid operand - T", 2 },
+    { "QUERY NIC ALL", "Q NIC ALL", "Q NIC AL", "HCP002E Invalid operand - AL", 2 },
 };
 
 static void test_abbreviations(void **state)
@@ -324,12 +1137,34 @@ static void test_privilege(void **state)
     parse_ok("SET LACP 28BA DROPRX ON", classes("A"));
     parse_bad("Q LACP", classes("A"),
               "HCP1100E Not authorized: QUERY LACP requires privilege class B", 1100);
-    /* Class G: none of these (QUERY VSWITCH for a user's own NICs comes later). */
-    parse_bad("DEF", classes("G"), "HCP001E Unknown CP command: DEF", 1);
+    /* Class G: its NICs, QUERY VMLAN and QUERY VSWITCH; none of the switch commands. */
+    parse_ok("Q VSWITCH CCBVSW1 DETAILS", classes("G"));
+    parse_ok("DEFINE NIC 600", classes("G"));
+    parse_ok("DETACH NIC 600", classes("G"));
+    parse_ok("COUPLE 600 TO SYSTEM SW1", classes("G"));
+    parse_ok("UNCOUPLE 600", classes("G"));
+    parse_ok("QUERY NIC", classes("G"));
+    parse_ok("QUERY VMLAN", classes("G"));
+    parse_bad("DEF", classes("G"), "HCP026E Operand missing or invalid", 26);
     parse_bad("SET PORT GROUP G1 JOIN 28BA", classes("G"),
               "HCP1100E Not authorized: SET PORT GROUP requires privilege class B", 1100);
-    parse_bad("Q VSWITCH CCBVSW1 DETAILS", classes("G"),
-              "HCP1100E Not authorized: QUERY VSWITCH requires privilege class B", 1100);
+    parse_bad("DEFINE VSWITCH SW1", classes("G"),
+              "HCP1100E Not authorized: DEFINE VSWITCH requires privilege class B", 1100);
+    parse_bad("SET VSWITCH SW1 CONNECT", classes("G"),
+              "HCP1100E Not authorized: SET VSWITCH requires privilege class B", 1100);
+    parse_bad("DETACH VSWITCH SW1", classes("G"),
+              "HCP1100E Not authorized: DETACH VSWITCH requires privilege class B", 1100);
+    /* QUERY VSWITCH: B or G. */
+    parse_ok("Q VSW", classes("G"));
+    parse_bad("Q VSW", classes("A"),
+              "HCP1140E Not authorized: QUERY VSWITCH requires privilege class B or G", 1140);
+    parse_bad("Q VSW SW1 !!", 0,
+              "HCP1140E Not authorized: QUERY VSWITCH requires privilege class B or G", 1140);
+    /* The NIC commands: G (B alone does not do). */
+    parse_bad("DEFINE NIC 600", classes("AB"),
+              "HCP1100E Not authorized: DEFINE NIC requires privilege class G", 1100);
+    parse_bad("COUPLE 600 TO SYSTEM SW1", classes("B"),
+              "HCP1100E Not authorized: COUPLE requires privilege class G", 1100);
     /* Privilege is checked before the operands. */
     parse_bad("SET PORT GROUP !! JOIN", classes("G"),
               "HCP1100E Not authorized: SET PORT GROUP requires privilege class B", 1100);
@@ -483,6 +1318,70 @@ static void test_golden_errors(void **state)
     free(golden);
 }
 
+/* Every accepted command of the canonical corpus: "> command" (or ">CLASSES command")
+ * followed by "= canonical text". The test parses each, formats it, checks that the text
+ * parses back to the identical struct, rebuilds the file and compares byte for byte
+ * (ZVS_GOLDEN_UPDATE=1 rewrites it). */
+static void test_golden_canonical(void **state)
+{
+    size_t len = 0;
+    char *golden = read_file(GOLDEN_CANONICAL, &len);
+    struct text out = { 0 };
+    unsigned ncmd = 0;
+
+    assert_non_null(golden);
+    for (char *p = golden; p < golden + len; ) {
+        char *nl = memchr(p, '\n', (size_t)(golden + len - p));
+        size_t n = nl != NULL ? (size_t)(nl - p) : (size_t)(golden + len - p);
+        char line[2 * ZVS_CMD_LINE_MAX], canon[ZVS_CMD_LINE_MAX + 1];
+
+        assert_true(n < sizeof line);
+        memcpy(line, p, n);
+        line[n] = '\0';
+        p += n + (nl != NULL);
+        if (line[0] == '#') {
+            text_add(&out, line, n);
+            text_add(&out, "\n", 1);
+            continue;
+        }
+        if (line[0] != '>')
+            continue;                   /* "= ...": rebuilt below */
+        char *sp = strchr(line, ' ');
+        assert_non_null(sp);
+        char cls[32] = "";
+        assert_true((size_t)(sp - line - 1) < sizeof cls);
+        memcpy(cls, line + 1, (size_t)(sp - line - 1));
+        cls[sp - line - 1] = '\0';
+        uint32_t privclass = cls[0] == '\0' ? ALL_CLASSES : classes(cls);
+
+        struct zvs_cmd cmd, again;
+        parse_into(sp + 1, privclass, &cmd);
+        size_t clen = zvs_cmd_format(&cmd, canon, sizeof canon);
+        assert_true(clen > 0 && clen < sizeof canon);
+        parse_into(canon, privclass, &again);
+        assert_memory_equal(&cmd, &again, sizeof cmd);
+        expect_clean(sp + 1, privclass);
+        text_add(&out, line, n);
+        text_add(&out, "\n= ", 3);
+        text_add(&out, canon, clen);
+        text_add(&out, "\n", 1);
+        ncmd++;
+    }
+    assert_true(ncmd >= 60);
+    if (getenv("ZVS_GOLDEN_UPDATE") != NULL) {
+        FILE *f = fopen(GOLDEN_CANONICAL, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(out.s, 1, out.len, f), out.len);
+        fclose(f);
+    }
+    if (out.len != len || memcmp(out.s, golden, len) != 0) {
+        fprintf(stderr, "%s differs; rebuilt:\n%s", GOLDEN_CANONICAL, out.s);
+        fail();
+    }
+    free(out.s);
+    free(golden);
+}
+
 /* ---- canonical text ------------------------------------------------------------------ */
 
 static void test_format_round_trip(void **state)
@@ -503,15 +1402,75 @@ static void test_format_round_trip(void **state)
         { "SET LACP 28BA.P2 DROPRX ON", "SET LACP 28BA.P2 DROPRX ON" },
         { "SET LACP 28BA DROPTX OFF", "SET LACP 28BA DROPTX OFF" },
         { "SET LACP 28BA DELAYTX 007", "SET LACP 28BA DELAYTX 7" },
+        { "SET PORT GROUP G1 DELETE", "SET PORT GROUP G1 DELETE" },
+        { "Q VSW", "QUERY VSWITCH ALL" },
+        { "Q VSW SW1", "QUERY VSWITCH SW1" },
+        { "Q VSW ACC", "QUERY VSWITCH ALL ACCESSLIST" },
+        { "Q VSW SW1 ACT", "QUERY VSWITCH SW1 ACTIVE" },
+        { "Q VSW ACT ACT", "QUERY VSWITCH ACT ACTIVE" },
+        { "Q VSW DET DET", "QUERY VSWITCH DET DETAILS" },
+        { "Q LACP DET DET", "QUERY LACP DET DETAILS" },
+        { "DEF VSW sw1",
+          "DEFINE VSWITCH SW1 RDEV NONE VLAN UNAWARE PORTTYPE ACCESS QUEUESTORAGE 8M CONNECT"
+          " CONTROLLER * NOGROUP MACPROTECT UNSPECIFIED ISOLATION OFF" },
+        { "DEF VSW SW1 RDEV 300 400.P1 2902 VLAN AWARE NATIVE NONE PORTTYPE TRUNK"
+          " QUEUESTORAGE 2 DISCONNECT CONTROLLER DTCVSW1 GROUP G1 MACPROTECT ON ISOLATION ON",
+          "DEFINE VSWITCH SW1 RDEV 0300 0400.P1 2902 VLAN AWARE NATIVE NONE PORTTYPE TRUNK"
+          " QUEUESTORAGE 2M DISCONNECT CONTROLLER DTCVSW1 GROUP G1 MACPROTECT ON ISOLATION ON" },
+        { "DEF VSW SW1 NOUPLINK VLAN 1 NATIVE 4094",
+          "DEFINE VSWITCH SW1 NOUPLINK VLAN AWARE NATIVE 4094 PORTTYPE ACCESS QUEUESTORAGE 8M"
+          " CONNECT CONTROLLER * NOGROUP MACPROTECT UNSPECIFIED ISOLATION OFF" },
+        { "DEF VSW SW1 VLAN 100 MACPROTECT OFF",
+          "DEFINE VSWITCH SW1 RDEV NONE VLAN 100 NATIVE 1 PORTTYPE ACCESS QUEUESTORAGE 8M"
+          " CONNECT CONTROLLER * NOGROUP MACPROTECT OFF ISOLATION OFF" },
+        { "SET VSW SW1 GRANT linux1", "SET VSWITCH SW1 GRANT LINUX1" },
+        { "SET VSW SW1 GRANT LINUX1 VLAN 30 10-20 21 PORTTYPE TRUNK",
+          "SET VSWITCH SW1 GRANT LINUX1 PORTTYPE TRUNK VLAN 10-21 30" },
+        { "SET VSW SW1 GRANT LINUX1 PORTTYPE ACCESS VLAN 0010",
+          "SET VSWITCH SW1 GRANT LINUX1 PORTTYPE ACCESS VLAN 10" },
+        { "SET VSW SW1 REVOKE linux1", "SET VSWITCH SW1 REVOKE LINUX1" },
+        { "SET VSW SW1 UPLINK RDEV 300 400.p2", "SET VSWITCH SW1 RDEV 0300 0400.P2" },
+        { "SET VSW SW1 RDEV none", "SET VSWITCH SW1 RDEV NONE" },
+        { "SET VSW SW1 GROUP g1", "SET VSWITCH SW1 GROUP G1" },
+        { "SET VSW SW1 NOGROUP", "SET VSWITCH SW1 NOGROUP" },
+        { "SET VSW SW1 UPLINK CON", "SET VSWITCH SW1 CONNECT" },
+        { "SET VSW SW1 DISCON", "SET VSWITCH SW1 DISCONNECT" },
+        { "SET VSW SW1 QUEUEST 3", "SET VSWITCH SW1 QUEUESTORAGE 3M" },
+        { "SET VSW SW1 ISOL ON", "SET VSWITCH SW1 ISOLATION ON" },
+        { "SET VSW SW1 ISOL OFF", "SET VSWITCH SW1 ISOLATION OFF" },
+        { "SET VSW SW1 MACPROT UNSPEC", "SET VSWITCH SW1 MACPROTECT UNSPECIFIED" },
+        { "SET VSW SW1 MACPROT ON", "SET VSWITCH SW1 MACPROTECT ON" },
+        { "SET VSW SW1 COUNT CLEAR", "SET VSWITCH SW1 COUNTERS CLEAR ALL" },
+        { "SET VSW SW1 COUNT CLEAR UPLINK", "SET VSWITCH SW1 COUNTERS CLEAR UPLINK" },
+        { "SET VSW SW1 SWITCHOVER", "SET VSWITCH SW1 SWITCHOVER AVAILABLE" },
+        { "SET VSW SW1 UPLINK SWITCHOVER RDEV 400", "SET VSWITCH SW1 SWITCHOVER RDEV 0400" },
+        { "DET VSW SW1", "DETACH VSWITCH SW1" },
+        { "DEF NIC 600", "DEFINE NIC 0600 QDIO DEVICES 3" },
+        { "DEF NIC USERID linux1 a QDIO DEV 0006", "DEFINE NIC USERID LINUX1 000A QDIO DEVICES 6" },
+        { "DET NIC ffff", "DETACH NIC FFFF" },
+        { "DET NIC USERID LINUX1 600", "DETACH NIC USERID LINUX1 0600" },
+        { "COUP 600 SYSTEM sw1", "COUPLE 0600 TO SYSTEM SW1" },
+        { "COUPLE USERID LINUX1 600 TO SYSTEM SW1", "COUPLE USERID LINUX1 0600 TO SYSTEM SW1" },
+        { "UNCOUP 600", "UNCOUPLE 0600" },
+        { "UNCOUP USERID LINUX1 600", "UNCOUPLE USERID LINUX1 0600" },
+        { "Q NIC", "QUERY NIC ALL" },
+        { "Q NIC DET", "QUERY NIC ALL DETAILS" },
+        { "Q NIC 600", "QUERY NIC 0600" },
+        { "Q NIC de det", "QUERY NIC 00DE DETAILS" },
+        { "Q NIC USERID LINUX1", "QUERY NIC USERID LINUX1 ALL" },
+        { "Q NIC USERID LINUX1 600 DET", "QUERY NIC USERID LINUX1 0600 DETAILS" },
+        { "Q VMLAN", "QUERY VMLAN" },
     };
-    char buf[256];
+    char buf[ZVS_CMD_LINE_MAX + 1];
 
+    assert_true(sizeof cases / sizeof cases[0] >= 60);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct zvs_cmd c = parse_ok(cases[i].in, ALL_CLASSES);
         size_t n = zvs_cmd_format(&c, buf, sizeof buf);
         assert_string_equal(buf, cases[i].canon);
         assert_int_equal(n, strlen(cases[i].canon));
         expect_same(cases[i].in, buf, ALL_CLASSES);
+        expect_clean(cases[i].in, ALL_CLASSES);
     }
     /* A short buffer: cut, NUL-terminated, full length returned. */
     struct zvs_cmd c = parse_ok("Q VSW CCBVSW1 DET", ALL_CLASSES);
@@ -620,12 +1579,41 @@ int main(void)
         cmocka_unit_test(test_query_lacp),
         cmocka_unit_test(test_query_vswitch),
         cmocka_unit_test(test_set_lacp_fault),
+        cmocka_unit_test(test_set_port_group_delete),
+        cmocka_unit_test(test_define_vswitch_defaults),
+        cmocka_unit_test(test_define_vswitch_operands),
+        cmocka_unit_test(test_define_vswitch_errors),
+        cmocka_unit_test(test_define_vswitch_token_limit),
+        cmocka_unit_test(test_define_vswitch_is_the_statement),
+        cmocka_unit_test(test_shared_operand_parsers),
+        cmocka_unit_test(test_set_vswitch_grant),
+        cmocka_unit_test(test_set_vswitch_grant_errors),
+        cmocka_unit_test(test_set_vswitch_revoke),
+        cmocka_unit_test(test_set_vswitch_rdev),
+        cmocka_unit_test(test_set_vswitch_group),
+        cmocka_unit_test(test_set_vswitch_connect),
+        cmocka_unit_test(test_set_vswitch_uplink),
+        cmocka_unit_test(test_set_vswitch_queuestorage),
+        cmocka_unit_test(test_set_vswitch_isolation),
+        cmocka_unit_test(test_set_vswitch_macprotect),
+        cmocka_unit_test(test_set_vswitch_counters),
+        cmocka_unit_test(test_set_vswitch_switchover),
+        cmocka_unit_test(test_set_vswitch_errors),
+        cmocka_unit_test(test_detach_vswitch),
+        cmocka_unit_test(test_define_nic),
+        cmocka_unit_test(test_detach_nic),
+        cmocka_unit_test(test_couple),
+        cmocka_unit_test(test_uncouple),
+        cmocka_unit_test(test_query_nic),
+        cmocka_unit_test(test_query_vmlan),
+        cmocka_unit_test(test_userid_needs_class_b),
         cmocka_unit_test(test_blanks_and_report_sequence),
         cmocka_unit_test(test_abbreviations),
         cmocka_unit_test(test_privilege),
         cmocka_unit_test(test_line_length),
         cmocka_unit_test(test_many_tokens),
         cmocka_unit_test(test_golden_errors),
+        cmocka_unit_test(test_golden_canonical),
         cmocka_unit_test(test_format_round_trip),
         cmocka_unit_test(test_response_lines),
         cmocka_unit_test(test_response_truncated),

@@ -102,6 +102,7 @@ struct err_case {
 #define RULE_IFNAME "(Linux interface name: 1-15 characters, no / : or blanks)"
 #define RULE_VIDSET "(VLAN IDs 1-4094 or ranges lo-hi)"
 #define RULE_RANGE "(xxxxxx-xxxxxx, 6 hex digits each, low <= high)"
+#define RULE_LINUXUSER "(1-32 of A-Z a-z 0-9 . _ - (- not first), or uid 0-4294967294)"
 /* Maps devices 0100-0109 and gives group G1 a switch. */
 #define GRP_TAIL "DEFINE VSWITCH SW GROUP G1\n" \
     "RDEVICE 100 INTERFACE e0\nRDEVICE 101 INTERFACE e1\nRDEVICE 102 INTERFACE e2\n" \
@@ -509,6 +510,37 @@ static const struct err_case err_cases[] = {
     { "GROUP before SET PORT GROUP", "DEFINE VSWITCH A GROUP G1\nSET PORT GROUP G1 JOIN 100\n"
       "RDEVICE 100 INTERFACE e0\n", NULL, { NULL } },
 
+    /* LINUXUSER (console identities). */
+    { "LINUXUSER outside USER", NULL, "LINUXUSER root\n",
+      { UD "1: HCP1020E Statement LINUXUSER is not within a USER entry" } },
+    { "LINUXUSER without a user", NULL, "USER A PW 1G 2G\nlinuxuser\n",
+      { UD "2: HCP1002E Operand user is missing" } },
+    { "LINUXUSER bad names", NULL,
+      "USER A PW 1G 2G\nLINUXUSER -bob a/b,\n 4294967295 x23456789012345678901234567890123\n",
+      { UD "2: HCP1003E Operand LINUXUSER value -bob is not valid " RULE_LINUXUSER,
+        UD "2: HCP1003E Operand LINUXUSER value a/b is not valid " RULE_LINUXUSER,
+        UD "3: HCP1003E Operand LINUXUSER value 4294967295 is not valid " RULE_LINUXUSER,
+        UD "3: HCP1003E Operand LINUXUSER value x23456789012345678901234567890123 is not valid "
+           RULE_LINUXUSER } },
+    { "LINUXUSER good names", NULL,
+      "USER A PW 1G 2G\nLINUXUSER 0 4294967294 x2345678901234567890123456789012 a.b_c-d\n",
+      { NULL } },
+    { "LINUXUSER in two entries", NULL,
+      "USER A PW 1G 2G\nLINUXUSER bob\nUSER B PW 1G 2G\nLINUXUSER alice bob\n",
+      { UD "4: HCP1065E LINUXUSER bob of USER B is already mapped to USER A on line 2" } },
+    { "LINUXUSER twice in one entry", NULL,
+      "USER A PW 1G 2G\nLINUXUSER bob 007\nLINUXUSER Bob 7 bob\n",
+      { UD "3: HCP1065E LINUXUSER 7 of USER A is already mapped to USER A on line 2",
+        UD "3: HCP1065E LINUXUSER bob of USER A is already mapped to USER A on line 2" } },
+    { "LINUXUSER twice in one statement", NULL, "USER A PW 1G 2G\nLINUXUSER bob,\n  bob\n",
+      { UD "3: HCP1065E LINUXUSER bob of USER A is already mapped to USER A on line 2" } },
+    { "LINUXUSER nine in one entry", NULL,
+      "USER A PW 1G 2G\nLINUXUSER u1 u2 u3 u4 u5\nLINUXUSER u6 u7 u8 u9 u10\n",
+      { UD "3: HCP1066E USER A maps more than 8 Linux users; u9 is one too many" } },
+    { "LINUXUSER in a bad entry", NULL, "USER A-B PW 1G 2G\nLINUXUSER bob -x\n",
+      { UD "1: HCP1003E Operand userid value A-B is not valid " RULE_NAME,
+        UD "2: HCP1003E Operand LINUXUSER value -x is not valid " RULE_LINUXUSER } },
+
     /* Cross-checks. */
     { "LAN SYSTEM undefined", "DEFINE VSWITCH SW1\n",
       "USER A PW 1G 2G\n NICDEF F000 TYPE QDIO LAN SYSTEM NOSUCH\n",
@@ -753,6 +785,62 @@ static void test_error_stores_nothing(void **state)
     assert_string_equal(cfg->vswitch[0].name, "B");
     assert_int_equal(cfg->vswitch[0].queuestorage_mb, 2);
     assert_int_equal(cfg->vmlan.macprefix[2], 0x00);    /* VMLAN had an error: default kept */
+    zvs_cfg_free(cfg);
+}
+
+/* LINUXUSER: what is kept (case, canonical uids, lines), accumulation over statements,
+ * a statement with an error stores none of its names, IDENTITY entries, and the dump. */
+static void test_linuxuser(void **state)
+{
+    struct zvs_cfg *cfg = run(NULL,
+        "USER LINUX1 PW 1G 2G G\n"
+        " LINUXUSER nobody Bob\n"
+        " LINUXUSER 0065534,\n"
+        "   bob\n"
+        "IDENTITY MAINT PW 1G 2G BG\n"
+        " LINUXUSER alice nobody\n"                 /* nobody: taken; alice not stored */
+        " LINUXUSER 0\n"
+        "USER LINUX2 PW 1G 2G\n");
+    expect_msgs(cfg, (const char *const[]){
+        UD "6: HCP1065E LINUXUSER nobody of USER MAINT is already mapped to USER LINUX1 on line 2",
+        NULL });
+    assert_int_equal(cfg->nuser, 3);
+    const struct zvs_cfg_user *u = &cfg->user[0];
+    assert_int_equal(u->nlinuxuser, 4);
+    assert_string_equal(u->linuxuser[0], "nobody");
+    assert_string_equal(u->linuxuser[1], "Bob");
+    assert_string_equal(u->linuxuser[2], "65534");
+    assert_string_equal(u->linuxuser[3], "bob");
+    assert_int_equal(u->linuxuser_line[0], 2);
+    assert_int_equal(u->linuxuser_line[1], 2);
+    assert_int_equal(u->linuxuser_line[2], 3);
+    assert_int_equal(u->linuxuser_line[3], 4);
+    u = &cfg->user[1];
+    assert_int_equal(u->nlinuxuser, 1);
+    assert_string_equal(u->linuxuser[0], "0");
+    assert_int_equal(u->linuxuser_line[0], 7);
+    assert_int_equal(cfg->user[2].nlinuxuser, 0);
+    char *got = dump_str(cfg);
+    assert_string_equal(got,
+        "VMLAN MACPREFIX 020000 MACIDRANGE NONE\n"
+        "USER LINUX1 STORAGE 1G MAXSTORAGE 2G CLASSES G LINUXUSER nobody Bob 65534 bob\n"
+        "IDENTITY MAINT STORAGE 1G MAXSTORAGE 2G CLASSES BG LINUXUSER 0\n"
+        "USER LINUX2 STORAGE 1G MAXSTORAGE 2G CLASSES G\n");
+    free(got);
+    zvs_cfg_free(cfg);
+
+    /* Eight over several statements is the limit, not an error; a second file's entry
+     * cannot take a name the first file mapped. */
+    cfg = run(NULL, "USER A PW 1G 2G\nLINUXUSER u1 u2 u3\nLINUXUSER u4 u5 u6 u7 u8\n");
+    assert_int_equal(cfg->msgs.n, 0);
+    assert_int_equal(cfg->user[0].nlinuxuser, ZVS_CFG_MAX_LINUXUSERS);
+    assert_string_equal(cfg->user[0].linuxuser[7], "u8");
+    assert_int_equal(zvs_cfg_parse_userdirect_text(cfg, "MORE.DIRECT",
+                                                   "USER B PW 1G 2G\nLINUXUSER u9 u3\n"), 1);
+    assert_string_equal(cfg->msgs.msg[0].text,
+                        "MORE.DIRECT:2: HCP1065E LINUXUSER u3 of USER B is already mapped to"
+                        " USER A on line 2");
+    assert_int_equal(cfg->user[1].nlinuxuser, 0);
     zvs_cfg_free(cfg);
 }
 
@@ -1214,6 +1302,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_rdevice_backend),
         cmocka_unit_test(test_error_stores_nothing),
+        cmocka_unit_test(test_linuxuser),
         cmocka_unit_test(test_nicdef_modifier),
         cmocka_unit_test(test_mac_assignment),
         cmocka_unit_test(test_nul_byte),

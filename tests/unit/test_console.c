@@ -1,6 +1,10 @@
 /* Tests of the operator console (cp-commands/console.c) on a real Unix socket in a
  * temporary directory. The peer credentials are the test's own, so the tests need root
- * (the default map admits uid 0 only) and are skipped otherwise.
+ * (the default map admits uid 0 only) and are skipped otherwise. Other identities come
+ * from connect_as: a child process takes the uid and gid and connects a socket the test
+ * made, so the kernel records the child's credentials and the test talks on the socket.
+ * The identities from USER DIRECT (console_users.c) are tested the same way, with numeric
+ * uids (no passwd entries needed) and root, which every system has.
  *
  * The exec callback records what it got and answers "ECHO <line>" with rc 0, or a chosen
  * rc for lines "RC <n>", or a 4 MiB response for "FLOOD" (to find a client that does not
@@ -18,12 +22,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "cp-commands/config.h"
 #include "cp-commands/console.h"
+#include "cp-commands/console_users.h"
 
 #define MAX_CALLS 8
 
@@ -388,6 +396,255 @@ static void test_client_not_reading(void **state)
     close(cfd);
 }
 
+/* ---- identities: console group and USER DIRECT LINUXUSER ----------------------------- */
+
+/* Connects to path as uid:gid with no supplementary groups. Returns the connected fd, or
+ * -errno of the child's connect. */
+static int connect_as(const char *path, uid_t uid, gid_t gid)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int status, fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+    assert_true(fd >= 0);
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int e = 0;
+        if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
+            setresuid(uid, uid, uid) < 0)
+            e = 200;
+        else if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
+            e = errno;
+        _exit(e);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_not_equal(WEXITSTATUS(status), 200);    /* could not become uid:gid */
+    if (WEXITSTATUS(status) != 0) {
+        close(fd);
+        return -WEXITSTATUS(status);
+    }
+    return fd;
+}
+
+/* One command over a connection made by connect_as; the exec record shows the identity. */
+static void run_one(struct fixture *f, int cfd, const char *line)
+{
+    char buf[512];
+    int sfd = server_accept(f);
+    client_send(cfd, line, strlen(line));
+    assert_int_equal(zvs_console_client_input(f->con, sfd), 0);
+    client_read(cfd, buf, sizeof buf, 1);
+    close(cfd);
+    assert_true(zvs_console_client_input(f->con, sfd) < 0);
+}
+
+static struct zvs_cfg *directory(const char *text)
+{
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    assert_non_null(cfg);
+    assert_int_equal(zvs_cfg_parse_userdirect_text(cfg, "USER.DIRECT", text), 0);
+    return cfg;
+}
+
+static void test_group_mode(void **state)
+{
+    struct fixture *f = *state;
+    struct stat st;
+
+    NEED_ROOT(f);
+    assert_int_equal(stat(f->path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(st.st_gid, getegid());
+    assert_int_equal(zvs_console_set_group(f->con, 65534), 0);
+    assert_int_equal(stat(f->path, &st), 0);
+    assert_true(S_ISSOCK(st.st_mode));
+    assert_int_equal(st.st_mode & 07777, 0660);
+    assert_int_equal(st.st_gid, 65534);
+    assert_int_equal(st.st_uid, 0);
+    assert_int_equal(zvs_console_set_group(f->con, (gid_t)-1), -EINVAL);
+    /* The path is not ours any more: nothing is changed on what is there now. */
+    assert_int_equal(unlink(f->path), 0);
+    assert_int_equal(zvs_console_set_group(f->con, 65534), -ENOENT);
+    int fd = open(f->path, O_CREAT | O_WRONLY, 0600);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(zvs_console_set_group(f->con, 65534), -ENOTSOCK);
+    assert_int_equal(stat(f->path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(st.st_gid, getegid());
+}
+
+/* LINUX1 (class G) and MAINT (classes B and G) by uid; the group lets them reach the
+ * socket; root stays OPERATOR; a group member without a mapping and a stranger outside
+ * the group are refused, each at its own gate. */
+static void test_directory_map(void **state)
+{
+    struct fixture *f = *state;
+    char buf[512];
+
+    NEED_ROOT(f);
+    assert_int_equal(chmod(f->dir, 0711), 0);
+    struct zvs_cfg *cfg = directory("USER LINUX1 PW 1G 2G G\n LINUXUSER 65534\n"
+                                    "IDENTITY MAINT PW 1G 2G GB\n LINUXUSER 65533 0065532\n"
+                                    "USER LINUX2 PW 1G 2G\n");
+    /* Without the group the file mode keeps everyone but root out. */
+    assert_int_equal(connect_as(f->path, 65534, 65534), -EACCES);
+    assert_int_equal(zvs_console_map_directory(f->con, cfg, buf, sizeof buf), 3);
+    assert_string_equal(buf, "");
+    assert_int_equal(zvs_console_set_group(f->con, 65534), 0);
+
+    int cfd = connect_as(f->path, 65534, 65534);
+    assert_true(cfd >= 0);
+    run_one(f, cfd, "Q VSWITCH\n");
+    assert_int_equal(f->rec.calls, 1);
+    assert_string_equal(f->rec.userid[0], "LINUX1");
+    assert_int_equal(f->rec.privclass[0], classes("G"));
+    assert_string_equal(f->rec.line[0], "Q VSWITCH");
+
+    cfd = connect_as(f->path, 65532, 65534);
+    assert_true(cfd >= 0);
+    run_one(f, cfd, "Q LACP\n");
+    assert_int_equal(f->rec.calls, 2);
+    assert_string_equal(f->rec.userid[1], "MAINT");
+    assert_int_equal(f->rec.privclass[1], classes("BG"));
+
+    cfd = client_connect(f->path);
+    run_one(f, cfd, "Q PORT GROUP\n");
+    assert_int_equal(f->rec.calls, 3);
+    assert_string_equal(f->rec.userid[2], "OPERATOR");
+    assert_int_equal(f->rec.privclass[2], classes("ABCDEFG"));
+
+    /* In the group, not in the directory: the uid map refuses it. */
+    cfd = connect_as(f->path, 65531, 65534);
+    assert_true(cfd >= 0);
+    assert_int_equal(zvs_console_accept(f->con), -EACCES);
+    client_read(cfd, buf, sizeof buf, 1);
+    assert_string_equal(buf, "HCP1101E Console access denied: uid 65531 is not mapped to a"
+                             " CP userid\n\x1eRC=1101\n");
+    close(cfd);
+    /* Mapped but outside the group: the file mode refuses it before the console sees it. */
+    assert_int_equal(connect_as(f->path, 65533, 65533), -EACCES);
+    assert_int_equal(zvs_console_accept(f->con), -EAGAIN);
+    assert_int_equal(f->rec.calls, 3);
+    assert_int_equal(zvs_console_nclients(f->con), 0);
+    zvs_cfg_free(cfg);
+}
+
+/* root named in the directory replaces the default OPERATOR A-G; a bad directory
+ * (unknown user, one uid twice) maps nothing and says which statement. */
+static void test_directory_root_and_errors(void **state)
+{
+    struct fixture *f = *state;
+    char err[512];
+
+    NEED_ROOT(f);
+    struct zvs_cfg *cfg = directory("USER OPS PW 1G 2G B\n LINUXUSER 65534\n"
+                                    "USER X PW 1G 2G\n LINUXUSER zvs-no-such-user\n");
+    assert_int_equal(zvs_console_map_directory(f->con, cfg, err, sizeof err), -ENOENT);
+    assert_string_equal(err, "USER.DIRECT:4: HCP1067E LINUXUSER zvs-no-such-user of USER X is"
+                             " not a Linux user on this system");
+    assert_int_equal(zvs_console_check_directory(cfg, err, sizeof err), -ENOENT);
+    zvs_cfg_free(cfg);
+
+    cfg = directory("USER OPS PW 1G 2G B\n LINUXUSER 65534 root\n"
+                    "USER X PW 1G 2G\n LINUXUSER 0\n");
+    assert_int_equal(zvs_console_map_directory(f->con, cfg, err, sizeof err), -EEXIST);
+    assert_string_equal(err, "USER.DIRECT:4: HCP1068E LINUXUSER 0 of USER X is uid 0, already"
+                             " mapped to USER OPS by LINUXUSER root");
+    zvs_cfg_free(cfg);
+
+    /* Nothing was mapped by the failures: root is still OPERATOR, 65534 unknown. */
+    int cfd = client_connect(f->path);
+    run_one(f, cfd, "Q LACP\n");
+    assert_string_equal(f->rec.userid[0], "OPERATOR");
+    assert_int_equal(chmod(f->dir, 0711), 0);
+    assert_int_equal(zvs_console_set_group(f->con, 65534), 0);
+    cfd = connect_as(f->path, 65534, 65534);
+    assert_true(cfd >= 0);
+    assert_int_equal(zvs_console_accept(f->con), -EACCES);
+    close(cfd);
+
+    cfg = directory("USER OPS PW 1G 2G B\n LINUXUSER root\n");
+    assert_int_equal(zvs_console_map_directory(f->con, cfg, err, sizeof err), 1);
+    cfd = client_connect(f->path);
+    run_one(f, cfd, "Q LACP\n");
+    assert_int_equal(f->rec.calls, 2);
+    assert_string_equal(f->rec.userid[1], "OPS");
+    assert_int_equal(f->rec.privclass[1], classes("B"));
+    zvs_cfg_free(cfg);
+}
+
+/* The map holds ZVS_CONSOLE_MAX_USERS: root's default entry and 255 more, or 256 when
+ * the directory maps root itself. */
+static void test_directory_capacity(void **state)
+{
+    struct fixture *f = *state;
+    char err[512];
+    static char text[ZVS_CONSOLE_MAX_USERS / 8 * 200];
+
+    NEED_ROOT(f);
+    size_t n = 0;
+    unsigned uid = 10000;
+    for (unsigned u = 0; u < ZVS_CONSOLE_MAX_USERS / 8; u++) {
+        n += (size_t)snprintf(text + n, sizeof text - n, "USER U%u PW 1G 2G\n LINUXUSER", u);
+        for (unsigned k = 0; k < 8; k++)
+            n += (size_t)snprintf(text + n, sizeof text - n, " %u", uid++);
+        n += (size_t)snprintf(text + n, sizeof text - n, "\n");
+        assert_true(n < sizeof text);
+    }
+    struct zvs_cfg *cfg = directory(text);
+    assert_int_equal(zvs_console_check_directory(cfg, err, sizeof err), -ENOSPC);
+    assert_string_equal(err, "USER.DIRECT: HCP1015E Too many LINUXUSER definitions (limit 255)");
+    assert_int_equal(zvs_console_map_directory(f->con, cfg, err, sizeof err), -ENOSPC);
+    /* One fewer fits beside root; the last mapped uid gets its entry. */
+    cfg->user[cfg->nuser - 1].nlinuxuser = 7;
+    assert_int_equal(zvs_console_map_directory(f->con, cfg, err, sizeof err),
+                     ZVS_CONSOLE_MAX_USERS - 1);
+    assert_int_equal(zvs_console_map_user(f->con, 99999, "ONEMORE", classes("G")), -ENOSPC);
+    /* Root in the directory takes root's own slot: all 256 fit. */
+    snprintf(cfg->user[cfg->nuser - 1].linuxuser[7], ZVS_LINUXUSER_MAX + 1, "0");
+    cfg->user[cfg->nuser - 1].nlinuxuser = 8;
+    assert_int_equal(zvs_console_check_directory(cfg, err, sizeof err), ZVS_CONSOLE_MAX_USERS);
+    assert_int_equal(zvs_console_map_directory(f->con, cfg, err, sizeof err),
+                     ZVS_CONSOLE_MAX_USERS);
+    int cfd = client_connect(f->path);
+    run_one(f, cfd, "Q LACP\n");
+    char want[16];
+    snprintf(want, sizeof want, "U%u", ZVS_CONSOLE_MAX_USERS / 8 - 1);
+    assert_string_equal(f->rec.userid[0], want);
+    assert_int_equal(f->rec.privclass[0], classes("G"));
+    zvs_cfg_free(cfg);
+}
+
+static void test_resolve(void **state)
+{
+    uid_t uid = 1;
+    gid_t gid = 1;
+
+    assert_int_equal(zvs_linuxuser_resolve("root", &uid), 0);
+    assert_int_equal(uid, 0);
+    assert_int_equal(zvs_linuxuser_resolve("4294967294", &uid), 0);
+    assert_int_equal(uid, (uid_t)4294967294u);
+    assert_int_equal(zvs_linuxuser_resolve("00065534", &uid), 0);
+    assert_int_equal(uid, 65534);
+    uid = 7;
+    assert_int_equal(zvs_linuxuser_resolve("4294967295", &uid), -EINVAL);
+    assert_int_equal(zvs_linuxuser_resolve("99999999999999999999", &uid), -EINVAL);
+    assert_int_equal(zvs_linuxuser_resolve("", &uid), -EINVAL);
+    assert_int_equal(zvs_linuxuser_resolve("zvs-no-such-user", &uid), -ENOENT);
+    assert_int_equal(uid, 7);
+    assert_int_equal(zvs_console_group_resolve("root", &gid), 0);
+    assert_int_equal(gid, 0);
+    assert_int_equal(zvs_console_group_resolve("65534", &gid), 0);
+    assert_int_equal(gid, 65534);
+    gid = 7;
+    assert_int_equal(zvs_console_group_resolve("zvs-no-such-group", &gid), -ENOENT);
+    assert_int_equal(zvs_console_group_resolve("4294967295", &gid), -EINVAL);
+    assert_int_equal(gid, 7);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -399,6 +656,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_user_map, setup, teardown),
         cmocka_unit_test_setup_teardown(test_console_full, setup, teardown),
         cmocka_unit_test_setup_teardown(test_client_not_reading, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_group_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_directory_map, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_directory_root_and_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_directory_capacity, setup, teardown),
+        cmocka_unit_test(test_resolve),
     };
     return cmocka_run_group_tests_name("console", tests, NULL, NULL);
 }

@@ -74,6 +74,11 @@ static struct {
     struct zvs_port      *nic[3];
     struct zvs_guest_tap *t[2];
 } OPEN;                                 /* what test_open_checks made */
+static struct {
+    struct zvs_port      *nic[2];
+    struct zvs_guest_tap *t[2];
+    int                   ps;
+} BIND = { .ps = -1 };                  /* what test_bind_unbind_rebind made */
 
 /* ---- helpers ------------------------------------------------------------------------- */
 
@@ -253,6 +258,14 @@ static struct zvs_qdio_counters nic_qdio(const struct lab *l, int i)
     return c;
 }
 
+/* State byte of input buffer b of a NIC's queues. */
+static uint8_t in_slsb(const struct zvs_port *nic, uint32_t b)
+{
+    const struct zvs_qdio_queue_shm *iq =
+        zvs_qdio_at(zvs_qdio_region(zvs_nic_qdio_queues(nic)), ZVS_QDIO_IN_Q_OFF);
+    return zvs_slsb_get(&iq->slsb[b]);
+}
+
 /* dst, src, EtherType 0x88B5 (local experimental), payload from seed. */
 static void make_frame(uint8_t *b, uint32_t len, const uint8_t *dst, const uint8_t *src,
                        uint32_t seed)
@@ -373,7 +386,10 @@ static void test_open_checks(void **state)
     assert_int_equal(h->ac1 & ZVS_QDIO_AC1_SIGA_OUTPUT, 0);
     assert_int_equal(h->irq_armed, 1);
     assert_true(zvs_guest_tap_fd(*t) >= 0);
-    assert_int_equal(zvs_guest_tap_irq_fd(*t), zvs_qdio_irq_fd(zvs_nic_qdio_queues(nic)));
+    /* the interrupt fd is the driver's own (stable across binds), not the NIC's eventfd */
+    assert_true(zvs_guest_tap_irq_fd(*t) >= 0);
+    assert_int_not_equal(zvs_guest_tap_irq_fd(*t), zvs_qdio_irq_fd(zvs_nic_qdio_queues(nic)));
+    assert_ptr_equal(zvs_guest_tap_nic(*t), nic);
     /* a NIC already driven, a tap name already taken */
     assert_int_equal(zvs_guest_tap_open("zt0d", 0, nic, t2), -EBUSY);
     assert_int_equal(zvs_guest_tap_open("zt0c", 0, nic2, t2), -EBUSY);
@@ -382,8 +398,12 @@ static void test_open_checks(void **state)
     zvs_guest_tap_close(*t);
     *t = NULL;
     assert_int_equal(sh("ip link show zt0c >/dev/null 2>&1"), 1);          /* not persistent */
-    /* the adapter still owns the NIC's empty input buffers: no second driver on it */
-    assert_int_equal(zvs_guest_tap_open("zt0c", 0, nic, t), -EBUSY);
+    /* close gave the queues back (not initialised): the NIC can be driven again */
+    assert_int_equal(h->irq_armed, 0);
+    assert_int_equal(in_slsb(nic, 0), ZVS_SLSB_P_INPUT_NOT_INIT);
+    assert_int_equal(zvs_guest_tap_open("zt0c", 0, nic, t), 0);
+    zvs_guest_tap_close(*t);
+    *t = NULL;
     /* MTU: an explicit one within the NIC's; 0 on a jumbo NIC gives the tap default. At
      * QUEUESTORAGE 1M (nic3) the buffers and so the super-frames are as large as at 8M. */
     assert_int_equal(zvs_guest_tap_open("zt0c", 1400, nic3, t), 0);
@@ -834,6 +854,195 @@ static void test_ping_between_namespaces(void **state)
     lab_close(l);
 }
 
+
+/* ---- binding: the tap outlives the coupling ------------------------------------------------ */
+
+/* The link flags the kernel reports (netlink, so all 32 bits: IFF_LOWER_UP is the
+ * carrier of an interface that is up). */
+static bool link_flag(const char *ifname, const char *flag)
+{
+    return sh("ip -o link show %s | grep -q '[<,]%s[,>]'", ifname, flag) == 0;
+}
+
+static bool irq_readable(int fd, int ms)
+{
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    int n = poll(&p, 1, ms);
+    assert_true(n >= 0);
+    return n == 1 && (p.revents & POLLIN);
+}
+
+/* The switch's side of a NIC: write one frame into its input queue. Returns delivered. */
+static int nic_deliver(struct zvs_port *nic, const uint8_t *b, uint32_t len, enum zvs_drop *why)
+{
+    struct zvs_frame f = { .data = b, .len = len };
+    struct zvs_tx tx = { .f = &f, .tag_op = ZVS_TAG_KEEP };
+    *why = ZVS_DROP__COUNT;
+    return nic->ops->tx(nic, &tx, 1, why);
+}
+
+/* The switch's side of a NIC: take exactly one frame from its output queue and compare. */
+static void nic_take_one(struct zvs_port *nic, const uint8_t *want, uint32_t len)
+{
+    struct zvs_frame fr[4];
+    int n = nic->ops->rx(nic, fr, 4);
+    assert_int_equal(n, 1);
+    assert_int_equal(fr[0].len, len);
+    assert_int_equal(fr[0].nfrags, 0);
+    assert_memory_equal(fr[0].data, want, len);
+    nic->ops->rx_release(nic, fr, n);
+    assert_int_equal(nic->ops->rx(nic, fr, 4), 0);
+}
+
+/* Take the tap down and up: with the carrier on, the device's queueing is active at once
+ * (after a carrier change the kernel activates it asynchronously, via linkwatch). */
+static int bounce(const char *ifname, int ps)
+{
+    if (ps >= 0)
+        close(ps);
+    if_set_up(ifname, false);
+    if_set_up(ifname, true);
+    return psock_open(ifname, false);
+}
+
+/* Open unbound (carrier off), bind (carrier on, frames both ways), unbind (carrier off,
+ * a frame the guest sent is dropped and counted, delivered ones still reach the guest,
+ * the NIC's queues are free and the port may go), rebind to a new port; one interrupt fd
+ * throughout. */
+static void test_bind_unbind_rebind(void **state)
+{
+    if (!netns_ok)
+        skip();
+    static uint8_t f[6][256], got[2048];
+    struct zvs_guest_tap **t = &BIND.t[0];
+    struct zvs_guest_tap_stats st;
+    struct zvs_qdio_counters qc;
+    enum zvs_drop why;
+    int err = 0;
+
+    for (int i = 0; i < 6; i++)
+        make_frame(f[i], 60u + 20u * (uint32_t)i, i % 2 ? MAC_A : MAC_B,
+                   i % 2 ? MAC_B : MAC_A, 60u + (uint32_t)i);
+    BIND.nic[0] = zvs_nic_qdio_create("LNXF.F000", QS_1M, 1500, &err);
+    BIND.nic[1] = zvs_nic_qdio_create("LNXG.F000", QS_1M, 1500, &err);
+    struct zvs_port *nic1 = BIND.nic[0], *nic2 = BIND.nic[1];
+    assert_non_null(nic1);
+    assert_non_null(nic2);
+
+    /* unbound: a tap without a NIC, its carrier off */
+    assert_int_equal(zvs_guest_tap_open("zt0e", 0, NULL, t), 0);
+    assert_null(zvs_guest_tap_nic(*t));
+    zvs_guest_tap_stats(*t, &st);
+    assert_int_equal(st.mtu, ZVS_GUEST_TAP_MTU_DEFAULT);
+    assert_int_equal(st.max_frame, 65504);
+    assert_int_equal(st.gso_max_size, 65486);
+    const int irq = zvs_guest_tap_irq_fd(*t);
+    assert_true(irq >= 0);
+    assert_int_equal(zvs_guest_tap_pump_out(*t), 0);
+    assert_int_equal(zvs_guest_tap_pump_in(*t), 0);
+    if_set_up("zt0e", true);
+    assert_true(link_flag("zt0e", "NO-CARRIER"));
+    assert_false(link_flag("zt0e", "LOWER_UP"));
+    assert_false(irq_readable(irq, 0));
+
+    /* bind: carrier on, the NIC's queues established */
+    struct zvs_port other;
+    memset(&other, 0, sizeof(other));
+    other.mtu = 1500;
+    assert_int_equal(zvs_guest_tap_bind(*t, &other), -EINVAL);    /* not a QDIO NIC */
+    assert_null(zvs_guest_tap_nic(*t));
+    assert_int_equal(zvs_guest_tap_bind(*t, nic1), 0);
+    assert_ptr_equal(zvs_guest_tap_nic(*t), nic1);
+    assert_int_equal(zvs_guest_tap_irq_fd(*t), irq);
+    assert_true(link_flag("zt0e", "LOWER_UP"));
+    assert_false(link_flag("zt0e", "NO-CARRIER"));
+    const struct zvs_qdio_shm_hdr *h1 = zvs_qdio_region(zvs_nic_qdio_queues(nic1));
+    assert_int_equal(h1->irq_armed, 1);
+    assert_int_equal(h1->ac1 & ZVS_QDIO_AC1_SIGA_OUTPUT, 0);
+    assert_int_equal(in_slsb(nic1, 0), ZVS_SLSB_CU_INPUT_EMPTY);
+    BIND.ps = bounce("zt0e", BIND.ps);
+
+    /* guest -> NIC: the frame lands in the output queue, exact */
+    assert_int_equal(send(BIND.ps, f[0], 60, 0), 60);
+    assert_int_equal(zvs_guest_tap_pump_out(*t), 1);
+    nic_take_one(nic1, f[0], 60);
+    /* NIC -> guest: the thin interrupt shows on the driver's fd */
+    assert_false(irq_readable(irq, 0));
+    assert_int_equal(nic_deliver(nic1, f[1], 80, &why), 1);
+    assert_true(irq_readable(irq, RX_WAIT_MS));
+    assert_int_equal(zvs_guest_tap_pump_in(*t), 1);
+    assert_false(irq_readable(irq, 0));
+    assert_int_equal(recv_frame(BIND.ps, got, sizeof(got), RX_WAIT_MS), 80);
+    assert_memory_equal(got, f[1], 80);
+
+    /* unbind with one frame waiting each way: the delivered one still reaches the guest,
+     * the one the guest sent is read and dropped */
+    assert_int_equal(send(BIND.ps, f[2], 100, 0), 100);
+    assert_int_equal(nic_deliver(nic1, f[3], 120, &why), 1);
+    zvs_guest_tap_unbind(*t);
+    assert_null(zvs_guest_tap_nic(*t));
+    assert_int_equal(zvs_guest_tap_irq_fd(*t), irq);
+    assert_true(link_flag("zt0e", "NO-CARRIER"));
+    assert_false(link_flag("zt0e", "LOWER_UP"));
+    assert_int_equal(recv_frame(BIND.ps, got, sizeof(got), RX_WAIT_MS), 120);
+    assert_memory_equal(got, f[3], 120);
+    assert_int_equal(zvs_guest_tap_pump_out(*t), 0);
+    zvs_guest_tap_stats(*t, &st);
+    assert_int_equal(st.tap_rx_unbound, 1);
+    assert_int_equal(st.tap_rx_frames, 1);
+    assert_int_equal(st.tap_tx_frames, 2);
+    assert_int_equal(st.tap_rx_errors + st.tap_tx_errors + st.tap_tx_dropped_down, 0);
+    zvs_qdio_counters(zvs_nic_qdio_queues(nic1), &qc);
+    assert_int_equal(qc.prog.out_frames, 1);       /* the dropped frame never entered */
+    assert_int_equal(qc.adapter.out_frames, 1);
+    assert_int_equal(qc.adapter.in_frames, 2);
+    /* the NIC's queues are back to not initialised: the switch's frames are discarded
+     * (no input buffer) and raise nothing on the driver's fd */
+    assert_int_equal(h1->irq_armed, 0);
+    assert_int_equal(in_slsb(nic1, 0), ZVS_SLSB_P_INPUT_NOT_INIT);
+    assert_int_equal(nic_deliver(nic1, f[3], 120, &why), 0);
+    assert_int_equal(why, ZVS_DROP_NO_BUFFER);
+    assert_false(irq_readable(irq, 0));
+    assert_int_equal(zvs_guest_tap_pump_in(*t), 0);
+    zvs_guest_tap_unbind(*t);                      /* twice: nothing */
+    /* the port may go now */
+    nic1->ops->destroy(nic1);
+    BIND.nic[0] = nic1 = NULL;
+
+    /* rebind to a new port: same fds, carrier on, frames both ways */
+    assert_int_equal(zvs_guest_tap_bind(*t, nic2), 0);
+    assert_ptr_equal(zvs_guest_tap_nic(*t), nic2);
+    assert_int_equal(zvs_guest_tap_irq_fd(*t), irq);
+    assert_true(link_flag("zt0e", "LOWER_UP"));
+    BIND.ps = bounce("zt0e", BIND.ps);
+    assert_int_equal(send(BIND.ps, f[4], 140, 0), 140);
+    assert_int_equal(zvs_guest_tap_pump_out(*t), 1);
+    nic_take_one(nic2, f[4], 140);
+    assert_int_equal(nic_deliver(nic2, f[5], 160, &why), 1);
+    assert_true(irq_readable(irq, RX_WAIT_MS));
+    assert_int_equal(zvs_guest_tap_pump_in(*t), 1);
+    assert_int_equal(recv_frame(BIND.ps, got, sizeof(got), RX_WAIT_MS), 160);
+    assert_memory_equal(got, f[5], 160);
+    zvs_guest_tap_stats(*t, &st);
+    assert_int_equal(st.tap_rx_frames, 2);
+    assert_int_equal(st.tap_rx_unbound, 1);
+    assert_int_equal(st.tap_tx_frames, 3);
+    assert_int_equal(recv_frame(BIND.ps, got, sizeof(got), NO_RX_MS), -1);
+
+    /* binding to the NIC it has: released and established afresh */
+    assert_int_equal(zvs_guest_tap_bind(*t, nic2), 0);
+    assert_int_equal(in_slsb(nic2, 0), ZVS_SLSB_CU_INPUT_EMPTY);
+    /* no second driver on a bound NIC; a tap MTU above the NIC's is refused */
+    assert_int_equal(zvs_guest_tap_open("zt0f", 0, nic2, &BIND.t[1]), -EBUSY);
+    assert_null(BIND.t[1]);
+    assert_int_equal(zvs_guest_tap_open("zt0f", 9000, NULL, &BIND.t[1]), 0);
+    assert_int_equal(zvs_guest_tap_bind(BIND.t[1], nic2), -EINVAL);
+    assert_ptr_equal(zvs_guest_tap_nic(*t), nic2);  /* the refused bind changed nothing */
+    zvs_guest_tap_close(BIND.t[1]);
+    BIND.t[1] = NULL;
+    assert_int_equal(zvs_guest_tap_open("zt0f", 70000, NULL, &BIND.t[1]), -EINVAL);
+}
+
 static int teardown(void **state)
 {
     for (int i = 0; i < 2; i++)
@@ -847,6 +1056,18 @@ static int teardown(void **state)
         if (OPEN.nic[i])
             OPEN.nic[i]->ops->destroy(OPEN.nic[i]);
         OPEN.nic[i] = NULL;
+    }
+    if (BIND.ps >= 0)
+        close(BIND.ps);
+    BIND.ps = -1;
+    for (int i = 0; i < 2; i++) {
+        zvs_guest_tap_close(BIND.t[i]);     /* before the NICs: it unbinds */
+        BIND.t[i] = NULL;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (BIND.nic[i])
+            BIND.nic[i]->ops->destroy(BIND.nic[i]);
+        BIND.nic[i] = NULL;
     }
     return 0;
 }
@@ -870,6 +1091,7 @@ int main(void)
         cmocka_unit_test_teardown(test_overflow_copied_in_order, teardown),
         cmocka_unit_test_teardown(test_tap_down_and_up, teardown),
         cmocka_unit_test_teardown(test_ping_between_namespaces, teardown),
+        cmocka_unit_test_teardown(test_bind_unbind_rebind, teardown),
     };
     LAB.ps[0] = LAB.ps[1] = -1;
     for (int i = 0; i < 2; i++)
