@@ -45,6 +45,11 @@
  * USERID u on the NIC commands is ours (z/VM's SET NIC has the same operand): class G acts
  * on its own NICs; USERID naming another user needs class B (the parser checks the class,
  * the executor checks ownership).
+ * UPLINK (SET VSWITCH), QDIO (DEFINE NIC) and TO (COUPLE) are accepted and not recorded.
+ * DEFINE VSWITCH and SET VSWITCH GRANT operands are parsed by the SYSTEM CONFIG tables
+ * (zvs_cfg_parse_vswitch_def / zvs_cfg_parse_grant, config.h): their errors are that
+ * catalogue's HCP10nnE lines (messages.c) with rc = the number; checks against the running
+ * system (duplicate switch, a GRANT's VLAN rules against its switch) are the executor's.
  * Abbreviations: SET stays SET; QUERY may be Q, QU, QUE, QUER; DEFINE DEF; DETACH DET;
  * COUPLE COUP; UNCOUPLE UNCOUP; VSWITCH VSW..; PORT, GROUP, LACP, JOIN, LEAVE, INTERVAL
  * (INT), ACTIVE (ACT), INACTIVE (INACT), DETAILS (DET), as CP documents them or, where it
@@ -154,7 +159,7 @@ struct zvs_cmd {
     /* NIC commands. `target` is the owner of the NIC: "" = the issuer; USERID u (class B
      * only) names another user. */
     char                target[ZVS_USERID_MAX + 1];
-    bool                has_vdev;               /* QUERY NIC: a vdev was given */
+    bool                has_vdev;               /* QUERY NIC: a vdev was given (else ALL) */
     uint16_t            vdev;                   /* base virtual device number */
     uint16_t            devices;                /* DEFINE NIC DEVICES, 3-3072, default 3 */
 };
@@ -178,8 +183,10 @@ void zvs_cp_printf(struct zvs_cp_response *r, const char *fmt, ...)
 void zvs_cp_error(struct zvs_cp_response *r, int msg, ...);
 
 /* Parses one command line issued by a user with privilege classes `privclass`
- * (ZVS_PRIVCLASS bits). Returns 0 and fills *cmd, or a negative value after writing the
- * error (unknown command, bad operand, missing operand, not authorized) to *r. */
+ * (ZVS_PRIVCLASS bits). Returns 0 and fills every byte of *cmd (members not used by the
+ * verb are 0, padding too, so parsed commands compare with memcmp), or a negative value
+ * after writing the error (unknown command, bad operand, missing operand, not authorized)
+ * to *r, *cmd untouched. */
 int zvs_cmd_parse(const char *line, uint32_t privclass, struct zvs_cmd *cmd,
                   struct zvs_cp_response *r);
 

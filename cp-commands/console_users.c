@@ -61,18 +61,21 @@ static bool not_found(int rc)
     return rc == 0 || rc == ENOENT || rc == ESRCH || rc == EBADF || rc == EPERM;
 }
 
-int zvs_linuxuser_resolve(const char *s, uid_t *uid)
+/* A user (group false) or group name, or its number, to its id: the two lookups differ
+ * only in the libc call, so one loop grows the buffer for both. */
+static int resolve_id(const char *s, bool group, uint32_t *out)
 {
-    struct passwd pw, *res = NULL;
+    struct passwd pw, *pwres = NULL;
+    struct group gr, *grres = NULL;
     char *buf = NULL;
     uint32_t id;
-    long hint = sysconf(_SC_GETPW_R_SIZE_MAX);
+    long hint = sysconf(group ? _SC_GETGR_R_SIZE_MAX : _SC_GETPW_R_SIZE_MAX);
     size_t len = hint > (long)LOOKUP_BUF_MIN ? (size_t)hint : LOOKUP_BUF_MIN;
     int rc = parse_id(s, &id);
 
     if (rc != 0) {
         if (rc > 0)
-            *uid = (uid_t)id;
+            *out = id;
         return rc > 0 ? 0 : rc;
     }
     if (s[0] == '\0')
@@ -84,13 +87,13 @@ int zvs_linuxuser_resolve(const char *s, uid_t *uid)
             goto out;
         }
         buf = nb;
-        rc = getpwnam_r(s, &pw, buf, len, &res);
+        rc = group ? getgrnam_r(s, &gr, buf, len, &grres) : getpwnam_r(s, &pw, buf, len, &pwres);
         if (rc != ERANGE || len >= LOOKUP_BUF_MAX)
             break;
         len *= 2;
     }
-    if (res != NULL) {
-        *uid = res->pw_uid;
+    if (pwres != NULL || grres != NULL) {
+        *out = group ? (uint32_t)grres->gr_gid : (uint32_t)pwres->pw_uid;
         rc = 0;
     } else {
         rc = not_found(rc) ? -ENOENT : -rc;
@@ -100,42 +103,21 @@ out:
     return rc;
 }
 
+int zvs_linuxuser_resolve(const char *s, uid_t *uid)
+{
+    uint32_t id;
+    int rc = resolve_id(s, false, &id);
+    if (rc == 0)
+        *uid = (uid_t)id;
+    return rc;
+}
+
 int zvs_console_group_resolve(const char *s, gid_t *gid)
 {
-    struct group gr, *res = NULL;
-    char *buf = NULL;
     uint32_t id;
-    long hint = sysconf(_SC_GETGR_R_SIZE_MAX);
-    size_t len = hint > (long)LOOKUP_BUF_MIN ? (size_t)hint : LOOKUP_BUF_MIN;
-    int rc = parse_id(s, &id);
-
-    if (rc != 0) {
-        if (rc > 0)
-            *gid = (gid_t)id;
-        return rc > 0 ? 0 : rc;
-    }
-    if (s[0] == '\0')
-        return -EINVAL;
-    for (;;) {
-        char *nb = realloc(buf, len);
-        if (nb == NULL) {
-            rc = -ENOMEM;
-            goto out;
-        }
-        buf = nb;
-        rc = getgrnam_r(s, &gr, buf, len, &res);
-        if (rc != ERANGE || len >= LOOKUP_BUF_MAX)
-            break;
-        len *= 2;
-    }
-    if (res != NULL) {
-        *gid = res->gr_gid;
-        rc = 0;
-    } else {
-        rc = not_found(rc) ? -ENOENT : -rc;
-    }
-out:
-    free(buf);
+    int rc = resolve_id(s, true, &id);
+    if (rc == 0)
+        *gid = (gid_t)id;
     return rc;
 }
 
@@ -178,7 +160,7 @@ static int resolve_all(const struct zvs_cfg *cfg, struct resolved **out, unsigne
         const struct zvs_cfg_user *u = &cfg->user[i];
         for (unsigned k = 0; k < u->nlinuxuser; k++) {
             const char *name = u->linuxuser[k];
-            uid_t uid;
+            uid_t uid = 0;
             rc = zvs_linuxuser_resolve(name, &uid);
             if (rc == -ENOENT || rc == -EINVAL) {
                 const char *args[] = { name, u->userid };

@@ -36,6 +36,20 @@ wait_for 20 distributing_is 1 || fail "member down not seen"
 sm no shutdown Gi2/24 >/dev/null
 wait_for 40 distributing_is 2 || fail "member did not return"
 vmcp SET PORT GROUP ETHGRP LACP INACTIVE >/dev/null || fail "LACP INACTIVE"
+# The running configuration: switches, NICs and grants made, changed and destroyed.
+for c in "DEFINE VSWITCH VGSW NOUPLINK VLAN AWARE" "SET VSWITCH VGSW GRANT LNXC PORTTYPE TRUNK VLAN 10" \
+         "SET VSWITCH VGSW GRANT LNXC VLAN 20" "UNCOUPLE USERID LNXC F000" \
+         "COUPLE USERID LNXC F000 TO SYSTEM VGSW" \
+         "SET VSWITCH VGSW MACPROTECT ON" "SET VSWITCH VGSW ISOLATION ON" \
+         "QUERY VSWITCH VGSW ACCESSLIST" "QUERY NIC USERID LNXC DETAILS" "QUERY VMLAN" \
+         "SET VSWITCH LABVSW1 COUNTERS CLEAR" "SET VSWITCH VGSW REVOKE LNXC" \
+         "DEFINE NIC USERID LNXA 0700" "DETACH NIC USERID LNXA 0700" \
+         "UNCOUPLE USERID LNXB F000" "COUPLE USERID LNXB F000 TO SYSTEM LABVSW1" \
+         "DETACH VSWITCH VGSW" "SET VSWITCH LABVSW1 DISCONNECT" "SET VSWITCH LABVSW1 CONNECT"; do
+  out=$(vmcp "$c") || fail "$c: $out"
+done
+vmcp DEFINE VSWITCH LABVSW1 >/dev/null && fail "a duplicate DEFINE succeeded"
+wait_for 40 distributing_is 2 || fail "group did not return after CONNECT"
 ip netns exec "$NS_A" ping -c 3 -i 0.2 -W 5 "${LAB_IP[lan]}" >/dev/null || fail "ping at the end"
 kill -TERM "$VSWITCHD_PID"
 wait "$VSWITCHD_PID"; rc=$?

@@ -930,8 +930,8 @@ static void test_query_nic(void **state)
     parse_bad("Q NIC 600 700", classes("G"), "HCP003E Invalid option - 700", 3);
     parse_bad("Q NIC 600 DETAILS MORE", classes("G"), "HCP003E Invalid option - MORE", 3);
     parse_bad("Q NIC USERID", classes("BG"), "HCP026E Operand missing or invalid", 26);
-    parse_bad("Q NIC", classes("B"), "HCP1100E Not authorized: QUERY NIC requires privilege class G",
-              1100);
+    parse_bad("Q NIC", classes("B"),
+              "HCP1100E Not authorized: QUERY NIC requires privilege class G", 1100);
 }
 
 static void test_query_vmlan(void **state)
