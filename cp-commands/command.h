@@ -6,9 +6,10 @@
  * a z/VM-style error; it knows nothing of the running system beyond the issuer's privilege
  * classes. The executor (vswitch/daemon_cmd.c, which owns the running switches, port groups
  * and LACP engines) acts on a struct zvs_cmd and writes the response. Responses and errors
- * are lines of text plus a CP return code, collected in struct zvs_cp_response.
+ * are lines of text plus a CP return code, collected in struct zvs_cp_response
+ * (cp_response.h).
  *
- * The commands (full grammar with abbreviations in the table of command.c):
+ * The commands (full grammar with abbreviations in the table of command_grammar.c):
  *   DEFINE VSWITCH name [operands]               B   operands as the SYSTEM CONFIG
  *        statement (one operand table, sysconfig.c): RDEV dev.. | RDEV NONE, ETHERNET,
  *        VLAN UNAWARE|AWARE|vid, NATIVE vid|NONE, PORTTYPE ACCESS|TRUNK, QUEUESTORAGE n,
@@ -53,7 +54,8 @@
  * Abbreviations: SET stays SET; QUERY may be Q, QU, QUE, QUER; DEFINE DEF; DETACH DET;
  * COUPLE COUP; UNCOUPLE UNCOUP; VSWITCH VSW..; PORT, GROUP, LACP, JOIN, LEAVE, INTERVAL
  * (INT), ACTIVE (ACT), INACTIVE (INACT), DETAILS (DET), as CP documents them or, where it
- * does not, the shortest unambiguous prefix listed in the grammar table of command.c.
+ * does not, the shortest unambiguous prefix listed in the grammar table
+ * (command_grammar.c).
  */
 #ifndef ZVS_COMMAND_H
 #define ZVS_COMMAND_H
@@ -63,7 +65,7 @@
 #include <stdint.h>
 
 #include "config.h"
-#include "cp_messages.h"             /* enum zvs_cpmsg_id for zvs_cp_error */
+#include "cp_response.h"             /* zvs_cp_response, zvs_cp_error and its cp_messages.h ids */
 
 #define ZVS_CMD_LINE_MAX   1024         /* longer command lines are refused */
 #define ZVS_CMD_MAX_RDEVS  8
@@ -164,24 +166,6 @@ struct zvs_cmd {
     uint16_t            devices;                /* DEFINE NIC DEVICES, 3-3072, default 3 */
 };
 
-/* A response: lines of text ("\n"-terminated) and the CP return code (0 success). */
-struct zvs_cp_response {
-    char   *text;                       /* NUL-terminated, owned (free with _fini) */
-    size_t  len;
-    size_t  cap;
-    int     rc;
-};
-
-void zvs_cp_response_init(struct zvs_cp_response *r);
-void zvs_cp_response_fini(struct zvs_cp_response *r);
-/* Appends one formatted line (a newline is added). Never fails visibly: on allocation
- * failure the response is marked truncated with a last line saying so. */
-void zvs_cp_printf(struct zvs_cp_response *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* An error: "HCPnnnnS text" from the command message catalogue, sets r->rc to the
- * catalogue's return code for it. */
-void zvs_cp_error(struct zvs_cp_response *r, int msg, ...);
-
 /* Parses one command line issued by a user with privilege classes `privclass`
  * (ZVS_PRIVCLASS bits). Returns 0 and fills every byte of *cmd (members not used by the
  * verb are 0, padding too, so parsed commands compare with memcmp), or a negative value
@@ -190,7 +174,7 @@ void zvs_cp_error(struct zvs_cp_response *r, int msg, ...);
 int zvs_cmd_parse(const char *line, uint32_t privclass, struct zvs_cmd *cmd,
                   struct zvs_cp_response *r);
 
-/* ---- additions (command.c) ----------------------------------------------------------- */
+/* ---- canonical text (command_format.c) and grammar self-check (command_grammar.c) ---- */
 
 /* The canonical text of a parsed command, full keywords, e.g. "SET PORT GROUP CCBGROUP
  * JOIN 28BA 2902" or "QUERY LACP ALL DETAILS"; parsing it gives the same struct. Returns

@@ -52,6 +52,29 @@ struct zvs_cfg *zvs_cfg_new(void)
     return cfg;
 }
 
+#define COPY_USED(dst, src, field, count) \
+    memcpy((dst)->field, (src)->field, (size_t)(src)->count * sizeof (src)->field[0])
+
+void zvs_cfg_copy(struct zvs_cfg *dst, const struct zvs_cfg *src)
+{
+    memcpy(dst->sysconfig_file, src->sysconfig_file, sizeof dst->sysconfig_file);
+    memcpy(dst->userdirect_file, src->userdirect_file, sizeof dst->userdirect_file);
+    dst->vmlan = src->vmlan;
+    dst->nvswitch = src->nvswitch;
+    COPY_USED(dst, src, vswitch, nvswitch);
+    dst->ngrant = src->ngrant;
+    COPY_USED(dst, src, grant, ngrant);
+    dst->nrdevice = src->nrdevice;
+    COPY_USED(dst, src, rdevice, nrdevice);
+    dst->ngroup = src->ngroup;
+    COPY_USED(dst, src, group, ngroup);
+    COPY_USED(dst, src, group_join_line, ngroup);
+    dst->nuser = src->nuser;
+    COPY_USED(dst, src, user, nuser);
+    dst->nnic = src->nnic;
+    COPY_USED(dst, src, nic, nnic);
+}
+
 void zvs_cfg_free(struct zvs_cfg *cfg)
 {
     if (cfg == NULL)

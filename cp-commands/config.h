@@ -237,6 +237,11 @@ struct zvs_cfg {
 
 struct zvs_cfg *zvs_cfg_new(void);      /* defaults set; NULL when out of memory */
 void zvs_cfg_free(struct zvs_cfg *cfg);
+/* Copies the configuration (not its messages: dst keeps its own list) as far as it is
+ * used: the arrays up to their counts, so a copy of a system with a few hundred guests
+ * moves kilobytes, not the megabyte of the whole struct. Slots beyond the counts in dst
+ * keep whatever they held; nothing reads them. */
+void zvs_cfg_copy(struct zvs_cfg *dst, const struct zvs_cfg *src);
 
 /* Each returns the number of errors this call added, or -errno when the file cannot be
  * read (-EFBIG beyond ZVS_CFG_FILE_MAX; also reported as HCP1000E) or memory runs out.

@@ -7,8 +7,9 @@
  * knobs) are here.
  * Rules:
  *  - A command that fails changes nothing: it is applied to a copy of the running
- *    configuration (d->scratch) and the copy becomes the running one only when the whole
- *    command was valid. The data plane is touched only after that.
+ *    configuration (d->scratch, zvs_cfg_copy: the used parts only) and the copy becomes
+ *    the running one only when the whole command was valid. The data plane is touched
+ *    only after that.
  *  - A COUPLE whose data-plane step fails (the tap cannot be bound, the MAC is taken) is
  *    rolled back: the previous configuration is restored and reconciled, and the command
  *    ends with HCP1119S, so the configuration never claims a coupling that does not exist.
@@ -79,7 +80,7 @@ static void configure(struct zvsd *d, const struct zvs_cmd *c, const char *useri
     snprintf(who.userid, sizeof who.userid, "%s", userid);
     if (precheck(d, c, userid, r) < 0)
         return;
-    memcpy(d->scratch, d->run, sizeof *d->run);
+    zvs_cfg_copy(d->scratch, d->run);
     if (zvs_cfg_apply(d->scratch, c, &who, r) < 0)
         return;
     swap_configs(d);

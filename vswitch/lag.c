@@ -111,6 +111,10 @@ static void send_frame(struct lag_member *m, const uint8_t *buf, int len)
         if (p->ops->flush)
             p->ops->flush(p);
         lag->stats.slow_tx++;
+        /* The OSA port sent it: its TX counters include LACPDUs and Markers, as its RX
+         * counters include the ones it receives (they enter through the switch). */
+        zvs_ctr_add(&p->ctr.out_packets, 1);
+        zvs_ctr_add(&p->ctr.out_bytes, (uint64_t)len);
     } else {
         lag->stats.slow_tx_fail++;
     }

@@ -595,6 +595,36 @@ static void test_error_case(void **state)
 
 /* ---- golden and behaviour ------------------------------------------------------------ */
 
+/* zvs_cfg_copy: the used parts only, into a destination full of another configuration's
+ * leftovers; the copy dumps the same, its own message list is kept, and a copy made
+ * smaller (fewer NICs) dumps the same as its source too. */
+static void test_cfg_copy(void **state)
+{
+    struct zvs_cfg *src = zvs_cfg_new(), *dst = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig(src, "configs/SYSTEM.CONFIG"), 0);
+    assert_int_equal(zvs_cfg_parse_userdirect(src, "configs/USER.DIRECT"), 0);
+    assert_int_equal(zvs_cfg_validate(src), 0);
+    assert_true(src->nnic > 1 && src->nvswitch > 0);
+    struct zvs_msg_list own = dst->msgs;
+    memset((char *)dst, 0xA5, offsetof(struct zvs_cfg, msgs));
+    zvs_cfg_copy(dst, src);
+    assert_memory_equal(&dst->msgs, &own, sizeof own);
+    char *a = dump_str(src), *b = dump_str(dst);
+    assert_string_equal(a, b);
+    free(b);
+    src->nnic--;                        /* the last user's last NIC goes */
+    src->user[src->nuser - 1].nnic--;
+    zvs_cfg_copy(dst, src);
+    char *c = dump_str(src), *e = dump_str(dst);
+    assert_string_equal(c, e);
+    assert_string_not_equal(a, c);
+    free(a);
+    free(c);
+    free(e);
+    zvs_cfg_free(src);
+    zvs_cfg_free(dst);
+}
+
 static void test_sample_golden(void **state)
 {
     struct zvs_cfg *cfg = zvs_cfg_new();
@@ -1318,6 +1348,7 @@ int main(void)
         cmocka_unit_test(test_catalogue),
         cmocka_unit_test(test_value_helpers),
         cmocka_unit_test(test_lexer),
+        cmocka_unit_test(test_cfg_copy),
     };
     size_t nfixed = sizeof fixed / sizeof fixed[0];
     size_t ncases = sizeof err_cases / sizeof err_cases[0];

@@ -1,0 +1,439 @@
+/* CP command grammar: the table of commands and its self-check.
+ *
+ * Owns: the table `zvs_cmd_table` (for each command of command.h the leading keywords
+ * with their minimum abbreviations, the privilege classes, the title used in messages,
+ * then the operand steps), the value keywords (zvs_kw_*), zvs_cmd_find_def and
+ * zvs_cmd_grammar_check. The parser (command.c) and the canonical text (command_format.c)
+ * read the table; nothing here parses a line.
+ *
+ * Grammar (upper case = the minimum abbreviation, lower case = letters that may follow):
+ *   DEFine VSWitch name [operands]                 B   the SYSTEM CONFIG statement's
+ *        operands, parsed by its own table (zvs_cfg_parse_vswitch_def, sysconfig.c)
+ *   SET VSWitch name GRANT userid [PORTTYPE ACCESS|TRUNK] [VLAN vidset]    B   the
+ *        MODIFY VSWITCH statement's operands (zvs_cfg_parse_grant)
+ *   SET VSWitch name REVOKE userid                 B
+ *   SET VSWitch name [UPLINK] RDEV dev [dev [dev]] | RDEV NONE              B
+ *   SET VSWitch name GROUP grp | NOGROUP           B
+ *   SET VSWitch name [UPLINK] CONnect | DISCONnect B
+ *   SET VSWitch name QUEUESTorage n | nM           B   1-8
+ *   SET VSWitch name ISOLation ON | OFF            B
+ *   SET VSWitch name MACPROTect ON | OFF | UNSPECified                      B
+ *   SET VSWitch name COUNTers CLEAR [UPLINK | ALL] B   default ALL
+ *   SET VSWitch name [UPLINK] SWITCHOVER [AVAILable | RDEV dev]             B
+ *   DETach VSWitch name                            B
+ *   SET PORT GROUP grp JOIN rdev [rdev ...]        B   1-8 devices, nnnn or nnnn.Pn
+ *   SET PORT GROUP grp LEAVE rdev [rdev ...]       B
+ *   SET PORT GROUP grp LACP ACTive | INACTive      B
+ *   SET PORT GROUP grp INTerval n | OFF            B   1-9990
+ *   SET PORT GROUP grp DELETE                      B
+ *   DEFine NIC [USERID u] vdev [QDIO] [DEVices n]  G   vdev 1-4 hex digits; n 3-3072
+ *   DETach NIC [USERID u] vdev                     G
+ *   COUPle [USERID u] vdev [TO] SYSTEM name        G   another owner (a guest LAN) is
+ *                                                      refused: HCP002E naming it
+ *   UNCOUPle [USERID u] vdev                       G
+ *   Query NIC [USERID u] [vdev | ALL] [DETails]    G
+ *   Query VMLAN                                    G
+ *   Query PORT GROUP [grp | ALL]                   B
+ *   Query LACP [grp | ALL] [DETails]               B   zvswitch extension
+ *   Query VSWitch [name | ALL] [DETails | ACCesslist | ACTive]              B or G
+ *   SET LACP rdev DROPRX | DROPTX ON | OFF         A   zvswitch extension (fault drills)
+ *   SET LACP rdev DELAYTX ms                       A   0-10000
+ * USERID u also needs class B (HCP1100E "<command> USERID requires privilege class B").
+ * How a line is read against this table (the optional name position, blanks, the order
+ * of checks) is the parser's, described at the top of command.c.
+ *
+ * Hazards: keyword alternatives at one position must not share an accepted abbreviation,
+ * nor may an optional step's keywords be readable as the value the position after it
+ * takes (zvs_cmd_grammar_check proves both for the table; a unit test runs it).
+ */
+#include "command_impl.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* ---- grammar table ------------------------------------------------------------------- */
+
+const struct kw zvs_kw_all = { "ALL", 3 };
+const struct kw zvs_kw_active = { "ACTIVE", 3 };
+const struct kw zvs_kw_inactive = { "INACTIVE", 5 };
+const struct kw zvs_kw_on = { "ON", 2 };
+const struct kw zvs_kw_off = { "OFF", 3 };
+const struct kw zvs_kw_unspecified = { "UNSPECIFIED", 6 };
+const struct kw zvs_kw_none = { "NONE", 4 };
+const struct kw zvs_kw_clear = { "CLEAR", 5 };
+const struct kw zvs_kw_uplink = { "UPLINK", 6 };
+const struct kw zvs_kw_available = { "AVAILABLE", 5 };
+const struct kw zvs_kw_rdev = { "RDEV", 4 };
+const struct kw zvs_kw_userid = { "USERID", 6 };
+const struct kw zvs_kw_system = { "SYSTEM", 6 };
+
+#define SET      { "SET", 3 }
+#define QUERY    { "QUERY", 1 }
+#define DEFINE   { "DEFINE", 3 }
+#define DETACH   { "DETACH", 3 }
+#define PORT     { "PORT", 4 }
+#define GROUP    { "GROUP", 5 }
+#define LACP     { "LACP", 4 }
+#define VSWITCH  { "VSWITCH", 3 }
+#define NIC      { "NIC", 3 }
+#define DETAILS  { "DETAILS", 3 }
+
+/* An optional [DETAILS] that sets cmd.details. */
+#define STEP_DETAILS { .kind = STEP_CHOICE, .optional = true, .field = OP_DETAILS, \
+                       .nalts = 1, .alts = { { DETAILS, 1, VAL_NONE, false } } }
+
+const struct cmddef zvs_cmd_table[] = {
+    { ZVS_CMD_SET_PORT_GROUP, "B", "SET PORT GROUP", 3, { SET, PORT, GROUP }, 2, {
+        { .kind = STEP_NAME },
+        { .kind = STEP_CHOICE, .field = OP_PG, .nalts = 5, .alts = {
+            { { "JOIN", 4 },     ZVS_CMD_PG_JOIN,     VAL_RDEVS, false },
+            { { "LEAVE", 5 },    ZVS_CMD_PG_LEAVE,    VAL_RDEVS, false },
+            { { "LACP", 4 },     ZVS_CMD_PG_LACP,     VAL_ACTIVE, false },
+            { { "INTERVAL", 3 }, ZVS_CMD_PG_INTERVAL, VAL_INTERVAL, false },
+            { { "DELETE", 6 },   ZVS_CMD_PG_DELETE,   VAL_NONE, false },
+        } },
+    } },
+    { ZVS_CMD_QUERY_PORT_GROUP, "B", "QUERY PORT GROUP", 3, { QUERY, PORT, GROUP }, 1, {
+        { .kind = STEP_NAME_OPT },
+    } },
+    { ZVS_CMD_QUERY_LACP, "B", "QUERY LACP", 2, { QUERY, LACP }, 2, {
+        { .kind = STEP_NAME_OPT },
+        STEP_DETAILS,
+    } },
+    { ZVS_CMD_QUERY_VSWITCH, "BG", "QUERY VSWITCH", 2, { QUERY, VSWITCH }, 2, {
+        { .kind = STEP_NAME_OPT },
+        { .kind = STEP_CHOICE, .optional = true, .field = OP_LEVEL, .nalts = 3, .alts = {
+            { DETAILS,              ZVS_CMD_LEVEL_DETAILS,    VAL_NONE, false },
+            { { "ACCESSLIST", 3 },  ZVS_CMD_LEVEL_ACCESSLIST, VAL_NONE, false },
+            { { "ACTIVE", 3 },      ZVS_CMD_LEVEL_ACTIVE,     VAL_NONE, false },
+        } },
+    } },
+    { ZVS_CMD_SET_LACP_FAULT, "A", "SET LACP", 2, { SET, LACP }, 2, {
+        { .kind = STEP_RDEV },
+        { .kind = STEP_CHOICE, .field = OP_FAULT, .nalts = 3, .alts = {
+            { { "DROPRX", 6 },  ZVS_CMD_FAULT_DROPRX,  VAL_FAULT_ONOFF, false },
+            { { "DROPTX", 6 },  ZVS_CMD_FAULT_DROPTX,  VAL_FAULT_ONOFF, false },
+            { { "DELAYTX", 7 }, ZVS_CMD_FAULT_DELAYTX, VAL_MS, false },
+        } },
+    } },
+    { ZVS_CMD_DEFINE_VSWITCH, "B", "DEFINE VSWITCH", 2, { DEFINE, VSWITCH }, 2, {
+        { .kind = STEP_NAME },
+        { .kind = STEP_VSWITCH_DEF },
+    } },
+    { ZVS_CMD_SET_VSWITCH, "B", "SET VSWITCH", 2, { SET, VSWITCH }, 2, {
+        { .kind = STEP_NAME },
+        { .kind = STEP_CHOICE, .field = OP_VS, .nalts = 12, .alts = {
+            { { "GRANT", 5 },        ZVS_CMD_VS_GRANT,          VAL_GRANT, false },
+            { { "REVOKE", 6 },       ZVS_CMD_VS_REVOKE,         VAL_USERID, false },
+            { { "RDEV", 4 },         ZVS_CMD_VS_RDEV,           VAL_UPLINK_RDEVS, true },
+            { { "GROUP", 5 },        ZVS_CMD_VS_GROUP,          VAL_GROUP, false },
+            { { "NOGROUP", 7 },      ZVS_CMD_VS_NOGROUP,        VAL_NONE, false },
+            { { "CONNECT", 3 },      ZVS_CMD_VS_CONNECT,        VAL_NONE, true },
+            { { "DISCONNECT", 6 },   ZVS_CMD_VS_DISCONNECT,     VAL_NONE, true },
+            { { "QUEUESTORAGE", 7 }, ZVS_CMD_VS_QUEUESTORAGE,   VAL_QUEUESTORAGE, false },
+            { { "ISOLATION", 4 },    ZVS_CMD_VS_ISOLATION,      VAL_ONOFF, false },
+            { { "MACPROTECT", 7 },   ZVS_CMD_VS_MACPROTECT,     VAL_MACPROTECT, false },
+            { { "COUNTERS", 5 },     ZVS_CMD_VS_COUNTERS_CLEAR, VAL_COUNTERS, false },
+            { { "SWITCHOVER", 10 },  ZVS_CMD_VS_SWITCHOVER,     VAL_SWITCHOVER, true },
+        } },
+    } },
+    { ZVS_CMD_DETACH_VSWITCH, "B", "DETACH VSWITCH", 2, { DETACH, VSWITCH }, 1, {
+        { .kind = STEP_NAME },
+    } },
+    { ZVS_CMD_DEFINE_NIC, "G", "DEFINE NIC", 2, { DEFINE, NIC }, 4, {
+        { .kind = STEP_TARGET_OPT },
+        { .kind = STEP_VDEV },
+        { .kind = STEP_CHOICE, .optional = true, .field = OP_NONE, .nalts = 1, .alts = {
+            { { "QDIO", 4 }, 0, VAL_NONE, false },
+        } },
+        { .kind = STEP_CHOICE, .optional = true, .field = OP_NONE, .nalts = 1, .alts = {
+            { { "DEVICES", 3 }, 0, VAL_DEVICES, false },
+        } },
+    } },
+    { ZVS_CMD_DETACH_NIC, "G", "DETACH NIC", 2, { DETACH, NIC }, 2, {
+        { .kind = STEP_TARGET_OPT },
+        { .kind = STEP_VDEV },
+    } },
+    { ZVS_CMD_COUPLE, "G", "COUPLE", 1, { { "COUPLE", 4 } }, 4, {
+        { .kind = STEP_TARGET_OPT },
+        { .kind = STEP_VDEV },
+        { .kind = STEP_CHOICE, .optional = true, .field = OP_NONE, .nalts = 1, .alts = {
+            { { "TO", 2 }, 0, VAL_NONE, false },
+        } },
+        { .kind = STEP_SYSTEM },
+    } },
+    { ZVS_CMD_UNCOUPLE, "G", "UNCOUPLE", 1, { { "UNCOUPLE", 6 } }, 2, {
+        { .kind = STEP_TARGET_OPT },
+        { .kind = STEP_VDEV },
+    } },
+    { ZVS_CMD_QUERY_NIC, "G", "QUERY NIC", 2, { QUERY, NIC }, 3, {
+        { .kind = STEP_TARGET_OPT },
+        { .kind = STEP_VDEV_OPT },
+        STEP_DETAILS,
+    } },
+    { .verb = ZVS_CMD_QUERY_VMLAN, .classes = "G", .title = "QUERY VMLAN", .npath = 2,
+      .path = { QUERY, { "VMLAN", 5 } } },
+};
+
+_Static_assert(sizeof zvs_cmd_table / sizeof zvs_cmd_table[0] == NCOMMANDS,
+               "NCOMMANDS (command_impl.h) must count the table's entries");
+
+/* ---- lookups ------------------------------------------------------------------------- */
+
+const struct cmddef *zvs_cmd_find_def(enum zvs_cmd_verb verb)
+{
+    for (size_t k = 0; k < NCOMMANDS; k++)
+        if (zvs_cmd_table[k].verb == verb)
+            return &zvs_cmd_table[k];
+    return NULL;
+}
+
+bool zvs_cmd_step_has_uplink(const struct step *st)
+{
+    for (unsigned a = 0; a < st->nalts; a++)
+        if (st->alts[a].uplink)
+            return true;
+    return false;
+}
+
+/* ---- self-check ---------------------------------------------------------------------- */
+
+/* Two keywords clash when some token is accepted by both. */
+static bool kw_clash(const struct kw *a, const struct kw *b)
+{
+    size_t la = strlen(a->word), lb = strlen(b->word);
+    size_t lo = a->min > b->min ? a->min : b->min;
+    size_t hi = la < lb ? la : lb;
+    return lo <= hi && strncmp(a->word, b->word, lo) == 0;
+}
+
+static bool kw_sane(const struct kw *k)
+{
+    size_t n = strlen(k->word);
+    if (k->min < 1 || k->min > n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((k->word[i] >= 'A' && k->word[i] <= 'Z') || (k->word[i] >= '0' && k->word[i] <= '9')))
+            return false;
+    return true;
+}
+
+/* Some accepted abbreviation of k is 1-4 hex digits (a vdev or device number). */
+static bool kw_hexlike(const struct kw *k)
+{
+    if (k->min > 4)
+        return false;
+    for (size_t i = 0; i < k->min; i++)
+        if (!((k->word[i] >= 'A' && k->word[i] <= 'F') || (k->word[i] >= '0' && k->word[i] <= '9')))
+            return false;
+    return true;
+}
+
+/* Some accepted abbreviation of k is a CP name (keywords are A-Z 0-9: any of 1-8). */
+static bool kw_namelike(const struct kw *k)
+{
+    return k->min <= ZVS_NAME_MAX;
+}
+
+/* What a token at a step's position may be: keywords, and the class of other tokens. */
+enum tok_class { CLS_NONE, CLS_HEX, CLS_NAME, CLS_ANY };
+
+struct first {
+    unsigned        nkw;
+    const struct kw *kw[MAX_ALTS + 1];
+    enum tok_class  cls;
+};
+
+static void step_first(const struct step *st, struct first *f)
+{
+    f->nkw = 0;
+    f->cls = CLS_NONE;
+    switch (st->kind) {
+    case STEP_NAME:
+        f->cls = CLS_NAME;
+        break;
+    case STEP_NAME_OPT:
+        f->kw[f->nkw++] = &zvs_kw_all;
+        f->cls = CLS_NAME;
+        break;
+    case STEP_RDEV:
+    case STEP_VDEV:
+        f->cls = CLS_HEX;
+        break;
+    case STEP_VDEV_OPT:
+        f->kw[f->nkw++] = &zvs_kw_all;
+        f->cls = CLS_HEX;
+        break;
+    case STEP_TARGET_OPT:
+        f->kw[f->nkw++] = &zvs_kw_userid;
+        break;
+    case STEP_CHOICE:
+        for (unsigned a = 0; a < st->nalts; a++)
+            f->kw[f->nkw++] = &st->alts[a].kw;
+        if (zvs_cmd_step_has_uplink(st))
+            f->kw[f->nkw++] = &zvs_kw_uplink;
+        break;
+    case STEP_SYSTEM:
+        /* Any other token is an owner's guest LAN, refused whatever it says, so it
+         * cannot be misread: no value class. */
+        f->kw[f->nkw++] = &zvs_kw_system;
+        break;
+    case STEP_VSWITCH_DEF:
+        f->cls = CLS_ANY;
+        break;
+    }
+}
+
+static bool step_optional(const struct step *st)
+{
+    return st->kind == STEP_NAME_OPT || st->kind == STEP_VDEV_OPT ||
+           st->kind == STEP_TARGET_OPT || (st->kind == STEP_CHOICE && st->optional) ||
+           st->kind == STEP_VSWITCH_DEF;
+}
+
+static bool kw_in_class(const struct kw *k, enum tok_class cls)
+{
+    return cls == CLS_ANY || (cls == CLS_HEX && kw_hexlike(k)) ||
+           (cls == CLS_NAME && kw_namelike(k));
+}
+
+/* Tokens of two first-sets that both could take. */
+static bool first_clash(const struct first *a, const struct first *b)
+{
+    if (a->cls != CLS_NONE && b->cls != CLS_NONE)
+        return true;                    /* two value classes: each holds 1-4 hex digits */
+    for (unsigned i = 0; i < a->nkw; i++) {
+        if (kw_in_class(a->kw[i], b->cls))
+            return true;
+        for (unsigned j = 0; j < b->nkw; j++)
+            if (kw_clash(a->kw[i], b->kw[j]))
+                return true;
+    }
+    for (unsigned j = 0; j < b->nkw; j++)
+        if (kw_in_class(b->kw[j], a->cls))
+            return true;
+    return false;
+}
+
+/* The optional name position may be followed by one last, optional choice of bare
+ * keywords (the last-token rule decides); nothing else may share a name's tokens. */
+static bool name_rule_applies(const struct cmddef *d, unsigned s)
+{
+    const struct step *next = &d->steps[s + 1];
+    if (d->steps[s].kind != STEP_NAME_OPT || s + 2 != d->nsteps ||
+        next->kind != STEP_CHOICE || !next->optional)
+        return false;
+    for (unsigned a = 0; a < next->nalts; a++)
+        if (next->alts[a].val != VAL_NONE || next->alts[a].uplink)
+            return false;
+    return true;
+}
+
+/* Values that run to the end of the line or end in an optional keyword: only in the last
+ * step, or they could swallow or be confused with the next step's tokens. */
+static bool val_open_ended(enum val_kind v)
+{
+    return v == VAL_RDEVS || v == VAL_UPLINK_RDEVS || v == VAL_GRANT || v == VAL_COUNTERS ||
+           v == VAL_SWITCHOVER;
+}
+
+static int check_steps(const struct cmddef *d)
+{
+    for (unsigned s = 0; s < d->nsteps; s++) {
+        const struct step *st = &d->steps[s];
+        struct first fs, fn;
+        if (st->nalts > MAX_ALTS || (st->kind == STEP_CHOICE) != (st->nalts > 0))
+            return -EINVAL;
+        if (st->kind == STEP_VSWITCH_DEF && s + 1 != d->nsteps)
+            return -EINVAL;
+        for (unsigned a = 0; a < st->nalts; a++) {
+            if (!kw_sane(&st->alts[a].kw))
+                return -EINVAL;
+            if (val_open_ended(st->alts[a].val) && s + 1 != d->nsteps)
+                return -EINVAL;
+        }
+        step_first(st, &fs);
+        /* Within the step: no two keywords (UPLINK included) clash. */
+        for (unsigned i = 0; i < fs.nkw; i++)
+            for (unsigned j = i + 1; j < fs.nkw; j++)
+                if (kw_clash(fs.kw[i], fs.kw[j]))
+                    return -EINVAL;
+        /* A keyword must not read as the step's own hex value (ALL, though a possible
+         * name, is refused as one). */
+        for (unsigned i = 0; i < fs.nkw; i++)
+            if (fs.cls == CLS_HEX && kw_hexlike(fs.kw[i]))
+                return -EINVAL;
+        /* An optional step shares its position with every step up to the next required
+         * one. */
+        for (unsigned t = s + 1; step_optional(&d->steps[t - 1]) && t < d->nsteps; t++) {
+            step_first(&d->steps[t], &fn);
+            if (first_clash(&fs, &fn) && !(t == s + 1 && name_rule_applies(d, s)))
+                return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+static bool classes_sane(const char *classes)
+{
+    size_t n = strlen(classes);
+    if (n < 1 || n > 2 || (n == 2 && classes[0] == classes[1]))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (ZVS_PRIVCLASS(classes[i]) == 0)
+            return false;
+    return true;
+}
+
+int zvs_cmd_grammar_check(void)
+{
+    /* The keyword sets of the values (parse_value, command.c), each one position. */
+    const struct kw *const sets[][3] = {
+        { &zvs_kw_active, &zvs_kw_inactive, NULL },
+        { &zvs_kw_on, &zvs_kw_off, NULL },
+        { &zvs_kw_on, &zvs_kw_off, &zvs_kw_unspecified },
+        { &zvs_kw_uplink, &zvs_kw_all, NULL },
+        { &zvs_kw_available, &zvs_kw_rdev, NULL },
+        { &zvs_kw_clear, NULL, NULL },
+        { &zvs_kw_userid, NULL, NULL },
+        { &zvs_kw_system, NULL, NULL },
+    };
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+        for (size_t a = 0; a < 3 && sets[i][a] != NULL; a++) {
+            if (!kw_sane(sets[i][a]))
+                return -EINVAL;
+            for (size_t b = a + 1; b < 3 && sets[i][b] != NULL; b++)
+                if (kw_clash(sets[i][a], sets[i][b]))
+                    return -EINVAL;
+        }
+    /* RDEV NONE: NONE must not read as a device. */
+    if (!kw_sane(&zvs_kw_none) || kw_hexlike(&zvs_kw_none) || !kw_sane(&zvs_kw_all))
+        return -EINVAL;
+    for (size_t k = 0; k < NCOMMANDS; k++) {
+        const struct cmddef *d = &zvs_cmd_table[k];
+        if (d->npath < 1 || d->npath > MAX_PATH || d->nsteps > MAX_STEPS)
+            return -EINVAL;
+        if (!classes_sane(d->classes) || zvs_cmd_find_def(d->verb) != d)
+            return -EINVAL;
+        for (unsigned p = 0; p < d->npath; p++)
+            if (!kw_sane(&d->path[p]))
+                return -EINVAL;
+        if (check_steps(d) < 0)
+            return -EINVAL;
+        /* No two commands may share a path prefix up to the shorter one's end, and at
+         * each depth where they diverge their keywords must not clash. */
+        for (size_t j = k + 1; j < NCOMMANDS; j++) {
+            const struct cmddef *e = &zvs_cmd_table[j];
+            unsigned p = 0;
+            while (p < d->npath && p < e->npath && kw_clash(&d->path[p], &e->path[p]) &&
+                   strcmp(d->path[p].word, e->path[p].word) == 0 &&
+                   d->path[p].min == e->path[p].min)
+                p++;
+            if (p == d->npath || p == e->npath)
+                return -EINVAL;         /* one path is a prefix of the other */
+            if (kw_clash(&d->path[p], &e->path[p]))
+                return -EINVAL;         /* diverge on keywords one token can match */
+        }
+    }
+    return 0;
+}

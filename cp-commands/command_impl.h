@@ -1,0 +1,117 @@
+/* The CP command grammar's private layout, shared by the files of the command parser:
+ * command_grammar.c (the table and its self-check), command.c (zvs_cmd_parse) and
+ * command_format.c (zvs_cmd_format). Nothing outside cp-commands/ includes this. */
+#ifndef ZVS_COMMAND_IMPL_H
+#define ZVS_COMMAND_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "command.h"
+
+struct kw {
+    const char *word;                   /* upper case, full spelling */
+    uint8_t     min;                    /* shortest accepted abbreviation */
+};
+
+enum val_kind {
+    VAL_NONE,                           /* the keyword alone */
+    VAL_RDEVS,                          /* 1..ZVS_CMD_MAX_RDEVS devices to end of line */
+    VAL_UPLINK_RDEVS,                   /* 1-3 devices to end of line, or NONE */
+    VAL_ACTIVE,                         /* ACTIVE | INACTIVE -> lacp_active */
+    VAL_INTERVAL,                       /* 1-9990 | OFF -> interval_s */
+    VAL_FAULT_ONOFF,                    /* ON | OFF -> fault_on */
+    VAL_MS,                             /* 0-10000 -> delay_ms */
+    VAL_GRANT,                          /* userid [PORTTYPE ..] [VLAN ..] (sysconfig.c) */
+    VAL_USERID,                         /* userid -> userid */
+    VAL_GROUP,                          /* grp -> group */
+    VAL_QUEUESTORAGE,                   /* n | nM, 1-8 -> queuestorage_mb */
+    VAL_ONOFF,                          /* ON | OFF -> onoff */
+    VAL_MACPROTECT,                     /* ON | OFF | UNSPECIFIED -> macprotect */
+    VAL_COUNTERS,                       /* CLEAR [UPLINK | ALL] -> counters */
+    VAL_SWITCHOVER,                     /* [AVAILABLE | RDEV dev] -> nrdev, rdev[0] */
+    VAL_DEVICES,                        /* 3-3072 -> devices */
+};
+
+/* Where a STEP_CHOICE puts the chosen alternative's op. */
+enum op_field { OP_NONE, OP_PG, OP_FAULT, OP_VS, OP_LEVEL, OP_DETAILS };
+
+struct alt {
+    struct kw     kw;
+    int           op;                   /* the enum of the step's field */
+    enum val_kind val;
+    bool          uplink;               /* may follow the optional UPLINK keyword */
+};
+
+enum step_kind {
+    STEP_NAME,                          /* required name -> cmd.name */
+    STEP_NAME_OPT,                      /* [name | ALL] -> cmd.name ("" = all) */
+    STEP_RDEV,                          /* one required device -> rdev[0], nrdev 1 */
+    STEP_VDEV,                          /* required vdev -> vdev */
+    STEP_VDEV_OPT,                      /* [vdev | ALL] -> has_vdev, vdev */
+    STEP_TARGET_OPT,                    /* [USERID u] -> target (needs class B) */
+    STEP_CHOICE,                        /* one keyword of alts, then its value */
+    STEP_SYSTEM,                        /* SYSTEM name -> cmd.name */
+    STEP_VSWITCH_DEF,                   /* DEFINE VSWITCH operands to end of line -> vsw */
+};
+
+#define MAX_PATH   3
+#define MAX_STEPS  4
+#define MAX_ALTS   12
+
+struct step {
+    enum step_kind kind;
+    bool           optional;            /* STEP_CHOICE: may be left out */
+    enum op_field  field;               /* STEP_CHOICE: where alt.op goes */
+    unsigned       nalts;
+    struct alt     alts[MAX_ALTS];
+};
+
+struct cmddef {
+    enum zvs_cmd_verb verb;
+    const char       *classes;          /* the issuer needs one of these (1 or 2) */
+    const char       *title;            /* the command in messages */
+    unsigned          npath;
+    struct kw         path[MAX_PATH];
+    unsigned          nsteps;
+    struct step       steps[MAX_STEPS];
+};
+
+/* The grammar table (command_grammar.c): one entry per verb, NCOMMANDS of them (the
+ * table's definition asserts the count). */
+#define NCOMMANDS 14
+extern const struct cmddef zvs_cmd_table[];
+
+/* Keywords that are values or markers of a step rather than a table alternative; the
+ * parser matches them and the grammar check proves them unambiguous. */
+extern const struct kw zvs_kw_all;
+extern const struct kw zvs_kw_active;
+extern const struct kw zvs_kw_inactive;
+extern const struct kw zvs_kw_on;
+extern const struct kw zvs_kw_off;
+extern const struct kw zvs_kw_unspecified;
+extern const struct kw zvs_kw_none;
+extern const struct kw zvs_kw_clear;
+extern const struct kw zvs_kw_uplink;
+extern const struct kw zvs_kw_available;
+extern const struct kw zvs_kw_rdev;
+extern const struct kw zvs_kw_userid;
+extern const struct kw zvs_kw_system;
+
+/* Value limits of the operands (the parser enforces them, the canonical text relies on
+ * them). */
+#define INTERVAL_MAX     9990u
+#define DELAYTX_MAX      10000u
+#define UPLINK_RDEVS_MAX 3u             /* SET VSWITCH RDEV (z/VM limit, as ZVS_CFG_MAX_RDEV) */
+#define DEVICES_MIN      3u             /* DEFINE NIC DEVICES: read, write, data */
+#define DEVICES_MAX      3072u
+#define DEVICES_DEFAULT  3u
+
+/* The table entry of a verb, or NULL. */
+const struct cmddef *zvs_cmd_find_def(enum zvs_cmd_verb verb);
+
+/* True when some alternative of the step may follow the optional UPLINK keyword. */
+bool zvs_cmd_step_has_uplink(const struct step *st);
+
+#endif
