@@ -108,11 +108,12 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $< $(LINKLIBS) $(LDLIBS) -o $@
 
-# libFuzzer targets: each is built from its source plus every library source, with clang.
+# libFuzzer targets: each is built from its source plus every library source and the switch
+# model's (tests/switchmodel/ without main.c), with clang.
 fuzzers: $(FUZZ_BINS)
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(ALL_LIB_SRCS) $(wildcard tests/fuzz/*.h $(addsuffix /*.h,$(MODULES)))
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(ALL_LIB_SRCS) $(SM_SRCS) $(wildcard tests/fuzz/*.h tests/switchmodel/*.h $(addsuffix /*.h,$(MODULES)))
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined $< $(ALL_LIB_SRCS) $(LDLIBS) -o $@
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined $< $(ALL_LIB_SRCS) $(SM_SRCS) $(LDLIBS) -o $@
 
 # ---- tests ---------------------------------------------------------------------------
 # tests/run.sh runs every unit binary, every integration script and every fuzz corpus and

@@ -229,4 +229,37 @@ echo "$out" | grep -q "LAN: \* None" || fail "DETACH VSWITCH left LNXA coupled"
 cp SET PORT GROUP CCBGROUP DELETE
 cp_rc 0 QUERY PORT GROUP
 expect_eq "no group left" "$out" "HCP1118I No port groups are defined"
+echo "== a GRANT's VLANs change a coupled trunk guest at once"
+cp DEFINE VSWITCH VLSW NOUPLINK VLAN AWARE
+cp SET VSWITCH VLSW GRANT LNXB PORTTYPE TRUNK VLAN 10
+cp SET VSWITCH VLSW GRANT LNXC VLAN 20
+cp COUPLE USERID LNXB F000 TO SYSTEM VLSW
+cp COUPLE USERID LNXC F000 TO SYSTEM VLSW
+# This kernel has no VLAN interfaces: LNXB sends 802.1Q frames (VID 20, to LNXC's MAC) on
+# a raw socket; the counters say where they went.
+send_vid20() {  # send_vid20 COUNT
+  ip netns exec "$NS_B" python3 - "$1" <<'PYEOF'
+import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("lnxb-f000", 0))
+frame = (bytes.fromhex("02000c000113" "02000c00010a" "8100" "0014" "88b5") + b"zvs-vid20".ljust(46, b"."))
+for _ in range(int(sys.argv[1])):
+    s.send(frame)
+PYEOF
+}
+rep=$(lab_stats)
+c0=$(counter "$rep" LNXC rx_packets) b0=$(counter "$rep" LNXB tx_discards)
+send_vid20 3
+rep=$(lab_stats)
+expect_eq "LNXC RX before GRANT VLAN 20" "$(counter "$rep" LNXC rx_packets)" "$c0"
+expect_eq "LNXB TX discards before GRANT VLAN 20" "$(counter "$rep" LNXB tx_discards)" "$((b0 + 3))"
+cp SET VSWITCH VLSW GRANT LNXB VLAN 20
+cp QUERY VSWITCH VLSW ACCESSLIST
+echo "$out" | grep -q "LNXB      Porttype: Trunk  VLAN: 10 20" || fail "ACCESSLIST does not show VLANs 10 20"
+send_vid20 3
+rep=$(lab_stats)
+expect_eq "LNXC RX after GRANT VLAN 20" "$(counter "$rep" LNXC rx_packets)" "$((c0 + 3))"
+expect_eq "LNXB TX discards after GRANT VLAN 20" "$(counter "$rep" LNXB tx_discards)" "$((b0 + 3))"
+cp SET VSWITCH VLSW REVOKE LNXB
+echo "ok: GRANT VLAN 20 opened VLAN 20 to the coupled trunk guest at once"
 echo "PASS: cp_commands"

@@ -1,11 +1,12 @@
 /* Tests for the LACP port engine (lacp/lacp_port.c and the machine files) on virtual time:
  * two engines back to back through their send callbacks (PDUs delivered at a time the test
- * chooses), or one engine and a scripted partner. Exact states at exact nanoseconds.
+ * chooses), or one engine and a scripted partner (the simulator in lacp_sim.c). Exact
+ * states at exact nanoseconds.
  *
  * The whole group runs twice: once with the coupled Mux (cfg.coupled_mux) and once with
  * the independent Mux (the default). Where the two differ, the test says which it expects
  * (formed_mux(), g_coupled). Scenarios only the independent Mux has are in test_lacp_mux.c. */
-#include "lacp/lacp_port.h"
+#include "lacp_sim.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,10 +19,6 @@
 
 #define S(x)  ((uint64_t)(x) * ZVS_LACP_NS_PER_SEC)
 #define MS(x) ((uint64_t)(x) * 1000000ull)
-#define QLEN  256
-#define TXLOG 1024
-
-struct sim;
 
 static bool g_coupled;                  /* this run of the group: coupled Mux */
 
@@ -31,186 +28,23 @@ static enum zvs_lacp_mux_state formed_mux(void)
     return g_coupled ? ZVS_LACP_MUX_COLLECTING_DISTRIBUTING : ZVS_LACP_MUX_DISTRIBUTING;
 }
 
-struct end {
-    struct zvs_lacp_port port;          /* the engine */
-    struct sim *sim;                    /* back pointer */
-    int idx;                            /* 0 or 1 */
-    bool live;                          /* engine initialised */
-    uint64_t tx_at[TXLOG];              /* send times */
-    unsigned ntx;                       /* sends */
-    struct zvs_lacpdu last_tx;          /* last PDU sent */
-    bool attached, collecting, distributing;
-    unsigned rx_transitions;            /* Receive machine transitions seen by the hook */
-    uint64_t queued_at[TXLOG];          /* times the engine put a PDU in its delay queue */
-    unsigned nqueued;                   /* entries in queued_at */
-};
-
-struct sim {
-    struct end e[2];
-    struct { uint64_t at; struct zvs_lacpdu pdu; } q[2][QLEN];  /* q[i]: to e[i] */
-    unsigned qh[2], qt[2];
-    uint64_t now;
-    uint64_t delay;                     /* wire delay */
-};
-
-static void cb_send(void *arg, const struct zvs_lacpdu *pdu)
-{
-    struct end *e = arg;
-    struct sim *s = e->sim;
-    int to = 1 - e->idx;
-
-    assert_true(e->ntx < TXLOG);
-    e->tx_at[e->ntx++] = s->now;
-    e->last_tx = *pdu;
-    if (s->e[to].live) {
-        assert_true(s->qt[to] - s->qh[to] < QLEN);
-        s->q[to][s->qt[to] % QLEN].at = s->now + s->delay;
-        s->q[to][s->qt[to] % QLEN].pdu = *pdu;
-        s->qt[to]++;
-    }
-}
-
-static void cb_attach(void *arg, bool on) { ((struct end *)arg)->attached = on; }
-static void cb_coll(void *arg, bool on) { ((struct end *)arg)->collecting = on; }
-static void cb_dist(void *arg, bool on) { ((struct end *)arg)->distributing = on; }
-
-static void cb_transition(void *arg, enum zvs_lacp_machine m, int from, int to, uint64_t now)
-{
-    struct end *e = arg;
-
-    assert_int_not_equal(from, to);
-    assert_string_not_equal(zvs_lacp_state_name(m, to), "?");
-    if (m == ZVS_LACP_MACHINE_RX)
-        e->rx_transitions++;
-}
-
-static const struct zvs_lacp_port_cb cbs = {
-    .send = cb_send, .attach = cb_attach, .collecting = cb_coll, .distributing = cb_dist,
-    .transition = cb_transition,
-};
-
+/* The simulator's settings, with this run's Mux control. */
 static struct zvs_lacp_port_cfg cfg_for(int idx, bool active, bool fast)
 {
-    struct zvs_lacp_port_cfg c;
+    struct zvs_lacp_port_cfg c = lacp_sim_cfg(idx, active, fast);
 
-    memset(&c, 0, sizeof(c));
-    c.active = active;
-    c.fast = fast;
-    c.system_priority = 0x8000;
-    c.system[0] = 0x02;
-    c.system[5] = (uint8_t)(0x10 + idx);
-    c.key = (uint16_t)(100 + idx);
-    c.port_priority = 0x8000;
-    c.port = (uint16_t)(1 + idx);
-    c.speed_mbps = 10000;
-    c.full_duplex = true;
-    c.enabled = true;
     c.coupled_mux = g_coupled;
     return c;
 }
 
-static void end_init(struct sim *s, int idx, const struct zvs_lacp_port_cfg *c)
-{
-    struct end *e = &s->e[idx];
-
-    e->sim = s;
-    e->idx = idx;
-    e->live = true;
-    assert_int_equal(zvs_lacp_port_init(&e->port, c, &cbs, e, s->now), 0);
-}
-
-static struct sim *sim_new(void)
-{
-    struct sim *s = test_calloc(1, sizeof(*s));
-
-    assert_non_null(s);
-    s->e[0].sim = s;
-    s->e[1].sim = s;
-    s->e[1].idx = 1;
-    return s;
-}
-
-/* Log the time of every PDU the engine put in its delay queue since the last call. */
-static void note_queued(struct end *e, uint64_t now)
-{
-    while (e->nqueued < zvs_lacp_port_stats(&e->port)->tx_delayed) {
-        assert_true(e->nqueued < TXLOG);
-        e->queued_at[e->nqueued++] = now;
-    }
-}
-
-/* Advance virtual time to t_end, delivering PDUs and running each engine at its own
- * next_wakeup (never more often), so wrong wakeups show up as wrong timings. */
-static void sim_run_until(struct sim *s, uint64_t t_end)
-{
-    unsigned guard = 0;
-
-    for (;;) {
-        uint64_t t = UINT64_MAX;
-        int i;
-
-        assert_true(++guard < 100000);
-        for (i = 0; i < 2; i++) {
-            if (!s->e[i].live)
-                continue;
-            if (zvs_lacp_port_next_wakeup(&s->e[i].port) < t)
-                t = zvs_lacp_port_next_wakeup(&s->e[i].port);
-            if (s->qh[i] != s->qt[i] && s->q[i][s->qh[i] % QLEN].at < t)
-                t = s->q[i][s->qh[i] % QLEN].at;
-        }
-        if (t > t_end)
-            break;
-        if (t > s->now)
-            s->now = t;
-        for (i = 0; i < 2; i++) {
-            while (s->qh[i] != s->qt[i] && s->q[i][s->qh[i] % QLEN].at <= s->now) {
-                struct zvs_lacpdu pdu = s->q[i][s->qh[i] % QLEN].pdu;
-
-                s->qh[i]++;
-                zvs_lacp_port_rx(&s->e[i].port, &pdu, s->now);
-                note_queued(&s->e[i], s->now);
-            }
-        }
-        for (i = 0; i < 2; i++) {
-            if (s->e[i].live && zvs_lacp_port_next_wakeup(&s->e[i].port) <= s->now) {
-                zvs_lacp_port_run(&s->e[i].port, s->now);
-                note_queued(&s->e[i], s->now);
-            }
-        }
-    }
-    s->now = t_end;
-}
-
-/* A scripted partner's PDU to e[0]: actor = partner system 0x03..id, key pkey. */
-static struct zvs_lacpdu partner_pdu(uint8_t id, uint16_t pkey, uint8_t state)
-{
-    struct zvs_lacpdu pdu;
-
-    memset(&pdu, 0, sizeof(pdu));
-    pdu.version = ZVS_LACP_VERSION;
-    pdu.actor.system_priority = 0x7000;
-    pdu.actor.system[0] = 0x03;
-    pdu.actor.system[5] = id;
-    pdu.actor.key = pkey;
-    pdu.actor.port_priority = 1;
-    pdu.actor.port = 7;
-    pdu.actor.state = state;
-    return pdu;
-}
-
-static void deliver(struct sim *s, int to, const struct zvs_lacpdu *pdu)
-{
-    zvs_lacp_port_rx(&s->e[to].port, pdu, s->now);
-}
-
 /* ---- tests ----------------------------------------------------------------------------- */
 
-static void check_formed(struct sim *s, uint8_t state)
+static void check_formed(struct lacp_sim *s, uint8_t state)
 {
     int i;
 
     for (i = 0; i < 2; i++) {
-        struct end *e = &s->e[i];
+        struct lacp_sim_end *e = &s->e[i];
 
         assert_int_equal(zvs_lacp_port_rx_state(&e->port), ZVS_LACP_RX_CURRENT);
         assert_int_equal(zvs_lacp_port_selected(&e->port), ZVS_LACP_SELECTED);
@@ -229,22 +63,22 @@ static void check_formed(struct sim *s, uint8_t state)
 
 static void back_to_back(bool fast, uint8_t state)
 {
-    struct sim *s = sim_new();
+    struct lacp_sim *s = lacp_sim_new();
     struct zvs_lacp_port_cfg c0 = cfg_for(0, true, fast), c1 = cfg_for(1, true, fast);
     int i;
 
-    end_init(s, 0, &c0);
-    end_init(s, 1, &c1);
-    sim_run_until(s, S(2) - 1);
+    lacp_sim_init_end(s, 0, &c0);
+    lacp_sim_init_end(s, 1, &c1);
+    lacp_sim_run_until(s, S(2) - 1);
     for (i = 0; i < 2; i++) {
         assert_int_equal(zvs_lacp_port_mux_state(&s->e[i].port), ZVS_LACP_MUX_WAITING);
         assert_false(s->e[i].attached);
         assert_int_equal(zvs_lacp_port_actor(&s->e[i].port)->state,
                          fast ? 0x07 : 0x05);   /* ACT,(SHORT),AGG: CURRENT, not SYNC */
     }
-    sim_run_until(s, S(2));
+    lacp_sim_run_until(s, S(2));
     check_formed(s, state);
-    sim_run_until(s, S(200));
+    lacp_sim_run_until(s, S(200));
     check_formed(s, state);
     for (i = 0; i < 2; i++) {
         assert_int_equal(zvs_lacp_port_ptx_state(&s->e[i].port),
@@ -264,31 +98,31 @@ static void test_back_to_back_fast(void **st) { (void)st; back_to_back(true, 0x3
 /* One PDU at t=10, then silence: EXPIRED at last PDU + current_while, DEFAULTED 3 s later. */
 static void expiry(bool fast, uint64_t expire_at)
 {
-    struct sim *s = sim_new();
+    struct lacp_sim *s = lacp_sim_new();
     struct zvs_lacp_port_cfg c = cfg_for(0, true, fast);
-    struct zvs_lacpdu pdu = partner_pdu(1, 5, 0x07);
+    struct zvs_lacpdu pdu = lacp_sim_partner_pdu(1, 5, 0x07);
     const struct zvs_lacp_port *p = &s->e[0].port;
 
-    end_init(s, 0, &c);
-    sim_run_until(s, S(3) - 1);
+    lacp_sim_init_end(s, 0, &c);
+    lacp_sim_run_until(s, S(3) - 1);
     assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_EXPIRED);
-    sim_run_until(s, S(3));
+    lacp_sim_run_until(s, S(3));
     assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_DEFAULTED);
-    sim_run_until(s, S(10));
-    deliver(s, 0, &pdu);
+    lacp_sim_run_until(s, S(10));
+    lacp_sim_deliver(s, 0, &pdu);
     assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_CURRENT);
     assert_int_equal(zvs_lacp_port_actor(p)->state & (ZVS_LACP_STATE_DEFAULTED |
                                                       ZVS_LACP_STATE_EXPIRED), 0);
-    sim_run_until(s, expire_at - 1);
+    lacp_sim_run_until(s, expire_at - 1);
     assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_CURRENT);
-    sim_run_until(s, expire_at);
+    lacp_sim_run_until(s, expire_at);
     assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_EXPIRED);
     assert_true(zvs_lacp_port_actor(p)->state & ZVS_LACP_STATE_EXPIRED);
     assert_true(zvs_lacp_port_partner(p)->state & ZVS_LACP_STATE_TIMEOUT);
     assert_int_equal(zvs_lacp_port_ptx_state(p), ZVS_LACP_PTX_FAST_PERIODIC);
-    sim_run_until(s, expire_at + S(3) - 1);
+    lacp_sim_run_until(s, expire_at + S(3) - 1);
     assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_EXPIRED);
-    sim_run_until(s, expire_at + S(3));
+    lacp_sim_run_until(s, expire_at + S(3));
     assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_DEFAULTED);
     assert_int_equal(zvs_lacp_port_actor(p)->state,
                      0x45 | (fast ? ZVS_LACP_STATE_TIMEOUT : 0));   /* ACT,(SHORT),AGG,DEF */
@@ -305,23 +139,23 @@ static void test_expiry_slow(void **st) { (void)st; expiry(false, S(100)); }
 /* A PDU every second keeps CURRENT for 100 s: no Receive transition after the first PDU. */
 static void test_pdus_keep_current(void **st)
 {
-    struct sim *s = sim_new();
+    struct lacp_sim *s = lacp_sim_new();
     struct zvs_lacp_port_cfg c = cfg_for(0, true, true);
-    struct zvs_lacpdu pdu = partner_pdu(1, 5, 0x07);
+    struct zvs_lacpdu pdu = lacp_sim_partner_pdu(1, 5, 0x07);
     unsigned t;
 
     (void)st;
-    end_init(s, 0, &c);
+    lacp_sim_init_end(s, 0, &c);
     /* At init: INITIALIZE -> PORT_DISABLED -> EXPIRED; then EXPIRED -> CURRENT. */
     assert_int_equal(s->e[0].rx_transitions, 2);
-    deliver(s, 0, &pdu);
+    lacp_sim_deliver(s, 0, &pdu);
     assert_int_equal(s->e[0].rx_transitions, 3);
     for (t = 1; t <= 100; t++) {
-        sim_run_until(s, S(t));
-        deliver(s, 0, &pdu);
+        lacp_sim_run_until(s, S(t));
+        lacp_sim_deliver(s, 0, &pdu);
         assert_int_equal(zvs_lacp_port_rx_state(&s->e[0].port), ZVS_LACP_RX_CURRENT);
     }
-    sim_run_until(s, S(103) - 1);
+    lacp_sim_run_until(s, S(103) - 1);
     assert_int_equal(zvs_lacp_port_rx_state(&s->e[0].port), ZVS_LACP_RX_CURRENT);
     assert_int_equal(s->e[0].rx_transitions, 3);
     assert_int_equal(zvs_lacp_port_stats(&s->e[0].port)->lacpdus_rx, 101);
@@ -331,34 +165,34 @@ static void test_pdus_keep_current(void **st)
 /* WAITING lasts exactly Aggregate_Wait_Time; ATTACHED without partner SYNC stays there. */
 static void test_waiting_2s(void **st)
 {
-    struct sim *s = sim_new();
+    struct lacp_sim *s = lacp_sim_new();
     struct zvs_lacp_port_cfg c = cfg_for(0, true, false);
-    struct zvs_lacpdu pdu = partner_pdu(1, 5, 0x05);
+    struct zvs_lacpdu pdu = lacp_sim_partner_pdu(1, 5, 0x05);
     const struct zvs_lacp_port *p = &s->e[0].port;
 
     (void)st;
-    end_init(s, 0, &c);
-    sim_run_until(s, S(1));
-    deliver(s, 0, &pdu);
+    lacp_sim_init_end(s, 0, &c);
+    lacp_sim_run_until(s, S(1));
+    lacp_sim_deliver(s, 0, &pdu);
     assert_int_equal(zvs_lacp_port_selected(p), ZVS_LACP_SELECTED);
     assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_WAITING);
     assert_int_equal(zvs_lacp_port_next_wakeup(p), S(3));
-    sim_run_until(s, S(3) - 1);
+    lacp_sim_run_until(s, S(3) - 1);
     assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_WAITING);
     assert_false(s->e[0].attached);
-    sim_run_until(s, S(3));
+    lacp_sim_run_until(s, S(3));
     assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_ATTACHED);
     assert_true(s->e[0].attached);
     assert_int_equal(s->e[0].tx_at[s->e[0].ntx - 1], S(3));   /* SYNC announced at once */
     assert_int_equal(s->e[0].last_tx.actor.state, 0x0D);       /* ACT,AGG,SYNC */
-    sim_run_until(s, S(20));
+    lacp_sim_run_until(s, S(20));
     assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_ATTACHED);
     assert_false(s->e[0].collecting);
     /* The partner now shows SYNC and sees us correctly: COLLECTING_DISTRIBUTING (coupled);
      * independent: COLLECTING until the partner shows COLLECTING too. */
     pdu.partner = *zvs_lacp_port_actor(p);
     pdu.actor.state = 0x0D;
-    deliver(s, 0, &pdu);
+    lacp_sim_deliver(s, 0, &pdu);
     if (g_coupled) {
         assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_COLLECTING_DISTRIBUTING);
         assert_true(s->e[0].collecting && s->e[0].distributing);
@@ -367,7 +201,7 @@ static void test_waiting_2s(void **st)
         assert_true(s->e[0].collecting && !s->e[0].distributing);
         pdu.partner = *zvs_lacp_port_actor(p);
         pdu.actor.state = 0x1D;
-        deliver(s, 0, &pdu);
+        lacp_sim_deliver(s, 0, &pdu);
         assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_DISTRIBUTING);
         assert_true(s->e[0].collecting && s->e[0].distributing);
     }
@@ -377,20 +211,21 @@ static void test_waiting_2s(void **st)
 /* At most 3 LACPDUs in any Fast_Periodic_Time even with NTT set by every PDU. */
 static void test_tx_rate_limit(void **st)
 {
-    struct sim *s = sim_new();
+    struct lacp_sim *s = lacp_sim_new();
     struct zvs_lacp_port_cfg c = cfg_for(0, true, true);
-    struct zvs_lacpdu pdu = partner_pdu(1, 5, 0x05);   /* partner field zero: NTT each time */
+    /* Partner field zero: NTT each time. */
+    struct zvs_lacpdu pdu = lacp_sim_partner_pdu(1, 5, 0x05);
     const uint64_t want[] = { 0, S(1), S(2), S(5), S(5) + MS(100), S(5) + MS(200), S(6), S(7) };
     unsigned i;
 
     (void)st;
-    end_init(s, 0, &c);
-    sim_run_until(s, S(5));
+    lacp_sim_init_end(s, 0, &c);
+    lacp_sim_run_until(s, S(5));
     for (i = 0; i < 10; i++) {
-        sim_run_until(s, S(5) + MS(100) * i);
-        deliver(s, 0, &pdu);
+        lacp_sim_run_until(s, S(5) + MS(100) * i);
+        lacp_sim_deliver(s, 0, &pdu);
     }
-    sim_run_until(s, S(7) + MS(500));
+    lacp_sim_run_until(s, S(7) + MS(500));
     assert_int_equal(s->e[0].ntx, sizeof(want) / sizeof(want[0]));
     for (i = 0; i < s->e[0].ntx; i++)
         assert_int_equal(s->e[0].tx_at[i], want[i]);
@@ -403,14 +238,14 @@ static void test_tx_rate_limit(void **st)
 
 static void test_passive_passive(void **st)
 {
-    struct sim *s = sim_new();
+    struct lacp_sim *s = lacp_sim_new();
     struct zvs_lacp_port_cfg c0 = cfg_for(0, false, false), c1 = cfg_for(1, false, true);
     int i;
 
     (void)st;
-    end_init(s, 0, &c0);
-    end_init(s, 1, &c1);
-    sim_run_until(s, S(300));
+    lacp_sim_init_end(s, 0, &c0);
+    lacp_sim_init_end(s, 1, &c1);
+    lacp_sim_run_until(s, S(300));
     for (i = 0; i < 2; i++) {
         const struct zvs_lacp_port *p = &s->e[i].port;
 
@@ -433,13 +268,13 @@ static void test_passive_passive(void **st)
 /* A passive port answers an active partner and aggregates. */
 static void test_passive_active(void **st)
 {
-    struct sim *s = sim_new();
+    struct lacp_sim *s = lacp_sim_new();
     struct zvs_lacp_port_cfg c0 = cfg_for(0, false, false), c1 = cfg_for(1, true, false);
 
     (void)st;
-    end_init(s, 0, &c0);
-    end_init(s, 1, &c1);
-    sim_run_until(s, S(10));
+    lacp_sim_init_end(s, 0, &c0);
+    lacp_sim_init_end(s, 1, &c1);
+    lacp_sim_run_until(s, S(10));
     assert_int_equal(zvs_lacp_port_mux_state(&s->e[0].port), formed_mux());
     assert_int_equal(zvs_lacp_port_actor(&s->e[0].port)->state, 0x3C);
     assert_int_equal(zvs_lacp_port_actor(&s->e[1].port)->state, 0x3D);
@@ -450,7 +285,7 @@ static void test_passive_active(void **st)
 static void test_selection(void **st)
 {
     struct zvs_lacp_aggregator agg;
-    struct sim *s[4];
+    struct lacp_sim *s[4];
     struct zvs_lacp_port_cfg c[4];
     struct zvs_lacpdu pdu[4];
     unsigned t;
@@ -459,22 +294,22 @@ static void test_selection(void **st)
     (void)st;
     zvs_lacp_aggregator_init(&agg, 100);
     for (i = 0; i < 4; i++) {
-        s[i] = sim_new();
+        s[i] = lacp_sim_new();
         c[i] = cfg_for(0, true, false);
         c[i].port = (uint16_t)(1 + i);
         c[i].aggregator = &agg;
     }
     c[3].key = 101;                                     /* wrong actor key */
-    pdu[0] = partner_pdu(1, 5, 0x05);                   /* binds the LAG ID */
-    pdu[1] = partner_pdu(1, 6, 0x05);                   /* same switch, other key */
-    pdu[2] = partner_pdu(2, 5, 0x05);                   /* other switch */
-    pdu[3] = partner_pdu(1, 5, 0x05);                   /* right partner, wrong own key */
+    pdu[0] = lacp_sim_partner_pdu(1, 5, 0x05);                   /* binds the LAG ID */
+    pdu[1] = lacp_sim_partner_pdu(1, 6, 0x05);                   /* same switch, other key */
+    pdu[2] = lacp_sim_partner_pdu(2, 5, 0x05);                   /* other switch */
+    pdu[3] = lacp_sim_partner_pdu(1, 5, 0x05);                   /* right partner, wrong own key */
     for (i = 0; i < 4; i++)
-        end_init(s[i], 0, &c[i]);
+        lacp_sim_init_end(s[i], 0, &c[i]);
     for (t = 0; t <= 30; t++) {
         for (i = 0; i < 4; i++) {
-            sim_run_until(s[i], S(t));
-            deliver(s[i], 0, &pdu[i]);
+            lacp_sim_run_until(s[i], S(t));
+            lacp_sim_deliver(s[i], 0, &pdu[i]);
         }
         for (i = 1; i < 4; i++) {
             assert_int_equal(zvs_lacp_port_selected(&s[i]->e[0].port), ZVS_LACP_UNSELECTED);
@@ -490,8 +325,8 @@ static void test_selection(void **st)
     assert_false(s[0]->e[0].attached);
     assert_int_equal(zvs_lacp_port_rx_state(&s[0]->e[0].port), ZVS_LACP_RX_PORT_DISABLED);
     assert_int_equal(agg.selected_ports, 0);
-    sim_run_until(s[2], S(31));
-    deliver(s[2], 0, &pdu[2]);
+    lacp_sim_run_until(s[2], S(31));
+    lacp_sim_deliver(s[2], 0, &pdu[2]);
     assert_int_equal(zvs_lacp_port_selected(&s[2]->e[0].port), ZVS_LACP_SELECTED);
     assert_int_equal(agg.selected_ports, 1);
     for (i = 0; i < 4; i++) {
@@ -506,27 +341,27 @@ static void test_selection(void **st)
 static void test_speed_mismatch(void **st)
 {
     struct zvs_lacp_aggregator agg;
-    struct sim *s[2];
+    struct lacp_sim *s[2];
     struct zvs_lacp_port_cfg c[2];
-    struct zvs_lacpdu pdu = partner_pdu(1, 5, 0x05);
+    struct zvs_lacpdu pdu = lacp_sim_partner_pdu(1, 5, 0x05);
     unsigned t;
     int i;
 
     (void)st;
     zvs_lacp_aggregator_init(&agg, 100);
     for (i = 0; i < 2; i++) {
-        s[i] = sim_new();
+        s[i] = lacp_sim_new();
         c[i] = cfg_for(0, true, false);
         c[i].port = (uint16_t)(1 + i);
         c[i].aggregator = &agg;
     }
     c[1].speed_mbps = 1000;
     for (i = 0; i < 2; i++)
-        end_init(s[i], 0, &c[i]);
+        lacp_sim_init_end(s[i], 0, &c[i]);
     for (t = 0; t <= 60; t++) {
         for (i = 0; i < 2; i++) {
-            sim_run_until(s[i], S(t));
-            deliver(s[i], 0, &pdu);
+            lacp_sim_run_until(s[i], S(t));
+            lacp_sim_deliver(s[i], 0, &pdu);
         }
         assert_int_equal(zvs_lacp_port_selected(&s[1]->e[0].port), ZVS_LACP_UNSELECTED);
         assert_int_equal(zvs_lacp_port_mux_state(&s[1]->e[0].port), ZVS_LACP_MUX_DETACHED);
@@ -538,8 +373,8 @@ static void test_speed_mismatch(void **st)
     assert_int_equal(agg.speed_mbps, 10000);
     /* The 10G port goes away: the 1G port may now bind the aggregator at its own speed. */
     zvs_lacp_port_set_enabled(&s[0]->e[0].port, false, S(61));
-    sim_run_until(s[1], S(61));
-    deliver(s[1], 0, &pdu);
+    lacp_sim_run_until(s[1], S(61));
+    lacp_sim_deliver(s[1], 0, &pdu);
     assert_int_equal(zvs_lacp_port_selected(&s[1]->e[0].port), ZVS_LACP_SELECTED);
     assert_int_equal(agg.speed_mbps, 1000);
     for (i = 0; i < 2; i++) {
@@ -552,15 +387,15 @@ static void test_speed_mismatch(void **st)
 /* timers_left and last_rx_ns / last_tx_ns at exact times. */
 static void test_timers_left(void **st)
 {
-    struct sim *s = sim_new();
+    struct lacp_sim *s = lacp_sim_new();
     struct zvs_lacp_port_cfg c = cfg_for(0, true, true);
-    struct zvs_lacpdu pdu = partner_pdu(1, 5, 0x05);    /* active, long timeout, AGG */
+    struct zvs_lacpdu pdu = lacp_sim_partner_pdu(1, 5, 0x05);    /* active, long timeout, AGG */
     const struct zvs_lacp_port *p = &s->e[0].port;
     struct zvs_lacp_timers_left tl;
 
     (void)st;
     s->now = S(100);
-    end_init(s, 0, &c);
+    lacp_sim_init_end(s, 0, &c);
     assert_int_equal(zvs_lacp_port_stats(p)->last_rx_ns, 0);
     assert_int_equal(zvs_lacp_port_stats(p)->last_tx_ns, S(100));
     /* Init: EXPIRED (3 s), FAST_PERIODIC (partner TIMEOUT set by EXPIRED), churn 60 s. */
@@ -570,8 +405,8 @@ static void test_timers_left(void **st)
     assert_int_equal(tl.wait_while, ZVS_LACP_NEVER);
     assert_int_equal(tl.actor_churn, S(59) + MS(750));
     assert_int_equal(tl.partner_churn, S(59) + MS(750));
-    sim_run_until(s, S(101) + MS(500));
-    deliver(s, 0, &pdu);                                /* CURRENT, SELECTED, WAITING */
+    lacp_sim_run_until(s, S(101) + MS(500));
+    lacp_sim_deliver(s, 0, &pdu);                                /* CURRENT, SELECTED, WAITING */
     assert_int_equal(zvs_lacp_port_stats(p)->last_rx_ns, S(101) + MS(500));
     assert_int_equal(zvs_lacp_port_stats(p)->last_tx_ns, S(101) + MS(500)); /* update_ntt */
     assert_int_equal(zvs_lacp_port_ptx_state(p), ZVS_LACP_PTX_SLOW_PERIODIC);
@@ -585,7 +420,7 @@ static void test_timers_left(void **st)
     zvs_lacp_port_timers_left(p, S(200), &tl);
     assert_int_equal(tl.current_while, 0);
     assert_int_equal(tl.wait_while, 0);
-    sim_run_until(s, S(103) + MS(500));
+    lacp_sim_run_until(s, S(103) + MS(500));
     assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_ATTACHED);
     zvs_lacp_port_timers_left(p, S(103) + MS(500), &tl);
     assert_int_equal(tl.wait_while, ZVS_LACP_NEVER);
@@ -609,51 +444,51 @@ static void test_timers_left(void **st)
 /* Event-loop stall: PDUs every second until 10, no run() until the next PDU arrives. */
 static void test_stall_no_false_expiry(void **st)
 {
-    struct sim *s = sim_new();
+    struct lacp_sim *s = lacp_sim_new();
     struct zvs_lacp_port_cfg c = cfg_for(0, true, true);
-    struct zvs_lacpdu pdu = partner_pdu(1, 5, 0x07);
+    struct zvs_lacpdu pdu = lacp_sim_partner_pdu(1, 5, 0x07);
     const struct zvs_lacp_port *p = &s->e[0].port;
     unsigned t;
 
     (void)st;
-    end_init(s, 0, &c);
+    lacp_sim_init_end(s, 0, &c);
     for (t = 0; t <= 10; t++) {
-        sim_run_until(s, S(t));
-        deliver(s, 0, &pdu);
+        lacp_sim_run_until(s, S(t));
+        lacp_sim_deliver(s, 0, &pdu);
     }
     assert_int_equal(zvs_lacp_port_next_wakeup(p), S(11));      /* fast periodic */
     /* 2 s stall: no run() at all, then a PDU at 12 s: still CURRENT, deadline 15 s. */
     s->now = S(12);
-    deliver(s, 0, &pdu);
+    lacp_sim_deliver(s, 0, &pdu);
     assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_CURRENT);
     /* Stall past the 3 s deadline (15 s): a PDU delivered at 15.5 s before any run()
      * processed the deadline wins; rx is applied before timers at one `now`. */
     s->now = S(15) + MS(500);
-    deliver(s, 0, &pdu);
+    lacp_sim_deliver(s, 0, &pdu);
     assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_CURRENT);
     assert_int_equal(zvs_lacp_port_stats(p)->expired, 1);       /* only the initial one */
-    sim_run_until(s, S(18) + MS(500) - 1);
+    lacp_sim_run_until(s, S(18) + MS(500) - 1);
     assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_CURRENT);
-    sim_run_until(s, S(18) + MS(500));
+    lacp_sim_run_until(s, S(18) + MS(500));
     assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_EXPIRED);
     test_free(s);
 }
 
 static void test_churn_partner_silent(void **st)
 {
-    struct sim *s = sim_new();
+    struct lacp_sim *s = lacp_sim_new();
     struct zvs_lacp_port_cfg c = cfg_for(0, true, true);
     const struct zvs_lacp_port *p = &s->e[0].port;
 
     (void)st;
-    end_init(s, 0, &c);
-    sim_run_until(s, S(60) - 1);
+    lacp_sim_init_end(s, 0, &c);
+    lacp_sim_run_until(s, S(60) - 1);
     assert_int_equal(zvs_lacp_port_actor_churn(p), ZVS_LACP_CHURN_MONITOR);
     assert_int_equal(zvs_lacp_port_stats(p)->actor_churn_count, 0);
-    sim_run_until(s, S(60));
+    lacp_sim_run_until(s, S(60));
     assert_int_equal(zvs_lacp_port_actor_churn(p), ZVS_LACP_CHURN);
     assert_int_equal(zvs_lacp_port_partner_churn(p), ZVS_LACP_CHURN);
-    sim_run_until(s, S(500));
+    lacp_sim_run_until(s, S(500));
     assert_int_equal(zvs_lacp_port_stats(p)->actor_churn_count, 1);
     assert_int_equal(zvs_lacp_port_stats(p)->partner_churn_count, 1);
     /* Defaulted partner: slow periodic every 30 s after t=3. */
@@ -664,28 +499,28 @@ static void test_churn_partner_silent(void **st)
 
 static void test_carrier_loss_and_loopback(void **st)
 {
-    struct sim *s = sim_new();
+    struct lacp_sim *s = lacp_sim_new();
     struct zvs_lacp_port_cfg c0 = cfg_for(0, true, true), c1 = cfg_for(1, true, true);
     struct zvs_lacpdu own;
 
     (void)st;
-    end_init(s, 0, &c0);
-    end_init(s, 1, &c1);
-    sim_run_until(s, S(5));
+    lacp_sim_init_end(s, 0, &c0);
+    lacp_sim_init_end(s, 1, &c1);
+    lacp_sim_run_until(s, S(5));
     check_formed(s, 0x3F);
     own = s->e[0].last_tx;
-    deliver(s, 0, &own);
+    lacp_sim_deliver(s, 0, &own);
     assert_int_equal(zvs_lacp_port_stats(&s->e[0].port)->loopback_rx, 1);
     assert_int_equal(zvs_lacp_port_rx_state(&s->e[0].port), ZVS_LACP_RX_CURRENT);
     zvs_lacp_port_set_enabled(&s->e[0].port, false, s->now);
     assert_false(s->e[0].attached || s->e[0].collecting || s->e[0].distributing);
     assert_int_equal(zvs_lacp_port_mux_state(&s->e[0].port), ZVS_LACP_MUX_DETACHED);
     /* The other side hears nothing: EXPIRED at 5 + ... its last PDU from us plus 3 s. */
-    sim_run_until(s, S(15));
+    lacp_sim_run_until(s, S(15));
     assert_int_equal(zvs_lacp_port_rx_state(&s->e[1].port), ZVS_LACP_RX_DEFAULTED);
     assert_false(s->e[1].distributing);
     zvs_lacp_port_set_enabled(&s->e[0].port, true, s->now);
-    sim_run_until(s, S(20));
+    lacp_sim_run_until(s, S(20));
     check_formed(s, 0x3F);
     zvs_lacp_port_count_parse_error(&s->e[0].port, ZVS_LACP_ERR_SHORT);
     zvs_lacp_port_count_parse_error(&s->e[0].port, ZVS_LACP_ERR_ETHERTYPE);
@@ -698,19 +533,19 @@ static void test_carrier_loss_and_loopback(void **st)
 /* ---- fault knobs ----------------------------------------------------------------------- */
 
 /* A formed fast pair at t=5 s. */
-static struct sim *formed_fast_pair(void)
+static struct lacp_sim *formed_fast_pair(void)
 {
-    struct sim *s = sim_new();
+    struct lacp_sim *s = lacp_sim_new();
     struct zvs_lacp_port_cfg c0 = cfg_for(0, true, true), c1 = cfg_for(1, true, true);
 
-    end_init(s, 0, &c0);
-    end_init(s, 1, &c1);
-    sim_run_until(s, S(5));
+    lacp_sim_init_end(s, 0, &c0);
+    lacp_sim_init_end(s, 1, &c1);
+    lacp_sim_run_until(s, S(5));
     check_formed(s, 0x3F);
     return s;
 }
 
-static void check_rx(const struct end *e, enum zvs_lacp_rx_state want)
+static void check_rx(const struct lacp_sim_end *e, enum zvs_lacp_rx_state want)
 {
     assert_int_equal(zvs_lacp_port_rx_state(&e->port), want);
 }
@@ -719,7 +554,7 @@ static void check_rx(const struct end *e, enum zvs_lacp_rx_state want)
  * every later PDU from e1 is counted as dropped, none as received. */
 static void test_fault_drop_rx(void **st)
 {
-    struct sim *s = formed_fast_pair();
+    struct lacp_sim *s = formed_fast_pair();
     struct zvs_lacp_faults f = { .drop_rx = true };
     const struct zvs_lacp_port *p = &s->e[0].port;
     uint64_t last, rx_before;
@@ -732,13 +567,13 @@ static void test_fault_drop_rx(void **st)
     assert_int_equal(last, S(5));               /* fast periodic from e1: ..., 4 s, 5 s */
     rx_before = zvs_lacp_port_stats(p)->lacpdus_rx;
     tx1_before = s->e[1].ntx;
-    sim_run_until(s, last + S(3) - 1);
+    lacp_sim_run_until(s, last + S(3) - 1);
     check_rx(&s->e[0], ZVS_LACP_RX_CURRENT);
-    sim_run_until(s, last + S(3));
+    lacp_sim_run_until(s, last + S(3));
     check_rx(&s->e[0], ZVS_LACP_RX_EXPIRED);
-    sim_run_until(s, last + S(6) - 1);
+    lacp_sim_run_until(s, last + S(6) - 1);
     check_rx(&s->e[0], ZVS_LACP_RX_EXPIRED);
-    sim_run_until(s, last + S(6));
+    lacp_sim_run_until(s, last + S(6));
     check_rx(&s->e[0], ZVS_LACP_RX_DEFAULTED);
     assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_DETACHED);
     assert_false(s->e[0].attached);
@@ -750,7 +585,7 @@ static void test_fault_drop_rx(void **st)
     /* Knobs off: the next PDU from e1 is accepted and the pair forms again. */
     zvs_lacp_port_set_faults(&s->e[0].port, NULL, s->now);
     assert_false(zvs_lacp_port_faults(p)->drop_rx);
-    sim_run_until(s, s->now + S(10));
+    lacp_sim_run_until(s, s->now + S(10));
     check_formed(s, 0x3F);
     test_free(s);
 }
@@ -759,7 +594,7 @@ static void test_fault_drop_rx(void **st)
  * expires exactly 3 s after e0's last real PDU, DEFAULTED 3 s later. */
 static void test_fault_drop_tx(void **st)
 {
-    struct sim *s = formed_fast_pair();
+    struct lacp_sim *s = formed_fast_pair();
     struct zvs_lacp_faults f = { .drop_tx = true };
     const struct zvs_lacp_port *p = &s->e[0].port;
     uint64_t last, tx_before;
@@ -770,23 +605,23 @@ static void test_fault_drop_tx(void **st)
     last = s->e[0].tx_at[ntx_before - 1];
     assert_int_equal(last, S(5));
     tx_before = zvs_lacp_port_stats(p)->lacpdus_tx;
-    sim_run_until(s, last + S(1));
+    lacp_sim_run_until(s, last + S(1));
     assert_int_equal(zvs_lacp_port_stats(p)->tx_dropped_by_knob, 1);  /* the periodic one */
     assert_int_equal(zvs_lacp_port_next_wakeup(p), last + S(2));     /* NTT was cleared */
-    sim_run_until(s, last + S(3) - 1);
+    lacp_sim_run_until(s, last + S(3) - 1);
     check_rx(&s->e[1], ZVS_LACP_RX_CURRENT);
-    sim_run_until(s, last + S(3));
+    lacp_sim_run_until(s, last + S(3));
     check_rx(&s->e[1], ZVS_LACP_RX_EXPIRED);
-    sim_run_until(s, last + S(6) - 1);
+    lacp_sim_run_until(s, last + S(6) - 1);
     check_rx(&s->e[1], ZVS_LACP_RX_EXPIRED);
-    sim_run_until(s, last + S(6));
+    lacp_sim_run_until(s, last + S(6));
     check_rx(&s->e[1], ZVS_LACP_RX_DEFAULTED);
     assert_int_equal(zvs_lacp_port_mux_state(&s->e[1].port), ZVS_LACP_MUX_DETACHED);
     assert_int_equal(s->e[0].ntx, ntx_before);                       /* send never called */
     assert_int_equal(zvs_lacp_port_stats(p)->lacpdus_tx, tx_before);
     assert_true(zvs_lacp_port_stats(p)->tx_dropped_by_knob >= 6);
     zvs_lacp_port_set_faults(&s->e[0].port, NULL, s->now);
-    sim_run_until(s, s->now + S(10));
+    lacp_sim_run_until(s, s->now + S(10));
     check_formed(s, 0x3F);
     test_free(s);
 }
@@ -795,7 +630,7 @@ static void test_fault_drop_tx(void **st)
  * leaves e0 exactly 500 ms after the engine queued it, in order. */
 static void test_fault_delay_forms(void **st)
 {
-    struct sim *s = sim_new();
+    struct lacp_sim *s = lacp_sim_new();
     struct zvs_lacp_port_cfg c0 = cfg_for(0, true, true), c1 = cfg_for(1, true, true);
     struct zvs_lacp_faults f = { .delay_tx_ns = MS(500) };
     const struct zvs_lacp_port *p = &s->e[0].port;
@@ -803,18 +638,18 @@ static void test_fault_delay_forms(void **st)
 
     (void)st;
     c0.enabled = false;                         /* set the knob before anything is sent */
-    end_init(s, 0, &c0);
-    end_init(s, 1, &c1);
+    lacp_sim_init_end(s, 0, &c0);
+    lacp_sim_init_end(s, 1, &c1);
     zvs_lacp_port_set_faults(&s->e[0].port, &f, s->now);
     zvs_lacp_port_set_enabled(&s->e[0].port, true, s->now);
-    note_queued(&s->e[0], s->now);
+    lacp_sim_note_queued(&s->e[0], s->now);
     assert_int_equal(s->e[0].nqueued, 1);
     assert_int_equal(s->e[0].ntx, 0);
     assert_int_equal(zvs_lacp_port_tx_delayed(p), 1);
     assert_int_equal(zvs_lacp_port_next_wakeup(p), MS(500));   /* the release, before 1 s */
-    sim_run_until(s, S(10));
+    lacp_sim_run_until(s, S(10));
     check_formed(s, 0x3F);
-    sim_run_until(s, S(100));
+    lacp_sim_run_until(s, S(100));
     check_formed(s, 0x3F);
     assert_true(s->e[0].ntx > 90);
     assert_true(s->e[0].nqueued - s->e[0].ntx <= 1);     /* one may still wait at 100 s */
@@ -838,7 +673,7 @@ static void test_fault_delay_forms(void **st)
  * and the pair forms again. */
 static void test_fault_delay_expires(void **st)
 {
-    struct sim *s = formed_fast_pair();
+    struct lacp_sim *s = formed_fast_pair();
     struct zvs_lacp_faults f = { .delay_tx_ns = S(2) + MS(500) };
     unsigned ntx_before = s->e[0].ntx, i;
     uint64_t last = s->e[0].tx_at[ntx_before - 1];
@@ -846,17 +681,17 @@ static void test_fault_delay_expires(void **st)
     (void)st;
     assert_int_equal(last, S(5));
     zvs_lacp_port_set_faults(&s->e[0].port, &f, s->now);
-    sim_run_until(s, last + S(3) - 1);
+    lacp_sim_run_until(s, last + S(3) - 1);
     check_rx(&s->e[1], ZVS_LACP_RX_CURRENT);
     assert_int_equal(s->e[0].queued_at[0], last + S(1));
-    sim_run_until(s, last + S(3));
+    lacp_sim_run_until(s, last + S(3));
     check_rx(&s->e[1], ZVS_LACP_RX_EXPIRED);
     assert_int_equal(zvs_lacp_port_mux_state(&s->e[1].port), ZVS_LACP_MUX_ATTACHED);
-    sim_run_until(s, last + S(3) + MS(500) - 1);
+    lacp_sim_run_until(s, last + S(3) + MS(500) - 1);
     check_rx(&s->e[1], ZVS_LACP_RX_EXPIRED);
-    sim_run_until(s, last + S(3) + MS(500));
+    lacp_sim_run_until(s, last + S(3) + MS(500));
     check_rx(&s->e[1], ZVS_LACP_RX_CURRENT);
-    sim_run_until(s, S(100));
+    lacp_sim_run_until(s, S(100));
     check_formed(s, 0x3F);
     assert_int_equal(zvs_lacp_port_stats(&s->e[1].port)->expired, 2);   /* initial + 1 */
     assert_int_equal(zvs_lacp_port_stats(&s->e[1].port)->defaulted, 0);
@@ -873,15 +708,15 @@ static void test_init_refuses(void **st)
 {
     struct zvs_lacp_port p;
     struct zvs_lacp_port_cfg c = cfg_for(0, true, true);
-    struct zvs_lacp_port_cb nosend = cbs;
+    struct zvs_lacp_port_cb nosend = lacp_sim_cbs;
 
     (void)st;
     nosend.send = NULL;
     c.port = 0;
-    assert_int_equal(zvs_lacp_port_init(&p, &c, &cbs, NULL, 0), -EINVAL);
+    assert_int_equal(zvs_lacp_port_init(&p, &c, &lacp_sim_cbs, NULL, 0), -EINVAL);
     c.port = 1;
     assert_int_equal(zvs_lacp_port_init(&p, &c, &nosend, NULL, 0), -EINVAL);
-    assert_int_equal(zvs_lacp_port_init(&p, NULL, &cbs, NULL, 0), -EINVAL);
+    assert_int_equal(zvs_lacp_port_init(&p, NULL, &lacp_sim_cbs, NULL, 0), -EINVAL);
     assert_string_equal(zvs_lacp_state_name(ZVS_LACP_MACHINE_MUX,
                                             ZVS_LACP_MUX_COLLECTING_DISTRIBUTING),
                         "COLLECTING_DISTRIBUTING");

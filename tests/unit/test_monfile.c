@@ -21,9 +21,10 @@
 
 #include "monitor/monfile.h"
 #include "monitor/monrec.h"
+#include "monrec_builders.h"
 
 #define BLK   ZVS_MON_BLOCK
-#define TOD0  0xDE6E75AA78380000ull     /* 2024-01-01 00:00:30 UTC */
+#define TOD0  MONREC_TOD0              /* 2024-01-01 00:00:30 UTC */
 #define SEC   (1000000ull << 12)        /* one second of TOD clock */
 
 static char dir[64];
@@ -52,18 +53,8 @@ static int teardown(void **state)
 
 static struct zvs_mon_record vsw(uint16_t rdev, uint64_t tod, uint64_t bytes)
 {
-    struct zvs_mon_record r;
+    struct zvs_mon_record r = monrec_vswitch(rdev, tod);
 
-    memset(&r, 0, sizeof(r));
-    r.domain = ZVS_MON_DOMAIN_IO;
-    r.number = ZVS_MON_REC_D6R21;
-    r.tod = tod;
-    r.u.vsw.rdev = rdev;
-    r.u.vsw.queuestorage_mb = 8;
-    strcpy(r.u.vsw.controller, "DTCVSW1");
-    strcpy(r.u.vsw.lan_owner, "SYSTEM");
-    strcpy(r.u.vsw.lan_name, "VSW1");
-    strcpy(r.u.vsw.group, "ETHGRP");
     r.u.vsw.tx_bytes = bytes;
     r.u.vsw.rx_bytes = bytes * 2;
     r.u.vsw.tx_packets = bytes / 1000;
@@ -74,20 +65,8 @@ static struct zvs_mon_record vsw(uint16_t rdev, uint64_t tod, uint64_t bytes)
 
 static struct zvs_mon_record vnic(uint16_t vdev, uint64_t tod, uint64_t bytes)
 {
-    struct zvs_mon_record r;
+    struct zvs_mon_record r = monrec_vnic(vdev, tod);
 
-    memset(&r, 0, sizeof(r));
-    r.domain = ZVS_MON_DOMAIN_NET;
-    r.number = ZVS_MON_REC_D8R1;
-    r.tod = tod;
-    strcpy(r.u.vnic.owner, "LINUX01");
-    r.u.vnic.vdev = vdev;
-    r.u.vnic.nic_type = 2;
-    r.u.vnic.vswitch = 1;
-    r.u.vnic.transport = 2;
-    strcpy(r.u.vnic.lan_owner, "SYSTEM");
-    strcpy(r.u.vnic.lan_name, "VSW1");
-    strcpy(r.u.vnic.group, "ETHGRP");
     r.u.vnic.tx_bytes = bytes;
     r.u.vnic.rx_packets = bytes / 100;
     return r;
@@ -95,35 +74,15 @@ static struct zvs_mon_record vnic(uint16_t vdev, uint64_t tod, uint64_t bytes)
 
 static struct zvs_mon_record fail_event(uint64_t tod)
 {
-    struct zvs_mon_record r;
+    struct zvs_mon_record r = monrec_vswitch_event(ZVS_MON_REC_D6R22, tod);
 
-    memset(&r, 0, sizeof(r));
-    r.domain = ZVS_MON_DOMAIN_IO;
-    r.number = ZVS_MON_REC_D6R22;
-    r.tod = tod;
-    strcpy(r.u.vswev.lan_owner, "SYSTEM");
-    strcpy(r.u.vswev.lan_name, "VSW1");
-    strcpy(r.u.vswev.controller, "DTCVSW1");
-    r.u.vswev.rdev = 0x0603;
-    strcpy(r.u.vswev.group, "ETHGRP");
     r.u.vswev.reason = ZVS_MON_FAIL_CARRIER;
     return r;
 }
 
 static struct zvs_mon_record link_down(uint64_t tod)
 {
-    struct zvs_mon_record r;
-
-    memset(&r, 0, sizeof(r));
-    r.domain = ZVS_MON_DOMAIN_NET;
-    r.number = ZVS_MON_REC_D8R3;
-    r.tod = tod;
-    strcpy(r.u.link.lan_owner, "SYSTEM");
-    strcpy(r.u.link.lan_name, "VSW1");
-    strcpy(r.u.link.nic_owner, "LINUX02");
-    r.u.link.vdev = 0x0700;
-    r.u.link.nic_type = 2;
-    return r;
+    return monrec_link(ZVS_MON_REC_D8R3, tod);
 }
 
 /* The same record: the same bytes on the wire. */

@@ -13,8 +13,9 @@
 
 #include "monitor/ebcdic.h"
 #include "monitor/monrec.h"
+#include "monrec_builders.h"
 
-#define GOLDEN_TOD 0xDE6E75AA78380000ULL  /* 2024-01-01 00:00:30 UTC, from 1900 */
+#define GOLDEN_TOD MONREC_TOD0  /* 2024-01-01 00:00:30 UTC, from 1900 */
 static const uint8_t golden_d6r21[] = {
     0x00, 0xA8, 0x00, 0x00, 0x06, 0x00, 0x00, 0x15,  /* 0 MRRECHDR */
     0xDE, 0x6E, 0x75, 0xAA, 0x78, 0x38, 0x00, 0x00,
@@ -105,20 +106,9 @@ static const uint8_t golden_d8r1[] = {
 
 static struct zvs_mon_record d6r21(void)
 {
-    struct zvs_mon_record r;
-
-    memset(&r, 0, sizeof(r));
-    r.domain = ZVS_MON_DOMAIN_IO;
-    r.number = ZVS_MON_REC_D6R21;
-    r.tod = GOLDEN_TOD;
+    struct zvs_mon_record r = monrec_vswitch(0x0600, GOLDEN_TOD);
     struct zvs_mon_vswitch_activity *v = &r.u.vsw;
-    v->rdev = 0x0600;
-    v->osa_port = 0;
-    v->queuestorage_mb = 8;
-    strcpy(v->controller, "DTCVSW1");
-    strcpy(v->lan_owner, "SYSTEM");
-    strcpy(v->lan_name, "VSW1");
-    strcpy(v->group, "ETHGRP");
+
     memcpy(v->osa_mac, "\x02\x00\x00\x00\x06\x00", 6);
     v->tx_bytes = 0x123456789ull;
     v->rx_bytes = 0xFEDCBA98ull;
@@ -144,40 +134,19 @@ static struct zvs_mon_record d6r21(void)
 
 static struct zvs_mon_record d6r2x(uint16_t number)
 {
-    struct zvs_mon_record r;
+    struct zvs_mon_record r = monrec_vswitch_event(number, GOLDEN_TOD);
 
-    memset(&r, 0, sizeof(r));
-    r.domain = ZVS_MON_DOMAIN_IO;
-    r.number = number;
-    r.tod = GOLDEN_TOD;
-    strcpy(r.u.vswev.lan_owner, "SYSTEM");
-    strcpy(r.u.vswev.lan_name, "VSW1");
-    strcpy(r.u.vswev.controller, "DTCVSW1");
-    r.u.vswev.rdev = 0x0603;
     r.u.vswev.osa_port = 1;
-    strcpy(r.u.vswev.group, "ETHGRP");
     r.u.vswev.reason = number == ZVS_MON_REC_D6R22 ? ZVS_MON_FAIL_LACP_EXPIRED : 0;
     return r;
 }
 
 static struct zvs_mon_record d8r1(void)
 {
-    struct zvs_mon_record r;
-
-    memset(&r, 0, sizeof(r));
-    r.domain = ZVS_MON_DOMAIN_NET;
-    r.number = ZVS_MON_REC_D8R1;
-    r.tod = GOLDEN_TOD;
+    struct zvs_mon_record r = monrec_vnic(0x0600, GOLDEN_TOD);
     struct zvs_mon_vnic_activity *v = &r.u.vnic;
-    strcpy(v->owner, "LINUX01");
-    v->vdev = 0x0600;
+
     memcpy(v->mac, "\x02\x00\x00\x00\x00\x01", 6);
-    v->nic_type = 2;
-    v->vswitch = 1;
-    v->transport = 2;
-    strcpy(v->lan_owner, "SYSTEM");
-    strcpy(v->lan_name, "VSW1");
-    strcpy(v->group, "ETHGRP");
     v->tx_bytes = 1500000;
     v->rx_bytes = 3000000;
     v->tx_packets = 1000;
@@ -191,18 +160,7 @@ static struct zvs_mon_record d8r1(void)
 
 static struct zvs_mon_record d8r23(uint16_t number)
 {
-    struct zvs_mon_record r;
-
-    memset(&r, 0, sizeof(r));
-    r.domain = ZVS_MON_DOMAIN_NET;
-    r.number = number;
-    r.tod = GOLDEN_TOD + 4096;
-    strcpy(r.u.link.lan_owner, "SYSTEM");
-    strcpy(r.u.link.lan_name, "VSW1");
-    strcpy(r.u.link.nic_owner, "LINUX02");
-    r.u.link.vdev = 0x0700;
-    r.u.link.nic_type = 2;
-    return r;
+    return monrec_link(number, GOLDEN_TOD + 4096);
 }
 
 /* Encode: the golden bytes; decode them: the same struct, field by field. */
