@@ -34,6 +34,6 @@ void zvsd_destroy(struct zvsd *d);
 
 /* The operator's view of every switch: uplinks and NICs with z/VM-style counters and the
  * discard reasons. */
-void zvsd_report(const struct zvsd *d, FILE *out);
+void zvsd_report(struct zvsd *d, FILE *out);
 
 #endif

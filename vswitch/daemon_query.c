@@ -386,9 +386,8 @@ static void query_vswitch(struct zvsd *d, const struct zvs_cmd *c, const struct 
         zvs_cp_error(r, ZVS_CPMSG_NOTHING_TO_SHOW, "VSWITCH");
 }
 
-void zvsd_report(const struct zvsd *dc, FILE *out)
+void zvsd_report(struct zvsd *d, FILE *out)
 {
-    struct zvsd *d = (struct zvsd *)dc;  /* the queries only read */
     struct zvs_cmd c;
     struct zvs_cp_response r;
     struct viewer v = { .userid = "OPERATOR", .operator = true };

@@ -9,7 +9,8 @@
 #   DEFINE VSWITCH CCBVSW1 ETHERNET GROUP CCBGROUP QUEUESTORAGE 1M / GRANT / COUPLE
 # and the test asserts: LACP comes up with the switch model, guests reach the server
 # behind the port channel; QUERY responses equal their golden files
-# (tests/golden/commands/query_*.txt; ZVS_GOLDEN_UPDATE=1 rewrites them); an ungranted user
+# (tests/golden/commands/query_*.txt; ZVS_GOLDEN_UPDATE=1 rewrites them); refused commands
+# answer exactly as tests/golden/commands/refused.txt says and change nothing; an ungranted user
 # cannot couple; every refused command leaves the configuration as it was; ISOLATION and
 # MACPROTECT act on the data plane at once; REVOKE uncouples; UNCOUPLE keeps the guest's
 # interface; DISCONNECT / CONNECT; COUNTERS CLEAR; SWITCHOVER between RDEVs; LEAVE / JOIN;
@@ -37,11 +38,13 @@ cp() {
   out=$(vmcp "$@") || fail "'$*' rc $?: $out"
   echo "> $*"; echo "$out" | sed 's/^/  /'
 }
-# cp_rc RC CMD...: the command must end with return code RC (vmcp caps it at 255).
+# cp_rc RC CMD...: the command must end with return code RC (vmcp caps it at 255). The
+# command and its response are also appended to $WORK/refused (golden: refused.txt).
 cp_rc() {
   local want=$1; shift
   out=$(vmcp "$@"); local rc=$?
   echo "> $*  (rc $rc)"; echo "$out" | sed 's/^/  /'
+  printf '> %s\n%s\nrc=%s\n' "$*" "$out" "$rc" >>"$WORK/refused"
   [ "$rc" = "$want" ] || fail "'$*': rc $rc, want $want"
 }
 # Volatile parts of a response: uplink counters and rates (LACP PDUs run on their own
@@ -154,6 +157,8 @@ cp_rc 26 DEFINE VSWITCH
 cp_rc 1 FROBNICATE CCBVSW1
 cp_rc 2 COUPLE USERID LNXA XYZW TO SYSTEM CCBVSW1
 after=$(snapshot)
+if [ -n "${ZVS_GOLDEN_UPDATE:-}" ]; then cat "$WORK/refused" >"$GOLDEN/refused.txt"
+else diff -u "$GOLDEN/refused.txt" "$WORK/refused" || fail "refused commands answer differently"; fi
 [ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after"); fail "a refused command changed the configuration"; }
 echo "ok: 24 refused commands, configuration unchanged"
 distributing_is 2 || fail "a refused command disturbed the group"
