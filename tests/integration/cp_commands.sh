@@ -14,6 +14,7 @@
 # cannot couple; every refused command leaves the configuration as it was; ISOLATION and
 # MACPROTECT act on the data plane at once; REVOKE uncouples; UNCOUPLE keeps the guest's
 # interface; DISCONNECT / CONNECT; COUNTERS CLEAR; SWITCHOVER between RDEVs; LEAVE / JOIN;
+# SET LACP DROPTX (the fault knob) seen by the physical switch;
 # DETACH VSWITCH and SET PORT GROUP DELETE.
 . "$(dirname "$0")/lacp_lab_lib.sh"
 lab_init cpcmd
@@ -205,6 +206,15 @@ cp SET PORT GROUP CCBGROUP LEAVE 2902
 distributing_is 1 || fail "LEAVE 2902: group still has 2 distributing"
 cp SET PORT GROUP CCBGROUP JOIN 2902
 wait_for 10 distributing_is 2 || fail "2902 did not return after JOIN"
+# The class A fault knobs: 2902 stops sending LACPDUs, the physical switch times it out
+# (short timeout: 3 s) and takes it out of the bundle; vswitchd follows; OFF heals it.
+cp SET LACP 2902 DROPTX ON
+wait_for 8 bundled_is 1 || fail "DROPTX ON: the switch model kept 2902 bundled"
+wait_for 5 distributing_is 1 || fail "DROPTX ON: vswitchd still distributes on 2902"
+cp SET LACP 2902 DROPTX OFF
+wait_for 10 bundled_is 2 || fail "DROPTX OFF: 2902 not bundled again"
+wait_for 10 distributing_is 2 || fail "DROPTX OFF: 2902 not distributing again"
+echo "ok: SET LACP 2902 DROPTX ON took the member out on both sides, OFF brought it back"
 cp SET VSWITCH CCBVSW1 DISCONNECT
 cp QUERY VSWITCH CCBVSW1
 echo "$out" | grep -q "State: Disconnected" || fail "DISCONNECT not shown"
