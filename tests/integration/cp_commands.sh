@@ -104,10 +104,12 @@ cp COUP USERID LNXB F000 SYSTEM CCBVSW1
 cp_rc 255 COUPLE USERID LNXC F000 TO SYSTEM CCBVSW1
 expect_eq "ungranted COUPLE" "$out" "HCP1121E User LNXC is not authorized to couple to VSWITCH CCBVSW1"
 wait_for 15 distributing_is 2 || fail "CCBGROUP did not come up: $(vmcp Q PORT GROUP)"
-echo "ok: CCBGROUP distributes on 28BA and 2902"
+# Our side distributing does not mean the partner collects yet: wait for its bundle too.
+wait_for 10 bundled_is 2 || fail "the switch model did not bundle 28BA and 2902"
+echo "ok: CCBGROUP distributes on 28BA and 2902, the physical switch bundles both"
 
 LAB_TAPS="a b c" lab_static_arp
-ip netns exec "$NS_A" ping -c 2 -W 1 -i 0.2 "${LAB_IP[lan]}" >/dev/null || fail "LNXA cannot reach SERVER1"
+wait_for 3 ip netns exec "$NS_A" ping -c 1 -W 1 "${LAB_IP[lan]}" || fail "LNXA cannot reach SERVER1"
 ip netns exec "$NS_A" ping -c 2 -W 1 -i 0.2 "${LAB_IP[b]}" >/dev/null || fail "LNXA cannot reach LNXB"
 ip netns exec "$NS_C" ping -c 1 -W 1 "${LAB_IP[a]}" >/dev/null && fail "uncoupled LNXC reached LNXA"
 echo "ok: coupled guests reach the server and each other; LNXC is not coupled"
