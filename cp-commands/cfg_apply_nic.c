@@ -17,8 +17,8 @@
  *   - DEFINE NIC: cmd.devices 0 means the default 3 (ours). A range passing FFFF is
  *     HCP1105E (ours): "Invalid DEVICES value - n; valid: 3-m" when some count fits at
  *     that vdev, else "Invalid vdev value - FFFE; valid: 0000-FFFD" (the highest vdev
- *     that holds n devices). The NIC is TYPE QDIO but carries type_line 0 (line 0, no
- *     statement): zvs_cfg_dump prints TYPE NONE for it (reported to the lead).
+ *     that holds n devices). The NIC is TYPE QDIO with line 0 (no statement), which
+ *     zvs_cfg_dump shows as TYPE QDIO.
  *   - DEFINE NIC MACID: the lowest of VMLAN MACIDRANGE SYSTEM (system_lo..system_hi; the
  *     defaults 000001-FFFFFF when no MACIDRANGE) used by no NIC (USER or SYSTEM source);
  *     MAC = MACPREFIX ++ MACID.

@@ -653,8 +653,10 @@ static void dump_group(const struct zvs_cfg_group *g, FILE *out)
 
 static void dump_nic(const struct zvs_cfg_nic *n, FILE *out)
 {
+    /* A NIC without a statement (line 0) was made by DEFINE NIC, which makes QDIO NICs
+     * only; a NICDEF without TYPE is an error the dump still shows as NONE. */
     fprintf(out, "  NICDEF %04X TYPE %s DEVICES %u", (unsigned)n->vdev,
-            n->type_line != 0 ? "QDIO" : "NONE", (unsigned)n->devices);
+            n->type_line != 0 || n->line == 0 ? "QDIO" : "NONE", (unsigned)n->devices);
     if (n->lan[0] != '\0')
         fprintf(out, " LAN SYSTEM %s", n->lan);
     else

@@ -999,8 +999,8 @@ static void test_define_nic(void **state)
     assert_int_equal(n->backend, ZVS_NIC_BACKEND_NONE);
     assert_int_equal(n->line, 0);
     assert_int_equal(n->bind_line, 0);
-    /* type_line 0: the dump says TYPE NONE for a NIC defined by command. */
-    assert_true(dump_has(cfg, "  NICDEF 0900 TYPE NONE DEVICES 3 LAN NONE MACID 00000A SYSTEM "
+    /* Line 0 (made by DEFINE NIC): the dump says TYPE QDIO. */
+    assert_true(dump_has(cfg, "  NICDEF 0900 TYPE QDIO DEVICES 3 LAN NONE MACID 00000A SYSTEM "
                               "MAC 02-00-00-00-00-0A NICBIND NONE"));
 
     /* Class B for another user, first NIC of a user without any (inserted at the end). */
@@ -1133,9 +1133,9 @@ static void test_macid_assignment(void **state)
     expect_ok(cfg, &c, &LINUX2, "NIC 0C00 is created; devices 0C00-0C02 defined\n"
                                 "MAC 02-00-00-00-00-0A\n");
     check_runs(cfg);
-    assert_true(dump_has(cfg, "  NICDEF 0A00 TYPE NONE DEVICES 3 LAN NONE MACID 000003 SYSTEM "
+    assert_true(dump_has(cfg, "  NICDEF 0A00 TYPE QDIO DEVICES 3 LAN NONE MACID 000003 SYSTEM "
                               "MAC 02-00-00-00-00-03 NICBIND NONE"));
-    assert_true(dump_has(cfg, "  NICDEF 0B00 TYPE NONE DEVICES 3 LAN NONE MACID 000006 SYSTEM "
+    assert_true(dump_has(cfg, "  NICDEF 0B00 TYPE QDIO DEVICES 3 LAN NONE MACID 000006 SYSTEM "
                               "MAC 02-00-00-00-00-06 NICBIND NONE"));
     assert_int_equal(cfg->user[U_LINUX2].nnic, 6);
     assert_int_equal(cfg->nic[cfg->user[U_LINUX2].first_nic + 5].vdev, 0x0C00);
