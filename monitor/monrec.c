@@ -255,7 +255,7 @@ static int encode_d6r21(const struct zvs_mon_vswitch_activity *v, uint8_t *b)
 
 static int encode_d6r2x(const struct zvs_mon_vswitch_event *v, bool failure, uint8_t *b)
 {
-    if (failure && v->reason > ZVS_MON_FAIL_DEVICE_GONE)
+    if (failure && v->reason > ZVS_MON_FAIL_DETACHED)
         return -EINVAL;
     if (put_name(b + IODVSF_LANOWNER, v->lan_owner) < 0 ||
         put_name(b + IODVSF_LANNAME, v->lan_name) < 0 ||
@@ -390,7 +390,7 @@ static int decode_d6r2x(const uint8_t *b, bool failure, struct zvs_mon_vswitch_e
     v->rdev = get16(b + IODVSF_RDEV);
     v->osa_port = b[IODVSF_OSAPORT];
     v->reason = failure ? b[IODVSF_LANRDD_RSN] : ZVS_MON_FAIL_NONE;
-    if (v->reason > ZVS_MON_FAIL_DEVICE_GONE)
+    if (v->reason > ZVS_MON_FAIL_DETACHED)
         return -EBADMSG;
     return 0;
 }

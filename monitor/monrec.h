@@ -85,6 +85,8 @@ enum zvs_mon_fail_reason {
     ZVS_MON_FAIL_LACP_DETACHED = 3,     /* partner out of sync / unselected */
     ZVS_MON_FAIL_LEAVE = 4,             /* SET PORT GROUP ... LEAVE */
     ZVS_MON_FAIL_DEVICE_GONE = 5,       /* the interface disappeared */
+    ZVS_MON_FAIL_DETACHED = 6,          /* closed by a command: DISCONNECT, RDEV, NOGROUP,
+                                           DETACH VSWITCH */
 };
 
 /* D8R1: one coupled virtual NIC. "tx" is what the guest sent. */

@@ -301,8 +301,8 @@ uint32_t zvsd_if_speed_mbps(const char *ifname, uint32_t dflt)
 }
 
 /* Opens the backend of real device `dev` (its RDEVICE ... INTERFACE mapping). */
-struct zvs_port *zvsd_open_rdev(struct zvsd *d, const struct d_switch *ds, struct zvs_rdev dev,
-                                const char **ifname, uint8_t mac[6])
+struct zvs_port *zvsd_open_rdev(struct zvsd *d, struct zvs_rdev dev, const char **ifname,
+                                uint8_t mac[6], char *why, size_t whylen)
 {
     char rdev[12];
     zvs_rdev_format(dev, rdev, sizeof(rdev));
@@ -311,7 +311,7 @@ struct zvs_port *zvsd_open_rdev(struct zvsd *d, const struct d_switch *ds, struc
         if (zvs_rdev_equal(d->rdevice[k].rdev, dev))
             m = (int)k;
     if (m < 0) {
-        zvs_err("VSWITCH %s RDEV %s: no RDEVICE ... INTERFACE statement", ds->cfg.name, rdev);
+        snprintf(why, whylen, "no RDEVICE ... INTERFACE statement");
         return NULL;
     }
     *ifname = d->rdevice[m].ifname;
@@ -320,8 +320,7 @@ struct zvs_port *zvsd_open_rdev(struct zvsd *d, const struct d_switch *ds, struc
     struct zvs_port *p = pcap ? zvs_uplink_pcap_open(*ifname, &err)
                               : zvs_uplink_afpacket_open(*ifname, &err);
     if (!p) {
-        zvs_err("VSWITCH %s RDEV %s: cannot open interface %s: %s", ds->cfg.name, rdev,
-                *ifname, strerror(-err));
+        snprintf(why, whylen, "interface %s: %s", *ifname, strerror(-err));
         return NULL;
     }
     if (pcap)
@@ -329,9 +328,7 @@ struct zvs_port *zvsd_open_rdev(struct zvsd *d, const struct d_switch *ds, struc
     else
         zvs_uplink_afpacket_mac(p, mac);
     snprintf(p->name, sizeof(p->name), "%s", rdev);
-    if (!ds->cfg.connect)
-        p->carrier = false;             /* DISCONNECT: defined, not carrying traffic */
-    return p;
+    return p;                           /* never called while DISCONNECTed (reconciler) */
 }
 
 void zvsd_track_uplink(struct zvsd *d, struct d_switch *ds, struct zvs_port *p,
@@ -445,7 +442,7 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
         zvs_info("console %s: mode %s, %d Linux user(s) mapped by LINUXUSER",
                  opt->console_path, opt->console_group ? "0660" : "0600", nmapped);
     }
-    zvsd_reconcile(d, NULL);
+    zvsd_reconcile(d, NULL, NULL);
     if (zvs_evloop_add_idle(d->loop, on_idle, d) < 0)
         goto fail;
     if (opt->monitor_path && zvsd_monitor_open(d, zvs_clock_now()) < 0)

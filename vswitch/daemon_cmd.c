@@ -84,7 +84,8 @@ static void configure(struct zvsd *d, const struct zvs_cmd *c, const char *useri
     if (zvs_cfg_apply(d->scratch, c, &who, r) < 0)
         return;
     swap_configs(d);
-    zvsd_reconcile(d, r);
+    /* An issuer without class B reads the warnings about its own NICs only. */
+    zvsd_reconcile(d, r, privclass & ZVS_PRIVCLASS('B') ? NULL : userid);
     if (c->verb != ZVS_CMD_COUPLE)
         return;
     const char *owner = owner_of(c, userid);
@@ -93,7 +94,7 @@ static void configure(struct zvsd *d, const struct zvs_cmd *c, const char *useri
     if (n && n->ds)
         return;
     swap_configs(d);
-    zvsd_reconcile(d, NULL);
+    zvsd_reconcile(d, NULL, NULL);
     zvs_cp_error(r, ZVS_CPMSG_COMMAND_FAILED, "COUPLE", "the NIC could not be coupled (see above)");
 }
 

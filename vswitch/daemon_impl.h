@@ -17,6 +17,8 @@
 #include "netlink_link.h"
 #include "switch.h"
 
+#define ZVSD_PROBLEMS_KEPT 64            /* problems a pass remembers for the next */
+
 struct zvs_console;
 struct zvsd_monitor;
 
@@ -79,11 +81,14 @@ struct zvsd {
     struct zvs_cfg_rdevice   rdevice[ZVS_CFG_MAX_RDEVICES];
     uint8_t                  macprefix[3];
     struct zvsd_monitor     *mon;        /* monitor records (-m), or NULL */
+    unsigned                 nproblems;  /* the last reconciler pass's problems (hashes) */
+    uint32_t                 problems[ZVSD_PROBLEMS_KEPT];
 };
 
-/* daemon.c: opening a real device's backend and watching it in the event loop. */
-struct zvs_port *zvsd_open_rdev(struct zvsd *d, const struct d_switch *ds, struct zvs_rdev dev,
-                                const char **ifname, uint8_t mac[6]);
+/* daemon.c: opening a real device's backend (NULL, with the reason in why, when it
+ * cannot be) and watching it in the event loop. */
+struct zvs_port *zvsd_open_rdev(struct zvsd *d, struct zvs_rdev dev, const char **ifname,
+                                uint8_t mac[6], char *why, size_t whylen);
 uint32_t zvsd_if_speed_mbps(const char *ifname, uint32_t dflt);
 void zvsd_track_uplink(struct zvsd *d, struct d_switch *ds, struct zvs_port *p,
                        const char *ifname, bool member);
@@ -105,10 +110,11 @@ void zvsd_on_nic_irq(void *arg, int fd, uint32_t events, uint64_t now);
 void zvsd_detach_external(struct d_nic *n, uint64_t now);
 
 /* daemon_reconcile.c: makes the data plane match d->run (switches, uplinks, port groups,
- * NIC couplings and registrations). Problems are logged and, when r is not NULL, written
- * to it as warning lines; returns how many there were. Used at start and after every
- * configuration command. */
-int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r);
+ * NIC couplings and registrations). Problems the previous pass did not have are logged as
+ * warnings and, when r is not NULL, written to it as warning lines (only those about the
+ * viewer's own NICs when viewer is not NULL: an issuer without class B); returns how many
+ * problems there are. Used at start and after every configuration command. */
+int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer);
 struct d_switch *zvsd_switch_by_name(struct zvsd *d, const char *name);
 struct d_nic *zvsd_nic_find(struct zvsd *d, const char *userid, uint16_t vdev);
 /* Whether a NIC of the configuration has something to drive it here: NICBIND TAP, or
@@ -121,6 +127,13 @@ void zvsd_query(struct zvsd *d, const struct zvs_cmd *c, const char *userid,
 /* A port's z/VM-view counters minus its COUNTERS CLEAR base. */
 void zvsd_counters(const struct zvs_port *p, const struct zvs_device_counters *base,
                    struct zvs_device_counters *out);
+
+/* A command is taking the uplink (DISCONNECT, RDEV, NOGROUP, DETACH, LEAVE) or the NIC
+ * (UNCOUPLE, DETACH NIC, REVOKE) away: the failure event is written now, while the slot
+ * still names it, and the slot's monitor state is reset for whatever comes next. */
+void zvsd_monitor_uplink_gone(struct zvsd *d, const struct d_uplink *u, uint8_t reason,
+                              uint64_t now);
+void zvsd_monitor_nic_gone(struct zvsd *d, const struct d_nic *n, uint64_t now);
 
 /* daemon_cmd.c: the console's executor. */
 void zvsd_execute(void *arg, const char *userid, uint32_t privclass, const char *line,

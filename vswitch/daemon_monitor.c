@@ -232,6 +232,36 @@ static void nic_event(struct zvsd *d, const struct d_nic *n, bool up, uint64_t n
     write_group(d, false, r.tod, &r, 1);
 }
 
+void zvsd_monitor_uplink_gone(struct zvsd *d, const struct d_uplink *u, uint8_t reason,
+                              uint64_t now)
+{
+    struct zvsd_monitor *m = d->mon;
+    if (!m)
+        return;
+    for (unsigned i = 0; i < d->nup; i++) {
+        if (&d->up[i] != u)
+            continue;
+        if (m->up_port[i] == u->port && m->up_state[i])
+            zvsd_monitor_uplink_event(d, u, false, reason, now);
+        /* The slot's next port is new: a baseline, never compared with this one (a new
+         * port may even get this one's address). */
+        m->up_port[i] = NULL;
+        m->up_state[i] = false;
+    }
+}
+
+void zvsd_monitor_nic_gone(struct zvsd *d, const struct d_nic *n, uint64_t now)
+{
+    struct zvsd_monitor *m = d->mon;
+    if (!m)
+        return;
+    size_t i = (size_t)(n - d->nic);
+    if (i < ZVS_CFG_MAX_NICS && m->nic_up[i]) {
+        nic_event(d, n, false, now);    /* while the slot still names the NIC and switch */
+        m->nic_up[i] = false;
+    }
+}
+
 /* Every event-loop iteration: uplink changes become events at once; NIC links and the
  * sample when their time has come. */
 void zvsd_monitor_run(struct zvsd *d, uint64_t now)

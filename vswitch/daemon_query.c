@@ -123,16 +123,19 @@ static const char *switch_state(const struct d_switch *ds)
     return "Device not ready";
 }
 
-static unsigned connected(const struct d_switch *ds)
+/* Coupled adapters the viewer may see: all for class B, its own for class G (the count
+ * of other users' guests is not a class G user's business either). */
+static unsigned connected(const struct zvsd *d, const struct d_switch *ds,
+                          const struct viewer *v)
 {
     unsigned n = 0;
-    for (struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
-         p = zvs_switch_next_port(ds->sw, p))
-        n += p->role == ZVS_PORT_GUEST;
+    for (unsigned i = 0; i < d->nnic; i++)
+        n += d->nic[i].used && d->nic[i].ds == ds && nic_visible(v, &d->nic[i]);
     return n;
 }
 
-static void show_header(struct zvsd *d, const struct d_switch *ds, struct zvs_cp_response *r)
+static void show_header(struct zvsd *d, const struct d_switch *ds, const struct viewer *v,
+                        struct zvs_cp_response *r)
 {
     const struct zvs_cfg_vswitch *vs = &ds->cfg;
     char mac[18];
@@ -140,7 +143,7 @@ static void show_header(struct zvsd *d, const struct d_switch *ds, struct zvs_cp
     memcpy(sysmac, d->run->vmlan.macprefix, 3);
     zvs_mac_format(sysmac, mac, sizeof mac);
     zvs_cp_printf(r, "VSWITCH SYSTEM %-8s Type: QDIO    Connected: %-4u Maxconn: INFINITE",
-                  vs->name, connected(ds));
+                  vs->name, connected(d, ds, v));
     zvs_cp_printf(r, "  PERSISTENT  RESTRICTED    ETHERNET                  Accounting: OFF");
     zvs_cp_printf(r, "  USERBASED   LOCAL");
     if (vs->vlan_aware) {
@@ -333,7 +336,7 @@ static void lag_report(struct zvsd *d, const struct d_switch *ds, struct zvs_cp_
 static void show_vswitch(struct zvsd *d, const struct d_switch *ds, enum zvs_cmd_level level,
                          const struct viewer *v, struct zvs_cp_response *r)
 {
-    show_header(d, ds, r);
+    show_header(d, ds, v, r);
     switch (level) {
     case ZVS_CMD_LEVEL_BRIEF:
         if (v->operator)

@@ -42,19 +42,52 @@
 
 #define MB (1024u * 1024u)
 
-/* A problem of the pass: logged, and a warning line for the command's issuer. */
+/* One reconciler pass: who asked (for the warnings it may read) and what went wrong. */
+struct pass {
+    struct zvsd            *d;
+    struct zvs_cp_response *r;          /* the command's response, or NULL (start-up) */
+    const char             *viewer;     /* issuer without class B: its own NICs only */
+    int                     count;      /* problems met, new or not */
+    unsigned                nseen;      /* hashes of this pass's problems */
+    uint32_t                seen[ZVSD_PROBLEMS_KEPT];
+};
+
+static uint32_t text_hash(const char *s)
+{
+    uint32_t h = 2166136261u;           /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+/* A problem of the pass. A problem the previous pass had already (a device still missing,
+ * a NIC still not authorized) is logged at debug level only: every command makes a pass,
+ * and repeating a known problem with each would bury the new ones. A new one is a warning
+ * in the log and, when the issuer may see the object (owner NULL: switches and devices,
+ * for class B), a "Warning:" line of the response. */
 __attribute__((format(printf, 3, 4)))
-static void problem(int *count, struct zvs_cp_response *r, const char *fmt, ...)
+static void problem(struct pass *ps, const char *owner, const char *fmt, ...)
 {
     char text[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    ps->count++;
+    uint32_t h = text_hash(text);
+    if (ps->nseen < ZVSD_PROBLEMS_KEPT)
+        ps->seen[ps->nseen++] = h;
+    struct zvsd *d = ps->d;
+    for (unsigned i = 0; i < d->nproblems; i++) {
+        if (d->problems[i] == h) {
+            zvs_debug("%s (still)", text);
+            return;
+        }
+    }
     zvs_warn("%s", text);
-    if (r)
-        zvs_cp_printf(r, "Warning: %s", text);
-    (*count)++;
+    bool visible = !ps->viewer || (owner && strcmp(owner, ps->viewer) == 0);
+    if (ps->r && visible)
+        zvs_cp_printf(ps->r, "Warning: %s", text);
 }
 
 struct d_switch *zvsd_switch_by_name(struct zvsd *d, const char *name)
@@ -187,6 +220,7 @@ static void nic_uncouple(struct zvsd *d, struct d_nic *n, uint64_t now)
     if (!n->ds)
         return;
     nic_name(n, name, sizeof name);
+    zvsd_monitor_nic_gone(d, n, now);
     if (n->external && n->session >= 0)
         zvsd_detach_external(n, now);
     /* What the guest already handed over is delivered before its queues go. */
@@ -217,8 +251,7 @@ static void nic_free(struct zvsd *d, struct d_nic *n, uint64_t now)
 /* A slot for a NIC of the configuration, its tap opened (unbound). NULL when nothing
  * drives it here or the tap cannot be made (counted as a problem). */
 static struct d_nic *nic_create(struct zvsd *d, const struct zvs_cfg *cfg,
-                                const struct zvs_cfg_nic *nic, int *problems,
-                                struct zvs_cp_response *r)
+                                const struct zvs_cfg_nic *nic, struct pass *ps)
 {
     const char *userid = cfg->user[nic->user].userid;
     struct d_nic *n = NULL;
@@ -241,7 +274,7 @@ static struct d_nic *nic_create(struct zvsd *d, const struct zvs_cfg *cfg,
         return n;
     int err = zvs_guest_tap_open(nic->ifname, ZVS_GUEST_TAP_MTU_DEFAULT, NULL, &n->tap);
     if (err < 0) {
-        problem(problems, r, "%s.%04X: cannot make tap %s: %s", userid, nic->vdev,
+        problem(ps, userid, "%s.%04X: cannot make tap %s: %s", userid, nic->vdev,
                 nic->ifname, strerror(-err));
         *n = (struct d_nic){ .session = -1 };
         return NULL;
@@ -259,13 +292,13 @@ static struct d_nic *nic_create(struct zvsd *d, const struct zvs_cfg *cfg,
 
 static void nic_couple(struct zvsd *d, const struct grant_index *ix, const struct zvs_cfg *cfg,
                        const struct zvs_cfg_nic *nic, struct d_nic *n, struct d_switch *ds,
-                       int *problems, struct zvs_cp_response *r)
+                       struct pass *ps)
 {
     char name[24], mac[18];
     struct zvs_guest g;
     nic_name(n, name, sizeof name);
     if (guest_of(ix, cfg, nic, &g) < 0) {
-        problem(problems, r, "%s: not authorized for VSWITCH %s (no GRANT, no NICDEF "
+        problem(ps, n->userid, "%s: not authorized for VSWITCH %s (no GRANT, no NICDEF "
                 "VLAN/PORTTYPE); not coupled", name, ds->cfg.name);
         return;
     }
@@ -273,19 +306,19 @@ static void nic_couple(struct zvsd *d, const struct grant_index *ix, const struc
     struct zvs_port *p = zvs_nic_qdio_create(name, ds->cfg.queuestorage_mb * MB,
                                              ZVS_NIC_MTU_DEFAULT, &err);
     if (!p) {
-        problem(problems, r, "%s: cannot make QDIO queues: %s", name, strerror(-err));
+        problem(ps, n->userid, "%s: cannot make QDIO queues: %s", name, strerror(-err));
         return;
     }
     err = zvs_switch_add_guest(ds->sw, p, &g);
     zvs_mac_format(g.mac, mac, sizeof mac);
     if (err < 0) {
-        problem(problems, r, "%s: cannot couple to VSWITCH %s (MAC %s): %s", name,
+        problem(ps, n->userid, "%s: cannot couple to VSWITCH %s (MAC %s): %s", name,
                 ds->cfg.name, mac, strerror(-err));
         p->ops->destroy(p);
         return;
     }
     if (n->tap && (err = zvs_guest_tap_bind(n->tap, p)) < 0) {
-        problem(problems, r, "%s: cannot bind tap %s: %s", name, n->ifname, strerror(-err));
+        problem(ps, n->userid, "%s: cannot bind tap %s: %s", name, n->ifname, strerror(-err));
         zvs_switch_remove_port(ds->sw, p);
         return;
     }
@@ -302,7 +335,7 @@ static void nic_couple(struct zvsd *d, const struct grant_index *ix, const struc
 /* The coupled NIC's registration follows its GRANT and the switch's MACPROTECT. */
 static void nic_update(const struct grant_index *ix, const struct zvs_cfg *cfg,
                        const struct zvs_cfg_nic *nic,
-                       struct d_nic *n, int *problems, struct zvs_cp_response *r)
+                       struct d_nic *n, struct pass *ps)
 {
     struct zvs_guest g;
     char name[24];
@@ -315,7 +348,7 @@ static void nic_update(const struct grant_index *ix, const struct zvs_cfg *cfg,
         return;
     int err = zvs_switch_update_guest(n->ds->sw, n->port, &g);
     if (err < 0) {
-        problem(problems, r, "%s: cannot change its registration: %s", name, strerror(-err));
+        problem(ps, n->userid, "%s: cannot change its registration: %s", name, strerror(-err));
         return;
     }
     n->guest = g;
@@ -365,7 +398,7 @@ static void nics_release(struct zvsd *d, uint64_t now)
 }
 
 /* Step 5: create, couple and update. */
-static void nics_apply(struct zvsd *d, int *problems, struct zvs_cp_response *r)
+static void nics_apply(struct zvsd *d, struct pass *ps)
 {
     const struct zvs_cfg *cfg = d->run;
     struct grant_index ix;
@@ -375,7 +408,7 @@ static void nics_apply(struct zvsd *d, int *problems, struct zvs_cp_response *r)
         const char *userid = cfg->user[nic->user].userid;
         struct d_nic *n = i < d->nnic && plays(cfg, nic, &d->nic[i])
                           ? &d->nic[i] : zvsd_nic_find(d, userid, nic->vdev);
-        if (!n && !(n = nic_create(d, cfg, nic, problems, r)))
+        if (!n && !(n = nic_create(d, cfg, nic, ps)))
             continue;
         if (nic->vswitch < 0)
             continue;
@@ -383,9 +416,9 @@ static void nics_apply(struct zvsd *d, int *problems, struct zvs_cp_response *r)
         if (!ds)
             continue;
         if (!n->ds)
-            nic_couple(d, &ix, cfg, nic, n, ds, problems, r);
+            nic_couple(d, &ix, cfg, nic, n, ds, ps);
         else
-            nic_update(&ix, cfg, nic, n, problems, r);
+            nic_update(&ix, cfg, nic, n, ps);
     }
     free(ix.g);
 }
@@ -406,13 +439,16 @@ static bool uplinks_wanted(const struct zvs_cfg_vswitch *vs)
     return vs->connect && !vs->nouplink;
 }
 
-static void rdevs_close(struct zvsd *d, struct d_switch *ds)
+static void rdevs_close(struct zvsd *d, struct d_switch *ds, uint64_t now)
 {
     struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL);
     while (p) {
         struct zvs_port *next = zvs_switch_next_port(ds->sw, p);
         if (p->role == ZVS_PORT_UPLINK && !zvs_switch_is_group_port(ds->sw, p)) {
             zvs_info("VSWITCH %s RDEV %s closed", ds->cfg.name, p->name);
+            struct d_uplink *u = uplink_of(d, p);
+            if (u)
+                zvsd_monitor_uplink_gone(d, u, ZVS_MON_FAIL_DETACHED, now);
             zvsd_untrack_uplink(d, p);
             zvs_switch_remove_port(ds->sw, p);
         }
@@ -420,40 +456,44 @@ static void rdevs_close(struct zvsd *d, struct d_switch *ds)
     }
 }
 
+static bool rdev_is_open(const struct d_switch *ds, const char *dev)
+{
+    for (struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
+         p = zvs_switch_next_port(ds->sw, p))
+        if (p->role == ZVS_PORT_UPLINK && !zvs_switch_is_group_port(ds->sw, p) &&
+            strcmp(p->name, dev) == 0)
+            return true;
+    return false;
+}
+
+/* Opens the switch's RDEV devices that are not open, in the definition's order: all of
+ * them after a change, or those that could not be opened before (a retry that leaves the
+ * working ones alone). */
 static void rdevs_open(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
-                       int *problems, struct zvs_cp_response *r)
+                       struct pass *ps)
 {
     for (unsigned k = 0; k < vs->nrdev; k++) {
         const char *ifname = NULL;
         uint8_t mac[6];
         char dev[12];
         zvs_rdev_format(vs->rdev[k], dev, sizeof dev);
-        struct zvs_port *p = zvsd_open_rdev(d, ds, vs->rdev[k], &ifname, mac);
+        if (rdev_is_open(ds, dev))
+            continue;
+        char why[96];
+        struct zvs_port *p = zvsd_open_rdev(d, vs->rdev[k], &ifname, mac, why, sizeof why);
         if (!p) {
-            problem(problems, r, "VSWITCH %s RDEV %s: the device cannot be opened",
-                    vs->name, dev);
+            problem(ps, NULL, "VSWITCH %s RDEV %s cannot be opened: %s", vs->name, dev, why);
             continue;
         }
         if (zvs_switch_add_uplink(ds->sw, p) < 0) {
             p->ops->destroy(p);
-            problem(problems, r, "VSWITCH %s RDEV %s: no room for the uplink", vs->name, dev);
+            problem(ps, NULL, "VSWITCH %s RDEV %s: no room for the uplink", vs->name, dev);
             continue;
         }
         zvsd_track_uplink(d, ds, p, ifname, false);
         zvs_info("VSWITCH %s RDEV %s on %s (%s, MTU %u, %s)", vs->name, p->name, ifname,
                  p->ops->kind, p->mtu, p->carrier ? "carrier up" : "no carrier");
     }
-}
-
-/* The RDEV devices the switch has open, in attach order, as text ("28BA 2902"). */
-static void rdevs_open_list(const struct d_switch *ds, char *buf, size_t size)
-{
-    size_t len = 0;
-    buf[0] = '\0';
-    for (struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
-         p = zvs_switch_next_port(ds->sw, p))
-        if (p->role == ZVS_PORT_UPLINK && !zvs_switch_is_group_port(ds->sw, p) && len < size)
-            len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? " " : "", p->name);
 }
 
 static void rdevs_wanted_list(const struct zvs_cfg_vswitch *vs, char *buf, size_t size)
@@ -479,6 +519,9 @@ static void group_release(struct zvsd *d, struct d_switch *ds, uint64_t now)
         struct zvs_port *p = zvs_lag_member_port(ds->lag, s);
         if (!p)
             continue;
+        struct d_uplink *u = uplink_of(d, p);
+        if (u)
+            zvsd_monitor_uplink_gone(d, u, ZVS_MON_FAIL_DETACHED, now);
         zvsd_untrack_uplink(d, p);
         zvs_lag_leave(ds->lag, p, now);
     }
@@ -495,23 +538,24 @@ static void on_lag_timer(void *arg, struct zvs_timer *t, uint64_t now)
 }
 
 static void group_join_one(struct zvsd *d, struct d_switch *ds, struct zvs_rdev dev,
-                           uint64_t now, int *problems, struct zvs_cp_response *r)
+                           uint64_t now, struct pass *ps)
 {
     const char *ifname = NULL;
     uint8_t mac[6] = { 0 };
     char rdev[12];
     const char *group = zvs_lag_params(ds->lag)->pg.name;
     zvs_rdev_format(dev, rdev, sizeof rdev);
-    struct zvs_port *p = zvsd_open_rdev(d, ds, dev, &ifname, mac);
+    char why[96];
+    struct zvs_port *p = zvsd_open_rdev(d, dev, &ifname, mac, why, sizeof why);
     if (!p) {
-        problem(problems, r, "port group %s: device %s cannot be opened", group, rdev);
+        problem(ps, NULL, "port group %s: device %s cannot be opened: %s", group, rdev, why);
         return;
     }
     uint32_t speed = zvsd_if_speed_mbps(ifname, 10000);
     int rc = zvs_lag_join(ds->lag, p, rdev, mac, speed, now);
     if (rc < 0) {
         p->ops->destroy(p);
-        problem(problems, r, "port group %s: cannot JOIN %s: %s", group, rdev, strerror(-rc));
+        problem(ps, NULL, "port group %s: cannot JOIN %s: %s", group, rdev, strerror(-rc));
         return;
     }
     zvsd_track_uplink(d, ds, p, ifname, true);
@@ -531,8 +575,23 @@ static struct zvs_port *member_by_rdev(struct d_switch *ds, struct zvs_rdev dev)
     return NULL;
 }
 
+/* The lowest LACP key no running group has. All groups share one system id (the
+ * MACPREFIX), so the key alone tells a partner which links may aggregate: two groups with
+ * one key would be bundled into one port channel. An index into the configuration's
+ * group array is not enough: deleting a group renumbers the others. */
+static uint16_t free_lacp_key(const struct zvsd *d)
+{
+    for (uint16_t key = 1; ; key++) {
+        bool used = false;
+        for (unsigned i = 0; i < d->nsw && !used; i++)
+            used = d->sw[i].sw && d->sw[i].lag && zvs_lag_params(d->sw[i].lag)->key == key;
+        if (!used)
+            return key;
+    }
+}
+
 static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_group *g,
-                         unsigned gi, uint64_t now, int *problems, struct zvs_cp_response *r)
+                         uint64_t now, struct pass *ps)
 {
     struct zvs_lag_params lp = {
         .pg = {
@@ -545,7 +604,7 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
         },
         .long_timeout = g->lacp_long_timeout,
         .system_priority = 32768,
-        .key = (uint16_t)(gi + 1),
+        .key = free_lacp_key(d),
     };
     snprintf(lp.pg.name, sizeof(lp.pg.name), "%s", g->name);
     /* System ID: the MACPREFIX with MACID 000000, which no NIC gets: one LACP system per
@@ -557,14 +616,14 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
         if (ds->lag)
             zvs_lag_destroy(ds->lag, now);
         ds->lag = NULL;
-        problem(problems, r, "VSWITCH %s: cannot create port group %s", ds->cfg.name, g->name);
+        problem(ps, NULL, "VSWITCH %s: cannot create port group %s", ds->cfg.name, g->name);
     }
 }
 
 /* The switch's port group follows the configuration: bound or released, members joined
  * or left, LACP and INTERVAL set. */
 static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
-                       uint64_t now, int *problems, struct zvs_cp_response *r)
+                       uint64_t now, struct pass *ps)
 {
     const struct zvs_cfg *cfg = d->run;
     int gi = uplinks_wanted(vs) && vs->group[0] ? zvs_cfg_find_group(cfg, vs->group) : -1;
@@ -575,7 +634,7 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
     const struct zvs_cfg_group *g = &cfg->group[gi];
     bool created = false;
     if (!ds->lag) {
-        group_create(d, ds, g, (unsigned)gi, now, problems, r);
+        group_create(d, ds, g, now, ps);
         if (!ds->lag)
             return;
         created = true;
@@ -595,14 +654,14 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
             continue;
         struct d_uplink *u = uplink_of(d, p);
         if (u)
-            zvsd_monitor_uplink_event(d, u, false, ZVS_MON_FAIL_LEAVE, now);
+            zvsd_monitor_uplink_gone(d, u, ZVS_MON_FAIL_LEAVE, now);
         zvs_info("VSWITCH %s port group %s: LEAVE %s", ds->cfg.name, g->name, p->name);
         zvsd_untrack_uplink(d, p);
         zvs_lag_leave(ds->lag, p, now);
     }
     for (unsigned k = 0; k < g->nport; k++)
         if (!member_by_rdev(ds, g->port[k]))
-            group_join_one(d, ds, g->port[k], now, problems, r);
+            group_join_one(d, ds, g->port[k], now, ps);
     const struct zvs_lag_params *lp = zvs_lag_params(ds->lag);
     if (lp->pg.lacp != g->lacp) {
         zvs_lag_set_lacp(ds->lag, g->lacp, now);
@@ -627,14 +686,14 @@ static void switch_destroy(struct zvsd *d, struct d_switch *ds, uint64_t now)
     char name[ZVS_NAME_MAX + 1];
     snprintf(name, sizeof name, "%s", ds->cfg.name);
     group_release(d, ds, now);
-    rdevs_close(d, ds);
+    rdevs_close(d, ds, now);
     zvs_switch_destroy(ds->sw);
     *ds = (struct d_switch){ 0 };
     zvs_info("VSWITCH %s destroyed", name);
 }
 
 static struct d_switch *switch_create(struct zvsd *d, const struct zvs_cfg_vswitch *vs,
-                                      int *problems, struct zvs_cp_response *r)
+                                      struct pass *ps)
 {
     struct d_switch *ds = NULL;
     for (unsigned i = 0; i < d->nsw && !ds; i++)
@@ -656,7 +715,7 @@ static struct d_switch *switch_create(struct zvsd *d, const struct zvs_cfg_vswit
     ds->cfg.group[0] = '\0';
     ds->sw = zvs_switch_create(&p);
     if (!ds->sw) {
-        problem(problems, r, "VSWITCH %s: out of memory", vs->name);
+        problem(ps, NULL, "VSWITCH %s: out of memory", vs->name);
         return NULL;
     }
     zvs_info("VSWITCH %s defined: %s, QUEUESTORAGE %uM%s", vs->name,
@@ -666,32 +725,35 @@ static struct d_switch *switch_create(struct zvsd *d, const struct zvs_cfg_vswit
 }
 
 static void switch_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
-                        uint64_t now, int *problems, struct zvs_cp_response *r)
+                        uint64_t now, struct pass *ps)
 {
     if (ds->cfg.isolation != vs->isolation) {
         zvs_switch_set_isolation(ds->sw, vs->isolation);
         zvs_info("VSWITCH %s: ISOLATION %s", vs->name, vs->isolation ? "ON" : "OFF");
     }
     /* The group first: its fallback RDEVs are only the fallback. */
-    group_sync(d, ds, vs, now, problems, r);
-    char have[64], want[64];
-    rdevs_open_list(ds, have, sizeof have);
+    group_sync(d, ds, vs, now, ps);
+    /* Compared with what the data plane was built for, not with what is open: a device
+     * that could not be opened must not make every pass bounce the ones that work. */
+    char built[64], want[64];
+    rdevs_wanted_list(&ds->cfg, built, sizeof built);
     rdevs_wanted_list(vs, want, sizeof want);
-    if (strcmp(have, want) != 0) {
+    if (strcmp(built, want) != 0) {
         /* Reopened in the new order: the first with carrier carries the traffic. */
-        rdevs_close(d, ds);
-        rdevs_open(d, ds, vs, problems, r);
+        rdevs_close(d, ds, now);
         if (!uplinks_wanted(vs))
             zvs_info("VSWITCH %s: %s", vs->name, vs->nouplink ? "NOUPLINK" : "DISCONNECTED");
     }
+    if (uplinks_wanted(vs))
+        rdevs_open(d, ds, vs, ps);      /* after a change all; else the missing ones */
     ds->cfg = *vs;
 }
 
-int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r)
+int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer)
 {
     const struct zvs_cfg *cfg = d->run;
     uint64_t now = zvs_evloop_now(d->loop);
-    int problems = 0;
+    struct pass pass = { .d = d, .r = r, .viewer = viewer }, *ps = &pass;
 
     nics_release(d, now);
     for (unsigned i = 0; i < d->nsw; i++)
@@ -700,10 +762,12 @@ int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r)
     for (unsigned i = 0; i < cfg->nvswitch; i++) {
         const struct zvs_cfg_vswitch *vs = &cfg->vswitch[i];
         struct d_switch *ds = zvsd_switch_by_name(d, vs->name);
-        if (!ds && !(ds = switch_create(d, vs, &problems, r)))
+        if (!ds && !(ds = switch_create(d, vs, ps)))
             continue;
-        switch_sync(d, ds, vs, now, &problems, r);
+        switch_sync(d, ds, vs, now, ps);
     }
-    nics_apply(d, &problems, r);
-    return problems;
+    nics_apply(d, ps);
+    memcpy(d->problems, pass.seen, pass.nseen * sizeof pass.seen[0]);
+    d->nproblems = pass.nseen;
+    return pass.count;
 }

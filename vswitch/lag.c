@@ -556,9 +556,10 @@ void zvs_lag_report(const struct zvs_lag *lag, uint64_t now, FILE *out)
     char interval[12];
     zvs_pg_interval_str(pg->interval_s, interval, sizeof interval);
     fprintf(out, "PORT GROUP %-8s LACP: %s  Timeout: %s  Interval: %s  Distribution: %s"
-            "  Policy: %s\n", pg->name, lag->params.pg.lacp ? "ACTIVE" : "INACTIVE",
+            "  Policy: %s  Key: %u\n", pg->name, lag->params.pg.lacp ? "ACTIVE" : "INACTIVE",
             lag->params.long_timeout ? "LONG" : "SHORT", interval,
-            zvs_pg_hash_name(pg->hash), zvs_pg_policy_name(pg->policy));
+            zvs_pg_hash_name(pg->hash), zvs_pg_policy_name(pg->policy),
+            (unsigned)lag->params.key);
     fprintf(out, "  Members: %u  Distributing: %u  Passes: %llu  Moves: %llu"
             "  Failover moves: %llu  Join moves: %llu  Marker flushes: %llu"
             "  Marker timeouts: %llu\n",

@@ -227,7 +227,14 @@ wait_for 5 ip netns exec "$NS_A" ping -c 1 -W 1 "${LAB_IP[lan]}" || fail "CONNEC
 echo "ok: LEAVE/JOIN and DISCONNECT/CONNECT change the running group"
 
 echo "== RDEV failover by command: SWITCHOVER"
-cp DEFINE VSWITCH RDEVSW RDEV 2A00 2B00 NOGROUP
+cp DEFINE VSWITCH RDEVSW RDEV 2A00 2B00 2C00 NOGROUP
+echo "$out" | grep -q "^Warning: VSWITCH RDEVSW RDEV 2C00 cannot be opened: interface osa2c00" ||
+  fail "no warning for the device that cannot be opened"
+# A device that cannot be opened is retried by every pass, but neither reported again nor
+# allowed to make the pass close and reopen the devices that work.
+cp SET VSWITCH RDEVSW ISOLATION ON
+expect_eq "the next command repeats no warning" "$out" "Command complete"
+grep -q "RDEV 2A00 closed" "$WORK/vswitchd.log" && fail "a command bounced the working RDEV 2A00"
 cp QUERY VSWITCH RDEVSW
 echo "$out" | grep -q "RDEV: 2A00.P00 .*ACTIVE" || fail "2A00 not active on RDEVSW"
 cp SET VSWITCH RDEVSW SWITCHOVER
@@ -237,6 +244,20 @@ cp_rc 255 SET VSWITCH RDEVSW SWITCHOVER RDEV 2A00
 cp_rc 255 SET VSWITCH CCBVSW1 SWITCHOVER
 cp DETACH VSWITCH RDEVSW
 expect_eq "DETACH VSWITCH" "$out" "VSWITCH SYSTEM RDEVSW is destroyed"
+
+echo "== every running group has its own LACP key, also after another group is deleted"
+cp SET PORT GROUP GA LACP ACTIVE
+cp SET PORT GROUP GB JOIN 2C00
+cp DEFINE VSWITCH SWB GROUP GB
+cp SET PORT GROUP GA DELETE
+cp SET PORT GROUP GD JOIN 2D00
+cp DEFINE VSWITCH SWD GROUP GD
+keys=$(vmcp QUERY LACP | grep -o '^PORT GROUP [A-Z]* .*Key: [0-9]*' | awk '{print $3, $NF}' | sort | tr '\n' ' ')
+expect_eq "LACP keys of the running groups" "$keys" "CCBGROUP 1 GB 2 GD 3 "
+cp DETACH VSWITCH SWB
+cp DETACH VSWITCH SWD
+cp SET PORT GROUP GB DELETE
+cp SET PORT GROUP GD DELETE
 
 echo "== DETACH VSWITCH uncouples its guests; the group can then be deleted"
 cp_rc 255 SET PORT GROUP CCBGROUP DELETE

@@ -398,8 +398,8 @@ static void test_decode_refusals(void **state)
     refuse(golden_d6r21, 168, 26, 0, -EBADMSG);                  /* QUEUESTORAGE 0 */
     refuse(golden_d6r21, 168, 26, 9, -EBADMSG);                  /* QUEUESTORAGE 9 */
     refuse(golden_d6r21, 168, 137, 2, -EBADMSG);                 /* distributing */
-    refuse(golden_d6r22, 80, 76, 6, -EBADMSG);                   /* reason */
-    refuse(golden_d6r22, 80, 76, 5, 0);
+    refuse(golden_d6r22, 80, 76, ZVS_MON_FAIL_DETACHED + 1, -EBADMSG);  /* reason */
+    refuse(golden_d6r22, 80, 76, ZVS_MON_FAIL_DETACHED, 0);
     refuse(golden_d8r1, 128, 38, 2, -EBADMSG);                   /* VSWITCH flag */
     /* not ours: unknown record or domain, skipped by the caller */
     refuse(golden_d6r21, 168, 7, 20, -ENOTSUP);                  /* D6R20 */
@@ -441,8 +441,10 @@ static void test_encode_refusals(void **state)
     memcpy(r.u.vsw.group, "ABCDEFGHI", 9);                        /* no NUL within 9 */
     assert_int_equal(zvs_mon_encode(&r, b, sizeof(b)), -EINVAL);
     r = d6r2x(ZVS_MON_REC_D6R22);
-    r.u.vswev.reason = 6;
+    r.u.vswev.reason = ZVS_MON_FAIL_DETACHED + 1;                 /* past the last reason */
     assert_int_equal(zvs_mon_encode(&r, b, sizeof(b)), -EINVAL);
+    r.u.vswev.reason = ZVS_MON_FAIL_DETACHED;
+    assert_int_equal(zvs_mon_encode(&r, b, sizeof(b)), 80);    /* D6R22: 80 bytes */
     r = d8r1();
     r.u.vnic.vswitch = 2;
     assert_int_equal(zvs_mon_encode(&r, b, sizeof(b)), -EINVAL);
