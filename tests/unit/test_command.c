@@ -1214,7 +1214,7 @@ static void test_many_tokens(void **state)
     parse_bad(line, ALL_CLASSES, "HCP001E Unknown CP command: X", 1);
 }
 
-/* ---- golden errors ------------------------------------------------------------------- */
+/* ---- golden files -------------------------------------------------------------------- */
 
 static char *read_file(const char *path, size_t *len)
 {
@@ -1251,16 +1251,19 @@ static void text_add(struct text *t, const char *s, size_t n)
     t->s[t->len] = '\0';
 }
 
-static void test_golden_errors(void **state)
-{
-    size_t len = 0;
-    char *golden = read_file(GOLDEN_ERRORS, &len);
-    struct text out = { 0 };
-    unsigned ncmd = 0;
+/* The golden command files share one layout: "#" comment lines (kept), command lines
+ * "> command" or ">CLASSES command" (">- command": no class at all), and after each the
+ * lines the test writes for it (dropped on reading, rebuilt by `each`). golden_walk runs
+ * `each` for every command with its issuer's classes and appends what it rebuilds to
+ * `out`; golden_finish rewrites the file under ZVS_GOLDEN_UPDATE=1 and compares it byte
+ * for byte. Returns the number of commands. */
+typedef void golden_fn(const char *cmdline, uint32_t privclass, struct text *out);
 
-    assert_non_null(golden);
-    for (char *p = golden; p < golden + len; ) {
-        char *nl = memchr(p, '\n', (size_t)(golden + len - p));
+static unsigned golden_walk(const char *golden, size_t len, golden_fn *each, struct text *out)
+{
+    unsigned ncmd = 0;
+    for (const char *p = golden; p < golden + len; ) {
+        const char *nl = memchr(p, '\n', (size_t)(golden + len - p));
         size_t n = nl != NULL ? (size_t)(nl - p) : (size_t)(golden + len - p);
         char line[2 * ZVS_CMD_LINE_MAX];
 
@@ -1269,12 +1272,12 @@ static void test_golden_errors(void **state)
         line[n] = '\0';
         p += n + (nl != NULL);
         if (line[0] == '#') {
-            text_add(&out, line, n);
-            text_add(&out, "\n", 1);
+            text_add(out, line, n);
+            text_add(out, "\n", 1);
             continue;
         }
         if (line[0] != '>')
-            continue;                   /* an expected response line: rebuilt below */
+            continue;                   /* written by `each`: rebuilt */
         char *sp = strchr(line, ' ');
         assert_non_null(sp);
         char cls[32] = "";
@@ -1283,103 +1286,86 @@ static void test_golden_errors(void **state)
         cls[sp - line - 1] = '\0';
         uint32_t privclass = cls[0] == '\0' ? ALL_CLASSES :
                              strcmp(cls, "-") == 0 ? 0 : classes(cls);
-
-        struct zvs_cmd cmd, before;
-        struct zvs_cp_response r;
-        char rcline[32];
-        memset(&cmd, 0xC3, sizeof cmd);
-        memcpy(&before, &cmd, sizeof cmd);
-        zvs_cp_response_init(&r);
-        int rc = zvs_cmd_parse(sp + 1, privclass, &cmd, &r);
-        if (rc >= 0)
-            fail_msg("golden command accepted: \"%s\"", sp + 1);
-        assert_memory_equal(&cmd, &before, sizeof cmd);
-        assert_true(r.rc > 0);
-        text_add(&out, line, n);
-        text_add(&out, "\n", 1);
-        text_add(&out, r.text, r.len);
-        snprintf(rcline, sizeof rcline, "rc=%d\n", r.rc);
-        text_add(&out, rcline, strlen(rcline));
-        zvs_cp_response_fini(&r);
+        text_add(out, line, n);
+        text_add(out, "\n", 1);
+        each(sp + 1, privclass, out);
         ncmd++;
     }
-    assert_true(ncmd >= 80);
+    return ncmd;
+}
+
+static void golden_finish(const char *path, struct text *out, char *golden, size_t len)
+{
     if (getenv("ZVS_GOLDEN_UPDATE") != NULL) {
-        FILE *f = fopen(GOLDEN_ERRORS, "wb");
+        FILE *f = fopen(path, "wb");
         assert_non_null(f);
-        assert_int_equal(fwrite(out.s, 1, out.len, f), out.len);
+        assert_int_equal(fwrite(out->s, 1, out->len, f), out->len);
         fclose(f);
     }
-    if (out.len != len || memcmp(out.s, golden, len) != 0) {
-        fprintf(stderr, "%s differs; rebuilt:\n%s", GOLDEN_ERRORS, out.s);
+    if (out->len != len || memcmp(out->s, golden, len) != 0) {
+        fprintf(stderr, "%s differs; rebuilt:\n%s", path, out->s);
         fail();
     }
-    free(out.s);
+    free(out->s);
     free(golden);
 }
 
+/* A refused command: *cmd untouched, one error line, rc > 0; writes the line and rc. */
+static void golden_refused(const char *cmdline, uint32_t privclass, struct text *out)
+{
+    struct zvs_cmd cmd, before;
+    struct zvs_cp_response r;
+    char rcline[32];
+    memset(&cmd, 0xC3, sizeof cmd);
+    memcpy(&before, &cmd, sizeof cmd);
+    zvs_cp_response_init(&r);
+    if (zvs_cmd_parse(cmdline, privclass, &cmd, &r) >= 0)
+        fail_msg("golden command accepted: \"%s\"", cmdline);
+    assert_memory_equal(&cmd, &before, sizeof cmd);
+    assert_true(r.rc > 0);
+    text_add(out, r.text, r.len);
+    snprintf(rcline, sizeof rcline, "rc=%d\n", r.rc);
+    text_add(out, rcline, strlen(rcline));
+    zvs_cp_response_fini(&r);
+}
+
+/* Every refused command and its exact response (GOLDEN_ERRORS). */
+static void test_golden_errors(void **state)
+{
+    size_t len = 0;
+    char *golden = read_file(GOLDEN_ERRORS, &len);
+    struct text out = { 0 };
+    assert_non_null(golden);
+    assert_true(golden_walk(golden, len, golden_refused, &out) >= 80);
+    golden_finish(GOLDEN_ERRORS, &out, golden, len);
+}
+
+/* An accepted command: its canonical text parses back to the identical struct. */
+static void golden_canonical(const char *cmdline, uint32_t privclass, struct text *out)
+{
+    struct zvs_cmd cmd, again;
+    char canon[ZVS_CMD_LINE_MAX + 1];
+    parse_into(cmdline, privclass, &cmd);
+    size_t clen = zvs_cmd_format(&cmd, canon, sizeof canon);
+    assert_true(clen > 0 && clen < sizeof canon);
+    parse_into(canon, privclass, &again);
+    assert_memory_equal(&cmd, &again, sizeof cmd);
+    expect_clean(cmdline, privclass);
+    text_add(out, "= ", 2);
+    text_add(out, canon, clen);
+    text_add(out, "\n", 1);
+}
+
 /* Every accepted command of the canonical corpus: "> command" (or ">CLASSES command")
- * followed by "= canonical text". The test parses each, formats it, checks that the text
- * parses back to the identical struct, rebuilds the file and compares byte for byte
- * (ZVS_GOLDEN_UPDATE=1 rewrites it). */
+ * followed by "= canonical text" (GOLDEN_CANONICAL). */
 static void test_golden_canonical(void **state)
 {
     size_t len = 0;
     char *golden = read_file(GOLDEN_CANONICAL, &len);
     struct text out = { 0 };
-    unsigned ncmd = 0;
-
     assert_non_null(golden);
-    for (char *p = golden; p < golden + len; ) {
-        char *nl = memchr(p, '\n', (size_t)(golden + len - p));
-        size_t n = nl != NULL ? (size_t)(nl - p) : (size_t)(golden + len - p);
-        char line[2 * ZVS_CMD_LINE_MAX], canon[ZVS_CMD_LINE_MAX + 1];
-
-        assert_true(n < sizeof line);
-        memcpy(line, p, n);
-        line[n] = '\0';
-        p += n + (nl != NULL);
-        if (line[0] == '#') {
-            text_add(&out, line, n);
-            text_add(&out, "\n", 1);
-            continue;
-        }
-        if (line[0] != '>')
-            continue;                   /* "= ...": rebuilt below */
-        char *sp = strchr(line, ' ');
-        assert_non_null(sp);
-        char cls[32] = "";
-        assert_true((size_t)(sp - line - 1) < sizeof cls);
-        memcpy(cls, line + 1, (size_t)(sp - line - 1));
-        cls[sp - line - 1] = '\0';
-        uint32_t privclass = cls[0] == '\0' ? ALL_CLASSES : classes(cls);
-
-        struct zvs_cmd cmd, again;
-        parse_into(sp + 1, privclass, &cmd);
-        size_t clen = zvs_cmd_format(&cmd, canon, sizeof canon);
-        assert_true(clen > 0 && clen < sizeof canon);
-        parse_into(canon, privclass, &again);
-        assert_memory_equal(&cmd, &again, sizeof cmd);
-        expect_clean(sp + 1, privclass);
-        text_add(&out, line, n);
-        text_add(&out, "\n= ", 3);
-        text_add(&out, canon, clen);
-        text_add(&out, "\n", 1);
-        ncmd++;
-    }
-    assert_true(ncmd >= 60);
-    if (getenv("ZVS_GOLDEN_UPDATE") != NULL) {
-        FILE *f = fopen(GOLDEN_CANONICAL, "wb");
-        assert_non_null(f);
-        assert_int_equal(fwrite(out.s, 1, out.len, f), out.len);
-        fclose(f);
-    }
-    if (out.len != len || memcmp(out.s, golden, len) != 0) {
-        fprintf(stderr, "%s differs; rebuilt:\n%s", GOLDEN_CANONICAL, out.s);
-        fail();
-    }
-    free(out.s);
-    free(golden);
+    assert_true(golden_walk(golden, len, golden_canonical, &out) >= 60);
+    golden_finish(GOLDEN_CANONICAL, &out, golden, len);
 }
 
 /* ---- canonical text ------------------------------------------------------------------ */
