@@ -73,10 +73,23 @@ static void swap_configs(struct zvsd *d)
     d->scratch = t;
 }
 
+/* Appends every line of `from` to `to`. */
+static void append_response(struct zvs_cp_response *to, const struct zvs_cp_response *from)
+{
+    const char *p = from->text, *end = from->text + from->len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        zvs_cp_printf(to, "%.*s", (int)n, p);
+        p += n + (nl ? 1 : 0);
+    }
+}
+
 static void configure(struct zvsd *d, const struct zvs_cmd *c, const char *userid,
                       uint32_t privclass, struct zvs_cp_response *r)
 {
     struct zvs_issuer who = { .privclass = privclass };
+    struct zvs_cp_response done, warnings;
     snprintf(who.userid, sizeof who.userid, "%s", userid);
     if (precheck(d, c, userid, r) < 0)
         return;
@@ -84,18 +97,31 @@ static void configure(struct zvsd *d, const struct zvs_cmd *c, const char *useri
     if (zvs_cfg_apply(d->scratch, c, &who, r) < 0)
         return;
     swap_configs(d);
-    /* An issuer without class B reads the warnings about its own NICs only. */
-    zvsd_reconcile(d, r, privclass & ZVS_PRIVCLASS('B') ? NULL : userid);
-    if (c->verb != ZVS_CMD_COUPLE)
-        return;
-    const char *owner = owner_of(c, userid);
-    int k = zvs_cfg_find_nic(d->run, owner, c->vdev);
-    const struct d_nic *n = k >= 0 ? zvsd_nic_find(d, owner, d->run->nic[k].vdev) : NULL;
-    if (n && n->ds)
-        return;
-    swap_configs(d);
-    zvsd_reconcile(d, NULL, NULL);
-    zvs_cp_error(r, ZVS_CPMSG_COMMAND_FAILED, "COUPLE", "the NIC could not be coupled (see above)");
+    /* The success text waits until the data plane has followed: a COUPLE that cannot be
+     * made answers with the reason and HCP1119S, not with "is connected" as well. An
+     * issuer without class B reads the warnings about its own NICs only. */
+    done = *r;
+    zvs_cp_response_init(r);
+    zvs_cp_response_init(&warnings);
+    zvsd_reconcile(d, &warnings, privclass & ZVS_PRIVCLASS('B') ? NULL : userid);
+    bool ok = true;
+    if (c->verb == ZVS_CMD_COUPLE) {
+        const char *owner = owner_of(c, userid);
+        int k = zvs_cfg_find_nic(d->run, owner, c->vdev);
+        const struct d_nic *n = k >= 0 ? zvsd_nic_find(d, owner, d->run->nic[k].vdev) : NULL;
+        ok = n && n->ds;
+    }
+    if (ok)
+        append_response(r, &done);
+    append_response(r, &warnings);
+    if (!ok) {
+        swap_configs(d);
+        zvsd_reconcile(d, NULL, NULL);
+        zvs_cp_error(r, ZVS_CPMSG_COMMAND_FAILED, "COUPLE",
+                     "the NIC could not be coupled (see above)");
+    }
+    zvs_cp_response_fini(&done);
+    zvs_cp_response_fini(&warnings);
 }
 
 /* SET VSWITCH ... COUNTERS CLEAR: the reports count from now (the monitor keeps the
