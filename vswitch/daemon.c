@@ -229,6 +229,16 @@ static void uplink_register(struct d_uplink *u)
         u->fd = fd;
 }
 
+/* Give the switch (RDEV failover) and the port group (LACP, or the member's state
+ * without it) the port's carrier as it stands. */
+static void tell_carrier(struct d_uplink *u, uint64_t now)
+{
+    zvs_switch_set_carrier(u->ds->sw, u->port, u->port->carrier);
+    if (u->member)
+        zvs_lag_carrier(u->ds->lag, u->port, u->port->carrier, now);
+    u->carrier_told = u->port->carrier;
+}
+
 static void on_link_event(void *arg, const char *ifname, int ifindex, bool carrier, bool exists)
 {
     struct zvsd *d = arg;
@@ -243,11 +253,27 @@ static void on_link_event(void *arg, const char *ifname, int ifindex, bool carri
     if (rc < 0)
         zvs_warn("RDEV %s (%s): cannot reopen: %s", u->port->name, ifname, strerror(-rc));
     uplink_register(u);
-    zvs_switch_set_carrier(u->ds->sw, u->port, u->port->carrier);
-    if (u->member)
-        zvs_lag_carrier(u->ds->lag, u->port, u->port->carrier, zvs_evloop_now(d->loop));
+    tell_carrier(u, zvs_evloop_now(d->loop));
     zvs_info("VSWITCH %s RDEV %s (%s): %s%s", u->ds->cfg.name, u->port->name, ifname,
              exists ? "" : "interface gone, ", u->port->carrier ? "carrier up" : "carrier down");
+}
+
+/* A transmit found the link gone (the backend asked the driver after an ENOBUFS) and
+ * set the port's carrier down: fail over now, not when linkwatch's netlink event comes,
+ * which on a busy machine is many milliseconds later. The event still comes and finds
+ * nothing left to do. Only downs start here: the data plane never raises a carrier. */
+static void carrier_seen_by_tx(struct zvsd *d, uint64_t now)
+{
+    for (unsigned i = 0; i < d->nup; i++) {
+        struct d_uplink *u = &d->up[i];
+        if (!u->port || u->port->carrier || !u->carrier_told)
+            continue;
+        tell_carrier(u, now);
+        if (d->nl)
+            (void)zvs_netlink_link_carrier_lost(d->nl, u->ifname);
+        zvs_info("VSWITCH %s RDEV %s (%s): carrier down (a transmit found the link gone)",
+                 u->ds->cfg.name, u->port->name, u->ifname);
+    }
 }
 
 static void on_netlink(void *arg, int fd, uint32_t events, uint64_t now)
@@ -264,6 +290,7 @@ static void on_netlink(void *arg, int fd, uint32_t events, uint64_t now)
 static void on_idle(void *arg, uint64_t now)
 {
     struct zvsd *d = arg;
+    carrier_seen_by_tx(d, now);
     zvsd_monitor_run(d, now);
     for (unsigned i = 0; i < d->nsw; i++) {
         struct d_switch *ds = &d->sw[i];
@@ -340,7 +367,8 @@ void zvsd_track_uplink(struct zvsd *d, struct d_switch *ds, struct zvs_port *p,
             u = &d->up[i];
     if (!u)
         u = &d->up[d->nup++];
-    *u = (struct d_uplink){ .d = d, .ds = ds, .port = p, .fd = -1, .member = member };
+    *u = (struct d_uplink){ .d = d, .ds = ds, .port = p, .fd = -1, .member = member,
+                            .carrier_told = p->carrier };
     snprintf(u->ifname, sizeof(u->ifname), "%s", ifname);
     uplink_register(u);
     if (d->nl)

@@ -40,6 +40,7 @@ struct d_uplink {
     char                  ifname[ZVS_IFNAME_MAX + 1];
     int                   fd;           /* registered with the loop; -1 none */
     bool                  member;       /* port-group member (else an RDEV) */
+    bool                  carrier_told; /* the carrier the switch and the group last got */
     struct zvs_device_counters base;    /* COUNTERS CLEAR: subtracted in reports */
 };
 

@@ -539,13 +539,19 @@ static void show_port_group(struct zvsd *d, const struct zvs_cfg_group *cg,
                   zvs_pg_interval_str(pp->interval_s, ivl, sizeof ivl),
                   zvs_pgroup_members(g), zvs_pgroup_distributing(g));
     const struct zvs_pg_stats *st = zvs_pgroup_stats(g);
+    /* Resteered: frames a member whose link had just gone could not send, sent by a
+     * survivor instead (before the failover moved the member's buckets). */
+    struct zvs_switch_stats ss;
+    zvs_switch_stats(ds->sw, &ss);
     zvs_cp_printf(r, "  Distribution: %s  Policy: %s  Passes: %llu  Moves: %llu"
-                  "  Failover moves: %llu  Marker flushes: %llu  Marker timeouts: %llu",
+                  "  Failover moves: %llu  Marker flushes: %llu  Marker timeouts: %llu"
+                  "  Resteered: %llu",
                   zvs_pg_hash_name(pp->hash), zvs_pg_policy_name(pp->policy),
                   (unsigned long long)st->passes, (unsigned long long)st->moves,
                   (unsigned long long)st->failover_moves,
                   (unsigned long long)st->marker_flushes,
-                  (unsigned long long)st->marker_timeouts);
+                  (unsigned long long)st->marker_timeouts,
+                  (unsigned long long)ss.resteered);
     for (unsigned s = 0; s < ZVS_PG_MAX_MEMBERS; s++) {
         const struct zvs_pg_member *m = zvs_pgroup_member(g, s);
         struct zvs_port *p = zvs_lag_member_port(ds->lag, s);

@@ -9,7 +9,11 @@
  *   port never holds the MTU of one interface and the MAC of the next (an interface
  *   deleted and re-created between two reads).
  * - Carrier here is IFF_UP and IFF_RUNNING; netlink_link's finer notion (operstate) is
- *   the one events carry.
+ *   the one events carry. Both lag the driver: linkwatch updates them from a work item,
+ *   on a busy machine many milliseconds after the carrier changed. zvs_ifinfo_link_now
+ *   asks the driver itself (ETHTOOL_GLINK, netif_carrier_ok), for a transmit that failed
+ *   and wants to know at once whether the link is gone. SIOCGIFFLAGS cannot say: its
+ *   flags are a short, and IFF_LOWER_UP is bit 16.
  */
 #include "ifinfo.h"
 
@@ -18,7 +22,9 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/ethtool.h>
 #include <linux/if.h>
+#include <linux/sockios.h>
 
 bool zvs_ifname_ok(const char *name)
 {
@@ -64,4 +70,19 @@ out:
     if (own >= 0)
         close(own);
     return rc;
+}
+
+int zvs_ifinfo_link_now(int fd, const char *name)
+{
+    struct ethtool_value ev = { .cmd = ETHTOOL_GLINK };
+    struct ifreq ifr;
+
+    if (!zvs_ifname_ok(name) || fd < 0)
+        return -EINVAL;
+    memset(&ifr, 0, sizeof(ifr));
+    memcpy(ifr.ifr_name, name, strlen(name) + 1);
+    ifr.ifr_data = (char *)&ev;
+    if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+        return -errno;
+    return ev.data ? 1 : 0;
 }

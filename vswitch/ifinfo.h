@@ -28,4 +28,10 @@ bool zvs_ifname_ok(const char *name);
  * that failed (-ENODEV: no such interface). */
 int zvs_ifinfo_read(int fd, const char *name, struct zvs_ifinfo *out);
 
+/* Does interface `name` have carrier now, as its driver sees it (not the operstate that
+ * reaches flags and netlink later)? Asked through socket `fd`, which must be open.
+ * Returns 1 or 0, or -errno: -EOPNOTSUPP when the driver cannot say, -ENODEV when there
+ * is no such interface, -EINVAL for a bad name or fd. */
+int zvs_ifinfo_link_now(int fd, const char *name);
+
 #endif

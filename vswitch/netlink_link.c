@@ -11,7 +11,9 @@
  * - Resync: a dump is a mark-and-sweep. Watched names not seen in a completed dump do not
  *   exist. A dump marked NLM_F_DUMP_INTR, a name added mid-dump or a socket overrun
  *   (ENOBUFS: the kernel dropped events) queues another dump; only one runs at a time
- *   because the kernel refuses a second dump on the same socket.
+ *   because the kernel refuses a second dump on the same socket. carrier_lost (the
+ *   caller saw the carrier go before linkwatch did) also queues one, after setting the
+ *   told carrier down, so a link already back up is reported as an event.
  * - Hazards: carrier comes from linkwatch, which may send the LOWER_UP change up to a
  *   second after the admin change; a rename is reported as the old name disappearing and
  *   the new one (if watched) appearing.
@@ -367,6 +369,21 @@ int zvs_netlink_link_watch(struct zvs_netlink_link *nl, const char *ifname)
     memcpy(w->name, ifname, len + 1);
     /* The running dump may already have passed it: no sweep for it, ask again. */
     w->seen = true;
+    int rc = request_dump(nl);
+    return rc < 0 ? rc : 0;
+}
+
+int zvs_netlink_link_carrier_lost(struct zvs_netlink_link *nl, const char *ifname)
+{
+    struct nl_watch *w = ifname ? find_name(nl, ifname) : NULL;
+    if (!w)
+        return -ENOENT;
+    /* What the caller now believes; the kernel's next word on the name is compared with
+     * it, so a carrier already back (down and up inside one linkwatch run: one message,
+     * carrier up) is an event instead of "no change". The dump makes sure that word
+     * comes even if linkwatch sends nothing more. */
+    if (w->st.known && w->st.exists)
+        w->st.carrier = false;
     int rc = request_dump(nl);
     return rc < 0 ? rc : 0;
 }

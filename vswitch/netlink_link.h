@@ -55,6 +55,11 @@ void zvs_netlink_link_close(struct zvs_netlink_link *nl);
 /* Watch an interface name (shorter than IFNAMSIZ). Its state arrives with the next
  * dump, which this requests. Returns 0, -EEXIST, -EINVAL or -ENOMEM. */
 int zvs_netlink_link_watch(struct zvs_netlink_link *nl, const char *ifname);
+/* The caller learned from elsewhere (a transmit the driver refused) that the carrier of
+ * a watched name is down, and acted on it: the next report of carrier up is an event
+ * even if this watcher never saw it go down, and a dump is requested so that report
+ * comes. Returns 0, -ENOENT (not watched) or -errno from requesting the dump. */
+int zvs_netlink_link_carrier_lost(struct zvs_netlink_link *nl, const char *ifname);
 /* Stop watching; returns 0 or -ENOENT. */
 int zvs_netlink_link_unwatch(struct zvs_netlink_link *nl, const char *ifname);
 

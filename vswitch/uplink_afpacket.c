@@ -22,7 +22,9 @@
  *   header's csum_start/hdr_len are shifted by the tag edit as zvs_frame_emit does.
  *   EAGAIN/ENOBUFS: at most ZVS_AFP_TX_RETRIES polls of 1 ms, then the rest are discards
  *   (NO_BUFFER); ENETDOWN/ENXIO: carrier down, the rest are LINK_DOWN; any other error
- *   refuses only the frame at fault (TX_FAIL).
+ *   refuses only the frame at fault (TX_FAIL). The first ENOBUFS of a burst asks the
+ *   driver for its carrier (zvs_ifinfo_link_now): a link that has just gone is LINK_DOWN
+ *   at once, long before linkwatch's netlink event says so.
  * - Hazards: when a link goes down the kernel leaves ENETDOWN on the socket, reported by
  *   the next recv or send even after the link is back: rx retries past it, tx retries once
  *   before believing it, and link_event clears it. A deleted interface leaves the socket
@@ -346,11 +348,25 @@ static void tx_wait(struct afp *a, int err)
         (void)poll(&pfd, 1, AFP_TX_WAIT_MS);
 }
 
+/* ENOBUFS from a bypassed qdisc is also how the kernel refuses a frame for a link whose
+ * carrier just went (packet_direct_xmit drops on !netif_carrier_ok, veth_xmit on a peer
+ * that is down). Waiting for room then only stalls the loop while the carrier event
+ * is still in linkwatch: ask the driver once per burst, and a link that is gone is
+ * link-down at once, so the switch moves the frames to a survivor. */
+static bool tx_link_gone(struct afp *a, bool *probed)
+{
+    if (*probed)
+        return false;
+    *probed = true;
+    a->stats.tx_link_probes++;
+    return zvs_ifinfo_link_now(a->fd, a->ifname) == 0;
+}
+
 /* Send the built messages; returns how many went. Sets *down when the link is down. */
 static int tx_send(struct afp *a, int m, enum zvs_drop *why, bool *down)
 {
     int i = 0, sent = 0, waits = 0;
-    bool retried_down = false;
+    bool retried_down = false, probed = false;
 
     while (i < m) {
         int r = sendmmsg(a->fd, &a->tx_msg[i], (unsigned)(m - i), MSG_DONTWAIT);
@@ -362,6 +378,8 @@ static int tx_send(struct afp *a, int m, enum zvs_drop *why, bool *down)
         int err = r < 0 ? errno : EAGAIN;
         if (err == EINTR)
             continue;
+        if (err == ENOBUFS && tx_link_gone(a, &probed))
+            err = ENXIO;
         if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) {
             if (waits++ < ZVS_AFP_TX_RETRIES) {
                 tx_wait(a, err);

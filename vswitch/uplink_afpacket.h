@@ -32,7 +32,9 @@ struct zvs_afpacket_stats {
     uint64_t tx_frames;                 /* frames the kernel accepted */
     uint64_t tx_waits;                  /* bounded polls after EAGAIN / ENOBUFS */
     uint64_t tx_no_buffer;              /* given up after the waits (ZVS_DROP_NO_BUFFER) */
-    uint64_t tx_link_down;              /* ENETDOWN / ENXIO (ZVS_DROP_LINK_DOWN) */
+    uint64_t tx_link_down;              /* ENETDOWN / ENXIO, or ENOBUFS with the carrier
+                                         * gone (ZVS_DROP_LINK_DOWN) */
+    uint64_t tx_link_probes;            /* drivers asked for carrier after an ENOBUFS */
     uint64_t tx_fail;                   /* refused for another reason (ZVS_DROP_TX_FAIL) */
     uint64_t reopens;                   /* sockets rebuilt by name */
     int      last_errno;                /* last unexpected error, for diagnostics */

@@ -6,7 +6,7 @@
  *   side (tests/integration/lab_pcap.sh against lab_basic.sh), not asserted.
  * - Owns: one pcap_t (pcap_create; snaplen ZVS_PCAP_SNAPLEN, promiscuous, immediate
  *   mode, a ZVS_PCAP_BUFFER ring, non-blocking, direction PCAP_D_IN so our own
- *   transmissions never come back), a frame pool of ZVS_PCAP_POOL_BUFS receive buffers
+ *   transmissions never come back, PACKET_QDISC_BYPASS on its socket), a frame pool of ZVS_PCAP_POOL_BUFS receive buffers
  *   and one tx scratch buffer, all made at open: nothing is allocated per frame.
  *   libpcap 1.10 on Linux builds a TPACKET_V2 ring in immediate mode (V3 would batch
  *   frames behind a timer) whose slots are 64 KiB + 18 when the interface has offloads
@@ -41,8 +41,9 @@
  *   checksum some caller left is completed there too). GSO frames are refused (TX_FAIL).
  *   EAGAIN/ENOBUFS: at most ZVS_PCAP_TX_RETRIES waits of 1 ms per burst, then the rest are
  *   NO_BUFFER; ENETDOWN (after one retry: the kernel's note of an old link-down is
- *   reported once by the next send) or ENXIO: carrier down, the rest are LINK_DOWN; any
- *   other error refuses only the frame at fault (TX_FAIL).
+ *   reported once by the next send), ENXIO, or an ENOBUFS for which the driver says the
+ *   carrier is gone (zvs_ifinfo_link_now, once per burst): carrier down, the rest are
+ *   LINK_DOWN; any other error refuses only the frame at fault (TX_FAIL).
  * - Link events: libpcap (1.10) keeps reading after a down/up; a deleted interface makes
  *   every pcap_dispatch fail ("The interface disappeared"), and activating a handle on
  *   an interface that is down fails. So the port may have no handle (opened while down,
@@ -63,6 +64,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <linux/if.h>
+#include <linux/if_packet.h>
 #include <pcap/pcap.h>
 
 #include "ifinfo.h"
@@ -164,6 +166,12 @@ static int pcp_handle(struct pcp *a, pcap_t **out)
     if (pcap_setnonblock(pc, 1, errbuf) != 0 || pcap_setdirection(pc, PCAP_D_IN) != 0 ||
         pcap_get_selectable_fd(pc) < 0)
         goto fail;
+    /* As uplink_afpacket: frames go straight to the driver. Through the qdisc, a link
+     * whose carrier linkwatch has just taken gets the noop qdisc, which drops and reports
+     * success; bypassed, the driver refuses with ENOBUFS and the switch moves the frames
+     * to a survivor. Optional: an old kernel sends through the qdisc. */
+    int one = 1;
+    (void)setsockopt(pcap_get_selectable_fd(pc), SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one));
     *out = pc;
     return 0;
 fail:
@@ -323,8 +331,10 @@ static void tx_wait(struct pcp *a, int err)
         (void)poll(&pfd, 1, PCP_TX_WAIT_MS);
 }
 
-/* One pcap_inject with the burst's retry budget; returns 0 or the errno that stopped it. */
-static int tx_inject(struct pcp *a, const uint8_t *bytes, uint32_t len, int *waits)
+/* One pcap_inject with the burst's retry budget; returns 0 or the errno that stopped it.
+ * The first ENOBUFS of a burst asks the driver whether the carrier is gone (a veth whose
+ * peer went down refuses with ENOBUFS before linkwatch has told anyone): then ENXIO. */
+static int tx_inject(struct pcp *a, const uint8_t *bytes, uint32_t len, int *waits, bool *probed)
 {
     bool retried_down = false;
     for (;;) {
@@ -334,6 +344,12 @@ static int tx_inject(struct pcp *a, const uint8_t *bytes, uint32_t len, int *wai
         int err = r < 0 ? errno : EIO;  /* before anything else can change it */
         if (err == EINTR)
             continue;
+        if (err == ENOBUFS && !*probed) {
+            *probed = true;
+            a->stats.tx_link_probes++;
+            if (zvs_ifinfo_link_now(a->fd, a->ifname) == 0)
+                return ENXIO;
+        }
         if ((err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) &&
             (*waits)++ < ZVS_PCAP_TX_RETRIES) {
             tx_wait(a, err);
@@ -355,6 +371,7 @@ static int pcp_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_
 {
     struct pcp *a = pcp_of(p);
     int sent = 0, waits = 0;
+    bool probed = false;
 
     if (!a->pc) {
         a->stats.tx_link_down += (uint64_t)n;
@@ -370,7 +387,7 @@ static int pcp_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_
             *why = ZVS_DROP_TX_FAIL;
             continue;
         }
-        int err = tx_inject(a, bytes, len, &waits);
+        int err = tx_inject(a, bytes, len, &waits, &probed);
         if (err == 0) {
             sent++;
             continue;

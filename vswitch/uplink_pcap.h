@@ -46,6 +46,7 @@ struct zvs_pcap_stats {
     uint64_t tx_waits;                  /* bounded polls after EAGAIN / ENOBUFS */
     uint64_t tx_no_buffer;              /* given up after the waits (ZVS_DROP_NO_BUFFER) */
     uint64_t tx_link_down;              /* ENETDOWN / ENXIO / no handle (ZVS_DROP_LINK_DOWN) */
+    uint64_t tx_link_probes;            /* drivers asked for carrier after an ENOBUFS */
     uint64_t tx_fail;                   /* refused for another reason (ZVS_DROP_TX_FAIL) */
     uint64_t reopens;                   /* handles rebuilt by name */
     uint64_t kernel_drops;              /* pcap_stats ps_drop of the current handle: frames

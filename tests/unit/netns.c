@@ -234,3 +234,9 @@ int tnet_port_rx(struct zvs_port *p, int (*fd_of)(const struct zvs_port *p),
     }
     return n;
 }
+
+void tnet_burst_of(struct zvs_tx *txs, int n, const struct zvs_frame *f)
+{
+    for (int i = 0; i < n; i++)
+        txs[i] = (struct zvs_tx){ .f = f };
+}

@@ -74,6 +74,9 @@ uint32_t tnet_csum_add(uint32_t sum, const uint8_t *p, uint32_t n);
 /* ...and fold the carries into 16 bits (not complemented). */
 uint16_t tnet_csum_fold(uint32_t sum);
 
+/* A burst of n transmissions of the same frame, untouched (tag op KEEP). */
+void tnet_burst_of(struct zvs_tx *txs, int n, const struct zvs_frame *f);
+
 /* Call the port's rx until it returns frames or TNET_RX_WAIT_MS pass, polling the
  * port's descriptor (fd_of(p)) in between. Returns what the last rx returned. */
 int tnet_port_rx(struct zvs_port *p, int (*fd_of)(const struct zvs_port *p),

@@ -165,6 +165,44 @@ static void test_veth_lifecycle_exact_events(void **state)
     zvs_netlink_link_close(nl);
 }
 
+/* The same with the kernel: the dump carrier_lost asks for reports a carrier that is in
+ * fact up (the flap is over, or the caller was wrong) as an event; a carrier that is
+ * down, as the caller said, is no event, nor is linkwatch's late message about it. */
+static void test_carrier_lost_resynced_by_dump(void **state)
+{
+    struct rec r = { .n = 0 };
+    int err = 0;
+
+    if (!netns_ok)
+        skip();
+    tnet_veth_add("vd", "02:00:00:00:0d:01", "ve", "02:00:00:00:0e:01");
+    tnet_wait_running("vd", true);
+    int idx = tnet_ifindex("vd");
+    struct zvs_netlink_link *nl = zvs_netlink_link_open(record, &r, &err);
+    assert_non_null(nl);
+    assert_int_equal(zvs_netlink_link_watch(nl, "vd"), 0);
+    wait_events(nl, &r, 1);
+    assert_ev(&r, 0, "vd", idx, true, true);
+
+    struct zvs_netlink_link_stats s0, s;
+    zvs_netlink_link_stats(nl, &s0);
+    assert_int_equal(zvs_netlink_link_carrier_lost(nl, "vd"), 0);
+    zvs_netlink_link_stats(nl, &s);
+    assert_int_equal(s.dumps, s0.dumps + 1);
+    wait_events(nl, &r, 2);
+    assert_ev(&r, 1, "vd", idx, true, true);
+
+    tnet_sh("ip link set ve down");
+    assert_int_equal(zvs_netlink_link_carrier_lost(nl, "vd"), 0);
+    wait_events(nl, &r, 2);
+    struct zvs_link_state st;
+    assert_int_equal(zvs_netlink_link_state(nl, "vd", &st), 0);
+    assert_false(st.carrier);
+    assert_false(st.lower_up);
+    tnet_sh("ip link del vd");
+    zvs_netlink_link_close(nl);
+}
+
 /* ---- crafted messages ---------------------------------------------------------------- */
 
 struct msgbuf {
@@ -304,11 +342,56 @@ static void test_parser_states_and_malformed(void **state)
     zvs_netlink_link_close(nl);
 }
 
+/* The daemon learned from a refused transmit that the carrier went and acted on it. A
+ * flap shorter than linkwatch's delay reaches netlink as one message, carrier up: that
+ * must be an event now, or the port would stay down for good. A dump is asked for so the
+ * kernel's word comes even if linkwatch sends nothing more. */
+static void test_carrier_lost_told_by_the_caller(void **state)
+{
+    struct rec r = { .n = 0 };
+    int err = 0;
+    struct zvs_netlink_link *nl = zvs_netlink_link_open(record, &r, &err);
+    assert_non_null(nl);
+    assert_int_equal(zvs_netlink_link_watch(nl, "up0"), 0);
+    struct zvs_netlink_link_stats s0, s;
+    zvs_netlink_link_stats(nl, &s0);
+
+    struct msgbuf m = { .len = 0 };
+    link_msg(&m, RTM_NEWLINK, 7, UP_CARRIER, "up0", IF_OPER_UP);
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 1);
+    assert_ev(&r, 0, "up0", 7, true, true);
+
+    assert_int_equal(zvs_netlink_link_carrier_lost(nl, "up0"), 0);
+    assert_int_equal(zvs_netlink_link_carrier_lost(nl, "nope0"), -ENOENT);
+    assert_int_equal(zvs_netlink_link_carrier_lost(nl, NULL), -ENOENT);
+    assert_int_equal(r.n, 1);           /* the caller knows already: no callback */
+    struct zvs_link_state st;
+    assert_int_equal(zvs_netlink_link_state(nl, "up0", &st), 0);
+    assert_false(st.carrier);
+    /* The dump open asked for has not ended (nothing fed its DONE): the new one waits. */
+    zvs_netlink_link_stats(nl, &s);
+    assert_int_equal(s.dumps, s0.dumps);
+
+    /* The kernel's next word: carrier up (the flap is over). */
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 1);
+    assert_ev(&r, 1, "up0", 7, true, true);
+
+    /* Or, the usual case, carrier down: what the caller believes already, so silent. */
+    assert_int_equal(zvs_netlink_link_carrier_lost(nl, "up0"), 0);
+    m.len = 0;
+    link_msg(&m, RTM_NEWLINK, 7, IFF_UP, "up0", IF_OPER_DOWN);
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 0);
+    assert_int_equal(r.n, 2);
+    zvs_netlink_link_close(nl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parser_states_and_malformed),
+        cmocka_unit_test(test_carrier_lost_told_by_the_caller),
         cmocka_unit_test(test_veth_lifecycle_exact_events),
+        cmocka_unit_test(test_carrier_lost_resynced_by_dump),
     };
     return cmocka_run_group_tests_name("netlink_link", tests, setup_netns, NULL);
 }

@@ -2,8 +2,8 @@
  * process may not make one): the backend on "va", a raw AF_PACKET socket (the peer) on
  * "vb". Exact bytes both ways, scattered frames, VLAN tags on the wire and restored on
  * receive, partial checksums and TCP super-frames with their virtio-net metadata both
- * ways, refused frames that do not stop a burst, pool recycling, link down/up and
- * delete/re-create. Everything lives and dies with the namespace of this process. */
+ * ways, refused frames that do not stop a burst, pool recycling, link down/up, the far
+ * end going down (link-down at once, from the driver) and delete/re-create. Everything lives and dies with the namespace of this process. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +19,7 @@
 #include <linux/if_packet.h>
 #include <linux/virtio_net.h>
 
+#include "vswitch/ifinfo.h"
 #include "vswitch/uplink_afpacket.h"
 #include "netns.h"
 
@@ -508,8 +509,7 @@ static void test_link_down_and_up(void **state)
     make_frame(buf, 80, 4);
     struct zvs_frame f = { .data = buf, .len = 80 };
     struct zvs_tx txs[40];
-    for (int i = 0; i < 40; i++)
-        txs[i] = (struct zvs_tx){ .f = &f };
+    tnet_burst_of(txs, 40, &f);
 
     /* Down: every frame of the burst (two sendmmsg batches) is LINK_DOWN. */
     tnet_sh("ip link set va down");
@@ -548,6 +548,58 @@ static void test_link_down_and_up(void **state)
     assert_int_equal(s.last_errno, 0);
     assert_int_equal(zvs_uplink_afpacket_ifindex(p), idx);
     assert_int_equal(s.reopens, 0);
+    close(peer);
+    p->ops->destroy(p);
+}
+
+/* The far end goes down: the kernel refuses with ENOBUFS (the bypassed qdisc drops for a
+ * carrier that is off) long before linkwatch tells netlink. The backend asks the driver
+ * once and reports LINK_DOWN at once, without sleeping on a device queue that will never
+ * drain; the switch can then move the frames to a survivor. */
+static void test_peer_down_is_link_down_at_once(void **state)
+{
+    if (!netns_ok)
+        skip();
+    struct zvs_port *p = open_va();
+    uint8_t buf[80];
+    enum zvs_drop why = ZVS_DROP__COUNT;
+    int idx = tnet_ifindex("va");
+    int fd = zvs_uplink_afpacket_fd(p);
+
+    assert_int_equal(zvs_ifinfo_link_now(fd, "va"), 1);
+    assert_int_equal(zvs_ifinfo_link_now(fd, "ghost0"), -ENODEV);
+    assert_int_equal(zvs_ifinfo_link_now(fd, "a/b"), -EINVAL);
+    assert_int_equal(zvs_ifinfo_link_now(-1, "va"), -EINVAL);
+
+    make_frame(buf, 80, 5);
+    struct zvs_frame f = { .data = buf, .len = 80 };
+    struct zvs_tx txs[40];
+    tnet_burst_of(txs, 40, &f);
+
+    tnet_sh("ip link set vb down");
+    assert_int_equal(zvs_ifinfo_link_now(fd, "va"), 0);    /* no waiting for linkwatch */
+    assert_int_equal(p->ops->tx(p, txs, 40, &why), 0);
+    assert_int_equal(why, ZVS_DROP_LINK_DOWN);
+    assert_false(p->carrier);
+    struct zvs_afpacket_stats s = stats_of(p);
+    assert_int_equal(s.tx_link_down, 40);
+    assert_int_equal(s.tx_link_probes, 1);  /* once for the burst, not per frame */
+    assert_int_equal(s.tx_waits, 0);
+    assert_int_equal(s.tx_no_buffer, 0);
+    assert_int_equal(s.tx_frames, 0);
+
+    /* Back up, told as netlink_link would: the frames go again. */
+    tnet_sh("ip link set vb up");
+    tnet_wait_running("va", true);
+    assert_int_equal(zvs_ifinfo_link_now(fd, "va"), 1);
+    assert_int_equal(zvs_uplink_afpacket_link_event(p, idx, true, true), 0);
+    assert_true(p->carrier);
+    int peer = tnet_peer_open("vb", false);
+    uint8_t got[2048];
+    assert_int_equal(tx1(p, &f, ZVS_TAG_KEEP, 0, &why), 1);
+    assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), 80);
+    assert_memory_equal(got, buf, 80);
+    assert_int_equal(stats_of(p).tx_link_probes, 1);
     close(peer);
     p->ops->destroy(p);
 }
@@ -606,6 +658,7 @@ int main(void)
         cmocka_unit_test(test_gso_super_frame_both_ways),
         cmocka_unit_test(test_refused_frames_do_not_stop_a_burst),
         cmocka_unit_test(test_link_down_and_up),
+        cmocka_unit_test(test_peer_down_is_link_down_at_once),
         cmocka_unit_test(test_delete_and_recreate),
     };
     return cmocka_run_group_tests_name("uplink_afpacket", tests, setup_netns, NULL);

@@ -702,8 +702,7 @@ static void test_link_down_and_up(void **state)
     make_frame(buf, 80, 4);
     struct zvs_frame f = { .data = buf, .len = 80 };
     struct zvs_tx txs[40];
-    for (int i = 0; i < 40; i++)
-        txs[i] = (struct zvs_tx){ .f = &f };
+    tnet_burst_of(txs, 40, &f);
 
     /* Down: every frame of the burst is LINK_DOWN. */
     tnet_sh("ip link set va down");
@@ -745,6 +744,46 @@ static void test_link_down_and_up(void **state)
     assert_int_equal(s.tx_frames, 2);
     assert_int_equal(s.rx_errors, 0);
     assert_int_equal(s.reopens, 0);
+    close(peer);
+    p->ops->destroy(p);
+}
+
+/* The far end goes down: the driver refuses (ENOBUFS, qdisc bypassed) before linkwatch
+ * has said anything; the backend asks the driver once and the burst is LINK_DOWN at once,
+ * without the 1 ms waits for room that will never come. */
+static void test_peer_down_is_link_down_at_once(void **state)
+{
+    if (!netns_ok)
+        skip();
+    struct zvs_port *p = open_va();
+    uint8_t buf[80], got[2048];
+    enum zvs_drop why = ZVS_DROP__COUNT;
+    int idx = tnet_ifindex("va");
+
+    make_frame(buf, 80, 5);
+    struct zvs_frame f = { .data = buf, .len = 80 };
+    struct zvs_tx txs[40];
+    tnet_burst_of(txs, 40, &f);
+
+    tnet_sh("ip link set vb down");
+    assert_int_equal(p->ops->tx(p, txs, 40, &why), 0);
+    assert_int_equal(why, ZVS_DROP_LINK_DOWN);
+    assert_false(p->carrier);
+    struct zvs_pcap_stats s = stats_of(p);
+    assert_int_equal(s.tx_link_down, 40);
+    assert_int_equal(s.tx_link_probes, 1);
+    assert_int_equal(s.tx_waits, 0);
+    assert_int_equal(s.tx_no_buffer, 0);
+    assert_int_equal(s.tx_frames, 0);
+
+    tnet_sh("ip link set vb up");
+    tnet_wait_running("va", true);
+    assert_int_equal(zvs_uplink_pcap_link_event(p, idx, true, true), 0);
+    assert_true(p->carrier);
+    int peer = tnet_peer_open("vb", false);
+    assert_int_equal(tx1(p, &f, ZVS_TAG_KEEP, 0, &why), 1);
+    assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), 80);
+    assert_memory_equal(got, buf, 80);
     close(peer);
     p->ops->destroy(p);
 }
@@ -811,6 +850,7 @@ int main(void)
         cmocka_unit_test(test_partial_csum_tx_completed),
         cmocka_unit_test(test_refused_frames_do_not_stop_a_burst),
         cmocka_unit_test(test_link_down_and_up),
+        cmocka_unit_test(test_peer_down_is_link_down_at_once),
         cmocka_unit_test(test_delete_and_recreate),
     };
     return cmocka_run_group_tests_name("uplink_pcap", tests, setup_netns, NULL);
