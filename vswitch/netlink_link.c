@@ -14,6 +14,9 @@
  *   because the kernel refuses a second dump on the same socket. carrier_lost (the
  *   caller saw the carrier go before linkwatch did) also queues one, after setting the
  *   told carrier down, so a link already back up is reported as an event.
+ * - Settling: a message showing carrier on with operstate not yet computed (linkwatch
+ *   pending, which may last up to a second) is answered with an RTM_GETLINK for that
+ *   link, which makes the kernel settle it and report at once (settle_pending).
  * - Hazards: carrier comes from linkwatch, which may send the LOWER_UP change up to a
  *   second after the admin change; a rename is reported as the old name disappearing and
  *   the new one (if watched) appearing.
@@ -37,6 +40,7 @@ struct nl_watch {
     char                  name[IFNAMSIZ];
     struct zvs_link_state st;
     bool                  seen;         /* reported during the running dump */
+    bool                  settling;     /* asked the kernel to settle a pending carrier */
 };
 
 struct zvs_netlink_link {
@@ -99,6 +103,49 @@ static void set_gone(struct zvs_netlink_link *nl, struct nl_watch *w)
     deliver(nl, w, false, 0, false);
 }
 
+/* Ask for one link (RTM_GETLINK by ifindex). The kernel settles the link's pending
+ * linkwatch work before it answers (rtnl_getlink), and the answer is an RTM_NEWLINK
+ * like any other, handled as one. */
+static int request_link(struct zvs_netlink_link *nl, int ifindex)
+{
+    struct {
+        struct nlmsghdr  h;
+        struct ifinfomsg ifi;
+    } req;
+
+    memset(&req, 0, sizeof(req));
+    req.h.nlmsg_len = NLMSG_LENGTH(sizeof(req.ifi));
+    req.h.nlmsg_type = RTM_GETLINK;
+    req.h.nlmsg_flags = NLM_F_REQUEST;
+    req.h.nlmsg_seq = ++nl->seq;
+    req.ifi.ifi_family = AF_UNSPEC;
+    req.ifi.ifi_index = ifindex;
+    struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+    if (sendto(nl->fd, &req, req.h.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
+        return -errno;
+    nl->stats.settles++;
+    return 0;
+}
+
+/* Carrier on (IFF_LOWER_UP) but operstate still DOWN or LOWERLAYERDOWN is never a settled
+ * state (rfc2863_policy gives UP, DORMANT or TESTING to a link with carrier): linkwatch has
+ * not run for it yet. It runs late on a busy machine, and for a device it does not call
+ * urgent (a physical NIC; a veth whose peer in another namespace has the same ifindex) up
+ * to a second after its previous run. Asking for the link settles it now. Once per
+ * pending spell, so a kernel that does not settle on request is asked only once. */
+static void settle_pending(struct zvs_netlink_link *nl, struct nl_watch *w, int ifindex)
+{
+    const struct zvs_link_state *st = &w->st;
+    bool pending = st->admin_up && st->lower_up &&
+                   (st->operstate == IF_OPER_DOWN || st->operstate == IF_OPER_LOWERLAYERDOWN);
+    if (!pending) {
+        w->settling = false;
+        return;
+    }
+    if (!w->settling && request_link(nl, ifindex) == 0)
+        w->settling = true;
+}
+
 static void set_present(struct zvs_netlink_link *nl, struct nl_watch *w, const struct link_msg *m)
 {
     struct zvs_link_state *st = &w->st;
@@ -112,6 +159,7 @@ static void set_present(struct zvs_netlink_link *nl, struct nl_watch *w, const s
         st->mtu = m->mtu;
     bool oper_ok = st->operstate == IF_OPER_UP || st->operstate == IF_OPER_UNKNOWN;
     deliver(nl, w, true, m->ifindex, st->admin_up && st->lower_up && oper_ok);
+    settle_pending(nl, w, m->ifindex);
 }
 
 /* Parse the ifinfomsg and attributes of a link message payload into m; false if

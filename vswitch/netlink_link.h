@@ -45,6 +45,7 @@ struct zvs_netlink_link_stats {
     uint64_t overruns;                  /* ENOBUFS from the socket: events were lost */
     uint64_t dumps;                     /* RTM_GETLINK dumps requested */
     uint64_t dump_errors;               /* dumps the kernel answered with an error */
+    uint64_t settles;                   /* links asked for to settle a pending carrier */
 };
 
 /* Open the watcher and request the initial dump. cb is called from process() only.

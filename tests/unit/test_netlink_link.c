@@ -385,11 +385,58 @@ static void test_carrier_lost_told_by_the_caller(void **state)
     zvs_netlink_link_close(nl);
 }
 
+/* Carrier on with operstate not yet computed (linkwatch pending): the watcher says no
+ * carrier yet and asks the kernel for the link once, so it settles now instead of up to a
+ * second later; once per pending spell. */
+static void test_pending_carrier_is_settled(void **state)
+{
+    struct rec r = { .n = 0 };
+    int err = 0;
+    struct zvs_netlink_link *nl = zvs_netlink_link_open(record, &r, &err);
+    assert_non_null(nl);
+    assert_int_equal(zvs_netlink_link_watch(nl, "up0"), 0);
+    struct zvs_netlink_link_stats s;
+
+    struct msgbuf m = { .len = 0 };
+    link_msg(&m, RTM_NEWLINK, 7, IFF_UP | IFF_LOWER_UP, "up0", IF_OPER_DOWN);
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 1);
+    assert_ev(&r, 0, "up0", 7, false, true);
+    zvs_netlink_link_stats(nl, &s);
+    assert_int_equal(s.settles, 1);
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 0);  /* still pending */
+    zvs_netlink_link_stats(nl, &s);
+    assert_int_equal(s.settles, 1);
+
+    m.len = 0;                          /* the kernel's settled answer */
+    link_msg(&m, RTM_NEWLINK, 7, UP_CARRIER, "up0", IF_OPER_UP);
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 1);
+    assert_ev(&r, 1, "up0", 7, true, true);
+
+    /* Settled states are never asked about: dormant, admin down, no carrier. */
+    m.len = 0;
+    link_msg(&m, RTM_NEWLINK, 7, IFF_UP | IFF_LOWER_UP, "up0", IF_OPER_DORMANT);
+    link_msg(&m, RTM_NEWLINK, 7, IFF_LOWER_UP, "up0", IF_OPER_DOWN);
+    link_msg(&m, RTM_NEWLINK, 7, IFF_UP, "up0", IF_OPER_LOWERLAYERDOWN);
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 1);
+    assert_ev(&r, 2, "up0", 7, false, true);
+    zvs_netlink_link_stats(nl, &s);
+    assert_int_equal(s.settles, 1);
+
+    /* A new pending spell, here without IFLA_OPERSTATE (IFF_RUNNING clear): asked again. */
+    m.len = 0;
+    link_msg(&m, RTM_NEWLINK, 7, IFF_UP | IFF_LOWER_UP, "up0", -1);
+    assert_int_equal(zvs_netlink_link_feed(nl, m.u.b, m.len), 0);
+    zvs_netlink_link_stats(nl, &s);
+    assert_int_equal(s.settles, 2);
+    zvs_netlink_link_close(nl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parser_states_and_malformed),
         cmocka_unit_test(test_carrier_lost_told_by_the_caller),
+        cmocka_unit_test(test_pending_carrier_is_settled),
         cmocka_unit_test(test_veth_lifecycle_exact_events),
         cmocka_unit_test(test_carrier_lost_resynced_by_dump),
     };
