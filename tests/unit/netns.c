@@ -240,3 +240,82 @@ void tnet_burst_of(struct zvs_tx *txs, int n, const struct zvs_frame *f)
     for (int i = 0; i < n; i++)
         txs[i] = (struct zvs_tx){ .f = f };
 }
+
+void tnet_rx_rounds(struct zvs_port *p, int (*fd_of)(const struct zvs_port *p), int peer,
+                    uint32_t pool_bufs, const uint8_t dst[6], const uint8_t src[6])
+{
+    uint8_t buf[1514];
+    struct zvs_frame fr[ZVS_BATCH];
+    uint32_t total = 0;
+
+    for (int round = 0; round < 30; round++) {
+        for (int k = 0; k < 10; k++) {
+            uint32_t len = 60 + (uint32_t)((round * 10 + k) * 4);
+            tnet_frame(buf, len, (uint8_t)(round * 10 + k), dst, src);
+            tnet_peer_send(peer, buf, len, NULL);
+        }
+        int got = 0;
+        while (got < 10) {
+            int n = tnet_port_rx(p, fd_of, fr, ZVS_BATCH);
+            assert_true(n > 0);
+            for (int i = 0; i < n; i++) {
+                int seq = round * 10 + got + i;
+                uint32_t len = 60 + (uint32_t)(seq * 4);
+                tnet_frame(buf, len, (uint8_t)seq, dst, src);
+                assert_int_equal(fr[i].len, len);
+                assert_memory_equal(fr[i].data, buf, len);
+                assert_int_equal(fr[i].in_port, p->index);
+                assert_int_equal(fr[i].nfrags, 0);
+                assert_int_equal(fr[i].vnet.flags, 0);
+                assert_int_equal(fr[i].vnet.gso_type, ZVS_VNET_GSO_NONE);
+                assert_true(fr[i].cookie < pool_bufs);
+                total++;
+            }
+            got += n;
+            p->ops->rx_release(p, fr, n);
+        }
+        assert_int_equal(got, 10);
+    }
+    assert_int_equal(total, 300);
+}
+
+void tnet_rx_hold_all(struct zvs_port *p, int (*fd_of)(const struct zvs_port *p), int peer,
+                      struct zvs_frame *held, uint32_t pool_bufs, const uint8_t dst[6],
+                      const uint8_t src[6])
+{
+    uint8_t buf[64];
+    struct zvs_frame fr[ZVS_BATCH];
+    uint32_t nheld = 0;
+
+    for (uint32_t i = 0; i < pool_bufs + 4; i++) {
+        tnet_frame(buf, 64, (uint8_t)i, dst, src);
+        tnet_peer_send(peer, buf, 64, NULL);
+    }
+    while (nheld < pool_bufs) {
+        int n = tnet_port_rx(p, fd_of, held + nheld, ZVS_BATCH);
+        assert_true(n > 0);
+        nheld += (uint32_t)n;
+    }
+    assert_int_equal(nheld, pool_bufs);
+    assert_int_equal(p->ops->rx(p, fr, ZVS_BATCH), 0);
+}
+
+void tnet_rx_give_back(struct zvs_port *p, int (*fd_of)(const struct zvs_port *p),
+                       struct zvs_frame *held, uint32_t pool_bufs, const uint8_t dst[6],
+                       const uint8_t src[6])
+{
+    uint8_t buf[64];
+    struct zvs_frame fr[ZVS_BATCH];
+
+    for (uint32_t i = 0; i < pool_bufs; i++) {
+        tnet_frame(buf, 64, (uint8_t)i, dst, src);
+        assert_memory_equal(held[i].data, buf, 64);
+    }
+    p->ops->rx_release(p, held, (int)pool_bufs);
+    assert_int_equal(tnet_port_rx(p, fd_of, fr, ZVS_BATCH), 4);
+    for (int i = 0; i < 4; i++) {
+        tnet_frame(buf, 64, (uint8_t)(pool_bufs + (uint32_t)i), dst, src);
+        assert_memory_equal(fr[i].data, buf, 64);
+    }
+    p->ops->rx_release(p, fr, 4);
+}

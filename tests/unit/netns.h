@@ -74,6 +74,26 @@ uint32_t tnet_csum_add(uint32_t sum, const uint8_t *p, uint32_t n);
 /* ...and fold the carries into 16 bits (not complemented). */
 uint16_t tnet_csum_fold(uint32_t sum);
 
+/* The receive side every uplink backend must have, on port p (descriptor fd_of(p)) fed by
+ * the peer socket `peer` with tnet_frame frames from src to dst. The caller checks its
+ * backend's counters between the steps.
+ * - tnet_rx_rounds: 300 frames of 60..1256 bytes in rounds of 10 through a pool of
+ *   pool_bufs buffers (more frames than buffers: works only if rx_release gives them
+ *   back); exact bytes, in_port = p->index, no fragments, no offload metadata, cookie <
+ *   pool_bufs.
+ * - tnet_rx_hold_all: pool_bufs + 4 frames of 64 bytes sent, the first pool_bufs taken
+ *   into held[] and kept; the next rx then gives nothing.
+ * - tnet_rx_give_back: the held frames are intact (nothing overwritten while held), go back,
+ *   and the 4 that waited arrive. */
+void tnet_rx_rounds(struct zvs_port *p, int (*fd_of)(const struct zvs_port *p), int peer,
+                    uint32_t pool_bufs, const uint8_t dst[6], const uint8_t src[6]);
+void tnet_rx_hold_all(struct zvs_port *p, int (*fd_of)(const struct zvs_port *p), int peer,
+                      struct zvs_frame *held, uint32_t pool_bufs, const uint8_t dst[6],
+                      const uint8_t src[6]);
+void tnet_rx_give_back(struct zvs_port *p, int (*fd_of)(const struct zvs_port *p),
+                       struct zvs_frame *held, uint32_t pool_bufs, const uint8_t dst[6],
+                       const uint8_t src[6]);
+
 /* A burst of n transmissions of the same frame, untouched (tag op KEEP). */
 void tnet_burst_of(struct zvs_tx *txs, int n, const struct zvs_frame *f);
 

@@ -301,41 +301,9 @@ static void test_rx_exact_bytes_and_pool_recycling(void **state)
         skip();
     struct zvs_port *p = open_va();
     int peer = tnet_peer_open("vb", false);
-    uint8_t buf[1514];
-    struct zvs_frame fr[ZVS_BATCH];
-    uint32_t total = 0;
 
     p->index = 5;
-    /* 300 frames through a 256-buffer pool: only works if rx_release gives them back. */
-    for (int round = 0; round < 30; round++) {
-        for (int k = 0; k < 10; k++) {
-            uint32_t len = 60 + (uint32_t)((round * 10 + k) * 4);
-            make_frame(buf, len, (uint8_t)(round * 10 + k));
-            tnet_peer_send(peer, buf, len, NULL);
-        }
-        int got = 0;
-        while (got < 10) {
-            int n = port_rx(p, fr, ZVS_BATCH);
-            assert_true(n > 0);
-            for (int i = 0; i < n; i++) {
-                int seq = round * 10 + got + i;
-                uint32_t len = 60 + (uint32_t)(seq * 4);
-                make_frame(buf, len, (uint8_t)seq);
-                assert_int_equal(fr[i].len, len);
-                assert_memory_equal(fr[i].data, buf, len);
-                assert_int_equal(fr[i].in_port, 5);
-                assert_int_equal(fr[i].nfrags, 0);
-                assert_int_equal(fr[i].vnet.flags, 0);
-                assert_int_equal(fr[i].vnet.gso_type, ZVS_VNET_GSO_NONE);
-                assert_true(fr[i].cookie < ZVS_PCAP_POOL_BUFS);
-                total++;
-            }
-            got += n;
-            p->ops->rx_release(p, fr, n);
-        }
-        assert_int_equal(got, 10);
-    }
-    assert_int_equal(total, 300);
+    tnet_rx_rounds(p, zvs_uplink_pcap_fd, peer, ZVS_PCAP_POOL_BUFS, MAC_X, MAC_A);
     struct zvs_pcap_stats s = stats_of(p);
     assert_int_equal(s.rx_frames, 300);
     assert_int_equal(s.rx_no_buffer, 0);
@@ -344,30 +312,9 @@ static void test_rx_exact_bytes_and_pool_recycling(void **state)
     /* A switch that holds every buffer gets nothing more (counted), and the frames wait
      * in libpcap's ring until buffers come back. */
     static struct zvs_frame held[ZVS_PCAP_POOL_BUFS + 4];
-    int nheld = 0;
-    for (int i = 0; i < ZVS_PCAP_POOL_BUFS + 4; i++) {
-        make_frame(buf, 64, (uint8_t)i);
-        tnet_peer_send(peer, buf, 64, NULL);
-    }
-    while (nheld < ZVS_PCAP_POOL_BUFS) {
-        int n = port_rx(p, held + nheld, ZVS_BATCH);
-        assert_true(n > 0);
-        nheld += n;
-    }
-    assert_int_equal(nheld, ZVS_PCAP_POOL_BUFS);
-    assert_int_equal(p->ops->rx(p, fr, ZVS_BATCH), 0);
+    tnet_rx_hold_all(p, zvs_uplink_pcap_fd, peer, held, ZVS_PCAP_POOL_BUFS, MAC_X, MAC_A);
     assert_int_equal(stats_of(p).rx_no_buffer, 1);
-    for (int i = 0; i < nheld; i++) {
-        make_frame(buf, 64, (uint8_t)i);
-        assert_memory_equal(held[i].data, buf, 64);   /* nothing overwritten meanwhile */
-    }
-    p->ops->rx_release(p, held, nheld);
-    assert_int_equal(port_rx(p, fr, ZVS_BATCH), 4);
-    for (int i = 0; i < 4; i++) {
-        make_frame(buf, 64, (uint8_t)(ZVS_PCAP_POOL_BUFS + i));
-        assert_memory_equal(fr[i].data, buf, 64);
-    }
-    p->ops->rx_release(p, fr, 4);
+    tnet_rx_give_back(p, zvs_uplink_pcap_fd, held, ZVS_PCAP_POOL_BUFS, MAC_X, MAC_A);
     assert_int_equal(stats_of(p).kernel_drops, 0);
     close(peer);
     p->ops->destroy(p);
