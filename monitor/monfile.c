@@ -38,6 +38,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "monitor/be.h"
+
 /* Control block */
 #define CTL_MAGIC       0               /* "ZVMW" */
 #define CTL_VERSION     4
@@ -112,33 +114,6 @@ uint32_t zvs_mon_crc32(uint32_t crc, const void *buf, size_t len)
     for (size_t i = 0; i < len; i++)
         crc = crc_table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
     return ~crc;
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    put16(p, (uint16_t)(v >> 16));
-    put16(p + 2, (uint16_t)v);
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-    return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    return ((uint32_t)get16(p) << 16) | get16(p + 2);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-    return ((uint64_t)get32(p) << 32) | get32(p + 4);
 }
 
 static uint16_t domain_bit(uint8_t domain)
@@ -288,8 +263,8 @@ static int build_group(struct zvs_mon_writer *w, bool sample, uint64_t tod,
             return len;
         if (!blk || used + (unsigned)len > ZVS_MON_BLOCK) {
             if (blk) {
-                put16(w->buf + CTL_ENTRIES + CTL_ENTRY_LEN * (nblk - 1), (uint16_t)used);
-                put16(w->buf + CTL_ENTRIES + CTL_ENTRY_LEN * (nblk - 1) + 2, (uint16_t)inblk);
+                be_put16(w->buf + CTL_ENTRIES + CTL_ENTRY_LEN * (nblk - 1), (uint16_t)used);
+                be_put16(w->buf + CTL_ENTRIES + CTL_ENTRY_LEN * (nblk - 1) + 2, (uint16_t)inblk);
             }
             if (nblk == CTL_MAX_BLOCKS)
                 return -E2BIG;
@@ -308,21 +283,21 @@ static int build_group(struct zvs_mon_writer *w, bool sample, uint64_t tod,
     }
     ctl = w->buf;
     if (blk) {
-        put16(ctl + CTL_ENTRIES + CTL_ENTRY_LEN * (nblk - 1), (uint16_t)used);
-        put16(ctl + CTL_ENTRIES + CTL_ENTRY_LEN * (nblk - 1) + 2, (uint16_t)inblk);
+        be_put16(ctl + CTL_ENTRIES + CTL_ENTRY_LEN * (nblk - 1), (uint16_t)used);
+        be_put16(ctl + CTL_ENTRIES + CTL_ENTRY_LEN * (nblk - 1) + 2, (uint16_t)inblk);
     }
     for (unsigned b = 0; b < nblk; b++)
-        put32(ctl + CTL_ENTRIES + CTL_ENTRY_LEN * b + 4,
+        be_put32(ctl + CTL_ENTRIES + CTL_ENTRY_LEN * b + 4,
               zvs_mon_crc32(0, ctl + (size_t)(b + 1) * ZVS_MON_BLOCK, ZVS_MON_BLOCK));
     memcpy(ctl + CTL_MAGIC, ctl_magic, 4);
     ctl[CTL_VERSION] = CTL_VERSION_1;
     ctl[CTL_FLAG] = sample ? FLAG_SAMPLE : FLAG_EVENT;
-    put16(ctl + CTL_DOMAINS, domains);
-    put32(ctl + CTL_TOD, (uint32_t)(tod >> 32));
-    put32(ctl + CTL_TOD + 4, (uint32_t)tod);
-    put32(ctl + CTL_NBLOCKS, nblk);
-    put32(ctl + CTL_NREC, n);
-    put32(ctl + CTL_CRC, ctl_crc(ctl));
+    be_put16(ctl + CTL_DOMAINS, domains);
+    be_put32(ctl + CTL_TOD, (uint32_t)(tod >> 32));
+    be_put32(ctl + CTL_TOD + 4, (uint32_t)tod);
+    be_put32(ctl + CTL_NBLOCKS, nblk);
+    be_put32(ctl + CTL_NREC, n);
+    be_put32(ctl + CTL_CRC, ctl_crc(ctl));
     return (int)nblk;
 }
 
@@ -599,14 +574,14 @@ static int ctl_parse(const uint8_t *b, struct ctl *c, const char **why)
         *why = "not a control block (magic)";
         return -EBADMSG;
     }
-    if (get32(b + CTL_CRC) != ctl_crc(b)) {
+    if (be_get32(b + CTL_CRC) != ctl_crc(b)) {
         *why = "control block checksum mismatch";
         return -EBADMSG;
     }
-    c->nblocks = get32(b + CTL_NBLOCKS);
-    c->nrec = get32(b + CTL_NREC);
-    c->domains = get16(b + CTL_DOMAINS);
-    c->tod = get64(b + CTL_TOD);
+    c->nblocks = be_get32(b + CTL_NBLOCKS);
+    c->nrec = be_get32(b + CTL_NREC);
+    c->domains = be_get16(b + CTL_DOMAINS);
+    c->tod = be_get64(b + CTL_TOD);
     if (b[CTL_VERSION] != CTL_VERSION_1) {
         *why = "control block version unknown";
         return -EBADMSG;
@@ -616,15 +591,15 @@ static int ctl_parse(const uint8_t *b, struct ctl *c, const char **why)
         return -EBADMSG;
     }
     c->sample = b[CTL_FLAG] == FLAG_SAMPLE;
-    if (get32(b + CTL_RSV24) != 0 || c->nblocks > CTL_MAX_BLOCKS) {
+    if (be_get32(b + CTL_RSV24) != 0 || c->nblocks > CTL_MAX_BLOCKS) {
         *why = "control block reserved bytes or block count";
         return -EBADMSG;
     }
     for (unsigned i = 0; i < c->nblocks; i++) {
         const uint8_t *en = b + CTL_ENTRIES + CTL_ENTRY_LEN * i;
-        c->used[i] = get16(en);
-        c->nrec_blk[i] = get16(en + 2);
-        c->crc[i] = get32(en + 4);
+        c->used[i] = be_get16(en);
+        c->nrec_blk[i] = be_get16(en + 2);
+        c->crc[i] = be_get32(en + 4);
         if (c->used[i] < ZVS_MON_HDR_LEN || c->used[i] > ZVS_MON_BLOCK ||
             c->nrec_blk[i] == 0 || c->nrec_blk[i] > c->used[i] / ZVS_MON_HDR_LEN) {
             *why = "control block entry out of range";
@@ -705,7 +680,7 @@ static int group_decode(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
                 set_error(e, boff + off, (int)index, "record header cut by the end of the data");
                 return -EBADMSG;
             }
-            len = get16(blk + off);
+            len = be_get16(blk + off);
             if (len < ZVS_MON_HDR_LEN || len > c->used[b] - off) {
                 set_error(e, boff + off, (int)index, "record length %u out of range", len);
                 return -EBADMSG;
@@ -717,7 +692,7 @@ static int group_decode(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
             rc = zvs_mon_decode(blk + off, len, &rd->rec[out]);
             if (rc == -EBADMSG) {
                 set_error(e, boff + off, (int)index, "%s record refused (length %u)",
-                          zvs_mon_record_name(blk[off + 4], get16(blk + off + 6)), len);
+                          zvs_mon_record_name(blk[off + 4], be_get16(blk + off + 6)), len);
                 return -EBADMSG;
             }
             domains |= domain_bit(blk[off + 4]);

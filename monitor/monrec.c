@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "monitor/be.h"
 #include "monitor/ebcdic.h"
 
 /* MRRECHDR */
@@ -107,39 +108,6 @@
 #define VNDLS_RSV56         56
 
 #define QUEUESTORAGE_MAX    8
-
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    put16(p, (uint16_t)(v >> 16));
-    put16(p + 2, (uint16_t)v);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    put32(p, (uint32_t)(v >> 32));
-    put32(p + 4, (uint32_t)v);
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-    return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    return ((uint32_t)get16(p) << 16) | get16(p + 2);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-    return ((uint64_t)get32(p) << 32) | get32(p + 4);
-}
 
 static bool all_zero(const uint8_t *p, size_t n)
 {
@@ -229,27 +197,27 @@ static int encode_d6r21(const struct zvs_mon_vswitch_activity *v, uint8_t *b)
         put_name(b + IODVSW_LANID_NAME, v->lan_name) < 0 ||
         put_name(b + IODVSW_SWPGROUP, v->group) < 0)
         return -EINVAL;
-    put16(b + IODVSW_RDEVDEV, v->rdev);
+    be_put16(b + IODVSW_RDEVDEV, v->rdev);
     b[IODVSW_LANFSV] = v->queuestorage_mb;
     b[IODVSW_OSAPORTN] = v->osa_port;
-    put64(b + IODVSW_NICTXBYT, v->tx_bytes);
-    put64(b + IODVSW_NICRXBYT, v->rx_bytes);
+    be_put64(b + IODVSW_NICTXBYT, v->tx_bytes);
+    be_put64(b + IODVSW_NICRXBYT, v->rx_bytes);
     for (int i = 0; i < 6; i++) {
-        put32(b + IODVSW_NICTXPKT + 4 * i, (uint32_t)pkt[i]);
-        put32(b + IODVSW_PKT_HI + 4 * i, (uint32_t)(pkt[i] >> 32));
+        be_put32(b + IODVSW_NICTXPKT + 4 * i, (uint32_t)pkt[i]);
+        be_put32(b + IODVSW_PKT_HI + 4 * i, (uint32_t)(pkt[i] >> 32));
     }
     memcpy(b + IODVSW_OSAMAC, v->osa_mac, 6);
-    put16(b + IODVSW_SWPINTSC, v->interval_s);
-    put32(b + IODVSW_VQSMRKCT, v->markers_tx);
-    put32(b + IODVSW_VQSMRPCT, v->marker_responses_rx);
-    put32(b + IODVSW_VQSMRRCT, v->marker_requests_rx);
-    put32(b + IODVSW_VQSMTOCT, v->marker_timeouts);
-    put32(b + IODVSW_VQSLCSCT, v->lacpdus_tx);
-    put32(b + IODVSW_VQSLCRCT, v->lacpdus_rx);
+    be_put16(b + IODVSW_SWPINTSC, v->interval_s);
+    be_put32(b + IODVSW_VQSMRKCT, v->markers_tx);
+    be_put32(b + IODVSW_VQSMRPCT, v->marker_responses_rx);
+    be_put32(b + IODVSW_VQSMRRCT, v->marker_requests_rx);
+    be_put32(b + IODVSW_VQSMTOCT, v->marker_timeouts);
+    be_put32(b + IODVSW_VQSLCSCT, v->lacpdus_tx);
+    be_put32(b + IODVSW_VQSLCRCT, v->lacpdus_rx);
     b[IODVSW_LACPSTAT] = v->lacp_state;
     b[IODVSW_DISTRIB] = v->distributing;
-    put16(b + IODVSW_BUCKETS, v->buckets);
-    put32(b + IODVSW_PGMOVES, v->group_moves);
+    be_put16(b + IODVSW_BUCKETS, v->buckets);
+    be_put32(b + IODVSW_PGMOVES, v->group_moves);
     return D6R21_LEN;
 }
 
@@ -262,7 +230,7 @@ static int encode_d6r2x(const struct zvs_mon_vswitch_event *v, bool failure, uin
         put_name(b + IODVSF_LANCONT, v->controller) < 0 ||
         put_name(b + (failure ? IODVSF_SWPGROUP : IODVSR_SWPGROUP), v->group) < 0)
         return -EINVAL;
-    put16(b + IODVSF_RDEV, v->rdev);
+    be_put16(b + IODVSF_RDEV, v->rdev);
     b[IODVSF_OSAPORT] = v->osa_port;
     /* No manager in our model: the manager userid is blank. */
     memset(b + (failure ? IODVSF_MGSWIEUSER : IODVSR_MGSWIEUSER), ZVS_EBCDIC_BLANK, 8);
@@ -283,15 +251,15 @@ static int encode_d8r1(const struct zvs_mon_vnic_activity *v, uint8_t *b)
         put_name(b + VNDSES_LANID_NAME, v->lan_name) < 0 ||
         put_name(b + VNDSES_SWPGROUP, v->group) < 0)
         return -EINVAL;
-    put16(b + VNDSES_VDEVDEV, v->vdev);
+    be_put16(b + VNDSES_VDEVDEV, v->vdev);
     memcpy(b + VNDSES_NICMAC, v->mac, 6);
     b[VNDSES_NICTRANP] = v->transport;
     b[VNDSES_NICTYPE] = v->nic_type;
     b[VNDSES_VSWITCH] = v->vswitch;
-    put64(b + VNDSES_SESTXBYT, v->tx_bytes);
-    put64(b + VNDSES_SESRXBYT, v->rx_bytes);
+    be_put64(b + VNDSES_SESTXBYT, v->tx_bytes);
+    be_put64(b + VNDSES_SESRXBYT, v->rx_bytes);
     for (int i = 0; i < 6; i++)
-        put64(b + VNDSES_SESTXPKT + 8 * i, cnt[i]);
+        be_put64(b + VNDSES_SESTXPKT + 8 * i, cnt[i]);
     return D8R1_LEN;
 }
 
@@ -301,7 +269,7 @@ static int encode_d8r23(const struct zvs_mon_vnic_link *v, uint8_t *b)
         put_name(b + VNDLS_LANNAME, v->lan_name) < 0 ||
         put_name(b + VNDLS_NICOWNER, v->nic_owner) < 0)
         return -EINVAL;
-    put16(b + VNDLS_NICBASE, v->vdev);
+    be_put16(b + VNDLS_NICBASE, v->vdev);
     b[VNDLS_NICTYPE] = v->nic_type;
     return D8R2_LEN;
 }
@@ -314,10 +282,10 @@ int zvs_mon_encode(const struct zvs_mon_record *r, uint8_t *buf, size_t cap)
     if (len == 0 || cap < len)
         return -EINVAL;
     memset(buf, 0, len);
-    put16(buf + HDR_LEN, (uint16_t)len);
+    be_put16(buf + HDR_LEN, (uint16_t)len);
     buf[HDR_DM] = r->domain;
-    put16(buf + HDR_RC, r->number);
-    put64(buf + HDR_TOD, r->tod);
+    be_put16(buf + HDR_RC, r->number);
+    be_put64(buf + HDR_TOD, r->tod);
     if (r->domain == ZVS_MON_DOMAIN_IO && r->number == ZVS_MON_REC_D6R21)
         rc = encode_d6r21(&r->u.vsw, buf);
     else if (r->domain == ZVS_MON_DOMAIN_IO)
@@ -337,7 +305,7 @@ static int decode_d6r21(const uint8_t *b, struct zvs_mon_vswitch_activity *v)
 {
     uint64_t pkt[6];
 
-    if (b[IODVSW_RSV27] != 0 || b[IODVSW_RSV31] != 0 || get16(b + IODVSW_BUCKETS) > 256)
+    if (b[IODVSW_RSV27] != 0 || b[IODVSW_RSV31] != 0 || be_get16(b + IODVSW_BUCKETS) > 256)
         return -EBADMSG;
     if (zvs_ebcdic_name_get(v->controller, b + IODVSW_VMDUSER) < 0 ||
         zvs_ebcdic_name_get(v->lan_owner, b + IODVSW_LANID_OWNER) < 0 ||
@@ -348,13 +316,13 @@ static int decode_d6r21(const uint8_t *b, struct zvs_mon_vswitch_activity *v)
     v->distributing = b[IODVSW_DISTRIB];
     if (v->queuestorage_mb < 1 || v->queuestorage_mb > QUEUESTORAGE_MAX || v->distributing > 1)
         return -EBADMSG;
-    v->rdev = get16(b + IODVSW_RDEVDEV);
+    v->rdev = be_get16(b + IODVSW_RDEVDEV);
     v->osa_port = b[IODVSW_OSAPORTN];
-    v->tx_bytes = get64(b + IODVSW_NICTXBYT);
-    v->rx_bytes = get64(b + IODVSW_NICRXBYT);
+    v->tx_bytes = be_get64(b + IODVSW_NICTXBYT);
+    v->rx_bytes = be_get64(b + IODVSW_NICRXBYT);
     for (int i = 0; i < 6; i++)
-        pkt[i] = ((uint64_t)get32(b + IODVSW_PKT_HI + 4 * i) << 32) |
-                 get32(b + IODVSW_NICTXPKT + 4 * i);
+        pkt[i] = ((uint64_t)be_get32(b + IODVSW_PKT_HI + 4 * i) << 32) |
+                 be_get32(b + IODVSW_NICTXPKT + 4 * i);
     v->tx_packets = pkt[0];
     v->tx_discards = pkt[1];
     v->tx_errors = pkt[2];
@@ -362,16 +330,16 @@ static int decode_d6r21(const uint8_t *b, struct zvs_mon_vswitch_activity *v)
     v->rx_discards = pkt[4];
     v->rx_errors = pkt[5];
     memcpy(v->osa_mac, b + IODVSW_OSAMAC, 6);
-    v->interval_s = get16(b + IODVSW_SWPINTSC);
-    v->markers_tx = get32(b + IODVSW_VQSMRKCT);
-    v->marker_responses_rx = get32(b + IODVSW_VQSMRPCT);
-    v->marker_requests_rx = get32(b + IODVSW_VQSMRRCT);
-    v->marker_timeouts = get32(b + IODVSW_VQSMTOCT);
-    v->lacpdus_tx = get32(b + IODVSW_VQSLCSCT);
-    v->lacpdus_rx = get32(b + IODVSW_VQSLCRCT);
+    v->interval_s = be_get16(b + IODVSW_SWPINTSC);
+    v->markers_tx = be_get32(b + IODVSW_VQSMRKCT);
+    v->marker_responses_rx = be_get32(b + IODVSW_VQSMRPCT);
+    v->marker_requests_rx = be_get32(b + IODVSW_VQSMRRCT);
+    v->marker_timeouts = be_get32(b + IODVSW_VQSMTOCT);
+    v->lacpdus_tx = be_get32(b + IODVSW_VQSLCSCT);
+    v->lacpdus_rx = be_get32(b + IODVSW_VQSLCRCT);
     v->lacp_state = b[IODVSW_LACPSTAT];
-    v->buckets = get16(b + IODVSW_BUCKETS);
-    v->group_moves = get32(b + IODVSW_PGMOVES);
+    v->buckets = be_get16(b + IODVSW_BUCKETS);
+    v->group_moves = be_get32(b + IODVSW_PGMOVES);
     return 0;
 }
 
@@ -387,7 +355,7 @@ static int decode_d6r2x(const uint8_t *b, bool failure, struct zvs_mon_vswitch_e
         zvs_ebcdic_name_get(v->controller, b + IODVSF_LANCONT) < 0 ||
         zvs_ebcdic_name_get(v->group, b + (failure ? IODVSF_SWPGROUP : IODVSR_SWPGROUP)) < 0)
         return -EBADMSG;
-    v->rdev = get16(b + IODVSF_RDEV);
+    v->rdev = be_get16(b + IODVSF_RDEV);
     v->osa_port = b[IODVSF_OSAPORT];
     v->reason = failure ? b[IODVSF_LANRDD_RSN] : ZVS_MON_FAIL_NONE;
     if (v->reason > ZVS_MON_FAIL_DETACHED)
@@ -409,14 +377,14 @@ static int decode_d8r1(const uint8_t *b, struct zvs_mon_vnic_activity *v)
     v->vswitch = b[VNDSES_VSWITCH];
     if (v->vswitch > 1)
         return -EBADMSG;
-    v->vdev = get16(b + VNDSES_VDEVDEV);
+    v->vdev = be_get16(b + VNDSES_VDEVDEV);
     memcpy(v->mac, b + VNDSES_NICMAC, 6);
     v->transport = b[VNDSES_NICTRANP];
     v->nic_type = b[VNDSES_NICTYPE];
-    v->tx_bytes = get64(b + VNDSES_SESTXBYT);
-    v->rx_bytes = get64(b + VNDSES_SESRXBYT);
+    v->tx_bytes = be_get64(b + VNDSES_SESTXBYT);
+    v->rx_bytes = be_get64(b + VNDSES_SESRXBYT);
     for (int i = 0; i < 6; i++)
-        cnt[i] = get64(b + VNDSES_SESTXPKT + 8 * i);
+        cnt[i] = be_get64(b + VNDSES_SESTXPKT + 8 * i);
     v->tx_packets = cnt[0];
     v->tx_discards = cnt[1];
     v->tx_errors = cnt[2];
@@ -434,7 +402,7 @@ static int decode_d8r23(const uint8_t *b, struct zvs_mon_vnic_link *v)
         zvs_ebcdic_name_get(v->lan_name, b + VNDLS_LANNAME) < 0 ||
         zvs_ebcdic_name_get(v->nic_owner, b + VNDLS_NICOWNER) < 0)
         return -EBADMSG;
-    v->vdev = get16(b + VNDLS_NICBASE);
+    v->vdev = be_get16(b + VNDLS_NICBASE);
     v->nic_type = b[VNDLS_NICTYPE];
     return 0;
 }
@@ -445,13 +413,13 @@ int zvs_mon_decode(const uint8_t *buf, size_t len, struct zvs_mon_record *out)
     int rc;
 
     memset(out, 0, sizeof(*out));
-    if (len < ZVS_MON_HDR_LEN || get16(buf + HDR_LEN) != len)
+    if (len < ZVS_MON_HDR_LEN || be_get16(buf + HDR_LEN) != len)
         return -EBADMSG;
-    if (get16(buf + HDR_ZER) != 0 || buf[HDR_RSV1] != 0 || !all_zero(buf + HDR_RSV2, 4))
+    if (be_get16(buf + HDR_ZER) != 0 || buf[HDR_RSV1] != 0 || !all_zero(buf + HDR_RSV2, 4))
         return -EBADMSG;
     out->domain = buf[HDR_DM];
-    out->number = get16(buf + HDR_RC);
-    out->tod = get64(buf + HDR_TOD);
+    out->number = be_get16(buf + HDR_RC);
+    out->tod = be_get64(buf + HDR_TOD);
     want = record_len(out->domain, out->number);
     if (want == 0)
         return -ENOTSUP;
