@@ -193,6 +193,13 @@ static void expect_sample(struct zvs_mon_reader *rd, unsigned g, uint64_t offset
         assert_same_record(&grp.rec[i], &want[i]);
 }
 
+/* The three sample groups write_four writes first: groups 0, 1 and 2 at blocks 0, 2, 4. */
+static void expect_first_three(struct zvs_mon_reader *rd)
+{
+    for (unsigned g = 0; g < 3; g++)
+        expect_sample(rd, g, 2ull * g * BLK);
+}
+
 static void expect_events(struct zvs_mon_reader *rd, uint64_t offset)
 {
     struct zvs_mon_record want[4];
@@ -281,8 +288,7 @@ static void test_write_read_four(void **state)
     write_four(path);
     struct zvs_mon_reader *rd = zvs_mon_reader_open(path, &err);
     assert_non_null(rd);
-    for (unsigned g = 0; g < 3; g++)
-        expect_sample(rd, g, 2ull * g * BLK);
+    expect_first_three(rd);
     expect_events(rd, 6 * BLK);
     expect_end(rd);
     zvs_mon_reader_close(rd);
@@ -295,8 +301,7 @@ static void test_write_read_four(void **state)
     assert_int_equal(zvs_mon_write_group(w, true, TOD0, r, 0), 0);     /* an empty interval */
     zvs_mon_writer_close(w);
     rd = zvs_mon_reader_open(path, &err);
-    for (unsigned g = 0; g < 3; g++)
-        expect_sample(rd, g, 2ull * g * BLK);
+    expect_first_three(rd);
     expect_events(rd, 6 * BLK);
     expect_sample(rd, 0, 8 * BLK);
     struct zvs_mon_group grp;
@@ -469,8 +474,7 @@ static void test_truncated(void **state)
 
     /* in the middle of the last data block */
     struct zvs_mon_reader *rd = zvs_mon_reader_memopen(b, 7 * BLK + 100, &err);
-    for (unsigned g = 0; g < 3; g++)
-        expect_sample(rd, g, 2ull * g * BLK);
+    expect_first_three(rd);
     expect_error(rd, -ENODATA, 7 * BLK, -1,
                  "group at offset 24576 truncated after 0 of 1 data blocks");
     expect_end(rd);
@@ -479,8 +483,7 @@ static void test_truncated(void **state)
     /* right after the last control block, through a real file */
     spit(path, b, 7 * BLK);
     rd = zvs_mon_reader_open(path, &err);
-    for (unsigned g = 0; g < 3; g++)
-        expect_sample(rd, g, 2ull * g * BLK);
+    expect_first_three(rd);
     expect_error(rd, -ENODATA, 7 * BLK, -1,
                  "group at offset 24576 truncated after 0 of 1 data blocks");
     expect_end(rd);
@@ -488,8 +491,7 @@ static void test_truncated(void **state)
 
     /* inside a control block */
     rd = zvs_mon_reader_memopen(b, 6 * BLK + 10, &err);
-    for (unsigned g = 0; g < 3; g++)
-        expect_sample(rd, g, 2ull * g * BLK);
+    expect_first_three(rd);
     expect_error(rd, -ENODATA, 6 * BLK, -1, "truncated: 10 bytes of a block at the end");
     expect_end(rd);
     zvs_mon_reader_close(rd);
