@@ -27,14 +27,14 @@
  * -EBUSY (in use, already coupled), -ENOTCONN (not coupled), -EPERM (not the owner),
  * -EACCES (not authorized to couple), -EINVAL (anything else).
  */
-#include "cfg_apply.h"
+#include "cp-commands/cfg_apply.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-#include "cfg_apply_impl.h"
+#include "cp-commands/cfg_apply_impl.h"
 
 /* ---- small helpers ------------------------------------------------------------------- */
 

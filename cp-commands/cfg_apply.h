@@ -21,8 +21,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "command.h"
-#include "config.h"
+#include "cp-commands/command.h"
+#include "cp-commands/config.h"
 
 /* The issuer of a command: its CP userid and privilege classes (ZVS_PRIVCLASS bits). */
 struct zvs_issuer {

@@ -14,7 +14,7 @@
  *     RDEV.
  *   - LEAVE may empty a group a switch uses (validate only warns about that in files).
  */
-#include "cfg_apply_impl.h"
+#include "cp-commands/cfg_apply_impl.h"
 
 #include <assert.h>
 #include <errno.h>

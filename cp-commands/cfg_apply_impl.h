@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cfg_apply.h"
-#include "command.h"
-#include "config.h"
+#include "cp-commands/cfg_apply.h"
+#include "cp-commands/command.h"
+#include "cp-commands/config.h"
 
 /* zvs_cp_error, then the errno: handlers end with `return REFUSE(r, -E.., id, args)`. */
 #define REFUSE(r, err, ...) (zvs_cp_error((r), __VA_ARGS__), (err))

@@ -26,7 +26,7 @@
  *     ACCESS port (NICDEF PORTTYPE, else the switch's) is refused with HCP1130E, the rule
  *     validate applies to a NICDEF LAN SYSTEM (ours, for consistency).
  */
-#include "cfg_apply_impl.h"
+#include "cp-commands/cfg_apply_impl.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -25,7 +25,7 @@
  *   - SET VSWITCH RDEV / GROUP / CONNECT / DISCONNECT on a NOUPLINK switch: HCP1135E.
  *     NOGROUP is always accepted (a NOUPLINK switch has no group to clear).
  */
-#include "cfg_apply_impl.h"
+#include "cp-commands/cfg_apply_impl.h"
 
 #include <assert.h>
 #include <errno.h>

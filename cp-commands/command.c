@@ -27,7 +27,7 @@
  * alternatives at one position share an abbreviation, no optional step's keyword reads as
  * the value after it); zvs_cmd_grammar_check proves it (command_grammar.c).
  */
-#include "command.h"
+#include "cp-commands/command.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -35,8 +35,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "command_impl.h"
-#include "tokens.h"
+#include "cp-commands/command_impl.h"
+#include "cp-commands/tokens.h"
 
 /* ---- parser -------------------------------------------------------------------------- */
 

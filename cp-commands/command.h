@@ -64,8 +64,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
-#include "cp_response.h"             /* zvs_cp_response, zvs_cp_error and its cp_messages.h ids */
+#include "cp-commands/config.h"
+#include "cp-commands/cp_response.h"             /* zvs_cp_response, zvs_cp_error and its cp_messages.h ids */
 
 #define ZVS_CMD_LINE_MAX   1024         /* longer command lines are refused */
 #define ZVS_CMD_MAX_RDEVS  8

@@ -13,12 +13,12 @@
  * Hazards: a keyword or value the parser learns must be written here too, or the round
  * trip breaks (an unknown alternative is written "?", which no parse accepts).
  */
-#include "command.h"
+#include "cp-commands/command.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "command_impl.h"
+#include "cp-commands/command_impl.h"
 
 /* The keyword of the alternative `op` of the first STEP_CHOICE with that field. */
 static const char *alt_word(const struct cmddef *def, enum op_field field, int op)

@@ -46,7 +46,7 @@
  * nor may an optional step's keywords be readable as the value the position after it
  * takes (zvs_cmd_grammar_check proves both for the table; a unit test runs it).
  */
-#include "command_impl.h"
+#include "cp-commands/command_impl.h"
 
 #include <errno.h>
 #include <string.h>

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "command.h"
+#include "cp-commands/command.h"
 
 struct kw {
     const char *word;                   /* upper case, full spelling */

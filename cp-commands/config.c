@@ -27,7 +27,7 @@
  * The configuration is usable only when zvs_cfg_errors() is 0: a statement with an error
  * stores nothing, but the checks after a file or in validate leave the objects in place.
  */
-#include "config.h"
+#include "cp-commands/config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +36,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "tokens.h"
+#include "cp-commands/tokens.h"
 
 struct zvs_cfg *zvs_cfg_new(void)
 {

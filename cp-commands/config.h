@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "messages.h"
+#include "cp-commands/messages.h"
 
 #define ZVS_CFG_MAX_VSWITCHES  64
 #define ZVS_CFG_MAX_GRANTS     1024     /* MODIFY VSWITCH ... GRANT statements, all switches */

@@ -61,7 +61,7 @@
  * Rules: texts hold only "%s"; arguments are sanitised (upper case, no control bytes, no
  * RS, cut at ZVS_CPMSG_ARG_MAX), so a response line never carries what it must not.
  */
-#include "cp_messages.h"
+#include "cp-commands/cp_messages.h"
 
 #include <assert.h>
 #include <stdio.h>

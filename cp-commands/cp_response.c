@@ -13,7 +13,7 @@
  * bytes free behind the text; a response that never got a buffer (the first allocation
  * failed) cannot say it was truncated and stays empty.
  */
-#include "cp_response.h"
+#include "cp-commands/cp_response.h"
 
 #include <assert.h>
 #include <stdarg.h>

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "cp_messages.h"             /* enum zvs_cpmsg_id for zvs_cp_error */
+#include "cp-commands/cp_messages.h"             /* enum zvs_cpmsg_id for zvs_cp_error */
 
 /* A response: lines of text ("\n"-terminated) and the CP return code (0 success). */
 struct zvs_cp_response {

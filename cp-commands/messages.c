@@ -10,7 +10,7 @@
  * marked "..."; the list keeps at most ZVS_MSG_LIST_MAX messages and counts the rest, so a
  * hostile file cannot make the list grow without bound.
  */
-#include "messages.h"
+#include "cp-commands/messages.h"
 
 #include <assert.h>
 #include <stdarg.h>

@@ -77,13 +77,13 @@
  * the sink at a scratch list that set_port_end frees. This relies on the operand engine
  * reporting through the sink it was given, which is &ctx->sink.
  */
-#include "config.h"
+#include "cp-commands/config.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "tokens.h"
+#include "cp-commands/tokens.h"
 
 #define RULE_NAME    "1-8 characters A-Z 0-9 @ # $"
 #define RULE_RDEV    "hex device nnnn or nnnn.Pn"

@@ -15,7 +15,7 @@
  * continue a statement, only a trailing comma does; bytes outside 0x20-0x7E (other than
  * blanks) are reported once per line and act as blanks, inside comments they are allowed.
  */
-#include "tokens.h"
+#include "cp-commands/tokens.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "messages.h"
+#include "cp-commands/messages.h"
 
 #define ZVS_TOK_MAX        128          /* tokens in one statement (continuations joined) */
 #define ZVS_OPDEF_MAX      64           /* operands in one table (bits of a uint64_t) */

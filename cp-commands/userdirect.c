@@ -46,14 +46,14 @@
  * After the last statement a pass over the file's NICs reports what only the whole entry
  * shows: a NIC that never got TYPE, a device range past FFFF, overlapping NICs.
  */
-#include "config.h"
+#include "cp-commands/config.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tokens.h"
+#include "cp-commands/tokens.h"
 
 #define RULE_NAME    "1-8 characters A-Z 0-9 @ # $"
 #define RULE_VDEV    "1-4 hex digits"

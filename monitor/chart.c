@@ -8,7 +8,7 @@
  * first to the last interval end, up to 6 labels hh:mm:ss (UTC). One colour per RDEV,
  * outbound solid, inbound dashed; the legend at the right.
  */
-#include "screens.h"
+#include "monitor/screens.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * concatenated); JSON: one object per interval with the System row as well.
  * Names are CP names, but they come from a file: JSON strings are escaped anyway.
  */
-#include "screens.h"
+#include "monitor/screens.h"
 
 #include <errno.h>
 #include <stdio.h>

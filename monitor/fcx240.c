@@ -15,7 +15,7 @@
  * Hazards: an interval of zero or negative length is refused (-EINVAL); rounding happens
  * only when formatting, never on the sums.
  */
-#include "screens.h"
+#include "monitor/screens.h"
 
 #include <errno.h>
 #include <stdarg.h>

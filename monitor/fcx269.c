@@ -12,7 +12,7 @@
  * 169398 = (677405 + 677782) / 8. Numbers: zero is ".0", below 1000 one decimal, above
  * the FCX240 k/M rule.
  */
-#include "screens.h"
+#include "monitor/screens.h"
 
 #include <errno.h>
 #include <stdlib.h>

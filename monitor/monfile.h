@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "monrec.h"
+#include "monitor/monrec.h"
 
 #define ZVS_MON_BLOCK 4096
 

@@ -9,7 +9,7 @@
  * LACP_Timeout (short), G Aggregation, S Synchronization, C Collecting, D Distributing,
  * F Defaulted, E Expired; '-' where the bit is clear.
  */
-#include "screens.h"
+#include "monitor/screens.h"
 
 #include <errno.h>
 #include <stdio.h>

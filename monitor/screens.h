@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "monrec.h"
+#include "monitor/monrec.h"
 
 /* One sample group as the screens see it (struct zvs_mon_group minus the reader). */
 struct zvs_scr_sample {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run zvswitch's tests and print one closing line: "check: N passed, N failed, N skipped".
-#   tests/run.sh [unit] [integration] [fuzz] [all]
+#   tests/run.sh [unit] [integration] [fuzz] [layering] [all]
+# layering:    scripts/layering.sh on the repository and on its fixture (tests/layering/)
 # unit:        every build/tests/test_* cmocka binary (each test case counts)
 # integration: every tests/integration/*.sh (exit 0 pass, 77 skip, else fail); they make
 #              their own network namespaces and remove them, and are bounded in time
@@ -53,6 +54,21 @@ run_integration() {
   done
 }
 
+run_layering() {
+  tests/layering/run.sh >"$LOG/layering.log" 2>&1
+  local rc=$? p f
+  p=$(sed -n 's/^layering: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$LOG/layering.log")
+  f=$(sed -n 's/^layering: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$LOG/layering.log")
+  [ -n "$p" ] || { p=0; f=1; }
+  [ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  passed=$((passed + p)); failed=$((failed + f))
+  if [ "$f" -gt 0 ]; then
+    failures+=(layering); echo "FAIL layering (log: $LOG/layering.log)"; cat "$LOG/layering.log"
+  else
+    echo "ok   layering: $p passed"
+  fi
+}
+
 run_fuzz() {
   for src in tests/fuzz/fuzz_*.c; do
     [ -f "$src" ] || continue
@@ -80,8 +96,9 @@ for w in "${what[@]}"; do
     unit) run_unit ;;
     integration) run_integration ;;
     fuzz) run_fuzz ;;
-    all) run_unit; run_integration; run_fuzz ;;
-    *) echo "usage: $0 [unit] [integration] [fuzz] [all]" >&2; exit 2 ;;
+    layering) run_layering ;;
+    all) run_layering; run_unit; run_integration; run_fuzz ;;
+    *) echo "usage: $0 [unit] [integration] [fuzz] [layering] [all]" >&2; exit 2 ;;
   esac
 done
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"

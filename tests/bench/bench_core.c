@@ -32,10 +32,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "vswitch/memlink.h"
-#include "vswitch/nic_qdio.h"
-#include "vswitch/switch.h"
-#include "vswitch/workload.h"
+#include "backends/memlink.h"
+#include "qdio/nic_qdio.h"
+#include "dataplane/switch.h"
+#include "tests/lib/workload.h"
 
 #if defined(__has_include) && !defined(ZVS_BENCH_NO_CALLGRIND_H)
 #if __has_include(<valgrind/callgrind.h>)

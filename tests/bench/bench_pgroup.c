@@ -24,7 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "vswitch/pgroup.h"
+#include "lag/pgroup.h"
 
 #define GUESTS   64
 #define IVL_S    10u

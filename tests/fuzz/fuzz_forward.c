@@ -46,8 +46,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vswitch/mac_table.h"
-#include "vswitch/switch.h"
+#include "dataplane/mac_table.h"
+#include "dataplane/switch.h"
 #include "fuzz_common.h"
 
 /* TRACE (-DFUZZ_TRACE) prints every burst and write. */

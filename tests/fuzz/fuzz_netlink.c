@@ -33,7 +33,7 @@
 #include <linux/if.h>
 #include <linux/netlink.h>
 
-#include "vswitch/netlink_link.h"
+#include "backends/netlink_link.h"
 #include "fuzz_common.h"
 
 /* TRACE (-DFUZZ_TRACE) prints every event. */

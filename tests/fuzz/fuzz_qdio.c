@@ -53,7 +53,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vswitch/qdio.h"
+#include "qdio/qdio.h"
 #include "fuzz_common.h"
 
 /* TRACE (-DFUZZ_TRACE) prints what every adapter call did. */

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vswitch/vnet.h"
+#include "dataplane/vnet.h"
 
 #define PREFIX_LEN 12
 

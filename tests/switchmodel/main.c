@@ -22,8 +22,8 @@
 #include "tests/switchmodel/sm_config.h"
 #include "tests/switchmodel/sm_ctl.h"
 #include "tests/switchmodel/sm_switch.h"
-#include "vswitch/evloop.h"
-#include "vswitch/log.h"
+#include "daemon/evloop.h"
+#include "dataplane/log.h"
 
 static void usage(FILE *f)
 {

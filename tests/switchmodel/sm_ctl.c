@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "vswitch/log.h"
+#include "dataplane/log.h"
 
 #define SM_CTL_CLIENTS 8
 #define SM_CTL_LINE    512

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "tests/switchmodel/sm_switch.h"
-#include "vswitch/evloop.h"
+#include "daemon/evloop.h"
 
 struct sm_ctl;
 

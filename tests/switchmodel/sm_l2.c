@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vswitch/frame.h"
+#include "dataplane/frame.h"
 
 static unsigned mac_hash(uint16_t vid, const uint8_t mac[6])
 {

@@ -40,8 +40,8 @@
 
 #include "lacp/pdu.h"
 #include "tests/switchmodel/sm_hash.h"
-#include "vswitch/log.h"
-#include "vswitch/uplink_afpacket.h"
+#include "dataplane/log.h"
+#include "backends/uplink_afpacket.h"
 
 #define SPEED_MBPS 1000                 /* every port is a GigabitEthernet */
 #define AGE_PERIOD_NS 1000000000ull

@@ -12,9 +12,9 @@
 #include "tests/switchmodel/sm_l2.h"
 #include "tests/switchmodel/sm_switch.h"
 #include "tests/switchmodel/sm_tbf.h"
-#include "vswitch/evloop.h"
-#include "vswitch/netlink_link.h"
-#include "vswitch/port.h"
+#include "daemon/evloop.h"
+#include "backends/netlink_link.h"
+#include "dataplane/port.h"
 
 /* Per physical port counters, Cisco's names ("show interfaces counters"). */
 struct sm_port_ctr {

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vswitch/frame.h"
+#include "dataplane/frame.h"
 
 #define SM_TBF_BURST_BYTES  (128u * 1024u)      /* tbf burst: 128 KB (two super-frames) */
 #define SM_TBF_LATENCY_NS   20000000ull         /* queue limit: 20 ms at the rate ... */

@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vswitch/qdio_attach.h"
-#include "vswitch/qdio_guest.h"
+#include "qdio/qdio_attach.h"
+#include "qdio/qdio_guest.h"
 
 #define ETHERTYPE_TEST 0x88B5
 

@@ -3,7 +3,7 @@
 #ifndef ZVS_TEST_FAKE_PORT_H
 #define ZVS_TEST_FAKE_PORT_H
 
-#include "vswitch/port.h"
+#include "dataplane/port.h"
 
 #define FAKE_MAX_FRAMES 256
 #define FAKE_FRAME_MAX  (65536 + 64)

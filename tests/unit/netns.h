@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <linux/virtio_net.h>
 
-#include "vswitch/frame.h"
-#include "vswitch/port.h"
+#include "dataplane/frame.h"
+#include "dataplane/port.h"
 
 #define TNET_RX_WAIT_MS 2000            /* a frame that should arrive */
 #define TNET_QUIET_MS   100             /* a frame that should not */

@@ -30,8 +30,8 @@
 #include <unistd.h>
 
 #include "cp-commands/config.h"
-#include "cp-commands/console.h"
-#include "cp-commands/console_users.h"
+#include "daemon/console.h"
+#include "daemon/console_users.h"
 
 #define MAX_CALLS 8
 

@@ -9,7 +9,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "vswitch/evloop.h"
+#include "daemon/evloop.h"
 
 struct rec {
     int  order[8];

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "fake_port.h"
-#include "vswitch/mac_table.h"
-#include "vswitch/switch.h"
-#include "vswitch/vnet.h"
+#include "dataplane/mac_table.h"
+#include "dataplane/switch.h"
+#include "dataplane/vnet.h"
 
 #define NS 1000000000ull
 

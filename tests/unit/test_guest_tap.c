@@ -34,12 +34,12 @@
 #include <linux/if_packet.h>
 #include <linux/virtio_net.h>
 
-#include "vswitch/evloop.h"
-#include "vswitch/guest_tap.h"
-#include "vswitch/nic_qdio.h"
-#include "vswitch/qdio.h"
-#include "vswitch/switch.h"
-#include "vswitch/vnet.h"
+#include "daemon/evloop.h"
+#include "backends/guest_tap.h"
+#include "qdio/nic_qdio.h"
+#include "qdio/qdio.h"
+#include "dataplane/switch.h"
+#include "dataplane/vnet.h"
 
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23

@@ -14,10 +14,10 @@
 
 #include "fake_port.h"
 #include "lacp/pdu.h"
-#include "vswitch/lag.h"
-#include "vswitch/memlink.h"
-#include "vswitch/pgroup.h"
-#include "vswitch/switch.h"
+#include "lag/lag.h"
+#include "backends/memlink.h"
+#include "lag/pgroup.h"
+#include "dataplane/switch.h"
 
 #define MS   1000000ull
 #define SEC  1000000000ull

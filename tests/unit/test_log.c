@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vswitch/log.h"
+#include "dataplane/log.h"
 
 static void levels_filter_and_format(void **state)
 {

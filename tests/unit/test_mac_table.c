@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "vswitch/mac_table.h"
+#include "dataplane/mac_table.h"
 
 #define NS_PER_S  UINT64_C(1000000000)
 #define AGE_300S  (300 * NS_PER_S)

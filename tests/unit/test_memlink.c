@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "vswitch/memlink.h"
+#include "backends/memlink.h"
 
 /* An untagged test frame of len bytes: dst 02:..:01, src 02:..:02, ethertype 0x88B5
  * (IEEE local experimental), payload bytes seeded by `seed`. */

@@ -17,7 +17,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
-#include "vswitch/netlink_link.h"
+#include "backends/netlink_link.h"
 #include "netns.h"
 
 struct ev {

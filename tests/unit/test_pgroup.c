@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "vswitch/pgroup.h"
+#include "lag/pgroup.h"
 
 #define S_NS     1000000000ull
 #define IVL_S    10u

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "vswitch/pgroup_balance.h"
+#include "lag/pgroup_balance.h"
 
 struct pic {
     double   load[ZVS_PG_BUCKETS];      /* bytes/s */

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "vswitch/pool.h"
+#include "dataplane/pool.h"
 
 static void take_put_is_lifo(void **state)
 {

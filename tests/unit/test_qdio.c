@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vswitch/qdio.h"
-#include "vswitch/qdio_guest.h"
+#include "qdio/qdio.h"
+#include "qdio/qdio_guest.h"
 
 #define QS_1M  (1u * ZVS_QDIO_MB)
 #define QS_3M  (3u * ZVS_QDIO_MB)

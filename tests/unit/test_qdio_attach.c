@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "vswitch/qdio_attach.h"
+#include "qdio/qdio_attach.h"
 
 static char path[108];
 

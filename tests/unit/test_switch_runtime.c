@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "fake_port.h"
-#include "vswitch/mac_table.h"
-#include "vswitch/switch.h"
+#include "dataplane/mac_table.h"
+#include "dataplane/switch.h"
 
 static const uint8_t MAC_A[6] = { 0x02, 0x00, 0x0C, 0x00, 0x01, 0x01 };
 static const uint8_t MAC_B[6] = { 0x02, 0x00, 0x0C, 0x00, 0x01, 0x02 };

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "tests/switchmodel/sm_l2.h"
-#include "vswitch/frame.h"
+#include "dataplane/frame.h"
 
 #define SEC 1000000000ull
 

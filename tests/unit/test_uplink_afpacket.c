@@ -19,8 +19,8 @@
 #include <linux/if_packet.h>
 #include <linux/virtio_net.h>
 
-#include "vswitch/ifinfo.h"
-#include "vswitch/uplink_afpacket.h"
+#include "backends/ifinfo.h"
+#include "backends/uplink_afpacket.h"
 #include "netns.h"
 
 static const uint8_t MAC_A[6] = { 0x02, 0, 0, 0, 0x0a, 0x01 };

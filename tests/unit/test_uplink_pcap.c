@@ -21,8 +21,8 @@
 #include <linux/if_packet.h>
 #include <linux/virtio_net.h>
 
-#include "vswitch/uplink_pcap.h"
-#include "vswitch/vnet.h"
+#include "backends/uplink_pcap.h"
+#include "dataplane/vnet.h"
 #include "netns.h"
 
 static const uint8_t MAC_A[6] = { 0x02, 0, 0, 0, 0x0a, 0x01 };

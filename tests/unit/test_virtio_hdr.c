@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "vswitch/virtio_hdr.h"
+#include "backends/virtio_hdr.h"
 
 static const struct zvs_vnet tso = {
     .flags = ZVS_VNET_F_NEEDS_CSUM, .gso_type = ZVS_VNET_GSO_TCPV4, .hdr_len = 66,

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "vswitch/vlan.h"
+#include "dataplane/vlan.h"
 
 /* ---- frames ------------------------------------------------------------------------ */
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vswitch/vnet.h"
+#include "dataplane/vnet.h"
 
 #define MAXP      80
 #define SEQ0      0xFFFFF000u            /* wraps during the super-frame */

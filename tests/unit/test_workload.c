@@ -11,11 +11,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "vswitch/memlink.h"
-#include "vswitch/nic_qdio.h"
-#include "vswitch/qdio.h"
-#include "vswitch/switch.h"
-#include "vswitch/workload.h"
+#include "backends/memlink.h"
+#include "qdio/nic_qdio.h"
+#include "qdio/qdio.h"
+#include "dataplane/switch.h"
+#include "tests/lib/workload.h"
 
 #define QS_1M (1u * ZVS_QDIO_MB)
 #define QS_8M (8u * ZVS_QDIO_MB)

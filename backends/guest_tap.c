@@ -1,0 +1,643 @@
+/* guest_tap: a tap device driven as a guest's QDIO NIC (see guest_tap.h).
+ *
+ * Design note.
+ * - Owns: the tap fd (/dev/net/tun, IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, non-blocking, not
+ *   persistent), an epoll fd that is the driver's interrupt fd, the program side of the
+ *   bound NIC's queues (qdio_guest, attached in-process) while bound, one overflow buffer
+ *   of max_frame + 1 bytes, and the driver's counters. The NIC port itself belongs to the
+ *   switch (or the daemon); unbind or close this driver before the port is destroyed.
+ * - Binding: the tap (the guest's interface) lives from open to close; the NIC's queues
+ *   are driven only between bind and unbind, as a z/VM guest's NIC device outlives its
+ *   COUPLE. The tap's carrier follows the binding (TUNSETCARRIER: on while bound, off
+ *   while unbound; a kernel that refuses it is ignored, the tap then keeps the carrier the
+ *   kernel gave it). Unbinding first writes what the switch already delivered into the
+ *   input queue to the tap, then puts the NIC's queues back to not-initialised
+ *   (zvs_qdio_reset), so the NIC can be bound again, by this driver or another. While
+ *   unbound, frames the guest sends are read and dropped (tap_rx_unbound); with the
+ *   carrier off the guest's kernel drops most of them itself, so those are mainly frames
+ *   that waited in the tap's queue when the binding ended.
+ * - Interrupt fd: the daemon registers zvs_guest_tap_irq_fd() once. It is an epoll fd
+ *   holding the bound NIC's thin-interrupt eventfd (level triggered), so it is readable
+ *   exactly when that eventfd is, and it stays the same fd across unbind and bind. An
+ *   epoll fd is pollable in another epoll set or with poll(2); pump_in reads the eventfd,
+ *   which makes both unreadable again.
+ * - Tap set-up: virtio-net header of 10 bytes (struct virtio_net_hdr), not the 12-byte
+ *   mrg_rxbuf form: num_buffers only matters to a virtio device with mergeable receive
+ *   buffers, and a tap never has them; 10 is also what PACKET_VNET_HDR uses, so the
+ *   uplink and this driver speak the same header. The header is set little-endian
+ *   (TUNSETVNETLE) and converted with le16toh, so the code is right on s390x too.
+ *   Offloads TUN_F_CSUM | TSO4 | TSO6 | TSO_ECN: the namespace's kernel hands us TCP
+ *   super-frames with partial checksums, and takes them from us (IFF_VNET_HDR).
+ * - A super-frame must fit one NIC output buffer (zvs_qdio_guest_max_frame: 65504 bytes,
+ *   16 entries of 4 KB less the 32-byte header, at every QUEUESTORAGE). The tap's
+ *   gso_max_size is set to that minus an Ethernet header and a VLAN tag, 65486: the
+ *   kernel compares skb->len with gso_max_size before the tap puts a hardware-accelerated
+ *   tag back into the bytes, and TCP sizes its super-frames well below the limit anyway
+ *   (MAX_TCP_HEADER of headroom). The kernel takes gso_max_size up to the device's
+ *   tso_max_size and gso_max_segs up to its tso_max_segs; a tap reports 65536
+ *   (TSO_LEGACY_MAX_SIZE) and 65535 (GSO_MAX_SEGS): 65537 is refused ("too big
+ *   gso_max_size"), measured on 6.18. gso_max_segs is ZVS_GUEST_TAP_GSO_SEGS, 128: a
+ *   65486-byte super-frame at MSS 536 has 123 segments (the former 64 would cut such
+ *   frames to 64 x 536 bytes). Both go in a small RTM_NEWLINK request whose ACK is
+ *   checked.
+ *   If the kernel refuses, TSO is not offered (TUN_F_CSUM only): the namespace then
+ *   segments in software and frames stay within the MTU. A frame still larger than a
+ *   buffer (someone raised gso_max_size later) is dropped, counted in tap_rx_oversize and
+ *   logged once.
+ * - Guest -> switch (pump_out): readv straight into the open output buffer, iov =
+ *   [virtio_net_hdr][free entries of the buffer, the first after the 32-byte header room]
+ *   [overflow]. A frame that fits is committed where it landed (zero copy); the header
+ *   and entry flags are written by zvs_qdio_guest_tx_commit. A frame bigger than the
+ *   open buffer's rest (only possible after smaller frames were packed into it) lands
+ *   partly in the overflow: the buffer is primed as it is and the frame is copied once
+ *   into a fresh buffer. One tx_flush per burst primes the last buffer.
+ * - Switch -> guest (pump_in): zvs_qdio_guest_receive hands each frame as the entries'
+ *   iovecs; one writev per frame with a virtio-net header made from the frame header's
+ *   metadata. Then the thin interrupt is re-armed; work that slipped in before the arm is
+ *   processed at once. A tap that is down or gone (EIO, ENETDOWN, EBADFD, ...) or full
+ *   (EAGAIN, ENOBUFS) drops the frame and counts it: never a wait, never a retry; when the
+ *   tap is up again the next frame simply goes through.
+ * - Nothing is allocated per frame; iovecs and virtio-net headers live on the stack.
+ * - Hazards: the tap may be moved into another namespace, go down and up, or be deleted
+ *   with its namespace; the fd survives all of that (EBADFD after deletion). Ioctls by
+ *   name (set_mac) only work while the tap is still in the daemon's namespace.
+ */
+#include "backends/guest_tap.h"
+
+#include <assert.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <linux/if_arp.h>
+#include <linux/if_tun.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/virtio_net.h>
+
+#include "dataplane/log.h"
+#include "qdio/nic_qdio.h"
+#include "qdio/qdio.h"
+#include "qdio/qdio_guest.h"
+#include "backends/virtio_hdr.h"
+
+#define VH_LEN ((uint32_t)sizeof(struct virtio_net_hdr))
+_Static_assert(sizeof(struct virtio_net_hdr) == 10, "virtio_net_hdr layout");
+
+#ifndef TUNSETCARRIER
+#define TUNSETCARRIER _IOW('T', 226, int) /* Linux 4.20; older headers lack it */
+#endif
+
+#define TAP_MTU_MIN 68                  /* IPv4's minimum (RFC 791) */
+#define TAP_MTU_MAX (ZVS_QDIO_FRAME_MAX - ZVS_ETH_HLEN - ZVS_VLAN_HLEN) /* largest NIC MTU */
+
+_Static_assert((ZVS_QDIO_FRAME_MAX - ZVS_ETH_HLEN - ZVS_VLAN_HLEN + 535) / 536 <=
+               ZVS_GUEST_TAP_GSO_SEGS, "a full super-frame at MSS 536 within gso_max_segs");
+
+struct zvs_guest_tap {
+    int                        fd;      /* the tap */
+    int                        epfd;    /* the interrupt fd: epoll set of the NIC's irq fd */
+    int                        ifindex;
+    char                       name[IFNAMSIZ];
+    struct zvs_port           *nic;     /* bound NIC, NULL: unbound; not ours to destroy */
+    struct zvs_qdio           *q;       /* its adapter side (irq fd, AC1), NULL: unbound */
+    struct zvs_qdio_guest     *g;       /* the program side we drive, NULL: unbound */
+    uint32_t                   max_frame;
+    uint8_t                   *ovf;     /* max_frame + 1 bytes: frames past the open buffer */
+    bool                       oversize_logged;
+    struct zvs_guest_tap_stats st;
+};
+
+/* ---- Set-up -------------------------------------------------------------------------- */
+
+/* One RTM_NEWLINK setting a u32 attribute of ifindex; the kernel's ACK decides. */
+static int rtnl_set_u32(int ifindex, uint16_t attr, uint32_t val)
+{
+    struct {
+        struct nlmsghdr  nh;
+        struct ifinfomsg ifi;
+        struct rtattr    rta;
+        uint32_t         val;
+    } req;
+    union {
+        struct nlmsghdr nh;
+        uint8_t         raw[1024];
+    } ans;
+    struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+    struct timeval tmo = { .tv_sec = 1 };
+    int fd, rc;
+
+    _Static_assert(sizeof(req) == NLMSG_LENGTH(sizeof(struct ifinfomsg)) + RTA_LENGTH(4),
+                   "request without padding");
+    memset(&req, 0, sizeof(req));
+    req.nh.nlmsg_len = sizeof(req);
+    req.nh.nlmsg_type = RTM_NEWLINK;
+    req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+    req.nh.nlmsg_seq = 1;
+    req.ifi.ifi_family = AF_UNSPEC;
+    req.ifi.ifi_index = ifindex;
+    req.rta.rta_type = attr;
+    req.rta.rta_len = RTA_LENGTH(sizeof(uint32_t));
+    req.val = val;
+
+    fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    if (fd < 0)
+        return -errno;
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo)) < 0 ||
+        sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
+        rc = -errno;
+        goto out;
+    }
+    for (;;) {
+        ssize_t n = recv(fd, &ans, sizeof(ans), 0);
+        if (n < 0) {
+            rc = errno == EAGAIN ? -ETIMEDOUT : -errno;
+            goto out;
+        }
+        if ((size_t)n < NLMSG_LENGTH(sizeof(struct nlmsgerr)) || ans.nh.nlmsg_len > (size_t)n) {
+            rc = -EPROTO;
+            goto out;
+        }
+        if (ans.nh.nlmsg_seq != req.nh.nlmsg_seq || ans.nh.nlmsg_type != NLMSG_ERROR)
+            continue;                   /* not our answer */
+        const struct nlmsgerr *e = NLMSG_DATA(&ans.nh);
+        rc = e->error;                  /* 0: ACK, else -errno */
+        goto out;
+    }
+out:
+    close(fd);
+    return rc;
+}
+
+/* An ioctl on interface `name` through any socket of this namespace. */
+static int if_ioctl(unsigned long req, struct ifreq *ifr)
+{
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    int rc = 0;
+
+    if (fd < 0)
+        return -errno;
+    if (ioctl(fd, req, ifr) < 0)
+        rc = -errno;
+    close(fd);
+    return rc;
+}
+
+static int tap_create(struct zvs_guest_tap *t, const char *ifname)
+{
+    struct ifreq ifr;
+    int sz = (int)VH_LEN;
+    int le = 1;
+
+    t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    if (t->fd < 0)
+        return -errno;
+    memset(&ifr, 0, sizeof(ifr));
+    ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
+    snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+    if (ioctl(t->fd, TUNSETIFF, &ifr) < 0)
+        return -errno;
+    memcpy(t->name, ifr.ifr_name, sizeof(t->name));
+    t->name[sizeof(t->name) - 1] = '\0';
+    if (ioctl(t->fd, TUNSETVNETHDRSZ, &sz) < 0 || ioctl(t->fd, TUNSETVNETLE, &le) < 0)
+        return -errno;
+    memset(&ifr, 0, sizeof(ifr));
+    memcpy(ifr.ifr_name, t->name, sizeof(ifr.ifr_name));
+    int rc = if_ioctl(SIOCGIFINDEX, &ifr);
+    if (rc < 0)
+        return rc;
+    t->ifindex = ifr.ifr_ifindex;
+    return 0;
+}
+
+static int tap_set_mtu(struct zvs_guest_tap *t, uint32_t mtu)
+{
+    struct ifreq ifr;
+
+    memset(&ifr, 0, sizeof(ifr));
+    memcpy(ifr.ifr_name, t->name, sizeof(ifr.ifr_name));
+    ifr.ifr_mtu = (int)mtu;
+    int rc = if_ioctl(SIOCSIFMTU, &ifr);
+    if (rc == 0)
+        t->st.mtu = mtu;
+    return rc;
+}
+
+/* Offer TSO if the tap's super-frames can be held to one NIC buffer, else checksum
+ * offload only (the namespace segments in software). */
+static int tap_set_offloads(struct zvs_guest_tap *t)
+{
+    uint32_t gso_max = t->max_frame - ZVS_ETH_HLEN - ZVS_VLAN_HLEN;
+    unsigned int off = TUN_F_CSUM;
+
+    int rc = rtnl_set_u32(t->ifindex, IFLA_GSO_MAX_SIZE, gso_max);
+    if (rc == 0) {
+        t->st.gso_max_size = gso_max;
+        off |= TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN;
+        rc = rtnl_set_u32(t->ifindex, IFLA_GSO_MAX_SEGS, ZVS_GUEST_TAP_GSO_SEGS);
+        if (rc < 0)
+            zvs_info("guest_tap %s: gso_max_segs not set (%s)", t->name, strerror(-rc));
+    } else {
+        zvs_warn("guest_tap %s: kernel refused gso_max_size %u (%s): TSO off, the guest "
+                 "segments in software", t->name, gso_max, strerror(-rc));
+    }
+    if (ioctl(t->fd, TUNSETOFFLOAD, off) < 0)
+        return -errno;
+    return 0;
+}
+
+/* The tap's carrier follows the binding. Best effort: a kernel without TUNSETCARRIER
+ * (before 4.20) leaves the carrier as it is, which changes nothing else. */
+static void tap_set_carrier(struct zvs_guest_tap *t, bool on)
+{
+    int v = on;
+
+    if (t->fd >= 0)
+        (void)ioctl(t->fd, TUNSETCARRIER, &v);
+}
+
+int zvs_guest_tap_open(const char *ifname, uint32_t mtu, struct zvs_port *nic,
+                       struct zvs_guest_tap **out)
+{
+    struct zvs_guest_tap *t = NULL;
+    int rc = -EINVAL;
+
+    *out = NULL;
+    if (!ifname || ifname[0] == '\0' || strlen(ifname) >= IFNAMSIZ ||
+        (nic && !zvs_nic_qdio_is(nic)))
+        goto fail;
+    uint32_t mtu_max = nic ? nic->mtu : TAP_MTU_MAX;
+    if (mtu == 0)
+        mtu = mtu_max < ZVS_GUEST_TAP_MTU_DEFAULT ? mtu_max : ZVS_GUEST_TAP_MTU_DEFAULT;
+    if (mtu < TAP_MTU_MIN || mtu > mtu_max)
+        goto fail;
+    rc = -ENOMEM;
+    t = calloc(1, sizeof(*t));
+    if (!t)
+        goto fail;
+    t->fd = -1;
+    t->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (t->epfd < 0) {
+        rc = -errno;
+        goto fail;
+    }
+    /* Every NIC buffer holds the same largest frame, so the tap is set up for it before
+     * it knows its NIC; bind checks it. */
+    t->max_frame = ZVS_QDIO_FRAME_MAX;
+    t->st.max_frame = t->max_frame;
+    rc = -ENOMEM;
+    t->ovf = malloc(t->max_frame + 1u);
+    if (!t->ovf)
+        goto fail;
+    rc = tap_create(t, ifname);
+    if (rc < 0)
+        goto fail;
+    rc = tap_set_mtu(t, mtu);
+    if (rc < 0)
+        goto fail;
+    rc = tap_set_offloads(t);
+    if (rc < 0)
+        goto fail;
+    tap_set_carrier(t, false);
+    /* Last: establishing the queues is the one step that cannot be undone (the adapter
+     * owns the empty input buffers from then on), so a failed open leaves the NIC as it
+     * was. */
+    if (nic) {
+        rc = zvs_guest_tap_bind(t, nic);
+        if (rc < 0)
+            goto fail;
+    }
+    *out = t;
+    return 0;
+fail:
+    zvs_guest_tap_close(t);
+    return rc;
+}
+
+int zvs_guest_tap_bind(struct zvs_guest_tap *t, struct zvs_port *nic)
+{
+    struct zvs_qdio_guest *g = NULL;
+    int rc;
+
+    if (!nic || !zvs_nic_qdio_is(nic) || t->st.mtu > nic->mtu)
+        return -EINVAL;
+    zvs_guest_tap_unbind(t);
+    struct zvs_qdio *q = zvs_nic_qdio_queues(nic);
+    int irq_fd = zvs_qdio_irq_fd(q);
+    rc = zvs_qdio_guest_attach(zvs_qdio_region(q), zvs_qdio_size(q), zvs_qdio_siga_fd(q),
+                               irq_fd, &g);
+    if (rc < 0)
+        return rc;
+    assert(zvs_qdio_guest_max_frame(g) == t->max_frame);
+    struct epoll_event ev = { .events = EPOLLIN, .data.fd = irq_fd };
+    if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, irq_fd, &ev) < 0) {
+        rc = -errno;
+        goto fail;
+    }
+    /* Last: the one step that cannot be undone (see open). -EBUSY: another driver. */
+    rc = zvs_qdio_guest_init_queues(g);
+    if (rc < 0) {
+        (void)epoll_ctl(t->epfd, EPOLL_CTL_DEL, irq_fd, NULL);
+        goto fail;
+    }
+    /* The daemon polls the NIC right after every pump: no SIGA-w system call needed. */
+    const struct zvs_qdio_shm_hdr *h = zvs_qdio_region(q);
+    uint32_t ac1 = __atomic_load_n(&h->ac1, __ATOMIC_ACQUIRE);
+    zvs_qdio_set_ac1(q, ac1 & ~ZVS_QDIO_AC1_SIGA_OUTPUT);
+    (void)zvs_qdio_guest_arm_irq(g);    /* nothing can be waiting: the queues are new */
+    t->nic = nic;
+    t->q = q;
+    t->g = g;
+    tap_set_carrier(t, true);
+    return 0;
+fail:
+    zvs_qdio_guest_detach(g);
+    return rc;
+}
+
+void zvs_guest_tap_unbind(struct zvs_guest_tap *t)
+{
+    if (!t || !t->g)
+        return;
+    /* What the switch already delivered reaches the guest; then the queues go. */
+    (void)zvs_guest_tap_pump_in(t);
+    zvs_qdio_guest_disarm_irq(t->g);
+    (void)epoll_ctl(t->epfd, EPOLL_CTL_DEL, zvs_qdio_irq_fd(t->q), NULL);
+    zvs_qdio_guest_detach(t->g);
+    int rc = zvs_qdio_reset(t->q);
+    if (rc < 0)
+        zvs_warn("guest_tap %s: queues of %s not reset (%s): the switch holds frames of "
+                 "them; poll the NIC before unbinding", t->name, t->nic->name, strerror(-rc));
+    t->g = NULL;
+    t->q = NULL;
+    t->nic = NULL;
+    tap_set_carrier(t, false);
+}
+
+struct zvs_port *zvs_guest_tap_nic(const struct zvs_guest_tap *t)
+{
+    return t->nic;
+}
+
+void zvs_guest_tap_close(struct zvs_guest_tap *t)
+{
+    if (!t)
+        return;
+    zvs_guest_tap_unbind(t);
+    if (t->fd >= 0)
+        close(t->fd);
+    if (t->epfd >= 0)
+        close(t->epfd);
+    free(t->ovf);
+    free(t);
+}
+
+int zvs_guest_tap_set_mac(struct zvs_guest_tap *t, const uint8_t mac[ZVS_ETH_ALEN])
+{
+    struct ifreq ifr;
+
+    memset(&ifr, 0, sizeof(ifr));
+    memcpy(ifr.ifr_name, t->name, sizeof(ifr.ifr_name));
+    ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
+    memcpy(ifr.ifr_hwaddr.sa_data, mac, ZVS_ETH_ALEN);
+    return if_ioctl(SIOCSIFHWADDR, &ifr);
+}
+
+int zvs_guest_tap_fd(const struct zvs_guest_tap *t)
+{
+    return t->fd;
+}
+
+int zvs_guest_tap_irq_fd(const struct zvs_guest_tap *t)
+{
+    return t->epfd;
+}
+
+const char *zvs_guest_tap_name(const struct zvs_guest_tap *t)
+{
+    return t->name;
+}
+
+void zvs_guest_tap_stats(const struct zvs_guest_tap *t, struct zvs_guest_tap_stats *out)
+{
+    *out = t->st;
+}
+
+/* ---- Guest -> switch ------------------------------------------------------------------- */
+
+static void iov_gather(const struct iovec *iov, int n, uint8_t *dst, size_t len)
+{
+    for (int i = 0; i < n && len > 0; i++) {
+        size_t take = len < iov[i].iov_len ? len : iov[i].iov_len;
+        memcpy(dst, iov[i].iov_base, take);
+        dst += take;
+        len -= take;
+    }
+}
+
+static void iov_scatter(const struct iovec *iov, int n, const uint8_t *src, size_t len)
+{
+    for (int i = 0; i < n && len > 0; i++) {
+        size_t take = len < iov[i].iov_len ? len : iov[i].iov_len;
+        memcpy(iov[i].iov_base, src, take);
+        src += take;
+        len -= take;
+    }
+    assert(len == 0);
+}
+
+/* The frame did not fit the open buffer's rest: its head is in the reserved entries
+ * iov[0..n-1] (room bytes), its tail in ovf[room..len). Prime the open buffer as it is
+ * (it holds frames: an empty one has room for any frame) and copy the frame into a
+ * fresh one. Returns tx_reserve's or tx_commit's error, or 0. */
+static int out_copy_fresh(struct zvs_guest_tap *t, const struct iovec *iov, int n,
+                          size_t room, uint32_t len, const struct zvs_vnet *v)
+{
+    struct iovec fresh[ZVS_QDIO_NSBALE];
+
+    iov_gather(iov, n, t->ovf, room);
+    int primed = zvs_qdio_guest_tx_flush(t->g);
+    assert(primed >= 1);
+    (void)primed;
+    int k = zvs_qdio_guest_tx_reserve(t->g, fresh, ZVS_QDIO_NSBALE);
+    if (k < 0)
+        return k;
+    iov_scatter(fresh, k, t->ovf, len);
+    t->st.tap_rx_copied++;
+    return zvs_qdio_guest_tx_commit(t->g, len, v);
+}
+
+/* Read one frame into the open output buffer. Returns 1 when a frame was queued, 0 when
+ * one was read and dropped, -EAGAIN when the tap is empty, -ENOBUFS when the output
+ * queue is full, or another -errno. */
+static int out_one(struct zvs_guest_tap *t)
+{
+    struct iovec iov[ZVS_QDIO_NSBALE + 2];
+    struct virtio_net_hdr vh;
+    struct zvs_vnet v;
+    size_t room = 0;
+
+    int n = zvs_qdio_guest_tx_reserve(t->g, iov + 1, ZVS_QDIO_NSBALE);
+    if (n < 0)
+        return n;
+    for (int i = 1; i <= n; i++)
+        room += iov[i].iov_len;
+    assert(room <= t->max_frame);
+    iov[0].iov_base = &vh;
+    iov[0].iov_len = VH_LEN;
+    /* One byte beyond max_frame tells an oversize frame: the kernel truncates to the
+     * space given and reports only what it copied (measured on 6.18). */
+    iov[n + 1].iov_base = t->ovf + room;
+    iov[n + 1].iov_len = t->max_frame + 1u - room;
+    ssize_t r = readv(t->fd, iov, n + 2);
+    if (r < 0)
+        return -errno;
+    if ((size_t)r <= VH_LEN) {
+        t->st.tap_rx_errors++;          /* a tap never gives an empty frame */
+        return 0;
+    }
+    if ((size_t)r - VH_LEN > t->max_frame) {
+        t->st.tap_rx_oversize++;
+        if (!t->oversize_logged) {
+            t->oversize_logged = true;
+            zvs_warn("guest_tap %s: frame larger than a NIC buffer holds (%u bytes) "
+                     "dropped; was gso_max_size raised on the tap?", t->name, t->max_frame);
+        }
+        return 0;
+    }
+    uint32_t len = (uint32_t)((size_t)r - VH_LEN);
+    if (!zvs_virtio_hdr_decode(&vh, true, len, &v)) {
+        t->st.tap_rx_bad_vnet++;
+        return 0;
+    }
+    int rc = len <= room ? zvs_qdio_guest_tx_commit(t->g, len, &v)
+                         : out_copy_fresh(t, iov + 1, n, room, len, &v);
+    if (rc == -ENOBUFS || rc == -EIO) {
+        t->st.tap_rx_no_buffer++;       /* read, but nowhere to put it */
+        return rc;
+    }
+    if (rc < 0) {
+        t->st.tap_rx_bad_vnet++;        /* metadata the adapter would refuse */
+        return 0;
+    }
+    t->st.tap_rx_frames++;
+    t->st.tap_rx_bytes += len;
+    return 1;
+}
+
+/* Unbound: read what the guest sent and drop it (counted), a burst at most. Returns 0,
+ * or -errno when the tap is unusable. */
+static int out_drop_unbound(struct zvs_guest_tap *t)
+{
+    struct virtio_net_hdr vh;
+
+    for (int i = 0; i < ZVS_GUEST_TAP_BURST; i++) {
+        struct iovec iov[2] = { { &vh, VH_LEN }, { t->ovf, t->max_frame + 1u } };
+        ssize_t r = readv(t->fd, iov, 2);
+        if (r >= 0) {
+            t->st.tap_rx_unbound++;
+            continue;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN)
+            break;
+        t->st.tap_rx_errors++;
+        return -errno;
+    }
+    return 0;
+}
+
+int zvs_guest_tap_pump_out(struct zvs_guest_tap *t)
+{
+    int queued = 0, err = 0;
+
+    if (!t->g)
+        return out_drop_unbound(t);
+    for (int i = 0; i < ZVS_GUEST_TAP_BURST; i++) {
+        int rc = out_one(t);
+        if (rc >= 0) {
+            queued += rc;
+            continue;
+        }
+        if (rc == -EINTR)
+            continue;
+        if (rc == -ENOBUFS)
+            t->st.tap_rx_queue_full++;
+        else if (rc == -EIO)
+            err = rc;                   /* the adapter broke the queue protocol */
+        else if (rc != -EAGAIN) {
+            t->st.tap_rx_errors++;
+            err = rc;
+        }
+        break;
+    }
+    (void)zvs_qdio_guest_tx_flush(t->g);
+    return queued > 0 || err == 0 ? queued : err;
+}
+
+/* ---- Switch -> guest -------------------------------------------------------------------- */
+
+static bool errno_is_down(int e)
+{
+    return e == EIO || e == ENETDOWN || e == EBADFD || e == ENXIO || e == ENODEV ||
+           e == EPIPE;
+}
+
+static void in_write(void *arg, const struct zvs_qdio_rx *rx)
+{
+    struct zvs_guest_tap *t = arg;
+    struct iovec iov[ZVS_QDIO_NSBALE + 1];
+    struct virtio_net_hdr vh;
+
+    if (rx->niov > ZVS_QDIO_NSBALE || !zvs_virtio_hdr_encode(&rx->hdr.vnet, true, &vh)) {
+        t->st.tap_tx_errors++;
+        return;
+    }
+    iov[0].iov_base = &vh;
+    iov[0].iov_len = VH_LEN;
+    for (uint32_t i = 0; i < rx->niov; i++)
+        iov[i + 1] = rx->iov[i];
+    ssize_t r = writev(t->fd, iov, (int)rx->niov + 1);
+    if (r == (ssize_t)(VH_LEN + rx->len)) {
+        t->st.tap_tx_frames++;
+        t->st.tap_tx_bytes += rx->len;
+    } else if (r >= 0) {
+        t->st.tap_tx_errors++;          /* a tap takes a frame whole or not at all */
+    } else if (errno == EAGAIN || errno == ENOBUFS) {
+        t->st.tap_tx_dropped_full++;
+    } else if (errno_is_down(errno)) {
+        t->st.tap_tx_dropped_down++;
+    } else {
+        t->st.tap_tx_errors++;          /* EINVAL: the kernel refused the metadata */
+    }
+}
+
+int zvs_guest_tap_pump_in(struct zvs_guest_tap *t)
+{
+    int total = 0;
+
+    if (!t->g)
+        return 0;                       /* unbound: no queue, and the epoll set is empty */
+    t->st.irqs += zvs_qdio_guest_irq_ack(t->g);
+    for (;;) {
+        int n;
+        /* The input queue holds at most N armed buffers (64 at 8M) of 16 frames, and only
+         * the switch fills it, so this ends. */
+        while ((n = zvs_qdio_guest_receive(t->g, ZVS_QDIO_NBUFS, in_write, t)) > 0)
+            total += n;
+        if (!zvs_qdio_guest_arm_irq(t->g))
+            break;
+    }
+    return total;
+}

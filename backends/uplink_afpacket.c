@@ -1,0 +1,563 @@
+/* uplink_afpacket: uplink backend on a Linux interface (see uplink_afpacket.h).
+ *
+ * Design note.
+ * - Why AF_PACKET and not libpcap: a veth or tap peer hands the kernel TCP super-frames
+ *   (GSO, up to 64 KiB) and frames whose checksum is still partial (CHECKSUM_PARTIAL).
+ *   Only the virtio-net header of PACKET_VNET_HDR says which is which and where the
+ *   checksum goes; libpcap cannot carry that header, so it would give us super-frames and
+ *   half-finished checksums without the metadata to fix them, and the frames would be
+ *   broken at the next receiver. Turning the peers' offloads off (ethtool -K) is only a
+ *   fallback: frames then fit the MTU but the path is about 4x slower.
+ * - Owns: the socket (SOCK_RAW, bound to the ifindex with ETH_P_ALL, non-blocking,
+ *   promiscuous through PACKET_ADD_MEMBERSHIP, PACKET_VNET_HDR, PACKET_AUXDATA,
+ *   PACKET_IGNORE_OUTGOING when the kernel has it (>= 4.20), PACKET_QDISC_BYPASS for tx,
+ *   large forced socket buffers), a frame pool of ZVS_AFP_POOL_BUFS receive buffers, and
+ *   preallocated recvmmsg/sendmmsg vectors: nothing is allocated per frame.
+ * - Rx: one recvmmsg of up to ZVS_BATCH frames, iovec [virtio_net_hdr][frame] into pool
+ *   buffers; a frame's cookie is its pool index until rx_release. Our own transmissions
+ *   (PACKET_OUTGOING) are skipped should IGNORE_OUTGOING be missing. The kernel strips a
+ *   received 802.1Q/802.1ad tag into packet metadata before taps see the frame; the tag is
+ *   put back in front (the pool's headroom has room), and csum_start/hdr_len move with it.
+ * - Tx: one sendmmsg per burst, each message [virtio_net_hdr][zvs_frame_iov pieces]; the
+ *   header's csum_start/hdr_len are shifted by the tag edit as zvs_frame_emit does.
+ *   EAGAIN/ENOBUFS: at most ZVS_AFP_TX_RETRIES polls of 1 ms, then the rest are discards
+ *   (NO_BUFFER); ENETDOWN/ENXIO: carrier down, the rest are LINK_DOWN; any other error
+ *   refuses only the frame at fault (TX_FAIL). The first ENOBUFS of a burst asks the
+ *   driver for its carrier (zvs_ifinfo_link_now): a link that has just gone is LINK_DOWN
+ *   at once, long before linkwatch's netlink event says so.
+ * - Hazards: when a link goes down the kernel leaves ENETDOWN on the socket, reported by
+ *   the next recv or send even after the link is back: rx retries past it, tx retries once
+ *   before believing it, and link_event clears it. A deleted interface leaves the socket
+ *   bound to nothing; only a reopen by name (a new ifindex) brings traffic back.
+ * - Byte order: the virtio-net header of packet sockets is in host order (legacy virtio,
+ *   the kernel's vio_le()); struct zvs_vnet is host order too.
+ */
+#include "backends/uplink_afpacket.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <linux/if.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/virtio_net.h>
+
+#include "backends/ifinfo.h"
+#include "dataplane/pool.h"
+#include "backends/virtio_hdr.h"
+
+#ifndef PACKET_IGNORE_OUTGOING
+#define PACKET_IGNORE_OUTGOING 23       /* Linux 4.20 */
+#endif
+
+#define AFP_VH_LEN     ((uint32_t)sizeof(struct virtio_net_hdr))
+#define AFP_HEADROOM   64               /* vnet header + room to put a VLAN tag back */
+#define AFP_VH_OFF     32               /* vnet header sits this far before the frame */
+#define AFP_BUF_SIZE   (65536 + 256)    /* a 64 KiB super-frame with its headers */
+#define AFP_RCVBUF     (8 << 20)
+#define AFP_SNDBUF     (4 << 20)
+#define AFP_TX_IOV     (1 + ZVS_MAX_FRAGS + 2)
+#define AFP_TX_WAIT_MS 1
+
+_Static_assert(sizeof(struct virtio_net_hdr) == 10, "virtio_net_hdr layout");
+_Static_assert(AFP_VH_OFF >= (int)sizeof(struct virtio_net_hdr) + ZVS_VLAN_HLEN &&
+               AFP_VH_OFF <= AFP_HEADROOM, "vnet header must not meet a restored tag");
+
+union afp_cmsg {
+    struct cmsghdr align;
+    uint8_t        buf[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
+};
+
+struct afp {
+    struct zvs_port           port;     /* first: port.backend points here */
+    char                      ifname[IFNAMSIZ];
+    int                       fd;
+    int                       ifindex;  /* bound interface, 0 while it is gone */
+    uint8_t                   mac[ZVS_ETH_ALEN];
+    struct zvs_pool          *pool;
+    struct zvs_afpacket_stats stats;
+    /* rx vectors, rebuilt per call, allocated once */
+    struct mmsghdr            rx_msg[ZVS_BATCH];
+    struct iovec              rx_iov[ZVS_BATCH][2];
+    struct sockaddr_ll        rx_addr[ZVS_BATCH];
+    union afp_cmsg            rx_cmsg[ZVS_BATCH];
+    int32_t                   rx_idx[ZVS_BATCH];
+    /* tx vectors */
+    struct mmsghdr            tx_msg[ZVS_BATCH];
+    struct iovec              tx_iov[ZVS_BATCH][AFP_TX_IOV];
+    struct virtio_net_hdr     tx_vh[ZVS_BATCH];
+    uint8_t                   tx_tag[ZVS_BATCH][4];
+};
+
+static const struct zvs_port_ops afp_ops;
+
+static struct afp *afp_of(const struct zvs_port *p)
+{
+    assert(p && p->ops == &afp_ops);
+    return p->backend;
+}
+
+/* ---- socket setup --------------------------------------------------------------------- */
+
+static int set_int(int fd, int level, int opt, int val)
+{
+    return setsockopt(fd, level, opt, &val, sizeof(val)) < 0 ? -errno : 0;
+}
+
+/* A big buffer absorbs bursts; FORCE passes rmem_max/wmem_max when we are root. */
+static void set_buf(int fd, int force_opt, int opt, int bytes)
+{
+    if (set_int(fd, SOL_SOCKET, force_opt, bytes) < 0)
+        (void)set_int(fd, SOL_SOCKET, opt, bytes);
+}
+
+/* Make a socket on interface `name`; *fi gets the interface's facts. Returns the fd, or
+ * -errno. */
+static int afp_socket(const char *name, struct zvs_ifinfo *fi)
+{
+    int rc;
+    /* Protocol 0: nothing is queued before bind() names the interface. */
+    int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    if ((rc = zvs_ifinfo_read(fd, name, fi)) < 0)
+        goto fail;
+    if ((rc = set_int(fd, SOL_PACKET, PACKET_VNET_HDR, 1)) < 0 ||
+        (rc = set_int(fd, SOL_PACKET, PACKET_AUXDATA, 1)) < 0)
+        goto fail;
+    /* Optional: older kernels lack them; rx then skips PACKET_OUTGOING itself and tx
+     * goes through the qdisc. */
+    (void)set_int(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1);
+    (void)set_int(fd, SOL_PACKET, PACKET_QDISC_BYPASS, 1);
+    set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, AFP_RCVBUF);
+    set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, AFP_SNDBUF);
+
+    struct sockaddr_ll sll = {
+        .sll_family = AF_PACKET,
+        .sll_protocol = htons(ETH_P_ALL),
+        .sll_ifindex = fi->ifindex,
+    };
+    if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+        rc = -errno;
+        goto fail;
+    }
+    /* Promiscuous for this socket only; the kernel undoes it when the socket closes. */
+    struct packet_mreq mr = { .mr_ifindex = fi->ifindex, .mr_type = PACKET_MR_PROMISC };
+    if (setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)) < 0) {
+        rc = -errno;
+        goto fail;
+    }
+    return fd;
+fail:
+    close(fd);
+    return rc;
+}
+
+/* Take mtu, MAC and carrier of the interface (the ifindex is the bound socket's). */
+static void afp_apply(struct afp *a, const struct zvs_ifinfo *fi)
+{
+    a->port.mtu = fi->mtu;
+    memcpy(a->mac, fi->mac, ZVS_ETH_ALEN);
+    a->port.carrier = fi->carrier;
+}
+
+/* ---- rx ------------------------------------------------------------------------------ */
+
+static const struct tpacket_auxdata *find_aux(struct msghdr *mh)
+{
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+        if (c->cmsg_level == SOL_PACKET && c->cmsg_type == PACKET_AUXDATA &&
+            c->cmsg_len >= CMSG_LEN(sizeof(struct tpacket_auxdata)))
+            return (const struct tpacket_auxdata *)(const void *)CMSG_DATA(c);
+    }
+    return NULL;
+}
+
+static void rx_prepare(struct afp *a, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t *data = zvs_pool_data(a->pool, a->rx_idx[i]);
+        struct msghdr *mh = &a->rx_msg[i].msg_hdr;
+        a->rx_iov[i][0].iov_base = data - AFP_VH_OFF;
+        a->rx_iov[i][0].iov_len = AFP_VH_LEN;
+        a->rx_iov[i][1].iov_base = data;
+        a->rx_iov[i][1].iov_len = zvs_pool_buf_size(a->pool);
+        memset(mh, 0, sizeof(*mh));
+        mh->msg_name = &a->rx_addr[i];
+        mh->msg_namelen = sizeof(a->rx_addr[i]);
+        mh->msg_iov = a->rx_iov[i];
+        mh->msg_iovlen = 2;
+        mh->msg_control = a->rx_cmsg[i].buf;
+        mh->msg_controllen = sizeof(a->rx_cmsg[i].buf);
+        a->rx_msg[i].msg_len = 0;
+    }
+}
+
+/* Turn received message i into a frame; false if it is to be dropped. */
+static bool rx_one(struct afp *a, uint32_t i, struct zvs_frame *f)
+{
+    struct msghdr *mh = &a->rx_msg[i].msg_hdr;
+    uint8_t *data = zvs_pool_data(a->pool, a->rx_idx[i]);
+    const struct virtio_net_hdr *vh = (const void *)(data - AFP_VH_OFF);
+    struct zvs_vnet v;
+
+    if (a->rx_addr[i].sll_pkttype == PACKET_OUTGOING) {
+        a->stats.rx_outgoing++;
+        return false;
+    }
+    if (mh->msg_flags & MSG_TRUNC) {
+        a->stats.rx_truncated++;
+        return false;
+    }
+    if (a->rx_msg[i].msg_len < AFP_VH_LEN) {
+        a->stats.rx_bad_vnet++;
+        return false;
+    }
+    uint32_t len = a->rx_msg[i].msg_len - AFP_VH_LEN;
+    if (!zvs_virtio_hdr_decode(vh, false, len, &v)) {
+        a->stats.rx_bad_vnet++;
+        return false;
+    }
+    uint8_t *start = data;
+    const struct tpacket_auxdata *aux = find_aux(mh);
+    if (aux && (aux->tp_status & TP_STATUS_VLAN_VALID) && len >= 2 * ZVS_ETH_ALEN) {
+        uint16_t tpid = (aux->tp_status & TP_STATUS_VLAN_TPID_VALID) ? aux->tp_vlan_tpid
+                                                                    : ZVS_ETHERTYPE_VLAN;
+        /* Headroom is ours: slide the MAC addresses back and write the tag after them. */
+        start = data - ZVS_VLAN_HLEN;
+        memmove(start, data, 2 * ZVS_ETH_ALEN);
+        zvs_put_be16(start + 12, tpid);
+        zvs_put_be16(start + 14, aux->tp_vlan_tci);
+        len += ZVS_VLAN_HLEN;
+        if (v.flags & ZVS_VNET_F_NEEDS_CSUM)
+            v.csum_start = (uint16_t)(v.csum_start + ZVS_VLAN_HLEN);
+        if (v.gso_type != ZVS_VNET_GSO_NONE && v.hdr_len)
+            v.hdr_len = (uint16_t)(v.hdr_len + ZVS_VLAN_HLEN);
+        a->stats.rx_vlan_restored++;
+    }
+    memset(f, 0, sizeof(*f));
+    f->data = start;
+    f->len = len;
+    f->vnet = v;
+    f->in_port = a->port.index;
+    f->cookie = (uint64_t)a->rx_idx[i];
+    return true;
+}
+
+static int afp_rx(struct zvs_port *p, struct zvs_frame *out, int max)
+{
+    struct afp *a = afp_of(p);
+    int r = -1, n = 0;
+
+    if (max > ZVS_BATCH)
+        max = ZVS_BATCH;
+    if (max <= 0)
+        return 0;
+    uint32_t got = zvs_pool_take_n(a->pool, a->rx_idx, (uint32_t)max);
+    if (got == 0) {
+        a->stats.rx_no_buffer++;
+        return 0;
+    }
+    rx_prepare(a, got);
+    /* ENETDOWN is the kernel's note that the link went down, perhaps long ago; EINVAL
+     * means one frame's offload state had no virtio-net form and was dropped. Neither
+     * says anything about the frames queued behind them. */
+    for (int attempt = 0; attempt < 4 && r < 0; attempt++) {
+        r = recvmmsg(a->fd, a->rx_msg, got, MSG_DONTWAIT, NULL);
+        if (r >= 0 || errno == EAGAIN || errno == EWOULDBLOCK)
+            break;
+        if (errno == EINVAL)
+            a->stats.rx_bad_vnet++;
+        else if (errno != ENETDOWN && errno != EINTR)
+            break;
+        rx_prepare(a, got);
+    }
+    if (r < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK) {
+            a->stats.rx_errors++;
+            a->stats.last_errno = errno;
+        }
+        r = 0;
+    }
+    for (uint32_t i = 0; i < (uint32_t)r; i++) {
+        if (rx_one(a, i, &out[n]))
+            n++;
+        else
+            zvs_pool_put(a->pool, a->rx_idx[i]);
+    }
+    for (uint32_t i = got; i > (uint32_t)r; i--)
+        zvs_pool_put(a->pool, a->rx_idx[i - 1]);
+    a->stats.rx_frames += (uint64_t)n;
+    return n;
+}
+
+static void afp_rx_release(struct zvs_port *p, struct zvs_frame *frames, int n)
+{
+    struct afp *a = afp_of(p);
+    for (int i = 0; i < n; i++) {
+        assert(frames[i].cookie < ZVS_AFP_POOL_BUFS);
+        zvs_pool_put(a->pool, (int32_t)frames[i].cookie);
+    }
+}
+
+/* ---- tx ------------------------------------------------------------------------------ */
+
+/* Build the messages for up to ZVS_BATCH frames; returns how many were built. Frames that
+ * cannot be described are refused here. */
+static int tx_build(struct afp *a, const struct zvs_tx *txs, int cnt, enum zvs_drop *why)
+{
+    int m = 0;
+    for (int i = 0; i < cnt; i++) {
+        const struct zvs_frame *f = txs[i].f;
+        enum zvs_tag_op op = (enum zvs_tag_op)txs[i].tag_op;
+        struct iovec *iov = a->tx_iov[m];
+        int k = -1;
+
+        struct zvs_vnet v = zvs_frame_vnet_after_op(f, op);
+        if (zvs_virtio_hdr_encode(&v, false, &a->tx_vh[m]))
+            k = zvs_frame_iov(f, op, txs[i].vid, a->tx_tag[m], iov + 1, AFP_TX_IOV - 1);
+        if (k < 0) {
+            a->stats.tx_fail++;
+            *why = ZVS_DROP_TX_FAIL;
+            continue;
+        }
+        iov[0].iov_base = &a->tx_vh[m];
+        iov[0].iov_len = AFP_VH_LEN;
+        memset(&a->tx_msg[m], 0, sizeof(a->tx_msg[m]));
+        a->tx_msg[m].msg_hdr.msg_iov = iov;
+        a->tx_msg[m].msg_hdr.msg_iovlen = (size_t)k + 1;
+        m++;
+    }
+    return m;
+}
+
+/* Wait a bounded time for the kernel to have room again. */
+static void tx_wait(struct afp *a, int err)
+{
+    struct pollfd pfd = { .fd = a->fd, .events = POLLOUT };
+    a->stats.tx_waits++;
+    if (err == ENOBUFS)
+        (void)poll(NULL, 0, AFP_TX_WAIT_MS);    /* the device queue, not the socket, is full */
+    else
+        (void)poll(&pfd, 1, AFP_TX_WAIT_MS);
+}
+
+/* ENOBUFS from a bypassed qdisc is also how the kernel refuses a frame for a link whose
+ * carrier just went (packet_direct_xmit drops on !netif_carrier_ok, veth_xmit on a peer
+ * that is down). Waiting for room then only stalls the loop while the carrier event
+ * is still in linkwatch: ask the driver once per burst, and a link that is gone is
+ * link-down at once, so the switch moves the frames to a survivor. */
+static bool tx_link_gone(struct afp *a, bool *probed)
+{
+    if (*probed)
+        return false;
+    *probed = true;
+    a->stats.tx_link_probes++;
+    return zvs_ifinfo_link_now(a->fd, a->ifname) == 0;
+}
+
+/* Send the built messages; returns how many went. Sets *down when the link is down. */
+static int tx_send(struct afp *a, int m, enum zvs_drop *why, bool *down)
+{
+    int i = 0, sent = 0, waits = 0;
+    bool retried_down = false, probed = false;
+
+    while (i < m) {
+        int r = sendmmsg(a->fd, &a->tx_msg[i], (unsigned)(m - i), MSG_DONTWAIT);
+        if (r > 0) {
+            i += r;
+            sent += r;
+            continue;
+        }
+        int err = r < 0 ? errno : EAGAIN;
+        if (err == EINTR)
+            continue;
+        if (err == ENOBUFS && tx_link_gone(a, &probed))
+            err = ENXIO;
+        if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) {
+            if (waits++ < ZVS_AFP_TX_RETRIES) {
+                tx_wait(a, err);
+                continue;
+            }
+            a->stats.tx_no_buffer += (uint64_t)(m - i);
+            *why = ZVS_DROP_NO_BUFFER;
+            break;
+        }
+        if (err == ENETDOWN && !retried_down) {
+            retried_down = true;        /* perhaps only the stale note of an old link-down */
+            continue;
+        }
+        if (err == ENETDOWN || err == ENXIO) {
+            a->stats.tx_link_down += (uint64_t)(m - i);
+            a->port.carrier = false;
+            *why = ZVS_DROP_LINK_DOWN;
+            *down = true;
+            break;
+        }
+        /* EMSGSIZE, EINVAL, ...: the frame at fault is refused, the rest still go. */
+        a->stats.tx_fail++;
+        a->stats.last_errno = err;
+        *why = ZVS_DROP_TX_FAIL;
+        i++;
+    }
+    a->stats.tx_frames += (uint64_t)sent;
+    return sent;
+}
+
+static int afp_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_drop *why)
+{
+    struct afp *a = afp_of(p);
+    int sent = 0;
+    bool down = false;
+
+    for (int base = 0; base < n; base += ZVS_BATCH) {
+        int cnt = n - base < ZVS_BATCH ? n - base : ZVS_BATCH;
+        if (down) {
+            a->stats.tx_link_down += (uint64_t)cnt;
+            continue;
+        }
+        int m = tx_build(a, txs + base, cnt, why);
+        sent += tx_send(a, m, why, &down);
+    }
+    return sent;
+}
+
+static void afp_flush(struct zvs_port *p)
+{
+    (void)p;                            /* each tx burst is one sendmmsg already */
+}
+
+static void afp_destroy(struct zvs_port *p)
+{
+    if (!p)
+        return;
+    struct afp *a = afp_of(p);
+    if (a->fd >= 0)
+        close(a->fd);
+    zvs_pool_destroy(a->pool);
+    free(a);
+}
+
+static const struct zvs_port_ops afp_ops = {
+    .kind = "afpacket",
+    .tx = afp_tx,
+    .rx = afp_rx,
+    .rx_release = afp_rx_release,
+    .flush = afp_flush,
+    .destroy = afp_destroy,
+    .fd = zvs_uplink_afpacket_fd,
+    .link_event = zvs_uplink_afpacket_link_event,
+};
+
+/* ---- public API ---------------------------------------------------------------------- */
+
+struct zvs_port *zvs_uplink_afpacket_open(const char *ifname, int *err)
+{
+    struct afp *a = NULL;
+    struct zvs_ifinfo fi;
+    int rc = -EINVAL;
+
+    if (!zvs_ifname_ok(ifname))
+        goto fail;
+    rc = -ENOMEM;
+    a = calloc(1, sizeof(*a));
+    if (!a)
+        goto fail;
+    a->fd = -1;
+    a->port.ops = &afp_ops;
+    a->port.backend = a;
+    snprintf(a->ifname, sizeof(a->ifname), "%s", ifname);
+    a->pool = zvs_pool_create(ZVS_AFP_POOL_BUFS, AFP_BUF_SIZE, AFP_HEADROOM);
+    if (!a->pool)
+        goto fail;
+    a->port.role = ZVS_PORT_UPLINK;
+    snprintf(a->port.name, sizeof(a->port.name), "%s", ifname);
+    a->port.caps = ZVS_CAP_CSUM | ZVS_CAP_GSO;
+    a->port.max_gso = 65535;
+    rc = afp_socket(a->ifname, &fi);
+    if (rc < 0)
+        goto fail;
+    a->fd = rc;
+    a->ifindex = fi.ifindex;
+    afp_apply(a, &fi);
+    return &a->port;
+fail:
+    if (a)
+        afp_destroy(&a->port);
+    if (err)
+        *err = rc;
+    return NULL;
+}
+
+int zvs_uplink_afpacket_fd(const struct zvs_port *p)
+{
+    return afp_of(p)->fd;
+}
+
+int zvs_uplink_afpacket_ifindex(const struct zvs_port *p)
+{
+    return afp_of(p)->ifindex;
+}
+
+void zvs_uplink_afpacket_mac(const struct zvs_port *p, uint8_t mac[6])
+{
+    memcpy(mac, afp_of(p)->mac, ZVS_ETH_ALEN);
+}
+
+int zvs_uplink_afpacket_reopen(struct zvs_port *p)
+{
+    struct afp *a = afp_of(p);
+    struct zvs_ifinfo fi;
+    int fd = afp_socket(a->ifname, &fi);
+    if (fd < 0)
+        return fd;
+    if (a->fd >= 0)
+        close(a->fd);
+    a->fd = fd;
+    a->ifindex = fi.ifindex;
+    afp_apply(a, &fi);
+    a->stats.reopens++;
+    return 0;
+}
+
+int zvs_uplink_afpacket_link_event(struct zvs_port *p, int ifindex, bool carrier, bool exists)
+{
+    struct afp *a = afp_of(p);
+    int rc = 0;
+
+    if (!exists) {
+        /* The socket is bound to nothing now; keep it until the name comes back. */
+        a->ifindex = 0;
+        p->carrier = false;
+        return 0;
+    }
+    if (ifindex != a->ifindex) {
+        rc = zvs_uplink_afpacket_reopen(p);
+        if (rc < 0) {
+            p->carrier = false;
+            return rc;
+        }
+        rc = 1;
+    } else {
+        int soerr = 0;
+        socklen_t sl = sizeof(soerr);
+        struct zvs_ifinfo fi;
+        /* Reading SO_ERROR clears the ENETDOWN a past link-down left on the socket. */
+        (void)getsockopt(a->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+        if (zvs_ifinfo_read(a->fd, a->ifname, &fi) == 0)
+            afp_apply(a, &fi);          /* mtu or MAC may have changed meanwhile */
+    }
+    p->carrier = carrier;
+    return rc;
+}
+
+void zvs_uplink_afpacket_stats(const struct zvs_port *p, struct zvs_afpacket_stats *out)
+{
+    *out = afp_of(p)->stats;
+}

@@ -1,0 +1,523 @@
+/* vswitchd: the composition root. It is the one place that knows every piece: the parsed
+ * configuration (cp-commands/config.h), the switches (switch.h), the uplink backend
+ * (uplink_afpacket), guest NICs (nic_qdio) and their drivers (guest_tap), carrier events
+ * (netlink_link) and the event loop.
+ *
+ * Wiring per iteration of the event loop:
+ *  - an uplink socket readable: up to UPLINK_BURSTS bursts through zvs_switch_poll;
+ *  - a tap readable: the tap driver fills the NIC's output queue, then the switch polls
+ *    the NIC (SIGA-w is not needed in-process: the switch polls right after the fill);
+ *  - a NIC's thin interrupt (irq eventfd): the tap driver empties the input queue into
+ *    the tap;
+ *  - netlink: carrier changes of uplinks fail over; a tap's carrier is its own business;
+ *  - signalfd: SIGTERM/SIGINT stop the loop, SIGUSR1 writes the counters report.
+ * Authorization follows z/VM: a NIC couples to a VSWITCH only with a GRANT (MODIFY
+ * VSWITCH ... GRANT) or a directory authorization (NICDEF ... PORTTYPE/VLAN).
+ */
+#include "daemon/daemon.h"
+#include "daemon/daemon_impl.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "cp-commands/config.h"
+#include "daemon/console.h"
+#include "daemon/console_users.h"
+#include "daemon/evloop.h"
+#include "backends/guest_tap.h"
+#include "lag/lag.h"
+#include "dataplane/log.h"
+#include "dataplane/mac_table.h"
+#include "qdio/nic_qdio.h"
+#include "qdio/qdio_attach.h"
+#include "backends/netlink_link.h"
+#include "dataplane/switch.h"
+#include "backends/uplink_afpacket.h"
+#include "backends/uplink_pcap.h"
+
+#define UPLINK_BURSTS 8                 /* bursts per readable event before yielding */
+#define MB            (1024u * 1024u)
+
+
+/* ---- event callbacks ---------------------------------------------------------------- */
+
+static void on_uplink(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct d_uplink *u = arg;
+    for (int i = 0; i < UPLINK_BURSTS; i++)
+        if (zvs_switch_poll(u->ds->sw, u->port, now) < ZVS_BATCH)
+            break;
+}
+
+void zvsd_on_tap(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct d_nic *n = arg;
+    for (int i = 0; i < UPLINK_BURSTS; i++) {
+        /* Uncoupled, the driver reads and drops what the guest sends. */
+        int queued = zvs_guest_tap_pump_out(n->tap);
+        while (n->ds && zvs_switch_poll(n->ds->sw, n->port, now) > 0)
+            ;
+        if (queued == -EBADFD) {
+            /* The guest's namespace and its tap are gone: stop watching a dead fd. The
+             * NIC stays coupled; frames for it are dropped by the driver and counted. */
+            zvs_warn("%s.%04X: tap %s is gone", n->userid, n->vdev, n->ifname);
+            zvs_evloop_del_fd(n->d->loop, fd);
+            return;
+        }
+        if (queued < ZVS_BATCH)
+            break;
+    }
+}
+
+void zvsd_on_nic_irq(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct d_nic *n = arg;
+    zvs_guest_tap_pump_in(n->tap);
+}
+
+/* An external program signalled SIGA-w: take what it primed. */
+static void on_nic_siga(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct d_nic *n = arg;
+    zvs_qdio_siga_ack(zvs_nic_qdio_queues(n->port));
+    while (zvs_switch_poll(n->ds->sw, n->port, now) > 0)
+        ;
+}
+
+void zvsd_detach_external(struct d_nic *n, uint64_t now)
+{
+    struct zvs_qdio *q = zvs_nic_qdio_queues(n->port);
+    /* Buffers the program primed before it left belong to the adapter: send them. */
+    while (zvs_switch_poll(n->ds->sw, n->port, now) > 0)
+        ;
+    zvs_evloop_del_fd(n->d->loop, zvs_qdio_siga_fd(q));
+    zvs_evloop_del_fd(n->d->loop, n->session);
+    close(n->session);
+    n->session = -1;
+    int rc = zvs_qdio_reset(q);
+    zvs_info("%s: guest program detached%s", n->port->name, rc < 0 ? " (queues busy)" : "");
+}
+
+/* The attach connection of an external guest: EOF (or anything) means it detached. */
+static void on_nic_session(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct d_nic *n = arg;
+    char buf[64];
+    if (read(fd, buf, sizeof(buf)) <= 0 || (events & (EPOLLHUP | EPOLLERR)))
+        zvsd_detach_external(n, now);
+}
+
+static void on_attach(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct zvsd *d = arg;
+    char userid[9];
+    uint16_t vdev;
+    int client;
+    int rc = zvs_qdio_attach_accept(fd, 200, &client, userid, &vdev);
+    if (rc < 0) {
+        /* A client looping on bad requests must not flood the log. */
+        if (zvs_ratelimit_ok(&d->attach_rl, now, 60000000000ull, 10)) {
+            zvs_warn("attach: request refused: %s (%u more suppressed)", strerror(-rc),
+                     d->attach_rl.suppressed);
+            d->attach_rl.suppressed = 0;
+        }
+        return;
+    }
+    struct d_nic *n = zvsd_nic_find(d, userid, vdev);
+    if (!n || !n->external) {
+        zvs_qdio_attach_refuse(client, "no NICBIND QDIO NIC for that userid and vdev");
+        zvs_warn("attach: %s %04X: no such external NIC", userid, vdev);
+        return;
+    }
+    if (!n->ds) {
+        /* Its queues exist while it is coupled (COUPLE makes them). */
+        zvs_qdio_attach_refuse(client, "NIC not coupled");
+        zvs_warn("attach: %s %04X: NIC not coupled", userid, vdev);
+        return;
+    }
+    if (n->session >= 0) {
+        zvs_qdio_attach_refuse(client, "NIC already attached");
+        return;
+    }
+    struct zvs_qdio *q = zvs_nic_qdio_queues(n->port);
+    if (zvs_qdio_attach_grant(client, zvs_qdio_memfd(q), zvs_qdio_siga_fd(q),
+                              zvs_qdio_irq_fd(q)) < 0) {
+        close(client);
+        return;
+    }
+    n->session = client;
+    zvs_evloop_add_fd(d->loop, client, EPOLLIN, on_nic_session, n);
+    zvs_evloop_add_fd(d->loop, zvs_qdio_siga_fd(q), EPOLLIN, on_nic_siga, n);
+    zvs_info("%s: guest program attached", n->port->name);
+}
+
+static void write_report(struct zvsd *d)
+{
+    if (!d->opt.stats_path)
+        return;
+    char tmp[512];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", d->opt.stats_path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        zvs_warn("cannot write %s: %s", tmp, strerror(errno));
+        return;
+    }
+    zvsd_report(d, f);
+    /* Readers never see half a report: write beside, then rename over. */
+    if (fclose(f) == 0)
+        rename(tmp, d->opt.stats_path);
+}
+
+static void on_signal(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct zvsd *d = arg;
+    struct signalfd_siginfo si;
+    while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        switch (si.ssi_signo) {
+        case SIGTERM:
+        case SIGINT:
+            zvs_info("signal %u: shutting down", si.ssi_signo);
+            zvs_evloop_stop(d->loop);
+            break;
+        case SIGUSR1:
+            write_report(d);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* The operator console: one connection per vmcp session, each line a CP command. */
+static void on_console_client(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct zvsd *d = arg;
+    if (zvs_console_client_input(d->console, fd) < 0)
+        zvs_evloop_del_fd(d->loop, fd);     /* the console has closed it */
+}
+
+static void on_console(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct zvsd *d = arg;
+    int client = zvs_console_accept(d->console);
+    if (client >= 0 && zvs_evloop_add_fd(d->loop, client, EPOLLIN, on_console_client, d) < 0)
+        zvs_warn("console: cannot watch a new client (fd %d)", client);
+}
+
+static struct d_uplink *uplink_by_ifname(struct zvsd *d, const char *ifname)
+{
+    for (unsigned i = 0; i < d->nup; i++)
+        if (d->up[i].port && strcmp(d->up[i].ifname, ifname) == 0)
+            return &d->up[i];
+    return NULL;
+}
+
+static void uplink_register(struct d_uplink *u)
+{
+    int fd = u->port->ops->fd(u->port);
+    if (fd == u->fd)
+        return;
+    if (u->fd >= 0)
+        zvs_evloop_del_fd(u->d->loop, u->fd);
+    u->fd = -1;
+    if (fd >= 0 && zvs_evloop_add_fd(u->d->loop, fd, EPOLLIN, on_uplink, u) == 0)
+        u->fd = fd;
+}
+
+/* Give the switch (RDEV failover) and the port group (LACP, or the member's state
+ * without it) the port's carrier as it stands. */
+static void tell_carrier(struct d_uplink *u, uint64_t now)
+{
+    zvs_switch_set_carrier(u->ds->sw, u->port, u->port->carrier);
+    if (u->member)
+        zvs_lag_carrier(u->ds->lag, u->port, u->port->carrier, now);
+    u->carrier_told = u->port->carrier;
+}
+
+static void on_link_event(void *arg, const char *ifname, int ifindex, bool carrier, bool exists)
+{
+    struct zvsd *d = arg;
+    struct d_uplink *u = uplink_by_ifname(d, ifname);
+    if (!u)
+        return;
+    /* The socket may be replaced (interface re-created): leave epoll first. */
+    if (u->fd >= 0)
+        zvs_evloop_del_fd(d->loop, u->fd);
+    u->fd = -1;
+    int rc = u->port->ops->link_event(u->port, ifindex, carrier, exists);
+    if (rc < 0)
+        zvs_warn("RDEV %s (%s): cannot reopen: %s", u->port->name, ifname, strerror(-rc));
+    uplink_register(u);
+    tell_carrier(u, zvs_evloop_now(d->loop));
+    zvs_info("VSWITCH %s RDEV %s (%s): %s%s", u->ds->cfg.name, u->port->name, ifname,
+             exists ? "" : "interface gone, ", u->port->carrier ? "carrier up" : "carrier down");
+}
+
+/* A transmit found the link gone (the backend asked the driver after an ENOBUFS) and
+ * set the port's carrier down: fail over now, not when linkwatch's netlink event comes,
+ * which on a busy machine is many milliseconds later. The event still comes and finds
+ * nothing left to do. Only downs start here: the data plane never raises a carrier. */
+static void carrier_seen_by_tx(struct zvsd *d, uint64_t now)
+{
+    for (unsigned i = 0; i < d->nup; i++) {
+        struct d_uplink *u = &d->up[i];
+        if (!u->port || u->port->carrier || !u->carrier_told)
+            continue;
+        tell_carrier(u, now);
+        if (d->nl)
+            (void)zvs_netlink_link_carrier_lost(d->nl, u->ifname);
+        zvs_info("VSWITCH %s RDEV %s (%s): carrier down (a transmit found the link gone)",
+                 u->ds->cfg.name, u->port->name, u->ifname);
+    }
+}
+
+static void on_netlink(void *arg, int fd, uint32_t events, uint64_t now)
+{
+    struct zvsd *d = arg;
+    int rc = zvs_netlink_link_process(d->nl);
+    if (rc < 0)
+        zvs_warn("netlink: %s", strerror(-rc));
+}
+
+/* Every iteration ends here: LACP, Marker and rebalancing deadlines that are due run now
+ * (a PDU is late by at most the iteration it fell due in, however busy the data path),
+ * and the group's timer is re-armed for its next deadline so an idle loop wakes for it. */
+static void on_idle(void *arg, uint64_t now)
+{
+    struct zvsd *d = arg;
+    carrier_seen_by_tx(d, now);
+    zvsd_monitor_run(d, now);
+    for (unsigned i = 0; i < d->nsw; i++) {
+        struct d_switch *ds = &d->sw[i];
+        if (!ds->sw)
+            continue;
+        zvs_switch_run(ds->sw, now);
+        if (!ds->lag)
+            continue;
+        if (zvs_lag_next_wakeup(ds->lag) <= now)
+            zvs_lag_run(ds->lag, now);
+        uint64_t next = zvs_lag_next_wakeup(ds->lag);
+        if (next == UINT64_MAX)
+            zvs_timer_disarm(ds->lag_timer);
+        else
+            zvs_timer_arm(ds->lag_timer, next);
+    }
+}
+
+
+/* ---- building the switches ------------------------------------------------------------ */
+
+/* The link speed Linux reports for an interface in Mbit/s (veth: 10000), or `dflt`. */
+uint32_t zvsd_if_speed_mbps(const char *ifname, uint32_t dflt)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/sys/class/net/%s/speed", ifname);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return dflt;
+    long v = -1;
+    if (fscanf(f, "%ld", &v) != 1)
+        v = -1;
+    fclose(f);
+    return v > 0 ? (uint32_t)v : dflt;
+}
+
+/* Opens the backend of real device `dev` (its RDEVICE ... INTERFACE mapping). */
+struct zvs_port *zvsd_open_rdev(struct zvsd *d, struct zvs_rdev dev, const char **ifname,
+                                uint8_t mac[6], char *why, size_t whylen)
+{
+    char rdev[12];
+    zvs_rdev_format(dev, rdev, sizeof(rdev));
+    int m = -1;
+    for (unsigned k = 0; k < d->nrdevice && m < 0; k++)
+        if (zvs_rdev_equal(d->rdevice[k].rdev, dev))
+            m = (int)k;
+    if (m < 0) {
+        snprintf(why, whylen, "no RDEVICE ... INTERFACE statement");
+        return NULL;
+    }
+    *ifname = d->rdevice[m].ifname;
+    bool pcap = d->rdevice[m].backend == ZVS_RDEV_BACKEND_PCAP;
+    int err = 0;
+    struct zvs_port *p = pcap ? zvs_uplink_pcap_open(*ifname, &err)
+                              : zvs_uplink_afpacket_open(*ifname, &err);
+    if (!p) {
+        snprintf(why, whylen, "interface %s: %s", *ifname, strerror(-err));
+        return NULL;
+    }
+    if (pcap)
+        zvs_uplink_pcap_mac(p, mac);
+    else
+        zvs_uplink_afpacket_mac(p, mac);
+    snprintf(p->name, sizeof(p->name), "%s", rdev);
+    return p;                           /* never called while DISCONNECTed (reconciler) */
+}
+
+void zvsd_track_uplink(struct zvsd *d, struct d_switch *ds, struct zvs_port *p,
+                       const char *ifname, bool member)
+{
+    struct d_uplink *u = NULL;
+    for (unsigned i = 0; i < d->nup && !u; i++)
+        if (!d->up[i].port)
+            u = &d->up[i];
+    if (!u)
+        u = &d->up[d->nup++];
+    *u = (struct d_uplink){ .d = d, .ds = ds, .port = p, .fd = -1, .member = member,
+                            .carrier_told = p->carrier };
+    snprintf(u->ifname, sizeof(u->ifname), "%s", ifname);
+    uplink_register(u);
+    if (d->nl)
+        zvs_netlink_link_watch(d->nl, ifname);
+}
+
+void zvsd_untrack_uplink(struct zvsd *d, struct zvs_port *p)
+{
+    for (unsigned i = 0; i < d->nup; i++) {
+        struct d_uplink *u = &d->up[i];
+        if (u->port != p)
+            continue;
+        if (u->fd >= 0)
+            zvs_evloop_del_fd(d->loop, u->fd);
+        if (d->nl)
+            zvs_netlink_link_unwatch(d->nl, u->ifname);
+        /* The slot stays where it is (the event loop holds pointers to other slots);
+         * zvsd_track_uplink reuses it. */
+        d->up[i] = (struct d_uplink){ .fd = -1 };
+        return;
+    }
+}
+
+struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *opt)
+{
+    struct zvsd *d = calloc(1, sizeof(*d));
+    if (!d)
+        return NULL;
+    d->sigfd = -1;
+    d->attach_fd = -1;
+    d->opt = *opt;
+    d->run = zvs_cfg_new();
+    d->scratch = zvs_cfg_new();
+    if (!d->run || !d->scratch)
+        goto fail;
+    /* The running configuration: the files' result; commands change it from here on. Its
+     * message list is its own (empty): the files' messages stay with the caller. */
+    memcpy(d->run, cfg, sizeof *cfg);
+    d->run->msgs = (struct zvs_msg_list){ 0 };
+    d->nrdevice = cfg->nrdevice;
+    memcpy(d->rdevice, cfg->rdevice, cfg->nrdevice * sizeof(cfg->rdevice[0]));
+    memcpy(d->macprefix, cfg->vmlan.macprefix, 3);
+    d->nic = calloc(ZVS_CFG_MAX_NICS, sizeof(*d->nic));
+    d->loop = zvs_evloop_create();
+    if (!d->nic || !d->loop)
+        goto fail;
+
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    d->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (d->sigfd < 0 || zvs_evloop_add_fd(d->loop, d->sigfd, EPOLLIN, on_signal, d) < 0)
+        goto fail;
+
+    int err = 0;
+    d->nl = zvs_netlink_link_open(on_link_event, d, &err);
+    if (d->nl)
+        zvs_evloop_add_fd(d->loop, zvs_netlink_link_fd(d->nl), EPOLLIN, on_netlink, d);
+    else
+        zvs_warn("netlink: %s; carrier changes will not be seen", strerror(-err));
+
+    if (opt->qdio_socket) {
+        d->attach_fd = zvs_qdio_attach_listen(opt->qdio_socket);
+        if (d->attach_fd < 0 ||
+            zvs_evloop_add_fd(d->loop, d->attach_fd, EPOLLIN, on_attach, d) < 0) {
+            zvs_err("cannot listen on %s: %s", opt->qdio_socket, strerror(-d->attach_fd));
+            goto fail;
+        }
+    }
+    if (opt->console_path) {
+        int cerr = 0;
+        d->console = zvs_console_open(opt->console_path, zvsd_execute, d, &cerr);
+        if (!d->console ||
+            zvs_evloop_add_fd(d->loop, zvs_console_listen_fd(d->console), EPOLLIN,
+                              on_console, d) < 0) {
+            zvs_err("cannot open the console %s: %s", opt->console_path, strerror(-cerr));
+            goto fail;
+        }
+        if (opt->console_group) {
+            gid_t gid;
+            int gerr = zvs_console_group_resolve(opt->console_group, &gid);
+            if (gerr == 0)
+                gerr = zvs_console_set_group(d->console, gid);
+            if (gerr < 0) {
+                zvs_err("console group %s: %s", opt->console_group,
+                        gerr == -ENOENT ? "no such group" : strerror(-gerr));
+                goto fail;
+            }
+        }
+        char uerr[ZVS_CFG_PATH_MAX + ZVS_MSG_TEXT_MAX];
+        int nmapped = zvs_console_map_directory(d->console, cfg, uerr, sizeof(uerr));
+        if (nmapped < 0) {
+            zvs_err("console: %s", uerr);
+            goto fail;
+        }
+        zvs_info("console %s: mode %s, %d Linux user(s) mapped by LINUXUSER",
+                 opt->console_path, opt->console_group ? "0660" : "0600", nmapped);
+    }
+    zvsd_reconcile(d, NULL, NULL);
+    if (zvs_evloop_add_idle(d->loop, on_idle, d) < 0)
+        goto fail;
+    if (opt->monitor_path && zvsd_monitor_open(d, zvs_clock_now()) < 0)
+        goto fail;
+    return d;
+fail:
+    zvsd_destroy(d);
+    return NULL;
+}
+
+int zvsd_run(struct zvsd *d)
+{
+    int rc = zvs_evloop_run(d->loop);
+    write_report(d);
+    return rc;
+}
+
+void zvsd_destroy(struct zvsd *d)
+{
+    if (!d)
+        return;
+    for (unsigned i = 0; d->nic && i < d->nnic; i++) {
+        if (d->nic[i].tap)
+            zvs_guest_tap_close(d->nic[i].tap); /* the switch destroys the NIC ports */
+        if (d->nic[i].session >= 0)
+            close(d->nic[i].session);
+    }
+    zvsd_monitor_close(d, zvs_clock_now()); /* its last sample reads the switches */
+    zvs_console_close(d->console);          /* before the loop: it closes its clients */
+    if (d->attach_fd >= 0) {
+        close(d->attach_fd);
+        unlink(d->opt.qdio_socket);
+    }
+    for (unsigned i = 0; i < d->nsw; i++) {
+        if (!d->sw[i].sw)
+            continue;
+        zvs_lag_destroy(d->sw[i].lag, zvs_evloop_now(d->loop));
+        if (d->sw[i].lag_timer)
+            zvs_timer_destroy(d->sw[i].lag_timer);
+        zvs_switch_destroy(d->sw[i].sw);
+    }
+    zvs_netlink_link_close(d->nl);
+    if (d->sigfd >= 0)
+        close(d->sigfd);
+    zvs_evloop_destroy(d->loop);
+    free(d->nic);
+    zvs_cfg_free(d->run);
+    zvs_cfg_free(d->scratch);
+    free(d);
+}

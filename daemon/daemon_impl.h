@@ -1,0 +1,143 @@
+/* vswitchd's private state, shared by daemon.c (building and running the switches) and
+ * daemon_cmd.c (the CP commands that change them while they run). Nothing else includes
+ * this. */
+#ifndef ZVS_DAEMON_IMPL_H
+#define ZVS_DAEMON_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cp-commands/command.h"
+#include "cp-commands/config.h"
+#include "daemon/daemon.h"
+#include "daemon/evloop.h"
+#include "backends/guest_tap.h"
+#include "lag/lag.h"
+#include "dataplane/log.h"
+#include "backends/netlink_link.h"
+#include "dataplane/switch.h"
+
+#define ZVSD_PROBLEMS_KEPT 64            /* problems a pass remembers for the next */
+
+struct zvs_console;
+struct zvsd_monitor;
+
+struct zvsd;
+
+/* A running VSWITCH. Slots never move (the event loop and uplinks hold pointers to them);
+ * a detached switch leaves its slot with sw == NULL for the next DEFINE. */
+struct d_switch {
+    struct zvs_switch     *sw;          /* NULL: free slot */
+    struct zvs_cfg_vswitch cfg;         /* the definition the data plane now matches */
+    struct zvs_lag        *lag;         /* its port group (GROUP grp), or NULL */
+    struct zvs_timer      *lag_timer;   /* wakes the loop at the group's next deadline */
+};
+
+struct d_uplink {
+    struct zvsd          *d;
+    struct d_switch      *ds;
+    struct zvs_port      *port;
+    char                  ifname[ZVS_IFNAME_MAX + 1];
+    int                   fd;           /* registered with the loop; -1 none */
+    bool                  member;       /* port-group member (else an RDEV) */
+    bool                  carrier_told; /* the carrier the switch and the group last got */
+    struct zvs_device_counters base;    /* COUNTERS CLEAR: subtracted in reports */
+};
+
+/* A guest NIC the daemon drives (a NIC of the running configuration with a backend).
+ * The slot and, for a tap, the tap itself live as long as the NIC is defined; the NIC's
+ * queues (port) exist while it is coupled, sized by that switch's QUEUESTORAGE. */
+struct d_nic {
+    struct zvsd          *d;
+    bool                  used;         /* slot holds a NIC */
+    struct d_switch      *ds;           /* coupled to this switch, or NULL */
+    struct zvs_port      *port;         /* its queues while coupled (the switch owns it) */
+    struct zvs_guest      guest;        /* its registration while coupled */
+    struct zvs_guest_tap *tap;          /* NICBIND TAP: the driver; NULL for QDIO */
+    char                  ifname[ZVS_IFNAME_MAX + 1];
+    char                  userid[ZVS_USERID_MAX + 1];
+    uint16_t              vdev;
+    bool                  external;     /* a program attaches over the socket (QDIO) */
+    int                   session;      /* its attach connection while attached, else -1 */
+    struct zvs_device_counters base;    /* COUNTERS CLEAR: subtracted in reports */
+};
+
+struct zvsd {
+    struct zvs_evloop       *loop;
+    struct zvsd_options      opt;
+    struct zvs_cfg          *run;        /* the running configuration (commands change it) */
+    struct zvs_cfg          *scratch;    /* a command is applied here first */
+    unsigned                 nsw;
+    struct d_switch          sw[ZVS_CFG_MAX_VSWITCHES];
+    unsigned                 nup;
+    struct d_uplink          up[ZVS_CFG_MAX_VSWITCHES * (ZVS_CFG_MAX_RDEV + ZVS_CFG_MAX_GROUP_PORTS)];
+    unsigned                 nnic;
+    struct d_nic            *nic;       /* ZVS_CFG_MAX_NICS slots */
+    struct zvs_netlink_link *nl;
+    int                      sigfd;
+    int                      attach_fd;  /* listening socket for external QDIO guests */
+    struct zvs_ratelimit     attach_rl;  /* refused attach requests: log a few a minute */
+    struct zvs_console      *console;    /* the operator console (vmcp), or NULL */
+    unsigned                 nrdevice;   /* RDEVICE ... INTERFACE mappings, kept for JOIN */
+    struct zvs_cfg_rdevice   rdevice[ZVS_CFG_MAX_RDEVICES];
+    uint8_t                  macprefix[3];
+    struct zvsd_monitor     *mon;        /* monitor records (-m), or NULL */
+    unsigned                 nproblems;  /* the last reconciler pass's problems (hashes) */
+    uint32_t                 problems[ZVSD_PROBLEMS_KEPT];
+};
+
+/* daemon.c: opening a real device's backend (NULL, with the reason in why, when it
+ * cannot be) and watching it in the event loop. */
+struct zvs_port *zvsd_open_rdev(struct zvsd *d, struct zvs_rdev dev, const char **ifname,
+                                uint8_t mac[6], char *why, size_t whylen);
+uint32_t zvsd_if_speed_mbps(const char *ifname, uint32_t dflt);
+void zvsd_track_uplink(struct zvsd *d, struct d_switch *ds, struct zvs_port *p,
+                       const char *ifname, bool member);
+/* Stops watching an uplink (its port is about to be destroyed). */
+void zvsd_untrack_uplink(struct zvsd *d, struct zvs_port *p);
+
+/* daemon_monitor.c: monitor records (sampled in zvsd_monitor_run, every iteration). */
+int  zvsd_monitor_open(struct zvsd *d, uint64_t now);
+void zvsd_monitor_close(struct zvsd *d, uint64_t now);
+void zvsd_monitor_run(struct zvsd *d, uint64_t now);
+/* D6R22 (up false, with a zvs_mon_fail_reason) or D6R23 for an uplink, now. */
+void zvsd_monitor_uplink_event(struct zvsd *d, const struct d_uplink *u, bool up,
+                               uint8_t reason, uint64_t now);
+
+/* daemon.c: event callbacks the reconciler registers for a NIC. */
+void zvsd_on_tap(void *arg, int fd, uint32_t events, uint64_t now);
+void zvsd_on_nic_irq(void *arg, int fd, uint32_t events, uint64_t now);
+/* Ends an external program's attachment to a NIC (its queues are about to go). */
+void zvsd_detach_external(struct d_nic *n, uint64_t now);
+
+/* daemon_reconcile.c: makes the data plane match d->run (switches, uplinks, port groups,
+ * NIC couplings and registrations). Problems the previous pass did not have are logged as
+ * warnings and, when r is not NULL, written to it as warning lines (only those about the
+ * viewer's own NICs when viewer is not NULL: an issuer without class B); returns how many
+ * problems there are. Used at start and after every configuration command. */
+int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer);
+struct d_switch *zvsd_switch_by_name(struct zvsd *d, const char *name);
+struct d_nic *zvsd_nic_find(struct zvsd *d, const char *userid, uint16_t vdev);
+/* Whether a NIC of the configuration has something to drive it here: NICBIND TAP, or
+ * NICBIND QDIO / no NICBIND with the attach socket (-q) open. */
+bool zvsd_nic_has_backend(const struct zvsd *d, const struct zvs_cfg_nic *nic);
+
+/* daemon_query.c: QUERY VSWITCH, NIC, VMLAN, PORT GROUP, LACP responses. */
+void zvsd_query(struct zvsd *d, const struct zvs_cmd *c, const char *userid,
+                uint32_t privclass, struct zvs_cp_response *r);
+/* A port's z/VM-view counters minus its COUNTERS CLEAR base. */
+void zvsd_counters(const struct zvs_port *p, const struct zvs_device_counters *base,
+                   struct zvs_device_counters *out);
+
+/* A command is taking the uplink (DISCONNECT, RDEV, NOGROUP, DETACH, LEAVE) or the NIC
+ * (UNCOUPLE, DETACH NIC, REVOKE) away: the failure event is written now, while the slot
+ * still names it, and the slot's monitor state is reset for whatever comes next. */
+void zvsd_monitor_uplink_gone(struct zvsd *d, const struct d_uplink *u, uint8_t reason,
+                              uint64_t now);
+void zvsd_monitor_nic_gone(struct zvsd *d, const struct d_nic *n, uint64_t now);
+
+/* daemon_cmd.c: the console's executor. */
+void zvsd_execute(void *arg, const char *userid, uint32_t privclass, const char *line,
+                  struct zvs_cp_response *r);
+
+#endif

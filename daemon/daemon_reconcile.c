@@ -1,0 +1,773 @@
+/* The reconciler: makes the running data plane match the running configuration (d->run).
+ *
+ * Owns: creating and destroying switches, opening and closing their uplinks (RDEV devices
+ * and port-group members), binding and unbinding port groups, coupling, uncoupling and
+ * re-registering guest NICs. vswitchd builds everything through it at start, and every
+ * configuration command (cp-commands/cfg_apply.c changes d->run) ends here.
+ *
+ * Order of one pass, chosen so nothing is ever attached to something about to go:
+ *   1. NICs whose switch changed or vanished are uncoupled, NICs no longer defined freed;
+ *   2. switches no longer defined are destroyed (their uplinks closed, group released);
+ *   3. new switches are created;
+ *   4. every switch's attributes, uplinks and group follow its definition;
+ *   5. NICs are created, coupled, or re-registered (GRANT, MACPROTECT changed).
+ * Rules:
+ *  - Uplinks are open only while the switch is CONNECTed and has an uplink: DISCONNECT
+ *    closes the RDEV devices and the group members; CONNECT opens them again.
+ *  - A group member that leaves goes through zvs_lag_leave (its buckets move, a Marker
+ *    flush, then the port goes), so a LEAVE under load loses nothing the switch holds.
+ *  - A device that cannot be opened (no interface yet) is logged and counted as a problem
+ *    but leaves the rest in place, as at start: the switch runs without it.
+ *  - QUEUESTORAGE sizes a NIC's queues when it couples; a change applies to the next
+ *    COUPLE, as a z/VM guest's buffers change when its device is set up again.
+ * Hazard: the data plane is compared with d_switch.cfg (what it was built from), not with
+ * the previous running configuration, so a pass is idempotent and a failed step is
+ * retried by the next command's pass.
+ */
+#include "daemon/daemon_impl.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "cp-commands/cp_messages.h"
+#include "backends/guest_tap.h"
+#include "monitor/monrec.h"
+#include "qdio/nic_qdio.h"
+#include "lag/pgroup.h"
+
+#define MB (1024u * 1024u)
+
+/* One reconciler pass: who asked (for the warnings it may read) and what went wrong. */
+struct pass {
+    struct zvsd            *d;
+    struct zvs_cp_response *r;          /* the command's response, or NULL (start-up) */
+    const char             *viewer;     /* issuer without class B: its own NICs only */
+    int                     count;      /* problems met, new or not */
+    unsigned                nseen;      /* hashes of this pass's problems */
+    uint32_t                seen[ZVSD_PROBLEMS_KEPT];
+};
+
+static uint32_t text_hash(const char *s)
+{
+    uint32_t h = 2166136261u;           /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+/* A problem of the pass. A problem the previous pass had already (a device still missing,
+ * a NIC still not authorized) is logged at debug level only: every command makes a pass,
+ * and repeating a known problem with each would bury the new ones. A new one is a warning
+ * in the log and, when the issuer may see the object (owner NULL: switches and devices,
+ * for class B), a "Warning:" line of the response. */
+__attribute__((format(printf, 3, 4)))
+static void problem(struct pass *ps, const char *owner, const char *fmt, ...)
+{
+    char text[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    ps->count++;
+    uint32_t h = text_hash(text);
+    if (ps->nseen < ZVSD_PROBLEMS_KEPT)
+        ps->seen[ps->nseen++] = h;
+    struct zvsd *d = ps->d;
+    for (unsigned i = 0; i < d->nproblems; i++) {
+        if (d->problems[i] == h) {
+            zvs_debug("%s (still)", text);
+            return;
+        }
+    }
+    zvs_warn("%s", text);
+    bool visible = !ps->viewer || (owner && strcmp(owner, ps->viewer) == 0);
+    if (ps->r && visible)
+        zvs_cp_printf(ps->r, "Warning: %s", text);
+}
+
+struct d_switch *zvsd_switch_by_name(struct zvsd *d, const char *name)
+{
+    for (unsigned i = 0; i < d->nsw; i++)
+        if (d->sw[i].sw && strcmp(d->sw[i].cfg.name, name) == 0)
+            return &d->sw[i];
+    return NULL;
+}
+
+struct d_nic *zvsd_nic_find(struct zvsd *d, const char *userid, uint16_t vdev)
+{
+    for (unsigned i = 0; i < d->nnic; i++)
+        if (d->nic[i].used && d->nic[i].vdev == vdev && strcmp(d->nic[i].userid, userid) == 0)
+            return &d->nic[i];
+    return NULL;
+}
+
+bool zvsd_nic_has_backend(const struct zvsd *d, const struct zvs_cfg_nic *nic)
+{
+    if (nic->backend == ZVS_NIC_BACKEND_TAP)
+        return true;
+    /* A NIC nothing is bound to (DEFINE NIC) is driven by a program over the attach
+     * socket, as a z/VM guest's operating system drives the device CP gave it. */
+    return (nic->backend == ZVS_NIC_BACKEND_QDIO || nic->backend == ZVS_NIC_BACKEND_NONE) &&
+           d->attach_fd >= 0;
+}
+
+/* ---- guest registration -------------------------------------------------------------- */
+
+/* The GRANTs of the running configuration sorted by (switch, userid), built once per
+ * pass: a pass looks up one GRANT per coupled NIC, and a linear search each time made a
+ * command on a system with hundreds of guests cost milliseconds (bench_cp). */
+struct grant_index {
+    unsigned                 n;
+    const struct zvs_cfg_grant **g;     /* NULL when out of memory: linear search */
+};
+
+static int grant_cmp(const void *a, const void *b)
+{
+    const struct zvs_cfg_grant *x = *(const struct zvs_cfg_grant *const *)a;
+    const struct zvs_cfg_grant *y = *(const struct zvs_cfg_grant *const *)b;
+    if (x->vswitch != y->vswitch)
+        return x->vswitch < y->vswitch ? -1 : 1;
+    return strcmp(x->userid, y->userid);
+}
+
+static void grant_index_build(struct grant_index *ix, const struct zvs_cfg *cfg)
+{
+    ix->n = cfg->ngrant;
+    ix->g = cfg->ngrant ? malloc(cfg->ngrant * sizeof *ix->g) : NULL;
+    if (!ix->g)
+        return;
+    for (unsigned i = 0; i < cfg->ngrant; i++)
+        ix->g[i] = &cfg->grant[i];
+    qsort(ix->g, ix->n, sizeof *ix->g, grant_cmp);
+}
+
+static const struct zvs_cfg_grant *find_grant(const struct grant_index *ix,
+                                              const struct zvs_cfg *cfg, unsigned sw,
+                                              const char *user)
+{
+    if (!ix || !ix->g) {
+        for (unsigned i = 0; i < cfg->ngrant; i++)
+            if (cfg->grant[i].vswitch == sw && strcmp(cfg->grant[i].userid, user) == 0)
+                return &cfg->grant[i];
+        return NULL;
+    }
+    struct zvs_cfg_grant key = { .vswitch = (uint16_t)sw };
+    snprintf(key.userid, sizeof key.userid, "%s", user);
+    const struct zvs_cfg_grant *kp = &key;
+    const struct zvs_cfg_grant **hit = bsearch(&kp, ix->g, ix->n, sizeof *ix->g, grant_cmp);
+    return hit ? *hit : NULL;
+}
+
+/* The guest registration of a NIC: MAC, MACPROTECT and VLAN rules from the NICDEF's
+ * directory authorization or the GRANT, with the switch's defaults. -EPERM when the user
+ * is not authorized for the switch. */
+static int guest_of(const struct grant_index *ix, const struct zvs_cfg *cfg,
+                    const struct zvs_cfg_nic *nic, struct zvs_guest *g)
+{
+    const struct zvs_cfg_vswitch *vs = &cfg->vswitch[nic->vswitch];
+    const struct zvs_cfg_user *u = &cfg->user[nic->user];
+    const struct zvs_cfg_grant *gr = find_grant(ix, cfg, (unsigned)nic->vswitch, u->userid);
+    bool dna = nic->has_vlan || nic->porttype != ZVS_PORTTYPE_UNSPEC;
+
+    if (!gr && !dna)
+        return -EPERM;
+    memset(g, 0, sizeof(*g));
+    snprintf(g->owner, sizeof(g->owner), "%s", u->userid);
+    g->vdev = nic->vdev;
+    memcpy(g->mac, nic->mac, 6);
+    /* MACPROTECT UNSPECIFIED behaves as OFF, z/VM's system default. */
+    g->macprotect = vs->macprotect == ZVS_MACPROTECT_ON;
+
+    enum zvs_porttype pt = dna ? nic->porttype : gr->porttype;
+    if (pt == ZVS_PORTTYPE_UNSPEC)
+        pt = vs->porttype == ZVS_PORTTYPE_UNSPEC ? ZVS_PORTTYPE_ACCESS : vs->porttype;
+    const struct zvs_vidset *set = dna ? (nic->has_vlan ? &nic->vlan : NULL)
+                                       : (gr->has_vlan ? &gr->vlan : NULL);
+    if (!vs->vlan_aware) {
+        zvs_vlan_port_init(&g->vlan, ZVS_VLAN_ACCESS, ZVS_VID_NONE);
+        return 0;
+    }
+    if (pt == ZVS_PORTTYPE_ACCESS) {
+        uint16_t vid = set && set->n ? set->r[0].lo : vs->default_vid;
+        zvs_vlan_port_init(&g->vlan, ZVS_VLAN_ACCESS, vid);
+        return 0;
+    }
+    zvs_vlan_port_init(&g->vlan, ZVS_VLAN_TRUNK, 0);
+    if (set && set->n) {
+        for (unsigned i = 0; i < set->n; i++)
+            zvs_vlan_grant(&g->vlan, set->r[i].lo, set->r[i].hi);
+    } else {
+        zvs_vlan_grant(&g->vlan, vs->default_vid, vs->default_vid);
+    }
+    return 0;
+}
+
+/* ---- NICs ---------------------------------------------------------------------------- */
+
+static void nic_name(const struct d_nic *n, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s.%04X", n->userid, n->vdev);
+}
+
+static void nic_uncouple(struct zvsd *d, struct d_nic *n, uint64_t now)
+{
+    char name[24];
+    if (!n->ds)
+        return;
+    nic_name(n, name, sizeof name);
+    zvsd_monitor_nic_gone(d, n, now);
+    if (n->external && n->session >= 0)
+        zvsd_detach_external(n, now);
+    /* What the guest already handed over is delivered before its queues go. */
+    while (zvs_switch_poll(n->ds->sw, n->port, now) > 0)
+        ;
+    struct zvs_port *p = zvs_switch_detach_port(n->ds->sw, n->port);
+    if (n->tap)
+        zvs_guest_tap_unbind(n->tap);   /* the tap stays: the guest's device outlives it */
+    if (p && p->ops->destroy)
+        p->ops->destroy(p);
+    zvs_info("%s uncoupled from VSWITCH %s", name, n->ds->cfg.name);
+    n->port = NULL;
+    n->ds = NULL;
+    memset(&n->base, 0, sizeof n->base);
+}
+
+static void nic_free(struct zvsd *d, struct d_nic *n, uint64_t now)
+{
+    nic_uncouple(d, n, now);
+    if (n->tap) {
+        zvs_evloop_del_fd(d->loop, zvs_guest_tap_fd(n->tap));
+        zvs_evloop_del_fd(d->loop, zvs_guest_tap_irq_fd(n->tap));
+        zvs_guest_tap_close(n->tap);
+    }
+    *n = (struct d_nic){ .session = -1 };
+}
+
+/* A slot for a NIC of the configuration, its tap opened (unbound). NULL when nothing
+ * drives it here or the tap cannot be made (counted as a problem). */
+static struct d_nic *nic_create(struct zvsd *d, const struct zvs_cfg *cfg,
+                                const struct zvs_cfg_nic *nic, struct pass *ps)
+{
+    const char *userid = cfg->user[nic->user].userid;
+    struct d_nic *n = NULL;
+
+    if (!zvsd_nic_has_backend(d, nic))
+        return NULL;
+    for (unsigned i = 0; i < d->nnic && !n; i++)
+        if (!d->nic[i].used)
+            n = &d->nic[i];
+    if (!n) {
+        if (d->nnic == ZVS_CFG_MAX_NICS)
+            return NULL;
+        n = &d->nic[d->nnic++];
+    }
+    *n = (struct d_nic){ .d = d, .used = true, .vdev = nic->vdev, .session = -1,
+                         .external = nic->backend != ZVS_NIC_BACKEND_TAP };
+    snprintf(n->userid, sizeof n->userid, "%s", userid);
+    snprintf(n->ifname, sizeof n->ifname, "%s", nic->ifname);
+    if (n->external)
+        return n;
+    int err = zvs_guest_tap_open(nic->ifname, ZVS_GUEST_TAP_MTU_DEFAULT, NULL, &n->tap);
+    if (err < 0) {
+        problem(ps, userid, "%s.%04X: cannot make tap %s: %s", userid, nic->vdev,
+                nic->ifname, strerror(-err));
+        *n = (struct d_nic){ .session = -1 };
+        return NULL;
+    }
+    /* The guest's interface uses the MAC CP assigned (MACPREFIX ++ MACID), as a z/VM
+     * guest's NIC does; MACPROTECT then holds it to that. */
+    err = zvs_guest_tap_set_mac(n->tap, nic->mac);
+    if (err < 0)
+        zvs_warn("%s.%04X: cannot set MAC on tap %s: %s", userid, nic->vdev, nic->ifname,
+                 strerror(-err));
+    zvs_evloop_add_fd(d->loop, zvs_guest_tap_fd(n->tap), EPOLLIN, zvsd_on_tap, n);
+    zvs_evloop_add_fd(d->loop, zvs_guest_tap_irq_fd(n->tap), EPOLLIN, zvsd_on_nic_irq, n);
+    return n;
+}
+
+static void nic_couple(struct zvsd *d, const struct grant_index *ix, const struct zvs_cfg *cfg,
+                       const struct zvs_cfg_nic *nic, struct d_nic *n, struct d_switch *ds,
+                       struct pass *ps)
+{
+    char name[24], mac[18];
+    struct zvs_guest g;
+    nic_name(n, name, sizeof name);
+    if (guest_of(ix, cfg, nic, &g) < 0) {
+        problem(ps, n->userid, "%s: not authorized for VSWITCH %s (no GRANT, no NICDEF "
+                "VLAN/PORTTYPE); not coupled", name, ds->cfg.name);
+        return;
+    }
+    int err = 0;
+    struct zvs_port *p = zvs_nic_qdio_create(name, ds->cfg.queuestorage_mb * MB,
+                                             ZVS_NIC_MTU_DEFAULT, &err);
+    if (!p) {
+        problem(ps, n->userid, "%s: cannot make QDIO queues: %s", name, strerror(-err));
+        return;
+    }
+    err = zvs_switch_add_guest(ds->sw, p, &g);
+    zvs_mac_format(g.mac, mac, sizeof mac);
+    if (err < 0) {
+        problem(ps, n->userid, "%s: cannot couple to VSWITCH %s (MAC %s): %s", name,
+                ds->cfg.name, mac, strerror(-err));
+        p->ops->destroy(p);
+        return;
+    }
+    if (n->tap && (err = zvs_guest_tap_bind(n->tap, p)) < 0) {
+        problem(ps, n->userid, "%s: cannot bind tap %s: %s", name, n->ifname, strerror(-err));
+        zvs_switch_remove_port(ds->sw, p);
+        return;
+    }
+    n->ds = ds;
+    n->port = p;
+    n->guest = g;
+    memset(&n->base, 0, sizeof n->base);
+    /* External: frames for it are discarded (no input buffers) until a program attaches
+     * and establishes the queues, as for a z/VM guest not yet running. */
+    zvs_info("%s coupled to VSWITCH %s: MAC %s, %s%s", name, ds->cfg.name, mac,
+             n->tap ? "tap " : "external QDIO guest", n->tap ? n->ifname : "");
+}
+
+/* The coupled NIC's registration follows its GRANT and the switch's MACPROTECT. */
+static void nic_update(const struct grant_index *ix, const struct zvs_cfg *cfg,
+                       const struct zvs_cfg_nic *nic,
+                       struct d_nic *n, struct pass *ps)
+{
+    struct zvs_guest g;
+    char name[24];
+    nic_name(n, name, sizeof name);
+    if (guest_of(ix, cfg, nic, &g) < 0) {
+        nic_uncouple(n->d, n, zvs_evloop_now(n->d->loop));
+        return;
+    }
+    if (memcmp(&g, &n->guest, sizeof g) == 0)
+        return;
+    int err = zvs_switch_update_guest(n->ds->sw, n->port, &g);
+    if (err < 0) {
+        problem(ps, n->userid, "%s: cannot change its registration: %s", name, strerror(-err));
+        return;
+    }
+    n->guest = g;
+    zvs_info("%s: registration on VSWITCH %s changed (GRANT or MACPROTECT)", name,
+             n->ds->cfg.name);
+}
+
+static bool plays(const struct zvs_cfg *cfg, const struct zvs_cfg_nic *nic, const struct d_nic *n)
+{
+    return n->used && nic->vdev == n->vdev && strcmp(cfg->user[nic->user].userid, n->userid) == 0;
+}
+
+/* The NIC of the configuration a slot plays, or NULL. Slots are made in configuration
+ * order, so slot i usually plays nic[i]: checking that first keeps a pass linear in the
+ * number of NICs (a command on a system with thousands of guests stays cheap). */
+static const struct zvs_cfg_nic *cfg_nic_of(const struct zvs_cfg *cfg, const struct d_nic *n)
+{
+    size_t slot = (size_t)(n - n->d->nic);
+    if (slot < cfg->nnic && plays(cfg, &cfg->nic[slot], n))
+        return &cfg->nic[slot];
+    int u = zvs_cfg_find_user(cfg, n->userid);
+    if (u < 0)
+        return NULL;
+    const struct zvs_cfg_user *usr = &cfg->user[u];
+    for (unsigned i = usr->first_nic; i < (unsigned)usr->first_nic + usr->nnic; i++)
+        if (cfg->nic[i].vdev == n->vdev)
+            return &cfg->nic[i];
+    return NULL;
+}
+
+/* Step 1: uncouple what must go, free slots of NICs no longer defined. */
+static void nics_release(struct zvsd *d, uint64_t now)
+{
+    const struct zvs_cfg *cfg = d->run;
+    for (unsigned i = 0; i < d->nnic; i++) {
+        struct d_nic *n = &d->nic[i];
+        if (!n->used)
+            continue;
+        const struct zvs_cfg_nic *nic = cfg_nic_of(cfg, n);
+        if (!nic || !zvsd_nic_has_backend(d, nic)) {
+            nic_free(d, n, now);
+            continue;
+        }
+        if (n->ds && (nic->vswitch < 0 || strcmp(nic->lan, n->ds->cfg.name) != 0))
+            nic_uncouple(d, n, now);
+    }
+}
+
+/* Step 5: create, couple and update. */
+static void nics_apply(struct zvsd *d, struct pass *ps)
+{
+    const struct zvs_cfg *cfg = d->run;
+    struct grant_index ix;
+    grant_index_build(&ix, cfg);
+    for (unsigned i = 0; i < cfg->nnic; i++) {
+        const struct zvs_cfg_nic *nic = &cfg->nic[i];
+        const char *userid = cfg->user[nic->user].userid;
+        struct d_nic *n = i < d->nnic && plays(cfg, nic, &d->nic[i])
+                          ? &d->nic[i] : zvsd_nic_find(d, userid, nic->vdev);
+        if (!n && !(n = nic_create(d, cfg, nic, ps)))
+            continue;
+        if (nic->vswitch < 0)
+            continue;
+        struct d_switch *ds = zvsd_switch_by_name(d, nic->lan);
+        if (!ds)
+            continue;
+        if (!n->ds)
+            nic_couple(d, &ix, cfg, nic, n, ds, ps);
+        else
+            nic_update(&ix, cfg, nic, n, ps);
+    }
+    free(ix.g);
+}
+
+/* ---- uplinks and port groups --------------------------------------------------------- */
+
+static struct d_uplink *uplink_of(struct zvsd *d, const struct zvs_port *p)
+{
+    for (unsigned i = 0; i < d->nup; i++)
+        if (d->up[i].port == p)
+            return &d->up[i];
+    return NULL;
+}
+
+/* Whether the switch should have its uplinks open now. */
+static bool uplinks_wanted(const struct zvs_cfg_vswitch *vs)
+{
+    return vs->connect && !vs->nouplink;
+}
+
+static void rdevs_close(struct zvsd *d, struct d_switch *ds, uint64_t now)
+{
+    struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL);
+    while (p) {
+        struct zvs_port *next = zvs_switch_next_port(ds->sw, p);
+        if (p->role == ZVS_PORT_UPLINK && !zvs_switch_is_group_port(ds->sw, p)) {
+            zvs_info("VSWITCH %s RDEV %s closed", ds->cfg.name, p->name);
+            struct d_uplink *u = uplink_of(d, p);
+            if (u)
+                zvsd_monitor_uplink_gone(d, u, ZVS_MON_FAIL_DETACHED, now);
+            zvsd_untrack_uplink(d, p);
+            zvs_switch_remove_port(ds->sw, p);
+        }
+        p = next;
+    }
+}
+
+static bool rdev_is_open(const struct d_switch *ds, const char *dev)
+{
+    for (struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
+         p = zvs_switch_next_port(ds->sw, p))
+        if (p->role == ZVS_PORT_UPLINK && !zvs_switch_is_group_port(ds->sw, p) &&
+            strcmp(p->name, dev) == 0)
+            return true;
+    return false;
+}
+
+/* Opens the switch's RDEV devices that are not open, in the definition's order: all of
+ * them after a change, or those that could not be opened before (a retry that leaves the
+ * working ones alone). */
+static void rdevs_open(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
+                       struct pass *ps)
+{
+    for (unsigned k = 0; k < vs->nrdev; k++) {
+        const char *ifname = NULL;
+        uint8_t mac[6];
+        char dev[12];
+        zvs_rdev_format(vs->rdev[k], dev, sizeof dev);
+        if (rdev_is_open(ds, dev))
+            continue;
+        char why[96];
+        struct zvs_port *p = zvsd_open_rdev(d, vs->rdev[k], &ifname, mac, why, sizeof why);
+        if (!p) {
+            problem(ps, NULL, "VSWITCH %s RDEV %s cannot be opened: %s", vs->name, dev, why);
+            continue;
+        }
+        if (zvs_switch_add_uplink(ds->sw, p) < 0) {
+            p->ops->destroy(p);
+            problem(ps, NULL, "VSWITCH %s RDEV %s: no room for the uplink", vs->name, dev);
+            continue;
+        }
+        zvsd_track_uplink(d, ds, p, ifname, false);
+        zvs_info("VSWITCH %s RDEV %s on %s (%s, MTU %u, %s)", vs->name, p->name, ifname,
+                 p->ops->kind, p->mtu, p->carrier ? "carrier up" : "no carrier");
+    }
+}
+
+static void rdevs_wanted_list(const struct zvs_cfg_vswitch *vs, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    if (!uplinks_wanted(vs))
+        return;
+    for (unsigned k = 0; k < vs->nrdev && len < size; k++) {
+        char dev[12];
+        zvs_rdev_format(vs->rdev[k], dev, sizeof dev);
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? " " : "", dev);
+    }
+}
+
+static void group_release(struct zvsd *d, struct d_switch *ds, uint64_t now)
+{
+    if (!ds->lag)
+        return;
+    char name[ZVS_NAME_MAX + 1];
+    snprintf(name, sizeof name, "%s", zvs_lag_params(ds->lag)->pg.name);
+    for (unsigned s = 0; s < ZVS_PG_MAX_MEMBERS; s++) {
+        struct zvs_port *p = zvs_lag_member_port(ds->lag, s);
+        if (!p)
+            continue;
+        struct d_uplink *u = uplink_of(d, p);
+        if (u)
+            zvsd_monitor_uplink_gone(d, u, ZVS_MON_FAIL_DETACHED, now);
+        zvsd_untrack_uplink(d, p);
+        zvs_lag_leave(ds->lag, p, now);
+    }
+    zvs_lag_destroy(ds->lag, now);
+    ds->lag = NULL;
+    zvs_timer_destroy(ds->lag_timer);
+    ds->lag_timer = NULL;
+    zvs_info("VSWITCH %s: port group %s released", ds->cfg.name, name);
+}
+
+static void on_lag_timer(void *arg, struct zvs_timer *t, uint64_t now)
+{
+    /* The wake-up itself: the work happens in on_idle of the same iteration. */
+}
+
+static void group_join_one(struct zvsd *d, struct d_switch *ds, struct zvs_rdev dev,
+                           uint64_t now, struct pass *ps)
+{
+    const char *ifname = NULL;
+    uint8_t mac[6] = { 0 };
+    char rdev[12];
+    const char *group = zvs_lag_params(ds->lag)->pg.name;
+    zvs_rdev_format(dev, rdev, sizeof rdev);
+    char why[96];
+    struct zvs_port *p = zvsd_open_rdev(d, dev, &ifname, mac, why, sizeof why);
+    if (!p) {
+        problem(ps, NULL, "port group %s: device %s cannot be opened: %s", group, rdev, why);
+        return;
+    }
+    uint32_t speed = zvsd_if_speed_mbps(ifname, 10000);
+    int rc = zvs_lag_join(ds->lag, p, rdev, mac, speed, now);
+    if (rc < 0) {
+        p->ops->destroy(p);
+        problem(ps, NULL, "port group %s: cannot JOIN %s: %s", group, rdev, strerror(-rc));
+        return;
+    }
+    zvsd_track_uplink(d, ds, p, ifname, true);
+    zvs_info("VSWITCH %s port group %s: JOIN %s on %s (%s, %u Mbit/s, %s)", ds->cfg.name,
+             group, rdev, ifname, p->ops->kind, speed, p->carrier ? "carrier up" : "no carrier");
+}
+
+static struct zvs_port *member_by_rdev(struct d_switch *ds, struct zvs_rdev dev)
+{
+    char rdev[12];
+    zvs_rdev_format(dev, rdev, sizeof rdev);
+    for (unsigned s = 0; s < ZVS_PG_MAX_MEMBERS; s++) {
+        struct zvs_port *p = zvs_lag_member_port(ds->lag, s);
+        if (p && strcmp(p->name, rdev) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+/* The lowest LACP key no running group has. All groups share one system id (the
+ * MACPREFIX), so the key alone tells a partner which links may aggregate: two groups with
+ * one key would be bundled into one port channel. An index into the configuration's
+ * group array is not enough: deleting a group renumbers the others. */
+static uint16_t free_lacp_key(const struct zvsd *d)
+{
+    for (uint16_t key = 1; ; key++) {
+        bool used = false;
+        for (unsigned i = 0; i < d->nsw && !used; i++)
+            used = d->sw[i].sw && d->sw[i].lag && zvs_lag_params(d->sw[i].lag)->key == key;
+        if (!used)
+            return key;
+    }
+}
+
+static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_group *g,
+                         uint64_t now, struct pass *ps)
+{
+    struct zvs_lag_params lp = {
+        .pg = {
+            .hash = g->distribution == ZVS_CFG_DIST_SOURCE ? ZVS_PG_HASH_SRC :
+                    g->distribution == ZVS_CFG_DIST_BOTH ? ZVS_PG_HASH_SRC_DST : ZVS_PG_HASH_DST,
+            .policy = g->policy == ZVS_CFG_POLICY_LBT ? ZVS_PG_POLICY_LBT : ZVS_PG_POLICY_LOAD,
+            .interval_s = g->interval_s,
+            .lacp = g->lacp,
+            .lbt_percent = g->lbt_percent,
+        },
+        .long_timeout = g->lacp_long_timeout,
+        .system_priority = 32768,
+        .key = free_lacp_key(d),
+    };
+    snprintf(lp.pg.name, sizeof(lp.pg.name), "%s", g->name);
+    /* System ID: the MACPREFIX with MACID 000000, which no NIC gets: one LACP system per
+     * zvswitch, as a z/VM system is one partner to its physical switch. */
+    memcpy(lp.system, d->run->vmlan.macprefix, 3);
+    ds->lag = zvs_lag_create(ds->sw, &lp, now);
+    ds->lag_timer = ds->lag ? zvs_timer_create(d->loop, on_lag_timer, ds) : NULL;
+    if (!ds->lag || !ds->lag_timer) {
+        if (ds->lag)
+            zvs_lag_destroy(ds->lag, now);
+        ds->lag = NULL;
+        problem(ps, NULL, "VSWITCH %s: cannot create port group %s", ds->cfg.name, g->name);
+    }
+}
+
+/* The switch's port group follows the configuration: bound or released, members joined
+ * or left, LACP and INTERVAL set. */
+static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
+                       uint64_t now, struct pass *ps)
+{
+    const struct zvs_cfg *cfg = d->run;
+    int gi = uplinks_wanted(vs) && vs->group[0] ? zvs_cfg_find_group(cfg, vs->group) : -1;
+    if (ds->lag && (gi < 0 || strcmp(zvs_lag_params(ds->lag)->pg.name, vs->group) != 0))
+        group_release(d, ds, now);
+    if (gi < 0)
+        return;
+    const struct zvs_cfg_group *g = &cfg->group[gi];
+    bool created = false;
+    if (!ds->lag) {
+        group_create(d, ds, g, now, ps);
+        if (!ds->lag)
+            return;
+        created = true;
+    }
+    /* Members that left the group's definition go first (their buckets move). */
+    for (unsigned s = 0; s < ZVS_PG_MAX_MEMBERS; s++) {
+        struct zvs_port *p = zvs_lag_member_port(ds->lag, s);
+        if (!p)
+            continue;
+        bool keep = false;
+        for (unsigned k = 0; k < g->nport && !keep; k++) {
+            char dev[12];
+            zvs_rdev_format(g->port[k], dev, sizeof dev);
+            keep = strcmp(dev, p->name) == 0;
+        }
+        if (keep)
+            continue;
+        struct d_uplink *u = uplink_of(d, p);
+        if (u)
+            zvsd_monitor_uplink_gone(d, u, ZVS_MON_FAIL_LEAVE, now);
+        zvs_info("VSWITCH %s port group %s: LEAVE %s", ds->cfg.name, g->name, p->name);
+        zvsd_untrack_uplink(d, p);
+        zvs_lag_leave(ds->lag, p, now);
+    }
+    for (unsigned k = 0; k < g->nport; k++)
+        if (!member_by_rdev(ds, g->port[k]))
+            group_join_one(d, ds, g->port[k], now, ps);
+    const struct zvs_lag_params *lp = zvs_lag_params(ds->lag);
+    if (lp->pg.lacp != g->lacp) {
+        zvs_lag_set_lacp(ds->lag, g->lacp, now);
+        zvs_info("VSWITCH %s port group %s: LACP %s", ds->cfg.name, g->name,
+                 g->lacp ? "ACTIVE" : "INACTIVE");
+    }
+    struct zvs_pgroup *pg = zvs_lag_group(ds->lag);
+    if (zvs_pgroup_params(pg)->interval_s != g->interval_s) {
+        zvs_pgroup_set_interval(pg, g->interval_s, now);
+        zvs_info("VSWITCH %s port group %s: INTERVAL %u", ds->cfg.name, g->name, g->interval_s);
+    }
+    if (created)
+        zvs_info("VSWITCH %s port group %s: LACP %s, INTERVAL %u, %u member(s)", ds->cfg.name,
+                 g->name, g->lacp ? "ACTIVE" : "INACTIVE", g->interval_s,
+                 zvs_pgroup_members(pg));
+}
+
+/* ---- switches ------------------------------------------------------------------------ */
+
+static void switch_destroy(struct zvsd *d, struct d_switch *ds, uint64_t now)
+{
+    char name[ZVS_NAME_MAX + 1];
+    snprintf(name, sizeof name, "%s", ds->cfg.name);
+    group_release(d, ds, now);
+    rdevs_close(d, ds, now);
+    zvs_switch_destroy(ds->sw);
+    *ds = (struct d_switch){ 0 };
+    zvs_info("VSWITCH %s destroyed", name);
+}
+
+static struct d_switch *switch_create(struct zvsd *d, const struct zvs_cfg_vswitch *vs,
+                                      struct pass *ps)
+{
+    struct d_switch *ds = NULL;
+    for (unsigned i = 0; i < d->nsw && !ds; i++)
+        if (!d->sw[i].sw)
+            ds = &d->sw[i];
+    if (!ds) {
+        if (d->nsw == ZVS_CFG_MAX_VSWITCHES)
+            return NULL;
+        ds = &d->sw[d->nsw++];
+    }
+    struct zvs_switch_params p = {
+        .vlan = { .aware = vs->vlan_aware, .native_vid = vs->native_vid },
+        .isolation = vs->isolation,
+    };
+    snprintf(p.name, sizeof(p.name), "%s", vs->name);
+    *ds = (struct d_switch){ .cfg = *vs };
+    /* The uplinks are opened by the attribute step: a new switch has none yet. */
+    ds->cfg.nrdev = 0;
+    ds->cfg.group[0] = '\0';
+    ds->sw = zvs_switch_create(&p);
+    if (!ds->sw) {
+        problem(ps, NULL, "VSWITCH %s: out of memory", vs->name);
+        return NULL;
+    }
+    zvs_info("VSWITCH %s defined: %s, QUEUESTORAGE %uM%s", vs->name,
+             vs->vlan_aware ? "VLAN AWARE" : "VLAN UNAWARE", vs->queuestorage_mb,
+             vs->nouplink ? ", NOUPLINK" : "");
+    return ds;
+}
+
+static void switch_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
+                        uint64_t now, struct pass *ps)
+{
+    if (ds->cfg.isolation != vs->isolation) {
+        zvs_switch_set_isolation(ds->sw, vs->isolation);
+        zvs_info("VSWITCH %s: ISOLATION %s", vs->name, vs->isolation ? "ON" : "OFF");
+    }
+    /* The group first: its fallback RDEVs are only the fallback. */
+    group_sync(d, ds, vs, now, ps);
+    /* Compared with what the data plane was built for, not with what is open: a device
+     * that could not be opened must not make every pass bounce the ones that work. */
+    char built[64], want[64];
+    rdevs_wanted_list(&ds->cfg, built, sizeof built);
+    rdevs_wanted_list(vs, want, sizeof want);
+    if (strcmp(built, want) != 0) {
+        /* Reopened in the new order: the first with carrier carries the traffic. */
+        rdevs_close(d, ds, now);
+        if (!uplinks_wanted(vs))
+            zvs_info("VSWITCH %s: %s", vs->name, vs->nouplink ? "NOUPLINK" : "DISCONNECTED");
+    }
+    if (uplinks_wanted(vs))
+        rdevs_open(d, ds, vs, ps);      /* after a change all; else the missing ones */
+    ds->cfg = *vs;
+}
+
+int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer)
+{
+    const struct zvs_cfg *cfg = d->run;
+    uint64_t now = zvs_evloop_now(d->loop);
+    struct pass pass = { .d = d, .r = r, .viewer = viewer }, *ps = &pass;
+
+    nics_release(d, now);
+    for (unsigned i = 0; i < d->nsw; i++)
+        if (d->sw[i].sw && zvs_cfg_find_vswitch(cfg, d->sw[i].cfg.name) < 0)
+            switch_destroy(d, &d->sw[i], now);
+    for (unsigned i = 0; i < cfg->nvswitch; i++) {
+        const struct zvs_cfg_vswitch *vs = &cfg->vswitch[i];
+        struct d_switch *ds = zvsd_switch_by_name(d, vs->name);
+        if (!ds && !(ds = switch_create(d, vs, ps)))
+            continue;
+        switch_sync(d, ds, vs, now, ps);
+    }
+    nics_apply(d, ps);
+    memcpy(d->problems, pass.seen, pass.nseen * sizeof pass.seen[0]);
+    d->nproblems = pass.nseen;
+    return pass.count;
+}

@@ -1,0 +1,287 @@
+/* Event loop: epoll + a single timerfd. Timers live in a small array scanned for the
+ * earliest deadline: a switch has tens of timers, not thousands, and the scan is cheaper
+ * than keeping a heap consistent under arm/disarm from callbacks. */
+#include "daemon/evloop.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_EVENTS  64
+#define MAX_IDLE    16
+
+struct fd_watch {
+    int        fd;
+    zvs_fd_fn  fn;
+    void      *arg;
+    bool       dead;                    /* removed while callbacks may still see it */
+    struct fd_watch *next;
+};
+
+struct zvs_timer {
+    struct zvs_evloop *loop;
+    zvs_timer_fn       fn;
+    void              *arg;
+    uint64_t           deadline;        /* 0: disarmed */
+    struct zvs_timer  *next;
+};
+
+struct zvs_evloop {
+    int               epfd;
+    int               tfd;              /* timerfd for the earliest deadline */
+    uint64_t          armed_for;        /* deadline the timerfd is set to, 0 none */
+    uint64_t          now;
+    bool              stop;
+    struct fd_watch  *watches;
+    struct zvs_timer *timers;
+    struct { zvs_idle_fn fn; void *arg; } idle[MAX_IDLE];
+    int               nidle;
+};
+
+uint64_t zvs_clock_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct zvs_evloop *zvs_evloop_create(void)
+{
+    struct zvs_evloop *l = calloc(1, sizeof(*l));
+    if (!l)
+        return NULL;
+    l->epfd = epoll_create1(EPOLL_CLOEXEC);
+    l->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (l->epfd < 0 || l->tfd < 0)
+        goto fail;
+    struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+    if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->tfd, &ev) < 0)
+        goto fail;
+    l->now = zvs_clock_now();
+    return l;
+fail:
+    zvs_evloop_destroy(l);
+    return NULL;
+}
+
+void zvs_evloop_destroy(struct zvs_evloop *l)
+{
+    if (!l)
+        return;
+    while (l->watches) {
+        struct fd_watch *w = l->watches;
+        l->watches = w->next;
+        free(w);
+    }
+    while (l->timers) {
+        struct zvs_timer *t = l->timers;
+        l->timers = t->next;
+        free(t);
+    }
+    if (l->epfd >= 0)
+        close(l->epfd);
+    if (l->tfd >= 0)
+        close(l->tfd);
+    free(l);
+}
+
+static struct fd_watch *find_watch(struct zvs_evloop *l, int fd)
+{
+    for (struct fd_watch *w = l->watches; w; w = w->next)
+        if (w->fd == fd && !w->dead)
+            return w;
+    return NULL;
+}
+
+int zvs_evloop_add_fd(struct zvs_evloop *l, int fd, uint32_t events, zvs_fd_fn fn, void *arg)
+{
+    if (find_watch(l, fd))
+        return -EEXIST;
+    struct fd_watch *w = calloc(1, sizeof(*w));
+    if (!w)
+        return -ENOMEM;
+    *w = (struct fd_watch){ .fd = fd, .fn = fn, .arg = arg, .next = l->watches };
+    struct epoll_event ev = { .events = events, .data.ptr = w };
+    if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        int err = -errno;
+        free(w);
+        return err;
+    }
+    l->watches = w;
+    return 0;
+}
+
+int zvs_evloop_mod_fd(struct zvs_evloop *l, int fd, uint32_t events)
+{
+    struct fd_watch *w = find_watch(l, fd);
+    if (!w)
+        return -ENOENT;
+    struct epoll_event ev = { .events = events, .data.ptr = w };
+    return epoll_ctl(l->epfd, EPOLL_CTL_MOD, fd, &ev) < 0 ? -errno : 0;
+}
+
+int zvs_evloop_del_fd(struct zvs_evloop *l, int fd)
+{
+    struct fd_watch *w = find_watch(l, fd);
+    if (!w)
+        return -ENOENT;
+    epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
+    /* Freed after the iteration: events already fetched may still point at it. */
+    w->dead = true;
+    return 0;
+}
+
+static void reap_watches(struct zvs_evloop *l)
+{
+    struct fd_watch **pp = &l->watches;
+    while (*pp) {
+        struct fd_watch *w = *pp;
+        if (w->dead) {
+            *pp = w->next;
+            free(w);
+        } else {
+            pp = &w->next;
+        }
+    }
+}
+
+static void rearm(struct zvs_evloop *l)
+{
+    uint64_t first = 0;
+    for (struct zvs_timer *t = l->timers; t; t = t->next)
+        if (t->deadline && (!first || t->deadline < first))
+            first = t->deadline;
+    if (first == l->armed_for)
+        return;
+    struct itimerspec its = { 0 };
+    if (first) {
+        its.it_value.tv_sec = (time_t)(first / 1000000000ull);
+        its.it_value.tv_nsec = (long)(first % 1000000000ull);
+    }
+    timerfd_settime(l->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+    l->armed_for = first;
+}
+
+struct zvs_timer *zvs_timer_create(struct zvs_evloop *l, zvs_timer_fn fn, void *arg)
+{
+    struct zvs_timer *t = calloc(1, sizeof(*t));
+    if (!t)
+        return NULL;
+    *t = (struct zvs_timer){ .loop = l, .fn = fn, .arg = arg, .next = l->timers };
+    l->timers = t;
+    return t;
+}
+
+void zvs_timer_arm(struct zvs_timer *t, uint64_t deadline_ns)
+{
+    t->deadline = deadline_ns ? deadline_ns : 1;
+    rearm(t->loop);
+}
+
+void zvs_timer_disarm(struct zvs_timer *t)
+{
+    t->deadline = 0;
+    rearm(t->loop);
+}
+
+void zvs_timer_destroy(struct zvs_timer *t)
+{
+    if (!t)
+        return;
+    struct zvs_evloop *l = t->loop;
+    for (struct zvs_timer **pp = &l->timers; *pp; pp = &(*pp)->next) {
+        if (*pp == t) {
+            *pp = t->next;
+            break;
+        }
+    }
+    free(t);
+    rearm(l);
+}
+
+int zvs_evloop_add_idle(struct zvs_evloop *l, zvs_idle_fn fn, void *arg)
+{
+    if (l->nidle >= MAX_IDLE)
+        return -ENOSPC;
+    l->idle[l->nidle].fn = fn;
+    l->idle[l->nidle].arg = arg;
+    l->nidle++;
+    return 0;
+}
+
+static int run_timers(struct zvs_evloop *l)
+{
+    int ran = 0;
+    uint64_t expirations;
+    if (read(l->tfd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
+        return 0;
+    l->armed_for = 0;
+    /* A callback may arm or destroy timers: restart the scan after each one. */
+    for (bool again = true; again;) {
+        again = false;
+        for (struct zvs_timer *t = l->timers; t; t = t->next) {
+            if (t->deadline && t->deadline <= l->now) {
+                t->deadline = 0;
+                t->fn(t->arg, t, l->now);
+                ran++;
+                again = true;
+                break;
+            }
+        }
+    }
+    rearm(l);
+    return ran;
+}
+
+int zvs_evloop_run_once(struct zvs_evloop *l, int timeout_ms)
+{
+    struct epoll_event ev[MAX_EVENTS];
+    int n = epoll_wait(l->epfd, ev, MAX_EVENTS, timeout_ms);
+    if (n < 0)
+        return errno == EINTR ? 0 : -errno;
+    l->now = zvs_clock_now();
+    int ran = 0;
+    bool timer_fired = false;
+    for (int i = 0; i < n; i++) {
+        struct fd_watch *w = ev[i].data.ptr;
+        if (!w) {
+            timer_fired = true;
+            continue;
+        }
+        if (w->dead)
+            continue;
+        w->fn(w->arg, w->fd, ev[i].events, l->now);
+        ran++;
+    }
+    if (timer_fired)
+        ran += run_timers(l);
+    for (int i = 0; i < l->nidle; i++)
+        l->idle[i].fn(l->idle[i].arg, l->now);
+    reap_watches(l);
+    return ran;
+}
+
+int zvs_evloop_run(struct zvs_evloop *l)
+{
+    while (!l->stop) {
+        int rc = zvs_evloop_run_once(l, -1);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+void zvs_evloop_stop(struct zvs_evloop *l) { l->stop = true; }
+bool zvs_evloop_stopped(const struct zvs_evloop *l) { return l->stop; }
+uint64_t zvs_evloop_now(const struct zvs_evloop *l) { return l->now; }
+
+uint64_t zvs_clock_wall_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000u;
+}

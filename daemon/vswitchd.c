@@ -1,0 +1,255 @@
+/* vswitchd: the zvswitch daemon.
+ *
+ *   vswitchd -c SYSTEM.CONFIG -u USER.DIRECT [-f] [-p pidfile] [-l level] [-L logfile]
+ *            [-s statsfile] [-q qdio-socket] [-k console [--console-group group]] [--check]
+ *
+ * Foreground (-f) logs to stderr; otherwise it detaches (fork, setsid, /dev/null for the
+ * standard streams) and logs to -L or nowhere. The pidfile is written after detaching and
+ * removed at exit. --check parses and cross-checks both files, prints every message like
+ * CPSYNTAX does, and exits 0 when they are clean, 1 otherwise.
+ * The console's identities are checked before detaching too: every LINUXUSER of the user
+ * directory must be a Linux user here and --console-group a group, else vswitchd says
+ * which and does not start.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cp-commands/config.h"
+#include "daemon/console_users.h"
+#include "daemon/daemon.h"
+#include "dataplane/log.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: vswitchd -c SYSTEM.CONFIG -u USER.DIRECT [options]\n"
+            "  -c, --sysconfig FILE   SYSTEM CONFIG (VMLAN, DEFINE VSWITCH, RDEVICE ...)\n"
+            "  -u, --userdirect FILE  user directory (USER, NICDEF, NICBIND ...)\n"
+            "  -f, --foreground       stay in the foreground, log to stderr\n"
+            "  -p, --pidfile FILE     write the daemon's pid here\n"
+            "  -l, --log-level LEVEL  error | warn | info (default) | debug\n"
+            "  -L, --log-file FILE    append log lines here\n"
+            "  -s, --stats FILE       counters report, written on SIGUSR1 and at exit\n"
+            "  -q, --qdio-socket PATH where external guest programs attach to NICBIND QDIO NICs\n"
+            "  -k, --console PATH     operator console socket for vmcp (CP commands)\n"
+            "      --console-group NAME|GID  members may connect to the console (mode 0660);\n"
+            "                         USER DIRECT LINUXUSER says who they are in CP\n"
+            "  -m, --monitor FILE     write monitor records (D6R21, D8R1 ...) for perfkit\n"
+            "  -i, --monitor-interval SECONDS  monitor sample interval (default 60)\n"
+            "      --monitor-max-mb N rotate the monitor file beyond N MB (default 64)\n"
+            "      --monitor-live PATH  serve the live record stream (perfkit --live) here\n"
+            "      --check            check both files like CPSYNTAX and exit\n"
+            "  -h, --help\n");
+}
+
+static int write_pidfile(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -errno;
+    char buf[32];
+    int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+    int rc = write(fd, buf, (size_t)n) == n ? 0 : -EIO;
+    close(fd);
+    return rc;
+}
+
+static int detach(void)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -errno;
+    if (pid > 0)
+        _exit(0);
+    if (setsid() < 0)
+        return -errno;
+    if (chdir("/") < 0)
+        return -errno;
+    int fd = open("/dev/null", O_RDWR);
+    if (fd < 0)
+        return -errno;
+    dup2(fd, 0);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    if (fd > 2)
+        close(fd);
+    return 0;
+}
+
+/* Who may use the console: the group and every LINUXUSER must exist here (the daemon
+ * resolves them again when it opens the console; this says what is wrong before it
+ * detaches). 0 or -1 (reported on stderr). */
+static int console_access_check(const struct zvs_cfg *cfg, const char *group)
+{
+    char err[ZVS_CFG_PATH_MAX + ZVS_MSG_TEXT_MAX];
+    gid_t gid;
+    int rc;
+
+    if (group && (rc = zvs_console_group_resolve(group, &gid)) < 0) {
+        fprintf(stderr, "vswitchd: console group %s: %s\n", group,
+                rc == -ENOENT ? "no such group" : strerror(-rc));
+        return -1;
+    }
+    if (zvs_console_check_directory(cfg, err, sizeof(err)) < 0) {
+        fprintf(stderr, "vswitchd: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Paths are used after chdir("/"): make them absolute first. */
+static char *absolute(const char *path)
+{
+    if (!path)
+        return NULL;
+    if (path[0] == '/')
+        return strdup(path);
+    char *cwd = getcwd(NULL, 0), *out = NULL;
+    if (cwd && asprintf(&out, "%s/%s", cwd, path) < 0)
+        out = NULL;
+    free(cwd);
+    return out;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "sysconfig", required_argument, NULL, 'c' },
+        { "userdirect", required_argument, NULL, 'u' },
+        { "foreground", no_argument, NULL, 'f' },
+        { "pidfile", required_argument, NULL, 'p' },
+        { "log-level", required_argument, NULL, 'l' },
+        { "log-file", required_argument, NULL, 'L' },
+        { "stats", required_argument, NULL, 's' },
+        { "qdio-socket", required_argument, NULL, 'q' },
+        { "console", required_argument, NULL, 'k' },
+        { "console-group", required_argument, NULL, 'G' },
+        { "monitor", required_argument, NULL, 'm' },
+        { "monitor-interval", required_argument, NULL, 'i' },
+        { "monitor-max-mb", required_argument, NULL, 'M' },
+        { "monitor-live", required_argument, NULL, 'V' },
+        { "check", no_argument, NULL, 'C' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *sysconfig = NULL, *userdirect = NULL, *console_group = NULL;
+    char *pidfile = NULL, *logfile = NULL, *stats = NULL, *qsock = NULL, *console = NULL, *monitor = NULL, *monlive = NULL;
+    unsigned long mon_interval = 60, mon_max_mb = 64;
+    bool foreground = false, check = false;
+    enum zvs_log_level level = ZVS_LOG_INFO;
+    int c, rc = 1;
+
+    while ((c = getopt_long(argc, argv, "c:u:fp:l:L:s:q:k:m:i:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c': sysconfig = optarg; break;
+        case 'u': userdirect = optarg; break;
+        case 'f': foreground = true; break;
+        case 'p': free(pidfile); pidfile = absolute(optarg); break;
+        case 'L': free(logfile); logfile = absolute(optarg); break;
+        case 's': free(stats); stats = absolute(optarg); break;
+        case 'q': free(qsock); qsock = absolute(optarg); break;
+        case 'k': free(console); console = absolute(optarg); break;
+        case 'G': console_group = optarg; break;
+        case 'm': free(monitor); monitor = absolute(optarg); break;
+        case 'V': free(monlive); monlive = absolute(optarg); break;
+        case 'i':
+        case 'M': {
+            char *end;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (*end || v == 0 || v > (c == 'i' ? 86400ul : 65536ul)) {
+                fprintf(stderr, "vswitchd: invalid %s '%s'\n",
+                        c == 'i' ? "monitor interval" : "monitor size", optarg);
+                goto out;
+            }
+            if (c == 'i')
+                mon_interval = v;
+            else
+                mon_max_mb = v;
+            break;
+        }
+        case 'C': check = true; break;
+        case 'l':
+            if (zvs_log_parse_level(optarg, &level) < 0) {
+                fprintf(stderr, "vswitchd: unknown log level '%s'\n", optarg);
+                goto out;
+            }
+            break;
+        case 'h': usage(stdout); rc = 0; goto out;
+        default: usage(stderr); goto out;
+        }
+    }
+    if (!sysconfig || optind != argc) {
+        usage(stderr);
+        goto out;
+    }
+    if (console_group && !console) {
+        fprintf(stderr, "vswitchd: --console-group needs --console\n");
+        goto out;
+    }
+    if (check) {
+        int errors = zvs_config_syntax_check(sysconfig, userdirect, stdout);
+        rc = errors == 0 ? 0 : 1;
+        goto out;
+    }
+
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    if (!cfg) {
+        fprintf(stderr, "vswitchd: out of memory\n");
+        goto out;
+    }
+    int errors = zvs_cfg_load(cfg, sysconfig, userdirect);
+    if (errors != 0) {
+        /* Print what the parser found, as --check would, and refuse to start. */
+        zvs_config_syntax_check(sysconfig, userdirect, stderr);
+        zvs_cfg_free(cfg);
+        goto out;
+    }
+    if (console && console_access_check(cfg, console_group) < 0) {
+        zvs_cfg_free(cfg);
+        goto out;
+    }
+    zvs_log_set_level(level);
+    if (logfile && zvs_log_open(logfile) < 0)
+        fprintf(stderr, "vswitchd: cannot open log %s: %s\n", logfile, strerror(errno));
+    if (!foreground && detach() < 0) {
+        zvs_err("cannot detach: %s", strerror(errno));
+        zvs_cfg_free(cfg);
+        goto out;
+    }
+    if (pidfile && write_pidfile(pidfile) < 0)
+        zvs_warn("cannot write pidfile %s", pidfile);
+
+    struct zvsd_options opt = { .stats_path = stats, .qdio_socket = qsock,
+                                 .console_path = console,
+                                 .console_group = console_group,
+                                 .monitor_path = monitor,
+                                 .monitor_interval_s = (uint32_t)mon_interval,
+                                 .monitor_max_bytes = (uint64_t)mon_max_mb << 20,
+                                 .monitor_live_path = monlive };
+    struct zvsd *d = zvsd_create(cfg, &opt);
+    zvs_cfg_free(cfg);
+    if (d) {
+        zvs_info("vswitchd running (pid %ld)", (long)getpid());
+        rc = zvsd_run(d) < 0 ? 1 : 0;
+        zvsd_destroy(d);
+        zvs_info("vswitchd stopped");
+    }
+    if (pidfile)
+        unlink(pidfile);
+    zvs_log_close();
+out:
+    free(pidfile);
+    free(logfile);
+    free(stats);
+    free(qsock);
+    free(console);
+    free(monitor);
+    free(monlive);
+    return rc;
+}

@@ -1,0 +1,489 @@
+/* The forwarding path.
+ *
+ * A burst of frames from one port is classified (runt, size, source, Slow Protocols,
+ * VLAN, MACPROTECT), looked up, and queued per egress port; at the end of the burst every
+ * egress that got frames is written once (one tx call, one backend flush). Frames are
+ * never copied here: egress backends copy them once, applying the tag edit.
+ *
+ * Rules (z/VM VSWITCH, layer 2):
+ *  - guest to guest on the same VLAN stays local; a unicast to no local guest goes to the
+ *    uplink; broadcast and multicast go to every other guest on the VLAN and the uplink;
+ *  - from the uplink, unicast goes to the guest that owns the MAC, broadcast/multicast to
+ *    every guest on the VLAN, and a frame for no guest is dropped as an OSA's address
+ *    filter would (counted in drops[FILTERED] only); nothing goes uplink to uplink;
+ *  - Slow Protocols frames (LACP, Marker) from an uplink go to the LACP handler and never
+ *    to guests; from a guest they are discarded.
+ * Egress fix-up: a super-frame or a partial checksum that the egress cannot take is
+ * segmented or checksummed here (vnet.c) into scratch memory; that slow path flushes the
+ * egress queue first so frame order on the port is kept.
+ *
+ * Per-burst memo (struct burst): a burst comes from one port, and nothing the forwarding
+ * decision reads changes during it except through learning or the Slow Protocols handler.
+ * So the ingress classification of an untagged frame (the same for every untagged frame
+ * on that port) and the last MAC table answer (dst MAC + VID -> port) are kept for the
+ * burst; a stream of frames to one destination then costs no VLAN call and no hash
+ * lookup. Learning and the handler forget the memo. Only the answers are kept: every
+ * frame still passes every check and is counted on its own, so counters are exact.
+ */
+#include "dataplane/switch.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "dataplane/mac_table.h"
+#include "dataplane/distribution.h"
+#include "dataplane/switch_impl.h"
+#include "dataplane/vnet.h"
+
+static const uint8_t slow_dst[ZVS_ETH_ALEN] = { 0x01, 0x80, 0xC2, 0x00, 0x00, 0x02 };
+
+static inline bool mac_eq(const uint8_t *a, const uint8_t *b)
+{
+    uint32_t a4, b4;
+    uint16_t a2, b2;
+    memcpy(&a4, a, 4);
+    memcpy(&b4, b, 4);
+    memcpy(&a2, a + 4, 2);
+    memcpy(&b2, b + 4, 2);
+    return a4 == b4 && a2 == b2;
+}
+
+/* What one burst remembers (see the note at the top). */
+struct burst {
+    uint64_t              filtered;     /* frames for no guest of ours (uplink) */
+    bool                  untagged_known;
+    int                   untagged_rc;  /* zvs_vlan_ingress result for an untagged frame */
+    enum zvs_drop         untagged_why;
+    struct zvs_vlan_class untagged_cls;
+    bool                  mac_known;
+    uint64_t              mac_key;      /* dst MAC | vid << 48 of the last lookup */
+    int                   mac_out;      /* its answer */
+    const struct zvs_pg_map *map;       /* port group's live map, loaded at first use */
+    enum zvs_pg_hash      hash;         /* and its distribution key */
+    uint64_t             *bucket_bytes; /* and its per-bucket load counters */
+};
+
+static inline uint64_t mac_vid_key(const uint8_t *mac, uint16_t vid)
+{
+    uint32_t a4;
+    uint16_t a2;
+    memcpy(&a4, mac, 4);
+    memcpy(&a2, mac + 4, 2);
+    return (uint64_t)a4 | (uint64_t)a2 << 32 | (uint64_t)vid << 48;
+}
+
+/* MAC table lookup through the burst's one-entry memo. */
+static inline int lookup(struct zvs_switch *sw, struct burst *b, const uint8_t *dst, uint16_t vid)
+{
+    uint64_t key = mac_vid_key(dst, vid);
+
+    if (b->mac_known && b->mac_key == key)
+        return b->mac_out;
+    b->mac_out = zvs_mac_table_lookup(sw->macs, dst, vid);
+    b->mac_key = key;
+    b->mac_known = true;
+    return b->mac_out;
+}
+
+/* Ingress VLAN classification; untagged frames (no 802.1Q or 802.1ad TPID at offset 12)
+ * classify alike on one port, so their answer is computed once per burst. */
+static inline int vlan_ingress(struct zvs_switch *sw, struct zvs_swport *in, struct burst *b,
+                               const struct zvs_frame *f, uint16_t ethertype, uint32_t peek_len,
+                               struct zvs_vlan_class *cls, enum zvs_drop *why)
+{
+    const struct zvs_vlan_port *vp = in->is_guest ? &in->guest.vlan : NULL;
+
+    if (ethertype == ZVS_ETHERTYPE_VLAN || ethertype == ZVS_ETHERTYPE_QINQ)
+        return zvs_vlan_ingress(&sw->params.vlan, vp, f->data, peek_len, cls, why);
+    if (__builtin_expect(!b->untagged_known, 0)) {
+        b->untagged_rc = zvs_vlan_ingress(&sw->params.vlan, vp, f->data, peek_len,
+                                          &b->untagged_cls, &b->untagged_why);
+        b->untagged_known = true;
+    }
+    *cls = b->untagged_cls;
+    if (b->untagged_rc < 0)
+        *why = b->untagged_why;
+    return b->untagged_rc;
+}
+
+/* A port-group member that can take frames another member could not send: distributing,
+ * with carrier, not `avoid`; else the RDEV uplink; -1 if none. Only on failure paths. */
+static int group_survivor(struct zvs_switch *sw, uint16_t avoid)
+{
+    for (unsigned slot = 0; sw->group && slot < ZVS_PG_MAX_MEMBERS; slot++) {
+        uint16_t port = sw->group->member_port[slot];
+        if (port != ZVS_PG_NO_PORT && port != avoid &&
+                sw->sp[port].port && sw->sp[port].port->carrier)
+            return port;
+    }
+    if (sw->active_uplink >= 0 && sw->active_uplink != avoid &&
+            sw->sp[sw->active_uplink].port->carrier)
+        return sw->active_uplink;
+    return -1;
+}
+
+static void flush_port(struct zvs_switch *sw, struct zvs_swport *s);
+
+/* Frames a group member could not send because its link went down between the choice and
+ * the write go out on a survivor instead of being lost (issue 4: failover loses nothing
+ * the switch still holds). Returns how many of txs[0..n) were taken. */
+static int resteer(struct zvs_switch *sw, struct zvs_swport *s, const struct zvs_tx *txs, int n)
+{
+    int to = group_survivor(sw, s->port->index);
+    if (to < 0)
+        return 0;
+    struct zvs_swport *t = &sw->sp[to];
+    struct zvs_port *tp = t->port;
+    flush_port(sw, t);                  /* keep the survivor's own frames first */
+    enum zvs_drop why = ZVS_DROP_TX_FAIL;
+    int sent = tp->ops->tx(tp, txs, n, &why);
+    if (sent < 0)
+        sent = 0;
+    uint64_t bytes = 0;
+    for (int i = 0; i < sent; i++)
+        bytes += zvs_frame_out_len(txs[i].f, (enum zvs_tag_op)txs[i].tag_op);
+    zvs_ctr_add(&tp->ctr.out_bytes, bytes);
+    zvs_ctr_add(&tp->ctr.out_packets, (uint64_t)sent);
+    if (sent < n)
+        zvs_port_count_drop(tp, false, why, (uint64_t)(n - sent));
+    if (tp->ops->flush)
+        tp->ops->flush(tp);
+    sw->stats.resteered += (uint64_t)n;
+    return n;
+}
+
+static void flush_port(struct zvs_switch *sw, struct zvs_swport *s)
+{
+    struct zvs_port *p = s->port;
+    if (s->npend == 0)
+        return;
+    enum zvs_drop why = ZVS_DROP_TX_FAIL;
+    int sent = p->ops->tx(p, s->pend, s->npend, &why);
+    if (sent < 0)
+        sent = 0;
+    if (sent == s->npend) {
+        zvs_ctr_add(&p->ctr.out_bytes, s->pend_bytes);
+    } else {
+        uint64_t bytes = 0;
+        for (int i = 0; i < sent; i++)
+            bytes += zvs_frame_out_len(s->pend[i].f, (enum zvs_tag_op)s->pend[i].tag_op);
+        zvs_ctr_add(&p->ctr.out_bytes, bytes);
+        int left = s->npend - sent;
+        if (s->in_group && (why == ZVS_DROP_LINK_DOWN || !p->carrier)) {
+            uint16_t n = s->npend;
+            s->npend = 0;               /* resteer may flush other ports, never this one */
+            left -= resteer(sw, s, &s->pend[sent], n - sent);
+        }
+        if (left > 0)
+            zvs_port_count_drop(p, false, why, (uint64_t)left);
+    }
+    zvs_ctr_add(&p->ctr.out_packets, (uint64_t)sent);
+    s->npend = 0;
+    s->pend_bytes = 0;
+}
+
+struct fixup_ctx {
+    struct zvs_port   *p;
+    uint64_t           sent;
+    uint64_t           bytes;
+    uint64_t           failed;
+    enum zvs_drop      why;
+};
+
+static int fixup_emit(void *arg, const uint8_t *frame, uint32_t len, const struct zvs_vnet *vnet)
+{
+    struct fixup_ctx *c = arg;
+    struct zvs_frame f = { .data = frame, .len = len, .vnet = *vnet };
+    struct zvs_tx tx = { .f = &f, .tag_op = ZVS_TAG_KEEP };
+    enum zvs_drop why = ZVS_DROP_TX_FAIL;
+    if (c->p->ops->tx(c->p, &tx, 1, &why) == 1) {
+        c->sent++;
+        c->bytes += len;
+    } else {
+        c->failed++;
+        c->why = why;
+    }
+    return 0;
+}
+
+/* Slow path: write one frame the egress cannot take as it is. */
+static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const struct zvs_tx *tx,
+                         uint32_t out_len, uint32_t frame_max)
+{
+    struct zvs_port *p = s->port;
+    struct zvs_vnet vnet;
+    struct fixup_ctx c = { .p = p, .why = ZVS_DROP_TX_FAIL };
+    int rc;
+
+    flush_port(sw, s);
+    sw->stats.fixups++;
+    if (out_len > ZVS_SCRATCH_LEN) {
+        zvs_port_count_drop(p, false, ZVS_DROP_OVERSIZE, 1);
+        return;
+    }
+    uint32_t len = zvs_frame_emit(tx->f, (enum zvs_tag_op)tx->tag_op, tx->vid, sw->scratch, &vnet);
+    if (vnet.gso_type != ZVS_VNET_GSO_NONE) {
+        /* A GSO-capable egress gets smaller super-frames; others get MTU-sized segments. */
+        uint32_t max_len = (p->caps & ZVS_CAP_GSO) ? p->max_gso : frame_max;
+        rc = zvs_vnet_segment(sw->scratch, len, &vnet, max_len, (p->caps & ZVS_CAP_GSO) != 0,
+                              (p->caps & ZVS_CAP_CSUM) != 0, sw->scratch2, fixup_emit, &c);
+    } else if (len > frame_max) {
+        zvs_port_count_drop(p, false, ZVS_DROP_OVERSIZE, 1);
+        return;
+    } else {
+        rc = zvs_vnet_csum_complete(sw->scratch, len, &vnet);
+        if (rc == 0)
+            rc = fixup_emit(&c, sw->scratch, len, &vnet);
+    }
+    if (rc < 0) {
+        zvs_port_count_drop(p, false, ZVS_DROP_OFFLOAD, 1);
+        return;
+    }
+    zvs_ctr_add(&p->ctr.out_packets, c.sent);
+    zvs_ctr_add(&p->ctr.out_bytes, c.bytes);
+    if (c.failed)
+        zvs_port_count_drop(p, false, c.why, c.failed);
+}
+
+static bool egress_survivor(struct zvs_switch *sw, const struct zvs_frame *f, uint16_t avoid);
+
+/* Queue frame f (classified on vid) for egress port s. Returns false when the port's
+ * VLAN rules do not let it receive the frame (not a discard for a flood). Inlined: it is
+ * most of the per-frame work of a unicast. */
+static inline __attribute__((always_inline)) bool egress(struct zvs_switch *sw,
+                                                         struct zvs_swport *s,
+                                                         const struct zvs_frame *f)
+{
+    struct zvs_port *p = s->port;
+    enum zvs_tag_op op = ZVS_TAG_KEEP;  /* VLAN UNAWARE: bytes as they are */
+
+    if (sw->params.vlan.aware) {
+        uint16_t bytes_vid = (f->flags & ZVS_FF_TAGGED) ? (zvs_be16(f->data + 14) & 0x0FFF) : 0;
+        if (!zvs_vlan_egress(&sw->params.vlan, s->is_guest ? &s->guest.vlan : NULL, f->vid,
+                             (f->flags & ZVS_FF_TAGGED) != 0, bytes_vid, &op))
+            return false;
+    }
+    if (!p->carrier) {
+        if (s->in_group) {
+            if (egress_survivor(sw, f, p->index))
+                return true;
+        }
+        zvs_port_count_drop(p, false, ZVS_DROP_LINK_DOWN, 1);
+        return true;
+    }
+    uint32_t out_len = zvs_frame_out_len(f, op);
+    bool out_tagged = op == ZVS_TAG_PUSH || op == ZVS_TAG_REWRITE ||
+                      (op == ZVS_TAG_KEEP && (f->flags & ZVS_FF_TAGGED));
+    uint32_t frame_max = p->mtu + ZVS_ETH_HLEN + (out_tagged ? ZVS_VLAN_HLEN : 0);
+    if (f->vnet.gso_type != ZVS_VNET_GSO_NONE
+            ? !(p->caps & ZVS_CAP_GSO) || out_len > p->max_gso
+            : out_len > frame_max || ((f->vnet.flags & ZVS_VNET_F_NEEDS_CSUM) && !(p->caps & ZVS_CAP_CSUM))) {
+        struct zvs_tx tx = { .f = f, .tag_op = (uint8_t)op, .vid = f->vid };
+        egress_fixup(sw, s, &tx, out_len, frame_max);
+        return true;
+    }
+    if (!s->active) {
+        s->active = true;
+        sw->active[sw->nactive++] = p->index;
+    }
+    struct zvs_tx *t = &s->pend[s->npend++];
+    t->f = f;
+    t->tag_op = (uint8_t)op;
+    t->vid = f->vid;
+    s->pend_bytes += out_len;
+    if (s->npend == ZVS_BATCH)
+        flush_port(sw, s);
+    return true;
+}
+
+/* A group member lost its link and the group has not moved its buckets yet (the carrier
+ * event is on its way): the frame goes to a survivor. Out of line: a failure path. */
+static __attribute__((noinline)) bool egress_survivor(struct zvs_switch *sw,
+                                                      const struct zvs_frame *f, uint16_t avoid)
+{
+    int to = group_survivor(sw, avoid);
+    if (to < 0)
+        return false;
+    sw->stats.resteered++;
+    return egress(sw, &sw->sp[to], f);
+}
+
+/* The uplink for an outbound frame: the port group's choice (bucket of the MAC suffix,
+ * or the designated port for broadcast and multicast) while a member distributes, else
+ * the active RDEV; -1 when there is none. The map is read once per burst. */
+static inline int uplink_for(struct zvs_switch *sw, struct burst *b, const struct zvs_frame *f)
+{
+    if (sw->group) {
+        if (!b->map) {
+            b->map = zvs_pg_dist_map(sw->group);
+            b->hash = sw->group->hash;
+            b->bucket_bytes = sw->group->bucket_bytes;
+        }
+        const struct zvs_pg_map *m = b->map;
+        if (m->flood_port != ZVS_PG_NO_PORT) {
+            if (f->data[0] & 1)
+                return m->flood_port;
+            unsigned bucket = zvs_pg_bucket(b->hash, f->data, f->data + ZVS_ETH_ALEN);
+            uint16_t port = m->bucket_port[bucket];
+            if (port != ZVS_PG_NO_PORT) {
+                b->bucket_bytes[bucket] += f->len;
+                return port;
+            }
+        }
+    }
+    return sw->active_uplink;
+}
+
+static void flood(struct zvs_switch *sw, struct burst *b, uint16_t in, const struct zvs_frame *f,
+                  bool from_guest)
+{
+    sw->stats.floods++;
+    if (!(from_guest && sw->params.isolation)) {
+        for (uint16_t i = 0; i < sw->nguests; i++) {
+            uint16_t g = sw->guests[i];
+            if (g != in)
+                egress(sw, &sw->sp[g], f);
+        }
+    }
+    if (from_guest) {
+        int up = uplink_for(sw, b, f);
+        if (up >= 0)
+            egress(sw, &sw->sp[up], f);
+    }
+}
+
+/* Classify and forward one frame; frames for no guest of ours count in b->filtered. */
+static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs_frame *f,
+                        uint64_t now, struct burst *b)
+{
+    struct zvs_port *ip = in->port;
+    const uint8_t *dst = f->data, *src = f->data + ZVS_ETH_ALEN;
+    struct zvs_vlan_class cls;
+    enum zvs_drop why;
+
+    /* Headers are parsed from the first piece: it must hold the whole MAC header and tag. */
+    bool short_first = f->nfrags && f->frags[0].iov_len < ZVS_ETH_HLEN + ZVS_VLAN_HLEN;
+    if (f->len < ZVS_ETH_MIN_LEN || short_first) {
+        zvs_port_count_drop(ip, true, ZVS_DROP_RUNT, 1);
+        return;
+    }
+    uint16_t ethertype = zvs_be16(f->data + 12);
+    bool slow = ethertype == ZVS_ETHERTYPE_SLOW || mac_eq(dst, slow_dst);
+    if (slow) {
+        if (!in->is_guest && sw->slow_fn) {
+            sw->slow_fn(sw->slow_arg, ip, f, now);
+            /* the handler may change ports, tables or the group: decide afresh */
+            b->untagged_known = b->mac_known = false;
+            b->map = NULL;
+        } else
+            zvs_port_count_drop(ip, true, ZVS_DROP_SLOW_PROTO, 1);
+        return;
+    }
+    if (__builtin_expect(!in->collecting, 0) && !in->is_guest) {
+        zvs_port_count_drop(ip, true, ZVS_DROP_NOT_COLLECTING, 1);
+        return;
+    }
+    if (src[0] & 1) {
+        zvs_port_count_drop(ip, true, ZVS_DROP_BAD_SRC, 1);
+        return;
+    }
+    uint32_t hdr_room = ethertype == ZVS_ETHERTYPE_VLAN ? ZVS_ETH_HLEN + ZVS_VLAN_HLEN : ZVS_ETH_HLEN;
+    if (f->vnet.gso_type == ZVS_VNET_GSO_NONE && f->len > ip->mtu + hdr_room) {
+        zvs_port_count_drop(ip, true, ZVS_DROP_OVERSIZE, 1);
+        return;
+    }
+    uint32_t peek_len = f->nfrags ? (uint32_t)f->frags[0].iov_len : f->len;
+    if (vlan_ingress(sw, in, b, f, ethertype, peek_len, &cls, &why) < 0) {
+        zvs_port_count_drop(ip, true, why, 1);
+        return;
+    }
+    f->vid = cls.vid;
+    f->pcp = cls.pcp;
+    f->flags = (uint8_t)((cls.tagged ? ZVS_FF_TAGGED : 0) | ((dst[0] & 1) ? ZVS_FF_MCAST : 0));
+
+    if (in->is_guest) {
+        if (!mac_eq(src, in->guest.mac)) {
+            if (in->guest.macprotect) {
+                zvs_port_count_drop(ip, true, ZVS_DROP_MACPROTECT, 1);
+                return;
+            }
+            if (zvs_mac_table_learn(sw->macs, src, f->vid, ip->index, now) == -ENOSPC)
+                zvs_port_count_drop(ip, true, ZVS_DROP_MAC_FULL, 1);
+            b->mac_known = false;       /* the table may have changed */
+        }
+        if (dst[0] & 1) {
+            flood(sw, b, ip->index, f, true);
+            return;
+        }
+        int out = lookup(sw, b, dst, f->vid);
+        if (out == ip->index) {
+            zvs_port_count_drop(ip, true, ZVS_DROP_SAME_PORT, 1);
+        } else if (out >= 0) {
+            if (sw->params.isolation)
+                zvs_port_count_drop(ip, true, ZVS_DROP_ISOLATION, 1);
+            else if (!egress(sw, &sw->sp[out], f))
+                zvs_port_count_drop(ip, true, ZVS_DROP_VLAN_DENIED, 1);
+        } else {
+            int up = uplink_for(sw, b, f);
+            if (up >= 0)
+                egress(sw, &sw->sp[up], f);
+            else
+                zvs_port_count_drop(ip, true, ZVS_DROP_NO_UPLINK, 1);
+        }
+        return;
+    }
+    /* From an uplink. */
+    if (dst[0] & 1) {
+        flood(sw, b, ip->index, f, false);
+        return;
+    }
+    int out = lookup(sw, b, dst, f->vid);
+    if (out >= 0 && sw->sp[out].is_guest) {
+        if (!egress(sw, &sw->sp[out], f))
+            zvs_port_count_drop(ip, true, ZVS_DROP_VLAN_DENIED, 1);
+    } else {
+        zvs_port_count_drop(ip, true, ZVS_DROP_FILTERED, 1);
+        b->filtered++;
+    }
+}
+
+void zvs_switch_input(struct zvs_switch *sw, struct zvs_port *in, struct zvs_frame *frames,
+                      int n, uint64_t now)
+{
+    struct zvs_swport *s = &sw->sp[in->index];
+    struct burst b = { .filtered = 0 };
+    uint64_t bytes = 0, filtered_bytes = 0;
+
+    for (int i = 0; i < n; i++) {
+        uint64_t before = b.filtered;
+        frames[i].in_port = in->index;
+        forward_one(sw, s, &frames[i], now, &b);
+        if (__builtin_expect(b.filtered != before, 0))
+            filtered_bytes += frames[i].len;
+        bytes += frames[i].len;
+    }
+    zvs_ctr_add(&in->ctr.in_packets, (uint64_t)n - b.filtered);
+    zvs_ctr_add(&in->ctr.in_bytes, bytes - filtered_bytes);
+
+    for (uint16_t i = 0; i < sw->nactive; i++) {
+        struct zvs_swport *e = &sw->sp[sw->active[i]];
+        flush_port(sw, e);
+        if (e->port->ops->flush)
+            e->port->ops->flush(e->port);
+        e->active = false;
+    }
+    sw->nactive = 0;
+    sw->stats.bursts++;
+    sw->stats.frames += (uint64_t)n;
+}
+
+int zvs_switch_poll(struct zvs_switch *sw, struct zvs_port *port, uint64_t now)
+{
+    struct zvs_frame frames[ZVS_BATCH];
+    int n = port->ops->rx(port, frames, ZVS_BATCH);
+    if (n <= 0)
+        return n;
+    zvs_switch_input(sw, port, frames, n, now);
+    port->ops->rx_release(port, frames, n);
+    return n;
+}

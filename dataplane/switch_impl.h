@@ -1,0 +1,42 @@
+/* Private layout of struct zvs_switch, shared by switch.c (management) and forward.c (the
+ * data path). Nothing outside those two files includes this. */
+#ifndef ZVS_SWITCH_IMPL_H
+#define ZVS_SWITCH_IMPL_H
+
+#include "dataplane/switch.h"
+
+/* Per-port state of the switch: the guest registration and the egress burst queue. */
+struct zvs_swport {
+    struct zvs_port *port;              /* NULL: slot free */
+    bool             is_guest;
+    bool             in_group;          /* uplink that is a port-group member */
+    bool             collecting;        /* uplink: inbound accepted (group: LACP Collecting) */
+    struct zvs_guest guest;             /* valid when is_guest */
+    uint16_t         npend;             /* frames queued for this egress in this burst */
+    bool             active;            /* on the switch's active-egress list */
+    uint64_t         pend_bytes;        /* bytes of the queued frames (for out_bytes) */
+    struct zvs_tx    pend[ZVS_BATCH];   /* the queued frames */
+};
+
+struct zvs_switch {
+    struct zvs_switch_params params;
+    struct zvs_mac_table    *macs;
+    struct zvs_swport        sp[ZVS_MAX_PORTS];
+    uint16_t                 guests[ZVS_MAX_PORTS]; /* indices of guest ports, dense */
+    uint16_t                 nguests;
+    uint16_t                 uplinks[ZVS_MAX_UPLINKS]; /* in attach order */
+    uint16_t                 nuplinks;
+    int                      active_uplink;          /* port index, -1: none */
+    struct zvs_pg_dist       *group;                  /* port group uplink (not owned) */
+    uint16_t                 active[ZVS_MAX_PORTS];  /* egress ports with queued frames */
+    uint16_t                 nactive;
+    zvs_slow_fn              slow_fn;
+    void                    *slow_arg;
+    struct zvs_switch_stats  stats;
+    uint8_t                 *scratch;   /* offload fix-up: the emitted frame */
+    uint8_t                 *scratch2;  /* offload fix-up: one segment */
+};
+
+#define ZVS_SCRATCH_LEN (65536 + 256)
+
+#endif

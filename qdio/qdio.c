@@ -1,0 +1,902 @@
+/* QDIO queues: the shared region of a guest NIC and the adapter (switch) side.
+ *
+ * Owns: the region (memfd + MAP_SHARED mapping) and its layout, the two eventfds, the
+ * frame-header codec, the buffer parser shared with the guest library, and the adapter's
+ * private bookkeeping (which output buffers it holds, the input buffer it is filling).
+ *
+ * Rules:
+ *  - The SLSB byte is the only hand-off. The adapter takes output buffers in state 0x62 and
+ *    input buffers in 0x41, nothing else; it gives them back with a release store
+ *    (0xA1 / 0xAF output, 0x82 / 0x8F input) after its last write to the SBAL or data.
+ *  - Nothing the program wrote is trusted. Every SBALE is read once and checked before
+ *    a byte behind it is touched; the entries of an input buffer are snapshot into
+ *    adapter memory when the buffer is taken, so a program that rewrites them afterwards
+ *    cannot steer a copy outside the data area.
+ *  - The checks are the buffer rules of qdio.h only (entries inside the data area, 16 at
+ *    most, 64 KB at most together, fragments, headers), never the guest library's layout
+ *    policy (which 64 KB page set a buffer uses, how many buffers it arms): a program may
+ *    lay out its QUEUESTORAGE as it likes, and only its own frames suffer if its buffers
+ *    overlap. An input queue is full when the next buffer in ring order is not 0x41,
+ *    however many buffers the program chose to arm.
+ *  - The adapter's counters live in this process and are published to the region by
+ *    every call that changes them, so the program can read them but not falsify what the
+ *    switch reports.
+ *  - Everything is allocated in zvs_qdio_create; polling, releasing and delivering only
+ *    walk fixed arrays ([128][16] iovecs for the output queue; descriptors are built once,
+ *    straight into the caller's array).
+ *  - Output fast path (the core benchmark's): a buffer holds up to 16 frames (packing
+ *    mode, qdio_guest.h), so the SLSB hand-over is paid once per 16 small frames; a plain
+ *    layer-2 header without offload metadata is checked with two word compares
+ *    (fhdr_read), and the frame flags are left to the switch, which classifies anyway.
+ *
+ * Hazards: frame descriptors point into memory another process can still write (a
+ * hostile guest may change bytes the switch already looked at). Consumers must not rely
+ * on bytes staying equal between two reads; lengths are ours and always safe.
+ */
+#include "qdio/qdio.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+_Static_assert(sizeof(struct zvs_sbale) == 16, "SBALE is 16 bytes");
+_Static_assert(sizeof(struct zvs_sbal) == 256, "SBAL is 16 SBALEs");
+_Static_assert(sizeof(struct zvs_qdio_queue_shm) == 4096 + ZVS_QDIO_NBUFS * sizeof(struct zvs_sbal),
+               "queue layout: SLSB page, then the SBALs");
+_Static_assert(ZVS_QDIO_BUF_MAX == 65536, "a buffer holds 16 entries of 4 KB");
+_Static_assert(ZVS_QDIO_FRAME_MAX <= UINT16_MAX, "pkt_length holds the largest frame");
+_Static_assert(sizeof(struct zvs_qdio_shm_hdr) <= ZVS_QDIO_HDR_SIZE, "header fits its page");
+_Static_assert(ZVS_QDIO_DATA_OFF % 4096 == 0, "data area page aligned");
+
+/* ---- Geometry --------------------------------------------------------------------- */
+
+int zvs_qdio_check_queuestorage(uint32_t queuestorage)
+{
+    if (queuestorage < ZVS_QDIO_QS_MIN || queuestorage > ZVS_QDIO_QS_MAX ||
+        queuestorage % ZVS_QDIO_MB != 0)
+        return -EINVAL;
+    return 0;
+}
+
+size_t zvs_qdio_region_size(uint32_t queuestorage)
+{
+    if (zvs_qdio_check_queuestorage(queuestorage) < 0)
+        return 0;
+    return (size_t)ZVS_QDIO_DATA_OFF + queuestorage;
+}
+
+/* ---- Frame header ------------------------------------------------------------------ */
+
+void zvs_qdio_fhdr_encode(const struct zvs_qdio_fhdr *h, uint8_t out[ZVS_QDIO_FHDR_LEN])
+{
+    memset(out, 0, ZVS_QDIO_FHDR_LEN);
+    out[0] = h->id;
+    out[1] = h->flags[0];
+    out[2] = h->flags[1];
+    out[3] = h->flags[2];
+    out[4] = h->port_no;
+    out[5] = h->hdr_length;
+    zvs_put_be16(out + 6, h->pkt_length);
+    zvs_put_be16(out + 8, h->seq_no);
+    zvs_put_be16(out + 10, h->vlan_id);
+    /* 12..15 reserved; offload metadata in the 16 reserved bytes that follow */
+    out[16] = h->vnet.flags;
+    out[17] = h->vnet.gso_type;
+    zvs_put_be16(out + 18, h->vnet.hdr_len);
+    zvs_put_be16(out + 20, h->vnet.gso_size);
+    zvs_put_be16(out + 22, h->vnet.csum_start);
+    zvs_put_be16(out + 24, h->vnet.csum_offset);
+}
+
+static bool gso_type_known(uint8_t t)
+{
+    switch (t & (uint8_t)~ZVS_VNET_GSO_ECN) {
+    case ZVS_VNET_GSO_NONE:
+        return !(t & ZVS_VNET_GSO_ECN);
+    case ZVS_VNET_GSO_TCPV4:
+    case ZVS_VNET_GSO_UDP:
+    case ZVS_VNET_GSO_TCPV6:
+    case ZVS_VNET_GSO_UDP_L4:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The checks a decoded header must pass; the sender runs them too, so a frame the
+ * adapter would refuse never spoils the other frames of its buffer. */
+int zvs_qdio_fhdr_check(const struct zvs_qdio_fhdr *h)
+{
+    const struct zvs_vnet *v = &h->vnet;
+    bool gso = v->gso_type != ZVS_VNET_GSO_NONE;
+
+    if (h->hdr_length != ZVS_QDIO_FHDR_LEN || h->pkt_length == 0)
+        return -EINVAL;
+    if (h->id != (gso ? ZVS_QETH_HDR_L2_TSO : ZVS_QETH_HDR_LAYER2))
+        return -EINVAL;
+    if (v->flags & ~(ZVS_VNET_F_NEEDS_CSUM | ZVS_VNET_F_DATA_VALID))
+        return -EINVAL;
+    if (!gso_type_known(v->gso_type) || (gso && v->gso_size == 0))
+        return -EINVAL;
+    if ((v->flags & ZVS_VNET_F_NEEDS_CSUM) &&
+        (uint32_t)v->csum_start + v->csum_offset + 2u > h->pkt_length)
+        return -EINVAL;
+    return 0;
+}
+
+int zvs_qdio_fhdr_decode(const uint8_t in[ZVS_QDIO_FHDR_LEN], struct zvs_qdio_fhdr *h)
+{
+    h->id = in[0];
+    h->flags[0] = in[1];
+    h->flags[1] = in[2];
+    h->flags[2] = in[3];
+    h->port_no = in[4];
+    h->hdr_length = in[5];
+    h->pkt_length = zvs_be16(in + 6);
+    h->seq_no = zvs_be16(in + 8);
+    h->vlan_id = zvs_be16(in + 10);
+    h->vnet.flags = in[16];
+    h->vnet.gso_type = in[17];
+    h->vnet.hdr_len = zvs_be16(in + 18);
+    h->vnet.gso_size = zvs_be16(in + 20);
+    h->vnet.csum_start = zvs_be16(in + 22);
+    h->vnet.csum_offset = zvs_be16(in + 24);
+    return zvs_qdio_fhdr_check(h);
+}
+
+void zvs_qdio_fhdr_classify(struct zvs_qdio_fhdr *h, const uint8_t *eth, uint32_t len)
+{
+    static const uint8_t bcast[ZVS_ETH_ALEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+    h->flags[2] = 0;
+    h->vlan_id = 0;
+    if (len < ZVS_ETH_ALEN)
+        return;
+    if (memcmp(eth, bcast, ZVS_ETH_ALEN) == 0)
+        h->flags[2] |= ZVS_QETH_L2_FLAG_BCAST;
+    else if (eth[0] & 1)
+        h->flags[2] |= ZVS_QETH_L2_FLAG_MCAST;
+    else
+        h->flags[2] |= ZVS_QETH_L2_FLAG_UCAST;
+    /* z/VM's VSWITCH wants the VLAN in the header (Linux qeth_l2_fill_header). */
+    if (len >= ZVS_ETH_HLEN + ZVS_VLAN_HLEN && zvs_be16(eth + 12) == ZVS_ETHERTYPE_VLAN) {
+        h->flags[2] |= ZVS_QETH_L2_FLAG_VLAN;
+        h->vlan_id = zvs_be16(eth + 14);
+    }
+}
+
+/* ---- Buffer parser ----------------------------------------------------------------- */
+
+static int parse_fail(uint16_t *sbalf, uint32_t entry, enum zvs_qdio_err reason)
+{
+    *sbalf = ZVS_QDIO_SBALF(entry, reason);
+    return -EPROTO;
+}
+
+/* Header bytes 0..7 loaded as one little-endian word: the bytes a reader checks besides
+ * pkt_length (0: id, 5: hdr_length) and their values in a plain layer-2 header. */
+#define FHDR_W0_CHECKED   0x0000FF00000000FFull
+#define FHDR_W0_PLAIN     (0x0000200000000000ull | ZVS_QETH_HDR_LAYER2)
+
+/* Check the header at `raw` and read what a reader needs: *pkt_len, *vnet and, when h is
+ * not NULL, every field into h. The common case, a plain layer-2 frame without offload
+ * metadata, is one load and compare of the checked bytes plus one of the metadata words:
+ * such a header cannot fail any other check (no GSO, no partial checksum). Each byte is
+ * read once, before it is checked. 0 or -EINVAL. */
+static inline int fhdr_read(const uint8_t *raw, uint16_t *pkt_len, struct zvs_vnet *vnet,
+                            struct zvs_qdio_fhdr *h)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w0, w2;
+    uint16_t w3;
+
+    memcpy(&w0, raw, 8);
+    memcpy(&w2, raw + 16, 8);           /* vnet flags, gso_type, hdr_len, gso_size, csum_start */
+    memcpy(&w3, raw + 24, 2);           /* csum_offset */
+    if (__builtin_expect((w0 & FHDR_W0_CHECKED) == FHDR_W0_PLAIN && (w2 | w3) == 0, 1)) {
+        *pkt_len = __builtin_bswap16((uint16_t)(w0 >> 48));        /* bytes 6..7 */
+        memset(vnet, 0, sizeof(*vnet));
+        if (h) {
+            h->id = ZVS_QETH_HDR_LAYER2;
+            h->flags[0] = (uint8_t)(w0 >> 8);
+            h->flags[1] = (uint8_t)(w0 >> 16);
+            h->flags[2] = (uint8_t)(w0 >> 24);
+            h->port_no = (uint8_t)(w0 >> 32);
+            h->hdr_length = ZVS_QDIO_FHDR_LEN;
+            h->pkt_length = *pkt_len;
+            h->seq_no = zvs_be16(raw + 8);
+            h->vlan_id = zvs_be16(raw + 10);
+            h->vnet = *vnet;
+        }
+        return *pkt_len != 0 ? 0 : -EINVAL;
+    }
+#endif
+    struct zvs_qdio_fhdr tmp;
+    struct zvs_qdio_fhdr *d = h ? h : &tmp;
+    int rc = zvs_qdio_fhdr_decode(raw, d);
+    *pkt_len = d->pkt_length;
+    *vnet = d->vnet;
+    return rc;
+}
+
+/* Where sbal_walk puts the frames it finds: zvs_qdio_parsed records (parsed != NULL), or
+ * switch frame descriptors (frames != NULL), built in place: the adapter's output path
+ * writes each descriptor once, nothing is decoded twice or copied afterwards. */
+struct walk_sink {
+    struct zvs_qdio_parsed *parsed;
+    struct zvs_frame       *frames;
+    uint64_t                cookie;     /* frames: buffer << 8; frame i gets cookie | i */
+    uint16_t                in_port;    /* frames: their ingress port */
+};
+
+/* The walk behind zvs_qdio_sbal_parse and the adapter's output poll (inlined into both,
+ * so each gets only its own sink's code). Checks as documented in qdio.h. */
+static inline __attribute__((always_inline))
+int sbal_walk(const struct zvs_qdio_geom *geo, const struct zvs_sbal *sbal,
+              struct iovec iov[ZVS_QDIO_NSBALE], const struct walk_sink *out, uint16_t *sbalf,
+              uint64_t *entry_bytes)
+{
+    uint32_t nfr = 0;
+    uint32_t remaining = 0;             /* bytes of the open scattered frame still due */
+    uint32_t first = 0;                 /* entry of the open frame's header */
+    uint64_t total = 0;                 /* bytes of all entries so far: within buf_bytes */
+    bool in_frame = false;
+
+    for (uint32_t e = 0; e < ZVS_QDIO_NSBALE; e++) {
+        uint32_t flags = __atomic_load_n(&sbal->e[e].flags, __ATOMIC_RELAXED);
+        uint32_t len = __atomic_load_n(&sbal->e[e].length, __ATOMIC_RELAXED);
+        uint64_t addr = __atomic_load_n(&sbal->e[e].addr, __ATOMIC_RELAXED);
+
+        if (__builtin_expect(addr > geo->data_size || len > geo->data_size - addr, 0))
+            return parse_fail(sbalf, e, ZVS_QDIO_ERR_ADDR);
+        if (__builtin_expect(len - 1u >= geo->entry_size, 0))  /* 0, or over 4 KB */
+            return parse_fail(sbalf, e, len == 0 ? ZVS_QDIO_ERR_LEN : ZVS_QDIO_ERR_SIZE);
+        total += len;
+        if (__builtin_expect(total > geo->buf_bytes, 0))
+            return parse_fail(sbalf, e, ZVS_QDIO_ERR_SIZE);
+
+        uint32_t frag = flags & ZVS_SBALE_FRAG_MASK;
+        if (__builtin_expect(frag == ZVS_SBALE_FRAG_NONE || frag == ZVS_SBALE_FRAG_FIRST, 1)) {
+            uint16_t pkt_len;
+            struct zvs_vnet vnet;
+
+            if (in_frame)
+                return parse_fail(sbalf, e, ZVS_QDIO_ERR_FRAG);
+            if (len < ZVS_QDIO_FHDR_LEN ||
+                (frag == ZVS_SBALE_FRAG_FIRST && len < ZVS_QDIO_FHDR_LEN + ZVS_QDIO_MIN_FIRST_FRAG))
+                return parse_fail(sbalf, e, frag == ZVS_SBALE_FRAG_FIRST ?
+                                  ZVS_QDIO_ERR_SHORT : ZVS_QDIO_ERR_LEN);
+            if (fhdr_read(geo->data + addr, &pkt_len, &vnet,
+                          out->parsed ? &out->parsed[nfr].hdr : NULL) < 0)
+                return parse_fail(sbalf, e, ZVS_QDIO_ERR_HDR);
+            if (ZVS_QDIO_FHDR_LEN + (uint32_t)pkt_len > geo->buf_bytes)
+                return parse_fail(sbalf, e, ZVS_QDIO_ERR_SIZE);
+            uint32_t here = len - ZVS_QDIO_FHDR_LEN;
+            if (frag == ZVS_SBALE_FRAG_NONE ? here != pkt_len : here >= pkt_len)
+                return parse_fail(sbalf, e, ZVS_QDIO_ERR_LEN);
+            iov[e].iov_base = geo->data + addr + ZVS_QDIO_FHDR_LEN;
+            iov[e].iov_len = here;
+            first = e;
+            if (out->parsed) {
+                out->parsed[nfr].first = (uint8_t)e;
+                out->parsed[nfr].niov = 1;
+            } else {
+                struct zvs_frame *f = &out->frames[nfr];
+                f->data = iov[e].iov_base;
+                f->len = pkt_len;
+                f->vid = ZVS_VID_NONE;
+                f->pcp = 0;
+                f->flags = 0;
+                f->in_port = out->in_port;
+                f->nfrags = 0;
+                f->vnet = vnet;
+                f->frags = NULL;
+                f->cookie = out->cookie | nfr;
+            }
+            if (frag == ZVS_SBALE_FRAG_NONE) {
+                nfr++;
+            } else {
+                remaining = pkt_len - here;
+                in_frame = true;
+            }
+        } else {
+            if (!in_frame)
+                return parse_fail(sbalf, e, ZVS_QDIO_ERR_FRAG);
+            if (frag == ZVS_SBALE_FRAG_MIDDLE ? len >= remaining : len != remaining)
+                return parse_fail(sbalf, e, ZVS_QDIO_ERR_LEN);
+            iov[e].iov_base = geo->data + addr;
+            iov[e].iov_len = len;
+            remaining -= len;
+            if (out->parsed) {
+                out->parsed[nfr].niov++;
+            } else {
+                out->frames[nfr].nfrags = (uint16_t)(e - first + 1);
+                out->frames[nfr].frags = &iov[first];
+            }
+            if (frag == ZVS_SBALE_FRAG_LAST) {
+                in_frame = false;
+                nfr++;
+            }
+        }
+        if (flags & ZVS_SBALE_LAST_ENTRY) {
+            if (in_frame)
+                return parse_fail(sbalf, e, ZVS_QDIO_ERR_FRAG);
+            *entry_bytes = total;       /* headers (32 per frame) + frame bytes */
+            return (int)nfr;
+        }
+    }
+    return parse_fail(sbalf, ZVS_QDIO_NSBALE - 1, ZVS_QDIO_ERR_NO_LAST);
+}
+
+int zvs_qdio_sbal_parse(const struct zvs_qdio_geom *geo, const struct zvs_sbal *sbal,
+                        struct iovec iov[ZVS_QDIO_NSBALE],
+                        struct zvs_qdio_parsed fr[ZVS_QDIO_NSBALE], uint16_t *sbalf)
+{
+    const struct walk_sink sink = { .parsed = fr };
+    uint64_t bytes;
+
+    return sbal_walk(geo, sbal, iov, &sink, sbalf, &bytes);
+}
+
+void zvs_qdio_shm_counters(const struct zvs_qdio_shm_hdr *h, struct zvs_qdio_counters *out)
+{
+    const uint64_t *src = (const uint64_t *)&h->prog;
+    uint64_t *dst = (uint64_t *)&out->prog;
+
+    for (size_t i = 0; i < sizeof(out->prog) / sizeof(uint64_t); i++)
+        dst[i] = zvs_ctr_read(&src[i]);
+    src = (const uint64_t *)&h->adapter;
+    dst = (uint64_t *)&out->adapter;
+    for (size_t i = 0; i < sizeof(out->adapter) / sizeof(uint64_t); i++)
+        dst[i] = zvs_ctr_read(&src[i]);
+}
+
+/* ---- Adapter side ---------------------------------------------------------------- */
+
+struct zvs_qdio {
+    int                        memfd;
+    int                        siga_fd;     /* program -> adapter */
+    int                        irq_fd;      /* adapter -> program */
+    uint8_t                   *base;        /* region mapping */
+    size_t                     size;
+    struct zvs_qdio_shm_hdr   *hdr;
+    struct zvs_qdio_queue_shm *inq;
+    struct zvs_qdio_queue_shm *outq;
+    struct zvs_qdio_geom       geo;
+    struct zvs_qdio_adapter_counters ctr;   /* authoritative; published to hdr->adapter */
+
+    /* Output queue (frames from the guest). */
+    uint32_t         out_next;              /* next buffer to look at */
+    int32_t          out_cur;               /* buffer whose frames wait in out_stage, -1: none */
+    uint8_t          out_cur_next;          /* next frame of out_cur to hand out */
+    uint8_t          out_nframes;           /* frames parsed from out_cur */
+    uint8_t          out_held[ZVS_QDIO_NBUFS];      /* frames of a taken buffer not released */
+    struct iovec     out_iov[ZVS_QDIO_NBUFS][ZVS_QDIO_NSBALE];
+    struct zvs_frame out_stage[ZVS_QDIO_NSBALE];    /* descriptors of a buffer taken when
+                                                       the caller had room for fewer */
+
+    /* Input queue (frames to the guest). */
+    uint32_t         in_next;               /* next buffer to take */
+    int32_t          in_cur;                /* buffer being filled, -1: none */
+    uint32_t         in_entries;            /* entries the program gave it */
+    uint32_t         in_used;               /* entries written */
+    uint64_t         in_off[ZVS_QDIO_NSBALE];   /* snapshot of its entries: offset */
+    uint32_t         in_cap[ZVS_QDIO_NSBALE];   /* ... and room */
+    uint16_t         in_seq;                /* seq_no of the next delivered frame */
+};
+
+#define IN_MIN_ENTRY  64u   /* room an input entry must offer: header + 18 frame bytes */
+
+static void publish_counters(struct zvs_qdio *q)
+{
+    const uint64_t *src = (const uint64_t *)&q->ctr;
+    uint64_t *dst = (uint64_t *)&q->hdr->adapter;
+
+    for (size_t i = 0; i < sizeof(q->ctr) / sizeof(uint64_t); i++)
+        __atomic_store_n(&dst[i], src[i], __ATOMIC_RELAXED);
+}
+
+static void init_header(struct zvs_qdio *q, uint32_t queuestorage)
+{
+    struct zvs_qdio_shm_hdr *h = q->hdr;
+
+    h->magic = ZVS_QDIO_MAGIC;
+    h->version = ZVS_QDIO_VERSION;
+    h->nbufs = ZVS_QDIO_NBUFS;
+    h->hdr_size = ZVS_QDIO_HDR_SIZE;
+    h->nsbale = ZVS_QDIO_NSBALE;
+    h->entry_size = ZVS_QDIO_ENTRY_SIZE;
+    h->buf_bytes = ZVS_QDIO_BUF_MAX;
+    h->queuestorage = queuestorage;
+    h->region_size = q->size;
+    h->in_q_off = ZVS_QDIO_IN_Q_OFF;
+    h->out_q_off = ZVS_QDIO_OUT_Q_OFF;
+    h->data_off = ZVS_QDIO_DATA_OFF;
+    __atomic_store_n(&h->ac1, ZVS_QDIO_AC1_SIGA_OUTPUT, __ATOMIC_RELEASE);
+    __atomic_store_n(&h->irq_armed, 0, __ATOMIC_RELEASE);
+    for (uint32_t b = 0; b < ZVS_QDIO_NBUFS; b++) {
+        zvs_slsb_set(&q->inq->slsb[b], ZVS_SLSB_P_INPUT_NOT_INIT);
+        zvs_slsb_set(&q->outq->slsb[b], ZVS_SLSB_P_OUTPUT_NOT_INIT);
+    }
+}
+
+int zvs_qdio_create(uint32_t queuestorage, struct zvs_qdio **out)
+{
+    struct zvs_qdio *q = NULL;
+    int rc;
+
+    *out = NULL;
+    if (zvs_qdio_check_queuestorage(queuestorage) < 0)
+        return -EINVAL;
+    q = calloc(1, sizeof(*q));
+    if (!q)
+        return -ENOMEM;
+    q->memfd = q->siga_fd = q->irq_fd = -1;
+    q->base = MAP_FAILED;
+    q->size = zvs_qdio_region_size(queuestorage);
+    q->memfd = memfd_create("zvs-qdio", MFD_CLOEXEC);
+    q->siga_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    q->irq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (q->memfd < 0 || q->siga_fd < 0 || q->irq_fd < 0 ||
+        ftruncate(q->memfd, (off_t)q->size) < 0) {
+        rc = -errno;
+        goto fail;
+    }
+    q->base = mmap(NULL, q->size, PROT_READ | PROT_WRITE, MAP_SHARED, q->memfd, 0);
+    if (q->base == MAP_FAILED) {
+        rc = -errno;
+        goto fail;
+    }
+    q->hdr = zvs_qdio_at(q->base, 0);
+    q->inq = zvs_qdio_at(q->base, ZVS_QDIO_IN_Q_OFF);
+    q->outq = zvs_qdio_at(q->base, ZVS_QDIO_OUT_Q_OFF);
+    q->geo.data = q->base + ZVS_QDIO_DATA_OFF;
+    q->geo.data_size = queuestorage;
+    q->geo.entry_size = ZVS_QDIO_ENTRY_SIZE;
+    q->geo.buf_bytes = ZVS_QDIO_BUF_MAX;
+    q->geo.buf_entries = ZVS_QDIO_NSBALE;
+    q->out_cur = -1;
+    q->in_cur = -1;
+    init_header(q, queuestorage);
+    *out = q;
+    return 0;
+fail:
+    zvs_qdio_destroy(q);
+    return rc;
+}
+
+int zvs_qdio_reset(struct zvs_qdio *q)
+{
+    uint64_t drain;
+
+    if (q->out_cur >= 0)
+        return -EBUSY;
+    for (uint32_t b = 0; b < ZVS_QDIO_NBUFS; b++)
+        if (q->out_held[b])
+            return -EBUSY;
+    /* Every buffer back to "not initialised": a program attaching next establishes the
+     * queues afresh, exactly as after the NIC was defined. A half-filled input buffer is
+     * simply forgotten: the guest that would have read it is gone. */
+    init_header(q, q->geo.data_size);
+    q->out_next = 0;
+    q->in_next = 0;
+    q->in_cur = -1;
+    q->in_entries = q->in_used = 0;
+    q->in_seq = 0;
+    while (read(q->siga_fd, &drain, sizeof(drain)) == (ssize_t)sizeof(drain))
+        ;
+    while (read(q->irq_fd, &drain, sizeof(drain)) == (ssize_t)sizeof(drain))
+        ;
+    publish_counters(q);
+    return 0;
+}
+
+void zvs_qdio_destroy(struct zvs_qdio *q)
+{
+    if (!q)
+        return;
+    if (q->base != MAP_FAILED)
+        munmap(q->base, q->size);
+    if (q->memfd >= 0)
+        close(q->memfd);
+    if (q->siga_fd >= 0)
+        close(q->siga_fd);
+    if (q->irq_fd >= 0)
+        close(q->irq_fd);
+    free(q);
+}
+
+int zvs_qdio_memfd(const struct zvs_qdio *q) { return q->memfd; }
+int zvs_qdio_siga_fd(const struct zvs_qdio *q) { return q->siga_fd; }
+int zvs_qdio_irq_fd(const struct zvs_qdio *q) { return q->irq_fd; }
+void *zvs_qdio_region(const struct zvs_qdio *q) { return q->base; }
+size_t zvs_qdio_size(const struct zvs_qdio *q) { return q->size; }
+
+void zvs_qdio_set_ac1(struct zvs_qdio *q, uint32_t ac1)
+{
+    __atomic_store_n(&q->hdr->ac1, ac1 & (ZVS_QDIO_AC1_SIGA_INPUT | ZVS_QDIO_AC1_SIGA_OUTPUT),
+                     __ATOMIC_RELEASE);
+}
+
+uint64_t zvs_qdio_siga_ack(struct zvs_qdio *q)
+{
+    uint64_t v = 0;
+
+    if (read(q->siga_fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+        return 0;                       /* EAGAIN: nothing signalled */
+    return v;
+}
+
+void zvs_qdio_counters(const struct zvs_qdio *q, struct zvs_qdio_counters *out)
+{
+    zvs_qdio_shm_counters(q->hdr, out);
+    out->adapter = q->ctr;
+}
+
+/* ---- Output queue: guest -> switch ---------------------------------------------------- */
+
+static void out_refuse(struct zvs_qdio *q, uint32_t b, uint16_t sbalf)
+{
+    q->outq->sbalf[b] = sbalf;
+    q->ctr.out_errors++;
+    zvs_slsb_set(&q->outq->slsb[b], ZVS_SLSB_P_OUTPUT_ERROR);
+}
+
+/* Take the next primed output buffer that parses, its descriptors built into dst (room
+ * for ZVS_QDIO_NSBALE); refused ones go back as 0xAF. Returns its frames (>= 1; a buffer
+ * that parses holds one at least), 0 when no buffer is primed; *bytes gets their bytes. */
+static int out_take(struct zvs_qdio *q, struct zvs_frame *dst, uint16_t in_port,
+                    uint64_t *bytes)
+{
+    for (;;) {
+        uint32_t b = q->out_next;
+        uint16_t sbalf = 0;
+        uint64_t entry_bytes = 0;
+
+        /* Wrapped around to a buffer the switch still holds frames of: it is 0x62
+         * because it is ours, not because the program primed it again. */
+        if (q->out_held[b] > 0)
+            return 0;
+        if (zvs_slsb_get(&q->outq->slsb[b]) != ZVS_SLSB_CU_OUTPUT_PRIMED)
+            return 0;
+        q->out_next = (b + 1) % ZVS_QDIO_NBUFS;
+        const struct walk_sink sink = { .frames = dst, .cookie = (uint64_t)b << 8,
+                                        .in_port = in_port };
+        int nfr = sbal_walk(&q->geo, &q->outq->sbal[b], q->out_iov[b], &sink, &sbalf,
+                            &entry_bytes);
+        if (__builtin_expect(nfr < 0, 0)) {
+            out_refuse(q, b, sbalf);
+            continue;
+        }
+        q->out_held[b] = (uint8_t)nfr;
+        *bytes = entry_bytes - (uint64_t)nfr * ZVS_QDIO_FHDR_LEN;
+        return nfr;
+    }
+}
+
+int zvs_qdio_poll_output(struct zvs_qdio *q, struct zvs_frame *out, int max, uint16_t in_port)
+{
+    uint64_t errors = q->ctr.out_errors;
+    uint64_t bytes = 0;
+    int n = 0;
+
+    while (n < max) {
+        if (q->out_cur >= 0) {
+            /* Frames left over from a buffer taken when out[] had less room. */
+            while (n < max && q->out_cur_next < q->out_nframes) {
+                const struct zvs_frame *f = &q->out_stage[q->out_cur_next++];
+                bytes += f->len;
+                out[n++] = *f;
+            }
+            if (q->out_cur_next == q->out_nframes)
+                q->out_cur = -1;
+            continue;
+        }
+        /* Room for a whole buffer: its descriptors are built where the caller wants them. */
+        bool direct = max - n >= ZVS_QDIO_NSBALE;
+        uint64_t buf_bytes = 0;
+        int nfr = out_take(q, direct ? out + n : q->out_stage, in_port, &buf_bytes);
+        if (nfr == 0)
+            break;
+        if (direct) {
+            n += nfr;
+            bytes += buf_bytes;
+        } else {
+            q->out_cur = (int32_t)(q->out_stage[0].cookie >> 8);
+            q->out_cur_next = 0;
+            q->out_nframes = (uint8_t)nfr;
+        }
+    }
+    /* Publish only what this call changed (the program reads these from the region). */
+    if (n > 0) {
+        q->ctr.out_frames += (uint64_t)n;
+        q->ctr.out_bytes += bytes;
+        __atomic_store_n(&q->hdr->adapter.out_frames, q->ctr.out_frames, __ATOMIC_RELAXED);
+        __atomic_store_n(&q->hdr->adapter.out_bytes, q->ctr.out_bytes, __ATOMIC_RELAXED);
+    }
+    if (q->ctr.out_errors != errors)
+        __atomic_store_n(&q->hdr->adapter.out_errors, q->ctr.out_errors, __ATOMIC_RELAXED);
+    return n;
+}
+
+void zvs_qdio_release(struct zvs_qdio *q, const struct zvs_frame *frames, int n)
+{
+    uint64_t processed = q->ctr.out_bufs_processed;
+
+    for (int i = 0; i < n; i++) {
+        uint64_t b = frames[i].cookie >> 8;
+
+        assert(b < ZVS_QDIO_NBUFS && q->out_held[b] > 0);
+        if (b >= ZVS_QDIO_NBUFS || q->out_held[b] == 0)
+            continue;                   /* not ours: never hand a buffer back twice */
+        if (--q->out_held[b] == 0) {
+            q->outq->sbalf[b] = 0;
+            zvs_slsb_set(&q->outq->slsb[b], ZVS_SLSB_P_OUTPUT_EMPTY);
+            q->ctr.out_bufs_processed++;
+        }
+    }
+    if (q->ctr.out_bufs_processed != processed)
+        __atomic_store_n(&q->hdr->adapter.out_bufs_processed, q->ctr.out_bufs_processed,
+                         __ATOMIC_RELAXED);
+}
+
+/* ---- Input queue: switch -> guest --------------------------------------------------- */
+
+/* A tag edit needs the bytes it edits. */
+static bool tag_op_possible(const struct zvs_frame *f, enum zvs_tag_op op)
+{
+    switch (op) {
+    case ZVS_TAG_KEEP:
+        return f->len > 0;
+    case ZVS_TAG_PUSH:
+        return f->len >= 12;
+    case ZVS_TAG_STRIP:
+    case ZVS_TAG_REWRITE:
+        return f->len >= 16;            /* MAC addresses + the tag they edit */
+    }
+    return false;
+}
+
+/* Take the next empty input buffer, snapshotting the entries the program prepared. A
+ * buffer whose entries leave the data area or are too small is refused (0x8F). */
+static bool in_take(struct zvs_qdio *q)
+{
+    for (;;) {
+        uint32_t b = q->in_next;
+        const struct zvs_sbal *s = &q->inq->sbal[b];
+        uint32_t n = 0;
+        uint16_t sbalf = 0;
+        bool last = false;
+
+        if (zvs_slsb_get(&q->inq->slsb[b]) != ZVS_SLSB_CU_INPUT_EMPTY)
+            return false;
+        q->in_next = (b + 1) % ZVS_QDIO_NBUFS;
+        while (n < q->geo.buf_entries && !last && sbalf == 0) {
+            uint32_t flags = __atomic_load_n(&s->e[n].flags, __ATOMIC_RELAXED);
+            uint32_t cap = __atomic_load_n(&s->e[n].length, __ATOMIC_RELAXED);
+            uint64_t addr = __atomic_load_n(&s->e[n].addr, __ATOMIC_RELAXED);
+
+            if (addr > q->geo.data_size || cap > q->geo.data_size - addr)
+                sbalf = ZVS_QDIO_SBALF(n, ZVS_QDIO_ERR_ADDR);
+            else if (cap < IN_MIN_ENTRY || cap > q->geo.entry_size)
+                sbalf = ZVS_QDIO_SBALF(n, ZVS_QDIO_ERR_SIZE);
+            q->in_off[n] = addr;
+            q->in_cap[n] = cap;
+            last = flags & ZVS_SBALE_LAST_ENTRY;
+            n++;
+        }
+        if (sbalf == 0 && !last)
+            sbalf = ZVS_QDIO_SBALF(n - 1, ZVS_QDIO_ERR_NO_LAST);
+        if (sbalf != 0) {
+            q->inq->sbalf[b] = sbalf;
+            q->ctr.in_bad_bufs++;
+            zvs_slsb_set(&q->inq->slsb[b], ZVS_SLSB_P_INPUT_ERROR);
+            continue;
+        }
+        q->in_cur = (int32_t)b;
+        q->in_entries = n;
+        q->in_used = 0;
+        return true;
+    }
+}
+
+/* Entries a frame of len bytes needs from the current buffer's next free entry, or 0 when
+ * the rest of the buffer cannot hold it. */
+static uint32_t in_entries_needed(const struct zvs_qdio *q, uint32_t len)
+{
+    uint32_t need = ZVS_QDIO_FHDR_LEN + len;
+    uint32_t have = 0;
+
+    for (uint32_t e = q->in_used; e < q->in_entries; e++) {
+        have += q->in_cap[e];
+        if (have >= need)
+            return e - q->in_used + 1;
+    }
+    return 0;
+}
+
+static void in_prime(struct zvs_qdio *q)
+{
+    uint32_t b = (uint32_t)q->in_cur;
+
+    assert(q->in_cur >= 0 && q->in_used > 0);
+    q->inq->sbal[b].e[q->in_used - 1].flags |= ZVS_SBALE_LAST_ENTRY;
+    q->inq->sbalf[b] = 0;
+    zvs_slsb_set(&q->inq->slsb[b], ZVS_SLSB_P_INPUT_PRIMED);
+    q->ctr.in_bufs_primed++;
+    q->in_cur = -1;
+}
+
+/* Copy the bytes described by src into dst pieces; both lists hold exactly `len` bytes. */
+static void scatter_copy(const struct iovec *src, int ns, const struct iovec *dst, int nd)
+{
+    int si = 0, di = 0;
+    size_t soff = 0, doff = 0;
+
+    while (si < ns && di < nd) {
+        size_t s_left = src[si].iov_len - soff;
+        size_t d_left = dst[di].iov_len - doff;
+        size_t take = s_left < d_left ? s_left : d_left;
+
+        memcpy((uint8_t *)dst[di].iov_base + doff, (const uint8_t *)src[si].iov_base + soff,
+               take);
+        soff += take;
+        doff += take;
+        if (soff == src[si].iov_len) {
+            si++;
+            soff = 0;
+        }
+        if (doff == dst[di].iov_len) {
+            di++;
+            doff = 0;
+        }
+    }
+}
+
+/* Write one frame (header + bytes after the tag edit) into `need` entries of the current
+ * input buffer, from its next free entry. */
+static void in_write(struct zvs_qdio *q, const struct zvs_tx *t, struct zvs_qdio_fhdr *h,
+                     uint32_t need)
+{
+    struct iovec src[ZVS_MAX_FRAGS + 2];
+    struct iovec dst[ZVS_QDIO_NSBALE];
+    struct zvs_sbal *s = &q->inq->sbal[q->in_cur];
+    uint8_t tag[4];
+    uint32_t left = h->pkt_length;
+    uint32_t e0 = q->in_used;
+
+    int ns = zvs_frame_iov(t->f, (enum zvs_tag_op)t->tag_op, t->vid, tag, src,
+                           ZVS_MAX_FRAGS + 2);
+    assert(ns > 0);
+    for (uint32_t k = 0; k < need; k++) {
+        uint32_t e = e0 + k;
+        uint32_t skip = k == 0 ? ZVS_QDIO_FHDR_LEN : 0;
+        uint32_t room = q->in_cap[e] - skip;
+        uint32_t take = left < room ? left : room;
+        uint32_t frag = need == 1 ? ZVS_SBALE_FRAG_NONE
+                        : k == 0 ? ZVS_SBALE_FRAG_FIRST
+                        : k == need - 1 ? ZVS_SBALE_FRAG_LAST : ZVS_SBALE_FRAG_MIDDLE;
+
+        dst[k].iov_base = q->geo.data + q->in_off[e] + skip;
+        dst[k].iov_len = take;
+        left -= take;
+        s->e[e].addr = q->in_off[e];
+        s->e[e].length = take + skip;
+        s->e[e].flags = frag;
+    }
+    assert(left == 0);
+    scatter_copy(src, ns, dst, (int)need);
+    /* flags[2] and vlan_id from the bytes as written: the first entry holds >= 18 */
+    zvs_qdio_fhdr_classify(h, dst[0].iov_base, h->pkt_length);
+    zvs_qdio_fhdr_encode(h, q->geo.data + q->in_off[e0]);
+    q->in_used += need;
+}
+
+static void raise_irq(struct zvs_qdio *q)
+{
+    uint64_t one = 1;
+
+    /* Pairs with the fence in the program's arm: either it sees our primed buffer or we
+     * see its armed word. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&q->hdr->irq_armed, __ATOMIC_RELAXED) == 0)
+        return;
+    if (__atomic_exchange_n(&q->hdr->irq_armed, 0, __ATOMIC_SEQ_CST) == 0)
+        return;
+    if (write(q->irq_fd, &one, sizeof(one)) < 0) {
+        /* counter saturated: the program has an interrupt pending anyway */
+    }
+    q->ctr.interrupts++;
+}
+
+/* Record a discard reason; running out of buffers is what the switch must hear about. */
+static void note_drop(enum zvs_drop *w, enum zvs_drop why)
+{
+    if (*w == ZVS_DROP__COUNT || why == ZVS_DROP_NO_BUFFER)
+        *w = why;
+}
+
+int zvs_qdio_deliver(struct zvs_qdio *q, const struct zvs_tx *txs, int n, enum zvs_drop *why)
+{
+    enum zvs_drop w = ZVS_DROP__COUNT;
+    bool primed = false;
+    bool full = false;                  /* no empty input buffer: the rest is discarded */
+    int done = 0;
+
+    for (int i = 0; i < n; i++) {
+        const struct zvs_tx *t = &txs[i];
+        enum zvs_tag_op op = (enum zvs_tag_op)t->tag_op;
+        struct zvs_qdio_fhdr h;
+
+        if (full) {
+            q->ctr.iq_full++;
+            continue;
+        }
+        if (!tag_op_possible(t->f, op)) {
+            note_drop(&w, ZVS_DROP_TX_FAIL);
+            continue;
+        }
+        uint32_t len = zvs_frame_out_len(t->f, op);
+        if (ZVS_QDIO_FHDR_LEN + len > q->geo.buf_bytes || len > UINT16_MAX) {
+            q->ctr.in_oversize++;
+            note_drop(&w, ZVS_DROP_OVERSIZE);
+            continue;
+        }
+        memset(&h, 0, sizeof(h));
+        h.vnet = zvs_frame_vnet_after_op(t->f, op);
+        h.id = h.vnet.gso_type != ZVS_VNET_GSO_NONE ? ZVS_QETH_HDR_L2_TSO : ZVS_QETH_HDR_LAYER2;
+        h.hdr_length = ZVS_QDIO_FHDR_LEN;
+        h.pkt_length = (uint16_t)len;
+        if (zvs_qdio_fhdr_check(&h) < 0) {
+            note_drop(&w, ZVS_DROP_TX_FAIL);    /* metadata the guest would refuse */
+            continue;
+        }
+        if (q->in_cur < 0 && !in_take(q)) {
+            q->ctr.iq_full++;
+            note_drop(&w, ZVS_DROP_NO_BUFFER);
+            full = true;
+            continue;
+        }
+        uint32_t need = in_entries_needed(q, len);
+        if (need == 0 && q->in_used > 0) {
+            in_prime(q);                /* full for this frame: hand it over, take the next */
+            primed = true;
+            if (!in_take(q)) {
+                q->ctr.iq_full++;
+                note_drop(&w, ZVS_DROP_NO_BUFFER);
+                full = true;
+                continue;
+            }
+            need = in_entries_needed(q, len);
+        }
+        if (need == 0) {
+            q->ctr.in_oversize++;       /* the program offered less than 64 KB of room */
+            note_drop(&w, ZVS_DROP_OVERSIZE);
+            continue;
+        }
+        h.seq_no = q->in_seq++;
+        in_write(q, t, &h, need);
+        q->ctr.in_frames++;
+        q->ctr.in_bytes += len;
+        done++;
+        if (q->in_used == q->in_entries) {
+            in_prime(q);
+            primed = true;
+        }
+    }
+    if (q->in_cur >= 0 && q->in_used > 0) {
+        in_prime(q);
+        primed = true;
+    }
+    /* A buffer taken but left empty (nothing fit) stays ours for the next burst. */
+    if (primed)
+        raise_irq(q);
+    publish_counters(q);
+    if (done < n)
+        *why = w;
+    return done;
+}

@@ -1,0 +1,576 @@
+/* perfkit: the Performance Toolkit of zvswitch. Renders FCX240 (VSWITCH), FCX269 (VNIC)
+ * and PGROUP (our port-group screen) for any interval of a monitor file or for the live
+ * stream, exports the same data as CSV or JSON, and draws the SVG chart / HTML report.
+ *
+ *   perfkit FCX240|FCX269|PGROUP --file F [--interval hh:mm:ss | --index n | --all]
+ *                                          [--csv | --json]
+ *   perfkit FCX240|FCX269|PGROUP --file F --nav    (stdin: n, p, g hh:mm:ss, q)
+ *   perfkit FCX240|FCX269|PGROUP --live            (the live stream on stdin)
+ *   perfkit chart --file F --svg out.svg
+ *   perfkit report --file F --html out.html
+ *
+ * An interval is the time between two consecutive sample groups; interval n (from 1)
+ * ends at the (n+1)-th sample group. The default is the last interval. --interval picks
+ * the first interval containing that time of day (start < t <= end, UTC).
+ * A bad group in the file is reported as "perfkit: FILE: offset N, record R: what" and
+ * skipped; the rest of the file is still used. Exit: 0 ok, 1 data errors were reported
+ * (output still produced), 2 usage or nothing to show.
+ */
+#include "monitor/screens.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "monitor/monfile.h"
+
+#define BUF_START (64u * 1024u)
+#define BUF_MAX   (256u * 1024u * 1024u)
+#define MAX_ERRORS_IN_A_ROW 100000u     /* a reader that never advances */
+
+struct sample {
+    uint64_t tod;
+    unsigned nrec;
+    struct zvs_mon_record *rec;
+};
+
+struct samples {
+    struct sample *s;
+    unsigned n;
+    unsigned cap;
+    unsigned errors;                    /* bad groups reported */
+};
+
+struct opts {
+    const char *screen;                 /* FCX240, FCX269, PGROUP, chart, report */
+    const char *file;
+    const char *interval;               /* hh:mm:ss */
+    const char *svg;
+    const char *html;
+    long index;                         /* 1.., 0 = not given */
+    bool all, csv, json, nav, live;
+};
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: perfkit FCX240|FCX269|PGROUP --file F [--interval hh:mm:ss | --index n"
+            " | --all] [--csv | --json]\n"
+            "       perfkit FCX240|FCX269|PGROUP --file F --nav\n"
+            "       perfkit FCX240|FCX269|PGROUP --live   (monitor stream on stdin)\n"
+            "       perfkit chart --file F --svg out.svg\n"
+            "       perfkit report --file F --html out.html\n");
+}
+
+static void free_samples(struct samples *ss)
+{
+    for (unsigned i = 0; i < ss->n; i++)
+        free(ss->s[i].rec);
+    free(ss->s);
+    memset(ss, 0, sizeof(*ss));
+}
+
+static int add_sample(struct samples *ss, const struct zvs_mon_group *g)
+{
+    if (ss->n == ss->cap) {
+        unsigned cap = ss->cap ? ss->cap * 2 : 64;
+        struct sample *s = realloc(ss->s, cap * sizeof(*s));
+        if (!s)
+            return -ENOMEM;
+        ss->s = s;
+        ss->cap = cap;
+    }
+    struct sample *s = &ss->s[ss->n];
+    s->rec = malloc((g->nrec ? g->nrec : 1) * sizeof(*s->rec));
+    if (!s->rec)
+        return -ENOMEM;
+    if (g->nrec)
+        memcpy(s->rec, g->rec, g->nrec * sizeof(*s->rec));
+    s->nrec = g->nrec;
+    s->tod = g->tod;
+    ss->n++;
+    return 0;
+}
+
+static void report_error(const char *name, const struct zvs_mon_read_error *e, int rc)
+{
+    if (e->what[0])
+        fprintf(stderr, "perfkit: %s: offset %llu, record %d: %s\n", name,
+                (unsigned long long)e->offset, e->record, e->what);
+    else
+        fprintf(stderr, "perfkit: %s: offset %llu, record %d: %s\n", name,
+                (unsigned long long)e->offset, e->record, strerror(-rc));
+}
+
+/* Reads every sample group of the reader; event groups are not needed by the screens. */
+static int load(struct zvs_mon_reader *rd, const char *name, struct samples *ss)
+{
+    unsigned in_a_row = 0;
+    for (;;) {
+        struct zvs_mon_group g;
+        struct zvs_mon_read_error e;
+        memset(&e, 0, sizeof(e));
+        int rc = zvs_mon_reader_next(rd, &g, &e);
+        if (rc == 0)
+            return 0;
+        if (rc < 0) {
+            report_error(name, &e, rc);
+            ss->errors++;
+            if (++in_a_row >= MAX_ERRORS_IN_A_ROW || rc == -ENOMEM)
+                return rc;
+            continue;
+        }
+        in_a_row = 0;
+        if (!g.sample)
+            continue;
+        rc = add_sample(ss, &g);
+        if (rc < 0)
+            return rc;
+    }
+}
+
+static struct zvs_scr_sample view(const struct sample *s)
+{
+    return (struct zvs_scr_sample){ .tod = s->tod, .rec = s->rec, .nrec = s->nrec };
+}
+
+/* Runs a renderer into a buffer that grows until the text fits. NULL on error. */
+typedef int (*render_fn)(const struct zvs_scr_sample *, const struct zvs_scr_sample *,
+                         char *, size_t);
+
+static char *render_alloc(render_fn fn, const struct zvs_scr_sample *a,
+                          const struct zvs_scr_sample *b, int *err)
+{
+    for (size_t cap = BUF_START; cap <= BUF_MAX; cap *= 2) {
+        char *buf = malloc(cap);
+        if (!buf) {
+            *err = -ENOMEM;
+            return NULL;
+        }
+        int rc = fn(a, b, buf, cap);
+        if (rc >= 0)
+            return buf;
+        free(buf);
+        if (rc != -ENOSPC) {
+            *err = rc;
+            return NULL;
+        }
+    }
+    *err = -ENOSPC;
+    return NULL;
+}
+
+static int csv_with_header(const struct zvs_scr_sample *a, const struct zvs_scr_sample *b,
+                           char *out, size_t cap);
+static int csv_no_header(const struct zvs_scr_sample *a, const struct zvs_scr_sample *b,
+                         char *out, size_t cap);
+static int json_one(const struct zvs_scr_sample *a, const struct zvs_scr_sample *b,
+                    char *out, size_t cap);
+
+static enum zvs_scr_screen g_screen;    /* for the export adapters above */
+
+static int csv_with_header(const struct zvs_scr_sample *a, const struct zvs_scr_sample *b,
+                           char *out, size_t cap)
+{
+    return zvs_export_csv(g_screen, a, b, true, out, cap);
+}
+
+static int csv_no_header(const struct zvs_scr_sample *a, const struct zvs_scr_sample *b,
+                         char *out, size_t cap)
+{
+    return zvs_export_csv(g_screen, a, b, false, out, cap);
+}
+
+static int json_one(const struct zvs_scr_sample *a, const struct zvs_scr_sample *b,
+                    char *out, size_t cap)
+{
+    return zvs_export_json(g_screen, a, b, out, cap);
+}
+
+static render_fn screen_fn(const char *name)
+{
+    if (strcmp(name, "FCX240") == 0) {
+        g_screen = ZVS_SCR_FCX240;
+        return zvs_fcx240_render;
+    }
+    if (strcmp(name, "FCX269") == 0) {
+        g_screen = ZVS_SCR_FCX269;
+        return zvs_fcx269_render;
+    }
+    if (strcmp(name, "PGROUP") == 0) {
+        g_screen = ZVS_SCR_PGROUP;
+        return zvs_pgroup_render;
+    }
+    return NULL;
+}
+
+/* Prints interval i (1..n-1); first tells CSV whether to print its header. */
+static int print_interval(const struct samples *ss, unsigned i, render_fn fn,
+                          const struct opts *o, bool first)
+{
+    struct zvs_scr_sample a = view(&ss->s[i - 1]), b = view(&ss->s[i]);
+    render_fn f = fn;
+    if (o->csv)
+        f = first ? csv_with_header : csv_no_header;
+    else if (o->json)
+        f = json_one;
+    int err = 0;
+    char *text = render_alloc(f, &a, &b, &err);
+    if (!text) {
+        fprintf(stderr, "perfkit: interval %u: %s\n", i, strerror(-err));
+        return err;
+    }
+    fputs(text, stdout);
+    if (!o->csv && !o->json && o->all)
+        fputs("\n", stdout);
+    free(text);
+    return 0;
+}
+
+/* hh:mm:ss -> seconds of the day, -1 if malformed. */
+static long parse_hms(const char *s)
+{
+    unsigned h, m, sec;
+    char tail;
+    if (sscanf(s, "%2u:%2u:%2u%c", &h, &m, &sec, &tail) != 3 || h > 23 || m > 59 || sec > 59)
+        return -1;
+    return (long)(h * 3600 + m * 60 + sec);
+}
+
+static long sod(uint64_t tod)
+{
+    return (long)(zvs_scr_tod_unix_s(tod) % 86400);
+}
+
+/* The first interval containing time of day t (start < t <= end), 0 if none. */
+static unsigned find_interval(const struct samples *ss, long t)
+{
+    for (unsigned i = 1; i < ss->n; i++) {
+        long a = sod(ss->s[i - 1].tod), z = sod(ss->s[i].tod);
+        bool in = a < z ? (a < t && t <= z) : (t > a || t <= z);   /* across midnight */
+        if (in)
+            return i;
+    }
+    return 0;
+}
+
+static int navigate(const struct samples *ss, unsigned cur, render_fn fn,
+                    const struct opts *o)
+{
+    char line[128];
+    for (;;) {
+        int rc = print_interval(ss, cur, fn, o, true);
+        if (rc < 0)
+            return rc;
+        printf("Interval %u of %u. Command (n next, p previous, g hh:mm:ss, q quit):\n", cur,
+               ss->n - 1);
+        fflush(stdout);
+        for (;;) {
+            if (!fgets(line, sizeof(line), stdin))
+                return 0;
+            line[strcspn(line, "\r\n")] = '\0';
+            if (strcmp(line, "q") == 0)
+                return 0;
+            if (strcmp(line, "n") == 0) {
+                if (cur + 1 < ss->n) {
+                    cur++;
+                    break;
+                }
+                printf("perfkit: no next interval\n");
+            } else if (strcmp(line, "p") == 0) {
+                if (cur > 1) {
+                    cur--;
+                    break;
+                }
+                printf("perfkit: no previous interval\n");
+            } else if (strncmp(line, "g ", 2) == 0) {
+                long t = parse_hms(line + 2);
+                unsigned i = t >= 0 ? find_interval(ss, t) : 0;
+                if (i) {
+                    cur = i;
+                    break;
+                }
+                printf("perfkit: no interval contains %s\n", line + 2);
+            } else {
+                printf("perfkit: unknown command '%s' (n, p, g hh:mm:ss, q)\n", line);
+            }
+            fflush(stdout);
+        }
+    }
+}
+
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "perfkit: %s: %s\n", path, strerror(errno));
+        return -errno;
+    }
+    fputs(text, f);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "perfkit: %s: %s\n", path, strerror(errno));
+        return -EIO;
+    }
+    return 0;
+}
+
+/* The chart's SVG over all intervals, malloc'ed; NULL on error. */
+static char *chart_of(const struct samples *ss)
+{
+    unsigned max = 0;
+    for (unsigned i = 1; i < ss->n; i++)
+        max += ss->s[i].nrec;
+    struct zvs_chart_point *pts = calloc(max ? max : 1, sizeof(*pts));
+    if (!pts)
+        return NULL;
+    unsigned n = 0;
+    for (unsigned i = 1; i < ss->n; i++) {
+        struct zvs_scr_sample a = view(&ss->s[i - 1]), b = view(&ss->s[i]);
+        if (zvs_chart_collect(&a, &b, pts, max, &n) < 0)
+            continue;                   /* an interval of zero length: nothing to plot */
+    }
+    char *svg = NULL;
+    for (size_t cap = BUF_START; cap <= BUF_MAX && !svg; cap *= 2) {
+        svg = malloc(cap);
+        if (!svg)
+            break;
+        if (zvs_chart_svg(pts, n, svg, cap) < 0) {
+            free(svg);
+            svg = NULL;
+        }
+    }
+    free(pts);
+    return svg;
+}
+
+static int do_chart(const struct samples *ss, const struct opts *o)
+{
+    char *svg = chart_of(ss);
+    if (!svg)
+        return -ENOMEM;
+    int rc = write_file(o->svg, svg);
+    free(svg);
+    if (rc == 0)
+        printf("perfkit: chart written to %s\n", o->svg);
+    return rc;
+}
+
+static int do_report(const struct samples *ss, const struct opts *o)
+{
+    if (ss->n < 2) {
+        fprintf(stderr, "perfkit: %s: no complete interval\n", o->file);
+        return -ENODATA;
+    }
+    struct zvs_scr_sample a = view(&ss->s[ss->n - 2]), b = view(&ss->s[ss->n - 1]);
+    render_fn fns[3] = { zvs_fcx240_render, zvs_fcx269_render, zvs_pgroup_render };
+    char *screens[3] = { NULL, NULL, NULL };
+    char *svg = chart_of(ss);
+    char *html = NULL;
+    int rc = 0;
+    for (unsigned i = 0; i < 3; i++) {
+        screens[i] = render_alloc(fns[i], &a, &b, &rc);
+        if (!screens[i])
+            goto out;
+    }
+    rc = -ENOSPC;
+    for (size_t cap = BUF_START; cap <= BUF_MAX; cap *= 2) {
+        html = malloc(cap);
+        if (!html) {
+            rc = -ENOMEM;
+            break;
+        }
+        rc = zvs_report_html("zvswitch monitor report", (const char *const *)screens, 3,
+                             svg, html, cap);
+        if (rc >= 0)
+            break;
+        free(html);
+        html = NULL;
+    }
+    if (rc < 0)
+        goto out;
+    rc = write_file(o->html, html);
+    if (rc == 0)
+        printf("perfkit: report written to %s (open it in a browser)\n", o->html);
+out:
+    if (rc < 0 && rc != -EIO)
+        fprintf(stderr, "perfkit: report: %s\n", strerror(-rc));
+    for (unsigned i = 0; i < 3; i++)
+        free(screens[i]);
+    free(svg);
+    free(html);
+    return rc;
+}
+
+/* The live stream: a screen for every new interval, as soon as its group arrives. */
+static int do_live(render_fn fn, const struct opts *o)
+{
+    int err = 0;
+    struct zvs_mon_reader *rd = zvs_mon_reader_fdopen(0, &err);
+    if (!rd) {
+        fprintf(stderr, "perfkit: stdin: %s\n", strerror(-err));
+        return err;
+    }
+    struct samples ss = { 0 };
+    int rc = 0;
+    bool first = true;
+    for (;;) {
+        struct zvs_mon_group g;
+        struct zvs_mon_read_error e;
+        memset(&e, 0, sizeof(e));
+        rc = zvs_mon_reader_next(rd, &g, &e);
+        if (rc == 0)
+            break;
+        if (rc < 0) {
+            report_error("stdin", &e, rc);
+            ss.errors++;
+            if (rc == -EAGAIN || ss.errors >= MAX_ERRORS_IN_A_ROW)
+                break;
+            continue;
+        }
+        if (!g.sample)
+            continue;
+        rc = add_sample(&ss, &g);
+        if (rc < 0)
+            break;
+        if (ss.n >= 2) {
+            print_interval(&ss, ss.n - 1, fn, o, first);
+            first = false;
+            fflush(stdout);
+            /* only the last sample is needed from now on */
+            free(ss.s[0].rec);
+            ss.s[0] = ss.s[1];
+            ss.n = 1;
+        }
+    }
+    unsigned errors = ss.errors;
+    free_samples(&ss);
+    zvs_mon_reader_close(rd);
+    return rc < 0 ? rc : (errors ? 1 : 0);
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+    if (argc < 2)
+        return -EINVAL;
+    o->screen = argv[1];
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--file") == 0 && v) {
+            o->file = v;
+            i++;
+        } else if (strcmp(a, "--interval") == 0 && v) {
+            o->interval = v;
+            i++;
+        } else if (strcmp(a, "--index") == 0 && v) {
+            char *end;
+            o->index = strtol(v, &end, 10);
+            if (*end || o->index < 1)
+                return -EINVAL;
+            i++;
+        } else if (strcmp(a, "--svg") == 0 && v) {
+            o->svg = v;
+            i++;
+        } else if (strcmp(a, "--html") == 0 && v) {
+            o->html = v;
+            i++;
+        } else if (strcmp(a, "--all") == 0) {
+            o->all = true;
+        } else if (strcmp(a, "--csv") == 0) {
+            o->csv = true;
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = true;
+        } else if (strcmp(a, "--nav") == 0) {
+            o->nav = true;
+        } else if (strcmp(a, "--live") == 0) {
+            o->live = true;
+        } else {
+            return -EINVAL;
+        }
+    }
+    if ((o->interval != NULL) + (o->index != 0) + o->all > 1 || (o->csv && o->json))
+        return -EINVAL;
+    if (strcmp(o->screen, "chart") == 0)
+        return o->file && o->svg ? 0 : -EINVAL;
+    if (strcmp(o->screen, "report") == 0)
+        return o->file && o->html ? 0 : -EINVAL;
+    if (!screen_fn(o->screen))
+        return -EINVAL;
+    if (o->live)
+        return o->file || o->nav ? -EINVAL : 0;
+    return o->file ? 0 : -EINVAL;
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o = { 0 };
+    if (parse_args(argc, argv, &o) < 0) {
+        usage();
+        return 2;
+    }
+    render_fn fn = screen_fn(o.screen);
+    if (o.live)
+        return do_live(fn, &o) < 0 ? 2 : 0;
+
+    int err = 0;
+    struct zvs_mon_reader *rd = zvs_mon_reader_open(o.file, &err);
+    if (!rd) {
+        fprintf(stderr, "perfkit: %s: %s\n", o.file, strerror(-err));
+        return 2;
+    }
+    struct samples ss = { 0 };
+    int rc = load(rd, o.file, &ss);
+    zvs_mon_reader_close(rd);
+    if (rc == -ENOMEM) {
+        fprintf(stderr, "perfkit: %s: out of memory\n", o.file);
+        free_samples(&ss);
+        return 2;
+    }
+    int status = 0;
+    if (strcmp(o.screen, "chart") == 0) {
+        status = do_chart(&ss, &o) < 0 ? 2 : 0;
+        goto out;
+    }
+    if (strcmp(o.screen, "report") == 0) {
+        status = do_report(&ss, &o) < 0 ? 2 : 0;
+        goto out;
+    }
+    if (ss.n < 2) {
+        fprintf(stderr, "perfkit: %s: no complete interval (%u sample groups)\n", o.file, ss.n);
+        status = 2;
+        goto out;
+    }
+    unsigned pick = ss.n - 1;
+    if (o.index) {
+        if ((unsigned long)o.index >= ss.n) {
+            fprintf(stderr, "perfkit: %s: interval %ld: there are %u\n", o.file, o.index,
+                    ss.n - 1);
+            status = 2;
+            goto out;
+        }
+        pick = (unsigned)o.index;
+    } else if (o.interval) {
+        long t = parse_hms(o.interval);
+        pick = t >= 0 ? find_interval(&ss, t) : 0;
+        if (!pick) {
+            fprintf(stderr, "perfkit: %s: no interval contains %s\n", o.file, o.interval);
+            status = 2;
+            goto out;
+        }
+    }
+    if (o.nav) {
+        status = navigate(&ss, o.index || o.interval ? pick : 1, fn, &o) < 0 ? 2 : 0;
+    } else if (o.all) {
+        for (unsigned i = 1; i < ss.n && status == 0; i++)
+            status = print_interval(&ss, i, fn, &o, i == 1) < 0 ? 2 : 0;
+    } else {
+        status = print_interval(&ss, pick, fn, &o, true) < 0 ? 2 : 0;
+    }
+out:
+    if (status == 0 && ss.errors)
+        status = 1;
+    free_samples(&ss);
+    return status;
+}
