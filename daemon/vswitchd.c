@@ -73,6 +73,7 @@ static void block_loop_signals(sigset_t *set)
     sigaddset(set, SIGTERM);
     sigaddset(set, SIGINT);
     sigaddset(set, SIGUSR1);
+    sigaddset(set, SIGHUP);
     sigprocmask(SIG_BLOCK, set, NULL);
 }
 

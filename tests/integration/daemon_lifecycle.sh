@@ -30,6 +30,14 @@ ip netns exec "$NS_SW" "$VSWITCHD" -c "$ROOT/configs/lab/SYSTEM.CONFIG" -u "$ROO
 wait_for 5 test -s "$WORK/vswitchd.pid" || fail "no pidfile"
 PID=$(cat "$WORK/vswitchd.pid")
 kill -0 "$PID" || fail "pid $PID not running"
+# logrotate: the log is renamed, SIGHUP makes vswitchd open a new file at the old path.
+mv "$WORK/vswitchd.log" "$WORK/vswitchd.log.1"
+kill -HUP "$PID"
+wait_for 5 grep -q "signal 1: log reopened" "$WORK/vswitchd.log" || fail "no new log after SIGHUP"
+grep -q "log reopened" "$WORK/vswitchd.log.1" && fail "the renamed log got the line meant for the new one"
+grep -q "vswitchd running" "$WORK/vswitchd.log.1" || fail "the renamed log lost its lines"
+kill -0 "$PID" || fail "SIGHUP stopped vswitchd"
+echo "ok: SIGHUP reopens the log (logrotate)"
 kill -TERM "$PID"
 wait_for 5 sh -c "! kill -0 $PID" || fail "vswitchd ignored SIGTERM"
 [ -e "$WORK/vswitchd.pid" ] && fail "pidfile left behind"
