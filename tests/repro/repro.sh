@@ -279,8 +279,8 @@ main() {
           function num(v) { x = v + 0; if (v ~ /M$/) x *= 1e6; else if (v ~ /k$/) x *= 1e3; return x }
           /^FCX240/ { i++ } /^>>/ { s = num($6) + num($9); if (s > best) { best = s; bi = i } }
           END { print bi ? bi : 1 }')
-      echo
-      echo "FCX240 of GDLGPRF$l ($conf, STR MTU 1492, 10 threads), its busiest interval:"
+      printf '\nFCX240 of GDLGPRF%s (%s, STR MTU 1492, 10 threads), its busiest interval:\n' \
+        "$l" "$conf" | tee -a "$OUT/repro.md"
       "$BUILD/bin/perfkit" FCX240 --file "$f" --index "$idx" | tee -a "$OUT/repro.md"
     done
   done
