@@ -402,11 +402,19 @@ void zvs_lag_slow_input(struct zvs_lag *lag, struct zvs_port *port, const struct
     struct lag_member *m = member_of(lag, port);
     if (!m)
         return;
-    uint8_t buf[ZVS_SLOW_FRAME_LEN + 64];
-    uint32_t len = zvs_frame_peek(f, buf, sizeof buf);
+    /* The codec sees the frame up to ZVS_SLOW_FRAME_MAX bytes: a version 2 LACPDU's TLVs
+     * and its Terminator lie past the 124 bytes of version 1 (802.1AX-2014 6.4.2.3). A
+     * contiguous frame is parsed in place; a scattered one is gathered first. */
+    uint8_t buf[ZVS_SLOW_FRAME_MAX];
+    const uint8_t *bytes = f->data;
+    uint32_t len = f->len < ZVS_SLOW_FRAME_MAX ? f->len : ZVS_SLOW_FRAME_MAX;
+    if (f->nfrags) {
+        len = zvs_frame_peek(f, buf, len);
+        bytes = buf;
+    }
     struct zvs_lacpdu pdu;
     struct zvs_marker mk;
-    int rc = zvs_slow_parse(buf, len, &pdu, &mk);
+    int rc = zvs_slow_parse(bytes, len, &pdu, &mk);
     switch (rc) {
     case ZVS_SLOW_LACP:
         if (m->lacp_running)

@@ -367,6 +367,77 @@ static void test_malformed_slow_frames_counted_and_dropped(void **state)
     bb_teardown(&t);
 }
 
+/* A LACPv2 PDU (802.1AX-2014 6.4.2.3, version 2) as B's member `link` would send it, its
+ * v2 TLVs `tlvs` (type, length, then length - 2 bytes of 0x5A each) between the Collector
+ * TLV and the Terminator, zero-padded to `len` bytes. Returns the frame length. */
+static uint32_t v2_frame(const struct bb *t, int link, const uint8_t (*tlvs)[2], int ntlv,
+                         uint32_t len, uint8_t *f)
+{
+    struct zvs_lacpdu pdu = { .version = 2 };
+    pdu.actor = *zvs_lacp_port_actor(zvs_lag_member_lacp(t->b.lag, (unsigned)link));
+    pdu.partner = *zvs_lacp_port_actor(zvs_lag_member_lacp(t->a.lag, (unsigned)link));
+    uint8_t src[6];
+    memcpy(src, SYS_B, 6);
+    src[5] = (uint8_t)(0x80 + link);
+    memset(f, 0, len);
+    assert_int_equal(zvs_lacpdu_build(&pdu, src, f, ZVS_SLOW_FRAME_LEN), ZVS_SLOW_FRAME_LEN);
+    uint32_t off = 14 + 58;             /* the v1 Terminator's place: the v2 TLVs start here */
+    for (int i = 0; i < ntlv; i++) {
+        f[off] = tlvs[i][0];
+        f[off + 1] = tlvs[i][1];
+        memset(f + off + 2, 0x5A, tlvs[i][1] - 2u);
+        off += tlvs[i][1];
+    }
+    assert_true(off + 2 <= len);
+    f[off] = 0;                         /* Terminator: type 0, length 0 */
+    f[off + 1] = 0;
+    return len;
+}
+
+/* 802.1AX-2014 v2 LACPDUs are longer than the 124 bytes of v1: the whole frame reaches
+ * the codec, so the TLV walk meets the Terminator and the PDU counts as received. */
+static void test_long_v2_lacpdus_accepted_through_the_glue(void **state)
+{
+    struct bb t;
+    bb_setup(&t, true, true);
+    pump_until(&t, T0 + 4 * SEC);
+    assert_true(both_distributing(&t));
+    /* Port Algorithm (type 4, 6), Port Conversation ID Digest (5, 20), Port Conversation
+     * Masks 1-4 (6, 131; 7-9, 130): the full set a v2 partner sends, 642 bytes padded. */
+    static const uint8_t v2set[6][2] = { { 4, 6 }, { 5, 20 }, { 6, 131 }, { 7, 130 },
+                                         { 8, 130 }, { 9, 130 } };
+    /* The same and four more (type 10, 255, 255, 255, 128): the Terminator ends exactly at
+     * byte 1514, the longest untagged frame without FCS (802.3 4.4.2: 1518 with it). */
+    static const uint8_t maxset[10][2] = { { 4, 6 }, { 5, 20 }, { 6, 131 }, { 7, 130 },
+                                           { 8, 130 }, { 9, 130 }, { 10, 255 }, { 10, 255 },
+                                           { 10, 255 }, { 10, 128 } };
+    static uint8_t f[1514];
+    const struct zvs_lacp_port_stats *st = zvs_lacp_port_stats(zvs_lag_member_lacp(t.a.lag, 0));
+    uint64_t rx0 = st->lacpdus_rx;
+    uint32_t n = v2_frame(&t, 0, v2set, 6, 642, f);
+    assert_int_equal(n, 642);
+    assert_int_equal(zvs_memlink_inject(t.a.m[0], f, n, NULL), 0);
+    side_step(&t.a, t.now);
+    assert_int_equal(st->lacpdus_rx, rx0 + 1);
+    n = v2_frame(&t, 0, maxset, 10, 1514, f);
+    assert_int_equal(f[1512], 0);
+    assert_int_equal(f[1511], 0x5A);    /* the last TLV ends right before the Terminator */
+    assert_int_equal(zvs_memlink_inject(t.a.m[0], f, n, NULL), 0);
+    side_step(&t.a, t.now);
+    assert_int_equal(st->lacpdus_rx, rx0 + 2);
+    assert_int_equal(st->illegal_rx, 0);
+    assert_int_equal(zvs_lag_stats(t.a.lag)->malformed_rx, 0);
+    /* One byte short of the Terminator is still refused (bad-terminator). */
+    assert_int_equal(zvs_memlink_inject(t.a.m[0], f, 1513, NULL), 0);
+    side_step(&t.a, t.now);
+    assert_int_equal(st->lacpdus_rx, rx0 + 2);
+    assert_int_equal(st->illegal_rx, 1);
+    assert_int_equal(zvs_lag_stats(t.a.lag)->malformed_rx, 1);
+    pump_until(&t, t.now + 2 * SEC);
+    assert_true(both_distributing(&t));
+    bb_teardown(&t);
+}
+
 static void test_leave_moves_buckets_and_removes_port(void **state)
 {
     struct bb t;
@@ -438,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_lacp_against_static_partner_never_distributes),
         cmocka_unit_test(test_inbound_dropped_until_collecting),
         cmocka_unit_test(test_malformed_slow_frames_counted_and_dropped),
+        cmocka_unit_test(test_long_v2_lacpdus_accepted_through_the_glue),
         cmocka_unit_test(test_leave_moves_buckets_and_removes_port),
         cmocka_unit_test(test_rdev_fallback_while_group_down),
         cmocka_unit_test(test_report_names_members_and_states),
