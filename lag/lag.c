@@ -316,6 +316,14 @@ int zvs_lag_join(struct zvs_lag *lag, struct zvs_port *port, const char *rdev,
     int rc = zvs_switch_add_group_port(lag->sw, port);
     if (rc < 0)
         return rc;
+    /* The carrier first: the engine starts with port_enabled as the driver has it now
+     * (802.1AX 6.4.12), not as the kernel's flags showed it when the port was opened; a
+     * stale "up" made a member with a dead link send LACPDUs and Expire its partner. */
+    if (port->ops->carrier_now) {
+        int up = port->ops->carrier_now(port);
+        if (up >= 0 && (up > 0) != port->carrier)
+            zvs_switch_set_carrier(lag->sw, port, up > 0);
+    }
     int slot = zvs_pgroup_join(lag->group, port->index, rdev,
                                (uint64_t)speed_mbps * 1000000ull, now);
     if (slot < 0) {

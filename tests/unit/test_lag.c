@@ -438,6 +438,71 @@ static void test_long_v2_lacpdus_accepted_through_the_glue(void **state)
     bb_teardown(&t);
 }
 
+/* A port whose `carrier` still says up (read when it was opened) while its driver already
+ * has no link: carrier_now tells the truth. */
+static int fake_carrier_down(struct zvs_port *p)
+{
+    return 0;
+}
+
+/* JOIN of a member whose link is down: its LACP engine starts with port_enabled false
+ * (802.1AX 6.4.12: the Receive machine goes to PORT_DISABLED, the Periodic machine stays
+ * NO_PERIODIC), so nothing is sent and the partner is never Expired, although the port's
+ * `carrier` was stale. Once the carrier comes, the engine runs as usual. */
+static void test_join_reads_the_carrier_first(void **state)
+{
+    struct zvs_switch_params p = { .vlan = { .aware = false } };
+    snprintf(p.name, sizeof p.name, "VSWA");
+    struct zvs_switch *sw = zvs_switch_create(&p);
+    assert_non_null(sw);
+    struct zvs_lag_params lp = { .pg = { .name = "ETHGRP", .lacp = true } };
+    memcpy(lp.system, SYS_A, 6);
+    struct zvs_lag *lag = zvs_lag_create(sw, &lp, T0);
+    assert_non_null(lag);
+    struct fake_port *fp = fake_port_new("28BA", ZVS_CAP_CSUM | ZVS_CAP_GSO, 1500);
+    static struct zvs_port_ops ops;
+    ops = *fp->port.ops;
+    ops.carrier_now = fake_carrier_down;
+    fp->port.ops = &ops;
+    fp->port.carrier = true;            /* stale: what the kernel's flags said at open */
+    fp->accept = 0;                     /* a frame sent now fails as on a dead link */
+    fp->refuse_why = ZVS_DROP_LINK_DOWN;
+    assert_int_equal(zvs_lag_join(lag, &fp->port, "28BA", MAC_GA, 1000, T0), 0);
+    const struct zvs_lacp_port *lacp = zvs_lag_member_lacp(lag, 0);
+    const struct zvs_lacp_port_stats *st = zvs_lacp_port_stats(lacp);
+    print_message("after join: lacpdus_tx %llu expired %llu tx_calls %d slow_tx_fail %llu\n",
+                  (unsigned long long)st->lacpdus_tx, (unsigned long long)st->expired,
+                  fp->tx_calls, (unsigned long long)zvs_lag_stats(lag)->slow_tx_fail);
+    assert_int_equal(st->lacpdus_tx, 0);
+    assert_int_equal(st->expired, 0);
+    assert_int_equal(fp->tx_calls, 0);
+    assert_int_equal(zvs_lag_stats(lag)->slow_tx, 0);
+    assert_int_equal(zvs_lag_stats(lag)->slow_tx_fail, 0);
+    assert_false(fp->port.carrier);
+    assert_false(zvs_lacp_port_enabled(lacp));
+    assert_int_equal(zvs_lacp_port_rx_state(lacp), ZVS_LACP_RX_PORT_DISABLED);
+    assert_int_equal(zvs_lacp_port_ptx_state(lacp), ZVS_LACP_PTX_NO_PERIODIC);
+    /* A few ms of timers change nothing while the link is down. */
+    for (uint64_t t = T0; t <= T0 + 5 * MS; t += MS)
+        if (zvs_lag_next_wakeup(lag) <= t)
+            zvs_lag_run(lag, t);
+    assert_int_equal(st->lacpdus_tx, 0);
+    assert_int_equal(st->expired, 0);
+    assert_int_equal(zvs_lag_stats(lag)->slow_tx_fail, 0);
+    /* The carrier comes: one LACPDU at once, the partner Expired once (no PDU yet). */
+    fp->accept = -1;
+    zvs_switch_set_carrier(sw, &fp->port, true);
+    zvs_lag_carrier(lag, &fp->port, true, T0 + 10 * MS);
+    assert_int_equal(zvs_lacp_port_rx_state(lacp), ZVS_LACP_RX_EXPIRED);
+    assert_int_equal(st->expired, 1);
+    assert_int_equal(st->lacpdus_tx, 1);
+    assert_int_equal(fp->nframes, 1);
+    assert_int_equal(zvs_lag_stats(lag)->slow_tx, 1);
+    assert_int_equal(zvs_lag_stats(lag)->slow_tx_fail, 0);
+    zvs_lag_destroy(lag, T0 + 10 * MS);
+    zvs_switch_destroy(sw);
+}
+
 static void test_leave_moves_buckets_and_removes_port(void **state)
 {
     struct bb t;
@@ -510,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_inbound_dropped_until_collecting),
         cmocka_unit_test(test_malformed_slow_frames_counted_and_dropped),
         cmocka_unit_test(test_long_v2_lacpdus_accepted_through_the_glue),
+        cmocka_unit_test(test_join_reads_the_carrier_first),
         cmocka_unit_test(test_leave_moves_buckets_and_removes_port),
         cmocka_unit_test(test_rdev_fallback_while_group_down),
         cmocka_unit_test(test_report_names_members_and_states),
