@@ -503,6 +503,62 @@ static void test_join_reads_the_carrier_first(void **state)
     zvs_switch_destroy(sw);
 }
 
+/* 10,000 Marker Information PDUs a second for 5 s from B into A's member 28BA (virtual
+ * time, one every 100 us) while LACP runs: the responses counted on the wire at B are 7 a
+ * second (802.3 Annex 43B: 10 Slow Protocols frames a second per port, 3 kept for LACP),
+ * 35 in all, the rest counted suppressed; A's LACPDUs leave on time (one a second, none
+ * held by LACP's own limit) and the group stays up. */
+static void test_marker_flood_answered_within_budget(void **state)
+{
+    struct bb t;
+    bb_setup(&t, true, true);
+    pump_until(&t, T0 + 4 * SEC);
+    assert_true(both_distributing(&t));
+    const struct zvs_lacp_port_stats *la = zvs_lacp_port_stats(zvs_lag_member_lacp(t.a.lag, 0));
+    const struct zvs_lacp_port_stats *lb = zvs_lacp_port_stats(zvs_lag_member_lacp(t.b.lag, 0));
+    const struct zvs_lacp_marker_stats *ma = zvs_lacp_marker_stats(zvs_lag_member_marker(t.a.lag, 0));
+    const struct zvs_lacp_marker_stats *mb = zvs_lacp_marker_stats(zvs_lag_member_marker(t.b.lag, 0));
+    uint64_t a_tx0 = la->lacpdus_tx, b_rx0 = lb->lacpdus_rx, a_lim0 = la->tx_rate_limited;
+    uint64_t wire0 = mb->marker_response_pdus_rx;
+    uint64_t start = t.now + 10 * MS;
+    uint8_t src[6];
+    memcpy(src, SYS_B, 6);
+    src[5] = 0x80;
+    struct zvs_marker info = { .version = ZVS_MARKER_VERSION, .requester_port = 77 };
+    memcpy(info.requester_system, SYS_B, 6);
+    uint8_t f[ZVS_SLOW_FRAME_LEN];
+    uint64_t last_a_tx = 0, max_gap = 0;
+    for (unsigned k = 0; k < 50000; k++) {
+        uint64_t now = start + k * 100000ull;
+        info.transaction_id = k;
+        assert_int_equal(zvs_marker_build(&info, src, f, sizeof f), ZVS_SLOW_FRAME_LEN);
+        assert_int_equal(zvs_memlink_inject(t.a.m[0], f, sizeof f, NULL), 0);
+        side_step(&t.a, now);
+        if (k % 100 == 99) {            /* B every 10 ms, as the pump does */
+            side_step(&t.b, now);
+            side_step(&t.a, now);
+        }
+        if (la->last_tx_ns != last_a_tx) {
+            if (last_a_tx && la->last_tx_ns - last_a_tx > max_gap)
+                max_gap = la->last_tx_ns - last_a_tx;
+            last_a_tx = la->last_tx_ns;
+        }
+    }
+    t.now = start + 50000 * 100000ull;
+    side_step(&t.b, t.now);
+    assert_int_equal(ma->marker_pdus_rx, 50000);
+    assert_int_equal(ma->marker_response_pdus_tx, 35);
+    assert_int_equal(ma->marker_response_suppressed, 49965);
+    assert_int_equal(mb->marker_response_pdus_rx - wire0, 35);     /* on the wire */
+    assert_int_equal(la->lacpdus_tx - a_tx0, 5);
+    assert_int_equal(la->tx_rate_limited - a_lim0, 0);
+    assert_int_equal(lb->lacpdus_rx - b_rx0, 5);
+    assert_true(max_gap <= 1 * SEC);
+    pump_until(&t, t.now + 1 * SEC);
+    assert_true(both_distributing(&t));
+    bb_teardown(&t);
+}
+
 static void test_leave_moves_buckets_and_removes_port(void **state)
 {
     struct bb t;
@@ -576,6 +632,7 @@ int main(void)
         cmocka_unit_test(test_malformed_slow_frames_counted_and_dropped),
         cmocka_unit_test(test_long_v2_lacpdus_accepted_through_the_glue),
         cmocka_unit_test(test_join_reads_the_carrier_first),
+        cmocka_unit_test(test_marker_flood_answered_within_budget),
         cmocka_unit_test(test_leave_moves_buckets_and_removes_port),
         cmocka_unit_test(test_rdev_fallback_while_group_down),
         cmocka_unit_test(test_report_names_members_and_states),
