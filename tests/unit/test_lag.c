@@ -11,12 +11,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake_port.h"
 #include "lacp/pdu.h"
 #include "lag/lag.h"
 #include "backends/memlink.h"
 #include "lag/pgroup.h"
+#include "dataplane/log.h"
 #include "dataplane/switch.h"
 
 #define MS   1000000ull
@@ -559,6 +561,50 @@ static void test_marker_flood_answered_within_budget(void **state)
     bb_teardown(&t);
 }
 
+static unsigned count_lines(const char *path, const char *needle, char *first, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[512];
+    unsigned n = 0;
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, needle) && n++ == 0 && first)
+            snprintf(first, len, "%s", strstr(line, "port group"));
+    fclose(f);
+    return n;
+}
+
+/* A failover at carrier loss is logged in the carrier call itself, one line per bucket
+ * with its cause, at most 16 lines a second; the next line says how many were not shown. */
+static void test_moves_logged_when_made_with_cause(void **state)
+{
+    struct bb t;
+    bb_setup(&t, true, true);
+    pump_until(&t, T0 + 4 * SEC);
+    assert_true(both_distributing(&t));
+    char path[] = "/tmp/test_lag_log_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(zvs_log_open(path), 0);
+    cut(&t, 0, false);                  /* no time passes, no run(): the call itself logs */
+    char first[256] = "";
+    /* Both sides (same group and device names) lose the link: 16 lines each. */
+    assert_int_equal(count_lines(path, "moved 28BA -> 2902 (carrier)", first, sizeof first), 32);
+    /* (the first line also counts the moves of the start-up not shown) */
+    assert_memory_equal(first, "port group ETHGRP: bucket 00 moved 28BA -> 2902 (carrier)", 57);
+    assert_int_equal(count_lines(path, " moved ", NULL, 0), 32);   /* nothing else */
+    /* A second later the link is back: the first line reports the 112 not shown. */
+    t.now += 1 * SEC;
+    cut(&t, 0, true);
+    pump_until(&t, t.now + 4 * SEC);
+    assert_true(both_distributing(&t));
+    assert_int_equal(count_lines(path, "(LACP); 112 more move(s) not shown", NULL, 0), 2);
+    zvs_log_close();
+    unlink(path);
+    bb_teardown(&t);
+}
+
 static void test_leave_moves_buckets_and_removes_port(void **state)
 {
     struct bb t;
@@ -633,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_long_v2_lacpdus_accepted_through_the_glue),
         cmocka_unit_test(test_join_reads_the_carrier_first),
         cmocka_unit_test(test_marker_flood_answered_within_budget),
+        cmocka_unit_test(test_moves_logged_when_made_with_cause),
         cmocka_unit_test(test_leave_moves_buckets_and_removes_port),
         cmocka_unit_test(test_rdev_fallback_while_group_down),
         cmocka_unit_test(test_report_names_members_and_states),
