@@ -412,7 +412,9 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     memcpy(d->rdevice, cfg->rdevice, cfg->nrdevice * sizeof(cfg->rdevice[0]));
     memcpy(d->macprefix, cfg->vmlan.macprefix, 3);
     d->nic = calloc(ZVS_CFG_MAX_NICS, sizeof(*d->nic));
-    d->loop = zvs_evloop_create();
+    d->loop = opt->virtual_start_ns
+              ? zvs_evloop_create_virtual(opt->virtual_start_ns, opt->virtual_wall_us)
+              : zvs_evloop_create();
     if (!d->nic || !d->loop)
         goto fail;
 
@@ -473,12 +475,23 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     zvsd_reconcile(d, NULL, NULL);
     if (zvs_evloop_add_idle(d->loop, on_idle, d) < 0)
         goto fail;
-    if (opt->monitor_path && zvsd_monitor_open(d, zvs_clock_now()) < 0)
+    if (opt->monitor_path && zvsd_monitor_open(d, zvs_evloop_clock(d->loop)) < 0)
         goto fail;
     return d;
 fail:
     zvsd_destroy(d);
     return NULL;
+}
+
+struct zvs_evloop *zvsd_loop(struct zvsd *d)
+{
+    return d->loop;
+}
+
+void zvsd_exec(struct zvsd *d, const char *userid, uint32_t privclass, const char *line,
+               struct zvs_cp_response *r)
+{
+    zvsd_execute(d, userid, privclass, line, r);
 }
 
 int zvsd_run(struct zvsd *d)
@@ -498,7 +511,7 @@ void zvsd_destroy(struct zvsd *d)
         if (d->nic[i].session >= 0)
             close(d->nic[i].session);
     }
-    zvsd_monitor_close(d, zvs_clock_now()); /* its last sample reads the switches */
+    zvsd_monitor_close(d, zvs_evloop_clock(d->loop)); /* its last sample reads the switches */
     zvs_console_close(d->console);          /* before the loop: it closes its clients */
     if (d->attach_fd >= 0) {
         close(d->attach_fd);
