@@ -1,6 +1,6 @@
 /* vswitchd: the composition root. It is the one place that knows every piece: the parsed
- * configuration (cp-commands/config.h), the switches (switch.h), the uplink backend
- * (uplink_afpacket), guest NICs (nic_qdio) and their drivers (guest_tap), carrier events
+ * configuration (cp-commands/config.h), the switches (switch.h), the uplink backends
+ * (opened by kind through backends/backend.h), guest NICs (nic_qdio) and their drivers (guest_tap), carrier events
  * (netlink_link) and the event loop.
  *
  * Wiring per iteration of the event loop:
@@ -29,6 +29,7 @@
 #include "daemon/console.h"
 #include "daemon/console_users.h"
 #include "daemon/evloop.h"
+#include "backends/backend.h"
 #include "backends/guest_tap.h"
 #include "lag/lag.h"
 #include "dataplane/log.h"
@@ -37,8 +38,6 @@
 #include "qdio/qdio_attach.h"
 #include "backends/netlink_link.h"
 #include "dataplane/switch.h"
-#include "backends/uplink_afpacket.h"
-#include "backends/uplink_pcap.h"
 
 #define UPLINK_BURSTS 8                 /* bursts per readable event before yielding */
 #define MB            (1024u * 1024u)
@@ -217,9 +216,17 @@ static struct d_uplink *uplink_by_ifname(struct zvsd *d, const char *ifname)
     return NULL;
 }
 
+/* Is a netlink_link watch the source of the uplink's carrier (a Linux interface stands
+ * behind it)? Not for a dummy link, whose name may even be a real interface's. */
+static bool uplink_netlink(const struct zvs_port *p)
+{
+    const struct zvs_backend_class *c = zvs_backend_of(p);
+    return c && c->netlink && p->ops->link_event;
+}
+
 static void uplink_register(struct d_uplink *u)
 {
-    int fd = u->port->ops->fd(u->port);
+    int fd = u->port->ops->fd ? u->port->ops->fd(u->port) : -1;
     if (fd == u->fd)
         return;
     if (u->fd >= 0)
@@ -243,7 +250,7 @@ static void on_link_event(void *arg, const char *ifname, int ifindex, bool carri
 {
     struct zvsd *d = arg;
     struct d_uplink *u = uplink_by_ifname(d, ifname);
-    if (!u)
+    if (!u || !uplink_netlink(u->port))
         return;
     /* The socket may be replaced (interface re-created): leave epoll first. */
     if (u->fd >= 0)
@@ -342,18 +349,17 @@ struct zvs_port *zvsd_open_rdev(struct zvsd *d, struct zvs_rdev dev, const char 
         return NULL;
     }
     *ifname = d->rdevice[m].ifname;
-    bool pcap = d->rdevice[m].backend == ZVS_RDEV_BACKEND_PCAP;
+    /* The daemon's uplink_kind option overrides the statement's BACKEND for every RDEV. */
+    const char *kind = d->opt.uplink_kind ? d->opt.uplink_kind
+                       : d->rdevice[m].backend == ZVS_RDEV_BACKEND_PCAP ? "pcap" : "afpacket";
+    const struct zvs_backend_class *c = zvs_backend_find(kind);
     int err = 0;
-    struct zvs_port *p = pcap ? zvs_uplink_pcap_open(*ifname, &err)
-                              : zvs_uplink_afpacket_open(*ifname, &err);
+    struct zvs_port *p = zvs_backend_open(kind, *ifname, &err);
     if (!p) {
         snprintf(why, whylen, "interface %s: %s", *ifname, strerror(-err));
         return NULL;
     }
-    if (pcap)
-        zvs_uplink_pcap_mac(p, mac);
-    else
-        zvs_uplink_afpacket_mac(p, mac);
+    c->mac(p, mac);
     snprintf(p->name, sizeof(p->name), "%s", rdev);
     return p;                           /* never called while DISCONNECTed (reconciler) */
 }
@@ -371,7 +377,7 @@ void zvsd_track_uplink(struct zvsd *d, struct d_switch *ds, struct zvs_port *p,
                             .carrier_told = p->carrier };
     snprintf(u->ifname, sizeof(u->ifname), "%s", ifname);
     uplink_register(u);
-    if (d->nl)
+    if (d->nl && uplink_netlink(p))
         zvs_netlink_link_watch(d->nl, ifname);
 }
 
@@ -383,7 +389,7 @@ void zvsd_untrack_uplink(struct zvsd *d, struct zvs_port *p)
             continue;
         if (u->fd >= 0)
             zvs_evloop_del_fd(d->loop, u->fd);
-        if (d->nl)
+        if (d->nl && uplink_netlink(p))
             zvs_netlink_link_unwatch(d->nl, u->ifname);
         /* The slot stays where it is (the event loop holds pointers to other slots);
          * zvsd_track_uplink reuses it. */

@@ -21,6 +21,10 @@ struct zvsd_options {
     uint32_t    monitor_interval_s;     /* sample interval, 0: 60 s */
     uint64_t    monitor_max_bytes;      /* rotate the monitor file beyond this (0: never) */
     const char *monitor_live_path;      /* socket serving the live record stream, or NULL */
+    const char *uplink_kind;            /* backend kind for every RDEV and group member
+                                           (backends/backend.h: "dummy" in hermetic
+                                           tests), or NULL: as each RDEVICE says; must
+                                           outlive the daemon */
     /* Tests: run on virtual time (zvs_evloop_create_virtual) starting at this instant of
      * the loop's clock in ns, with the wall clock at virtual_wall_us then; time moves only
      * by zvs_evloop_warp on zvsd_loop(). 0: the real clocks. */
