@@ -208,9 +208,11 @@ void herm_stop(struct herm *h)
     }
     zvs_dummy_clear();
     zvs_cfg_free(h->cfg);
-    unlink(h->mon_path);
     unlink(h->qdio_sock);
-    rmdir(h->dir);
+    if (!h->keep_monitor) {
+        unlink(h->mon_path);
+        rmdir(h->dir);
+    }
     the_herm = NULL;
     free(h);
 }

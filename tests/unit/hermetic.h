@@ -77,6 +77,7 @@ struct herm {
     char                     qdio_sock[96];
     char                     mon_path[96];
     struct zvs_cfg          *cfg;
+    bool                     keep_monitor; /* herm_stop leaves the file and directory */
 };
 
 /* Start the daemon at T0 with opts; cmocka-fails when anything cannot be made. */
