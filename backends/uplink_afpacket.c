@@ -49,8 +49,9 @@
 #include <linux/virtio_net.h>
 
 #include "backends/ifinfo.h"
-#include "dataplane/pool.h"
+#include "backends/uplink_common.h"
 #include "backends/virtio_hdr.h"
+#include "dataplane/pool.h"
 
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23       /* Linux 4.20 */
@@ -63,7 +64,6 @@
 #define AFP_RCVBUF     (8 << 20)
 #define AFP_SNDBUF     (4 << 20)
 #define AFP_TX_IOV     (1 + ZVS_MAX_FRAGS + 2)
-#define AFP_TX_WAIT_MS 1
 
 _Static_assert(sizeof(struct virtio_net_hdr) == 10, "virtio_net_hdr layout");
 _Static_assert(AFP_VH_OFF >= (int)sizeof(struct virtio_net_hdr) + ZVS_VLAN_HLEN &&
@@ -75,12 +75,7 @@ union afp_cmsg {
 };
 
 struct afp {
-    struct zvs_port           port;     /* first: port.backend points here */
-    char                      ifname[IFNAMSIZ];
-    int                       fd;
-    int                       ifindex;  /* bound interface, 0 while it is gone */
-    uint8_t                   mac[ZVS_ETH_ALEN];
-    struct zvs_pool          *pool;
+    struct zvs_uplink         up;       /* first: port, socket, bound ifindex, MAC, pool */
     struct zvs_afpacket_stats stats;
     /* rx vectors, rebuilt per call, allocated once */
     struct mmsghdr            rx_msg[ZVS_BATCH];
@@ -159,14 +154,6 @@ fail:
     return rc;
 }
 
-/* Take mtu, MAC and carrier of the interface (the ifindex is the bound socket's). */
-static void afp_apply(struct afp *a, const struct zvs_ifinfo *fi)
-{
-    a->port.mtu = fi->mtu;
-    memcpy(a->mac, fi->mac, ZVS_ETH_ALEN);
-    a->port.carrier = fi->carrier;
-}
-
 /* ---- rx ------------------------------------------------------------------------------ */
 
 static const struct tpacket_auxdata *find_aux(struct msghdr *mh)
@@ -182,12 +169,12 @@ static const struct tpacket_auxdata *find_aux(struct msghdr *mh)
 static void rx_prepare(struct afp *a, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
-        uint8_t *data = zvs_pool_data(a->pool, a->rx_idx[i]);
+        uint8_t *data = zvs_pool_data(a->up.pool, a->rx_idx[i]);
         struct msghdr *mh = &a->rx_msg[i].msg_hdr;
         a->rx_iov[i][0].iov_base = data - AFP_VH_OFF;
         a->rx_iov[i][0].iov_len = AFP_VH_LEN;
         a->rx_iov[i][1].iov_base = data;
-        a->rx_iov[i][1].iov_len = zvs_pool_buf_size(a->pool);
+        a->rx_iov[i][1].iov_len = zvs_pool_buf_size(a->up.pool);
         memset(mh, 0, sizeof(*mh));
         mh->msg_name = &a->rx_addr[i];
         mh->msg_namelen = sizeof(a->rx_addr[i]);
@@ -203,7 +190,7 @@ static void rx_prepare(struct afp *a, uint32_t n)
 static bool rx_one(struct afp *a, uint32_t i, struct zvs_frame *f)
 {
     struct msghdr *mh = &a->rx_msg[i].msg_hdr;
-    uint8_t *data = zvs_pool_data(a->pool, a->rx_idx[i]);
+    uint8_t *data = zvs_pool_data(a->up.pool, a->rx_idx[i]);
     const struct virtio_net_hdr *vh = (const void *)(data - AFP_VH_OFF);
     struct zvs_vnet v;
 
@@ -245,7 +232,7 @@ static bool rx_one(struct afp *a, uint32_t i, struct zvs_frame *f)
     f->data = start;
     f->len = len;
     f->vnet = v;
-    f->in_port = a->port.index;
+    f->in_port = a->up.port.index;
     f->cookie = (uint64_t)a->rx_idx[i];
     return true;
 }
@@ -254,22 +241,15 @@ static int afp_rx(struct zvs_port *p, struct zvs_frame *out, int max)
 {
     struct afp *a = afp_of(p);
     int r = -1, n = 0;
-
-    if (max > ZVS_BATCH)
-        max = ZVS_BATCH;
-    if (max <= 0)
+    uint32_t got = zvs_uplink_rx_take(&a->up, a->rx_idx, max, &a->stats.rx_no_buffer);
+    if (got == 0)
         return 0;
-    uint32_t got = zvs_pool_take_n(a->pool, a->rx_idx, (uint32_t)max);
-    if (got == 0) {
-        a->stats.rx_no_buffer++;
-        return 0;
-    }
     rx_prepare(a, got);
     /* ENETDOWN is the kernel's note that the link went down, perhaps long ago; EINVAL
      * means one frame's offload state had no virtio-net form and was dropped. Neither
      * says anything about the frames queued behind them. */
     for (int attempt = 0; attempt < 4 && r < 0; attempt++) {
-        r = recvmmsg(a->fd, a->rx_msg, got, MSG_DONTWAIT, NULL);
+        r = recvmmsg(a->up.fd, a->rx_msg, got, MSG_DONTWAIT, NULL);
         if (r >= 0 || errno == EAGAIN || errno == EWOULDBLOCK)
             break;
         if (errno == EINVAL)
@@ -289,21 +269,11 @@ static int afp_rx(struct zvs_port *p, struct zvs_frame *out, int max)
         if (rx_one(a, i, &out[n]))
             n++;
         else
-            zvs_pool_put(a->pool, a->rx_idx[i]);
+            zvs_pool_put(a->up.pool, a->rx_idx[i]);
     }
-    for (uint32_t i = got; i > (uint32_t)r; i--)
-        zvs_pool_put(a->pool, a->rx_idx[i - 1]);
+    zvs_uplink_rx_give_back(&a->up, a->rx_idx, (uint32_t)r, got);
     a->stats.rx_frames += (uint64_t)n;
     return n;
-}
-
-static void afp_rx_release(struct zvs_port *p, struct zvs_frame *frames, int n)
-{
-    struct afp *a = afp_of(p);
-    for (int i = 0; i < n; i++) {
-        assert(frames[i].cookie < ZVS_AFP_POOL_BUFS);
-        zvs_pool_put(a->pool, (int32_t)frames[i].cookie);
-    }
 }
 
 /* ---- tx ------------------------------------------------------------------------------ */
@@ -337,31 +307,6 @@ static int tx_build(struct afp *a, const struct zvs_tx *txs, int cnt, enum zvs_d
     return m;
 }
 
-/* Wait a bounded time for the kernel to have room again. */
-static void tx_wait(struct afp *a, int err)
-{
-    struct pollfd pfd = { .fd = a->fd, .events = POLLOUT };
-    a->stats.tx_waits++;
-    if (err == ENOBUFS)
-        (void)poll(NULL, 0, AFP_TX_WAIT_MS);    /* the device queue, not the socket, is full */
-    else
-        (void)poll(&pfd, 1, AFP_TX_WAIT_MS);
-}
-
-/* ENOBUFS from a bypassed qdisc is also how the kernel refuses a frame for a link whose
- * carrier just went (packet_direct_xmit drops on !netif_carrier_ok, veth_xmit on a peer
- * that is down). Waiting for room then only stalls the loop while the carrier event
- * is still in linkwatch: ask the driver once per burst, and a link that is gone is
- * link-down at once, so the switch moves the frames to a survivor. */
-static bool tx_link_gone(struct afp *a, bool *probed)
-{
-    if (*probed)
-        return false;
-    *probed = true;
-    a->stats.tx_link_probes++;
-    return zvs_ifinfo_link_now(a->fd, a->ifname) == 0;
-}
-
 /* Send the built messages; returns how many went. Sets *down when the link is down. */
 static int tx_send(struct afp *a, int m, enum zvs_drop *why, bool *down)
 {
@@ -369,7 +314,7 @@ static int tx_send(struct afp *a, int m, enum zvs_drop *why, bool *down)
     bool retried_down = false, probed = false;
 
     while (i < m) {
-        int r = sendmmsg(a->fd, &a->tx_msg[i], (unsigned)(m - i), MSG_DONTWAIT);
+        int r = sendmmsg(a->up.fd, &a->tx_msg[i], (unsigned)(m - i), MSG_DONTWAIT);
         if (r > 0) {
             i += r;
             sent += r;
@@ -378,11 +323,11 @@ static int tx_send(struct afp *a, int m, enum zvs_drop *why, bool *down)
         int err = r < 0 ? errno : EAGAIN;
         if (err == EINTR)
             continue;
-        if (err == ENOBUFS && tx_link_gone(a, &probed))
+        if (err == ENOBUFS && zvs_uplink_tx_link_gone(&a->up, &probed, &a->stats.tx_link_probes))
             err = ENXIO;
         if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) {
             if (waits++ < ZVS_AFP_TX_RETRIES) {
-                tx_wait(a, err);
+                zvs_uplink_tx_wait(&a->up, err, &a->stats.tx_waits);
                 continue;
             }
             a->stats.tx_no_buffer += (uint64_t)(m - i);
@@ -395,7 +340,7 @@ static int tx_send(struct afp *a, int m, enum zvs_drop *why, bool *down)
         }
         if (err == ENETDOWN || err == ENXIO) {
             a->stats.tx_link_down += (uint64_t)(m - i);
-            a->port.carrier = false;
+            a->up.port.carrier = false;
             *why = ZVS_DROP_LINK_DOWN;
             *down = true;
             break;
@@ -438,9 +383,9 @@ static void afp_destroy(struct zvs_port *p)
     if (!p)
         return;
     struct afp *a = afp_of(p);
-    if (a->fd >= 0)
-        close(a->fd);
-    zvs_pool_destroy(a->pool);
+    if (a->up.fd >= 0)
+        close(a->up.fd);
+    zvs_uplink_fini(&a->up);
     free(a);
 }
 
@@ -448,10 +393,10 @@ static const struct zvs_port_ops afp_ops = {
     .kind = "afpacket",
     .tx = afp_tx,
     .rx = afp_rx,
-    .rx_release = afp_rx_release,
+    .rx_release = zvs_uplink_rx_release,
     .flush = afp_flush,
     .destroy = afp_destroy,
-    .fd = zvs_uplink_afpacket_fd,
+    .fd = zvs_uplink_fd,
     .link_event = zvs_uplink_afpacket_link_event,
 };
 
@@ -459,37 +404,28 @@ static const struct zvs_port_ops afp_ops = {
 
 struct zvs_port *zvs_uplink_afpacket_open(const char *ifname, int *err)
 {
-    struct afp *a = NULL;
     struct zvs_ifinfo fi;
-    int rc = -EINVAL;
-
-    if (!zvs_ifname_ok(ifname))
-        goto fail;
-    rc = -ENOMEM;
-    a = calloc(1, sizeof(*a));
+    int rc = -ENOMEM;
+    struct afp *a = calloc(1, sizeof(*a));
     if (!a)
         goto fail;
-    a->fd = -1;
-    a->port.ops = &afp_ops;
-    a->port.backend = a;
-    snprintf(a->ifname, sizeof(a->ifname), "%s", ifname);
-    a->pool = zvs_pool_create(ZVS_AFP_POOL_BUFS, AFP_BUF_SIZE, AFP_HEADROOM);
-    if (!a->pool)
-        goto fail;
-    a->port.role = ZVS_PORT_UPLINK;
-    snprintf(a->port.name, sizeof(a->port.name), "%s", ifname);
-    a->port.caps = ZVS_CAP_CSUM | ZVS_CAP_GSO;
-    a->port.max_gso = 65535;
-    rc = afp_socket(a->ifname, &fi);
+    a->up.port.backend = a;
+    rc = zvs_uplink_init(&a->up, &afp_ops, ifname, ZVS_AFP_POOL_BUFS, AFP_BUF_SIZE,
+                         AFP_HEADROOM);
     if (rc < 0)
         goto fail;
-    a->fd = rc;
-    a->ifindex = fi.ifindex;
-    afp_apply(a, &fi);
-    return &a->port;
+    a->up.port.caps = ZVS_CAP_CSUM | ZVS_CAP_GSO;
+    a->up.port.max_gso = 65535;
+    rc = afp_socket(a->up.ifname, &fi);
+    if (rc < 0)
+        goto fail;
+    a->up.fd = rc;
+    a->up.ifindex = fi.ifindex;
+    zvs_uplink_apply(&a->up, &fi);
+    return &a->up.port;
 fail:
     if (a)
-        afp_destroy(&a->port);
+        afp_destroy(&a->up.port);
     if (err)
         *err = rc;
     return NULL;
@@ -497,64 +433,41 @@ fail:
 
 int zvs_uplink_afpacket_fd(const struct zvs_port *p)
 {
-    return afp_of(p)->fd;
+    return afp_of(p)->up.fd;
 }
 
 int zvs_uplink_afpacket_ifindex(const struct zvs_port *p)
 {
-    return afp_of(p)->ifindex;
+    return afp_of(p)->up.ifindex;
 }
 
 void zvs_uplink_afpacket_mac(const struct zvs_port *p, uint8_t mac[6])
 {
-    memcpy(mac, afp_of(p)->mac, ZVS_ETH_ALEN);
+    memcpy(mac, afp_of(p)->up.mac, ZVS_ETH_ALEN);
 }
 
 int zvs_uplink_afpacket_reopen(struct zvs_port *p)
 {
     struct afp *a = afp_of(p);
     struct zvs_ifinfo fi;
-    int fd = afp_socket(a->ifname, &fi);
+    int fd = afp_socket(a->up.ifname, &fi);
     if (fd < 0)
         return fd;
-    if (a->fd >= 0)
-        close(a->fd);
-    a->fd = fd;
-    a->ifindex = fi.ifindex;
-    afp_apply(a, &fi);
+    if (a->up.fd >= 0)
+        close(a->up.fd);
+    a->up.fd = fd;
+    a->up.ifindex = fi.ifindex;
+    zvs_uplink_apply(&a->up, &fi);
     a->stats.reopens++;
     return 0;
 }
 
 int zvs_uplink_afpacket_link_event(struct zvs_port *p, int ifindex, bool carrier, bool exists)
 {
-    struct afp *a = afp_of(p);
-    int rc = 0;
-
-    if (!exists) {
-        /* The socket is bound to nothing now; keep it until the name comes back. */
-        a->ifindex = 0;
-        p->carrier = false;
-        return 0;
-    }
-    if (ifindex != a->ifindex) {
-        rc = zvs_uplink_afpacket_reopen(p);
-        if (rc < 0) {
-            p->carrier = false;
-            return rc;
-        }
-        rc = 1;
-    } else {
-        int soerr = 0;
-        socklen_t sl = sizeof(soerr);
-        struct zvs_ifinfo fi;
-        /* Reading SO_ERROR clears the ENETDOWN a past link-down left on the socket. */
-        (void)getsockopt(a->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
-        if (zvs_ifinfo_read(a->fd, a->ifname, &fi) == 0)
-            afp_apply(a, &fi);          /* mtu or MAC may have changed meanwhile */
-    }
-    p->carrier = carrier;
-    return rc;
+    (void)afp_of(p);
+    /* A deleted interface leaves the socket bound to nothing: only a new ifindex, never
+     * a failed read, says the socket must be rebuilt. */
+    return zvs_uplink_link_event(p, ifindex, carrier, exists, false, zvs_uplink_afpacket_reopen);
 }
 
 void zvs_uplink_afpacket_stats(const struct zvs_port *p, struct zvs_afpacket_stats *out)
