@@ -421,14 +421,14 @@ struct zvs_port *zvs_uplink_pcap_open(const char *ifname, int *err)
     a->tx_buf = malloc(PCP_BUF_SIZE);
     if (!a->tx_buf)
         goto fail;
-    a->up.port.caps = 0;                   /* the switch completes and segments for us */
+    a->up.port.caps = 0;                /* the switch completes and segments for us */
     a->up.port.max_gso = 0;
     rc = pcp_refresh(a);
     if (rc < 0)
         goto fail;
     rc = pcp_handle(a, &pc);
     if (rc == -ENETDOWN) {
-        a->up.port.carrier = false;        /* down: link_event makes the handle */
+        a->up.port.carrier = false;     /* down: link_event makes the handle */
         return &a->up.port;
     }
     if (rc < 0)
