@@ -1,36 +1,24 @@
 /* uplink_afpacket: uplink backend on a Linux interface (see uplink_afpacket.h).
  *
- * Design note.
- * - Why AF_PACKET and not libpcap: a veth or tap peer hands the kernel TCP super-frames
- *   (GSO, up to 64 KiB) and frames whose checksum is still partial (CHECKSUM_PARTIAL).
- *   Only the virtio-net header of PACKET_VNET_HDR says which is which and where the
- *   checksum goes; libpcap cannot carry that header, so it would give us super-frames and
- *   half-finished checksums without the metadata to fix them, and the frames would be
- *   broken at the next receiver. Turning the peers' offloads off (ethtool -K) is only a
- *   fallback: frames then fit the MTU but the path is about 4x slower.
- * - Owns: the socket (SOCK_RAW, bound to the ifindex with ETH_P_ALL, non-blocking,
- *   promiscuous through PACKET_ADD_MEMBERSHIP, PACKET_VNET_HDR, PACKET_AUXDATA,
- *   PACKET_IGNORE_OUTGOING when the kernel has it (>= 4.20), PACKET_QDISC_BYPASS for tx,
- *   large forced socket buffers), a frame pool of ZVS_AFP_POOL_BUFS receive buffers, and
- *   preallocated recvmmsg/sendmmsg vectors: nothing is allocated per frame.
- * - Rx: one recvmmsg of up to ZVS_BATCH frames, iovec [virtio_net_hdr][frame] into pool
- *   buffers; a frame's cookie is its pool index until rx_release. Our own transmissions
- *   (PACKET_OUTGOING) are skipped should IGNORE_OUTGOING be missing. The kernel strips a
- *   received 802.1Q/802.1ad tag into packet metadata before taps see the frame; the tag is
- *   put back in front (the pool's headroom has room), and csum_start/hdr_len move with it.
- * - Tx: one sendmmsg per burst, each message [virtio_net_hdr][zvs_frame_iov pieces]; the
- *   header's csum_start/hdr_len are shifted by the tag edit as zvs_frame_emit does.
- *   EAGAIN/ENOBUFS: at most ZVS_AFP_TX_RETRIES polls of 1 ms, then the rest are discards
- *   (NO_BUFFER); ENETDOWN/ENXIO: carrier down, the rest are LINK_DOWN; any other error
- *   refuses only the frame at fault (TX_FAIL). The first ENOBUFS of a burst asks the
- *   driver for its carrier (zvs_ifinfo_link_now): a link that has just gone is LINK_DOWN
- *   at once, long before linkwatch's netlink event says so.
- * - Hazards: when a link goes down the kernel leaves ENETDOWN on the socket, reported by
- *   the next recv or send even after the link is back: rx retries past it, tx retries once
- *   before believing it, and link_event clears it. A deleted interface leaves the socket
- *   bound to nothing; only a reopen by name (a new ifindex) brings traffic back.
- * - Byte order: the virtio-net header of packet sockets is in host order (legacy virtio,
- *   the kernel's vio_le()); struct zvs_vnet is host order too.
+ * - Why AF_PACKET: only the virtio-net header of PACKET_VNET_HDR says which frames are
+ *   TCP super-frames (GSO) or carry a partial checksum, and where; libpcap cannot carry
+ *   it (uplink_pcap marks frames by guesswork instead).
+ * - Owns: the socket (SOCK_RAW on the ifindex, ETH_P_ALL, non-blocking, promiscuous
+ *   through PACKET_ADD_MEMBERSHIP, PACKET_VNET_HDR, PACKET_AUXDATA, PACKET_IGNORE_OUTGOING
+ *   when the kernel has it, PACKET_QDISC_BYPASS, large forced buffers) and preallocated
+ *   recvmmsg/sendmmsg vectors; the port, pool and link-event handling are the shared
+ *   head (uplink_common.h). Nothing is allocated per frame.
+ * - Rx: one recvmmsg of up to ZVS_BATCH frames into pool buffers, [virtio_net_hdr]
+ *   [frame]. PACKET_OUTGOING is skipped should IGNORE_OUTGOING be missing. A tag the
+ *   kernel moved into packet metadata is put back in front (headroom), csum_start and
+ *   hdr_len moved with it.
+ * - Tx: one sendmmsg per burst. EAGAIN/ENOBUFS: at most ZVS_AFP_TX_RETRIES waits of
+ *   1 ms, then NO_BUFFER; ENETDOWN (after one retry)/ENXIO, or an ENOBUFS for which the
+ *   driver says the carrier is gone: LINK_DOWN; other errors refuse only the frame at
+ *   fault (TX_FAIL).
+ * - Hazards: the ENETDOWN a link-down leaves on the socket (see uplink_common.c); a
+ *   deleted interface leaves the socket bound to nothing until a reopen by name. The
+ *   virtio-net header of packet sockets is host order (legacy virtio), as zvs_vnet is.
  */
 #include "backends/uplink_afpacket.h"
 
