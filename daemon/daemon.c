@@ -10,7 +10,8 @@
  *  - a NIC's thin interrupt (irq eventfd): the tap driver empties the input queue into
  *    the tap;
  *  - netlink: carrier changes of uplinks fail over; a tap's carrier is its own business;
- *  - signalfd: SIGTERM/SIGINT stop the loop, SIGUSR1 writes the counters report.
+ *  - signalfd: SIGTERM/SIGINT stop the loop, SIGUSR1 writes the counters report, SIGHUP
+ *    reopens the log file (logrotate).
  * Authorization follows z/VM: a NIC couples to a VSWITCH only with a GRANT (MODIFY
  * VSWITCH ... GRANT) or a directory authorization (NICDEF ... PORTTYPE/VLAN).
  */
@@ -186,6 +187,14 @@ static void on_signal(void *arg, int fd, uint32_t events, uint64_t now)
         case SIGUSR1:
             write_report(d);
             break;
+        case SIGHUP: {
+            int rc = zvs_log_reopen();
+            if (rc < 0)
+                zvs_err("signal 1: cannot reopen the log: %s", strerror(-rc));
+            else
+                zvs_info("signal 1: log reopened");
+            break;
+        }
         default:
             break;
         }
@@ -427,6 +436,7 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGUSR1);
+    sigaddset(&set, SIGHUP);
     sigprocmask(SIG_BLOCK, &set, NULL);
     d->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
     if (d->sigfd < 0 || zvs_evloop_add_fd(d->loop, d->sigfd, EPOLLIN, on_signal, d) < 0)
