@@ -12,6 +12,9 @@
  *   and hdr_len shifted), or with one memcpy when there is no tag edit and the frame is
  *   in one piece (the benchmark's hot path: same bytes, metadata unchanged); a frame larger than a slot is refused (TX_FAIL), a full ring
  *   refuses (NO_BUFFER) and counts, nothing blocks, nothing is allocated per frame.
+ * - Doorbell (dummy links): an eventfd per receive ring, asked for by
+ *   zvs_memlink_doorbell, rung once per tx burst or inject into the ring and read empty
+ *   when rx hands out the last frame; a ring without one costs a branch per burst.
  * - Hazards: single-threaded; reading a paired port's sent frames with zvs_memlink_read
  *   takes them away from the peer's rx.
  */

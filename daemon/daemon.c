@@ -1,7 +1,7 @@
 /* vswitchd: the composition root. It is the one place that knows every piece: the parsed
  * configuration (cp-commands/config.h), the switches (switch.h), the uplink backends
- * (opened by kind through backends/backend.h), guest NICs (nic_qdio) and their drivers (guest_tap), carrier events
- * (netlink_link) and the event loop.
+ * (opened by kind through backends/backend.h), guest NICs (nic_qdio) and their drivers
+ * (guest_tap), carrier events (netlink_link) and the event loop.
  *
  * Wiring per iteration of the event loop:
  *  - an uplink socket readable: up to UPLINK_BURSTS bursts through zvs_switch_poll;
