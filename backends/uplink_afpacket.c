@@ -380,7 +380,7 @@ static void afp_destroy(struct zvs_port *p)
 static int afp_carrier_now(struct zvs_port *p)
 {
     struct afp *a = afp_of(p);
-    return zvs_ifinfo_link_now(a->fd, a->ifname);
+    return zvs_ifinfo_link_now(a->up.fd, a->up.ifname);
 }
 
 static const struct zvs_port_ops afp_ops = {

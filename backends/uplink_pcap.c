@@ -395,7 +395,7 @@ static void pcp_destroy(struct zvs_port *p)
 static int pcp_carrier_now(struct zvs_port *p)
 {
     struct pcp *a = pcp_of(p);
-    return zvs_ifinfo_link_now(a->fd, a->ifname);
+    return zvs_ifinfo_link_now(a->up.fd, a->up.ifname);
 }
 
 static const struct zvs_port_ops pcp_ops = {
