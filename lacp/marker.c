@@ -1,4 +1,5 @@
-/* Marker protocol of one aggregation port (IEEE 802.1AX 6.5; lacp.md sections 1.4 and 7).
+/* Marker protocol of one aggregation port (IEEE 802.1AX-2008 5.5, 2014 6.5; the PDUs in
+ * 5.5.3 / 6.5.3).
  *
  * Owns: the port's outstanding markers (a fixed array of 8 slots), the transaction id
  * counter and the Marker counters. No I/O, no clock, no allocation: PDUs come in parsed

@@ -1,5 +1,5 @@
-/* Marker protocol of one aggregation port (IEEE 802.1AX 6.5, ex-802.3ad 43.5; reference:
- * shared/reference/lacp.md sections 1.4 and 7).
+/* Marker protocol of one aggregation port (IEEE 802.1AX-2008 5.5, 2014 6.5, formerly
+ * 802.3ad clause 43.5; the PDUs in 5.5.3 / 6.5.3).
  *
  * Pure logic: no I/O, no clock, no allocation. Time is a uint64_t in nanoseconds passed in by
  * the caller; deadlines are absolute. Two halves:
