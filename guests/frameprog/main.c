@@ -1,24 +1,7 @@
-/* The standalone frame program: checks its image, reads its parameters, brings up
+/* The standalone frame program (start.S has checked the image): reads its parameters, brings up
  * the first LCS device and then answers and generates frames for ever, sleeping in
  * an enabled wait when there is nothing to do. */
 #include "fp.h"
-
-extern const uint32_t _image_end[], _trailer[];
-
-/* The words from 0x200 to the end of the image sum to zero and the trailer holds the
- * magic: a truncated or damaged image stops here rather than running garbage. */
-static void check_image(void)
-{
-    const uint32_t *w = (const uint32_t *)0x200;
-    const uint32_t *end = _image_end;
-    uint32_t sum = 0;
-    if (_trailer[0] != 0x5A564650)
-        fp_stop(WAIT_IMAGE_BAD);
-    for (; w < end; w++)
-        sum += *w;
-    if (sum != 0)
-        fp_stop(WAIT_IMAGE_BAD);
-}
 
 static void banner(void)
 {
@@ -44,7 +27,6 @@ int main(void);
 
 int main(void)
 {
-    check_image();
     fp_clear_alarm();
     /* I/O interruptions of every subclass may end fp_wait(). */
     uint32_t cr6 = 0xFF000000;

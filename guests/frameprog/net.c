@@ -561,8 +561,9 @@ int net_poll(void)
                 gen.acc -= gen.rate;
                 gen.next_us++;
             }
-            /* Far behind (the LCS path is slower than asked): do not burst to catch up. */
-            if ((int32_t)(now - gen.next_us) > 100000)
+            /* More than a second behind (a stalled emulator, or a rate beyond the LCS path):
+             * start afresh rather than burst to catch up. */
+            if ((int32_t)(now - gen.next_us) > 1000000)
                 gen.next_us = now;
         }
     }

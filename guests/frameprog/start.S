@@ -2,8 +2,9 @@
  *
  * The IPL loads the image at absolute 0 and the CPU starts with the IPL PSW at 0:
  * disabled for every interruption, 31-bit addressing, at _start. The new PSWs send
- * every unexpected interruption (program check, machine check, SVC) to a disabled
- * wait whose address field carries a code (guests/README.md lists them). The I/O and
+ * every unexpected interruption (program check, machine check, SVC) straight to a
+ * disabled wait whose address field carries a code (guests/README.md lists them); a
+ * program check's interruption code is in Hercules' HHCCP014I message. The I/O and
  * external new PSWs return from fp_wait(): the program sleeps in an enabled wait and
  * the interruption itself is the wake-up; its status is then collected by polling.
  */
@@ -16,7 +17,7 @@ _lowcore:
         .fill   0x58 - 0x08, 1, 0
         .long   0x00080000, 0x80000000 + fp_resume      /* 0x58 external new PSW */
         .long   0x000A0000, WAIT_SVC                    /* 0x60 SVC new PSW */
-        .long   0x00080000, 0x80000000 + pgm_check      /* 0x68 program new PSW */
+        .long   0x000A0000, WAIT_PGM                    /* 0x68 program new PSW */
         .long   0x000A0000, WAIT_MCHECK                 /* 0x70 machine-check new PSW */
         .long   0x00080000, 0x80000000 + fp_resume      /* 0x78 I/O new PSW */
         .fill   0x200 - 0x80, 1, 0
@@ -28,6 +29,25 @@ _start:
         larl    %r13, .Lconst
         l       %r15, 0(%r13)
         xc      0(96, %r15), 0(%r15)
+        /* The image check, first, in the image's first bytes of code: the trailer holds
+         * the magic and the words from 0x200 to the end sum to zero (mktrailer.sh). A
+         * truncated or damaged image stops here with WAIT_IMAGE_BAD. */
+        l       %r2, 16(%r13)
+        l       %r3, 20(%r13)
+        l       %r4, 24(%r13)
+        l       %r5, 0(%r4)
+        c       %r5, 28(%r13)
+        jne     3f
+        sr      %r1, %r1
+4:      al      %r1, 0(%r2)
+        la      %r2, 4(%r2)
+        clr     %r2, %r3
+        jl      4b
+        ltr     %r1, %r1
+        jz      5f
+3:      larl    %r1, .Lbadimage
+        lpsw    0(%r1)
+5:
         /* Clear .bss (it is not part of the image). */
         l       %r2, 4(%r13)
         l       %r3, 8(%r13)
@@ -44,25 +64,15 @@ _start:
         .align  8
 .Lreturned:
         .long   0x000A0000, WAIT_RETURNED
+.Lbadimage:
+        .long   0x000A0000, WAIT_IMAGE_BAD
 .Lconst:
         .long   0xFF000 - 96            /* 0: stack */
         .long   _bss_start, _bss_end    /* 4, 8 */
         .long   main                    /* 12 */
-
-/* A program check: disabled wait with WAIT_PGM_BASE + the interruption code. */
-        .text
-pgm_check:
-        larl    %r13, .Lpgmpsw
-        lh      %r1, 0x8E               /* program interruption code */
-        n       %r1, 8(%r13)
-        o       %r1, 12(%r13)
-        st      %r1, 4(%r13)
-        lpsw    0(%r13)
-        .align  8
-.Lpgmpsw:
-        .long   0x000A0000, 0
-        .long   0x0000FFFF
-        .long   WAIT_PGM_BASE
+        .long   0x200, _image_end       /* 16, 20: the checked words */
+        .long   _trailer                /* 24 */
+        .long   0x5A564650              /* 28: the trailer's magic, "ZVFP" */
 
 /* void fp_wait(void): an enabled wait for I/O and external interruptions. The
  * interruption loads the I/O or external new PSW, which resumes at fp_resume with

@@ -15,6 +15,6 @@
 #define WAIT_RETURNED       0x00000EEE  /* main returned (a program bug) */
 #define WAIT_SVC            0x00E30000  /* unexpected SVC interruption */
 #define WAIT_MCHECK         0x00E10000  /* machine check */
-#define WAIT_PGM_BASE       0x00E00000  /* program check: low halfword = interruption code */
+#define WAIT_PGM            0x00E00000  /* program check (Hercules logs the interruption code) */
 
 #endif
