@@ -264,6 +264,14 @@ static void check_rdevs(struct zvs_cfg *cfg)
     }
 }
 
+static bool group_refused(const struct zvs_cfg *cfg, const char *name)
+{
+    for (unsigned i = 0; i < cfg->nrefused_group; i++)
+        if (strcmp(cfg->refused_group[i], name) == 0)
+            return true;
+    return false;
+}
+
 /* DEFINE VSWITCH ... GROUP against the SET PORT GROUP statements. */
 static void check_switch_groups(struct zvs_cfg *cfg)
 {
@@ -274,7 +282,9 @@ static void check_switch_groups(struct zvs_cfg *cfg)
         if (sw->group[0] == '\0')
             continue;
         if (zvs_cfg_find_group(cfg, sw->group) < 0) {
-            ZVS_MSG(&cfg->msgs, file, sw->line, ZVS_MSG_GROUP_UNDEFINED, sw->name, sw->group);
+            if (!group_refused(cfg, sw->group))     /* else its refusal said it already */
+                ZVS_MSG(&cfg->msgs, file, sw->line, ZVS_MSG_GROUP_UNDEFINED, sw->name,
+                        sw->group);
             continue;
         }
         for (unsigned t = 0; t < s; t++) {
@@ -680,9 +690,6 @@ static void dump_nic(const struct zvs_cfg_nic *n, FILE *out)
     case ZVS_NIC_BACKEND_NONE:     fprintf(out, " NICBIND NONE\n"); break;
     case ZVS_NIC_BACKEND_TAP:      fprintf(out, " NICBIND TAP %s\n", n->ifname); break;
     case ZVS_NIC_BACKEND_QDIO:     fprintf(out, " NICBIND QDIO\n"); break;
-    case ZVS_NIC_BACKEND_WORKLOAD:
-        fprintf(out, " NICBIND WORKLOAD %s\n", n->workload == ZVS_WORKLOAD_RR ? "RR" : "STR");
-        break;
     }
 }
 

@@ -6,7 +6,7 @@
  *   VMLAN MACPREFIX xxxxxx
  *         6 hex digits; the first byte must be a locally administered unicast address
  *         (bit X'02' set, bit X'01' clear). Default 020000 (z/VM's default prefix as we
- *         understand it; reference/zvm.md 2.2).
+ *         understand it; VMLAN statement, "z/VM CP Planning and Administration").
  *   VMLAN MACIDRANGE SYSTEM xxxxxx-xxxxxx USER xxxxxx-xxxxxx
  *         Our rule (z/VM's is UNCONFIRMED): both ranges are required, low <= high, and
  *         they may not overlap. CP assigns MACIDs to NICDEFs without MACID from SYSTEM,
@@ -38,7 +38,8 @@
  *   SET PORT GROUP grp [JOIN rdev [rdev ..]] [LACP ACTIVE | INACTIVE] [INTERVAL n | OFF]
  *         [EXCLUSIVE] [TIMEOUT SHORT | LONG] [DISTRIBUTION DESTINATION | SOURCE | BOTH]
  *         [POLICY LOAD | LBT [n]]
- *         The text of the CP command (reference/zvm.md 1.4), so it can be pasted from a
+ *         The text of the CP command ("z/VM CP Commands and Utilities Reference", SET
+ *         PORT GROUP), so it can be pasted from a
  *         running system. Operands in any order, each once per statement, at least one.
  *         Every statement naming a group adds to it, as the commands do: the first
  *         creates the group with the defaults LACP ACTIVE, INTERVAL 300, EXCLUSIVE; a
@@ -67,7 +68,7 @@
  *         RDEV a switch names. BACKEND says how vswitchd reaches the interface: AFPACKET
  *         (default; AF_PACKET with virtio-net headers, offload metadata kept) or PCAP
  *         (libpcap: portable, no offload metadata, so the switch checksums and segments
- *         for it; see vswitch/uplink_pcap.c).
+ *         for it; see backends/uplink_pcap.c).
  *
  * Every statement is built in a scratch copy and stored only when it raised no error, so
  * a bad statement never leaves half a switch (or half a JOIN) behind.
@@ -755,6 +756,16 @@ static void set_port_begin(void *ctx, const struct zvs_stmt *stmt, const struct 
     check_room(c, pos[1].line, cfg->ngroup, ZVS_CFG_MAX_GROUPS, "PORT GROUP");
 }
 
+/* Remember a group whose defining statement was refused (see zvs_cfg.refused_group). */
+static void note_refused_group(struct zvs_cfg *cfg, const char *name)
+{
+    for (unsigned i = 0; i < cfg->nrefused_group; i++)
+        if (strcmp(cfg->refused_group[i], name) == 0)
+            return;
+    if (cfg->nrefused_group < ZVS_CFG_MAX_GROUPS)
+        snprintf(cfg->refused_group[cfg->nrefused_group++], ZVS_NAME_MAX + 1, "%s", name);
+}
+
 static void set_port_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
 {
     struct sc_ctx *c = ctx;
@@ -765,8 +776,11 @@ static void set_port_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
     if (given == 0 && !muted)
         ERR(c, stmt->tok[stmt->ntok - 1].line, ZVS_MSG_OPERAND_MISSING,
             "JOIN, LACP or INTERVAL");
-    if (!stmt_clean(c))
+    if (!stmt_clean(c)) {
+        if (c->grp_index < 0 && c->grp.name[0] != '\0')
+            note_refused_group(cfg, c->grp.name);
         return;
+    }
     unsigned k = c->grp_index >= 0 ? (unsigned)c->grp_index : cfg->ngroup++;
     memcpy(&cfg->group[k], &c->grp, sizeof c->grp);
     memcpy(cfg->group_join_line[k], c->grp_join_line, sizeof cfg->group_join_line[k]);

@@ -1,4 +1,5 @@
-/* vmcp: send CP commands to vswitchd's operator console (protocol in cp-commands/console_protocol.h).
+/* vmcp: send CP commands to vswitchd's operator console (protocol in
+ * cp-commands/console_protocol.h).
  *
  *   vmcp [-s SOCKET] 'QUERY VSWITCH CCBVSW1 DETAILS'   one command; exit status = CP rc
  *   vmcp [-s SOCKET]                                   one command per stdin line
