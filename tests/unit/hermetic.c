@@ -353,6 +353,26 @@ void herm_guest_send(struct herm *h, struct herm_guest *g, const uint8_t *frame,
     }
 }
 
+void herm_guest_blast(struct herm *h, struct herm_guest *g, const uint8_t *frame, uint32_t len,
+                      int n)
+{
+    struct zvs_qdio_pkt p[16];
+    for (int i = 0; i < 16; i++)
+        p[i] = (struct zvs_qdio_pkt){ .data = frame, .len = len };
+    for (int stalled = 0; n > 0;) {
+        int sent = zvs_qdio_guest_send(g->g, p, n < 16 ? n : 16);
+        if (sent == -ENOBUFS)
+            sent = 0;                   /* every page set is out: let the daemon take them */
+        assert_true(sent >= 0);
+        stalled = sent ? 0 : stalled + 1;
+        if (stalled > 3)
+            fail_msg("%s %04X: the daemon takes no output buffer", g->userid, g->vdev);
+        n -= sent;
+        assert_true(zvs_evloop_settle(h->loop) >= 0);
+        zvs_qdio_guest_reap(g->g);
+    }
+}
+
 static void on_guest_rx(void *arg, const struct zvs_qdio_rx *rx)
 {
     struct herm_guest *g = arg;

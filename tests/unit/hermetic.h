@@ -109,6 +109,11 @@ struct herm_guest *herm_guest_attach(struct herm *h, const char *userid, uint16_
 /* Send n copies of a frame from the guest; the daemon forwards at the current instant. */
 void herm_guest_send(struct herm *h, struct herm_guest *g, const uint8_t *frame, uint32_t len,
                      int n);
+/* Send n copies as a busy guest does: up to 16 frames packed per output buffer and SIGA,
+ * the daemon forwarding each hand-over at the current instant (load for an INTERVAL
+ * pass in little real time; no time passes). */
+void herm_guest_blast(struct herm *h, struct herm_guest *g, const uint8_t *frame, uint32_t len,
+                      int n);
 /* Receive what the switch delivered; returns frames received now. */
 int herm_guest_receive(struct herm *h, struct herm_guest *g);
 
