@@ -11,8 +11,10 @@
  * The near end has a doorbell (zvs_memlink_doorbell): its ops->fd is readable while
  * frames wait for its rx, so an event loop polls it like a socket. Its MAC is
  * 02:00 followed by the FNV-1a 32-bit hash of the name, big-endian; the far end's is the
- * same with 06 first. Cutting the cable is zvs_memlink_set_carrier on the far end (both
- * ends go down); no netlink event says so.
+ * same with 06 first. Cutting (or restoring) the cable is zvs_memlink_set_carrier on the
+ * far end: both ends change, and the near end's doorbell rings with a link event that
+ * its ops->link_poll hands out, which the daemon feeds to ops->link_event as it does a
+ * netlink event for an AF_PACKET uplink (no netlink: no interface stands behind it).
  *
  * Rules: one process-wide table, single-threaded (the data-path thread and the test are
  * one thread). An open takes the near end out of the table: the opener owns it and its

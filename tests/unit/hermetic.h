@@ -97,8 +97,10 @@ const char *herm_cp(struct herm *h, const char *userid, const char *classes, con
 const char *herm_op(struct herm *h, const char *line);
 
 struct herm_link *herm_link(struct herm *h, const char *name);
-/* Cut (or restore) the cable: both ends lose carrier; the daemon notices in its next
- * iteration (a transmit or the idle check), as with a real link's carrier. */
+/* Cut (or restore) the cable at the current instant: both ends lose (regain) carrier, the
+ * partner's engine on the link is disabled (enabled), and the daemon hears the link event
+ * on the near end's doorbell in this same instant (dummy.h), as vswitchd hears netlink's
+ * for an AF_PACKET uplink. */
 void herm_cut(struct herm *h, const char *name, bool up);
 /* Transmit a frame from the partner's side of a link (what the LAN sends to the switch). */
 void herm_link_send(struct herm *h, const char *name, const uint8_t *frame, uint32_t len);
