@@ -35,6 +35,12 @@
  * not yet opened), -ENOSPC (ZVS_DUMMY_MAX waiting) or -ENOMEM. */
 int zvs_dummy_create(const char *name, struct zvs_port **far_end);
 
+/* A cable between two named ends, both waiting to be opened by name: two programs in one
+ * process, each on its end (the daemon on `a`, the switch model on `b` in the hermetic
+ * suite). Each end has a doorbell and the MAC zvs_dummy_mac(its name, 1). Returns 0 or as
+ * zvs_dummy_create (-EINVAL also when a and b are the same name). */
+int zvs_dummy_create_pair(const char *a, const char *b);
+
 /* Take the near end of `name` out of the table (the dummy class's open). NULL with
  * *err = -ENODEV (no such dummy waiting) or -EINVAL (bad name). */
 struct zvs_port *zvs_dummy_open(const char *name, int *err);
