@@ -113,6 +113,10 @@ struct zvs_port_ops {
      * event would be), or 0 when none waits; an event is handed out once. NULL for the
      * others, whose events come from netlink_link. */
     int  (*link_poll)(struct zvs_port *p, struct zvs_port_link_event *ev);
+    /* The driver's carrier as it is now (1 up, 0 down, -errno: cannot tell), for a reader
+     * that must not act on `carrier` as it was when the port was opened (the kernel's
+     * flags lag the driver by a linkwatch run). NULL: `carrier` is always current. */
+    int  (*carrier_now)(struct zvs_port *p);
 };
 
 struct zvs_port {
