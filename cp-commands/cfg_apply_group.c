@@ -36,6 +36,7 @@ static void group_defaults(struct zvs_cfg_group *g, const char *name)
     g->distribution = ZVS_CFG_DIST_DESTINATION;
     g->policy = ZVS_CFG_POLICY_LOAD;
     g->lbt_percent = 75;
+    g->load = ZVS_CFG_LOAD_TOTAL;
 }
 
 static int port_index(const struct zvs_cfg_group *g, struct zvs_rdev d)

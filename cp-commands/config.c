@@ -630,7 +630,7 @@ static void dump_vswitch(const struct zvs_cfg *cfg, unsigned i, FILE *out)
     }
 }
 
-/* "GROUP name JOIN dev.. LACP x TIMEOUT x INTERVAL n DISTRIBUTION x POLICY x [n]". */
+/* "GROUP name JOIN dev.. LACP x TIMEOUT x INTERVAL n DISTRIBUTION x POLICY x y". */
 static void dump_group(const struct zvs_cfg_group *g, FILE *out)
 {
     static const char *const dist[] = {
@@ -658,7 +658,8 @@ static void dump_group(const struct zvs_cfg_group *g, FILE *out)
     if (g->policy == ZVS_CFG_POLICY_LBT)
         fprintf(out, " POLICY LBT %u\n", (unsigned)g->lbt_percent);
     else
-        fprintf(out, " POLICY LOAD\n");
+        fprintf(out, " POLICY LOAD %s\n",
+                g->load == ZVS_CFG_LOAD_OUTBOUND ? "OUTBOUND" : "TOTAL");
 }
 
 static void dump_nic(const struct zvs_cfg_nic *n, FILE *out)

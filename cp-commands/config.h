@@ -129,6 +129,12 @@ enum zvs_cfg_policy {
     ZVS_CFG_POLICY_LBT,                 /* load-based teaming: move off ports above n% */
 };
 
+/* What POLICY LOAD counts as a port's load (zvswitch extension POLICY LOAD TOTAL|OUTBOUND). */
+enum zvs_cfg_load {
+    ZVS_CFG_LOAD_TOTAL,                 /* inbound + outbound (default: the report's picture) */
+    ZVS_CFG_LOAD_OUTBOUND,              /* outbound only */
+};
+
 /* A port group, from every SET PORT GROUP statement naming it (they accumulate, as the
  * commands do on a running system). */
 struct zvs_cfg_group {
@@ -142,6 +148,7 @@ struct zvs_cfg_group {
     enum zvs_cfg_distribution distribution;
     enum zvs_cfg_policy       policy;
     uint8_t                   lbt_percent; /* POLICY LBT n, default 75 */
+    enum zvs_cfg_load         load;     /* POLICY LOAD TOTAL (default) | OUTBOUND */
 };
 
 struct zvs_cfg_grant {

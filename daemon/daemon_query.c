@@ -523,7 +523,7 @@ static void show_port_group(struct zvsd *d, const struct zvs_cfg_group *cg,
                             struct zvs_cp_response *r)
 {
     const struct d_switch *ds = switch_of_group(d, cg->name);
-    char ivl[12];
+    char ivl[12], pol[24];
     if (!ds) {
         char devs[96] = "";
         size_t len = 0;
@@ -553,7 +553,7 @@ static void show_port_group(struct zvsd *d, const struct zvs_cfg_group *cg,
     zvs_cp_printf(r, "  Distribution: %s  Policy: %s  Passes: %llu  Moves: %llu"
                   "  Failover moves: %llu  Marker flushes: %llu  Marker timeouts: %llu"
                   "  Resteered: %llu",
-                  zvs_pg_hash_name(pp->hash), zvs_pg_policy_name(pp->policy),
+                  zvs_pg_hash_name(pp->hash), zvs_pg_policy_str(pp, pol, sizeof pol),
                   (unsigned long long)st->passes, (unsigned long long)st->moves,
                   (unsigned long long)st->failover_moves,
                   (unsigned long long)st->marker_flushes,

@@ -601,6 +601,7 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
             .interval_s = g->interval_s,
             .lacp = g->lacp,
             .lbt_percent = g->lbt_percent,
+            .load = g->load == ZVS_CFG_LOAD_OUTBOUND ? ZVS_PG_LOAD_OUTBOUND : ZVS_PG_LOAD_TOTAL,
         },
         .long_timeout = g->lacp_long_timeout,
         .system_priority = 32768,
@@ -620,8 +621,26 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
     }
 }
 
+/* SET PORT GROUP ... POLICY on a running group: the next pass plans with it. */
+static void policy_sync(struct d_switch *ds, struct zvs_pgroup *pg, const struct zvs_cfg_group *g)
+{
+    const struct zvs_pg_params *pp = zvs_pgroup_params(pg);
+    enum zvs_pg_policy policy = g->policy == ZVS_CFG_POLICY_LBT ? ZVS_PG_POLICY_LBT
+                                                                : ZVS_PG_POLICY_LOAD;
+    enum zvs_pg_load load = g->load == ZVS_CFG_LOAD_OUTBOUND ? ZVS_PG_LOAD_OUTBOUND
+                                                             : ZVS_PG_LOAD_TOTAL;
+    if (pp->policy == policy && pp->load == load && pp->lbt_percent == g->lbt_percent)
+        return;
+    zvs_pgroup_set_policy(pg, policy);
+    zvs_pgroup_set_load(pg, load);
+    zvs_pgroup_set_lbt_percent(pg, g->lbt_percent);
+    char text[24];
+    zvs_info("VSWITCH %s port group %s: POLICY %s", ds->cfg.name, g->name,
+             zvs_pg_policy_str(zvs_pgroup_params(pg), text, sizeof text));
+}
+
 /* The switch's port group follows the configuration: bound or released, members joined
- * or left, LACP and INTERVAL set. */
+ * or left, LACP, INTERVAL and POLICY set. */
 static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
                        uint64_t now, struct pass *ps)
 {
@@ -673,6 +692,7 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
         zvs_pgroup_set_interval(pg, g->interval_s, now);
         zvs_info("VSWITCH %s port group %s: INTERVAL %u", ds->cfg.name, g->name, g->interval_s);
     }
+    policy_sync(ds, pg, g);
     if (created)
         zvs_info("VSWITCH %s port group %s: LACP %s, INTERVAL %u, %u member(s)", ds->cfg.name,
                  g->name, g->lacp ? "ACTIVE" : "INACTIVE", g->interval_s,

@@ -571,12 +571,12 @@ void zvs_lag_report(const struct zvs_lag *lag, uint64_t now, FILE *out)
 {
     const struct zvs_pg_params *pg = zvs_pgroup_params(lag->group);
     const struct zvs_pg_stats *st = zvs_pgroup_stats(lag->group);
-    char interval[12];
+    char interval[12], policy[24];
     zvs_pg_interval_str(pg->interval_s, interval, sizeof interval);
     fprintf(out, "PORT GROUP %-8s LACP: %s  Timeout: %s  Interval: %s  Distribution: %s"
             "  Policy: %s  Key: %u\n", pg->name, lag->params.pg.lacp ? "ACTIVE" : "INACTIVE",
             lag->params.long_timeout ? "LONG" : "SHORT", interval,
-            zvs_pg_hash_name(pg->hash), zvs_pg_policy_name(pg->policy),
+            zvs_pg_hash_name(pg->hash), zvs_pg_policy_str(pg, policy, sizeof policy),
             (unsigned)lag->params.key);
     fprintf(out, "  Members: %u  Distributing: %u  Passes: %llu  Moves: %llu"
             "  Failover moves: %llu  Join moves: %llu  Marker flushes: %llu"
