@@ -871,6 +871,26 @@ static void test_port_group_create_defaults(void **state)
     c.interval_s = 9991;
     expect_err(cfg, &c, &OPERATOR, -EINVAL, 1105,
                "HCP1105E Invalid INTERVAL value - 9991; valid: 1-9990 OR OFF");
+    /* POLICY (ours) sets the whole policy; the other operands stay. */
+    c = pg("NEWG2", ZVS_CMD_PG_POLICY);
+    c.policy = ZVS_CFG_POLICY_LOAD;
+    c.load = ZVS_CFG_LOAD_OUTBOUND;
+    c.lbt_percent = 75;
+    expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    assert_true(dump_has(cfg, "GROUP NEWG2 JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL OFF "
+                              "DISTRIBUTION DESTINATION POLICY LOAD OUTBOUND"));
+    c.policy = ZVS_CFG_POLICY_LBT;
+    c.load = ZVS_CFG_LOAD_TOTAL;
+    c.lbt_percent = 60;
+    expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    assert_true(dump_has(cfg, "GROUP NEWG2 JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL OFF "
+                              "DISTRIBUTION DESTINATION POLICY LBT 60"));
+    c = pg("NEWG3", ZVS_CMD_PG_POLICY);         /* creates the group, as INTERVAL does */
+    c.load = ZVS_CFG_LOAD_OUTBOUND;
+    c.lbt_percent = 75;
+    expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    assert_true(dump_has(cfg, "GROUP NEWG3 JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 300 "
+                              "DISTRIBUTION DESTINATION POLICY LOAD OUTBOUND"));
     c = pg("NEWG", ZVS_CMD_PG_LACP);
     c.lacp_active = true;
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
