@@ -59,8 +59,8 @@ static struct zvs_wire wire_sum(const struct zvs_tx *txs, int n)
 {
     struct zvs_wire sum = { 0, 0 };
     for (int i = 0; i < n; i++) {
-        struct zvs_wire w = zvs_wire_of(txs[i].f,
-                                        zvs_frame_out_len(txs[i].f, (enum zvs_tag_op)txs[i].tag_op));
+        enum zvs_tag_op op = (enum zvs_tag_op)txs[i].tag_op;
+        struct zvs_wire w = zvs_wire_of(txs[i].f, zvs_frame_out_len(txs[i].f, op));
         sum.frames += w.frames;
         sum.bytes += w.bytes;
     }
