@@ -69,15 +69,19 @@ int zvs_events_render(const struct zvs_mon_record *ev, unsigned n, char *out, si
         if (r->domain == ZVS_MON_DOMAIN_IO) {
             const struct zvs_mon_vswitch_event *e = &r->u.vswev;
             bool fail = r->number == ZVS_MON_REC_D6R22;
-            zvs_scr_printf(&b, "%s %-6s %-9s %-8.8s %04X %-8.8s %-8.8s %s\n", t,
+            const char *group = e->group[0] ? e->group : "........";
+            zvs_scr_printf(&b, "%s %-6s %-9s %-8.8s %04X %-8.8s ", t,
                            zvs_mon_record_name(r->domain, r->number),
                            fail ? "failure" : "recovery", e->lan_name, e->rdev,
-                           e->controller[0] ? e->controller : "*",
-                           e->group[0] ? e->group : "........",
-                           fail ? zvs_mon_fail_reason_text(e->reason) : "");
+                           e->controller[0] ? e->controller : "*");
+            if (fail)                   /* no trailing blanks: the reason ends the line */
+                zvs_scr_printf(&b, "%-8.8s %s\n", group,
+                               zvs_mon_fail_reason_text(e->reason));
+            else
+                zvs_scr_printf(&b, "%.8s\n", group);
         } else {
             const struct zvs_mon_vnic_link *l = &r->u.link;
-            zvs_scr_printf(&b, "%s %-6s %-9s %-8.8s %04X %-8.8s\n", t,
+            zvs_scr_printf(&b, "%s %-6s %-9s %-8.8s %04X %.8s\n", t,
                            zvs_mon_record_name(r->domain, r->number),
                            r->number == ZVS_MON_REC_D8R2 ? "link up" : "link down",
                            l->lan_name, l->vdev, l->nic_owner);
