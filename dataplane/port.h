@@ -99,6 +99,10 @@ struct zvs_port_ops {
      * which sets carrier and may reopen; returns 1 when the descriptor changed. */
     int  (*fd)(const struct zvs_port *p);
     int  (*link_event)(struct zvs_port *p, int ifindex, bool carrier, bool exists);
+    /* The driver's carrier as it is now (1 up, 0 down, -errno: cannot tell), for a reader
+     * that must not act on `carrier` as it was when the port was opened (the kernel's
+     * flags lag the driver by a linkwatch run). NULL: `carrier` is always current. */
+    int  (*carrier_now)(struct zvs_port *p);
 };
 
 struct zvs_port {

@@ -475,16 +475,21 @@ static void shaper_service(struct sm_port *p, uint64_t now)
     struct zvs_frame f;
     uint16_t vid, aux;
     uint64_t r_in = UINT64_MAX, r_out = UINT64_MAX;
+    bool in_ok = true, out_ok = true;
 
-    while (sm_shaper_head(&p->sh_in, now, &f, &vid, &aux, &r_in)) {
-        forward(p->sw, &f, aux, vid, now);
-        flush_all(p->sw);               /* pending frames point into the ring */
-        sm_shaper_pop(&p->sh_in, now);
-    }
-    while (sm_shaper_head(&p->sh_out, now, &f, &vid, &aux, &r_out)) {
-        count_out(p, &f);
-        tx_now(p, &f, ZVS_TAG_KEEP, 0);
-        sm_shaper_pop(&p->sh_out, now);
+    /* One frame each way in turn: with a frame bucket shared by both directions, serving
+     * one queue until it blocks would starve the other (an OSA adapter serves both). */
+    while (in_ok || out_ok) {
+        if (in_ok && (in_ok = sm_shaper_head(&p->sh_in, now, &f, &vid, &aux, &r_in))) {
+            forward(p->sw, &f, aux, vid, now);
+            flush_all(p->sw);           /* pending frames point into the ring */
+            sm_shaper_pop(&p->sh_in, now);
+        }
+        if (out_ok && (out_ok = sm_shaper_head(&p->sh_out, now, &f, &vid, &aux, &r_out))) {
+            count_out(p, &f);
+            tx_now(p, &f, ZVS_TAG_KEEP, 0);
+            sm_shaper_pop(&p->sh_out, now);
+        }
     }
     uint64_t next = r_in < r_out ? r_in : r_out;
     if (next == UINT64_MAX)
@@ -636,6 +641,10 @@ static int port_open(struct sm_switch *sw, struct sm_port *p, uint64_t now)
         if ((err = sm_shaper_init(&p->sh_in, ic->rate_bps, SM_TBF_BURST_BYTES, lim, now)) < 0 ||
             (err = sm_shaper_init(&p->sh_out, ic->rate_bps, SM_TBF_BURST_BYTES, lim, now)) < 0)
             return err;
+        if (ic->rate_fps)
+            sm_fb_init(&p->fb, ic->rate_fps, SM_FB_BURST_FRAMES, now);
+        sm_shaper_set_frames(&p->sh_in, ic->rate_fps ? &p->fb : NULL, ic->queue_frames);
+        sm_shaper_set_frames(&p->sh_out, ic->rate_fps ? &p->fb : NULL, ic->queue_frames);
         p->sh_timer = zvs_timer_create(sw->loop, sh_timer_fn, p);
         if (!p->sh_timer)
             return -ENOMEM;

@@ -58,6 +58,7 @@ struct sm_port {
     bool shaped;                        /* rate-limit configured */
     struct sm_shaper sh_in;             /* frames entering the switch */
     struct sm_shaper sh_out;            /* frames leaving through this port */
+    struct sm_tb fb;                    /* OSA port model: frames/s shared by sh_in, sh_out */
     struct zvs_timer *sh_timer;
     struct zvs_tx pend[ZVS_BATCH];      /* frames to write at the end of the burst */
     int npend;
