@@ -92,7 +92,7 @@ cp SET PORT GROUP CCBGROUP INTERVAL 30
 cp DEFINE VSWITCH CCBVSW1 ETHERNET GROUP CCBGROUP QUEUESTORAGE 1M
 expect_eq "DEFINE VSWITCH" "$out" "VSWITCH SYSTEM CCBVSW1 is created"
 cp SET VSWITCH CCBVSW1 GRANT LNXA
-cp SET VSW CCBVSW1 GRANT LNXB
+cp SET VSWITCH CCBVSW1 GRANT LNXB
 echo "== LNXA (class G, Linux user nobody) on the console"
 out=$(as_lnxa DEFINE VSWITCH MYVSW); rc=$?
 expect_eq "class G DEFINE VSWITCH (rc $rc)" "$out" "HCP1100E Not authorized: DEFINE VSWITCH requires privilege class B"

@@ -46,7 +46,7 @@ static void type_report_sequence(struct herm *h)
     assert_string_equal(herm_op(h, "DEFINE VSWITCH CCBVSW1 ETHERNET GROUP CCBGROUP QUEUESTORAGE 1M"),
                         "VSWITCH SYSTEM CCBVSW1 is created");
     herm_op(h, "SET VSWITCH CCBVSW1 GRANT LNXA");
-    herm_op(h, "SET VSW CCBVSW1 GRANT LNXB");
+    herm_op(h, "SET VSWITCH CCBVSW1 GRANT LNXB");
     assert_string_equal(herm_cp(h, "LNXA", "G", "DEFINE VSWITCH MYVSW", &rc),
                         "HCP1100E Not authorized: DEFINE VSWITCH requires privilege class B");
     assert_string_equal(herm_cp(h, "LNXA", "G", "COUPLE USERID LNXB F000 TO SYSTEM CCBVSW1", &rc),
