@@ -309,8 +309,10 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
             cmd->interval_s = 0;
             return 0;
         }
-        if (zvs_parse_dec(t, 1, INTERVAL_MAX, &cmd->interval_s) == 0)
+        if (zvs_parse_dec(t, 1, INTERVAL_MAX, &cmd->interval_s) == 0) {
+            cmd->interval_s = zvs_cfg_interval_round(cmd->interval_s);  /* CP's rule */
             return 0;
+        }
         return value_range(p, kwname, t, "1-9990, OFF");
     case VAL_MS:
         if ((t = need(p)) == NULL)

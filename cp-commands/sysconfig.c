@@ -607,7 +607,7 @@ static void pg_interval(void *ctx, const struct zvs_tok *kw, const struct zvs_to
     if (zvs_tok_is(val, "OFF"))
         c->grp.interval_s = 0;
     else if (zvs_parse_dec(val->s, 1, 9990, &s) == 0)
-        c->grp.interval_s = s;
+        c->grp.interval_s = zvs_cfg_interval_round(s);
     else
         bad_value(c, val, "INTERVAL", "1-9990 or OFF");
 }

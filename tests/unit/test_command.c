@@ -162,7 +162,13 @@ static void test_set_port_group_interval(void **state)
     struct zvs_cmd c = parse_ok("SET PORT GROUP CCBGROUP INTERVAL 30", ALL_CLASSES);
     assert_int_equal(c.pg_op, ZVS_CMD_PG_INTERVAL);
     assert_int_equal(c.interval_s, 30);
-    assert_int_equal(parse_ok("SET PORT GROUP G1 INTERVAL 1", ALL_CLASSES).interval_s, 1);
+    /* Rounded up to the next multiple of 30 s (SWPBK's SWPINTSC, "rounded to next higher
+     * multiple of 30 seconds"). */
+    assert_int_equal(parse_ok("SET PORT GROUP G1 INTERVAL 1", ALL_CLASSES).interval_s, 30);
+    assert_int_equal(parse_ok("SET PORT GROUP G1 INTERVAL 29", ALL_CLASSES).interval_s, 30);
+    assert_int_equal(parse_ok("SET PORT GROUP G1 INTERVAL 31", ALL_CLASSES).interval_s, 60);
+    assert_int_equal(parse_ok("SET PORT GROUP G1 INTERVAL 60", ALL_CLASSES).interval_s, 60);
+    assert_int_equal(parse_ok("SET PORT GROUP G1 INTERVAL 9961", ALL_CLASSES).interval_s, 9990);
     assert_int_equal(parse_ok("SET PORT GROUP G1 INTERVAL 9990", ALL_CLASSES).interval_s, 9990);
     assert_int_equal(parse_ok("SET PORT GROUP G1 INTERVAL 0300", ALL_CLASSES).interval_s, 300);
     c = parse_ok("SET PORT GROUP G1 INTERVAL OFF", ALL_CLASSES);

@@ -1067,7 +1067,7 @@ static void test_group_defaults_and_values(void **state)
     g = &cfg->group[3];
     assert_int_equal(g->distribution, ZVS_CFG_DIST_SOURCE);
     assert_int_equal(g->policy, ZVS_CFG_POLICY_LOAD);
-    assert_int_equal(g->interval_s, 1);
+    assert_int_equal(g->interval_s, 30);    /* INTERVAL 1: CP rounds up to 30 s (SWPBK) */
     g = &cfg->group[4];
     assert_int_equal(g->distribution, ZVS_CFG_DIST_DESTINATION);
     assert_int_equal(g->lbt_percent, 100);
@@ -1081,7 +1081,7 @@ static void test_group_defaults_and_values(void **state)
         "GROUP D JOIN 0100 LACP ACTIVE TIMEOUT SHORT INTERVAL 300 DISTRIBUTION DESTINATION POLICY LOAD\n"
         "GROUP A JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL OFF DISTRIBUTION DESTINATION POLICY LOAD\n"
         "GROUP B JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 9990 DISTRIBUTION SOURCE POLICY LBT 75\n"
-        "GROUP C JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 1 DISTRIBUTION SOURCE POLICY LOAD\n"
+        "GROUP C JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 30 DISTRIBUTION SOURCE POLICY LOAD\n"
         "GROUP E JOIN NONE LACP ACTIVE TIMEOUT LONG INTERVAL 300 DISTRIBUTION DESTINATION POLICY LBT 100\n"
         "GROUP F JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 300 DISTRIBUTION DESTINATION POLICY LBT 1\n");
     free(got);
