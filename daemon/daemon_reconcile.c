@@ -549,6 +549,11 @@ static void group_join_one(struct zvsd *d, struct d_switch *ds, struct zvs_rdev 
     struct zvs_port *p = zvsd_open_rdev(d, dev, &ifname, mac, why, sizeof why);
     if (!p) {
         problem(ps, NULL, "port group %s: device %s cannot be opened: %s", group, rdev, why);
+        if (ds->nclosed < sizeof ds->closed / sizeof ds->closed[0]) {
+            ds->closed[ds->nclosed].dev = dev;
+            snprintf(ds->closed[ds->nclosed].why, sizeof ds->closed[0].why, "%s", why);
+            ds->nclosed++;
+        }
         return;
     }
     uint32_t speed = zvsd_if_speed_mbps(ifname, 10000);
@@ -635,6 +640,7 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
 {
     const struct zvs_cfg *cfg = d->run;
     int gi = uplinks_wanted(vs) && vs->group[0] ? zvs_cfg_find_group(cfg, vs->group) : -1;
+    ds->nclosed = 0;                    /* group_join_one notes this pass's failures */
     if (ds->lag && (gi < 0 || strcmp(zvs_lag_params(ds->lag)->pg.name, vs->group) != 0))
         group_release(d, ds, now);
     if (gi < 0)
