@@ -62,7 +62,7 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 ALL_LIB_SRCS := $(foreach m,$(MODULES),$(call lib_srcs,$(m))) $(TESTLIB_SRCS)
 FUZZ_CC  ?= clang
 
-.PHONY: install layering all deps check unit integration fuzz fuzzers sanitize coverage bench demo clean programs tests
+.PHONY: install layering all deps check unit integration fuzz fuzzers sanitize coverage bench demo repro clean programs tests
 
 all: $(PROGRAMS) $(UNIT_BINS) $(TOOL_BINS) $(BENCH_BINS) $(SM_BIN)
 programs: $(PROGRAMS)
@@ -162,6 +162,11 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) configs/lab/demo.sh
 
+# The IBM report's experiment, Tables 1 and 2 (tests/repro/README.md); under 35 minutes.
+repro: deps
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) tests/repro/repro.sh
+
 # ---- installing ----------------------------------------------------------------------
 # make install [PREFIX=/usr/local] [DESTDIR=staging] [SYSCONFDIR=/etc]: the programs, their
 # man pages, the systemd unit (written with these paths), a logrotate file, and the sample
@@ -194,3 +199,4 @@ clean:
 	rm -rf build
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+include guests/guests.mk
