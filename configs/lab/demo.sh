@@ -140,6 +140,8 @@ say "FCX269 (VNIC) for the same interval"
 "$PERFKIT" FCX269 --file "$MON" --index "$busiest" | indent
 say "Port groups (zvswitch's own screen)"
 "$PERFKIT" PGROUP --file "$MON" --index "$busiest" | indent
+say "The monitor's events: Gi2/23's failure and recovery (D6R22/D6R23; zvswitch's own list)"
+"$PERFKIT" EVENTS --file "$MON" | indent
 OUTDIR=$BUILD/demo
 mkdir -p "$OUTDIR"
 cp "$MON" "$OUTDIR/monitor.file"
