@@ -12,10 +12,9 @@
  *    second FCX240 ("the VSwitch has directed the outbound data to the 2902 device") and
  *    suits an OSA port, whose adapter has one frame ceiling for both directions
  *    (tests/switchmodel: the report's RR figures show it), so a byte in either direction
- *    uses the same port. Full weight, not a fraction: a fraction has no measurement
- *    behind it, and with it the pass stops while the inbound port still carries more
- *    than the other (an earlier version used 0.5 and left out + 0.5 in balanced, not
- *    the port).
+ *    uses the same port. Full weight, not a fraction: no measurement supports a
+ *    fraction, and with one (an earlier version used 0.5) the pass stops while the
+ *    inbound port still carries more in total than the other.
  *    OUTBOUND: port load = out_bps, inbound ignored (OVS's bond_rebalance counts only
  *    what it sends); for ports whose directions do not share a limit.
  *  - Start when max/mean > 1.10, then continue down to 1.05 (hysteresis): a picture that
