@@ -288,6 +288,15 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
         if ((k = parse_keyword(p, active, 2)) < 0)
             return k;
         cmd->lacp_active = k == 0;
+        /* EXCLUSIVE is the documented default and changes nothing; SHARED needs an IVL
+         * domain of z/VM systems sharing the OSA ports, which we do not have. */
+        if ((t = peek(p)) != NULL && kw_match(&zvs_kw_exclusive, t)) {
+            p->i++;
+        } else if (t != NULL && kw_match(&zvs_kw_shared, t)) {
+            zvs_cp_error(p->r, ZVS_CPMSG_NOT_SUPPORTED, "LACP SHARED",
+                         "zvswitch has no IVL domain; groups are EXCLUSIVE");
+            return -ENOTSUP;
+        }
         return 0;
     case VAL_FAULT_ONOFF:
         return parse_onoff(p, &cmd->fault_on);
@@ -300,8 +309,10 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
             cmd->interval_s = 0;
             return 0;
         }
-        if (zvs_parse_dec(t, 1, INTERVAL_MAX, &cmd->interval_s) == 0)
+        if (zvs_parse_dec(t, 1, INTERVAL_MAX, &cmd->interval_s) == 0) {
+            cmd->interval_s = zvs_cfg_interval_round(cmd->interval_s);  /* CP's rule */
             return 0;
+        }
         return value_range(p, kwname, t, "1-9990, OFF");
     case VAL_MS:
         if ((t = need(p)) == NULL)
@@ -332,10 +343,21 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
         if ((t = peek(p)) != NULL && kw_match(&zvs_kw_uplink, t)) {
             p->i++;
             cmd->counters = ZVS_CMD_COUNTERS_UPLINK;
+        } else if (t != NULL && kw_match(&zvs_kw_bridgeport, t)) {
+            p->i++;
+            cmd->counters = ZVS_CMD_COUNTERS_BRIDGEPORT;
         } else if (t != NULL && kw_match(&zvs_kw_all, t)) {
             p->i++;
             cmd->counters = ZVS_CMD_COUNTERS_ALL;
         }
+        if ((t = peek(p)) != NULL && kw_match(&zvs_kw_data, t))
+            cmd->counters_kind = ZVS_CMD_CTR_DATA;
+        else if (t != NULL && kw_match(&zvs_kw_discarded, t))
+            cmd->counters_kind = ZVS_CMD_CTR_DISCARDED;
+        else if (t != NULL && kw_match(&zvs_kw_errors, t))
+            cmd->counters_kind = ZVS_CMD_CTR_ERRORS;
+        if (cmd->counters_kind != 0)
+            p->i++;
         return 0;
     case VAL_SWITCHOVER:
         if ((t = peek(p)) != NULL && kw_match(&zvs_kw_available, t)) {
@@ -539,6 +561,24 @@ static void not_authorized(const struct cmddef *def, struct zvs_cp_response *r)
     }
 }
 
+/* IBM's SET PORT groupname DELETE (the SET PORT GROUP page names it so): four tokens,
+ * SET PORT x DELETE, are read as SET PORT GROUP x DELETE. Four tokens cannot be the
+ * GROUP form (that needs a name and DELETE after GROUP), so a group called GROUP is
+ * SET PORT GROUP DELETE either way. */
+static void set_port_delete(char **tok, unsigned *n, unsigned max)
+{
+    static char group[] = "GROUP";
+    static const struct kw set = { "SET", 1 }, port = { "PORT", 4 }, del = { "DELETE", 6 };
+
+    if (*n != 4 || max < 5 || !kw_match(&set, tok[0]) || !kw_match(&port, tok[1]) ||
+        !kw_match(&del, tok[3]))
+        return;
+    tok[4] = tok[3];
+    tok[3] = tok[2];
+    tok[2] = group;
+    *n = 5;
+}
+
 /* Splits buf (edited in place) into tokens; returns how many. */
 static unsigned tokenize(char *buf, char **tok, unsigned max)
 {
@@ -577,6 +617,7 @@ int zvs_cmd_parse(const char *line, uint32_t privclass, struct zvs_cmd *cmd,
     memcpy(buf, line, len + 1);
     p.n = tokenize(buf, tok, sizeof tok / sizeof tok[0]);
     memset(&out, 0, sizeof out);
+    set_port_delete(tok, &p.n, sizeof tok / sizeof tok[0]);
 
     p.def = match_command(&p);
     if (p.def == NULL)

@@ -142,6 +142,16 @@ enum zvs_cfg_policy {
 
 /* A port group, from every SET PORT GROUP statement naming it (they accumulate, as the
  * commands do on a running system). */
+/* INTERVAL as CP keeps it: a value that is not a multiple of 30 seconds is rounded up to
+ * the next one (IBM's control block SWPBK, field SWPINTSC: "Number of seconds between load
+ * balancing operations (rounded to next higher multiple of 30 seconds)"; SWPINTVL counts
+ * the 30-second intervals). 1-30 -> 30, 31 -> 60, 9990 stays. Faster passes for tests are
+ * vswitchd's --test-interval (ours). */
+static inline uint32_t zvs_cfg_interval_round(uint32_t s)
+{
+    return (s + 29u) / 30u * 30u;
+}
+
 struct zvs_cfg_group {
     char                      name[ZVS_NAME_MAX + 1];
     uint32_t                  line;     /* first SET PORT GROUP naming it */
@@ -149,7 +159,8 @@ struct zvs_cfg_group {
     struct zvs_rdev           port[ZVS_CFG_MAX_GROUP_PORTS];
     bool                      lacp;     /* LACP ACTIVE (default) / INACTIVE */
     bool                      lacp_long_timeout; /* TIMEOUT LONG (default SHORT) */
-    uint32_t                  interval_s; /* INTERVAL, default 300, 0 = OFF */
+    uint32_t                  interval_s; /* INTERVAL in effect (zvs_cfg_interval_round),
+                                             default 300, 0 = OFF */
     enum zvs_cfg_distribution distribution;
     enum zvs_cfg_policy       policy;
     uint8_t                   lbt_percent; /* POLICY LBT n, default 75 */

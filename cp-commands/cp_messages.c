@@ -51,6 +51,8 @@
  *   HCP1136E rc 1136  ours  NIC %s of user %s has no backend (NICBIND, or vswitchd -q)
  *   HCP1137E rc 1137  ours  Port group %s has no devices
  *   HCP1138I rc 0     ours  No %s to show
+ *   HCP1141E rc 1141  ours  %s is not supported: %s   (a documented operand we do not
+ *                           emulate, e.g. SET PORT GROUP ... LACP ACTIVE SHARED)
  * DEFINE VSWITCH operands go through the SYSTEM CONFIG statement's operand table, so their
  * errors are that catalogue's (messages.c, HCP10nnE, rc = the number): one operand, one
  * message, in the file and on the console.
@@ -85,6 +87,7 @@ static const struct zvs_cpmsg_def catalogue[ZVS_CPMSG_COUNT] = {
     [ZVS_CPMSG_VALUE_RANGE]        = { 1105, 'E', 1105, "Invalid %s value - %s; valid: %s" },
     [ZVS_CPMSG_NOT_AUTHORIZED_EITHER] = { 1140, 'E', 1140,
         "Not authorized: %s requires privilege class %s or %s" },
+    [ZVS_CPMSG_NOT_SUPPORTED]      = { 1141, 'E', 1141, "%s is not supported: %s" },
     [ZVS_CPMSG_CONSOLE_BUSY]       = { 1106, 'E', 1106, "Console busy: %s clients are connected" },
     [ZVS_CPMSG_LINE_CHAR_INVALID]  = { 1107, 'E', 1107,
         "Command line contains a character that is not valid - %s" },

@@ -35,6 +35,7 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_DEVICE_REPEATED,          /* 1104E device */
     ZVS_CPMSG_VALUE_RANGE,              /* 1105E operand, value, range */
     ZVS_CPMSG_NOT_AUTHORIZED_EITHER,    /* 1140E command, class, other class */
+    ZVS_CPMSG_NOT_SUPPORTED,            /* 1141E operand, reason */
     /* Operator console (console.c). */
     ZVS_CPMSG_CONSOLE_DENIED,           /* 1101E uid */
     ZVS_CPMSG_CONSOLE_BUSY,             /* 1106E limit */

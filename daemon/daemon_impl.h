@@ -33,6 +33,13 @@ struct d_switch {
     struct zvs_cfg_vswitch cfg;         /* the definition the data plane now matches */
     struct zvs_lag        *lag;         /* its port group (GROUP grp), or NULL */
     struct zvs_timer      *lag_timer;   /* wakes the loop at the group's next deadline */
+    /* Group devices the last pass could not open, and why: QUERY shows them with their
+     * reason and counts them as members (issue 15: never silently missing). */
+    unsigned               nclosed;
+    struct {
+        struct zvs_rdev dev;
+        char            why[96];
+    } closed[ZVS_CMD_MAX_RDEVS];
 };
 
 struct d_uplink {

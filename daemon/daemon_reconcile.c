@@ -557,6 +557,11 @@ static void group_join_one(struct zvsd *d, struct d_switch *ds, struct zvs_rdev 
     struct zvs_port *p = zvsd_open_rdev(d, dev, &ifname, mac, why, sizeof why);
     if (!p) {
         problem(ps, NULL, "port group %s: device %s cannot be opened: %s", group, rdev, why);
+        if (ds->nclosed < sizeof ds->closed / sizeof ds->closed[0]) {
+            ds->closed[ds->nclosed].dev = dev;
+            snprintf(ds->closed[ds->nclosed].why, sizeof ds->closed[0].why, "%s", why);
+            ds->nclosed++;
+        }
         return;
     }
     uint32_t speed = zvsd_if_speed_mbps(ifname, 10000);
@@ -598,6 +603,14 @@ static uint16_t free_lacp_key(const struct zvsd *d)
     }
 }
 
+/* The balancing interval in effect: the group's INTERVAL, or vswitchd --test-interval
+ * (ours) for a group whose INTERVAL is not OFF. */
+static uint32_t pass_interval(const struct zvsd *d, const struct zvs_cfg_group *g)
+{
+    return g->interval_s != 0 && d->opt.test_interval_s != 0 ? d->opt.test_interval_s
+                                                              : g->interval_s;
+}
+
 static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_group *g,
                          uint64_t now, struct pass *ps)
 {
@@ -606,7 +619,7 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
             .hash = g->distribution == ZVS_CFG_DIST_SOURCE ? ZVS_PG_HASH_SRC :
                     g->distribution == ZVS_CFG_DIST_BOTH ? ZVS_PG_HASH_SRC_DST : ZVS_PG_HASH_DST,
             .policy = g->policy == ZVS_CFG_POLICY_LBT ? ZVS_PG_POLICY_LBT : ZVS_PG_POLICY_LOAD,
-            .interval_s = g->interval_s,
+            .interval_s = pass_interval(d, g),
             .lacp = g->lacp,
             .lbt_percent = g->lbt_percent,
         },
@@ -635,6 +648,7 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
 {
     const struct zvs_cfg *cfg = d->run;
     int gi = uplinks_wanted(vs) && vs->group[0] ? zvs_cfg_find_group(cfg, vs->group) : -1;
+    ds->nclosed = 0;                    /* group_join_one notes this pass's failures */
     if (ds->lag && (gi < 0 || strcmp(zvs_lag_params(ds->lag)->pg.name, vs->group) != 0))
         group_release(d, ds, now);
     if (gi < 0)
@@ -677,14 +691,15 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
                  g->lacp ? "ACTIVE" : "INACTIVE");
     }
     struct zvs_pgroup *pg = zvs_lag_group(ds->lag);
-    if (zvs_pgroup_params(pg)->interval_s != g->interval_s) {
-        zvs_pgroup_set_interval(pg, g->interval_s, now);
-        zvs_info("VSWITCH %s port group %s: INTERVAL %u", ds->cfg.name, g->name, g->interval_s);
+    uint32_t ivl = pass_interval(d, g);
+    if (zvs_pgroup_params(pg)->interval_s != ivl) {
+        zvs_pgroup_set_interval(pg, ivl, now);
+        zvs_info("VSWITCH %s port group %s: INTERVAL %u%s", ds->cfg.name, g->name, ivl,
+                 ivl != g->interval_s ? " (--test-interval)" : "");
     }
     if (created)
         zvs_info("VSWITCH %s port group %s: LACP %s, INTERVAL %u, %u member(s)", ds->cfg.name,
-                 g->name, g->lacp ? "ACTIVE" : "INACTIVE", g->interval_s,
-                 zvs_pgroup_members(pg));
+                 g->name, g->lacp ? "ACTIVE" : "INACTIVE", ivl, zvs_pgroup_members(pg));
 }
 
 /* ---- switches ------------------------------------------------------------------------ */

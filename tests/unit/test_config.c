@@ -142,9 +142,16 @@ static const struct err_case err_cases[] = {
       { SC "1: HCP1003E Operand switchname value A-B is not valid " RULE_NAME } },
     { "unknown operand", "DEFINE VSWITCH A FOO\n", NULL,
       { SC "1: HCP1004E Operand FOO is not recognized by DEFINE VSWITCH" } },
-    { "abbreviation", "DEFINE VSWITCH A QUEUESTOR 1M\n", NULL,
-      { SC "1: HCP1004E Operand QUEUESTOR is not recognized by DEFINE VSWITCH",
+    /* Abbreviations as the DEFINE VSWITCH Statement diagram (z/VM 7.4 CP Planning and
+     * Administration) gives them: DEFine, ETHernet, QUEuestorage, GROup, ... At the
+     * minimum they are accepted; one letter short, refused. */
+    { "abbreviation", "DEFINE VSWITCH A QU 1M\n", NULL,
+      { SC "1: HCP1004E Operand QU is not recognized by DEFINE VSWITCH",
         SC "1: HCP1004E Operand 1M is not recognized by DEFINE VSWITCH" } },
+    { "abbreviations at the minimum", "DEF VSWITCH A ETH QUE 1M CON MACP ON ISOL OFF PORTT ACCESS\n", NULL,
+      { NULL } },
+    { "DEFINE one letter short", "DE VSWITCH A\n", NULL,
+      { SC "1: HCP1001E Statement DE is not recognized" } },
     { "operand twice", "DEFINE VSWITCH A CONNECT,\n  connect\n", NULL,
       { SC "2: HCP1005E Operand CONNECT is specified more than once" } },
     { "CONNECT DISCONNECT", "DEFINE VSWITCH A CONNECT DISCONNECT\n", NULL,
@@ -404,8 +411,12 @@ static const struct err_case err_cases[] = {
       { SC "1: HCP1004E Operand SPEED is not recognized by SET PORT GROUP",
         SC "1: HCP1004E Operand 10G is not recognized by SET PORT GROUP",
         SC "1: HCP1002E Operand JOIN, LACP or INTERVAL is missing" } },
-    { "abbreviated operand", "SET PORT GROUP G1 INTERV 30\n", NULL,
-      { SC "1: HCP1004E Operand INTERV is not recognized by SET PORT GROUP",
+    /* SET PORT GROUP (z/VM 7.3 CP Commands and Utilities Reference): JOIn, INTerval,
+     * EXClusive; INT accepted, IN refused. */
+    { "abbreviated operand", "SET PORT GROUP G1 INT 30 JOI 28BA EXC\n"
+      "RDEVICE 28BA INTERFACE e0\nDEF VSWITCH A GRO G1\n", NULL, { NULL } },
+    { "operand one letter short", "SET PORT GROUP G1 IN 30\n", NULL,
+      { SC "1: HCP1004E Operand IN is not recognized by SET PORT GROUP",
         SC "1: HCP1004E Operand 30 is not recognized by SET PORT GROUP",
         SC "1: HCP1002E Operand JOIN, LACP or INTERVAL is missing" } },
     { "LACP twice", "SET PORT GROUP G1 LACP ACTIVE,\n LACP INACTIVE\n", NULL,
@@ -1055,7 +1066,7 @@ static void test_group_defaults_and_values(void **state)
     g = &cfg->group[3];
     assert_int_equal(g->distribution, ZVS_CFG_DIST_SOURCE);
     assert_int_equal(g->policy, ZVS_CFG_POLICY_LOAD);
-    assert_int_equal(g->interval_s, 1);
+    assert_int_equal(g->interval_s, 30);    /* INTERVAL 1: CP rounds up to 30 s (SWPBK) */
     g = &cfg->group[4];
     assert_int_equal(g->distribution, ZVS_CFG_DIST_DESTINATION);
     assert_int_equal(g->lbt_percent, 100);
@@ -1069,7 +1080,7 @@ static void test_group_defaults_and_values(void **state)
         "GROUP D JOIN 0100 LACP ACTIVE TIMEOUT SHORT INTERVAL 300 DISTRIBUTION DESTINATION POLICY LOAD\n"
         "GROUP A JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL OFF DISTRIBUTION DESTINATION POLICY LOAD\n"
         "GROUP B JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 9990 DISTRIBUTION SOURCE POLICY LBT 75\n"
-        "GROUP C JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 1 DISTRIBUTION SOURCE POLICY LOAD\n"
+        "GROUP C JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 30 DISTRIBUTION SOURCE POLICY LOAD\n"
         "GROUP E JOIN NONE LACP ACTIVE TIMEOUT LONG INTERVAL 300 DISTRIBUTION DESTINATION POLICY LBT 100\n"
         "GROUP F JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 300 DISTRIBUTION DESTINATION POLICY LBT 1\n");
     free(got);
