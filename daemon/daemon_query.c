@@ -502,8 +502,18 @@ static void query_nic(struct zvsd *d, const struct zvs_cmd *c, const char *issue
         shown++;
         if (!c->details)
             continue;
+        if (nic->backend == ZVS_NIC_BACKEND_LCS) {
+            /* Hercules' LCS (issue 13): ours, UNCONFIRMED shape. */
+            zvs_cp_printf(r, "  Backend: LCS %04X-%04X %s  Assigned by: %s", nic->lcs_devno,
+                          nic->lcs_devno + 1,
+                          n && n->tap ? zvs_guest_tap_name(n->tap) : "(machine not logged on)",
+                          nic->macid_source == ZVS_MACID_USER ? "USER" : "SYSTEM");
+            zvs_cp_printf(r, "  LCS carries to the guest IPv4, ARP, RARP and SNA frames only, "
+                             "untagged (no IPv6, no VLAN tags)");
+        }
         const char *backend = nic->backend == ZVS_NIC_BACKEND_TAP ? "tap" :
                               zvsd_nic_has_backend(d, nic) ? "external QDIO program" : "none";
+        if (nic->backend != ZVS_NIC_BACKEND_LCS)
         zvs_cp_printf(r, "  Backend: %s%s%s  Assigned by: %s", backend,
                       nic->backend == ZVS_NIC_BACKEND_TAP ? " " : "",
                       nic->backend == ZVS_NIC_BACKEND_TAP ? nic->ifname : "",

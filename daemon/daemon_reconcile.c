@@ -108,7 +108,7 @@ struct d_nic *zvsd_nic_find(struct zvsd *d, const char *userid, uint16_t vdev)
 
 bool zvsd_nic_has_backend(const struct zvsd *d, const struct zvs_cfg_nic *nic)
 {
-    if (nic->backend == ZVS_NIC_BACKEND_TAP)
+    if (nic->backend == ZVS_NIC_BACKEND_TAP || nic->backend == ZVS_NIC_BACKEND_LCS)
         return true;
     /* A NIC nothing is bound to (DEFINE NIC) is driven by a program over the attach
      * socket, as a z/VM guest's operating system drives the device CP gave it. */
@@ -267,11 +267,19 @@ static struct d_nic *nic_create(struct zvsd *d, const struct zvs_cfg *cfg,
         n = &d->nic[d->nnic++];
     }
     *n = (struct d_nic){ .d = d, .used = true, .vdev = nic->vdev, .session = -1,
-                         .external = nic->backend != ZVS_NIC_BACKEND_TAP };
+                         .external = nic->backend != ZVS_NIC_BACKEND_TAP &&
+                                     nic->backend != ZVS_NIC_BACKEND_LCS,
+                         .lcs = nic->backend == ZVS_NIC_BACKEND_LCS };
     snprintf(n->userid, sizeof n->userid, "%s", userid);
     snprintf(n->ifname, sizeof n->ifname, "%s", nic->ifname);
     if (n->external)
         return n;
+    if (n->lcs) {
+        /* Driven once its machine is XAUTOLOGged (daemon_guests.c adopts the tap); until
+         * then frames for it are discarded and counted, as for a guest not running. */
+        zvsd_guests_nic_created(d, n);
+        return n;
+    }
     int err = zvs_guest_tap_open(nic->ifname, ZVS_GUEST_TAP_MTU_DEFAULT, NULL, &n->tap);
     if (err < 0) {
         problem(ps, userid, "%s.%04X: cannot make tap %s: %s", userid, nic->vdev,

@@ -375,7 +375,7 @@ static const struct err_case err_cases[] = {
       "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000 QDIO\nNICBIND F000 TAP t0\n",
       { UD "4: HCP1014E NICBIND F000 is already defined on line 3" } },
     { "NICBIND nothing", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000\n",
-      { UD "3: HCP1002E Operand TAP or QDIO is missing" } },
+      { UD "3: HCP1002E Operand TAP, QDIO or LCS is missing" } },
     { "NICBIND TAP QDIO", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000 TAP t0 QDIO\n",
       { UD "3: HCP1006E Operand QDIO conflicts with TAP" } },
     { "NICBIND TAP name", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000 TAP a/b\n",
@@ -386,7 +386,7 @@ static const struct err_case err_cases[] = {
       "USER A PW 1G 2G\nNICDEF F004 TYPE QDIO\nNICBIND F004 WORKLOAD RR\n",
       { UD "3: HCP1004E Operand WORKLOAD is not recognized by NICBIND",
         UD "3: HCP1004E Operand RR is not recognized by NICBIND",
-        UD "3: HCP1002E Operand TAP or QDIO is missing" } },
+        UD "3: HCP1002E Operand TAP, QDIO or LCS is missing" } },
     { "USER DIRECT unknown statement", NULL, "USER A PW 1G 2G\nMDISK 0191 3390 1 10 VOL1\n",
       { UD "2: HCP1001E Statement MDISK is not recognized" } },
 
