@@ -73,3 +73,12 @@ int zvs_lcs_open(int netns_fd, const char *ifname, struct zvs_guest_tap **out)
         close(fd);
     return rc;
 }
+
+uint64_t zvs_lcs_take_kernel_drops(const struct zvs_guest_tap *t)
+{
+    struct tpacket_stats st;
+    socklen_t len = sizeof st;
+    if (!t || getsockopt(zvs_guest_tap_fd(t), SOL_PACKET, PACKET_STATISTICS, &st, &len) < 0)
+        return 0;
+    return st.tp_drops;
+}

@@ -107,6 +107,7 @@ static void adopt(struct zvsd *d, struct d_nic *n, int netns_fd, const char *ifn
     }
     drop_driver(d, n);
     n->tap = t;
+    n->lcs_kdrops = 0;
     snprintf(n->ifname, sizeof n->ifname, "%s", ifname);
     if (n->port && (err = zvs_guest_tap_bind(t, n->port)) < 0)
         zvs_warn("%s.%04X: cannot bind LCS tap %s: %s", n->userid, n->vdev, ifname,
@@ -214,6 +215,28 @@ void zvsd_guests_nic_created(struct zvsd *d, struct d_nic *n)
     (void)n;    /* a NIC defined while its machine runs is adopted at the next XAUTOLOG */
 }
 
+/* Where the frames of an LCS NIC went that the NIC's own counters cannot show: those the
+ * tap refused (down at a STARTLAN flap, or its queue to Hercules full) and those the
+ * kernel dropped before the driver read them (the NIC's output buffers, QUEUESTORAGE,
+ * all in use). Since the tap opened (the machine's XAUTOLOG). */
+void zvsd_lcs_counters(const struct d_nic *n, struct zvs_cp_response *r)
+{
+    struct zvs_guest_tap_stats st;
+    zvs_guest_tap_stats(n->tap, &st);
+    /* The kernel's count resets at each read, so the NIC keeps the sum: a query shows the
+     * NIC, and adding to that sum is not a change of it. */
+    ((struct d_nic *)n)->lcs_kdrops += zvs_lcs_take_kernel_drops(n->tap);
+    zvs_cp_printf(r, "  LCS to guest: %llu frames  Dropped: %llu tap down  %llu tap full",
+                  (unsigned long long)st.tap_tx_frames,
+                  (unsigned long long)st.tap_tx_dropped_down,
+                  (unsigned long long)st.tap_tx_dropped_full);
+    zvs_cp_printf(r, "  LCS from guest: %llu frames  Read errors: %llu  Queue full: %llu  "
+                  "Kernel drops: %llu", (unsigned long long)st.tap_rx_frames,
+                  (unsigned long long)st.tap_rx_errors,
+                  (unsigned long long)st.tap_rx_queue_full,
+                  (unsigned long long)n->lcs_kdrops);
+}
+
 /* ---- the commands -------------------------------------------------------------------- */
 
 static void spec_of(struct zvsd *d, const struct zvs_cfg_user *u, struct zvs_vm_spec *s)
@@ -291,6 +314,9 @@ static void xautolog(struct zvsd *d, const char *issuer, const char *userid,
     const struct zvs_vm_events ev = { .tap_open = ev_tap_open, .gone = ev_gone, .ctx = d };
     why[0] = '\0';
     if (zvs_vm_prepare(&s, why, sizeof why) < 0) {
+        /* The response's reason is short (files by name); the log says where. */
+        zvs_warn("XAUTOLOG %s: %s (images %s, IPL INS %s, folder %s)", userid, why, s.images,
+                 s.ipl == ZVS_VM_IPL_INS ? s.ipl_path : "-", s.dir);
         zvs_cp_error(r, ZVS_CPMSG_IMAGE_MISSING, usr->ipl == ZVS_IPL_INS ? "INS" : usr->ipl_name,
                      why);
         return;
