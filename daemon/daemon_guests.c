@@ -209,10 +209,30 @@ void zvsd_guests_destroy(struct zvsd *d)
     d->guests = NULL;
 }
 
+/* A NIC (re)defined while its machine runs: the machine's tap is adopted at once when it
+ * is the tap this NIC describes (same LCS device, the guest's MAC the NIC's: Hercules took
+ * the tap's MAC from the NIC at XAUTOLOG and cannot change it now). Otherwise the NIC
+ * waits for the next XAUTOLOG, and the log says why. */
 void zvsd_guests_nic_created(struct zvsd *d, struct d_nic *n)
 {
-    (void)d;
-    (void)n;    /* a NIC defined while its machine runs is adopted at the next XAUTOLOG */
+    struct zvsd_guests *g = d->guests;
+    int k = g ? find_vm(g, n->userid) : -1;
+    if (k < 0 || zvs_vm_tap(g->vm[k])[0] == '\0')
+        return;                         /* not running, or its tap not open yet */
+    const struct zvs_vm_spec *s = zvs_vm_spec(g->vm[k]);
+    int u = zvs_cfg_find_user(d->run, n->userid);
+    const struct zvs_cfg_nic *nic = NULL;
+    if (u >= 0)
+        for (unsigned i = d->run->user[u].first_nic;
+             i < (unsigned)d->run->user[u].first_nic + d->run->user[u].nnic; i++)
+            if (d->run->nic[i].vdev == n->vdev)
+                nic = &d->run->nic[i];
+    if (!nic || !s->has_lcs || nic->lcs_devno != s->lcs_devno || memcmp(nic->mac, s->nic_mac, 6)) {
+        zvs_info("%s.%04X: defined while the machine runs with another LCS device or MAC: "
+                 "its tap is adopted at the next XAUTOLOG", n->userid, n->vdev);
+        return;
+    }
+    adopt(d, n, zvs_vm_netns_fd(g->vm[k]), zvs_vm_tap(g->vm[k]));
 }
 
 /* Where the frames of an LCS NIC went that the NIC's own counters cannot show: those the
