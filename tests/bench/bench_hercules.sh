@@ -141,16 +141,20 @@ round() {
   else ip=10.78.0.50 lan=10.78.0.100 dev=eth1; start_br; fi
   [ "$(ctl $ip "GEN $lan 9 $size 0 0")" = OK ] || fail "$kind: GEN"
   sleep 1
-  local a b t0 t1
-  read -r a b < <(lan_rx $dev); t0=$(date +%s.%N)
+  local a b t0 t1 cpu0 cpu1 hz
+  hz=$(getconf CLK_TCK)
+  read -r a b < <(lan_rx $dev); t0=$(date +%s.%N); cpu0=$(cpu_ticks)
   sleep "$BENCH_SECS"
-  read -r c d < <(lan_rx $dev); t1=$(date +%s.%N)
+  read -r c d < <(lan_rx $dev); t1=$(date +%s.%N); cpu1=$(cpu_ticks)
   local stop; stop=$(ctl $ip STOP) || fail "$kind: STOP"
-  echo "# $kind size $size: $((c - a)) frames, $((d - b)) bytes at the LAN; guest $stop" >&2
+  echo "# $kind size $size: $((c - a)) frames, $((d - b)) bytes at the LAN; guest $stop;" \
+    "vswitchd $(awk -v c=$((cpu1 - cpu0)) -v hz="$hz" -v t0="$t0" -v t1="$t1" \
+    'BEGIN { printf "%.0f", 100 * c / hz / (t1 - t0) }')% of a core" >&2
   if [ "$kind" = zvs ]; then stop_zvs >&2; else stop_br; fi
   awk -v p=$((c - a)) -v B=$((d - b)) -v t0="$t0" -v t1="$t1" \
     'BEGIN { printf "%.0f %.1f\n", p / (t1 - t0), B * 8 / (t1 - t0) / 1e6 }'
 }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$VSWITCHD_PID/stat"; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 for size in 64 1514; do
