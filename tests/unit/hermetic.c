@@ -624,6 +624,14 @@ char *herm_lab_normalize(const char *text)
 void herm_golden_lab(const char *path, const char *text)
 {
     char *got = herm_lab_normalize(text);
+    if (getenv("ZVS_GOLDEN_UPDATE")) {  /* the lab's file, as cp_commands.sh masks it */
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(got, f);
+        fclose(f);
+        free(got);
+        return;
+    }
     char *want = slurp(path);
     compare(path, want, got);
     free(want);
