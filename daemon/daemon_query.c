@@ -1,13 +1,15 @@
 /* QUERY responses of the running vswitchd: QUERY VSWITCH (brief, DETAILS, ACCESSLIST,
  * ACTIVE), QUERY NIC [DETAILS], QUERY VMLAN, QUERY PORT GROUP and QUERY LACP, and the
- * counters report (vswitchd -s, SIGUSR1), which is QUERY VSWITCH ALL DETAILS.
+ * counters report (vswitchd -s, SIGUSR1): QUERY VSWITCH ALL DETAILS with, after each
+ * switch, its port group's LACP report and MAC table (ours; scripts read them there).
  *
- * Shapes: z/VM's where real z/VM output confirms them ("z/VM CP Commands and Utilities
- * Reference", QUERY VSWITCH and QUERY VIRTUAL NIC: the VSWITCH header line, "Uplink
- * Port:", "RDEV:", the three counter lines, "Adapter Connections:", "Adapter Owner:", and
- * QUERY NIC's two lines per adapter), ours elsewhere; every shape is written down with an
- * example in cp-commands/README.md ("Responses") and pinned by golden files
- * (tests/golden/commands/query_*.txt via tests/integration/cp_commands.sh).
+ * Shapes: IBM's where a source shows them, ours elsewhere; cp-commands/README.md
+ * ("Responses") names the source of every line and marks ours. QUERY VSWITCH follows the
+ * IBM report's example (header, attribute lines, "Uplink Port:" / "State:", RDEV lines
+ * with VDEV: and Controller:) with xCAT's recorded z/VM responses for the columns; our
+ * LACP detail is QUERY LACP's, never appended to IBM's response. Pinned by
+ * tests/unit/test_daemon_ccb.c (typed from the sources) and the golden files
+ * (tests/golden/hermetic/ccb_*.txt exactly, tests/golden/commands/query_*.txt masked).
  * Rules:
  *  - Configuration comes from d->run (what the operator defined), state and counters from
  *    the data plane; a NIC coupled in the configuration that the data plane could not
