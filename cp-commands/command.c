@@ -268,6 +268,7 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
     static const enum zvs_macprotect macprot_val[] = {
         ZVS_MACPROTECT_ON, ZVS_MACPROTECT_OFF, ZVS_MACPROTECT_UNSPECIFIED };
     static const struct kw *const clear[] = { &zvs_kw_clear };
+    static const struct kw *const policy[] = { &zvs_kw_load, &zvs_kw_lbt };
     struct zvs_cmd *cmd = p->cmd;
     const char *t;
     uint32_t v;
@@ -373,6 +374,24 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
         if (zvs_parse_dec(t, DEVICES_MIN, DEVICES_MAX, &v) < 0)
             return value_range(p, kwname, t, "3-3072");
         cmd->devices = (uint16_t)v;
+        return 0;
+    case VAL_POLICY:                    /* what is not given takes its default */
+        if ((k = parse_keyword(p, policy, 2)) < 0)
+            return k;
+        cmd->policy = k == 0 ? ZVS_CFG_POLICY_LOAD : ZVS_CFG_POLICY_LBT;
+        cmd->load = ZVS_CFG_LOAD_TOTAL;
+        cmd->lbt_percent = LBT_PERCENT_DEFAULT;
+        if ((t = peek(p)) == NULL)
+            return 0;
+        p->i++;
+        if (k == 0 && kw_match(&zvs_kw_outbound, t))
+            cmd->load = ZVS_CFG_LOAD_OUTBOUND;
+        else if (k == 0 && !kw_match(&zvs_kw_total, t))
+            return value_range(p, "POLICY LOAD", t, "TOTAL, OUTBOUND");
+        else if (k == 1 && zvs_parse_dec(t, 1, 100, &v) < 0)
+            return value_range(p, "POLICY LBT", t, "1-100");
+        else if (k == 1)
+            cmd->lbt_percent = (uint8_t)v;
         return 0;
     }
     assert(!"unknown value kind");

@@ -31,6 +31,7 @@
  *   SET PORT GROUP grp LACP ACTIVE | INACTIVE [EXCLUSIVE]   class B (SHARED: refused)
  *   SET PORT GROUP grp INTERVAL n | OFF            class B   (1-9990)
  *   SET PORT GROUP grp DELETE, SET PORT grp DELETE class B
+ *   SET PORT GROUP grp POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]   class B (ours, 1-100)
  *   DEFINE NIC [USERID u] vdev [QDIO] [DEVICES n]  class G   (n 3-3072, default 3)
  *   DETACH NIC [USERID u] vdev                     class G
  *   COUPLE [USERID u] vdev [TO] SYSTEM name        class G
@@ -94,6 +95,7 @@ enum zvs_cmd_pg_op {
     ZVS_CMD_PG_LACP,
     ZVS_CMD_PG_INTERVAL,
     ZVS_CMD_PG_DELETE,                  /* no operand */
+    ZVS_CMD_PG_POLICY,                  /* policy, load, lbt_percent (zvswitch extension) */
 };
 
 enum zvs_cmd_fault {
@@ -148,6 +150,9 @@ struct zvs_cmd {
     struct zvs_rdev     rdev[ZVS_CMD_MAX_RDEVS];
     bool                lacp_active;            /* LACP ACTIVE (true) / INACTIVE */
     uint32_t            interval_s;             /* INTERVAL n, 0 = OFF */
+    enum zvs_cfg_policy policy;                 /* POLICY LOAD | LBT */
+    enum zvs_cfg_load   load;                   /* POLICY LOAD [TOTAL | OUTBOUND] */
+    uint8_t             lbt_percent;            /* POLICY LBT [n], 1-100, default 75 */
     enum zvs_cmd_fault  fault;                  /* SET LACP */
     bool                fault_on;               /* DROPRX / DROPTX ON */
     uint32_t            delay_ms;               /* DELAYTX ms (0: off), 0-10000 */

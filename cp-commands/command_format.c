@@ -188,6 +188,11 @@ size_t zvs_cmd_format(const struct zvs_cmd *cmd, char *buf, size_t size)
             len = catf(buf, size, len, " OFF");
         else if (cmd->pg_op == ZVS_CMD_PG_INTERVAL)
             len = catf(buf, size, len, " %u", (unsigned)cmd->interval_s);
+        else if (cmd->pg_op == ZVS_CMD_PG_POLICY && cmd->policy == ZVS_CFG_POLICY_LBT)
+            len = catf(buf, size, len, " LBT %u", (unsigned)cmd->lbt_percent);
+        else if (cmd->pg_op == ZVS_CMD_PG_POLICY)
+            len = catf(buf, size, len, " LOAD %s",
+                       cmd->load == ZVS_CFG_LOAD_OUTBOUND ? "OUTBOUND" : "TOTAL");
         break;
     case ZVS_CMD_QUERY_PORT_GROUP:
     case ZVS_CMD_QUERY_LACP:

@@ -37,6 +37,8 @@
  *        SHARED (an IVL domain's group) is refused: HCP1141E
  *   Set PORT GROUP grp INTerval n | OFF            B   [PG] 1-9990, rounded up to 30s
  *   Set PORT GROUP grp DELETE, Set PORT grp DELETE B   [PG] (DELETE in full: ours)
+ *   Set PORT GROUP grp POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]             B   (ours,
+ *        keywords in full) as SYSTEM CONFIG's POLICY (sysconfig.c); n 1-100, default 75
  *   DEFine NIC [USERID u] vdev [QDIO] [DEVices n]  G   vdev 1-4 hex digits; n 3-3072
  *   DETach NIC [USERID u] vdev                     G
  *   COUPle [USERID u] vdev [TO] SYSTEM name        G   [CO]; USERID is ours. Another
@@ -86,6 +88,10 @@ const struct kw zvs_kw_available = { "AVAILABLE", 9 };         /* [SV] in full *
 const struct kw zvs_kw_rdev = { "RDEV", 4 };
 const struct kw zvs_kw_userid = { "USERID", 6 };
 const struct kw zvs_kw_system = { "SYSTEM", 6 };
+const struct kw zvs_kw_load = { "LOAD", 4 };                    /* POLICY's: ours, in full */
+const struct kw zvs_kw_lbt = { "LBT", 3 };
+const struct kw zvs_kw_total = { "TOTAL", 5 };
+const struct kw zvs_kw_outbound = { "OUTBOUND", 8 };
 
 #define SET      { "SET", 1 }                /* [SV] "Set" */
 #define QUERY    { "QUERY", 1 }
@@ -106,12 +112,13 @@ const struct kw zvs_kw_system = { "SYSTEM", 6 };
 const struct cmddef zvs_cmd_table[] = {
     { ZVS_CMD_SET_PORT_GROUP, "B", "SET PORT GROUP", 3, { SET, PORT, GROUP }, 2, {
         { .kind = STEP_NAME },
-        { .kind = STEP_CHOICE, .field = OP_PG, .nalts = 5, .alts = {
+        { .kind = STEP_CHOICE, .field = OP_PG, .nalts = 6, .alts = {
             { { "JOIN", 3 },     ZVS_CMD_PG_JOIN,     VAL_RDEVS, false },
             { { "LEAVE", 3 },    ZVS_CMD_PG_LEAVE,    VAL_RDEVS, false },
             { { "LACP", 4 },     ZVS_CMD_PG_LACP,     VAL_ACTIVE, false },
             { { "INTERVAL", 3 }, ZVS_CMD_PG_INTERVAL, VAL_INTERVAL, false },
             { { "DELETE", 6 },   ZVS_CMD_PG_DELETE,   VAL_NONE, false },
+            { { "POLICY", 6 },   ZVS_CMD_PG_POLICY,   VAL_POLICY, false },  /* ours */
         } },
     } },
     { ZVS_CMD_QUERY_PORT_GROUP, "B", "QUERY PORT GROUP", 3, { QUERY, PORT, GROUP }, 1, {
@@ -355,7 +362,7 @@ static bool name_rule_applies(const struct cmddef *d, unsigned s)
 static bool val_open_ended(enum val_kind v)
 {
     return v == VAL_RDEVS || v == VAL_UPLINK_RDEVS || v == VAL_GRANT || v == VAL_COUNTERS ||
-           v == VAL_SWITCHOVER || v == VAL_ACTIVE;
+           v == VAL_SWITCHOVER || v == VAL_ACTIVE || v == VAL_POLICY;
 }
 
 static int check_steps(const struct cmddef *d)
@@ -420,6 +427,8 @@ int zvs_cmd_grammar_check(void)
         { &zvs_kw_clear, NULL, NULL },
         { &zvs_kw_userid, NULL, NULL },
         { &zvs_kw_system, NULL, NULL },
+        { &zvs_kw_load, &zvs_kw_lbt, NULL },
+        { &zvs_kw_total, &zvs_kw_outbound, NULL },
     };
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
         for (size_t a = 0; a < 3 && sets[i][a] != NULL; a++) {

@@ -33,6 +33,8 @@ enum val_kind {
                                            ERRORS] -> counters, counters_kind */
     VAL_SWITCHOVER,                     /* [AVAILABLE | RDEV dev] -> nrdev, rdev[0] */
     VAL_DEVICES,                        /* 3-3072 -> devices */
+    VAL_POLICY,                         /* LOAD [TOTAL | OUTBOUND] | LBT [n] -> policy, load,
+                                           lbt_percent */
 };
 
 /* Where a STEP_CHOICE puts the chosen alternative's op. */
@@ -105,6 +107,10 @@ extern const struct kw zvs_kw_available;
 extern const struct kw zvs_kw_rdev;
 extern const struct kw zvs_kw_userid;
 extern const struct kw zvs_kw_system;
+extern const struct kw zvs_kw_load;
+extern const struct kw zvs_kw_lbt;
+extern const struct kw zvs_kw_total;
+extern const struct kw zvs_kw_outbound;
 
 /* Value limits of the operands (the parser enforces them, the canonical text relies on
  * them). */
@@ -114,6 +120,7 @@ extern const struct kw zvs_kw_system;
 #define DEVICES_MIN      3u             /* DEFINE NIC DEVICES: read, write, data */
 #define DEVICES_MAX      3072u
 #define DEVICES_DEFAULT  3u
+#define LBT_PERCENT_DEFAULT 75u         /* POLICY LBT without n (as SYSTEM CONFIG) */
 
 /* The table entry of a verb, or NULL. */
 const struct cmddef *zvs_cmd_find_def(enum zvs_cmd_verb verb);

@@ -37,7 +37,7 @@
  *         and switch.
  *   SET PORT GROUP grp [JOIN rdev [rdev ..]] [LACP ACTIVE | INACTIVE] [INTERVAL n | OFF]
  *         [EXCLUSIVE] [TIMEOUT SHORT | LONG] [DISTRIBUTION DESTINATION | SOURCE | BOTH]
- *         [POLICY LOAD | LBT [n]]
+ *         [POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]]
  *         The text of the CP command ("z/VM CP Commands and Utilities Reference", SET
  *         PORT GROUP), so it can be pasted from a
  *         running system. Operands in any order, each once per statement, at least one.
@@ -56,10 +56,14 @@
  *           DISTRIBUTION DESTINATION | DEST | SOURCE | SRC | BOTH  which MAC's last byte
  *                                 picks a frame's port bucket (default DESTINATION; BOTH:
  *                                 the two bytes XORed)
- *           POLICY LOAD | LBT [n] what an INTERVAL pass rebalances for: LOAD (default,
- *                                 even out measured load) or LBT, load-based teaming:
- *                                 move buckets off a port above n% of its speed (1-100,
- *                                 default 75)
+ *           POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]  what an INTERVAL pass rebalances
+ *                                 for: LOAD (default), even out measured load, a port's
+ *                                 load being its inbound plus its outbound (TOTAL,
+ *                                 default: outbound goes to the port the physical switch
+ *                                 uses less for inbound, as in the IBM report's second
+ *                                 FCX240) or its outbound alone (OUTBOUND); or LBT,
+ *                                 load-based teaming: move buckets off a port above n% of
+ *                                 its speed (1-100, default 75)
  *   RDEVICE nnnn[.Pn] INTERFACE ifname [BACKEND AFPACKET | PCAP]  (zvswitch extension)
  *         Names the Linux interface that plays real device nnnn (an OSA port) for an
  *         RDEV of DEFINE VSWITCH (a physical NIC, or a veth into the switch model).
@@ -653,27 +657,35 @@ static void pg_distribution(void *ctx, const struct zvs_tok *kw, const struct zv
         bad_value(c, val, "DISTRIBUTION", "DESTINATION, SOURCE or BOTH");
 }
 
-/* LOAD, LBT or LBT n; the threshold goes back to its default unless given. */
+/* LOAD [TOTAL | OUTBOUND], LBT or LBT n; what is not given goes back to its default (the
+ * threshold 75, the load TOTAL), so a statement says the whole policy. */
 static void pg_policy(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
                       unsigned nval)
 {
     struct sc_ctx *c = ctx;
     uint32_t pct = PG_LBT_DEFAULT;
+    enum zvs_cfg_load load = ZVS_CFG_LOAD_TOTAL;
 
-    if (zvs_tok_is(&val[0], "LOAD") && nval == 1) {
+    if (zvs_tok_is(&val[0], "LOAD")) {
+        if (nval == 2 && zvs_tok_is(&val[1], "OUTBOUND")) {
+            load = ZVS_CFG_LOAD_OUTBOUND;
+        } else if (nval == 2 && !zvs_tok_is(&val[1], "TOTAL")) {
+            bad_value(c, &val[1], "POLICY LOAD", "TOTAL or OUTBOUND");
+            return;
+        }
         c->grp.policy = ZVS_CFG_POLICY_LOAD;
-        c->grp.lbt_percent = PG_LBT_DEFAULT;
     } else if (zvs_tok_is(&val[0], "LBT")) {
         if (nval == 2 && zvs_parse_dec(val[1].s, 1, 100, &pct) < 0) {
             bad_value(c, &val[1], "POLICY LBT", "1-100");
             return;
         }
         c->grp.policy = ZVS_CFG_POLICY_LBT;
-        c->grp.lbt_percent = (uint8_t)pct;
     } else {
-        bool load = zvs_tok_is(&val[0], "LOAD");    /* LOAD n: the n is wrong */
-        bad_value(c, &val[load ? 1 : 0], "POLICY", "LOAD or LBT [1-100]");
+        bad_value(c, &val[0], "POLICY", "LOAD [TOTAL or OUTBOUND] or LBT [1-100]");
+        return;
     }
+    c->grp.lbt_percent = (uint8_t)pct;
+    c->grp.load = load;
 }
 
 static const struct zvs_opdef set_port_ops[PG_COUNT] = {
@@ -732,6 +744,7 @@ static void set_port_begin(void *ctx, const struct zvs_stmt *stmt, const struct 
     c->grp.distribution = ZVS_CFG_DIST_DESTINATION;
     c->grp.policy = ZVS_CFG_POLICY_LOAD;
     c->grp.lbt_percent = PG_LBT_DEFAULT;
+    c->grp.load = ZVS_CFG_LOAD_TOTAL;
     memset(c->grp_join_line, 0, sizeof c->grp_join_line);
     if (!zvs_tok_is(&pos[0], "GROUP")) {
         ERR(c, pos[0].line, ZVS_MSG_PORT_NOT_GROUP, pos[0].s);

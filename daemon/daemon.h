@@ -32,6 +32,9 @@ struct zvsd_options {
     /* Tests: run on virtual time (zvs_evloop_create_virtual) starting at this instant of
      * the loop's clock in ns, with the wall clock at virtual_wall_us then; time moves only
      * by zvs_evloop_warp on zvsd_loop(). 0: the real clocks. */
+    const char *guest_images;           /* IPL name images (default "build/guests") */
+    const char *guest_dir;              /* machines' folders (default /run/zvswitch/guests) */
+    const char *hercules;               /* the emulator (default "hercules") */
     uint64_t    virtual_start_ns;
     uint64_t    virtual_wall_us;
 };

@@ -555,8 +555,18 @@ static void query_nic(struct zvsd *d, const struct zvs_cmd *c, const char *issue
         shown++;
         if (!c->details)
             continue;
+        if (nic->backend == ZVS_NIC_BACKEND_LCS) {
+            /* Hercules' LCS (issue 13): ours, UNCONFIRMED shape. */
+            zvs_cp_printf(r, "  Backend: LCS %04X-%04X %s  Assigned by: %s", nic->lcs_devno,
+                          nic->lcs_devno + 1,
+                          n && n->tap ? zvs_guest_tap_name(n->tap) : "(machine not logged on)",
+                          nic->macid_source == ZVS_MACID_USER ? "USER" : "SYSTEM");
+            zvs_cp_printf(r, "  LCS carries to the guest IPv4, ARP, RARP and SNA frames only, "
+                             "untagged (no IPv6, no VLAN tags)");
+        }
         const char *backend = nic->backend == ZVS_NIC_BACKEND_TAP ? "tap" :
                               zvsd_nic_has_backend(d, nic) ? "external QDIO program" : "none";
+        if (nic->backend != ZVS_NIC_BACKEND_LCS)
         zvs_cp_printf(r, "  Backend: %s%s%s  Assigned by: %s", backend,
                       nic->backend == ZVS_NIC_BACKEND_TAP ? " " : "",
                       nic->backend == ZVS_NIC_BACKEND_TAP ? nic->ifname : "",
@@ -647,7 +657,7 @@ static void show_port_group(struct zvsd *d, const struct zvs_cfg_group *cg,
                             struct zvs_cp_response *r)
 {
     const struct d_switch *ds = switch_of_group(d, cg->name);
-    char ivl[12];
+    char ivl[12], pol[24];
     if (!ds) {
         char devs[96] = "";
         size_t len = 0;
@@ -677,7 +687,7 @@ static void show_port_group(struct zvsd *d, const struct zvs_cfg_group *cg,
     zvs_cp_printf(r, "  Distribution: %s  Policy: %s  Passes: %llu  Moves: %llu"
                   "  Failover moves: %llu  Marker flushes: %llu  Marker timeouts: %llu"
                   "  Resteered: %llu",
-                  zvs_pg_hash_name(pp->hash), zvs_pg_policy_name(pp->policy),
+                  zvs_pg_hash_name(pp->hash), zvs_pg_policy_str(pp, pol, sizeof pol),
                   (unsigned long long)st->passes, (unsigned long long)st->moves,
                   (unsigned long long)st->failover_moves,
                   (unsigned long long)st->marker_flushes,

@@ -108,7 +108,7 @@ struct d_nic *zvsd_nic_find(struct zvsd *d, const char *userid, uint16_t vdev)
 
 bool zvsd_nic_has_backend(const struct zvsd *d, const struct zvs_cfg_nic *nic)
 {
-    if (nic->backend == ZVS_NIC_BACKEND_TAP)
+    if (nic->backend == ZVS_NIC_BACKEND_TAP || nic->backend == ZVS_NIC_BACKEND_LCS)
         return true;
     /* A NIC nothing is bound to (DEFINE NIC) is driven by a program over the attach
      * socket, as a z/VM guest's operating system drives the device CP gave it. */
@@ -267,11 +267,19 @@ static struct d_nic *nic_create(struct zvsd *d, const struct zvs_cfg *cfg,
         n = &d->nic[d->nnic++];
     }
     *n = (struct d_nic){ .d = d, .used = true, .vdev = nic->vdev, .session = -1,
-                         .external = nic->backend != ZVS_NIC_BACKEND_TAP };
+                         .external = nic->backend != ZVS_NIC_BACKEND_TAP &&
+                                     nic->backend != ZVS_NIC_BACKEND_LCS,
+                         .lcs = nic->backend == ZVS_NIC_BACKEND_LCS };
     snprintf(n->userid, sizeof n->userid, "%s", userid);
     snprintf(n->ifname, sizeof n->ifname, "%s", nic->ifname);
     if (n->external)
         return n;
+    if (n->lcs) {
+        /* Driven once its machine is XAUTOLOGged (daemon_guests.c adopts the tap); until
+         * then frames for it are discarded and counted, as for a guest not running. */
+        zvsd_guests_nic_created(d, n);
+        return n;
+    }
     int err = zvs_guest_tap_open(nic->ifname, ZVS_GUEST_TAP_MTU_DEFAULT, NULL, &n->tap);
     if (err < 0) {
         problem(ps, userid, "%s.%04X: cannot make tap %s: %s", userid, nic->vdev,
@@ -614,6 +622,7 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
             .interval_s = pass_interval(d, g),
             .lacp = g->lacp,
             .lbt_percent = g->lbt_percent,
+            .load = g->load == ZVS_CFG_LOAD_OUTBOUND ? ZVS_PG_LOAD_OUTBOUND : ZVS_PG_LOAD_TOTAL,
         },
         .long_timeout = g->lacp_long_timeout,
         .system_priority = 32768,
@@ -633,8 +642,26 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
     }
 }
 
+/* SET PORT GROUP ... POLICY on a running group: the next pass plans with it. */
+static void policy_sync(struct d_switch *ds, struct zvs_pgroup *pg, const struct zvs_cfg_group *g)
+{
+    const struct zvs_pg_params *pp = zvs_pgroup_params(pg);
+    enum zvs_pg_policy policy = g->policy == ZVS_CFG_POLICY_LBT ? ZVS_PG_POLICY_LBT
+                                                                : ZVS_PG_POLICY_LOAD;
+    enum zvs_pg_load load = g->load == ZVS_CFG_LOAD_OUTBOUND ? ZVS_PG_LOAD_OUTBOUND
+                                                             : ZVS_PG_LOAD_TOTAL;
+    if (pp->policy == policy && pp->load == load && pp->lbt_percent == g->lbt_percent)
+        return;
+    zvs_pgroup_set_policy(pg, policy);
+    zvs_pgroup_set_load(pg, load);
+    zvs_pgroup_set_lbt_percent(pg, g->lbt_percent);
+    char text[24];
+    zvs_info("VSWITCH %s port group %s: POLICY %s", ds->cfg.name, g->name,
+             zvs_pg_policy_str(zvs_pgroup_params(pg), text, sizeof text));
+}
+
 /* The switch's port group follows the configuration: bound or released, members joined
- * or left, LACP and INTERVAL set. */
+ * or left, LACP, INTERVAL and POLICY set. */
 static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
                        uint64_t now, struct pass *ps)
 {
@@ -689,6 +716,7 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
         zvs_info("VSWITCH %s port group %s: INTERVAL %u%s", ds->cfg.name, g->name, ivl,
                  ivl != g->interval_s ? " (--test-interval)" : "");
     }
+    policy_sync(ds, pg, g);
     if (created)
         zvs_info("VSWITCH %s port group %s: LACP %s, INTERVAL %u, %u member(s)", ds->cfg.name,
                  g->name, g->lacp ? "ACTIVE" : "INACTIVE", ivl, zvs_pgroup_members(pg));

@@ -15,8 +15,9 @@
 #                   configurations keep the report's INTERVAL 30, which makes the full
 #                   matrix last about 2.5 hours, see the README)
 #   REPRO_SCALE     factor on both OSA port limits (1.0 = 1 Gbit/s, 84,000 frames/s)
-#   REPRO_POLICY    the INTERVAL pass's load (TOTAL: inbound plus outbound, the report's
-#                   picture; OUTBOUND: outbound only)
+#   REPRO_POLICY    the INTERVAL pass's load (TOTAL, the default: inbound plus outbound,
+#                   the report's picture; OUTBOUND: outbound only; sent to both LPARs as
+#                   SET PORT GROUP CCBGROUP POLICY LOAD OUTBOUND; or LBT [n])
 #   REPRO_OUT       results directory (build); writes repro.json, repro.md, repro.jsonl
 # --quick: REPRO_REPEATS=1 REPRO_INTERVAL=2 REPRO_WARMUP=3 REPRO_SECS=4 unless set.
 #
@@ -172,9 +173,12 @@ lab_up() {
     ip -n "$ns" addr add "${GIP[$g]}/24" dev "$g-f000"
   done
   if [ "$REPRO_POLICY" != TOTAL ] && [ "$conf" = group ]; then
+    # TOTAL and OUTBOUND are POLICY LOAD's measures; anything else (LBT 75) as given.
+    local pol=$REPRO_POLICY
+    case $pol in OUTBOUND) pol="LOAD $pol" ;; esac
     for l in 1 2; do
-      "$BUILD/bin/vmcp" -s "$WORK/console$l.sock" "SET PORT GROUP CCBGROUP POLICY $REPRO_POLICY" >/dev/null ||
-        fail "SET PORT GROUP CCBGROUP POLICY $REPRO_POLICY refused"
+      "$BUILD/bin/vmcp" -s "$WORK/console$l.sock" "SET PORT GROUP CCBGROUP POLICY $pol" >/dev/null ||
+        fail "SET PORT GROUP CCBGROUP POLICY $pol refused"
     done
   fi
   # Static neighbours: no ARP on the wire during the runs.

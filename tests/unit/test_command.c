@@ -176,6 +176,39 @@ static void test_set_port_group_interval(void **state)
     assert_int_equal(c.interval_s, 0);
 }
 
+/* POLICY (ours): LOAD [TOTAL | OUTBOUND] | LBT [n]; what is not given takes its default,
+ * as in SYSTEM CONFIG. */
+static void test_set_port_group_policy(void **state)
+{
+    struct zvs_cmd c = parse_ok("SET PORT GROUP CCBGROUP POLICY LOAD OUTBOUND", ALL_CLASSES);
+    assert_int_equal(c.pg_op, ZVS_CMD_PG_POLICY);
+    assert_int_equal(c.policy, ZVS_CFG_POLICY_LOAD);
+    assert_int_equal(c.load, ZVS_CFG_LOAD_OUTBOUND);
+    assert_int_equal(c.lbt_percent, 75);
+    c = parse_ok("set port group g1 policy load", ALL_CLASSES);
+    assert_int_equal(c.policy, ZVS_CFG_POLICY_LOAD);
+    assert_int_equal(c.load, ZVS_CFG_LOAD_TOTAL);
+    c = parse_ok("SET PORT GROUP G1 POLICY LOAD TOTAL", ALL_CLASSES);
+    assert_int_equal(c.load, ZVS_CFG_LOAD_TOTAL);
+    c = parse_ok("SET PORT GROUP G1 POLICY LBT", ALL_CLASSES);
+    assert_int_equal(c.policy, ZVS_CFG_POLICY_LBT);
+    assert_int_equal(c.lbt_percent, 75);
+    assert_int_equal(c.load, ZVS_CFG_LOAD_TOTAL);
+    assert_int_equal(parse_ok("SET PORT GROUP G1 POLICY LBT 60", ALL_CLASSES).lbt_percent, 60);
+    assert_int_equal(parse_ok("SET PORT GROUP G1 POLICY LBT 100", ALL_CLASSES).lbt_percent, 100);
+    parse_bad("SET PORT GROUP G1 POLICY LOAD INBOUND", ALL_CLASSES,
+              "HCP1105E Invalid POLICY LOAD value - INBOUND; valid: TOTAL, OUTBOUND", 1105);
+    parse_bad("SET PORT GROUP G1 POLICY LOAD OUT", ALL_CLASSES,
+              "HCP1105E Invalid POLICY LOAD value - OUT; valid: TOTAL, OUTBOUND", 1105);
+    parse_bad("SET PORT GROUP G1 POLICY LBT 0", ALL_CLASSES,
+              "HCP1105E Invalid POLICY LBT value - 0; valid: 1-100", 1105);
+    parse_bad("SET PORT GROUP G1 POLICY LBT TOTAL", ALL_CLASSES,
+              "HCP1105E Invalid POLICY LBT value - TOTAL; valid: 1-100", 1105);
+    parse_bad("SET PORT GROUP G1 POLICY ROUNDROBIN", ALL_CLASSES,
+              "HCP003E Invalid option - ROUNDROBIN", 3);
+    parse_bad("SET PORT GROUP G1 POL LOAD", ALL_CLASSES, "HCP003E Invalid option - POL", 3);
+}
+
 static void test_query_port_group(void **state)
 {
     struct zvs_cmd c = parse_ok("QUERY PORT GROUP", ALL_CLASSES);
@@ -1469,6 +1502,10 @@ static void test_format_round_trip(void **state)
         { "SET PORT GROUP G1 LACP ACT", "SET PORT GROUP G1 LACP ACTIVE" },
         { "SET PORT GROUP G1 INT 30", "SET PORT GROUP G1 INTERVAL 30" },
         { "SET PORT GROUP G1 INT OFF", "SET PORT GROUP G1 INTERVAL OFF" },
+        { "SET PORT GROUP G1 POLICY LOAD", "SET PORT GROUP G1 POLICY LOAD TOTAL" },
+        { "SET PORT GROUP G1 POLICY load outbound", "SET PORT GROUP G1 POLICY LOAD OUTBOUND" },
+        { "SET PORT GROUP G1 POLICY LBT", "SET PORT GROUP G1 POLICY LBT 75" },
+        { "SET PORT GROUP G1 POLICY LBT 060", "SET PORT GROUP G1 POLICY LBT 60" },
         { "Q PORT GROUP", "QUERY PORT GROUP ALL" },
         { "Q PORT GROUP G1", "QUERY PORT GROUP G1" },
         { "Q LACP DET", "QUERY LACP ALL DETAILS" },
@@ -1650,6 +1687,7 @@ int main(void)
         cmocka_unit_test(test_set_port_group_leave),
         cmocka_unit_test(test_set_port_group_lacp),
         cmocka_unit_test(test_set_port_group_interval),
+        cmocka_unit_test(test_set_port_group_policy),
         cmocka_unit_test(test_query_port_group),
         cmocka_unit_test(test_query_lacp),
         cmocka_unit_test(test_query_vswitch),
