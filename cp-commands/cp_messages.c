@@ -140,7 +140,7 @@ static const struct zvs_cpmsg_def catalogue[ZVS_CPMSG_COUNT] = {
     [ZVS_CPMSG_GROUP_EMPTY_USE]    = { 1137, 'E', 1137, "Port group %s has no devices" },
     [ZVS_CPMSG_NOTHING_TO_SHOW]    = { 1138, 'I', 0, "No %s to show" },
     [ZVS_CPMSG_SWITCH_STATUS]      = { 2830, 'I', 0, "VSWITCH SYSTEM %s status is %s.",
-                                       "SWU", 0 },
+                                       "SWU", 1 },
     [ZVS_CPMSG_SWITCH_NOT_ACTIVE]  = { 2832, 'E', 2832,
         "Connection for VSWITCH SYSTEM %s is not active.\n"
         "None of the RDEVs are available working OSA-Express devices.", "SWU", 0 },

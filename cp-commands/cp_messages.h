@@ -95,7 +95,7 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_COUNT
 };
 
-#define ZVS_CPMSG_ARGS_MAX  4           /* most "%s" one text has */
+#define ZVS_CPMSG_ARGS_MAX  6           /* most "%s" one text has (HCP1175I) */
 #define ZVS_CPMSG_ARG_MAX   64          /* characters of one argument shown */
 #define ZVS_CPMSG_TEXT_MAX  512         /* one formatted line, NUL included */
 
