@@ -1569,7 +1569,7 @@ static void test_catalogue(void **state)
     assert_string_equal(buf, "HCPSWU2832E Connection for VSWITCH SYSTEM CCBVSW1 is not active.\n"
                              "HCPSWU2832E None of the RDEVs are available working OSA-Express"
                              " devices.");
-    const char *dev[] = { "2902", "CCBVSW1", "carrier down on interface osa\x1e2902" };
+    const char *dev[] = { "2902", "CCBVSW1", "carrier down on interface osa\x1e" "2902" };
     zvs_cpmsg_format(buf, sizeof buf, ZVS_CPMSG_DEVICE_NOT_READY, dev, 3);
     assert_string_equal(buf, "HCP1170E Device 2902 of VSWITCH SYSTEM CCBVSW1 is not ready:"
                              " carrier down on interface osa?2902");
