@@ -40,6 +40,7 @@ struct d_switch {
         struct zvs_rdev dev;
         char            why[96];
     } closed[ZVS_CMD_MAX_RDEVS];
+    bool                   ready_told;  /* HCPSWU2830I said, HCPSWU2832E not since */
 };
 
 struct d_uplink {
@@ -157,6 +158,16 @@ void zvsd_counters(const struct zvs_port *p, const struct zvs_device_counters *b
 void zvsd_monitor_uplink_gone(struct zvsd *d, const struct d_uplink *u, uint8_t reason,
                               uint64_t now);
 void zvsd_monitor_nic_gone(struct zvsd *d, const struct d_nic *n, uint64_t now);
+
+/* daemon_msg.c: unsolicited messages (catalogue id, then its string arguments, ending
+ * with NULL) to the console's subscribers and the log; owner: the CP userid whose NIC
+ * the message is about (its class G subscribers get it too), NULL for the system. */
+void zvsd_say(struct zvsd *d, enum zvs_cpmsg_id id, const char *owner, ...);
+/* The port group's sink (zvs_lag_params.say; arg is the daemon). */
+void zvsd_say_lag(void *arg, enum zvs_cpmsg_id id, const char *const *args, unsigned nargs);
+/* Every iteration, after the events: a switch that became ready or lost its last
+ * uplink says so (HCPSWU2830I, HCPSWU2832E); rate-limit windows that are over report. */
+void zvsd_say_switches(struct zvsd *d);
 
 /* daemon_cmd.c: the console's executor. */
 void zvsd_execute(void *arg, const char *userid, uint32_t privclass, const char *line,
