@@ -19,6 +19,7 @@
  */
 #include "daemon/daemon.h"
 #include "daemon/daemon_impl.h"
+#include "backends/tap_orphans.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -513,6 +514,7 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
                  opt->console_path, opt->console_group ? "0660" : "0600", nmapped);
     }
     zvsd_reconcile(d, NULL, NULL);
+    zvsd_tap_orphans_done(d);           /* taps a crash left that no NIC took: deleted */
     if (zvs_evloop_add_idle(d->loop, on_idle, d) < 0)
         goto fail;
     if (opt->monitor_path && zvsd_monitor_open(d, zvs_evloop_clock(d->loop)) < 0)
@@ -565,6 +567,7 @@ void zvsd_destroy(struct zvsd *d)
             zvs_timer_destroy(d->sw[i].lag_timer);
         zvs_switch_destroy(d->sw[i].sw);
     }
+    zvs_tap_orphans_free(d->orphans);    /* a failed start deletes none of them */
     zvs_netlink_link_close(d->nl);
     if (d->sigfd >= 0)
         close(d->sigfd);

@@ -15,6 +15,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "dataplane/sockpath.h"
+
 static int make_addr(const char *path, struct sockaddr_un *sa)
 {
     memset(sa, 0, sizeof(*sa));
@@ -31,10 +33,12 @@ int zvs_qdio_attach_listen(const char *path)
     int rc = make_addr(path, &sa);
     if (rc < 0)
         return rc;
+    /* A socket a crashed daemon left is replaced; a live daemon's is not taken over. */
+    if ((rc = zvs_sockpath_claim(path)) < 0)
+        return rc;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         return -errno;
-    unlink(path);
     mode_t old = umask(077);            /* the socket is born 0600 */
     rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
     umask(old);
