@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -163,6 +164,9 @@ int zvs_qdio_attach_connect(const char *path, const char *userid, uint16_t vdev,
         rc = -errno;
         goto fail;
     }
+    /* A daemon that accepted but never answers (stopped mid-start) is not waited for. */
+    struct timeval tmo = { .tv_sec = 5 };
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
     snprintf(req, sizeof(req), "ATTACH %.8s %04X\n", userid, vdev);
     if ((rc = send_line(fd, req, NULL, 0)) < 0)
         goto fail;
