@@ -13,6 +13,8 @@
  * one (qdio/qdio_session.h: bounded retries) and go on counting; it then prints
  * "attached" once the queues are up, "reattached" at each re-attach (flushed: a test can
  * wait for the line) and "sent N received M reattached K" at the end.
+ * -S: a guest that never reads: attach (printing "attached"), send nothing, read nothing,
+ * and hold the attachment for -t seconds, so its input queue fills and stays full.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -63,9 +65,9 @@ int main(int argc, char **argv)
     int have_own = 0, have_dst = 0, c;
     unsigned vdev = 0, nsend = 0, nexpect = 0;
     double timeout = 5;
-    int reattach = 0;
+    int reattach = 0, stall = 0;
 
-    while ((c = getopt(argc, argv, "s:u:v:m:d:n:e:t:r")) != -1) {
+    while ((c = getopt(argc, argv, "s:u:v:m:d:n:e:t:rS")) != -1) {
         switch (c) {
         case 's': sock = optarg; break;
         case 'u': user = optarg; break;
@@ -76,12 +78,13 @@ int main(int argc, char **argv)
         case 'e': nexpect = (unsigned)atoi(optarg); break;
         case 't': timeout = atof(optarg); break;
         case 'r': reattach = 1; break;
+        case 'S': stall = 1; break;
         default: return 2;
         }
     }
     if (!sock || !user || !have_own || !have_dst) {
         fprintf(stderr, "usage: qdio_peer -s SOCKET -u USERID -v VDEV -m OWN_MAC -d DST_MAC "
-                        "[-n SEND] [-e EXPECT] [-t SECONDS] [-r]\n");
+                        "[-n SEND] [-e EXPECT] [-t SECONDS] [-r] [-S]\n");
         return 2;
     }
 
@@ -93,9 +96,16 @@ int main(int argc, char **argv)
         return 2;
     }
     struct zvs_qdio_guest *g = zvs_qdio_session_guest(ses);
-    if (reattach) {
+    if (reattach || stall) {
         printf("attached\n");
         fflush(stdout);
+    }
+    if (stall) {
+        struct timespec ts = { .tv_sec = (time_t)timeout,
+                               .tv_nsec = (long)((timeout - (double)(time_t)timeout) * 1e9) };
+        nanosleep(&ts, NULL);
+        zvs_qdio_session_close(ses);
+        return 0;
     }
 
     uint8_t frame[64] = { 0 };
