@@ -5,7 +5,7 @@
  * deletes them; a crash (SIGKILL, an abort) leaves them, with the guest's addresses, routes
  * and TCP connections, in whatever namespace the guest moved them to. The next vswitchd
  * of the same namespace lists them here (zvs_tap_orphans_scan), re-opens each by name in
- * its namespace when its NIC is made (zvs_guest_tap_adopt with the namespace from
+ * its namespace when its NIC is made (zvs_guest_tap_reopen with the namespace from
  * zvs_tap_orphans_take), and deletes the ones its configuration no longer has
  * (zvs_tap_orphans_purge): a tap nobody drives would be a leak.
  *

@@ -51,6 +51,8 @@
  *   HCP1136E rc 1136  ours  NIC %s of user %s has no backend (NICBIND, or vswitchd -q)
  *   HCP1137E rc 1137  ours  Port group %s has no devices
  *   HCP1138I rc 0     ours  No %s to show
+ *   HCP1141E rc 1141  ours  %s is not supported: %s   (a documented operand we do not
+ *                           emulate, e.g. SET PORT GROUP ... LACP ACTIVE SHARED)
  * DEFINE VSWITCH operands go through the SYSTEM CONFIG statement's operand table, so their
  * errors are that catalogue's (messages.c, HCP10nnE, rc = the number): one operand, one
  * message, in the file and on the console.
@@ -85,6 +87,7 @@ static const struct zvs_cpmsg_def catalogue[ZVS_CPMSG_COUNT] = {
     [ZVS_CPMSG_VALUE_RANGE]        = { 1105, 'E', 1105, "Invalid %s value - %s; valid: %s" },
     [ZVS_CPMSG_NOT_AUTHORIZED_EITHER] = { 1140, 'E', 1140,
         "Not authorized: %s requires privilege class %s or %s" },
+    [ZVS_CPMSG_NOT_SUPPORTED]      = { 1141, 'E', 1141, "%s is not supported: %s" },
     [ZVS_CPMSG_CONSOLE_BUSY]       = { 1106, 'E', 1106, "Console busy: %s clients are connected" },
     [ZVS_CPMSG_LINE_CHAR_INVALID]  = { 1107, 'E', 1107,
         "Command line contains a character that is not valid - %s" },
@@ -123,6 +126,16 @@ static const struct zvs_cpmsg_def catalogue[ZVS_CPMSG_COUNT] = {
         "NIC %s of user %s has no backend (NICBIND, or vswitchd -q)" },
     [ZVS_CPMSG_GROUP_EMPTY_USE]    = { 1137, 'E', 1137, "Port group %s has no devices" },
     [ZVS_CPMSG_NOTHING_TO_SHOW]    = { 1138, 'I', 0, "No %s to show" },
+    [ZVS_CPMSG_NOT_LOGGED_ON]      = { 45, 'E', 45, "%s not logged on" },
+    [ZVS_CPMSG_NOT_IN_DIRECTORY]   = { 53, 'E', 53, "%s not in CP directory" },
+    [ZVS_CPMSG_LCS_TRUNK]          = { 1160, 'E', 1160,
+        "NIC %s of user %s is bound to LCS, which carries no VLAN tags: it cannot be a TRUNK port" },
+    [ZVS_CPMSG_ALREADY_LOGGED_ON]  = { 1161, 'E', 1161, "%s is already logged on" },
+    [ZVS_CPMSG_NO_IPL]             = { 1162, 'E', 1162, "User %s has no IPL statement in the directory" },
+    [ZVS_CPMSG_IMAGE_MISSING]      = { 1163, 'E', 1163, "Guest image %s cannot be IPLed: %s" },
+    [ZVS_CPMSG_START_FAILED]       = { 1164, 'E', 1164, "Machine %s did not start: %s" },
+    [ZVS_CPMSG_NOT_A_MACHINE]      = { 1165, 'E', 1165,
+        "%s is not a virtual machine of this system (no IPL statement)" },
 };
 
 const struct zvs_cpmsg_def *zvs_cpmsg_def(enum zvs_cpmsg_id id)

@@ -35,6 +35,7 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_DEVICE_REPEATED,          /* 1104E device */
     ZVS_CPMSG_VALUE_RANGE,              /* 1105E operand, value, range */
     ZVS_CPMSG_NOT_AUTHORIZED_EITHER,    /* 1140E command, class, other class */
+    ZVS_CPMSG_NOT_SUPPORTED,            /* 1141E operand, reason */
     /* Operator console (console.c). */
     ZVS_CPMSG_CONSOLE_DENIED,           /* 1101E uid */
     ZVS_CPMSG_CONSOLE_BUSY,             /* 1106E limit */
@@ -72,6 +73,16 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_NO_BACKEND,               /* 1136E vdev, user */
     ZVS_CPMSG_GROUP_EMPTY_USE,          /* 1137E group */
     ZVS_CPMSG_NOTHING_TO_SHOW,          /* 1138I what */
+    /* Hercules machines (guest_command.c, daemon/daemon_guests.c). 045 and 053 are the
+     * classic CP texts (general z/VM knowledge, as 001-026); 1160-1169 are ours. */
+    ZVS_CPMSG_NOT_LOGGED_ON,            /* 045E user */
+    ZVS_CPMSG_NOT_IN_DIRECTORY,         /* 053E user */
+    ZVS_CPMSG_LCS_TRUNK,                /* 1160E vdev, user */
+    ZVS_CPMSG_ALREADY_LOGGED_ON,        /* 1161E user */
+    ZVS_CPMSG_NO_IPL,                   /* 1162E user */
+    ZVS_CPMSG_IMAGE_MISSING,            /* 1163E image, reason */
+    ZVS_CPMSG_START_FAILED,             /* 1164E user, reason */
+    ZVS_CPMSG_NOT_A_MACHINE,            /* 1165E user */
     ZVS_CPMSG_COUNT
 };
 

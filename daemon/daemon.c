@@ -456,7 +456,7 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     d->loop = opt->virtual_start_ns
               ? zvs_evloop_create_virtual(opt->virtual_start_ns, opt->virtual_wall_us)
               : zvs_evloop_create();
-    if (!d->nic || !d->loop)
+    if (!d->nic || !d->loop || zvsd_guests_create(d) < 0)
         goto fail;
 
     sigset_t set;
@@ -555,6 +555,7 @@ void zvsd_destroy(struct zvsd *d)
 {
     if (!d)
         return;
+    zvsd_guests_destroy(d);                 /* no machine outlives the daemon */
     for (unsigned i = 0; d->nic && i < d->nnic; i++) {
         if (d->nic[i].tap)
             zvs_guest_tap_close(d->nic[i].tap); /* the switch destroys the NIC ports */

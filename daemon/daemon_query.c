@@ -25,6 +25,8 @@
 #include "cp-commands/cfg_apply.h"
 #include "cp-commands/cp_messages.h"
 #include "dataplane/mac_table.h"
+#include "lacp/lacp_port.h"
+#include "lacp/pdu.h"
 #include "lag/pgroup.h"
 
 void zvsd_counters(const struct zvs_port *p, const struct zvs_device_counters *base,
@@ -184,6 +186,51 @@ static void rdev_text(const char *name, char *buf, size_t size)
         snprintf(buf, size, "%s", name);
 }
 
+/* Why a member with carrier does not distribute, from its LACP machines (ours: z/VM's
+ * QUERY VSWITCH texts for these states were not found): "  (no LACPDU from partner)",
+ * "  (partner not in sync)", ... or "" when nothing is known to be wrong yet. */
+static void member_reason(const struct d_switch *ds, unsigned slot, char *buf, size_t size)
+{
+    const struct zvs_lacp_port *lp = zvs_lag_member_lacp(ds->lag, slot);
+    const char *why = NULL;
+    if (!lp || !zvs_lag_params(ds->lag)->pg.lacp)
+        return;
+    switch (zvs_lacp_port_rx_state(lp)) {
+    case ZVS_LACP_RX_EXPIRED:
+        why = "partner expired: no LACPDU";
+        break;
+    case ZVS_LACP_RX_DEFAULTED:
+        why = "no LACPDU from partner";
+        break;
+    case ZVS_LACP_RX_LACP_DISABLED:
+        why = "half duplex: no LACP";
+        break;
+    default:
+        break;
+    }
+    if (!why) {
+        switch (zvs_lacp_port_mux_state(lp)) {
+        case ZVS_LACP_MUX_WAITING:
+            why = "waiting to aggregate";
+            break;
+        case ZVS_LACP_MUX_ATTACHED:
+            why = "partner not in sync";
+            break;
+        case ZVS_LACP_MUX_COLLECTING:
+            why = "partner not collecting";
+            break;
+        case ZVS_LACP_MUX_DETACHED:
+            why = zvs_lacp_port_selected(lp) == ZVS_LACP_SELECTED ? NULL
+                                                                  : "partner not in sync";
+            break;
+        default:
+            break;
+        }
+    }
+    if (why)
+        snprintf(buf, size, "  (%s)", why);
+}
+
 static void show_uplinks(struct zvsd *d, const struct d_switch *ds, bool counters,
                          struct zvs_cp_response *r)
 {
@@ -199,7 +246,7 @@ static void show_uplinks(struct zvsd *d, const struct d_switch *ds, bool counter
                           "Distributing: %u", vs->group,
                           zvs_lag_params(ds->lag)->pg.lacp ? "ACTIVE" : "INACTIVE",
                           zvs_pg_interval_str(zvs_pgroup_params(g)->interval_s, ivl, sizeof ivl),
-                          zvs_pgroup_members(g), zvs_pgroup_distributing(g));
+                          zvs_pgroup_members(g) + ds->nclosed, zvs_pgroup_distributing(g));
         } else {
             zvs_cp_printf(r, "    Port Group: %-8s (uplink disconnected)", vs->group);
         }
@@ -213,23 +260,39 @@ static void show_uplinks(struct zvsd *d, const struct d_switch *ds, bool counter
         const struct d_uplink *u = uplink_of_port(d, p);
         bool member = zvs_switch_is_group_port(ds->sw, p);
         const char *role = "BACKUP";
+        char why[64] = "";
         if (member) {
             int s = zvs_lag_member_slot(ds->lag, p);
             const struct zvs_pg_member *m =
                 s < 0 ? NULL : zvs_pgroup_member(zvs_lag_group(ds->lag), (unsigned)s);
             role = m && m->distributing ? "GROUP MEMBER  Distributing" :
                    m && m->collecting ? "GROUP MEMBER  Collecting" : "GROUP MEMBER  Inactive";
+            if (s >= 0 && p->carrier && !(m && m->distributing))
+                member_reason(ds, (unsigned)s, why, sizeof why);
         } else if (p == active) {
             role = "ACTIVE";
         }
         char dev[32];
         rdev_text(p->name, dev, sizeof dev);
-        zvs_cp_printf(r, "    RDEV: %s  Interface: %-12s %s%s", dev, u ? u->ifname : "?",
-                      role, p->carrier ? "" : "  NO CARRIER");
+        zvs_cp_printf(r, "    RDEV: %s  Interface: %-12s %s%s%s", dev, u ? u->ifname : "?",
+                      role, p->carrier ? "" : "  NO CARRIER", why);
         if (counters) {
             zvs_cp_printf(r, "      Uplink Port Connection:");
             show_counters(r, "      ", p, u ? &u->base : NULL);
         }
+        shown++;
+    }
+    /* Group devices that could not be opened: shown with the reason, never left out. */
+    for (unsigned k = 0; ds->lag && k < ds->nclosed; k++) {
+        char dev[12], ifname[ZVS_IFNAME_MAX + 1] = "?";
+        zvs_rdev_format(ds->closed[k].dev, dev, sizeof dev);
+        int m = zvs_cfg_find_rdevice(d->run, ds->closed[k].dev);
+        if (m >= 0)
+            snprintf(ifname, sizeof ifname, "%s", d->run->rdevice[m].ifname);
+        char text[32];
+        rdev_text(dev, text, sizeof text);
+        zvs_cp_printf(r, "    RDEV: %s  Interface: %-12s GROUP MEMBER  Not ready: %s", text,
+                      ifname, ds->closed[k].why);
         shown++;
     }
     if (!shown)
@@ -439,8 +502,18 @@ static void query_nic(struct zvsd *d, const struct zvs_cmd *c, const char *issue
         shown++;
         if (!c->details)
             continue;
+        if (nic->backend == ZVS_NIC_BACKEND_LCS) {
+            /* Hercules' LCS (issue 13): ours, UNCONFIRMED shape. */
+            zvs_cp_printf(r, "  Backend: LCS %04X-%04X %s  Assigned by: %s", nic->lcs_devno,
+                          nic->lcs_devno + 1,
+                          n && n->tap ? zvs_guest_tap_name(n->tap) : "(machine not logged on)",
+                          nic->macid_source == ZVS_MACID_USER ? "USER" : "SYSTEM");
+            zvs_cp_printf(r, "  LCS carries to the guest IPv4, ARP, RARP and SNA frames only, "
+                             "untagged (no IPv6, no VLAN tags)");
+        }
         const char *backend = nic->backend == ZVS_NIC_BACKEND_TAP ? "tap" :
                               zvsd_nic_has_backend(d, nic) ? "external QDIO program" : "none";
+        if (nic->backend != ZVS_NIC_BACKEND_LCS)
         zvs_cp_printf(r, "  Backend: %s%s%s  Assigned by: %s", backend,
                       nic->backend == ZVS_NIC_BACKEND_TAP ? " " : "",
                       nic->backend == ZVS_NIC_BACKEND_TAP ? nic->ifname : "",
@@ -523,7 +596,7 @@ static void show_port_group(struct zvsd *d, const struct zvs_cfg_group *cg,
                             struct zvs_cp_response *r)
 {
     const struct d_switch *ds = switch_of_group(d, cg->name);
-    char ivl[12];
+    char ivl[12], pol[24];
     if (!ds) {
         char devs[96] = "";
         size_t len = 0;
@@ -544,7 +617,7 @@ static void show_port_group(struct zvsd *d, const struct zvs_cfg_group *cg,
                   "  Distributing: %u", pp->name, ds->cfg.name,
                   zvs_lag_params(ds->lag)->pg.lacp ? "ACTIVE" : "INACTIVE",
                   zvs_pg_interval_str(pp->interval_s, ivl, sizeof ivl),
-                  zvs_pgroup_members(g), zvs_pgroup_distributing(g));
+                  zvs_pgroup_members(g) + ds->nclosed, zvs_pgroup_distributing(g));
     const struct zvs_pg_stats *st = zvs_pgroup_stats(g);
     /* Resteered: frames a member whose link had just gone could not send, sent by a
      * survivor instead (before the failover moved the member's buckets). */
@@ -553,7 +626,7 @@ static void show_port_group(struct zvsd *d, const struct zvs_cfg_group *cg,
     zvs_cp_printf(r, "  Distribution: %s  Policy: %s  Passes: %llu  Moves: %llu"
                   "  Failover moves: %llu  Marker flushes: %llu  Marker timeouts: %llu"
                   "  Resteered: %llu",
-                  zvs_pg_hash_name(pp->hash), zvs_pg_policy_name(pp->policy),
+                  zvs_pg_hash_name(pp->hash), zvs_pg_policy_str(pp, pol, sizeof pol),
                   (unsigned long long)st->passes, (unsigned long long)st->moves,
                   (unsigned long long)st->failover_moves,
                   (unsigned long long)st->marker_flushes,
@@ -564,11 +637,19 @@ static void show_port_group(struct zvsd *d, const struct zvs_cfg_group *cg,
         struct zvs_port *p = zvs_lag_member_port(ds->lag, s);
         if (!m || !m->used || !p)
             continue;
+        char why[64] = "";
+        if (p->carrier && !m->distributing)
+            member_reason(ds, s, why, sizeof why);
         zvs_cp_printf(r, "  RDEV %-8s %-6s Collecting: %-3s Distributing: %-3s Buckets: %3u"
-                      "  Out: %.1f Mbit/s  In: %.1f Mbit/s", m->rdev,
+                      "  Out: %.1f Mbit/s  In: %.1f Mbit/s%s", m->rdev,
                       p->carrier ? "UP" : "DOWN", m->collecting ? "YES" : "NO",
                       m->distributing ? "YES" : "NO", m->buckets, m->out_bps / 1e6,
-                      m->in_bps / 1e6);
+                      m->in_bps / 1e6, why);
+    }
+    for (unsigned k = 0; k < ds->nclosed; k++) {
+        char dev[12];
+        zvs_rdev_format(ds->closed[k].dev, dev, sizeof dev);
+        zvs_cp_printf(r, "  RDEV %-8s NOT READY  %s", dev, ds->closed[k].why);
     }
 }
 

@@ -38,7 +38,7 @@ int zvsd_tap_open(struct zvsd *d, const char *ifname, struct zvs_guest_tap **out
     scan_once(d);
     int ns = zvs_tap_orphans_take(d->orphans, ifname);
     if (ns >= 0) {
-        int rc = zvs_guest_tap_adopt(ifname, ns, NULL, out);
+        int rc = zvs_guest_tap_reopen(ifname, ns, NULL, out);
         close(ns);
         if (rc == 0) {
             zvs_info("tap %s adopted: the guest keeps its interface", ifname);

@@ -305,6 +305,8 @@ static uint16_t port_number(const struct zvs_lag *lag, const char *rdev, unsigne
     return n ? n : (uint16_t)(0xFF00 + slot + 1);
 }
 
+static int samples(const struct zvs_lag *lag, struct zvs_pg_sample *out);
+
 int zvs_lag_join(struct zvs_lag *lag, struct zvs_port *port, const char *rdev,
                  const uint8_t mac[6], uint32_t speed_mbps, uint64_t now)
 {
@@ -350,6 +352,11 @@ int zvs_lag_join(struct zvs_lag *lag, struct zvs_port *port, const char *rdev,
     } else if (port->carrier) {
         apply_state(m, true, true);
     }
+    /* The new member's counter baseline, now: the group reads the counters only when a
+     * pass is due, and a member with no earlier sample has no inbound rate, so the first
+     * pass after a JOIN would plan on outbound alone (POLICY LOAD TOTAL needs both). */
+    struct zvs_pg_sample smp[ZVS_PG_MAX_MEMBERS];
+    zvs_pgroup_run(lag->group, now, smp, samples(lag, smp));
     zvs_pgroup_set_cause(lag->group, ZVS_PG_CAUSE_LACP);
     return slot;
 }
@@ -571,12 +578,12 @@ void zvs_lag_report(const struct zvs_lag *lag, uint64_t now, FILE *out)
 {
     const struct zvs_pg_params *pg = zvs_pgroup_params(lag->group);
     const struct zvs_pg_stats *st = zvs_pgroup_stats(lag->group);
-    char interval[12];
+    char interval[12], policy[24];
     zvs_pg_interval_str(pg->interval_s, interval, sizeof interval);
     fprintf(out, "PORT GROUP %-8s LACP: %s  Timeout: %s  Interval: %s  Distribution: %s"
             "  Policy: %s  Key: %u\n", pg->name, lag->params.pg.lacp ? "ACTIVE" : "INACTIVE",
             lag->params.long_timeout ? "LONG" : "SHORT", interval,
-            zvs_pg_hash_name(pg->hash), zvs_pg_policy_name(pg->policy),
+            zvs_pg_hash_name(pg->hash), zvs_pg_policy_str(pg, policy, sizeof policy),
             (unsigned)lag->params.key);
     fprintf(out, "  Members: %u  Distributing: %u  Passes: %llu  Moves: %llu"
             "  Failover moves: %llu  Join moves: %llu  Marker flushes: %llu"

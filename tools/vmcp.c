@@ -5,9 +5,21 @@
  *   vmcp [-s SOCKET]                                   one command per stdin line
  * The command may also be given as several arguments (joined with blanks, as Linux's vmcp
  * does). Socket: -s, else $ZVS_CONSOLE, else /run/zvswitch/console.sock.
- * Exit status: the CP return code (of the last command in interactive mode), capped at
- * 255; 1 with a message on stderr when the daemon cannot be reached or the connection
- * breaks. Blank stdin lines are skipped; a prompt is shown when stdin is a terminal.
+ * A non-zero CP return code is reported as IBM documents it for each way of issuing
+ * commands:
+ *   - one command (Linux's vmcp): the response on stdout, then on stderr
+ *       Error: non-zero CP response for command 'Q X': #3
+ *     the text of IBM's vmcp(8) (s390-tools man page, RETURN CODES; the command as sent);
+ *   - commands from stdin (a console session, as under CMS): the response, then CMS's
+ *     ready message with the return code, "Ready(00003);" (at least 5 digits, leading
+ *     zeros: "How z/VM Responds to Your Commands", z/VM 7.3 CMS User's Guide); a zero rc
+ *     prints nothing, as before (short of CMS's plain "Ready;", which would only pad
+ *     every response of a script).
+ * Exit status: the CP return code (of the last command from stdin), capped at 255: ours.
+ * IBM's vmcp exits 1 for any non-zero CP rc and gives the number only in its message;
+ * we keep the number because scripts and REXX-style automation test it. 1 with a
+ * "vmcp:" message on stderr when the daemon cannot be reached or the connection breaks.
+ * Blank stdin lines are skipped; a prompt is shown when stdin is a terminal.
  * Hazards: a daemon that stops answering would hang us; replies are awaited at most
  * REPLY_TIMEOUT_S seconds.
  */
@@ -37,9 +49,12 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: vmcp [-s SOCKET] [CP command ...]\n"
-            "  Sends a CP command to vswitchd and prints the response; the exit status is the\n"
-            "  CP return code (capped at 255; 1 when the daemon cannot be reached).\n"
-            "  Without a command: reads one command per line from stdin.\n"
+            "  Sends a CP command to vswitchd and prints the response; a non-zero CP return\n"
+            "  code adds \"Error: non-zero CP response for command 'CMD': #rc\" on stderr (as\n"
+            "  IBM's vmcp). The exit status is the CP return code (capped at 255; 1 when the\n"
+            "  daemon cannot be reached).\n"
+            "  Without a command: reads one command per line from stdin; a non-zero return\n"
+            "  code ends the response with CMS's ready message, e.g. Ready(00003);\n"
             "  -s, --socket SOCKET  console socket (default $ZVS_CONSOLE or %s)\n"
             "  -h, --help           this help\n",
             ZVS_CONSOLE_DEFAULT_PATH);
@@ -171,8 +186,10 @@ static int interactive(struct conn *c)
         rc = run_command(c, line);
         if (rc < 0)
             break;
-        if (tty && rc != 0)
-            printf("RC=%d\n", rc);
+        if (rc != 0) {
+            printf("Ready(%05d);\n", rc);        /* CMS's ready message */
+            fflush(stdout);
+        }
     }
     free(line);
     return rc;
@@ -226,6 +243,8 @@ int main(int argc, char **argv)
             strcat(cmd, argv[i]);
         }
         rc = run_command(&c, cmd);
+        if (rc > 0)                             /* IBM's vmcp(8) message */
+            fprintf(stderr, "Error: non-zero CP response for command '%s': #%d\n", cmd, rc);
         free(cmd);
     }
     close(c.fd);

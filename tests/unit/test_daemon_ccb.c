@@ -46,7 +46,7 @@ static void type_report_sequence(struct herm *h)
     assert_string_equal(herm_op(h, "DEFINE VSWITCH CCBVSW1 ETHERNET GROUP CCBGROUP QUEUESTORAGE 1M"),
                         "VSWITCH SYSTEM CCBVSW1 is created");
     herm_op(h, "SET VSWITCH CCBVSW1 GRANT LNXA");
-    herm_op(h, "SET VSW CCBVSW1 GRANT LNXB");
+    herm_op(h, "SET VSWITCH CCBVSW1 GRANT LNXB");
     assert_string_equal(herm_cp(h, "LNXA", "G", "DEFINE VSWITCH MYVSW", &rc),
                         "HCP1100E Not authorized: DEFINE VSWITCH requires privilege class B");
     assert_string_equal(herm_cp(h, "LNXA", "G", "COUPLE USERID LNXB F000 TO SYSTEM CCBVSW1", &rc),
@@ -162,6 +162,43 @@ static char *snapshot(struct herm *h)
     return s;
 }
 
+/* Issue 15: a group member that cannot be opened, or has no carrier, or whose partner
+ * has stopped answering is shown with its state and why in every QUERY, and counts as a
+ * member. 2C00 maps to osa2c00, which the lab does not have (SYSTEM-CCB.CONFIG). The
+ * layout of these lines is ours (z/VM's texts for these states were not found). */
+static void failed_members_shown_with_reason(void **state)
+{
+    struct herm *h = ccb_start();
+    type_report_sequence(h);
+    herm_warp(h, 3.0);
+    assert_string_equal(herm_op(h, "SET PORT GROUP CCBGROUP JOIN 2C00"),
+                        "Command complete\n"
+                        "Warning: port group CCBGROUP: device 2C00 cannot be opened: "
+                        "interface osa2c00: No such device");
+    const char *q = herm_op(h, "QUERY PORT GROUP CCBGROUP");
+    assert_non_null(strstr(q, "LACP: ACTIVE  Interval: 30  Members: 3  Distributing: 2\n"));
+    assert_non_null(strstr(q, "\n  RDEV 2C00     NOT READY  interface osa2c00: No such device"));
+    q = herm_op(h, "QUERY VSWITCH CCBVSW1");
+    assert_non_null(strstr(q, "Interval: 30    Members: 3  Distributing: 2\n"));
+    assert_non_null(strstr(q, "\n    RDEV: 2C00.P00  Interface: osa2c00      GROUP MEMBER  "
+                              "Not ready: interface osa2c00: No such device"));
+    /* Carrier down on 2902: its line says so, and the count keeps it. */
+    herm_cut(h, "osa2902", false);
+    herm_warp(h, 3.5);
+    q = herm_op(h, "QUERY VSWITCH CCBVSW1 DETAILS");
+    assert_non_null(strstr(q, "Members: 3  Distributing: 1\n"));
+    assert_non_null(strstr(q, "\n    RDEV: 2902.P00  Interface: osa2902      GROUP MEMBER  "
+                              "Inactive  NO CARRIER\n"));
+    assert_non_null(strstr(q, "\n    RDEV: 2C00.P00  Interface: osa2c00      GROUP MEMBER  "
+                              "Not ready: "));
+    /* LEAVE takes it out of the count and the list. */
+    herm_op(h, "SET PORT GROUP CCBGROUP LEAVE 2C00");
+    q = herm_op(h, "QUERY PORT GROUP CCBGROUP");
+    assert_non_null(strstr(q, "Members: 2  Distributing: 1\n"));
+    assert_null(strstr(q, "2C00"));
+    herm_stop(h);
+}
+
 static void refused_commands_change_nothing(void **state)
 {
     struct herm *h = ccb_start();
@@ -196,6 +233,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(report_sequence_and_queries),
         cmocka_unit_test(refused_commands_change_nothing),
+        cmocka_unit_test(failed_members_shown_with_reason),
     };
     return cmocka_run_group_tests_name("daemon_ccb", tests, NULL, NULL);
 }
