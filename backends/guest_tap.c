@@ -519,7 +519,7 @@ void zvs_guest_tap_close(struct zvs_guest_tap *t)
     zvs_guest_tap_unbind(t);
     /* Not persistent any more: the interface goes with the fd, wherever the guest moved
      * it. Only a crash leaves a tap behind, for the next vswitchd to adopt. */
-    if (t->fd >= 0 && t->persist && ioctl(t->fd, TUNSETPERSIST, 0) < 0)
+    if (t->fd >= 0 && t->persist && ioctl(t->fd, TUNSETPERSIST, 0) < 0 && errno != EBADFD)
         zvs_warn("guest_tap %s: not deleted (%s)", t->name, strerror(errno));
     if (t->fd >= 0)
         close(t->fd);
