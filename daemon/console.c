@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cp-commands/tokens.h"
+#include "dataplane/sockpath.h"
 #include "daemon/evloop.h"
 #include "dataplane/log.h"
 
@@ -85,30 +86,6 @@ static uint32_t classes_a_to_g(void)
     return m;
 }
 
-/* Removes a socket left by a dead daemon. 0 when path is free now, else -errno. */
-static int clear_stale(const struct sockaddr_un *sa)
-{
-    struct stat st;
-
-    if (lstat(sa->sun_path, &st) < 0)
-        return errno == ENOENT ? 0 : -errno;
-    if (!S_ISSOCK(st.st_mode))
-        return -EEXIST;
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -errno;
-    int rc = connect(fd, (const struct sockaddr *)sa, sizeof *sa);
-    int e = errno;
-    close(fd);
-    if (rc == 0)
-        return -EADDRINUSE;             /* a live console answers there */
-    if (e != ECONNREFUSED && e != ENOENT)
-        return -e;
-    if (unlink(sa->sun_path) < 0 && errno != ENOENT)
-        return -errno;
-    return 0;
-}
-
 struct zvs_console *zvs_console_open(const char *path, zvs_console_exec_fn exec, void *arg,
                                      int *err)
 {
@@ -139,7 +116,7 @@ struct zvs_console *zvs_console_open(const char *path, zvs_console_exec_fn exec,
     c->user[0] = (struct console_user){ .uid = 0, .userid = "OPERATOR",
                                         .privclass = classes_a_to_g() };
     c->nusers = 1;
-    if ((e = clear_stale(&sa)) < 0)
+    if ((e = zvs_sockpath_claim(path)) < 0) /* stale: replaced; live: refused */
         goto fail;
     c->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (c->lfd < 0) {

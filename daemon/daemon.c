@@ -19,6 +19,8 @@
  */
 #include "daemon/daemon.h"
 #include "daemon/daemon_impl.h"
+#include "backends/tap_orphans.h"
+#include "dataplane/sockpath.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -521,7 +523,15 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
         zvs_info("console %s: mode %s, %d Linux user(s) mapped by LINUXUSER",
                  opt->console_path, opt->console_group ? "0660" : "0600", nmapped);
     }
+    /* A live vswitchd's monitor-live socket refuses the start before any tap is touched
+     * (the monitor itself opens after the first reconcile pass). */
+    if (opt->monitor_path && opt->monitor_live_path &&
+        (err = zvs_sockpath_claim(opt->monitor_live_path)) < 0) {
+        zvs_err("monitor: cannot listen on %s: %s", opt->monitor_live_path, strerror(-err));
+        goto fail;
+    }
     zvsd_reconcile(d, NULL, NULL);
+    zvsd_tap_orphans_done(d);           /* taps a crash left that no NIC took: deleted */
     if (zvs_evloop_add_idle(d->loop, on_idle, d) < 0)
         goto fail;
     if (opt->monitor_path && zvsd_monitor_open(d, zvs_evloop_clock(d->loop)) < 0)
@@ -575,6 +585,7 @@ void zvsd_destroy(struct zvsd *d)
             zvs_timer_destroy(d->sw[i].lag_timer);
         zvs_switch_destroy(d->sw[i].sw);
     }
+    zvs_tap_orphans_free(d->orphans);    /* a failed start deletes none of them */
     zvs_netlink_link_close(d->nl);
     if (d->sigfd >= 0)
         close(d->sigfd);

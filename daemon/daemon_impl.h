@@ -22,6 +22,7 @@
 #define ZVSD_PROBLEMS_KEPT 64            /* problems a pass remembers for the next */
 
 struct zvs_console;
+struct zvs_tap_orphans;
 struct zvsd_monitor;
 
 struct zvsd;
@@ -93,6 +94,8 @@ struct zvsd {
     struct zvs_cfg_rdevice   rdevice[ZVS_CFG_MAX_RDEVICES];
     uint8_t                  macprefix[3];
     struct zvsd_monitor     *mon;        /* monitor records (-m), or NULL */
+    struct zvs_tap_orphans  *orphans;    /* taps a crashed predecessor left (start only) */
+    bool                     orphans_scanned;
     unsigned                 nproblems;  /* the last reconciler pass's problems (hashes) */
     uint32_t                 problems[ZVSD_PROBLEMS_KEPT];
     struct zvsd_guests      *guests;     /* Hercules machines (daemon_guests.c) */
@@ -126,6 +129,11 @@ void zvsd_monitor_run(struct zvsd *d, uint64_t now);
 /* D6R22 (up false, with a zvs_mon_fail_reason) or D6R23 for an uplink, now. */
 void zvsd_monitor_uplink_event(struct zvsd *d, const struct d_uplink *u, bool up,
                                uint8_t reason, uint64_t now);
+
+/* daemon_restart.c: a NICBIND TAP NIC's tap, adopted from a crashed predecessor or made
+ * (0 or -errno); after the start's reconcile pass, the left taps no NIC took are deleted. */
+int  zvsd_tap_open(struct zvsd *d, const char *ifname, struct zvs_guest_tap **out);
+void zvsd_tap_orphans_done(struct zvsd *d);
 
 /* daemon.c: event callbacks the reconciler registers for a NIC. */
 void zvsd_on_tap(void *arg, int fd, uint32_t events, uint64_t now);

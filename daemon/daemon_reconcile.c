@@ -281,7 +281,7 @@ static struct d_nic *nic_create(struct zvsd *d, const struct zvs_cfg *cfg,
         zvsd_guests_nic_created(d, n);
         return n;
     }
-    int err = zvs_guest_tap_open(nic->ifname, ZVS_GUEST_TAP_MTU_DEFAULT, NULL, &n->tap);
+    int err = zvsd_tap_open(d, nic->ifname, &n->tap); /* adopted after a crash, or new */
     if (err < 0) {
         problem(ps, userid, "%s.%04X: cannot make tap %s: %s", userid, nic->vdev,
                 nic->ifname, strerror(-err));
