@@ -19,6 +19,8 @@
  */
 #include "daemon/daemon.h"
 #include "daemon/daemon_impl.h"
+#include "backends/tap_orphans.h"
+#include "dataplane/sockpath.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -264,6 +266,17 @@ static void tell_carrier(struct d_uplink *u, uint64_t now)
     u->carrier_told = u->port->carrier;
 }
 
+/* The device's carrier as the operator hears it (HCP1170E / HCP1171I), before the
+ * switch and the group act on it, so their messages follow their cause. */
+static void say_carrier(struct d_uplink *u, const char *why)
+{
+    char reason[96];
+    snprintf(reason, sizeof reason, "carrier %s on interface %s%s",
+             u->port->carrier ? "up" : "down", u->ifname, why);
+    zvsd_say(u->d, u->port->carrier ? ZVS_CPMSG_DEVICE_READY : ZVS_CPMSG_DEVICE_NOT_READY,
+             NULL, u->port->name, u->ds->cfg.name, reason, NULL);
+}
+
 /* A link event for an uplink, whichever way it came: from netlink for a Linux interface
  * (on_link_event) or from the port itself for a link with none behind it (on_uplink, a
  * dummy link's doorbell). The backend applies it (carrier; a re-created interface
@@ -277,10 +290,8 @@ static void uplink_link_event(struct d_uplink *u, const struct zvs_port_link_eve
     if (rc < 0)
         zvs_warn("RDEV %s (%s): cannot reopen: %s", u->port->name, u->ifname, strerror(-rc));
     uplink_register(u);
+    say_carrier(u, ev->exists ? "" : " (interface gone)");
     tell_carrier(u, now);
-    zvs_info("VSWITCH %s RDEV %s (%s): %s%s", u->ds->cfg.name, u->port->name, u->ifname,
-             ev->exists ? "" : "interface gone, ",
-             u->port->carrier ? "carrier up" : "carrier down");
 }
 
 static void on_link_event(void *arg, const char *ifname, int ifindex, bool carrier, bool exists)
@@ -308,11 +319,10 @@ static void carrier_seen_by_tx(struct zvsd *d, uint64_t now)
         struct d_uplink *u = &d->up[i];
         if (!u->port || u->port->carrier || !u->carrier_told)
             continue;
+        say_carrier(u, " (a transmit found the link gone)");
         tell_carrier(u, now);
         if (d->nl)
             (void)zvs_netlink_link_carrier_lost(d->nl, u->ifname);
-        zvs_info("VSWITCH %s RDEV %s (%s): carrier down (a transmit found the link gone)",
-                 u->ds->cfg.name, u->port->name, u->ifname);
     }
 }
 
@@ -347,6 +357,7 @@ static void on_idle(void *arg, uint64_t now)
         else
             zvs_timer_arm(ds->lag_timer, next);
     }
+    zvsd_say_switches(d);
 }
 
 
@@ -512,7 +523,15 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
         zvs_info("console %s: mode %s, %d Linux user(s) mapped by LINUXUSER",
                  opt->console_path, opt->console_group ? "0660" : "0600", nmapped);
     }
+    /* A live vswitchd's monitor-live socket refuses the start before any tap is touched
+     * (the monitor itself opens after the first reconcile pass). */
+    if (opt->monitor_path && opt->monitor_live_path &&
+        (err = zvs_sockpath_claim(opt->monitor_live_path)) < 0) {
+        zvs_err("monitor: cannot listen on %s: %s", opt->monitor_live_path, strerror(-err));
+        goto fail;
+    }
     zvsd_reconcile(d, NULL, NULL);
+    zvsd_tap_orphans_done(d);           /* taps a crash left that no NIC took: deleted */
     if (zvs_evloop_add_idle(d->loop, on_idle, d) < 0)
         goto fail;
     if (opt->monitor_path && zvsd_monitor_open(d, zvs_evloop_clock(d->loop)) < 0)
@@ -566,6 +585,7 @@ void zvsd_destroy(struct zvsd *d)
             zvs_timer_destroy(d->sw[i].lag_timer);
         zvs_switch_destroy(d->sw[i].sw);
     }
+    zvs_tap_orphans_free(d->orphans);    /* a failed start deletes none of them */
     zvs_netlink_link_close(d->nl);
     if (d->sigfd >= 0)
         close(d->sigfd);

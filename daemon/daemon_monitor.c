@@ -26,6 +26,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "dataplane/sockpath.h"
 #include "monitor/monfile.h"
 #include "lag/pgroup.h"
 
@@ -332,12 +333,14 @@ static int live_listen(struct zvsd *d, const char *path)
     if (strlen(path) >= sizeof a.sun_path)
         return -ENAMETOOLONG;
     snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    int rc = zvs_sockpath_claim(path);  /* stale: replaced; a live vswitchd's: refused */
+    if (rc < 0)
+        return rc;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         return -errno;
-    unlink(path);
     mode_t old = umask(077);
-    int rc = bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 4) < 0 ? -errno : 0;
+    rc = bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 4) < 0 ? -errno : 0;
     umask(old);
     if (rc == 0)
         rc = zvs_evloop_add_fd(d->loop, fd, EPOLLIN, on_monitor_live, d);

@@ -216,10 +216,8 @@ static void nic_name(const struct d_nic *n, char *buf, size_t size)
 
 static void nic_uncouple(struct zvsd *d, struct d_nic *n, uint64_t now)
 {
-    char name[24];
     if (!n->ds)
         return;
-    nic_name(n, name, sizeof name);
     zvsd_monitor_nic_gone(d, n, now);
     if (n->external && n->session >= 0)
         zvsd_detach_external(n, now);
@@ -231,7 +229,10 @@ static void nic_uncouple(struct zvsd *d, struct d_nic *n, uint64_t now)
         zvs_guest_tap_unbind(n->tap);   /* the tap stays: the guest's device outlives it */
     if (p && p->ops->destroy)
         p->ops->destroy(p);
-    zvs_info("%s uncoupled from VSWITCH %s", name, n->ds->cfg.name);
+    char vdev[8];
+    snprintf(vdev, sizeof vdev, "%04X", n->vdev);
+    zvsd_say(d, ZVS_CPMSG_NIC_DISCONNECTED, n->userid, vdev, n->userid, n->ds->cfg.name,
+             NULL);
     n->port = NULL;
     n->ds = NULL;
     memset(&n->base, 0, sizeof n->base);
@@ -280,7 +281,7 @@ static struct d_nic *nic_create(struct zvsd *d, const struct zvs_cfg *cfg,
         zvsd_guests_nic_created(d, n);
         return n;
     }
-    int err = zvs_guest_tap_open(nic->ifname, ZVS_GUEST_TAP_MTU_DEFAULT, NULL, &n->tap);
+    int err = zvsd_tap_open(d, nic->ifname, &n->tap); /* adopted after a crash, or new */
     if (err < 0) {
         problem(ps, userid, "%s.%04X: cannot make tap %s: %s", userid, nic->vdev,
                 nic->ifname, strerror(-err));
@@ -336,8 +337,12 @@ static void nic_couple(struct zvsd *d, const struct grant_index *ix, const struc
     memset(&n->base, 0, sizeof n->base);
     /* External: frames for it are discarded (no input buffers) until a program attaches
      * and establishes the queues, as for a z/VM guest not yet running. */
-    zvs_info("%s coupled to VSWITCH %s: MAC %s, %s%s", name, ds->cfg.name, mac,
+    /* The operator's line is HCP1176I below; this one adds the data plane's detail. */
+    zvs_debug("%s coupled to VSWITCH %s: MAC %s, %s%s", name, ds->cfg.name, mac,
              n->tap ? "tap " : "external QDIO guest", n->tap ? n->ifname : "");
+    char vdev[8];
+    snprintf(vdev, sizeof vdev, "%04X", n->vdev);
+    zvsd_say(d, ZVS_CPMSG_NIC_CONNECTED, n->userid, vdev, n->userid, ds->cfg.name, NULL);
 }
 
 /* The coupled NIC's registration follows its GRANT and the switch's MACPROTECT. */
@@ -627,6 +632,8 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
         .long_timeout = g->lacp_long_timeout,
         .system_priority = 32768,
         .key = free_lacp_key(d),
+        .say = zvsd_say_lag,
+        .say_arg = d,
     };
     snprintf(lp.pg.name, sizeof(lp.pg.name), "%s", g->name);
     /* System ID: the MACPREFIX with MACID 000000, which no NIC gets: one LACP system per

@@ -72,6 +72,30 @@ static int write_pidfile(const char *path)
     return rc;
 }
 
+/* A pidfile naming a running vswitchd: refuse to start beside it. One a crash left (no
+ * such process, or a pid the kernel gave to another program since) does not block the
+ * start; it is overwritten once the new daemon is ready. Returns the live pid or 0. */
+static long pidfile_live(const char *path)
+{
+    char buf[32] = "", comm[32] = "", proc[64];
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    long pid = fgets(buf, sizeof buf, f) ? strtol(buf, NULL, 10) : 0;
+    fclose(f);
+    if (pid <= 0 || pid == (long)getpid() || (kill((pid_t)pid, 0) < 0 && errno != EPERM))
+        return 0;
+    snprintf(proc, sizeof proc, "/proc/%ld/comm", pid);
+    f = fopen(proc, "re");
+    if (!f)
+        return 0;
+    if (!fgets(comm, sizeof comm, f))
+        comm[0] = '\0';
+    fclose(f);
+    comm[strcspn(comm, "\n")] = '\0';
+    return strcmp(comm, "vswitchd") == 0 ? pid : 0;
+}
+
 /* The signals the event loop takes through its signalfd (daemon.c). They are blocked from
  * vswitchd's first step, so a SIGTERM that arrives while it is still starting waits for
  * the loop, which then stops cleanly (pidfile, sockets and monitor file closed), instead of
@@ -282,6 +306,12 @@ int main(int argc, char **argv)
         goto out;
     }
     if (console && console_access_check(cfg, console_group) < 0) {
+        zvs_cfg_free(cfg);
+        goto out;
+    }
+    long other = pidfile ? pidfile_live(pidfile) : 0;
+    if (other > 0) {
+        fprintf(stderr, "vswitchd: already running (pid %ld, pidfile %s)\n", other, pidfile);
         zvs_cfg_free(cfg);
         goto out;
     }

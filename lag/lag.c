@@ -108,18 +108,56 @@ static void marker_send(void *arg, const struct zvs_marker *pdu)
 
 /* ---- decisions -> switch and group ---------------------------------------------------- */
 
+/* A catalogue message to the group's sink (the daemon), or to the log without one. */
+static void say(struct zvs_lag *lag, enum zvs_cpmsg_id id, const char *const *args,
+                unsigned nargs)
+{
+    if (lag->params.say) {
+        lag->params.say(lag->params.say_arg, id, args, nargs);
+        return;
+    }
+    char text[ZVS_CPMSG_TEXT_MAX];
+    zvs_cpmsg_format(text, sizeof text, id, args, nargs);
+    zvs_log(zvs_cpmsg_def(id)->severity == 'I' ? ZVS_LOG_INFO : ZVS_LOG_WARN, "%s", text);
+}
+
+/* Why a member that was in use is not any more, in the operator's words. */
+static const char *not_in_use_reason(const struct lag_member *m)
+{
+    if (!m->port->carrier)
+        return "carrier down";
+    if (!m->lacp_running)
+        return "LACP changed";
+    return "LACP partner out of sync or expired";
+}
+
+/* The member's state as told: every change as HCP1174I (the log's trace: scripts wait
+ * for "2902 is collecting, is distributing"), and a member going into or out of use
+ * (distributing) as the operator's news, HCP1173I or HCP1172E, after it. */
+static void tell_state(struct lag_member *m, bool was_distributing)
+{
+    const char *args[4] = { m->lag->params.pg.name, m->rdev, m->collecting ? "is" : "not",
+                            m->distributing ? "is" : "not" };
+    say(m->lag, ZVS_CPMSG_MEMBER_STATE, args, 4);
+    if (m->distributing && !was_distributing) {
+        say(m->lag, ZVS_CPMSG_MEMBER_IN_USE, args, 2);
+    } else if (!m->distributing && was_distributing) {
+        args[2] = not_in_use_reason(m);
+        say(m->lag, ZVS_CPMSG_MEMBER_NOT_IN_USE, args, 3);
+    }
+}
+
 static void apply_state(struct lag_member *m, bool collecting, bool distributing)
 {
     struct zvs_lag *lag = m->lag;
     if (m->collecting == collecting && m->distributing == distributing)
         return;
+    bool was = m->distributing;
     m->collecting = collecting;
     m->distributing = distributing;
     zvs_switch_set_collecting(lag->sw, m->port, collecting);
     zvs_pgroup_set_state(lag->group, m->port->index, collecting, distributing, lag->now);
-    zvs_log(ZVS_LOG_INFO, "port group %s: %s %s collecting, %s distributing",
-            lag->params.pg.name, m->rdev, collecting ? "is" : "not",
-            distributing ? "is" : "not");
+    tell_state(m, was);
 }
 
 static void lacp_collecting(void *arg, bool enable)
@@ -174,11 +212,14 @@ static void group_moved(void *arg, unsigned bucket, uint16_t from, uint16_t to,
     struct zvs_lag *lag = arg;
     if (!zvs_ratelimit_ok(&lag->move_rl, lag->now, ZVS_LACP_NS_PER_SEC, MOVE_LOG_BURST))
         return;
-    char more[48] = "";
+    char more[48] = "", hex[4], text[ZVS_CPMSG_TEXT_MAX];
     if (lag->move_rl.suppressed)
         snprintf(more, sizeof more, "; %u more move(s) not shown", lag->move_rl.suppressed);
-    zvs_info("port group %s: bucket %02X moved %s -> %s (%s)%s", lag->params.pg.name, bucket,
-             rdev_of_port(lag, from), rdev_of_port(lag, to), zvs_pg_cause_name(cause), more);
+    snprintf(hex, sizeof hex, "%02X", bucket & 0xFFu);
+    const char *args[] = { lag->params.pg.name, hex, rdev_of_port(lag, from),
+                           rdev_of_port(lag, to), zvs_pg_cause_name(cause), more };
+    zvs_cpmsg_format(text, sizeof text, ZVS_CPMSG_BUCKET_MOVED, args, 6);
+    zvs_info("%s", text);
     lag->move_rl.suppressed = 0;
 }
 

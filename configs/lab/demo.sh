@@ -55,7 +55,7 @@ echo "  The physical switch's view:"
 sm show etherchannel summary | tail -n 2 | indent
 sm show lacp neighbor | tail -n 3 | indent
 say "vmcp QUERY VSWITCH CCBVSW1 DETAILS"
-vmcp QUERY VSWITCH CCBVSW1 DETAILS | sed -n '1,/^PORT GROUP/p' | grep -v '^PORT GROUP' | indent
+vmcp QUERY VSWITCH CCBVSW1 DETAILS | indent   # IBM's layout; the LACP report is QUERY LACP's
 say "vmcp QUERY PORT GROUP"
 vmcp QUERY PORT GROUP | indent
 

@@ -52,7 +52,7 @@ cp_rc() {
 # clock), the LACP report inside DETAILS, the MAC table's learned entries.
 normalize() {
   awk '
-    /^PORT GROUP .* Timeout: / { lag = 1 }       # the LACP report inside DETAILS
+    /^PORT GROUP .* Timeout: / { lag = 1 }       # an LACP report (no longer in DETAILS)
     lag && /^  MAC table:/ { lag = 0 }
     lag { next }
     /RDEV: / { up = 5 }

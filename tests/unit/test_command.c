@@ -1673,6 +1673,19 @@ static void test_catalogue(void **state)
     assert_string_equal(buf, "HCP001E Unknown CP command: A??B");
     zvs_cpmsg_format(buf, sizeof buf, ZVS_CPMSG_DEVICE_IN_GROUP, args, 1);
     assert_string_equal(buf, "HCP1112E Device A??B is already in port group ?");
+    /* Unsolicited: CP's module in the id; a second line repeats it; a Linux interface
+     * name keeps its case (still sanitised). Texts: cp_messages.h names their sources. */
+    const char *sw[] = { "CCBVSW1", "ready" };
+    zvs_cpmsg_format(buf, sizeof buf, ZVS_CPMSG_SWITCH_STATUS, sw, 2);
+    assert_string_equal(buf, "HCPSWU2830I VSWITCH SYSTEM CCBVSW1 status is ready.");
+    zvs_cpmsg_format(buf, sizeof buf, ZVS_CPMSG_SWITCH_NOT_ACTIVE, sw, 1);
+    assert_string_equal(buf, "HCPSWU2832E Connection for VSWITCH SYSTEM CCBVSW1 is not active.\n"
+                             "HCPSWU2832E None of the RDEVs are available working OSA-Express"
+                             " devices.");
+    const char *dev[] = { "2902", "CCBVSW1", "carrier down on interface osa\x1e" "2902" };
+    zvs_cpmsg_format(buf, sizeof buf, ZVS_CPMSG_DEVICE_NOT_READY, dev, 3);
+    assert_string_equal(buf, "HCP1170E Device 2902 of VSWITCH SYSTEM CCBVSW1 is not ready:"
+                             " carrier down on interface osa?2902");
     /* Cut to the buffer, full length returned. */
     assert_int_equal(zvs_cpmsg_format(buf, 10, ZVS_CPMSG_OPERAND_MISSING, NULL, 0),
                      strlen("HCP026E Operand missing or invalid"));
