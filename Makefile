@@ -96,7 +96,7 @@ FUZZ_LIBS := $(foreach m,$(MODULES),$(BUILD)/fuzzobj/lib$(m).a)
 FUZZ_TESTLIB := $(BUILD)/fuzzobj/libtestlib.a
 FUZZ_SM_LIB := $(if $(SM_SRCS),$(BUILD)/fuzzobj/libswitchmodel.a)
 
-.PHONY: layering all deps check check-fast check-labs unit integration fuzz fuzzers sanitize coverage bench demo clean programs tests
+.PHONY: install layering all deps check check-fast check-labs unit integration fuzz fuzzers sanitize coverage bench demo clean programs tests
 
 all: $(PROGRAMS) $(UNIT_BINS) $(TOOL_BINS) $(BENCH_BINS) $(SM_BIN)
 programs: $(PROGRAMS)
@@ -219,6 +219,34 @@ bench: deps
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) configs/lab/demo.sh
+
+# ---- installing ----------------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=staging] [SYSCONFDIR=/etc]: the programs, their
+# man pages, the systemd unit (written with these paths), a logrotate file, and the sample
+# configurations (under share/doc/zvswitch/examples: an installed /etc/zvswitch is never
+# overwritten).
+PREFIX     ?= /usr/local
+SYSCONFDIR ?= /etc
+SBINDIR    := $(PREFIX)/sbin
+BINDIR     := $(PREFIX)/bin
+MANDIR     := $(PREFIX)/share/man
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+DOCDIR     := $(PREFIX)/share/doc/zvswitch
+
+install: $(BUILD)/bin/vswitchd $(BUILD)/bin/vmcp $(BUILD)/bin/perfkit
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/logrotate.d \
+	  $(DESTDIR)$(DOCDIR)/examples
+	install -m 0755 $(BUILD)/bin/vswitchd $(DESTDIR)$(SBINDIR)/vswitchd
+	install -m 0755 $(BUILD)/bin/vmcp $(BUILD)/bin/perfkit $(DESTDIR)$(BINDIR)/
+	install -m 0644 man/vswitchd.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 man/vmcp.1 man/perfkit.1 $(DESTDIR)$(MANDIR)/man1/
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	  configs/service/zvswitch.service.in > $(DESTDIR)$(UNITDIR)/zvswitch.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/zvswitch.service
+	install -m 0644 configs/service/zvswitch.logrotate $(DESTDIR)$(SYSCONFDIR)/logrotate.d/zvswitch
+	install -m 0644 configs/SYSTEM.CONFIG configs/USER.DIRECT $(DESTDIR)$(DOCDIR)/examples/
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
 
 clean:
 	rm -rf build

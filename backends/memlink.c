@@ -12,6 +12,9 @@
  *   and hdr_len shifted), or with one memcpy when there is no tag edit and the frame is
  *   in one piece (the benchmark's hot path: same bytes, metadata unchanged); a frame larger than a slot is refused (TX_FAIL), a full ring
  *   refuses (NO_BUFFER) and counts, nothing blocks, nothing is allocated per frame.
+ * - Doorbell (dummy links): an eventfd per receive ring, asked for by
+ *   zvs_memlink_doorbell, rung once per tx burst or inject into the ring and read empty
+ *   when rx hands out the last frame; a ring without one costs a branch per burst.
  * - Hazards: single-threaded; reading a paired port's sent frames with zvs_memlink_read
  *   takes them away from the peer's rx.
  */
@@ -22,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 
 struct memlink_slot {
     uint32_t        len;                /* frame bytes in the slot */
@@ -37,6 +42,7 @@ struct memlink_ring {
     uint32_t             tail;          /* oldest slot not yet given back */
     uint8_t             *mem;           /* nslots * slot_size bytes */
     struct memlink_slot *slots;
+    int                  bell;          /* eventfd readable while frames wait, or -1 */
 };
 
 /* What the one or two ports of a link share. */
@@ -51,6 +57,7 @@ struct memlink {
     struct memlink_ring     *sent;      /* what this port transmits */
     struct memlink_ring     *recv;      /* what this port's rx returns */
     struct memlink          *peer;      /* the other end of a pair, else NULL */
+    uint8_t                  mac[ZVS_ETH_ALEN];
     struct zvs_memlink_stats stats;
 };
 
@@ -66,6 +73,7 @@ static int ring_init(struct memlink_ring *r, uint32_t nslots, uint32_t slot_size
 {
     r->nslots = nslots;
     r->slot_size = slot_size;
+    r->bell = -1;
     r->mem = malloc((size_t)nslots * slot_size);
     r->slots = calloc(nslots, sizeof(*r->slots));
     return r->mem && r->slots ? 0 : -ENOMEM;
@@ -73,11 +81,32 @@ static int ring_init(struct memlink_ring *r, uint32_t nslots, uint32_t slot_size
 
 static void ring_fini(struct memlink_ring *r)
 {
+    if (r->bell >= 0)
+        close(r->bell);
     free(r->mem);
     free(r->slots);
 }
 
 static uint32_t ring_used(const struct memlink_ring *r) { return r->head - r->tail; }
+
+/* Doorbell: frames were queued for the ring's reader (once per burst, only when a
+ * doorbell was asked for). */
+static void ring_bell(struct memlink_ring *r)
+{
+    uint64_t one = 1;
+    if (write(r->bell, &one, sizeof(one)) < 0) {
+        /* EAGAIN: the counter is at its limit, so it is readable anyway. */
+    }
+}
+
+/* Everything queued was handed out: the reader has nothing to wait for. */
+static void ring_quiet(struct memlink_ring *r)
+{
+    uint64_t v;
+    if (read(r->bell, &v, sizeof(v)) < 0) {
+        /* EAGAIN: it was not rung. */
+    }
+}
 
 static uint8_t *slot_data(const struct memlink_ring *r, uint32_t pos)
 {
@@ -220,6 +249,8 @@ static int ml_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_d
         m->stats.tx_bytes += s->len;
         done++;
     }
+    if (done && r->bell >= 0)
+        ring_bell(r);
     return done;
 }
 
@@ -241,6 +272,8 @@ static int ml_rx(struct zvs_port *p, struct zvs_frame *out, int max)
         r->next++;
         n++;
     }
+    if (r->bell >= 0 && r->next == r->head)
+        ring_quiet(r);
     m->stats.rx_frames += (uint64_t)n;
     return n;
 }
@@ -274,6 +307,11 @@ static void ml_destroy(struct zvs_port *p)
     free(m);
 }
 
+static int ml_fd(const struct zvs_port *p)
+{
+    return ml_of(p)->recv->bell;
+}
+
 static const struct zvs_port_ops memlink_ops = {
     .kind = "memlink",
     .tx = ml_tx,
@@ -281,6 +319,7 @@ static const struct zvs_port_ops memlink_ops = {
     .rx_release = ml_rx_release,
     .flush = ml_flush,
     .destroy = ml_destroy,
+    .fd = ml_fd,                        /* -1 unless a doorbell was asked for */
 };
 
 int zvs_memlink_inject(struct zvs_port *p, const uint8_t *data, uint32_t len,
@@ -309,6 +348,8 @@ int zvs_memlink_inject(struct zvs_port *p, const uint8_t *data, uint32_t len,
     else
         memset(&s->vnet, 0, sizeof(s->vnet));
     r->head++;
+    if (r->bell >= 0)
+        ring_bell(r);
     return 0;
 }
 
@@ -356,4 +397,27 @@ void zvs_memlink_set_carrier(struct zvs_port *p, bool up)
 void zvs_memlink_stats(const struct zvs_port *p, struct zvs_memlink_stats *out)
 {
     *out = ml_of(p)->stats;
+}
+
+int zvs_memlink_doorbell(struct zvs_port *p)
+{
+    struct memlink_ring *r = ml_of(p)->recv;
+    if (r->bell >= 0)
+        return r->bell;
+    r->bell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (r->bell < 0)
+        return -errno;
+    if (r->next != r->head)
+        ring_bell(r);                   /* frames were queued before it existed */
+    return r->bell;
+}
+
+void zvs_memlink_mac(const struct zvs_port *p, uint8_t mac[6])
+{
+    memcpy(mac, ml_of(p)->mac, ZVS_ETH_ALEN);
+}
+
+void zvs_memlink_set_mac(struct zvs_port *p, const uint8_t mac[6])
+{
+    memcpy(ml_of(p)->mac, mac, ZVS_ETH_ALEN);
 }

@@ -63,6 +63,17 @@ uint32_t zvs_memlink_drain(struct zvs_port *p);
 /* Cut or restore the wire: with carrier off, tx refuses everything with LINK_DOWN. */
 void zvs_memlink_set_carrier(struct zvs_port *p, bool up);
 
+/* A doorbell for the port's receive side: an eventfd, readable while frames wait for
+ * its rx, which becomes the port's ops->fd (-1 without one) so an event loop polls the
+ * port like a socket. Made once, closed with the rings. Costs a write per tx burst into
+ * the ring and a read when rx empties it; ports without one pay a branch. Returns the fd
+ * or -errno. */
+int zvs_memlink_doorbell(struct zvs_port *p);
+
+/* The port's MAC address (all zero unless set): what the far end calls itself. */
+void zvs_memlink_mac(const struct zvs_port *p, uint8_t mac[6]);
+void zvs_memlink_set_mac(struct zvs_port *p, const uint8_t mac[6]);
+
 void zvs_memlink_stats(const struct zvs_port *p, struct zvs_memlink_stats *out);
 
 #endif

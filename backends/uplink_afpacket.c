@@ -1,36 +1,24 @@
 /* uplink_afpacket: uplink backend on a Linux interface (see uplink_afpacket.h).
  *
- * Design note.
- * - Why AF_PACKET and not libpcap: a veth or tap peer hands the kernel TCP super-frames
- *   (GSO, up to 64 KiB) and frames whose checksum is still partial (CHECKSUM_PARTIAL).
- *   Only the virtio-net header of PACKET_VNET_HDR says which is which and where the
- *   checksum goes; libpcap cannot carry that header, so it would give us super-frames and
- *   half-finished checksums without the metadata to fix them, and the frames would be
- *   broken at the next receiver. Turning the peers' offloads off (ethtool -K) is only a
- *   fallback: frames then fit the MTU but the path is about 4x slower.
- * - Owns: the socket (SOCK_RAW, bound to the ifindex with ETH_P_ALL, non-blocking,
- *   promiscuous through PACKET_ADD_MEMBERSHIP, PACKET_VNET_HDR, PACKET_AUXDATA,
- *   PACKET_IGNORE_OUTGOING when the kernel has it (>= 4.20), PACKET_QDISC_BYPASS for tx,
- *   large forced socket buffers), a frame pool of ZVS_AFP_POOL_BUFS receive buffers, and
- *   preallocated recvmmsg/sendmmsg vectors: nothing is allocated per frame.
- * - Rx: one recvmmsg of up to ZVS_BATCH frames, iovec [virtio_net_hdr][frame] into pool
- *   buffers; a frame's cookie is its pool index until rx_release. Our own transmissions
- *   (PACKET_OUTGOING) are skipped should IGNORE_OUTGOING be missing. The kernel strips a
- *   received 802.1Q/802.1ad tag into packet metadata before taps see the frame; the tag is
- *   put back in front (the pool's headroom has room), and csum_start/hdr_len move with it.
- * - Tx: one sendmmsg per burst, each message [virtio_net_hdr][zvs_frame_iov pieces]; the
- *   header's csum_start/hdr_len are shifted by the tag edit as zvs_frame_emit does.
- *   EAGAIN/ENOBUFS: at most ZVS_AFP_TX_RETRIES polls of 1 ms, then the rest are discards
- *   (NO_BUFFER); ENETDOWN/ENXIO: carrier down, the rest are LINK_DOWN; any other error
- *   refuses only the frame at fault (TX_FAIL). The first ENOBUFS of a burst asks the
- *   driver for its carrier (zvs_ifinfo_link_now): a link that has just gone is LINK_DOWN
- *   at once, long before linkwatch's netlink event says so.
- * - Hazards: when a link goes down the kernel leaves ENETDOWN on the socket, reported by
- *   the next recv or send even after the link is back: rx retries past it, tx retries once
- *   before believing it, and link_event clears it. A deleted interface leaves the socket
- *   bound to nothing; only a reopen by name (a new ifindex) brings traffic back.
- * - Byte order: the virtio-net header of packet sockets is in host order (legacy virtio,
- *   the kernel's vio_le()); struct zvs_vnet is host order too.
+ * - Why AF_PACKET: only the virtio-net header of PACKET_VNET_HDR says which frames are
+ *   TCP super-frames (GSO) or carry a partial checksum, and where; libpcap cannot carry
+ *   it (uplink_pcap marks frames by guesswork instead).
+ * - Owns: the socket (SOCK_RAW on the ifindex, ETH_P_ALL, non-blocking, promiscuous
+ *   through PACKET_ADD_MEMBERSHIP, PACKET_VNET_HDR, PACKET_AUXDATA, PACKET_IGNORE_OUTGOING
+ *   when the kernel has it, PACKET_QDISC_BYPASS, large forced buffers) and preallocated
+ *   recvmmsg/sendmmsg vectors; the port, pool and link-event handling are the shared
+ *   head (uplink_common.h). Nothing is allocated per frame.
+ * - Rx: one recvmmsg of up to ZVS_BATCH frames into pool buffers, [virtio_net_hdr]
+ *   [frame]. PACKET_OUTGOING is skipped should IGNORE_OUTGOING be missing. A tag the
+ *   kernel moved into packet metadata is put back in front (headroom), csum_start and
+ *   hdr_len moved with it.
+ * - Tx: one sendmmsg per burst. EAGAIN/ENOBUFS: at most ZVS_AFP_TX_RETRIES waits of
+ *   1 ms, then NO_BUFFER; ENETDOWN (after one retry)/ENXIO, or an ENOBUFS for which the
+ *   driver says the carrier is gone: LINK_DOWN; other errors refuse only the frame at
+ *   fault (TX_FAIL).
+ * - Hazards: the ENETDOWN a link-down leaves on the socket (see uplink_common.c); a
+ *   deleted interface leaves the socket bound to nothing until a reopen by name. The
+ *   virtio-net header of packet sockets is host order (legacy virtio), as zvs_vnet is.
  */
 #include "backends/uplink_afpacket.h"
 
@@ -49,8 +37,9 @@
 #include <linux/virtio_net.h>
 
 #include "backends/ifinfo.h"
-#include "dataplane/pool.h"
+#include "backends/uplink_common.h"
 #include "backends/virtio_hdr.h"
+#include "dataplane/pool.h"
 
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23       /* Linux 4.20 */
@@ -63,7 +52,6 @@
 #define AFP_RCVBUF     (8 << 20)
 #define AFP_SNDBUF     (4 << 20)
 #define AFP_TX_IOV     (1 + ZVS_MAX_FRAGS + 2)
-#define AFP_TX_WAIT_MS 1
 
 _Static_assert(sizeof(struct virtio_net_hdr) == 10, "virtio_net_hdr layout");
 _Static_assert(AFP_VH_OFF >= (int)sizeof(struct virtio_net_hdr) + ZVS_VLAN_HLEN &&
@@ -75,12 +63,7 @@ union afp_cmsg {
 };
 
 struct afp {
-    struct zvs_port           port;     /* first: port.backend points here */
-    char                      ifname[IFNAMSIZ];
-    int                       fd;
-    int                       ifindex;  /* bound interface, 0 while it is gone */
-    uint8_t                   mac[ZVS_ETH_ALEN];
-    struct zvs_pool          *pool;
+    struct zvs_uplink         up;       /* first: port, socket, bound ifindex, MAC, pool */
     struct zvs_afpacket_stats stats;
     /* rx vectors, rebuilt per call, allocated once */
     struct mmsghdr            rx_msg[ZVS_BATCH];
@@ -159,14 +142,6 @@ fail:
     return rc;
 }
 
-/* Take mtu, MAC and carrier of the interface (the ifindex is the bound socket's). */
-static void afp_apply(struct afp *a, const struct zvs_ifinfo *fi)
-{
-    a->port.mtu = fi->mtu;
-    memcpy(a->mac, fi->mac, ZVS_ETH_ALEN);
-    a->port.carrier = fi->carrier;
-}
-
 /* ---- rx ------------------------------------------------------------------------------ */
 
 static const struct tpacket_auxdata *find_aux(struct msghdr *mh)
@@ -182,12 +157,12 @@ static const struct tpacket_auxdata *find_aux(struct msghdr *mh)
 static void rx_prepare(struct afp *a, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
-        uint8_t *data = zvs_pool_data(a->pool, a->rx_idx[i]);
+        uint8_t *data = zvs_pool_data(a->up.pool, a->rx_idx[i]);
         struct msghdr *mh = &a->rx_msg[i].msg_hdr;
         a->rx_iov[i][0].iov_base = data - AFP_VH_OFF;
         a->rx_iov[i][0].iov_len = AFP_VH_LEN;
         a->rx_iov[i][1].iov_base = data;
-        a->rx_iov[i][1].iov_len = zvs_pool_buf_size(a->pool);
+        a->rx_iov[i][1].iov_len = zvs_pool_buf_size(a->up.pool);
         memset(mh, 0, sizeof(*mh));
         mh->msg_name = &a->rx_addr[i];
         mh->msg_namelen = sizeof(a->rx_addr[i]);
@@ -203,7 +178,7 @@ static void rx_prepare(struct afp *a, uint32_t n)
 static bool rx_one(struct afp *a, uint32_t i, struct zvs_frame *f)
 {
     struct msghdr *mh = &a->rx_msg[i].msg_hdr;
-    uint8_t *data = zvs_pool_data(a->pool, a->rx_idx[i]);
+    uint8_t *data = zvs_pool_data(a->up.pool, a->rx_idx[i]);
     const struct virtio_net_hdr *vh = (const void *)(data - AFP_VH_OFF);
     struct zvs_vnet v;
 
@@ -245,7 +220,7 @@ static bool rx_one(struct afp *a, uint32_t i, struct zvs_frame *f)
     f->data = start;
     f->len = len;
     f->vnet = v;
-    f->in_port = a->port.index;
+    f->in_port = a->up.port.index;
     f->cookie = (uint64_t)a->rx_idx[i];
     return true;
 }
@@ -254,22 +229,15 @@ static int afp_rx(struct zvs_port *p, struct zvs_frame *out, int max)
 {
     struct afp *a = afp_of(p);
     int r = -1, n = 0;
-
-    if (max > ZVS_BATCH)
-        max = ZVS_BATCH;
-    if (max <= 0)
+    uint32_t got = zvs_uplink_rx_take(&a->up, a->rx_idx, max, &a->stats.rx_no_buffer);
+    if (got == 0)
         return 0;
-    uint32_t got = zvs_pool_take_n(a->pool, a->rx_idx, (uint32_t)max);
-    if (got == 0) {
-        a->stats.rx_no_buffer++;
-        return 0;
-    }
     rx_prepare(a, got);
     /* ENETDOWN is the kernel's note that the link went down, perhaps long ago; EINVAL
      * means one frame's offload state had no virtio-net form and was dropped. Neither
      * says anything about the frames queued behind them. */
     for (int attempt = 0; attempt < 4 && r < 0; attempt++) {
-        r = recvmmsg(a->fd, a->rx_msg, got, MSG_DONTWAIT, NULL);
+        r = recvmmsg(a->up.fd, a->rx_msg, got, MSG_DONTWAIT, NULL);
         if (r >= 0 || errno == EAGAIN || errno == EWOULDBLOCK)
             break;
         if (errno == EINVAL)
@@ -289,21 +257,11 @@ static int afp_rx(struct zvs_port *p, struct zvs_frame *out, int max)
         if (rx_one(a, i, &out[n]))
             n++;
         else
-            zvs_pool_put(a->pool, a->rx_idx[i]);
+            zvs_pool_put(a->up.pool, a->rx_idx[i]);
     }
-    for (uint32_t i = got; i > (uint32_t)r; i--)
-        zvs_pool_put(a->pool, a->rx_idx[i - 1]);
+    zvs_uplink_rx_give_back(&a->up, a->rx_idx, (uint32_t)r, got);
     a->stats.rx_frames += (uint64_t)n;
     return n;
-}
-
-static void afp_rx_release(struct zvs_port *p, struct zvs_frame *frames, int n)
-{
-    struct afp *a = afp_of(p);
-    for (int i = 0; i < n; i++) {
-        assert(frames[i].cookie < ZVS_AFP_POOL_BUFS);
-        zvs_pool_put(a->pool, (int32_t)frames[i].cookie);
-    }
 }
 
 /* ---- tx ------------------------------------------------------------------------------ */
@@ -337,31 +295,6 @@ static int tx_build(struct afp *a, const struct zvs_tx *txs, int cnt, enum zvs_d
     return m;
 }
 
-/* Wait a bounded time for the kernel to have room again. */
-static void tx_wait(struct afp *a, int err)
-{
-    struct pollfd pfd = { .fd = a->fd, .events = POLLOUT };
-    a->stats.tx_waits++;
-    if (err == ENOBUFS)
-        (void)poll(NULL, 0, AFP_TX_WAIT_MS);    /* the device queue, not the socket, is full */
-    else
-        (void)poll(&pfd, 1, AFP_TX_WAIT_MS);
-}
-
-/* ENOBUFS from a bypassed qdisc is also how the kernel refuses a frame for a link whose
- * carrier just went (packet_direct_xmit drops on !netif_carrier_ok, veth_xmit on a peer
- * that is down). Waiting for room then only stalls the loop while the carrier event
- * is still in linkwatch: ask the driver once per burst, and a link that is gone is
- * link-down at once, so the switch moves the frames to a survivor. */
-static bool tx_link_gone(struct afp *a, bool *probed)
-{
-    if (*probed)
-        return false;
-    *probed = true;
-    a->stats.tx_link_probes++;
-    return zvs_ifinfo_link_now(a->fd, a->ifname) == 0;
-}
-
 /* Send the built messages; returns how many went. Sets *down when the link is down. */
 static int tx_send(struct afp *a, int m, enum zvs_drop *why, bool *down)
 {
@@ -369,7 +302,7 @@ static int tx_send(struct afp *a, int m, enum zvs_drop *why, bool *down)
     bool retried_down = false, probed = false;
 
     while (i < m) {
-        int r = sendmmsg(a->fd, &a->tx_msg[i], (unsigned)(m - i), MSG_DONTWAIT);
+        int r = sendmmsg(a->up.fd, &a->tx_msg[i], (unsigned)(m - i), MSG_DONTWAIT);
         if (r > 0) {
             i += r;
             sent += r;
@@ -378,11 +311,11 @@ static int tx_send(struct afp *a, int m, enum zvs_drop *why, bool *down)
         int err = r < 0 ? errno : EAGAIN;
         if (err == EINTR)
             continue;
-        if (err == ENOBUFS && tx_link_gone(a, &probed))
+        if (err == ENOBUFS && zvs_uplink_tx_link_gone(&a->up, &probed, &a->stats.tx_link_probes))
             err = ENXIO;
         if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) {
             if (waits++ < ZVS_AFP_TX_RETRIES) {
-                tx_wait(a, err);
+                zvs_uplink_tx_wait(&a->up, err, &a->stats.tx_waits);
                 continue;
             }
             a->stats.tx_no_buffer += (uint64_t)(m - i);
@@ -395,7 +328,7 @@ static int tx_send(struct afp *a, int m, enum zvs_drop *why, bool *down)
         }
         if (err == ENETDOWN || err == ENXIO) {
             a->stats.tx_link_down += (uint64_t)(m - i);
-            a->port.carrier = false;
+            a->up.port.carrier = false;
             *why = ZVS_DROP_LINK_DOWN;
             *down = true;
             break;
@@ -438,9 +371,9 @@ static void afp_destroy(struct zvs_port *p)
     if (!p)
         return;
     struct afp *a = afp_of(p);
-    if (a->fd >= 0)
-        close(a->fd);
-    zvs_pool_destroy(a->pool);
+    if (a->up.fd >= 0)
+        close(a->up.fd);
+    zvs_uplink_fini(&a->up);
     free(a);
 }
 
@@ -448,10 +381,10 @@ static const struct zvs_port_ops afp_ops = {
     .kind = "afpacket",
     .tx = afp_tx,
     .rx = afp_rx,
-    .rx_release = afp_rx_release,
+    .rx_release = zvs_uplink_rx_release,
     .flush = afp_flush,
     .destroy = afp_destroy,
-    .fd = zvs_uplink_afpacket_fd,
+    .fd = zvs_uplink_fd,
     .link_event = zvs_uplink_afpacket_link_event,
 };
 
@@ -459,37 +392,28 @@ static const struct zvs_port_ops afp_ops = {
 
 struct zvs_port *zvs_uplink_afpacket_open(const char *ifname, int *err)
 {
-    struct afp *a = NULL;
     struct zvs_ifinfo fi;
-    int rc = -EINVAL;
-
-    if (!zvs_ifname_ok(ifname))
-        goto fail;
-    rc = -ENOMEM;
-    a = calloc(1, sizeof(*a));
+    int rc = -ENOMEM;
+    struct afp *a = calloc(1, sizeof(*a));
     if (!a)
         goto fail;
-    a->fd = -1;
-    a->port.ops = &afp_ops;
-    a->port.backend = a;
-    snprintf(a->ifname, sizeof(a->ifname), "%s", ifname);
-    a->pool = zvs_pool_create(ZVS_AFP_POOL_BUFS, AFP_BUF_SIZE, AFP_HEADROOM);
-    if (!a->pool)
-        goto fail;
-    a->port.role = ZVS_PORT_UPLINK;
-    snprintf(a->port.name, sizeof(a->port.name), "%s", ifname);
-    a->port.caps = ZVS_CAP_CSUM | ZVS_CAP_GSO;
-    a->port.max_gso = 65535;
-    rc = afp_socket(a->ifname, &fi);
+    a->up.port.backend = a;
+    rc = zvs_uplink_init(&a->up, &afp_ops, ifname, ZVS_AFP_POOL_BUFS, AFP_BUF_SIZE,
+                         AFP_HEADROOM);
     if (rc < 0)
         goto fail;
-    a->fd = rc;
-    a->ifindex = fi.ifindex;
-    afp_apply(a, &fi);
-    return &a->port;
+    a->up.port.caps = ZVS_CAP_CSUM | ZVS_CAP_GSO;
+    a->up.port.max_gso = 65535;
+    rc = afp_socket(a->up.ifname, &fi);
+    if (rc < 0)
+        goto fail;
+    a->up.fd = rc;
+    a->up.ifindex = fi.ifindex;
+    zvs_uplink_apply(&a->up, &fi);
+    return &a->up.port;
 fail:
     if (a)
-        afp_destroy(&a->port);
+        afp_destroy(&a->up.port);
     if (err)
         *err = rc;
     return NULL;
@@ -497,64 +421,41 @@ fail:
 
 int zvs_uplink_afpacket_fd(const struct zvs_port *p)
 {
-    return afp_of(p)->fd;
+    return afp_of(p)->up.fd;
 }
 
 int zvs_uplink_afpacket_ifindex(const struct zvs_port *p)
 {
-    return afp_of(p)->ifindex;
+    return afp_of(p)->up.ifindex;
 }
 
 void zvs_uplink_afpacket_mac(const struct zvs_port *p, uint8_t mac[6])
 {
-    memcpy(mac, afp_of(p)->mac, ZVS_ETH_ALEN);
+    memcpy(mac, afp_of(p)->up.mac, ZVS_ETH_ALEN);
 }
 
 int zvs_uplink_afpacket_reopen(struct zvs_port *p)
 {
     struct afp *a = afp_of(p);
     struct zvs_ifinfo fi;
-    int fd = afp_socket(a->ifname, &fi);
+    int fd = afp_socket(a->up.ifname, &fi);
     if (fd < 0)
         return fd;
-    if (a->fd >= 0)
-        close(a->fd);
-    a->fd = fd;
-    a->ifindex = fi.ifindex;
-    afp_apply(a, &fi);
+    if (a->up.fd >= 0)
+        close(a->up.fd);
+    a->up.fd = fd;
+    a->up.ifindex = fi.ifindex;
+    zvs_uplink_apply(&a->up, &fi);
     a->stats.reopens++;
     return 0;
 }
 
 int zvs_uplink_afpacket_link_event(struct zvs_port *p, int ifindex, bool carrier, bool exists)
 {
-    struct afp *a = afp_of(p);
-    int rc = 0;
-
-    if (!exists) {
-        /* The socket is bound to nothing now; keep it until the name comes back. */
-        a->ifindex = 0;
-        p->carrier = false;
-        return 0;
-    }
-    if (ifindex != a->ifindex) {
-        rc = zvs_uplink_afpacket_reopen(p);
-        if (rc < 0) {
-            p->carrier = false;
-            return rc;
-        }
-        rc = 1;
-    } else {
-        int soerr = 0;
-        socklen_t sl = sizeof(soerr);
-        struct zvs_ifinfo fi;
-        /* Reading SO_ERROR clears the ENETDOWN a past link-down left on the socket. */
-        (void)getsockopt(a->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
-        if (zvs_ifinfo_read(a->fd, a->ifname, &fi) == 0)
-            afp_apply(a, &fi);          /* mtu or MAC may have changed meanwhile */
-    }
-    p->carrier = carrier;
-    return rc;
+    (void)afp_of(p);
+    /* A deleted interface leaves the socket bound to nothing: only a new ifindex, never
+     * a failed read, says the socket must be rebuilt. */
+    return zvs_uplink_link_event(p, ifindex, carrier, exists, false, zvs_uplink_afpacket_reopen);
 }
 
 void zvs_uplink_afpacket_stats(const struct zvs_port *p, struct zvs_afpacket_stats *out)

@@ -68,25 +68,21 @@
 #include <pcap/pcap.h>
 
 #include "backends/ifinfo.h"
+#include "backends/uplink_common.h"
 #include "dataplane/pool.h"
 #include "dataplane/vnet.h"
 
 #define PCP_HEADROOM   64               /* unused by this backend; the pool's minimum */
 #define PCP_BUF_SIZE   (65536 + 256)    /* a 64 KiB super-frame with its headers */
-#define PCP_TX_WAIT_MS 1
 #define TCP_CSUM_OFF   16               /* checksum field within the TCP header */
 #define UDP_CSUM_OFF   6                /* ... within the UDP header */
 #define TCP_FLAG_CWR   0x80
 
 struct pcp {
-    struct zvs_port       port;         /* first: port.backend points here */
-    char                  ifname[IFNAMSIZ];
+    struct zvs_uplink     up;           /* first: port, pcap_get_selectable_fd (-1 without
+                                           handle), ifindex at open/reopen, MAC, pool */
     pcap_t               *pc;           /* NULL while there is no handle */
-    int                   fd;           /* pcap_get_selectable_fd, -1 without handle */
-    int                   ifindex;      /* interface at open/reopen, 0 while it is gone */
     bool                  failed;       /* the handle failed a read: rebuild when back */
-    uint8_t               mac[ZVS_ETH_ALEN];
-    struct zvs_pool      *pool;
     uint8_t              *tx_buf;       /* PCP_BUF_SIZE: frames that need an edit */
     struct zvs_pcap_stats stats;
     /* rx state of the pcap_dispatch in progress (the callback's view) */
@@ -116,13 +112,11 @@ static void note_error(struct pcp *a, int err, const char *text)
 static int pcp_refresh(struct pcp *a)
 {
     struct zvs_ifinfo fi;
-    int rc = zvs_ifinfo_read(-1, a->ifname, &fi);
+    int rc = zvs_ifinfo_read(-1, a->up.ifname, &fi);
     if (rc < 0)
         return rc;
-    a->ifindex = fi.ifindex;
-    a->port.mtu = fi.mtu;
-    memcpy(a->mac, fi.mac, ZVS_ETH_ALEN);
-    a->port.carrier = fi.carrier;
+    a->up.ifindex = fi.ifindex;
+    zvs_uplink_apply(&a->up, &fi);
     return 0;
 }
 
@@ -145,7 +139,7 @@ static int pcp_handle(struct pcp *a, pcap_t **out)
     char errbuf[PCAP_ERRBUF_SIZE] = "";
     int rc = -EIO;
 
-    pcap_t *pc = pcap_create(a->ifname, errbuf);
+    pcap_t *pc = pcap_create(a->up.ifname, errbuf);
     if (!pc) {
         note_error(a, EIO, errbuf);
         return -EIO;
@@ -185,7 +179,7 @@ static void pcp_install(struct pcp *a, pcap_t *pc)
     if (a->pc)
         pcap_close(a->pc);
     a->pc = pc;
-    a->fd = pc ? pcap_get_selectable_fd(pc) : -1;
+    a->up.fd = pc ? pcap_get_selectable_fd(pc) : -1;
     a->failed = false;
 }
 
@@ -226,10 +220,10 @@ static void rx_offloads(struct pcp *a, uint8_t *d, uint32_t len, struct zvs_vnet
     v->csum_offset = off;
     a->stats.rx_csum_marked++;
     uint32_t hdrs = (uint32_t)h.hdr_len - h.l3_off;   /* IP + TCP headers */
-    if (tcp && h.ip_end - h.l3_off > a->port.mtu && a->port.mtu > hdrs) {
+    if (tcp && h.ip_end - h.l3_off > a->up.port.mtu && a->up.port.mtu > hdrs) {
         uint8_t ecn = (d[h.l4_off + 13] & TCP_FLAG_CWR) ? ZVS_VNET_GSO_ECN : 0;
         v->gso_type = (uint8_t)((h.ip_ver == 4 ? ZVS_VNET_GSO_TCPV4 : ZVS_VNET_GSO_TCPV6) | ecn);
-        v->gso_size = (uint16_t)(a->port.mtu - hdrs);
+        v->gso_size = (uint16_t)(a->up.port.mtu - hdrs);
         v->hdr_len = h.hdr_len;
         a->stats.rx_gso_marked++;
     }
@@ -239,21 +233,21 @@ static void rx_cb(u_char *user, const struct pcap_pkthdr *hdr, const u_char *byt
 {
     struct pcp *a = (struct pcp *)(void *)user;
 
-    if (hdr->caplen < hdr->len || hdr->caplen > zvs_pool_buf_size(a->pool)) {
+    if (hdr->caplen < hdr->len || hdr->caplen > zvs_pool_buf_size(a->up.pool)) {
         a->stats.rx_truncated++;
         return;
     }
     /* libpcap calls back at most as often as the count we gave it: there is a buffer. */
     assert(a->rx_used < a->rx_got);
     int32_t idx = a->rx_idx[a->rx_used];
-    uint8_t *d = zvs_pool_data(a->pool, idx);
+    uint8_t *d = zvs_pool_data(a->up.pool, idx);
     struct zvs_frame *f = &a->rx_out[a->rx_used++];
 
     memcpy(d, bytes, hdr->caplen);
     memset(f, 0, sizeof(*f));
     f->data = d;
     f->len = hdr->caplen;
-    f->in_port = a->port.index;
+    f->in_port = a->up.port.index;
     f->cookie = (uint64_t)idx;
     rx_offloads(a, d, hdr->caplen, &f->vnet);
 }
@@ -262,15 +256,11 @@ static int pcp_rx(struct zvs_port *p, struct zvs_frame *out, int max)
 {
     struct pcp *a = pcp_of(p);
 
-    if (max > ZVS_BATCH)
-        max = ZVS_BATCH;
-    if (max <= 0 || !a->pc)
+    if (!a->pc)
         return 0;
-    a->rx_got = zvs_pool_take_n(a->pool, a->rx_idx, (uint32_t)max);
-    if (a->rx_got == 0) {
-        a->stats.rx_no_buffer++;
+    a->rx_got = zvs_uplink_rx_take(&a->up, a->rx_idx, max, &a->stats.rx_no_buffer);
+    if (a->rx_got == 0)
         return 0;
-    }
     a->rx_used = 0;
     a->rx_out = out;
     int r = pcap_dispatch(a->pc, (int)a->rx_got, rx_cb, (u_char *)(void *)a);
@@ -279,20 +269,10 @@ static int pcp_rx(struct zvs_port *p, struct zvs_frame *out, int max)
         a->failed = true;               /* rebuilt by link_event when the interface is back */
         note_error(a, EIO, pcap_geterr(a->pc));
     }
-    for (uint32_t i = a->rx_got; i > a->rx_used; i--)
-        zvs_pool_put(a->pool, a->rx_idx[i - 1]);
+    zvs_uplink_rx_give_back(&a->up, a->rx_idx, a->rx_used, a->rx_got);
     a->rx_out = NULL;
     a->stats.rx_frames += a->rx_used;
     return (int)a->rx_used;
-}
-
-static void pcp_rx_release(struct zvs_port *p, struct zvs_frame *frames, int n)
-{
-    struct pcp *a = pcp_of(p);
-    for (int i = 0; i < n; i++) {
-        assert(frames[i].cookie < ZVS_PCAP_POOL_BUFS);
-        zvs_pool_put(a->pool, (int32_t)frames[i].cookie);
-    }
 }
 
 /* ---- tx ------------------------------------------------------------------------------ */
@@ -320,17 +300,6 @@ static const uint8_t *tx_bytes(struct pcp *a, const struct zvs_tx *tx, uint32_t 
     return a->tx_buf;
 }
 
-/* Wait a bounded time for the kernel to have room again. */
-static void tx_wait(struct pcp *a, int err)
-{
-    struct pollfd pfd = { .fd = a->fd, .events = POLLOUT };
-    a->stats.tx_waits++;
-    if (err == ENOBUFS)
-        (void)poll(NULL, 0, PCP_TX_WAIT_MS);    /* the device queue, not the socket, is full */
-    else
-        (void)poll(&pfd, 1, PCP_TX_WAIT_MS);
-}
-
 /* One pcap_inject with the burst's retry budget; returns 0 or the errno that stopped it.
  * The first ENOBUFS of a burst asks the driver whether the carrier is gone (a veth whose
  * peer went down refuses with ENOBUFS before linkwatch has told anyone): then ENXIO. */
@@ -344,15 +313,11 @@ static int tx_inject(struct pcp *a, const uint8_t *bytes, uint32_t len, int *wai
         int err = r < 0 ? errno : EIO;  /* before anything else can change it */
         if (err == EINTR)
             continue;
-        if (err == ENOBUFS && !*probed) {
-            *probed = true;
-            a->stats.tx_link_probes++;
-            if (zvs_ifinfo_link_now(a->fd, a->ifname) == 0)
-                return ENXIO;
-        }
+        if (err == ENOBUFS && zvs_uplink_tx_link_gone(&a->up, probed, &a->stats.tx_link_probes))
+            return ENXIO;
         if ((err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) &&
             (*waits)++ < ZVS_PCAP_TX_RETRIES) {
-            tx_wait(a, err);
+            zvs_uplink_tx_wait(&a->up, err, &a->stats.tx_waits);
             continue;
         }
         if (err == ENETDOWN && !retried_down) {
@@ -422,7 +387,7 @@ static void pcp_destroy(struct zvs_port *p)
     struct pcp *a = pcp_of(p);
     if (a->pc)
         pcap_close(a->pc);
-    zvs_pool_destroy(a->pool);
+    zvs_uplink_fini(&a->up);
     free(a->tx_buf);
     free(a);
 }
@@ -431,10 +396,10 @@ static const struct zvs_port_ops pcp_ops = {
     .kind = "pcap",
     .tx = pcp_tx,
     .rx = pcp_rx,
-    .rx_release = pcp_rx_release,
+    .rx_release = zvs_uplink_rx_release,
     .flush = pcp_flush,
     .destroy = pcp_destroy,
-    .fd = zvs_uplink_pcap_fd,
+    .fd = zvs_uplink_fd,
     .link_event = zvs_uplink_pcap_link_event,
 };
 
@@ -442,43 +407,37 @@ static const struct zvs_port_ops pcp_ops = {
 
 struct zvs_port *zvs_uplink_pcap_open(const char *ifname, int *err)
 {
-    struct pcp *a = NULL;
     pcap_t *pc = NULL;
-    int rc = -EINVAL;
-
-    if (!zvs_ifname_ok(ifname))
-        goto fail;
-    rc = -ENOMEM;
-    a = calloc(1, sizeof(*a));
+    int rc = -ENOMEM;
+    struct pcp *a = calloc(1, sizeof(*a));
     if (!a)
         goto fail;
-    a->fd = -1;
-    a->port.ops = &pcp_ops;
-    a->port.backend = a;
-    snprintf(a->ifname, sizeof(a->ifname), "%s", ifname);
-    a->pool = zvs_pool_create(ZVS_PCAP_POOL_BUFS, PCP_BUF_SIZE, PCP_HEADROOM);
-    a->tx_buf = malloc(PCP_BUF_SIZE);
-    if (!a->pool || !a->tx_buf)
+    a->up.port.backend = a;
+    rc = zvs_uplink_init(&a->up, &pcp_ops, ifname, ZVS_PCAP_POOL_BUFS, PCP_BUF_SIZE,
+                         PCP_HEADROOM);
+    if (rc < 0)
         goto fail;
-    a->port.role = ZVS_PORT_UPLINK;
-    snprintf(a->port.name, sizeof(a->port.name), "%s", ifname);
-    a->port.caps = 0;                   /* the switch completes and segments for us */
-    a->port.max_gso = 0;
+    rc = -ENOMEM;
+    a->tx_buf = malloc(PCP_BUF_SIZE);
+    if (!a->tx_buf)
+        goto fail;
+    a->up.port.caps = 0;                /* the switch completes and segments for us */
+    a->up.port.max_gso = 0;
     rc = pcp_refresh(a);
     if (rc < 0)
         goto fail;
     rc = pcp_handle(a, &pc);
     if (rc == -ENETDOWN) {
-        a->port.carrier = false;        /* down: link_event makes the handle */
-        return &a->port;
+        a->up.port.carrier = false;     /* down: link_event makes the handle */
+        return &a->up.port;
     }
     if (rc < 0)
         goto fail;
     pcp_install(a, pc);
-    return &a->port;
+    return &a->up.port;
 fail:
     if (a)
-        pcp_destroy(&a->port);
+        pcp_destroy(&a->up.port);
     if (err)
         *err = rc;
     return NULL;
@@ -486,17 +445,17 @@ fail:
 
 int zvs_uplink_pcap_fd(const struct zvs_port *p)
 {
-    return pcp_of(p)->fd;
+    return pcp_of(p)->up.fd;
 }
 
 int zvs_uplink_pcap_ifindex(const struct zvs_port *p)
 {
-    return pcp_of(p)->ifindex;
+    return pcp_of(p)->up.ifindex;
 }
 
 void zvs_uplink_pcap_mac(const struct zvs_port *p, uint8_t mac[6])
 {
-    memcpy(mac, pcp_of(p)->mac, ZVS_ETH_ALEN);
+    memcpy(mac, pcp_of(p)->up.mac, ZVS_ETH_ALEN);
 }
 
 int zvs_uplink_pcap_reopen(struct zvs_port *p)
@@ -519,34 +478,10 @@ int zvs_uplink_pcap_reopen(struct zvs_port *p)
 int zvs_uplink_pcap_link_event(struct zvs_port *p, int ifindex, bool carrier, bool exists)
 {
     struct pcp *a = pcp_of(p);
-    int rc = 0;
-
-    if (!exists) {
-        /* The handle reads nothing now; keep it until the name comes back. */
-        a->ifindex = 0;
-        p->carrier = false;
-        return 0;
-    }
-    if (!a->pc || a->failed || ifindex != a->ifindex) {
-        rc = zvs_uplink_pcap_reopen(p);
-        if (rc == -ENETDOWN && !carrier) {
-            p->carrier = false;         /* exists but down: wait for it to come up */
-            return 0;
-        }
-        if (rc < 0) {
-            p->carrier = false;
-            return rc;
-        }
-        rc = 1;
-    } else {
-        int soerr = 0;
-        socklen_t sl = sizeof(soerr);
-        /* Reading SO_ERROR clears the ENETDOWN a past link-down left on the socket. */
-        (void)getsockopt(a->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
-        (void)pcp_refresh(a);           /* mtu or MAC may have changed meanwhile */
-    }
-    p->carrier = carrier;
-    return rc;
+    /* Besides a new ifindex, a missing handle (opened while down, or a failed reopen)
+     * or one that failed a read (libpcap gives up on a deleted interface) is rebuilt. */
+    return zvs_uplink_link_event(p, ifindex, carrier, exists, !a->pc || a->failed,
+                                 zvs_uplink_pcap_reopen);
 }
 
 void zvs_uplink_pcap_stats(const struct zvs_port *p, struct zvs_pcap_stats *out)

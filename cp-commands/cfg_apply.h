@@ -2,7 +2,7 @@
  *
  * vswitchd keeps one struct zvs_cfg as the running configuration: it starts as SYSTEM
  * CONFIG + USER DIRECT (validated) and every configuration command changes it. The
- * executor then makes the data plane match it (vswitch/daemon_reconcile.c). This file is
+ * executor then makes the data plane match it (daemon/daemon_reconcile.c). This file is
  * the pure half: it checks a parsed command against the configuration and the issuer's
  * rights, and changes the configuration, or refuses with a z/VM-style error and changes
  * nothing at all (zvs_cfg_dump before and after is byte-for-byte equal).

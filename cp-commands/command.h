@@ -4,7 +4,7 @@
  *
  * Split of work: zvs_cmd_parse (command.c) turns one command line into a struct zvs_cmd or
  * a z/VM-style error; it knows nothing of the running system beyond the issuer's privilege
- * classes. The executor (vswitch/daemon_cmd.c, which owns the running switches, port groups
+ * classes. The executor (daemon/daemon_cmd.c, which owns the running switches, port groups
  * and LACP engines) acts on a struct zvs_cmd and writes the response. Responses and errors
  * are lines of text plus a CP return code, collected in struct zvs_cp_response
  * (cp_response.h).

@@ -680,9 +680,6 @@ static void dump_nic(const struct zvs_cfg_nic *n, FILE *out)
     case ZVS_NIC_BACKEND_NONE:     fprintf(out, " NICBIND NONE\n"); break;
     case ZVS_NIC_BACKEND_TAP:      fprintf(out, " NICBIND TAP %s\n", n->ifname); break;
     case ZVS_NIC_BACKEND_QDIO:     fprintf(out, " NICBIND QDIO\n"); break;
-    case ZVS_NIC_BACKEND_WORKLOAD:
-        fprintf(out, " NICBIND WORKLOAD %s\n", n->workload == ZVS_WORKLOAD_RR ? "RR" : "STR");
-        break;
     }
 }
 

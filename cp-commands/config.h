@@ -7,9 +7,9 @@
  *                  interface plays the real device, e.g. an OSA port, and how vswitchd
  *                  reaches it).
  *   USER DIRECT    USER / IDENTITY entries with NICDEF, and our extensions NICBIND (which
- *                  backend plays the guest's NIC: a TAP, external QDIO queues, or an
- *                  in-process workload) and LINUXUSER (which Linux users act as the entry's
- *                  userid on the operator console).
+ *                  backend plays the guest's NIC: a TAP or external QDIO queues) and
+ *                  LINUXUSER (which Linux users act as the entry's userid on the
+ *                  operator console).
  * The result is plain data (struct zvs_cfg) that the daemon reads directly: fixed arrays
  * with the limits below, counts beside them, names upper-cased and NUL-terminated,
  * cross-references as array indexes. Grammar, defaults, our rules and our extensions are
@@ -63,12 +63,6 @@ enum zvs_nic_backend {
     ZVS_NIC_BACKEND_NONE,               /* no NICBIND: the NIC exists, nothing drives it */
     ZVS_NIC_BACKEND_TAP,                /* a tap the daemon creates (namespace as guest) */
     ZVS_NIC_BACKEND_QDIO,               /* an external program on the shared-memory queues */
-    ZVS_NIC_BACKEND_WORKLOAD,           /* the in-process traffic generator */
-};
-
-enum zvs_workload {
-    ZVS_WORKLOAD_STR,                   /* streaming: large sends one way */
-    ZVS_WORKLOAD_RR,                    /* request/response: small exchanges */
 };
 
 enum zvs_macid_source {
@@ -205,7 +199,6 @@ struct zvs_cfg_nic {
     uint8_t               mac[6];       /* MACPREFIX ++ MACID, set by validate */
     enum zvs_nic_backend  backend;      /* NICBIND */
     char                  ifname[ZVS_IFNAME_MAX + 1];  /* TAP name */
-    enum zvs_workload     workload;     /* WORKLOAD kind */
     uint32_t              line;         /* first NICDEF for this vdev */
     uint32_t              type_line;    /* NICDEF that gave TYPE; 0: none */
     uint32_t              bind_line;    /* NICBIND; 0: none */

@@ -6,7 +6,8 @@
  * in cp-commands/README.md and a golden line in tests/golden/commands/errors.txt.
  *
  * Catalogue (rc = return code; "z/VM" = the classic CP text, known from general z/VM use
- * but not confirmed by reference/zvm.md; "ours" = zvswitch's, UNCONFIRMED against z/VM):
+ * but not checked against IBM's "z/VM CP Messages and Codes"; "ours" = zvswitch's,
+ * UNCONFIRMED against z/VM):
  *   HCP001E  rc 1     z/VM  Unknown CP command: %s
  *   HCP002E  rc 2     z/VM  Invalid operand - %s
  *   HCP003E  rc 3     z/VM  Invalid option - %s

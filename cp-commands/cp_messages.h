@@ -6,8 +6,8 @@
  *   - 001, 002, 003, 026 are the classic CP messages every z/VM programmer knows
  *     ("Unknown CP command", "Invalid operand", "Invalid option", "Operand missing or
  *     invalid"), with CP's convention that the return code is the message number.
- *     reference/zvm.md does not list them (its 1.7 says every HCP text is UNCONFIRMED),
- *     so they come from general z/VM knowledge, not from our reference.
+ *     They come from general z/VM knowledge: the public IBM pages we could read ("z/VM
+ *     CP Messages and Codes" was not among them) confirm no HCP number or text.
  *   - 1100-1199 are OURS (UNCONFIRMED: the real numbers and texts for these conditions are
  *     not in any source we have). Range 1000-1099 belongs to the configuration files
  *     (messages.c). Our return codes follow the same convention: rc = message number.
@@ -41,7 +41,7 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_LINE_CHAR_INVALID,        /* 1107E X'nn' */
     /* Responses (zvs_cp_printf). */
     ZVS_CPMSG_TRUNCATED,                /* 1109W (no argument) */
-    /* For the executor (vswitch/daemon_cmd.c): conditions of the running system. */
+    /* For the executor (daemon/daemon_cmd.c): conditions of the running system. */
     ZVS_CPMSG_GROUP_NOT_FOUND,          /* 1110E group */
     ZVS_CPMSG_VSWITCH_NOT_FOUND,        /* 1111E switch */
     ZVS_CPMSG_DEVICE_IN_GROUP,          /* 1112E device, group */

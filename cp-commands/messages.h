@@ -1,10 +1,11 @@
 /* CP-style message catalogue and message lists.
  *
- * Every message an operator reads from the configuration parsers (and later from CP
- * commands) has a z/VM-shaped id: "HCP" + a 4-digit number + a severity letter, e.g.
- * HCP1003E. The numbers and texts are OURS: the real HCP numbers for these conditions are
- * not known (reference/zvm.md 1.7, UNCONFIRMED), so the catalogue in messages.c is the one
- * place that defines them. Range 1000-1099 belongs to SYSTEM CONFIG / USER DIRECT.
+ * Every message an operator reads from the configuration parsers (and from the DEFINE
+ * VSWITCH and GRANT operands of CP commands, which share their tables) has a z/VM-shaped
+ * id: "HCP" + a 4-digit number + a severity letter, e.g. HCP1003E. The numbers and texts
+ * are OURS: the real HCP numbers for these conditions are not known ("z/VM CP Messages and
+ * Codes" was not available: UNCONFIRMED), so the catalogue in messages.c is the one place
+ * that defines them. Range 1000-1099 belongs to SYSTEM CONFIG / USER DIRECT.
  *
  * Message texts use only "%s" placeholders and every argument is a string: the catalogue is
  * not a printf format (the formatter in messages.c substitutes), so a wrong argument can

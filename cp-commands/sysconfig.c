@@ -6,7 +6,7 @@
  *   VMLAN MACPREFIX xxxxxx
  *         6 hex digits; the first byte must be a locally administered unicast address
  *         (bit X'02' set, bit X'01' clear). Default 020000 (z/VM's default prefix as we
- *         understand it; reference/zvm.md 2.2).
+ *         understand it; VMLAN statement, "z/VM CP Planning and Administration").
  *   VMLAN MACIDRANGE SYSTEM xxxxxx-xxxxxx USER xxxxxx-xxxxxx
  *         Our rule (z/VM's is UNCONFIRMED): both ranges are required, low <= high, and
  *         they may not overlap. CP assigns MACIDs to NICDEFs without MACID from SYSTEM,
@@ -38,7 +38,8 @@
  *   SET PORT GROUP grp [JOIN rdev [rdev ..]] [LACP ACTIVE | INACTIVE] [INTERVAL n | OFF]
  *         [EXCLUSIVE] [TIMEOUT SHORT | LONG] [DISTRIBUTION DESTINATION | SOURCE | BOTH]
  *         [POLICY LOAD | LBT [n]]
- *         The text of the CP command (reference/zvm.md 1.4), so it can be pasted from a
+ *         The text of the CP command ("z/VM CP Commands and Utilities Reference", SET
+ *         PORT GROUP), so it can be pasted from a
  *         running system. Operands in any order, each once per statement, at least one.
  *         Every statement naming a group adds to it, as the commands do: the first
  *         creates the group with the defaults LACP ACTIVE, INTERVAL 300, EXCLUSIVE; a
@@ -67,7 +68,7 @@
  *         RDEV a switch names. BACKEND says how vswitchd reaches the interface: AFPACKET
  *         (default; AF_PACKET with virtio-net headers, offload metadata kept) or PCAP
  *         (libpcap: portable, no offload metadata, so the switch checksums and segments
- *         for it; see vswitch/uplink_pcap.c).
+ *         for it; see backends/uplink_pcap.c).
  *
  * Every statement is built in a scratch copy and stored only when it raised no error, so
  * a bad statement never leaves half a switch (or half a JOIN) behind.

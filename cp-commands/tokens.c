@@ -2,7 +2,9 @@
  *
  * Owns: the CP comment and continuation rules and the generic walk over an operand table
  * (see tokens.h for the rules). It knows no statement: SYSTEM CONFIG and USER DIRECT
- * (sysconfig.c, userdirect.c), and later the CP command grammar, are tables on top.
+ * (sysconfig.c, userdirect.c) are tables on top; the CP command parser (command.c) has its
+ * own grammar table and borrows the value parsers (names, hex, decimal) and, through
+ * sysconfig.c, the DEFINE VSWITCH and GRANT operand tables.
  *
  * How the lexer works: it keeps a private copy of the text and processes one physical
  * line at a time. Comments and invalid characters are overwritten with blanks in the

@@ -18,13 +18,12 @@
  *         A second NICDEF for a vdev within the entry modifies the first (z/VM 7.1):
  *         the operands it gives replace earlier values (VLAN replaces the whole set), and
  *         TYPE may be given once per NIC, on any of them.
- *   NICBIND vdev TAP ifname | QDIO | WORKLOAD STR | RR             (zvswitch extension)
+ *   NICBIND vdev TAP ifname | QDIO                                 (zvswitch extension)
  *         Binds the NIC defined above in the entry to the backend that plays the guest:
  *         TAP     a tap interface the daemon creates (move it into a network namespace
  *                 and the namespace is the guest; ifname keeps its case, Linux rules);
- *         QDIO    an external program attaches to the NIC's shared-memory QDIO queues;
- *         WORKLOAD an in-process generator of the STR (streaming) or RR
- *                 (request/response) workload of the measurement report.
+ *         QDIO    an external program attaches to the NIC's shared-memory QDIO queues.
+ *         Traffic generators are test equipment, not guests: they live in tests/lib.
  *         One NICBIND per NIC; a NIC without one exists but nothing drives it.
  *   LINUXUSER name | uid [name | uid ...]                         (zvswitch extension)
  *         The Linux users who act as this entry's userid, with its privilege classes,
@@ -41,7 +40,7 @@
  *         LINUXUSER takes more values than a statement table has positional slots
  *         (ZVS_POS_MAX), so it is parsed by linuxuser_stmt beside the table, with the same
  *         messages and the same rule: a statement with an error stores nothing.
- * Other directory statements (MDISK, LINK, ...) are not accepted in this first cut.
+ * Other directory statements (MDISK, LINK, ...) are refused (HCP1001E).
  *
  * After the last statement a pass over the file's NICs reports what only the whole entry
  * shows: a NIC that never got TYPE, a device range past FFFF, overlapping NICs.
@@ -382,7 +381,7 @@ static void nicdef_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
 
 /* ---- NICBIND ------------------------------------------------------------------------- */
 
-enum { NB_TAP, NB_QDIO, NB_WORKLOAD, NB_COUNT };
+enum { NB_TAP, NB_QDIO, NB_COUNT };
 
 static void nb_tap(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
                    unsigned nval)
@@ -402,24 +401,9 @@ static void nb_qdio(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *v
     ((struct ud_ctx *)ctx)->nic.backend = ZVS_NIC_BACKEND_QDIO;
 }
 
-static void nb_workload(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
-                        unsigned nval)
-{
-    struct ud_ctx *c = ctx;
-
-    c->nic.backend = ZVS_NIC_BACKEND_WORKLOAD;
-    if (zvs_tok_is(val, "STR"))
-        c->nic.workload = ZVS_WORKLOAD_STR;
-    else if (zvs_tok_is(val, "RR"))
-        c->nic.workload = ZVS_WORKLOAD_RR;
-    else
-        bad_value(c, val, "WORKLOAD", "STR or RR");
-}
-
 static const struct zvs_opdef nicbind_ops[NB_COUNT] = {
-    [NB_TAP]      = { "TAP", 1, 1, false, ZVS_OPBIT(NB_QDIO) | ZVS_OPBIT(NB_WORKLOAD), nb_tap },
-    [NB_QDIO]     = { "QDIO", 0, 0, false, ZVS_OPBIT(NB_WORKLOAD), nb_qdio },
-    [NB_WORKLOAD] = { "WORKLOAD", 1, 1, false, 0, nb_workload },
+    [NB_TAP]  = { "TAP", 1, 1, false, ZVS_OPBIT(NB_QDIO), nb_tap },
+    [NB_QDIO] = { "QDIO", 0, 0, false, 0, nb_qdio },
 };
 
 static void nicbind_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
@@ -434,7 +418,7 @@ static void nicbind_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
     char vdev[8], num[12];
 
     if (given == 0)
-        ERR(c, stmt->tok[stmt->ntok - 1].line, ZVS_MSG_OPERAND_MISSING, "TAP, QDIO or WORKLOAD");
+        ERR(c, stmt->tok[stmt->ntok - 1].line, ZVS_MSG_OPERAND_MISSING, "TAP or QDIO");
     if (!stmt_clean(c) || c->cur_user < 0 || !c->vdev_ok)
         return;
     vdev_str(vdev, sizeof vdev, c->nic.vdev);
@@ -450,7 +434,6 @@ static void nicbind_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
     }
     nic->backend = c->nic.backend;
     memcpy(nic->ifname, c->nic.ifname, sizeof nic->ifname);
-    nic->workload = c->nic.workload;
     nic->bind_line = c->nic.line;
 }
 

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "cp-commands/tokens.h"
+#include "daemon/evloop.h"
 
 #define INPUT_BUDGET (64u * 1024)       /* bytes read per client_input call */
 
@@ -224,11 +225,11 @@ int zvs_console_map_user(struct zvs_console *c, uid_t uid, const char *userid,
 
 /* ---- output -------------------------------------------------------------------------- */
 
+/* A bound on how long a write to a client may block: real time even on a virtual loop
+ * (the client is a real process), read through evloop.h, the daemon's one clock reader. */
 static int64_t now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (int64_t)(zvs_clock_now() / 1000000u);
 }
 
 /* Writes all of buf before the deadline. 0 or -errno (-ETIMEDOUT: the client does not

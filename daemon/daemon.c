@@ -1,7 +1,7 @@
 /* vswitchd: the composition root. It is the one place that knows every piece: the parsed
- * configuration (cp-commands/config.h), the switches (switch.h), the uplink backend
- * (uplink_afpacket), guest NICs (nic_qdio) and their drivers (guest_tap), carrier events
- * (netlink_link) and the event loop.
+ * configuration (cp-commands/config.h), the switches (switch.h), the uplink backends
+ * (opened by kind through backends/backend.h), guest NICs (nic_qdio) and their drivers
+ * (guest_tap), carrier events (netlink_link) and the event loop.
  *
  * Wiring per iteration of the event loop:
  *  - an uplink socket readable: up to UPLINK_BURSTS bursts through zvs_switch_poll;
@@ -10,7 +10,8 @@
  *  - a NIC's thin interrupt (irq eventfd): the tap driver empties the input queue into
  *    the tap;
  *  - netlink: carrier changes of uplinks fail over; a tap's carrier is its own business;
- *  - signalfd: SIGTERM/SIGINT stop the loop, SIGUSR1 writes the counters report.
+ *  - signalfd: SIGTERM/SIGINT stop the loop, SIGUSR1 writes the counters report, SIGHUP
+ *    reopens the log file (logrotate).
  * Authorization follows z/VM: a NIC couples to a VSWITCH only with a GRANT (MODIFY
  * VSWITCH ... GRANT) or a directory authorization (NICDEF ... PORTTYPE/VLAN).
  */
@@ -29,6 +30,7 @@
 #include "daemon/console.h"
 #include "daemon/console_users.h"
 #include "daemon/evloop.h"
+#include "backends/backend.h"
 #include "backends/guest_tap.h"
 #include "lag/lag.h"
 #include "dataplane/log.h"
@@ -37,8 +39,6 @@
 #include "qdio/qdio_attach.h"
 #include "backends/netlink_link.h"
 #include "dataplane/switch.h"
-#include "backends/uplink_afpacket.h"
-#include "backends/uplink_pcap.h"
 
 #define UPLINK_BURSTS 8                 /* bursts per readable event before yielding */
 #define MB            (1024u * 1024u)
@@ -187,6 +187,14 @@ static void on_signal(void *arg, int fd, uint32_t events, uint64_t now)
         case SIGUSR1:
             write_report(d);
             break;
+        case SIGHUP: {
+            int rc = zvs_log_reopen();
+            if (rc < 0)
+                zvs_err("signal 1: cannot reopen the log: %s", strerror(-rc));
+            else
+                zvs_info("signal 1: log reopened");
+            break;
+        }
         default:
             break;
         }
@@ -217,9 +225,17 @@ static struct d_uplink *uplink_by_ifname(struct zvsd *d, const char *ifname)
     return NULL;
 }
 
+/* Is a netlink_link watch the source of the uplink's carrier (a Linux interface stands
+ * behind it)? Not for a dummy link, whose name may even be a real interface's. */
+static bool uplink_netlink(const struct zvs_port *p)
+{
+    const struct zvs_backend_class *c = zvs_backend_of(p);
+    return c && c->netlink && p->ops->link_event;
+}
+
 static void uplink_register(struct d_uplink *u)
 {
-    int fd = u->port->ops->fd(u->port);
+    int fd = u->port->ops->fd ? u->port->ops->fd(u->port) : -1;
     if (fd == u->fd)
         return;
     if (u->fd >= 0)
@@ -243,7 +259,7 @@ static void on_link_event(void *arg, const char *ifname, int ifindex, bool carri
 {
     struct zvsd *d = arg;
     struct d_uplink *u = uplink_by_ifname(d, ifname);
-    if (!u)
+    if (!u || !uplink_netlink(u->port))
         return;
     /* The socket may be replaced (interface re-created): leave epoll first. */
     if (u->fd >= 0)
@@ -342,18 +358,17 @@ struct zvs_port *zvsd_open_rdev(struct zvsd *d, struct zvs_rdev dev, const char 
         return NULL;
     }
     *ifname = d->rdevice[m].ifname;
-    bool pcap = d->rdevice[m].backend == ZVS_RDEV_BACKEND_PCAP;
+    /* The daemon's uplink_kind option overrides the statement's BACKEND for every RDEV. */
+    const char *kind = d->opt.uplink_kind ? d->opt.uplink_kind
+                       : d->rdevice[m].backend == ZVS_RDEV_BACKEND_PCAP ? "pcap" : "afpacket";
+    const struct zvs_backend_class *c = zvs_backend_find(kind);
     int err = 0;
-    struct zvs_port *p = pcap ? zvs_uplink_pcap_open(*ifname, &err)
-                              : zvs_uplink_afpacket_open(*ifname, &err);
+    struct zvs_port *p = zvs_backend_open(kind, *ifname, &err);
     if (!p) {
         snprintf(why, whylen, "interface %s: %s", *ifname, strerror(-err));
         return NULL;
     }
-    if (pcap)
-        zvs_uplink_pcap_mac(p, mac);
-    else
-        zvs_uplink_afpacket_mac(p, mac);
+    c->mac(p, mac);
     snprintf(p->name, sizeof(p->name), "%s", rdev);
     return p;                           /* never called while DISCONNECTed (reconciler) */
 }
@@ -371,7 +386,7 @@ void zvsd_track_uplink(struct zvsd *d, struct d_switch *ds, struct zvs_port *p,
                             .carrier_told = p->carrier };
     snprintf(u->ifname, sizeof(u->ifname), "%s", ifname);
     uplink_register(u);
-    if (d->nl)
+    if (d->nl && uplink_netlink(p))
         zvs_netlink_link_watch(d->nl, ifname);
 }
 
@@ -383,7 +398,7 @@ void zvsd_untrack_uplink(struct zvsd *d, struct zvs_port *p)
             continue;
         if (u->fd >= 0)
             zvs_evloop_del_fd(d->loop, u->fd);
-        if (d->nl)
+        if (d->nl && uplink_netlink(p))
             zvs_netlink_link_unwatch(d->nl, u->ifname);
         /* The slot stays where it is (the event loop holds pointers to other slots);
          * zvsd_track_uplink reuses it. */
@@ -412,7 +427,9 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     memcpy(d->rdevice, cfg->rdevice, cfg->nrdevice * sizeof(cfg->rdevice[0]));
     memcpy(d->macprefix, cfg->vmlan.macprefix, 3);
     d->nic = calloc(ZVS_CFG_MAX_NICS, sizeof(*d->nic));
-    d->loop = zvs_evloop_create();
+    d->loop = opt->virtual_start_ns
+              ? zvs_evloop_create_virtual(opt->virtual_start_ns, opt->virtual_wall_us)
+              : zvs_evloop_create();
     if (!d->nic || !d->loop)
         goto fail;
 
@@ -421,6 +438,7 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGUSR1);
+    sigaddset(&set, SIGHUP);
     sigprocmask(SIG_BLOCK, &set, NULL);
     d->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
     if (d->sigfd < 0 || zvs_evloop_add_fd(d->loop, d->sigfd, EPOLLIN, on_signal, d) < 0)
@@ -473,12 +491,23 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     zvsd_reconcile(d, NULL, NULL);
     if (zvs_evloop_add_idle(d->loop, on_idle, d) < 0)
         goto fail;
-    if (opt->monitor_path && zvsd_monitor_open(d, zvs_clock_now()) < 0)
+    if (opt->monitor_path && zvsd_monitor_open(d, zvs_evloop_clock(d->loop)) < 0)
         goto fail;
     return d;
 fail:
     zvsd_destroy(d);
     return NULL;
+}
+
+struct zvs_evloop *zvsd_loop(struct zvsd *d)
+{
+    return d->loop;
+}
+
+void zvsd_exec(struct zvsd *d, const char *userid, uint32_t privclass, const char *line,
+               struct zvs_cp_response *r)
+{
+    zvsd_execute(d, userid, privclass, line, r);
 }
 
 int zvsd_run(struct zvsd *d)
@@ -498,7 +527,7 @@ void zvsd_destroy(struct zvsd *d)
         if (d->nic[i].session >= 0)
             close(d->nic[i].session);
     }
-    zvsd_monitor_close(d, zvs_clock_now()); /* its last sample reads the switches */
+    zvsd_monitor_close(d, zvs_evloop_clock(d->loop)); /* its last sample reads the switches */
     zvs_console_close(d->console);          /* before the loop: it closes its clients */
     if (d->attach_fd >= 0) {
         close(d->attach_fd);

@@ -21,6 +21,15 @@ struct zvsd_options {
     uint32_t    monitor_interval_s;     /* sample interval, 0: 60 s */
     uint64_t    monitor_max_bytes;      /* rotate the monitor file beyond this (0: never) */
     const char *monitor_live_path;      /* socket serving the live record stream, or NULL */
+    const char *uplink_kind;            /* backend kind for every RDEV and group member
+                                           (backends/backend.h: "dummy" in hermetic
+                                           tests), or NULL: as each RDEVICE says; must
+                                           outlive the daemon */
+    /* Tests: run on virtual time (zvs_evloop_create_virtual) starting at this instant of
+     * the loop's clock in ns, with the wall clock at virtual_wall_us then; time moves only
+     * by zvs_evloop_warp on zvsd_loop(). 0: the real clocks. */
+    uint64_t    virtual_start_ns;
+    uint64_t    virtual_wall_us;
 };
 
 /* Build every switch, uplink and NIC of cfg. Errors are logged with the statement that
@@ -31,6 +40,13 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
 /* Run until a termination signal. Returns 0 or -errno. */
 int zvsd_run(struct zvsd *d);
 void zvsd_destroy(struct zvsd *d);
+/* The daemon's event loop (tests drive a virtual one with zvs_evloop_warp). */
+struct zvs_evloop *zvsd_loop(struct zvsd *d);
+/* The console's executor: what a vmcp session's line does, issued by `userid` with
+ * `privclass` (ZVS_PRIVCLASS bits); the response goes to r (cp-commands/command.h). */
+struct zvs_cp_response;
+void zvsd_exec(struct zvsd *d, const char *userid, uint32_t privclass, const char *line,
+               struct zvs_cp_response *r);
 
 /* The operator's view of every switch: uplinks and NICs with z/VM-style counters and the
  * discard reasons. */

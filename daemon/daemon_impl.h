@@ -1,6 +1,8 @@
-/* vswitchd's private state, shared by daemon.c (building and running the switches) and
- * daemon_cmd.c (the CP commands that change them while they run). Nothing else includes
- * this. */
+/* vswitchd's private state, shared by the daemon's own files: daemon.c (building and
+ * running the switches), daemon_reconcile.c (the data plane following the running
+ * configuration), daemon_cmd.c (the CP commands that change it), daemon_query.c (the
+ * QUERY responses) and daemon_monitor.c (the sampler). Private to daemon/ (the layering
+ * check refuses an *_impl.h included from another folder). */
 #ifndef ZVS_DAEMON_IMPL_H
 #define ZVS_DAEMON_IMPL_H
 

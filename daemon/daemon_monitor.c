@@ -368,7 +368,7 @@ int zvsd_monitor_open(struct zvsd *d, uint64_t now)
     }
     uint32_t s = d->opt.monitor_interval_s ? d->opt.monitor_interval_s : 60;
     m->interval_ns = (uint64_t)s * 1000000000ull;
-    m->wall_offset_us = zvs_clock_wall_us() - now / 1000;
+    m->wall_offset_us = zvs_evloop_wall_us(d->loop) - now / 1000;
     m->live_fd = -1;
     if (d->opt.monitor_live_path) {
         m->live_fd = live_listen(d, d->opt.monitor_live_path);

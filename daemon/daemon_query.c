@@ -2,7 +2,8 @@
  * ACTIVE), QUERY NIC [DETAILS], QUERY VMLAN, QUERY PORT GROUP and QUERY LACP, and the
  * counters report (vswitchd -s, SIGUSR1), which is QUERY VSWITCH ALL DETAILS.
  *
- * Shapes: z/VM's where reference/zvm.md confirms them (the VSWITCH header line, "Uplink
+ * Shapes: z/VM's where real z/VM output confirms them ("z/VM CP Commands and Utilities
+ * Reference", QUERY VSWITCH and QUERY VIRTUAL NIC: the VSWITCH header line, "Uplink
  * Port:", "RDEV:", the three counter lines, "Adapter Connections:", "Adapter Owner:", and
  * QUERY NIC's two lines per adapter), ours elsewhere; every shape is written down with an
  * example in cp-commands/README.md ("Responses") and pinned by golden files

@@ -1,6 +1,8 @@
-/* Event loop: epoll + a single timerfd. Timers live in a small array scanned for the
+/* Event loop: epoll + a single timerfd. Timers live in a small list scanned for the
  * earliest deadline: a switch has tens of timers, not thousands, and the scan is cheaper
- * than keeping a heap consistent under arm/disarm from callbacks. */
+ * than keeping a heap consistent under arm/disarm from callbacks.
+ * A virtual loop leaves the timerfd disarmed and polls epoll with timeout 0: its timers
+ * are due when zvs_evloop_warp has moved `now` to them. */
 #include "daemon/evloop.h"
 
 #include <errno.h>
@@ -13,6 +15,9 @@
 
 #define MAX_EVENTS  64
 #define MAX_IDLE    16
+/* Iterations one settle may run at one virtual instant: an fd that stays readable
+ * whatever its callback does would otherwise hang a test instead of failing it. */
+#define SETTLE_MAX  100000
 
 struct fd_watch {
     int        fd;
@@ -36,6 +41,9 @@ struct zvs_evloop {
     uint64_t          armed_for;        /* deadline the timerfd is set to, 0 none */
     uint64_t          now;
     bool              stop;
+    bool              virt;             /* virtual time: only warp moves `now` */
+    uint64_t          virt_start;       /* virtual `now` at creation */
+    uint64_t          virt_wall_us;     /* wall clock at virt_start */
     struct fd_watch  *watches;
     struct zvs_timer *timers;
     struct { zvs_idle_fn fn; void *arg; } idle[MAX_IDLE];
@@ -47,6 +55,19 @@ uint64_t zvs_clock_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct zvs_evloop *zvs_evloop_create_virtual(uint64_t start_ns, uint64_t wall_us)
+{
+    if (!start_ns)
+        return NULL;
+    struct zvs_evloop *l = zvs_evloop_create();
+    if (!l)
+        return NULL;
+    l->virt = true;
+    l->now = l->virt_start = start_ns;
+    l->virt_wall_us = wall_us;
+    return l;
 }
 
 struct zvs_evloop *zvs_evloop_create(void)
@@ -149,12 +170,20 @@ static void reap_watches(struct zvs_evloop *l)
     }
 }
 
-static void rearm(struct zvs_evloop *l)
+uint64_t zvs_evloop_next_deadline(const struct zvs_evloop *l)
 {
     uint64_t first = 0;
-    for (struct zvs_timer *t = l->timers; t; t = t->next)
+    for (const struct zvs_timer *t = l->timers; t; t = t->next)
         if (t->deadline && (!first || t->deadline < first))
             first = t->deadline;
+    return first;
+}
+
+static void rearm(struct zvs_evloop *l)
+{
+    if (l->virt)
+        return;                         /* warp finds the deadlines itself */
+    uint64_t first = zvs_evloop_next_deadline(l);
     if (first == l->armed_for)
         return;
     struct itimerspec its = { 0 };
@@ -217,7 +246,7 @@ static int run_timers(struct zvs_evloop *l)
 {
     int ran = 0;
     uint64_t expirations;
-    if (read(l->tfd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
+    if (!l->virt && read(l->tfd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
         return 0;
     l->armed_for = 0;
     /* A callback may arm or destroy timers: restart the scan after each one. */
@@ -240,12 +269,18 @@ static int run_timers(struct zvs_evloop *l)
 int zvs_evloop_run_once(struct zvs_evloop *l, int timeout_ms)
 {
     struct epoll_event ev[MAX_EVENTS];
-    int n = epoll_wait(l->epfd, ev, MAX_EVENTS, timeout_ms);
+    /* Virtual time does not pass while waiting: never sleep. */
+    int n = epoll_wait(l->epfd, ev, MAX_EVENTS, l->virt ? 0 : timeout_ms);
     if (n < 0)
         return errno == EINTR ? 0 : -errno;
-    l->now = zvs_clock_now();
     int ran = 0;
     bool timer_fired = false;
+    if (l->virt) {
+        uint64_t first = zvs_evloop_next_deadline(l);
+        timer_fired = first && first <= l->now;
+    } else {
+        l->now = zvs_clock_now();
+    }
     for (int i = 0; i < n; i++) {
         struct fd_watch *w = ev[i].data.ptr;
         if (!w) {
@@ -278,6 +313,55 @@ int zvs_evloop_run(struct zvs_evloop *l)
 void zvs_evloop_stop(struct zvs_evloop *l) { l->stop = true; }
 bool zvs_evloop_stopped(const struct zvs_evloop *l) { return l->stop; }
 uint64_t zvs_evloop_now(const struct zvs_evloop *l) { return l->now; }
+bool zvs_evloop_is_virtual(const struct zvs_evloop *l) { return l->virt; }
+
+uint64_t zvs_evloop_clock(const struct zvs_evloop *l)
+{
+    return l->virt ? l->now : zvs_clock_now();
+}
+
+uint64_t zvs_evloop_wall_us(const struct zvs_evloop *l)
+{
+    if (!l->virt)
+        return zvs_clock_wall_us();
+    return l->virt_wall_us + (l->now - l->virt_start) / 1000u;
+}
+
+int zvs_evloop_settle(struct zvs_evloop *l)
+{
+    if (!l->virt)
+        return -EINVAL;
+    int total = 0;
+    for (int i = 0; i < SETTLE_MAX; i++) {
+        int rc = zvs_evloop_run_once(l, 0);
+        if (rc <= 0)
+            return rc < 0 ? rc : total;
+        total += rc;
+    }
+    return -EBUSY;
+}
+
+int zvs_evloop_warp(struct zvs_evloop *l, uint64_t until)
+{
+    if (!l->virt || until < l->now)
+        return -EINVAL;
+    int total = 0;
+    for (;;) {
+        uint64_t next = zvs_evloop_next_deadline(l);
+        bool last = !next || next > until;
+        /* A deadline already past (armed for an earlier instant) fires now. */
+        if (last)
+            l->now = until;
+        else if (next > l->now)
+            l->now = next;
+        int rc = zvs_evloop_settle(l);
+        if (rc < 0)
+            return rc;
+        total += rc;
+        if (last)
+            return total;
+    }
+}
 
 uint64_t zvs_clock_wall_us(void)
 {

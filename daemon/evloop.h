@@ -1,10 +1,17 @@
 /* The event loop: epoll for file descriptors, one timerfd for every timer.
  *
- * This is the only place in zvswitch that reads the clock. Each iteration reads
- * CLOCK_MONOTONIC once, after epoll_wait returns, and hands that `now` (nanoseconds) to
- * every callback it runs, so engines (LACP, rebalancer, monitor sampler, MAC aging) see
- * one consistent time per iteration and tests can drive them with virtual time instead.
- * Timers are absolute deadlines; the timerfd is armed for the earliest one.
+ * This is the only place in the daemon that reads the clock. Each iteration reads its
+ * clock once, after epoll_wait returns, and hands that `now` (nanoseconds) to every
+ * callback it runs, so engines (LACP, rebalancer, monitor sampler, MAC aging) see one
+ * consistent time per iteration. Timers are absolute deadlines; the timerfd is armed for
+ * the earliest one.
+ *
+ * The clock is the loop's: a real loop reads CLOCK_MONOTONIC (and CLOCK_REALTIME for
+ * stamps that leave the process); a virtual loop (zvs_evloop_create_virtual) has a time
+ * only zvs_evloop_warp moves. A virtual loop never sleeps: epoll_wait polls with timeout
+ * 0 and timers are due when the virtual time reaches them, so a test runs 90 s of LACP in
+ * milliseconds with every timer fired at its exact deadline, in deadline order. The
+ * choice costs one branch per iteration, nothing per frame.
  */
 #ifndef ZVS_EVLOOP_H
 #define ZVS_EVLOOP_H
@@ -20,6 +27,9 @@ typedef void (*zvs_timer_fn)(void *arg, struct zvs_timer *t, uint64_t now);
 typedef void (*zvs_idle_fn)(void *arg, uint64_t now);
 
 struct zvs_evloop *zvs_evloop_create(void);
+/* A loop on virtual time: `now` starts at start_ns (non-zero: 0 means "disarmed" to the
+ * timers) and the wall clock at wall_us (microseconds since 1970) for that instant. */
+struct zvs_evloop *zvs_evloop_create_virtual(uint64_t start_ns, uint64_t wall_us);
 void zvs_evloop_destroy(struct zvs_evloop *loop);
 
 /* Watch fd for EPOLLIN/EPOLLOUT (level triggered). */
@@ -27,7 +37,7 @@ int zvs_evloop_add_fd(struct zvs_evloop *loop, int fd, uint32_t events, zvs_fd_f
 int zvs_evloop_mod_fd(struct zvs_evloop *loop, int fd, uint32_t events);
 int zvs_evloop_del_fd(struct zvs_evloop *loop, int fd);
 
-/* Timers: create disarmed; arm at an absolute CLOCK_MONOTONIC deadline in ns. */
+/* Timers: create disarmed; arm at an absolute deadline in ns on the loop's clock. */
 struct zvs_timer *zvs_timer_create(struct zvs_evloop *loop, zvs_timer_fn fn, void *arg);
 void zvs_timer_arm(struct zvs_timer *t, uint64_t deadline_ns);
 void zvs_timer_disarm(struct zvs_timer *t);
@@ -46,10 +56,30 @@ bool zvs_evloop_stopped(const struct zvs_evloop *loop);
 
 /* The `now` of the current (or last) iteration. */
 uint64_t zvs_evloop_now(const struct zvs_evloop *loop);
-/* Read CLOCK_MONOTONIC (for the loop itself and for program start-up only). */
+/* The loop's clock read outside an iteration (start-up, shutdown): CLOCK_MONOTONIC for a
+ * real loop, the virtual time for a virtual one. */
+uint64_t zvs_evloop_clock(const struct zvs_evloop *loop);
+/* The loop's wall clock in microseconds since 1970, only for stamping records that leave
+ * the process (monitor records' TOD), never for deadlines: CLOCK_REALTIME for a real
+ * loop; for a virtual one its start wall time plus the virtual time elapsed. */
+uint64_t zvs_evloop_wall_us(const struct zvs_evloop *loop);
+
+/* Virtual loops only: move time to `until` (ns), stepping through every armed deadline
+ * up to it in order. At each step `now` is the deadline itself, the due timers fire, and
+ * iterations run until no fd is ready (what one callback wrote, another reads, all at
+ * that instant); the last step is at `until`. Returns the callbacks run, -EINVAL for a
+ * real loop or a time in the past, or -errno from an iteration. */
+int zvs_evloop_warp(struct zvs_evloop *loop, uint64_t until);
+/* Virtual loops only: iterate at the current time until no fd is ready (a settle after a
+ * test wrote into the loop's descriptors). Returns the callbacks run or -errno. */
+int zvs_evloop_settle(struct zvs_evloop *loop);
+bool zvs_evloop_is_virtual(const struct zvs_evloop *loop);
+/* The earliest armed deadline, 0 when no timer is armed. */
+uint64_t zvs_evloop_next_deadline(const struct zvs_evloop *loop);
+
+/* Read CLOCK_MONOTONIC (the real loop's clock; programs without a loop). */
 uint64_t zvs_clock_now(void);
-/* Wall clock (CLOCK_REALTIME) in microseconds since 1970: only for stamping records that
- * leave the process (monitor records' TOD), never for deadlines. */
+/* CLOCK_REALTIME in microseconds since 1970 (the real loop's wall clock). */
 uint64_t zvs_clock_wall_us(void);
 
 #endif

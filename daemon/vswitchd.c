@@ -4,9 +4,11 @@
  *            [-s statsfile] [-q qdio-socket] [-k console [--console-group group]] [--check]
  *
  * Foreground (-f) logs to stderr; otherwise it detaches (fork, setsid, /dev/null for the
- * standard streams) and logs to -L or nowhere. The pidfile is written after detaching and
- * removed at exit. --check parses and cross-checks both files, prints every message like
- * CPSYNTAX does, and exits 0 when they are clean, 1 otherwise.
+ * standard streams) and logs to -L or nowhere. The pidfile is written once the daemon is
+ * ready (every socket open, the configuration applied) and removed at exit; SIGTERM is
+ * handled from the first step, so a stop during start-up still cleans up. --check parses
+ * and cross-checks both files, prints every message like CPSYNTAX does, and exits 0 when
+ * they are clean, 1 otherwise.
  * The console's identities are checked before detaching too: every LINUXUSER of the user
  * directory must be a Linux user here and --console-group a group, else vswitchd says
  * which and does not start.
@@ -14,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,13 +63,44 @@ static int write_pidfile(const char *path)
     return rc;
 }
 
+/* The signals the event loop takes through its signalfd (daemon.c). They are blocked from
+ * vswitchd's first step, so a SIGTERM that arrives while it is still starting waits for
+ * the loop, which then stops cleanly (pidfile, sockets and monitor file closed), instead of
+ * killing a half-made daemon that leaves them behind. */
+static void block_loop_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGUSR1);
+    sigaddset(set, SIGHUP);
+    sigprocmask(SIG_BLOCK, set, NULL);
+}
+
+/* A fault knob for the start-up race: ZVSWITCH_STOP_AT=step sends vswitchd a SIGTERM at that
+ * step (config, log, detach, create, ready), so a test stops it at each one on purpose
+ * instead of by luck. */
+static void startup_step(const char *step)
+{
+    const char *at = getenv("ZVSWITCH_STOP_AT");
+    if (at && strcmp(at, step) == 0)
+        raise(SIGTERM);
+}
+
 static int detach(void)
 {
     pid_t pid = fork();
     if (pid < 0)
         return -errno;
-    if (pid > 0)
+    if (pid > 0) {
+        /* A child starts with no pending signal: a stop that reached the parent before the
+         * fork is handed on, or the daemon would run on after its stop was asked for. */
+        sigset_t pending;
+        sigpending(&pending);
+        if (sigismember(&pending, SIGTERM) || sigismember(&pending, SIGINT))
+            kill(pid, SIGTERM);
         _exit(0);
+    }
     if (setsid() < 0)
         return -errno;
     if (chdir("/") < 0)
@@ -144,6 +178,9 @@ int main(int argc, char **argv)
     bool foreground = false, check = false;
     enum zvs_log_level level = ZVS_LOG_INFO;
     int c, rc = 1;
+    sigset_t stop;
+
+    block_loop_signals(&stop);
 
     while ((c = getopt_long(argc, argv, "c:u:fp:l:L:s:q:k:m:i:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -214,16 +251,17 @@ int main(int argc, char **argv)
         zvs_cfg_free(cfg);
         goto out;
     }
+    startup_step("config");
     zvs_log_set_level(level);
     if (logfile && zvs_log_open(logfile) < 0)
         fprintf(stderr, "vswitchd: cannot open log %s: %s\n", logfile, strerror(errno));
+    startup_step("log");
     if (!foreground && detach() < 0) {
         zvs_err("cannot detach: %s", strerror(errno));
         zvs_cfg_free(cfg);
         goto out;
     }
-    if (pidfile && write_pidfile(pidfile) < 0)
-        zvs_warn("cannot write pidfile %s", pidfile);
+    startup_step("detach");
 
     struct zvsd_options opt = { .stats_path = stats, .qdio_socket = qsock,
                                  .console_path = console,
@@ -235,12 +273,18 @@ int main(int argc, char **argv)
     struct zvsd *d = zvsd_create(cfg, &opt);
     zvs_cfg_free(cfg);
     if (d) {
+        startup_step("create");
+        /* The pidfile says the daemon is ready: written once everything is up, so whoever
+         * waits for it (a service manager, a test) finds a daemon that serves. */
+        if (pidfile && write_pidfile(pidfile) < 0)
+            zvs_warn("cannot write pidfile %s", pidfile);
+        startup_step("ready");
         zvs_info("vswitchd running (pid %ld)", (long)getpid());
         rc = zvsd_run(d) < 0 ? 1 : 0;
         zvsd_destroy(d);
         zvs_info("vswitchd stopped");
     }
-    if (pidfile)
+    if (d && pidfile)
         unlink(pidfile);
     zvs_log_close();
 out:

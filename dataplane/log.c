@@ -4,12 +4,14 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
 static enum zvs_log_level cur_level = ZVS_LOG_INFO;
 static FILE *log_file;
+static char *log_path;                  /* what zvs_log_reopen opens again */
 
 void zvs_log_set_level(enum zvs_log_level level) { cur_level = level; }
 
@@ -22,6 +24,22 @@ int zvs_log_open(const char *path)
     if (!log_file)
         return -errno;
     setvbuf(log_file, NULL, _IOLBF, 0);
+    log_path = strdup(path);
+    return 0;
+}
+
+int zvs_log_reopen(void)
+{
+    if (!log_path)
+        return 0;
+    /* Open the new file before closing the old one: if it cannot be opened, the lines
+     * keep going to the old file (renamed or not) rather than nowhere. */
+    FILE *f = fopen(log_path, "ae");
+    if (!f)
+        return -errno;
+    setvbuf(f, NULL, _IOLBF, 0);
+    fclose(log_file);
+    log_file = f;
     return 0;
 }
 
@@ -30,6 +48,8 @@ void zvs_log_close(void)
     if (log_file)
         fclose(log_file);
     log_file = NULL;
+    free(log_path);
+    log_path = NULL;
 }
 
 int zvs_log_parse_level(const char *text, enum zvs_log_level *out)

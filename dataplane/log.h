@@ -12,6 +12,9 @@ void zvs_log_set_level(enum zvs_log_level level);
 /* NULL: stderr. The file is opened for append; returns -errno. */
 int zvs_log_open(const char *path);
 void zvs_log_close(void);
+/* Opens the log file's path again (after logrotate renamed it: SIGHUP). A no-op on stderr;
+ * -errno, with the old file kept, when the path cannot be opened. */
+int zvs_log_reopen(void);
 int zvs_log_parse_level(const char *text, enum zvs_log_level *out);
 
 void zvs_log(enum zvs_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

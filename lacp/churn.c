@@ -1,5 +1,5 @@
 /* Actor and Partner Churn Detection machines of one aggregation port (IEEE 802.1AX-2008
- * 6.4.17; lacp.md section 4.6). Diagnostic only: nothing else reads their state.
+ * 5.4.17 / 802.1AX-2014 6.4.17). Diagnostic only: nothing else reads their state.
  *
  * Owns: actor_churn / partner_churn, their timers, actor_churn_count / partner_churn_count.
  *

@@ -31,7 +31,7 @@ static inline uint64_t zvs_lacp_min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
-/* LACP_Enabled: full duplex (802.1AX 6.4.7). */
+/* LACP_Enabled: full duplex (802.1AX-2008 5.4.7 / 2014 6.4.7). */
 static inline bool zvs_lacp_enabled(const struct zvs_lacp_port *p)
 {
     return p->cfg.full_duplex;

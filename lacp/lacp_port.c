@@ -1,5 +1,6 @@
-/* One aggregation port's LACP engine: the driver (IEEE 802.1AX 6.4; reference:
- * shared/reference/lacp.md sections 2-4).
+/* One aggregation port's LACP engine: the driver (IEEE 802.1AX-2008 5.4 / 802.1AX-2014
+ * 6.4: variables 5.4.7/6.4.7, timers 5.4.4/6.4.4, state machines 5.4.12-5.4.17 /
+ * 6.4.12-6.4.17).
  *
  * Owns: init/fini, the public entry points that run the machines (run, set_enabled; rx is
  * in rx.c), the fixed-point driver, the single transition hook, next_wakeup, timers_left,

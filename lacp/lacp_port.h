@@ -1,4 +1,5 @@
-/* One aggregation port's LACP engine (IEEE 802.1AX clause 6.4, ex-802.3ad clause 43).
+/* One aggregation port's LACP engine (IEEE 802.1AX-2008 5.4 / 802.1AX-2014 6.4, ex-802.3ad
+ * clause 43).
  *
  * Pure logic: no I/O, no clock, no allocation. Time is a uint64_t in nanoseconds passed in by
  * the caller; every timer is an absolute deadline. The engine reaches the world only through
@@ -19,7 +20,7 @@
 
 #include "lacp/pdu.h"
 
-/* 802.1AX 6.4.4 constants, in nanoseconds. */
+/* Timer constants (802.1AX-2008 5.4.4 / 2014 6.4.4), in nanoseconds. */
 #define ZVS_LACP_NS_PER_SEC             1000000000ull
 #define ZVS_LACP_FAST_PERIODIC_NS       (1ull * ZVS_LACP_NS_PER_SEC)    /* Fast_Periodic_Time */
 #define ZVS_LACP_SLOW_PERIODIC_NS       (30ull * ZVS_LACP_NS_PER_SEC)   /* Slow_Periodic_Time */
@@ -64,7 +65,7 @@ enum zvs_lacp_selected {
     ZVS_LACP_STANDBY,                   /* defined by 802.1AX; this engine never uses it */
 };
 
-/* Mux machine states. Independent control (802.1AX-2008 6.4.15, figure 6-22; the default)
+/* Mux machine states (802.1AX-2008 5.4.15 / 2014 6.4.15). Independent control (the default)
  * uses DETACHED, WAITING, ATTACHED, COLLECTING, DISTRIBUTING. Coupled control (802.3ad,
  * Linux default; cfg.coupled_mux) uses DETACHED, WAITING, ATTACHED, COLLECTING_DISTRIBUTING.
  * The values of the first four are unchanged from earlier versions. */
@@ -131,8 +132,9 @@ struct zvs_lacp_port_cb {
     void (*transition)(void *arg, enum zvs_lacp_machine m, int from, int to, uint64_t now);
 };
 
-/* Fault knobs (STYLE.md item 8), per port, all off after init. They act at the wire edge
- * of the engine: the machines themselves run unchanged.
+/* Fault knobs, per port, all off after init: part of the product, reachable from the class
+ * A command SET LACP and from tests. They act at the wire edge of the engine: the machines
+ * themselves run unchanged.
  *  drop_rx:     zvs_lacp_port_rx drops the PDU before the Receive machine sees it (counted
  *               in rx_dropped_by_knob only, not lacpdus_rx; the machines do not run).
  *  drop_tx:     Transmit builds the PDU and believes it sent it (NTT cleared, the send counts

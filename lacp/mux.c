@@ -1,16 +1,16 @@
-/* Mux machine of one aggregation port (IEEE 802.1AX-2008 6.4.15; lacp.md section 4.4).
+/* Mux machine of one aggregation port (IEEE 802.1AX-2008 5.4.15 / 802.1AX-2014 6.4.15).
  *
  * Owns: p->mux, wait_while, the aggregator's ready_at, the actor SYNC / COLLECTING /
  * DISTRIBUTING bits, mux_flaps, and the attach / collecting / distributing callbacks.
  *
  * Two controls, chosen per port by cfg.coupled_mux:
- *  - Independent (default, figure 6-22): DETACHED -> WAITING (Selected) -> ATTACHED (2 s
+ *  - Independent (default): DETACHED -> WAITING (Selected) -> ATTACHED (2 s
  *    and READY) -> COLLECTING (partner SYNC) -> DISTRIBUTING (partner SYNC and partner
  *    COLLECTING). Back: DISTRIBUTING -> COLLECTING when not SELECTED, or partner SYNC or
  *    COLLECTING lost; COLLECTING -> ATTACHED when not SELECTED or partner SYNC lost;
  *    ATTACHED -> DETACHED when not SELECTED. We never send on a link before the partner
- *    collects on it (lacp.md pitfall 2a).
- *  - Coupled (802.3ad, figure 6-21): ATTACHED -> COLLECTING_DISTRIBUTING on partner SYNC,
+ *    collects on it: a switch may hold a port up but suspended.
+ *  - Coupled (802.3ad): ATTACHED -> COLLECTING_DISTRIBUTING on partner SYNC,
  *    back to ATTACHED when not SELECTED or partner SYNC lost. Yields 0x3D/0x3F.
  *
  * Rules:

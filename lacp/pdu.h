@@ -11,7 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Framing (802.3 Annex 57A, 802.1AX 6.4.2). */
+/* Framing (Slow Protocols: IEEE 802.3 Annex 43B, Annex 57A since 802.3-2008; LACPDU:
+ * 802.1AX-2008 5.4.2 / 2014 6.4.2). */
 #define ZVS_SLOW_ETHERTYPE          0x8809  /* Slow_Protocols_Type */
 #define ZVS_SLOW_SUBTYPE_LACP       1
 #define ZVS_SLOW_SUBTYPE_MARKER     2

@@ -1,5 +1,5 @@
-/* Periodic Transmission machine of one aggregation port (IEEE 802.1AX 6.4.13; lacp.md
- * section 4.2).
+/* Periodic Transmission machine of one aggregation port (IEEE 802.1AX-2008 5.4.13 /
+ * 802.1AX-2014 6.4.13; timers 5.4.4 / 6.4.4).
  *
  * Owns: the periodic timer. It only sets NTT; transmit.c sends.
  *

@@ -1,4 +1,4 @@
-/* Receive machine of one aggregation port (IEEE 802.1AX 6.4.12; lacp.md section 4.1), and
+/* Receive machine of one aggregation port (IEEE 802.1AX-2008 5.4.12 / 2014 6.4.12), and
  * the engine's LACPDU input (zvs_lacp_port_rx, zvs_lacp_port_count_parse_error).
  *
  * Owns: the partner operational info, the actor EXPIRED and DEFAULTED bits, current_while,

@@ -1,4 +1,4 @@
-/* Selection logic of one aggregation port (IEEE 802.1AX 6.4.14; lacp.md section 4.3).
+/* Selection logic of one aggregation port (IEEE 802.1AX-2008 5.4.14 / 2014 6.4.14).
  *
  * Owns: the port's Selected variable and its share of the port group's aggregator
  * (struct zvs_lacp_aggregator, shared by pointer by every port of the group).

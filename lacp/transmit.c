@@ -1,5 +1,5 @@
-/* Transmit machine of one aggregation port (IEEE 802.1AX 6.4.16; lacp.md section 4.5) and
- * the transmit side of the fault knobs (drop_tx, delay_tx_ns; STYLE.md item 8).
+/* Transmit machine of one aggregation port (IEEE 802.1AX-2008 5.4.16 / 2014 6.4.16) and
+ * the transmit side of the fault knobs (drop_tx, delay_tx_ns; lacp_port.h).
  *
  * Owns: NTT's consumer, the ring of the last 3 send times, the delay queue, the tx counters
  * (lacpdus_tx, last_tx_ns, tx_rate_limited, tx_dropped_by_knob, tx_delayed,

@@ -1,7 +1,8 @@
 /* Monitor record codec: struct zvs_mon_record <-> the bytes of one z/VM-shaped record.
  *
  * Owns: the byte layout of D6R21, D6R22/23, D8R1, D8R2/3 (monitor/RECORDS.md is the table;
- * the offsets below are the same numbers). Where zvm.md confirms z/VM's offsets (the header,
+ * the offsets below are the same numbers). Where IBM's "z/VM Data Areas, Control Blocks,
+ * and Monitor Records" confirms z/VM's offsets (the header,
  * D6R21 20-79, the D6R22/23 and D8R2/3 heads) we use them; the rest is ours, in z/VM's
  * field order where one is known.
  *

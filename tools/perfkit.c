@@ -53,15 +53,16 @@ struct opts {
     bool all, csv, json, nav, live;
 };
 
-static void usage(void)
+static void usage(FILE *out)
 {
-    fprintf(stderr,
+    fprintf(out,
             "usage: perfkit FCX240|FCX269|PGROUP --file F [--interval hh:mm:ss | --index n"
             " | --all] [--csv | --json]\n"
             "       perfkit FCX240|FCX269|PGROUP --file F --nav\n"
             "       perfkit FCX240|FCX269|PGROUP --live   (monitor stream on stdin)\n"
             "       perfkit chart --file F --svg out.svg\n"
-            "       perfkit report --file F --html out.html\n");
+            "       perfkit report --file F --html out.html\n"
+            "       perfkit --help\n");
 }
 
 static void free_samples(struct samples *ss)
@@ -506,8 +507,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 int main(int argc, char **argv)
 {
     struct opts o = { 0 };
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        usage(stdout);
+        return 0;
+    }
     if (parse_args(argc, argv, &o) < 0) {
-        usage();
+        usage(stderr);
         return 2;
     }
     render_fn fn = screen_fn(o.screen);

@@ -1,4 +1,5 @@
-/* vmcp: send CP commands to vswitchd's operator console (protocol in console.h).
+/* vmcp: send CP commands to vswitchd's operator console (protocol in
+ * cp-commands/console_protocol.h).
  *
  *   vmcp [-s SOCKET] 'QUERY VSWITCH CCBVSW1 DETAILS'   one command; exit status = CP rc
  *   vmcp [-s SOCKET]                                   one command per stdin line
@@ -39,8 +40,8 @@ static void usage(FILE *out)
             "  Sends a CP command to vswitchd and prints the response; the exit status is the\n"
             "  CP return code (capped at 255; 1 when the daemon cannot be reached).\n"
             "  Without a command: reads one command per line from stdin.\n"
-            "  -s SOCKET  console socket (default $ZVS_CONSOLE or %s)\n"
-            "  -h         this help\n",
+            "  -s, --socket SOCKET  console socket (default $ZVS_CONSOLE or %s)\n"
+            "  -h, --help           this help\n",
             ZVS_CONSOLE_DEFAULT_PATH);
 }
 
@@ -185,7 +186,12 @@ int main(int argc, char **argv)
 
     if (path == NULL || path[0] == '\0')
         path = ZVS_CONSOLE_DEFAULT_PATH;
-    while ((opt = getopt(argc, argv, "+s:h")) != -1) {
+    static const struct option longopts[] = {
+        { "socket", required_argument, NULL, 's' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    while ((opt = getopt_long(argc, argv, "+s:h", longopts, NULL)) != -1) {
         switch (opt) {
         case 's':
             path = optarg;

@@ -1,4 +1,4 @@
-/* libFuzzer target for the switch's ingress and forwarding path (vswitch/forward.c with
+/* libFuzzer target for the switch's ingress and forwarding path (dataplane/forward.c with
  * switch.c, vlan.c, mac_table.c, vnet.c, frame.c) fed hostile frames.
  *
  * The switch: VLAN AWARE with NATIVE 1 (or UNAWARE), a primary and a backup uplink, guest
@@ -34,7 +34,7 @@
  * into scratch by the offload fix-up) never exceed frames in x (ports - 1).
  *
  *   clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
- *         tests/fuzz/fuzz_forward.c vswitch/{switch,forward,vlan,mac_table,vnet,frame,port}.c \
+ *         tests/fuzz/fuzz_forward.c dataplane/{switch,forward,vlan,mac_table,vnet,frame,port}.c \
  *         -o build/fuzz/fuzz_forward
  *   build/fuzz/fuzz_forward -max_total_time=60 work/ tests/fuzz/corpus/forward
  */

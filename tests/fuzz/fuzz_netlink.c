@@ -1,4 +1,4 @@
-/* libFuzzer target for the rtnetlink link watcher (vswitch/netlink_link.c): the parser of
+/* libFuzzer target for the rtnetlink link watcher (backends/netlink_link.c): the parser of
  * what the kernel sends, fed through zvs_netlink_link_feed.
  *
  * Input: datagrams, each as a 2-byte big-endian length and that many bytes (a short last
@@ -20,7 +20,7 @@
  * the number of events delivered, and the stats count them.
  *
  *   clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
- *         tests/fuzz/fuzz_netlink.c vswitch/netlink_link.c -o build/fuzz/fuzz_netlink
+ *         tests/fuzz/fuzz_netlink.c backends/netlink_link.c -o build/fuzz/fuzz_netlink
  *   build/fuzz/fuzz_netlink -max_total_time=60 work/ tests/fuzz/corpus/netlink
  */
 #include <errno.h>

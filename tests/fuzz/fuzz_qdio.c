@@ -1,4 +1,4 @@
-/* libFuzzer target for the adapter side of the QDIO queues (vswitch/qdio.c): everything
+/* libFuzzer target for the adapter side of the QDIO queues (qdio/qdio.c): everything
  * the switch reads from memory that a guest program writes.
  *
  * Byte 0 selects the mode (value % 3):
@@ -37,7 +37,7 @@
  *    -EPROTO with a valid entry and reason. The header codec round-trips.
  *
  *   clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
- *         tests/fuzz/fuzz_qdio.c vswitch/qdio.c vswitch/frame.c -o build/fuzz/fuzz_qdio
+ *         tests/fuzz/fuzz_qdio.c qdio/qdio.c dataplane/frame.c -o build/fuzz/fuzz_qdio
  *   build/fuzz/fuzz_qdio -max_total_time=60 work/ tests/fuzz/corpus/qdio
  */
 #ifndef _GNU_SOURCE

@@ -1,4 +1,4 @@
-/* libFuzzer target for the offload fix-up (vswitch/vnet.c).
+/* libFuzzer target for the offload fix-up (dataplane/vnet.c).
  *
  * Input: a 12-byte prefix, then the frame.
  *   byte 0      vnet flags (low 6 bits); bit 6: out_gso, bit 7: out_csum_partial
@@ -14,7 +14,7 @@
  * payload between them and have correct (or correctly completable) L4 checksums, and a
  * failed checksum completion writes nothing.
  *
- * Build: clang -g -O1 -fsanitize=fuzzer,address,undefined -I. vswitch/vnet.c
+ * Build: clang -g -O1 -fsanitize=fuzzer,address,undefined -I. dataplane/vnet.c
  *        tests/fuzz/fuzz_vnet.c -o fuzz_vnet; run: ./fuzz_vnet tests/fuzz/corpus/vnet
  * Without libFuzzer (replay a corpus with any compiler): add -DZVS_FUZZ_MAIN and pass the
  * files (or directories of files) as arguments.

@@ -31,11 +31,40 @@ ip netns exec "$NS_SW" "$VSWITCHD" -c "$ROOT/configs/lab/SYSTEM.CONFIG" -u "$ROO
 wait_for 5 test -s "$WORK/vswitchd.pid" || fail "no pidfile"
 PID=$(cat "$WORK/vswitchd.pid")
 kill -0 "$PID" || fail "pid $PID not running"
+# logrotate: the log is renamed, SIGHUP makes vswitchd open a new file at the old path.
+mv "$WORK/vswitchd.log" "$WORK/vswitchd.log.1"
+kill -HUP "$PID"
+wait_for 5 grep -q "signal 1: log reopened" "$WORK/vswitchd.log" || fail "no new log after SIGHUP"
+grep -q "log reopened" "$WORK/vswitchd.log.1" && fail "the renamed log got the line meant for the new one"
+grep -q "vswitchd running" "$WORK/vswitchd.log.1" || fail "the renamed log lost its lines"
+kill -0 "$PID" || fail "SIGHUP stopped vswitchd"
+echo "ok: SIGHUP reopens the log (logrotate)"
 kill -TERM "$PID"
 wait_for 5 sh -c "! kill -0 $PID" || fail "vswitchd ignored SIGTERM"
 [ -e "$WORK/vswitchd.pid" ] && fail "pidfile left behind"
 grep -q "vswitchd stopped" "$WORK/vswitchd.log" || fail "no clean stop in the log"
 echo "ok: background mode, pidfile, SIGTERM"
+
+# 2b. A stop at each start-up step (ZVSWITCH_STOP_AT raises SIGTERM there), in the
+# background and in the foreground: the daemon ends by itself with status 0, says it
+# stopped, and leaves no pidfile, console socket or process behind.
+for mode in background foreground; do
+  for step in config log detach create ready; do
+    [ $mode = foreground ] && [ $step = detach ] && continue
+    rm -f "$WORK/step.log" "$WORK/step.pid"
+    flag=; [ $mode = foreground ] && flag=-f
+    ZVSWITCH_STOP_AT=$step timeout 10 ip netns exec "$NS_SW" "$VSWITCHD" $flag \
+      -c "$ROOT/configs/lab/SYSTEM.CONFIG" -u "$ROOT/configs/lab/USER.DIRECT" \
+      -p "$WORK/step.pid" -L "$WORK/step.log" -k "$WORK/step.console" 2>>"$WORK/step.err"
+    rc=$?
+    [ $rc -eq 0 ] || fail "$mode stop at $step: exit status $rc"
+    wait_for 5 grep -q "vswitchd stopped" "$WORK/step.log" || fail "$mode stop at $step: no clean stop in the log"
+    wait_for 5 sh -c "! pgrep -f '$WORK/[s]tep.console' >/dev/null" || fail "$mode stop at $step: vswitchd still running"
+    [ -e "$WORK/step.pid" ] && fail "$mode stop at $step: pidfile left behind"
+    [ -e "$WORK/step.console" ] && fail "$mode stop at $step: console socket left behind"
+  done
+done
+echo "ok: a stop at every start-up step (config, log, detach, create, ready) cleans up"
 ip -n "$NS_SW" link del osa28ba
 
 # 3. Under valgrind with traffic: no error, no leak at SIGTERM. (A sanitizer build has

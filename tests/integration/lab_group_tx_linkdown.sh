@@ -9,7 +9,7 @@
 # taps before it reads the carrier event queued after them, so one request goes to a
 # member whose carrier is gone. The kernel refuses it (ENOBUFS); the backend asks the
 # driver, learns the link is gone and the switch hands the frame to 28BA (Resteered: 1 in
-# QUERY PORT GROUP). Before that, the frame sat out 4 ms of waits for room and was lost.
+# QUERY PORT GROUP).
 . "$(dirname "$0")/lacp_lab_lib.sh"
 lab_init txdown
 VSWITCHD_ARGS="-l info -k $WORK/console.sock" LAB_TAPS="a b" \

@@ -1,7 +1,7 @@
 /* The switch model at run time (see sm_switch.h).
  *
  * Design note.
- * - Owns: one AF_PACKET port per configured interface (vswitch/uplink_afpacket, virtio-net
+ * - Owns: one AF_PACKET port per configured interface (backends/uplink_afpacket, virtio-net
  *   headers, so super-frames and partial checksums pass intact), the LACP engine and
  *   Marker responder of every member of an LACP channel group, the channel groups, the L2
  *   core (sm_l2), the shapers of rate-limited ports, a netlink watcher for carrier.

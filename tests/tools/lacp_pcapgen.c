@@ -464,7 +464,8 @@ static uint32_t build_lacp(uint8_t *f, const struct zvs_lacpdu *pdu)
     return n < 0 ? 0 : (uint32_t)n;
 }
 
-/* Payload offsets (reference lacp.md 1.2/1.4), as frame offsets. */
+/* Payload offsets (LACPDU: IEEE 802.1AX-2008 5.4.2 / 2014 6.4.2; Marker PDU: 5.5.3 /
+ * 6.5.3), as frame offsets. */
 #define F_PAYLOAD        14
 #define F_ACTOR_LEN      (F_PAYLOAD + 3)
 #define F_PARTNER_LEN    (F_PAYLOAD + 23)

@@ -1,6 +1,6 @@
 /* qdio_peer: an external guest program on a NIC's QDIO queues, attached through
  * vswitchd's attach socket. It is both a test tool and the smallest example of a guest
- * driver written against vswitch/qdio_guest.h:
+ * driver written against qdio/qdio_guest.h:
  *
  *   qdio_peer -s SOCKET -u USERID -v VDEV -m OWN_MAC -d DST_MAC
  *             [-n FRAMES_TO_SEND] [-e FRAMES_TO_EXPECT] [-t SECONDS]

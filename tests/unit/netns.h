@@ -68,7 +68,7 @@ bool tnet_peer_quiet(int fd);
 uint32_t tnet_frame(uint8_t *buf, uint32_t len, uint8_t seed, const uint8_t dst[6],
                     const uint8_t src[6]);
 
-/* RFC 1071 arithmetic, kept apart from vswitch/vnet.c so tests check its sums rather
+/* RFC 1071 arithmetic, kept apart from dataplane/vnet.c so tests check its sums rather
  * than share them: add n bytes (big-endian words, an odd last byte padded) to sum... */
 uint32_t tnet_csum_add(uint32_t sum, const uint8_t *p, uint32_t n);
 /* ...and fold the carries into 16 bits (not complemented). */

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -101,12 +102,84 @@ static void stop_ends_run(void **state)
     zvs_evloop_destroy(l);
 }
 
+/* A periodic timer that re-arms itself every second, like the LACP periodic machine. */
+struct periodic { struct rec *r; struct zvs_timer *t; int tag; uint64_t period; };
+
+static void on_periodic(void *arg, struct zvs_timer *t, uint64_t now)
+{
+    struct periodic *p = arg;
+    if (p->r->n < 8) {
+        p->r->now[p->r->n] = now;
+        p->r->order[p->r->n++] = p->tag;
+    }
+    zvs_timer_arm(t, now + p->period);
+}
+
+#define S 1000000000ull
+
+/* Virtual time: warp fires every deadline at its exact instant, in deadline order, also
+ * the ones a callback arms on the way; the wall clock follows the virtual one. */
+static void virtual_warp_fires_each_deadline_exactly(void **state)
+{
+    struct zvs_evloop *l = zvs_evloop_create_virtual(10 * S, 1700000000000000ull);
+    struct rec r = { 0 };
+    struct periodic fast = { &r, NULL, 1, 1 * S }, slow = { &r, NULL, 2, 3 * S };
+    fast.t = zvs_timer_create(l, on_periodic, &fast);
+    slow.t = zvs_timer_create(l, on_periodic, &slow);
+    assert_true(zvs_evloop_is_virtual(l));
+    assert_int_equal(zvs_evloop_now(l), 10 * S);
+    zvs_timer_arm(fast.t, 11 * S);
+    zvs_timer_arm(slow.t, 12 * S);
+    assert_int_equal(zvs_evloop_next_deadline(l), 11 * S);
+    /* 4.5 s: fast at 11, 12, 13, 14; slow at 12 (then 15, beyond). */
+    assert_int_equal(zvs_evloop_warp(l, 14 * S + S / 2), 5);
+    assert_int_equal(r.n, 5);
+    uint64_t want_at[5] = { 11 * S, 12 * S, 12 * S, 13 * S, 14 * S };
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(r.now[i], want_at[i]);
+    assert_int_equal(r.order[0], 1);
+    assert_int_equal(r.order[3], 1);
+    assert_int_equal(r.order[4], 1);
+    assert_int_equal(r.order[1] + r.order[2], 3);   /* both at 12 s, one each */
+    assert_int_equal(zvs_evloop_now(l), 14 * S + S / 2);
+    assert_int_equal(zvs_evloop_clock(l), 14 * S + S / 2);
+    assert_int_equal(zvs_evloop_wall_us(l), 1700000000000000ull + 4500000ull);
+    /* Time never goes back; a real loop cannot be warped. */
+    assert_int_equal(zvs_evloop_warp(l, 14 * S), -22 /* -EINVAL */);
+    zvs_timer_destroy(fast.t);
+    zvs_timer_destroy(slow.t);
+    zvs_evloop_destroy(l);
+    struct zvs_evloop *real = zvs_evloop_create();
+    assert_false(zvs_evloop_is_virtual(real));
+    assert_int_equal(zvs_evloop_warp(real, zvs_clock_now() + S), -22);
+    zvs_evloop_destroy(real);
+}
+
+/* An fd written during an instant is served at that instant: run_once never sleeps on a
+ * virtual loop, and settle iterates until nothing is ready. */
+static void virtual_settle_serves_fds_without_waiting(void **state)
+{
+    struct zvs_evloop *l = zvs_evloop_create_virtual(S, 0);
+    struct fdctx c = { .l = l, .fd = eventfd(0, EFD_NONBLOCK) };
+    assert_int_equal(zvs_evloop_add_fd(l, c.fd, EPOLLIN, on_fd, &c), 0);
+    assert_int_equal(zvs_evloop_run_once(l, 60000), 0);    /* returns at once */
+    uint64_t one = 1;
+    assert_int_equal(write(c.fd, &one, sizeof(one)), sizeof(one));
+    assert_true(zvs_evloop_settle(l) >= 1);
+    assert_int_equal(c.calls, 1);
+    assert_int_equal(zvs_evloop_now(l), S);
+    close(c.fd);
+    zvs_evloop_destroy(l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(timers_fire_in_deadline_order),
         cmocka_unit_test(fd_callback_and_idle),
         cmocka_unit_test(stop_ends_run),
+        cmocka_unit_test(virtual_warp_fires_each_deadline_exactly),
+        cmocka_unit_test(virtual_settle_serves_fds_without_waiting),
     };
     return cmocka_run_group_tests_name("evloop", tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
-/* Tests for the independent-control Mux (lacp/mux.c; IEEE 802.1AX-2008 6.4.15, figure
- * 6-22) on virtual time, and the callback order of both controls. Same harness as
+/* Tests for the independent-control Mux (lacp/mux.c; IEEE 802.1AX-2008 5.4.15 / 2014
+ * 6.4.15) on virtual time, and the callback order of both controls. Same harness as
  * test_lacp_port.c (lacp_sim.c: two engines back to back, or one engine and a scripted
  * partner), whose log of every attach/collecting/distributing callback with its time and
  * the Mux state the getter showed during the call these tests assert on. Exact states at

@@ -1,4 +1,4 @@
-/* Link aggregation wired into the switch (vswitch/lag.c): two switches back to back over two
+/* Link aggregation wired into the switch (lag/lag.c): two switches back to back over two
  * memlink cables, each with a two-port group, on virtual time. Asserts negotiation, the
  * collecting/distributing gates, MAC-suffix distribution, failover inside the carrier call,
  * static groups, the RDEV fallback and bad Slow Protocols input. */

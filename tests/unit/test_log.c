@@ -1,4 +1,5 @@
-/* Logging: level filtering into a file and the rate limiter's windows. */
+/* Logging: level filtering into a file, reopening after logrotate, and the rate limiter's
+ * windows. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +38,46 @@ static void levels_filter_and_format(void **state)
     unlink(path);
 }
 
+static char *slurp(const char *path)
+{
+    static char buf[4096];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* logrotate renames the file; reopen (SIGHUP) starts a new one at the old path, and the
+ * renamed file keeps what was written before. Reopen on stderr is a no-op. */
+static void reopen_after_rename(void **state)
+{
+    char path[] = "/tmp/zvs-log-XXXXXX", moved[64];
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(moved, sizeof(moved), "%s.1", path);
+    assert_int_equal(zvs_log_open(path), 0);
+    zvs_log_set_level(ZVS_LOG_INFO);
+    zvs_info("before");
+    assert_int_equal(rename(path, moved), 0);
+    zvs_info("still the old file");
+    assert_int_equal(zvs_log_reopen(), 0);
+    zvs_info("after");
+    zvs_log_close();
+    const char *old = slurp(moved);
+    assert_non_null(strstr(old, " vswitchd I before\n"));
+    assert_non_null(strstr(old, " vswitchd I still the old file\n"));
+    assert_null(strstr(old, "after"));
+    const char *now = slurp(path);
+    assert_non_null(strstr(now, " vswitchd I after\n"));
+    assert_null(strstr(now, "before"));
+    assert_int_equal(zvs_log_reopen(), 0);     /* closed: stderr, nothing to reopen */
+    unlink(path);
+    unlink(moved);
+}
+
 static void parse_level(void **state)
 {
     enum zvs_log_level l;
@@ -66,6 +107,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(levels_filter_and_format),
         cmocka_unit_test(parse_level),
+        cmocka_unit_test(reopen_after_rename),
         cmocka_unit_test(ratelimit_windows),
     };
     return cmocka_run_group_tests_name("log", tests, NULL, NULL);

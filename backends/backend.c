@@ -1,0 +1,60 @@
+/* backend: the registry of backend classes (see backend.h).
+ *
+ * Owns: the one table of classes, in the order a listing shows them. Adding a kind is
+ * one entry here and its own file; the daemon never names a backend's functions.
+ * Hazard: zvs_backend_of matches port->ops->kind, so a class's kind must equal the kind
+ * string of the port ops its open returns (memlink ports say "memlink": the dummy class
+ * matches that too).
+ */
+#include "backends/backend.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "backends/dummy.h"
+#include "backends/memlink.h"
+#include "backends/uplink_afpacket.h"
+#include "backends/uplink_pcap.h"
+
+static const struct zvs_backend_class classes[] = {
+    { .kind = "afpacket", .side = ZVS_BACKEND_UPLINK, .netlink = true,
+      .open = zvs_uplink_afpacket_open, .mac = zvs_uplink_afpacket_mac },
+    { .kind = "pcap", .side = ZVS_BACKEND_UPLINK, .netlink = true,
+      .open = zvs_uplink_pcap_open, .mac = zvs_uplink_pcap_mac },
+    { .kind = "dummy", .side = ZVS_BACKEND_UPLINK, .netlink = false,
+      .open = zvs_dummy_open, .mac = zvs_memlink_mac },
+    /* The guest tap is opened with its NIC by zvs_guest_tap_open (see backend.h). */
+    { .kind = "tap", .side = ZVS_BACKEND_GUEST, .netlink = false },
+    /* "lcs" (a Hercules LCS tap) goes here when it exists. */
+};
+
+#define NCLASSES (sizeof(classes) / sizeof(classes[0]))
+
+const struct zvs_backend_class *zvs_backend_find(const char *kind)
+{
+    for (size_t i = 0; kind && i < NCLASSES; i++)
+        if (strcmp(classes[i].kind, kind) == 0)
+            return &classes[i];
+    return NULL;
+}
+
+const struct zvs_backend_class *zvs_backend_of(const struct zvs_port *p)
+{
+    if (!p || !p->ops || !p->ops->kind)
+        return NULL;
+    if (strcmp(p->ops->kind, "memlink") == 0)
+        return zvs_backend_find("dummy");
+    return zvs_backend_find(p->ops->kind);
+}
+
+struct zvs_port *zvs_backend_open(const char *kind, const char *ifname, int *err)
+{
+    const struct zvs_backend_class *c = zvs_backend_find(kind);
+    int rc = !c ? -ENOENT : !c->open ? -EOPNOTSUPP : 0;
+    if (rc == 0)
+        return c->open(ifname, err);
+    if (err)
+        *err = rc;
+    return NULL;
+}

@@ -1,0 +1,130 @@
+/* The hermetic daemon harness: the real vswitchd (libdaemon.a and below, zvsd_create)
+ * on a virtual clock, its uplinks on dummy links (backends/dummy.h), an LACP partner in
+ * this process on the far end of every link, and guests driving their NICs' QDIO queues
+ * over the real attach socket. No root, no network namespace, no sleeping.
+ *
+ * Owns: the daemon, the far ends and their partner (one lacp/ engine per link sharing one
+ * aggregator: a physical switch's port-channel; Marker Information answered as 802.1AX
+ * 6.5.4 says; every other frame counted and kept), the guests, a scratch directory.
+ * Time: herm_warp(h, s) moves the daemon's loop (and with it the partner, whose timer and
+ * far-end doorbells are on the same loop) forward; every deadline fires at its exact
+ * instant, and what one side sends the other receives at that same instant (zero wire
+ * delay). herm_now_s() is seconds since the harness started (virtual time 0 = T0).
+ * Rules: one harness per test; cmocka failures on anything unexpected. Frames the far end
+ * receives that are not Slow Protocols are counted per link in data_rx.
+ */
+#ifndef ZVS_TEST_HERMETIC_H
+#define ZVS_TEST_HERMETIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lacp/lacp_port.h"
+
+#define HERM_T0        (1000ull * 1000000000ull)    /* the loop's clock at start: 1000 s */
+#define HERM_WALL_US   1700000000000000ull          /* wall clock at T0 (2023-11-14) */
+#define HERM_S         1000000000ull
+#define HERM_LINKS_MAX 8
+#define HERM_GUESTS    4
+#define HERM_FRAME_MAX 2048
+
+struct zvsd;
+struct zvs_port;
+struct zvs_qdio_guest;
+
+struct herm_link {
+    char                 name[16];      /* the interface the RDEVICE names (osa28ba) */
+    uint16_t             port_no;       /* the partner's port number */
+    struct zvs_port     *far;           /* the test's end of the dummy link */
+    int                  bell;          /* far end's doorbell, watched by the daemon's loop */
+    bool                 lacp;          /* partner engine running */
+    struct zvs_lacp_port engine;        /* the partner's LACP engine for this link */
+    uint8_t              mac[6];        /* the partner port's MAC */
+    uint64_t             data_rx;       /* non-slow frames the far end received */
+    uint64_t             lacpdu_rx;     /* LACPDUs the partner received */
+    uint64_t             markers_answered;
+    uint8_t              last[HERM_FRAME_MAX]; /* the last non-slow frame received */
+    uint32_t             last_len;
+};
+
+struct herm_guest {
+    char                   userid[9];
+    uint16_t               vdev;
+    struct zvs_qdio_guest *g;
+    int                    memfd, siga, irq, session;
+    uint64_t               rx_frames, rx_bytes;
+};
+
+struct herm_opts {
+    const char *sysconfig;              /* path (repository-relative) */
+    const char *userdirect;             /* path */
+    const char *const *links;           /* dummy links to create, NULL-terminated */
+    bool        partner_lacp;           /* run an LACP partner on every link */
+    bool        partner_long_timeout;   /* partner asks for slow PDUs (LACP_Timeout long) */
+    uint32_t    monitor_interval_s;     /* 0: no monitor file */
+};
+
+struct herm {
+    struct zvsd             *d;
+    struct zvs_evloop       *loop;
+    struct zvs_timer        *ptimer;    /* the partner's next LACP deadline */
+    struct zvs_lacp_aggregator agg;     /* the partner's port-channel */
+    unsigned                 nlink;
+    struct herm_link         link[HERM_LINKS_MAX];
+    unsigned                 nguest;
+    struct herm_guest        guest[HERM_GUESTS];
+    char                     dir[64];   /* scratch directory (attach socket, monitor file) */
+    char                     qdio_sock[96];
+    char                     mon_path[96];
+    struct zvs_cfg          *cfg;
+    bool                     keep_monitor; /* herm_stop leaves the file and directory */
+};
+
+/* Start the daemon at T0 with opts; cmocka-fails when anything cannot be made. */
+struct herm *herm_start(const struct herm_opts *opts);
+void herm_stop(struct herm *h);
+
+/* Virtual time: move to T0 + s_from_start seconds (ns precision via herm_warp_ns). */
+void herm_warp_ns(struct herm *h, uint64_t ns_from_start);
+void herm_warp(struct herm *h, double s_from_start);
+uint64_t herm_now_ns(const struct herm *h);         /* since T0 */
+
+/* A CP command through the console's executor (zvsd_exec) as `userid` with classes
+ * `classes` ("ABCDEFG"); the response text (owned by h until the next call) and rc. */
+const char *herm_cp(struct herm *h, const char *userid, const char *classes, const char *line,
+                    int *rc);
+/* As OPERATOR (classes A-G); cmocka-fails unless rc is 0. */
+const char *herm_op(struct herm *h, const char *line);
+
+struct herm_link *herm_link(struct herm *h, const char *name);
+/* Cut (or restore) the cable: both ends lose carrier; the daemon notices in its next
+ * iteration (a transmit or the idle check), as with a real link's carrier. */
+void herm_cut(struct herm *h, const char *name, bool up);
+/* Transmit a frame from the partner's side of a link (what the LAN sends to the switch). */
+void herm_link_send(struct herm *h, const char *name, const uint8_t *frame, uint32_t len);
+
+/* Attach a guest program to a coupled NIC over the attach socket, map its queues and
+ * initialise them. */
+struct herm_guest *herm_guest_attach(struct herm *h, const char *userid, uint16_t vdev);
+/* Send n copies of a frame from the guest; the daemon forwards at the current instant. */
+void herm_guest_send(struct herm *h, struct herm_guest *g, const uint8_t *frame, uint32_t len,
+                     int n);
+/* Receive what the switch delivered; returns frames received now. */
+int herm_guest_receive(struct herm *h, struct herm_guest *g);
+
+/* An Ethernet II frame of len bytes (>= 14): dst, src, ethertype 0x0800, payload filled
+ * with a pattern derived from seq. */
+uint32_t herm_frame(uint8_t *buf, uint32_t len, const uint8_t dst[6], const uint8_t src[6],
+                    uint32_t seq);
+
+/* Compare text with tests/golden/hermetic/<name> byte for byte (ZVS_GOLDEN_UPDATE=1
+ * rewrites it). cmocka-fails with a diff-like message. */
+void herm_golden(const char *name, const char *text);
+/* Compare with a golden file that the root lab tests/integration/cp_commands.sh writes,
+ * after the lab's normalisation (uplink counters, rates, the LACP report and the MAC table
+ * counts masked as '#'): the same response the lab checks. Never rewrites it. */
+void herm_golden_lab(const char *path, const char *text);
+/* The lab's normalisation (cp_commands.sh normalize()), into a malloc'd string. */
+char *herm_lab_normalize(const char *text);
+
+#endif

@@ -1,0 +1,201 @@
+/* The report's command sequence typed into the real daemon, hermetically (hermetic.h):
+ * SET PORT GROUP CCBGROUP JOIN 28BA 2902 / INTERVAL 30 / DEFINE VSWITCH CCBVSW1 ETHERNET
+ * GROUP CCBGROUP QUEUESTORAGE 1M / GRANT / COUPLE, then the QUERY responses the root lab
+ * tests/integration/cp_commands.sh checks (tests/golden/commands/query_*.txt, after the
+ * lab's masking) and the same responses with every counter exact
+ * (tests/golden/hermetic/ccb_*.txt). The lab's traffic (3 pings LNXA -> LNXB after
+ * COUNTERS CLEAR) is 3 frames of 98 bytes each way between the guests' queues.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hermetic.h"
+
+static const char *const ccb_links[] = { "osa28ba", "osa2902", "osa2a00", "osa2b00",
+                                         "osa2d00", NULL };
+
+static struct herm *ccb_start(void)
+{
+    struct herm_opts o = {
+        .sysconfig = "configs/lab/SYSTEM-CCB.CONFIG",
+        .userdirect = "tests/unit/hermetic/USER-CCB.DIRECT",
+        .links = ccb_links, .partner_lacp = true,
+    };
+    return herm_start(&o);
+}
+
+static const uint8_t MAC_A[6] = { 0x02, 0x00, 0x0c, 0x00, 0x01, 0x01 };
+static const uint8_t MAC_B[6] = { 0x02, 0x00, 0x0c, 0x00, 0x01, 0x0a };
+
+/* Typed at virtual time 0, in the report's order; each answer is exact. */
+static void type_report_sequence(struct herm *h)
+{
+    int rc;
+    assert_string_equal(herm_cp(h, "OPERATOR", "ABCDEFG", "QUERY VSWITCH", &rc),
+                        "HCP1138I No VSWITCH to show");
+    assert_int_equal(rc, 0);
+    assert_string_equal(herm_op(h, "SET PORT GROUP CCBGROUP JOIN 28BA 2902"), "Command complete");
+    assert_string_equal(herm_op(h, "SET PORT GROUP CCBGROUP INTERVAL 30"), "Command complete");
+    assert_string_equal(herm_op(h, "DEFINE VSWITCH CCBVSW1 ETHERNET GROUP CCBGROUP QUEUESTORAGE 1M"),
+                        "VSWITCH SYSTEM CCBVSW1 is created");
+    herm_op(h, "SET VSWITCH CCBVSW1 GRANT LNXA");
+    herm_op(h, "SET VSW CCBVSW1 GRANT LNXB");
+    assert_string_equal(herm_cp(h, "LNXA", "G", "DEFINE VSWITCH MYVSW", &rc),
+                        "HCP1100E Not authorized: DEFINE VSWITCH requires privilege class B");
+    assert_string_equal(herm_cp(h, "LNXA", "G", "COUPLE USERID LNXB F000 TO SYSTEM CCBVSW1", &rc),
+                        "HCP1100E Not authorized: COUPLE USERID requires privilege class B");
+    assert_string_equal(herm_cp(h, "LNXA", "G", "COUPLE F000 TO SYSTEM CCBVSW1", &rc),
+                        "NIC F000 is connected to VSWITCH SYSTEM CCBVSW1");
+    assert_int_equal(rc, 0);
+    herm_op(h, "COUP USERID LNXB F000 SYSTEM CCBVSW1");
+    assert_string_equal(herm_cp(h, "OPERATOR", "ABCDEFG", "COUPLE USERID LNXC F000 TO SYSTEM CCBVSW1", &rc),
+                        "HCP1121E User LNXC is not authorized to couple to VSWITCH CCBVSW1");
+    assert_int_equal(rc, 1121);                 /* vmcp shows 255: exit codes stop there */
+}
+
+/* Three "pings" of 98 bytes: request A -> B, reply B -> A. */
+static void ping3(struct herm *h, struct herm_guest *a, struct herm_guest *b)
+{
+    uint8_t f[98];
+    for (uint32_t i = 0; i < 3; i++) {
+        herm_frame(f, sizeof f, MAC_B, MAC_A, i);
+        herm_guest_send(h, a, f, sizeof f, 1);
+        assert_int_equal(herm_guest_receive(h, b), 1);
+        herm_frame(f, sizeof f, MAC_A, MAC_B, 100 + i);
+        herm_guest_send(h, b, f, sizeof f, 1);
+        assert_int_equal(herm_guest_receive(h, a), 1);
+    }
+}
+
+static void report_sequence_and_queries(void **state)
+{
+    struct herm *h = ccb_start();
+    const char *out = herm_op(h, "QUERY VMLAN");
+    herm_golden_lab("tests/golden/commands/query_empty_vmlan.txt", out);
+    herm_golden("ccb_empty_vmlan.txt", out);
+
+    type_report_sequence(h);
+    /* 802.1AX: both sides Active, short timeout: selected at once, attached after the
+     * Aggregate_Wait_Time (2 s, 6.4.15), collecting and distributing when the partner's
+     * next PDU says it is in sync. */
+    herm_warp(h, 1.999);
+    herm_golden("ccb_port_group_1.999s.txt", herm_op(h, "QUERY PORT GROUP CCBGROUP"));
+    herm_warp(h, 2.0);
+    herm_golden("ccb_port_group_2.000s.txt", herm_op(h, "QUERY PORT GROUP CCBGROUP"));
+    herm_warp(h, 10.0);
+
+    struct herm_guest *a = herm_guest_attach(h, "LNXA", 0xF000);
+    struct herm_guest *b = herm_guest_attach(h, "LNXB", 0xF000);
+    herm_op(h, "SET VSWITCH CCBVSW1 COUNTERS CLEAR");
+    ping3(h, a, b);
+
+    out = herm_op(h, "QUERY VSWITCH CCBVSW1");
+    herm_golden_lab("tests/golden/commands/query_vswitch_brief.txt", out);
+    herm_golden("ccb_vswitch_brief.txt", out);
+    out = herm_op(h, "Q VSW CCBVSW1 DET");
+    herm_golden_lab("tests/golden/commands/query_vswitch_details.txt", out);
+    herm_golden("ccb_vswitch_details.txt", out);
+    out = herm_op(h, "QUERY VSWITCH CCBVSW1 ACCESSLIST");
+    herm_golden_lab("tests/golden/commands/query_vswitch_accesslist.txt", out);
+    herm_golden("ccb_vswitch_accesslist.txt", out);
+    out = herm_op(h, "QUERY VSWITCH ALL ACTIVE");
+    herm_golden_lab("tests/golden/commands/query_vswitch_active.txt", out);
+    herm_golden("ccb_vswitch_active.txt", out);
+    out = herm_op(h, "QUERY PORT GROUP CCBGROUP");
+    herm_golden_lab("tests/golden/commands/query_port_group.txt", out);
+    herm_golden("ccb_port_group.txt", out);
+    out = herm_op(h, "QUERY NIC USERID LNXA");
+    herm_golden_lab("tests/golden/commands/query_nic.txt", out);
+    herm_golden("ccb_nic.txt", out);
+    /* The lab's query_nic_details.txt names the tap (Backend: tap lnxb-f000); here the
+     * NIC is driven over the attach socket, so only the exact hermetic file is checked. */
+    herm_golden("ccb_nic_details.txt", herm_op(h, "QUERY NIC USERID LNXB F000 DETAILS"));
+    out = herm_op(h, "QUERY VMLAN");
+    herm_golden_lab("tests/golden/commands/query_vmlan.txt", out);
+    herm_golden("ccb_vmlan.txt", out);
+    int rc;
+    out = herm_cp(h, "LNXA", "G", "QUERY VSWITCH CCBVSW1 DETAILS", &rc);
+    assert_int_equal(rc, 0);
+    herm_golden_lab("tests/golden/commands/query_vswitch_classg.txt", out);
+    herm_golden("ccb_vswitch_classg.txt", out);
+    herm_golden("ccb_lacp_details.txt", herm_op(h, "QUERY LACP CCBGROUP DETAILS"));
+    herm_stop(h);
+}
+
+/* The refused commands of the lab, their exact answers (tests/golden/commands/refused.txt
+ * in the lab's format), and that none of them changed the configuration. */
+static const char *const refused[] = {
+    "DEFINE VSWITCH CCBVSW1 ETHERNET", "DEFINE VSWITCH NEWVSW QUEUESTORAGE 9M",
+    "DEFINE VSWITCH NEWVSW GROUP CCBGROUP", "DEFINE VSWITCH NEWVSW RDEV 28BA",
+    "DEFINE VSWITCH NEWVSW RDEV 3000", "SET VSWITCH NOSUCH GRANT LNXC",
+    "SET VSWITCH CCBVSW1 REVOKE LNXC", "SET VSWITCH CCBVSW1 GRANT LNXC VLAN 10",
+    "SET VSWITCH CCBVSW1 GROUP NOSUCH", "SET PORT GROUP CCBGROUP INTERVAL 0",
+    "SET PORT GROUP CCBGROUP JOIN 28BA", "SET PORT GROUP CCBGROUP JOIN 3000",
+    "SET PORT GROUP CCBGROUP LEAVE 2A00", "SET PORT GROUP CCBGROUP DELETE",
+    "SET PORT GROUP CCBGROUP JOIN 1 2 3 4 5 6 7 8 9", "COUPLE USERID LNXA F000 TO SYSTEM CCBVSW1",
+    "COUPLE USERID NOBODY F000 TO SYSTEM CCBVSW1", "UNCOUPLE USERID LNXC F000",
+    "DETACH NIC USERID LNXA 0700", "DEFINE NIC USERID LNXA F001", "DETACH VSWITCH NOSUCH",
+    "DEFINE VSWITCH", "FROBNICATE CCBVSW1", "COUPLE USERID LNXA XYZW TO SYSTEM CCBVSW1",
+};
+
+static char *snapshot(struct herm *h)
+{
+    static const char *const q[] = {
+        "QUERY VSWITCH ALL ACCESSLIST", "QUERY PORT GROUP", "QUERY VMLAN",
+        "QUERY NIC USERID OPERATOR DETAILS", "QUERY NIC USERID LNXA DETAILS",
+        "QUERY NIC USERID LNXB DETAILS", "QUERY NIC USERID LNXC DETAILS",
+    };
+    size_t cap = 65536, len = 0;
+    char *s = calloc(1, cap);
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
+        int rc;
+        const char *out = herm_cp(h, "OPERATOR", "ABCDEFG", q[i], &rc);
+        len += (size_t)snprintf(s + len, cap - len, "%s\n", out);
+    }
+    return s;
+}
+
+static void refused_commands_change_nothing(void **state)
+{
+    struct herm *h = ccb_start();
+    int rc;
+    char log[16384];
+    size_t len = 0;
+    /* The lab's refused.txt starts with the first QUERY and the ungranted COUPLE. */
+    const char *out = herm_cp(h, "OPERATOR", "ABCDEFG", "QUERY VSWITCH", &rc);
+    len += (size_t)snprintf(log + len, sizeof log - len, "> QUERY VSWITCH\n%s\nrc=%d\n", out, rc);
+    type_report_sequence(h);
+    len += (size_t)snprintf(log + len, sizeof log - len,
+                            "> COUPLE USERID LNXC F000 TO SYSTEM CCBVSW1\n"
+                            "HCP1121E User LNXC is not authorized to couple to VSWITCH CCBVSW1\n"
+                            "rc=255\n");
+    herm_warp(h, 5.0);
+    char *before = snapshot(h);
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        out = herm_cp(h, "OPERATOR", "ABCDEFG", refused[i], &rc);
+        len += (size_t)snprintf(log + len, sizeof log - len, "> %s\n%s\nrc=%d\n", refused[i],
+                                out, rc > 255 ? 255 : rc);
+    }
+    herm_golden_lab("tests/golden/commands/refused.txt", log);
+    char *after = snapshot(h);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+    herm_stop(h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(report_sequence_and_queries),
+        cmocka_unit_test(refused_commands_change_nothing),
+    };
+    return cmocka_run_group_tests_name("daemon_ccb", tests, NULL, NULL);
+}
