@@ -96,7 +96,7 @@ FUZZ_LIBS := $(foreach m,$(MODULES),$(BUILD)/fuzzobj/lib$(m).a)
 FUZZ_TESTLIB := $(BUILD)/fuzzobj/libtestlib.a
 FUZZ_SM_LIB := $(if $(SM_SRCS),$(BUILD)/fuzzobj/libswitchmodel.a)
 
-.PHONY: install layering all deps check check-fast check-labs unit integration fuzz fuzzers sanitize coverage bench demo clean programs tests
+.PHONY: install layering all deps check check-fast check-labs unit integration fuzz fuzzers sanitize coverage bench demo repro clean programs tests
 
 all: $(PROGRAMS) $(UNIT_BINS) $(TOOL_BINS) $(BENCH_BINS) $(SM_BIN)
 programs: $(PROGRAMS)
@@ -220,6 +220,11 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) configs/lab/demo.sh
 
+# The IBM report's experiment, Tables 1 and 2 (tests/repro/README.md); under 35 minutes.
+repro: deps
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) tests/repro/repro.sh
+
 # ---- installing ----------------------------------------------------------------------
 # make install [PREFIX=/usr/local] [DESTDIR=staging] [SYSCONFDIR=/etc]: the programs, their
 # man pages, the systemd unit (written with these paths), a logrotate file, and the sample
@@ -256,3 +261,4 @@ clean:
 .SECONDARY:
 
 -include $(shell find $(BUILD)/obj $(BUILD)/fuzzobj -name '*.d' 2>/dev/null)
+include guests/guests.mk

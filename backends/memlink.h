@@ -60,7 +60,9 @@ uint32_t zvs_memlink_pending(const struct zvs_port *p);
 /* Discard everything transmitted and not yet read (benchmarks); returns how many. */
 uint32_t zvs_memlink_drain(struct zvs_port *p);
 
-/* Cut or restore the wire: with carrier off, tx refuses everything with LINK_DOWN. */
+/* Cut or restore the wire: with carrier off, tx refuses everything with LINK_DOWN. Both
+ * ends of a pair change at once, and the other end gets a link event: ops->link_poll
+ * hands it out once, and its doorbell (if it has one) rings so an event loop wakes. */
 void zvs_memlink_set_carrier(struct zvs_port *p, bool up);
 
 /* A doorbell for the port's receive side: an eventfd, readable while frames wait for

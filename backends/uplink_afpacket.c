@@ -377,6 +377,12 @@ static void afp_destroy(struct zvs_port *p)
     free(a);
 }
 
+static int afp_carrier_now(struct zvs_port *p)
+{
+    struct afp *a = afp_of(p);
+    return zvs_ifinfo_link_now(a->up.fd, a->up.ifname);
+}
+
 static const struct zvs_port_ops afp_ops = {
     .kind = "afpacket",
     .tx = afp_tx,
@@ -386,6 +392,7 @@ static const struct zvs_port_ops afp_ops = {
     .destroy = afp_destroy,
     .fd = zvs_uplink_fd,
     .link_event = zvs_uplink_afpacket_link_event,
+    .carrier_now = afp_carrier_now,
 };
 
 /* ---- public API ---------------------------------------------------------------------- */

@@ -392,6 +392,12 @@ static void pcp_destroy(struct zvs_port *p)
     free(a);
 }
 
+static int pcp_carrier_now(struct zvs_port *p)
+{
+    struct pcp *a = pcp_of(p);
+    return zvs_ifinfo_link_now(a->up.fd, a->up.ifname);
+}
+
 static const struct zvs_port_ops pcp_ops = {
     .kind = "pcap",
     .tx = pcp_tx,
@@ -401,6 +407,7 @@ static const struct zvs_port_ops pcp_ops = {
     .destroy = pcp_destroy,
     .fd = zvs_uplink_fd,
     .link_event = zvs_uplink_pcap_link_event,
+    .carrier_now = pcp_carrier_now,
 };
 
 /* ---- public API ---------------------------------------------------------------------- */

@@ -264,6 +264,14 @@ static void check_rdevs(struct zvs_cfg *cfg)
     }
 }
 
+static bool group_refused(const struct zvs_cfg *cfg, const char *name)
+{
+    for (unsigned i = 0; i < cfg->nrefused_group; i++)
+        if (strcmp(cfg->refused_group[i], name) == 0)
+            return true;
+    return false;
+}
+
 /* DEFINE VSWITCH ... GROUP against the SET PORT GROUP statements. */
 static void check_switch_groups(struct zvs_cfg *cfg)
 {
@@ -274,7 +282,9 @@ static void check_switch_groups(struct zvs_cfg *cfg)
         if (sw->group[0] == '\0')
             continue;
         if (zvs_cfg_find_group(cfg, sw->group) < 0) {
-            ZVS_MSG(&cfg->msgs, file, sw->line, ZVS_MSG_GROUP_UNDEFINED, sw->name, sw->group);
+            if (!group_refused(cfg, sw->group))     /* else its refusal said it already */
+                ZVS_MSG(&cfg->msgs, file, sw->line, ZVS_MSG_GROUP_UNDEFINED, sw->name,
+                        sw->group);
             continue;
         }
         for (unsigned t = 0; t < s; t++) {

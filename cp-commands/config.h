@@ -224,6 +224,12 @@ struct zvs_cfg {
     unsigned               nnic;
     struct zvs_cfg_nic     nic[ZVS_CFG_MAX_NICS];
     struct zvs_msg_list    msgs;        /* every message of every pass, in order */
+    /* Groups whose SET PORT GROUP statement was refused while no statement had defined
+     * them: validate does not also call a DEFINE VSWITCH ... GROUP naming one "not
+     * defined", since the refusal already said what is wrong. Goes with the messages:
+     * zvs_cfg_copy leaves it alone. Past ZVS_CFG_MAX_GROUPS names the note is not kept. */
+    unsigned               nrefused_group;
+    char                   refused_group[ZVS_CFG_MAX_GROUPS][ZVS_NAME_MAX + 1];
 };
 
 /* ---- lifecycle and parsing ----------------------------------------------------------- */

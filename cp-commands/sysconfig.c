@@ -756,6 +756,16 @@ static void set_port_begin(void *ctx, const struct zvs_stmt *stmt, const struct 
     check_room(c, pos[1].line, cfg->ngroup, ZVS_CFG_MAX_GROUPS, "PORT GROUP");
 }
 
+/* Remember a group whose defining statement was refused (see zvs_cfg.refused_group). */
+static void note_refused_group(struct zvs_cfg *cfg, const char *name)
+{
+    for (unsigned i = 0; i < cfg->nrefused_group; i++)
+        if (strcmp(cfg->refused_group[i], name) == 0)
+            return;
+    if (cfg->nrefused_group < ZVS_CFG_MAX_GROUPS)
+        snprintf(cfg->refused_group[cfg->nrefused_group++], ZVS_NAME_MAX + 1, "%s", name);
+}
+
 static void set_port_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
 {
     struct sc_ctx *c = ctx;
@@ -766,8 +776,11 @@ static void set_port_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
     if (given == 0 && !muted)
         ERR(c, stmt->tok[stmt->ntok - 1].line, ZVS_MSG_OPERAND_MISSING,
             "JOIN, LACP or INTERVAL");
-    if (!stmt_clean(c))
+    if (!stmt_clean(c)) {
+        if (c->grp_index < 0 && c->grp.name[0] != '\0')
+            note_refused_group(cfg, c->grp.name);
         return;
+    }
     unsigned k = c->grp_index >= 0 ? (unsigned)c->grp_index : cfg->ngroup++;
     memcpy(&cfg->group[k], &c->grp, sizeof c->grp);
     memcpy(cfg->group_join_line[k], c->grp_join_line, sizeof cfg->group_join_line[k]);

@@ -9,7 +9,9 @@
  *    the NIC (SIGA-w is not needed in-process: the switch polls right after the fill);
  *  - a NIC's thin interrupt (irq eventfd): the tap driver empties the input queue into
  *    the tap;
- *  - netlink: carrier changes of uplinks fail over; a tap's carrier is its own business;
+ *  - link events: carrier changes of uplinks fail over, from netlink for a Linux interface
+ *    or from the port's own descriptor for a link with none (dummy); a tap's carrier is
+ *    its own business;
  *  - signalfd: SIGTERM/SIGINT stop the loop, SIGUSR1 writes the counters report, SIGHUP
  *    reopens the log file (logrotate).
  * Authorization follows z/VM: a NIC couples to a VSWITCH only with a GRANT (MODIFY
@@ -46,9 +48,16 @@
 
 /* ---- event callbacks ---------------------------------------------------------------- */
 
+static void uplink_link_event(struct d_uplink *u, const struct zvs_port_link_event *ev,
+                              uint64_t now);
+
 static void on_uplink(void *arg, int fd, uint32_t events, uint64_t now)
 {
     struct d_uplink *u = arg;
+    struct zvs_port_link_event ev;
+    /* A link that reports its own carrier (a dummy link) rings the same descriptor. */
+    if (u->port->ops->link_poll && u->port->ops->link_poll(u->port, &ev) == 1)
+        uplink_link_event(u, &ev, now);
     for (int i = 0; i < UPLINK_BURSTS; i++)
         if (zvs_switch_poll(u->ds->sw, u->port, now) < ZVS_BATCH)
             break;
@@ -255,23 +264,38 @@ static void tell_carrier(struct d_uplink *u, uint64_t now)
     u->carrier_told = u->port->carrier;
 }
 
+/* A link event for an uplink, whichever way it came: from netlink for a Linux interface
+ * (on_link_event) or from the port itself for a link with none behind it (on_uplink, a
+ * dummy link's doorbell). The backend applies it (carrier; a re-created interface
+ * reopens its socket), the loop watches the descriptor the port has now, and the switch
+ * (RDEV failover) and the port group (LACP port_enabled, 802.1AX 6.4.7) hear the carrier
+ * in this same iteration. */
+static void uplink_link_event(struct d_uplink *u, const struct zvs_port_link_event *ev,
+                              uint64_t now)
+{
+    int rc = u->port->ops->link_event(u->port, ev->ifindex, ev->carrier, ev->exists);
+    if (rc < 0)
+        zvs_warn("RDEV %s (%s): cannot reopen: %s", u->port->name, u->ifname, strerror(-rc));
+    uplink_register(u);
+    tell_carrier(u, now);
+    zvs_info("VSWITCH %s RDEV %s (%s): %s%s", u->ds->cfg.name, u->port->name, u->ifname,
+             ev->exists ? "" : "interface gone, ",
+             u->port->carrier ? "carrier up" : "carrier down");
+}
+
 static void on_link_event(void *arg, const char *ifname, int ifindex, bool carrier, bool exists)
 {
     struct zvsd *d = arg;
     struct d_uplink *u = uplink_by_ifname(d, ifname);
     if (!u || !uplink_netlink(u->port))
         return;
-    /* The socket may be replaced (interface re-created): leave epoll first. */
+    /* The socket may be replaced (interface re-created), and a new one may get the old
+     * descriptor's number: leave epoll first. */
     if (u->fd >= 0)
         zvs_evloop_del_fd(d->loop, u->fd);
     u->fd = -1;
-    int rc = u->port->ops->link_event(u->port, ifindex, carrier, exists);
-    if (rc < 0)
-        zvs_warn("RDEV %s (%s): cannot reopen: %s", u->port->name, ifname, strerror(-rc));
-    uplink_register(u);
-    tell_carrier(u, zvs_evloop_now(d->loop));
-    zvs_info("VSWITCH %s RDEV %s (%s): %s%s", u->ds->cfg.name, u->port->name, ifname,
-             exists ? "" : "interface gone, ", u->port->carrier ? "carrier up" : "carrier down");
+    struct zvs_port_link_event ev = { .ifindex = ifindex, .carrier = carrier, .exists = exists };
+    uplink_link_event(u, &ev, zvs_evloop_now(d->loop));
 }
 
 /* A transmit found the link gone (the backend asked the driver after an ENOBUFS) and

@@ -48,6 +48,13 @@ struct zvs_cp_response;
 void zvsd_exec(struct zvsd *d, const char *userid, uint32_t privclass, const char *line,
                struct zvs_cp_response *r);
 
+/* The port group `group` as the VSWITCH that uses it runs it (its LACP engines, bucket
+ * map and counters: lag/lag.h), or NULL when no switch uses it. A read-side view for
+ * tests that assert what QUERY does not show (which bucket moved where); it changes with
+ * every command and every event-loop iteration, and a command may free it. */
+struct zvs_lag;
+struct zvs_lag *zvsd_port_group(struct zvsd *d, const char *group);
+
 /* The operator's view of every switch: uplinks and NICs with z/VM-style counters and the
  * discard reasons. */
 void zvsd_report(struct zvsd *d, FILE *out);

@@ -511,6 +511,12 @@ static const struct d_switch *switch_of_group(struct zvsd *d, const char *group)
     return NULL;
 }
 
+struct zvs_lag *zvsd_port_group(struct zvsd *d, const char *group)
+{
+    const struct d_switch *ds = switch_of_group(d, group);
+    return ds ? ds->lag : NULL;
+}
+
 /* QUERY PORT GROUP: one block per group, a line per member (our layout; z/VM's text is
  * UNCONFIRMED, see cp-commands/README.md). A group no switch runs shows its definition. */
 static void show_port_group(struct zvsd *d, const struct zvs_cfg_group *cg,

@@ -136,10 +136,10 @@ int zvs_lacp_port_format(const struct zvs_lacp_port *p, const struct zvs_lacp_ma
         const struct zvs_lacp_marker_stats *ms = zvs_lacp_marker_stats(m);
 
         put(&o, "Markers: rx %" PRIu64 "  tx %" PRIu64 "  Responses rx %" PRIu64 "  tx %" PRIu64
-            "  Timeouts %" PRIu64 "  Unmatched %" PRIu64 "  Outstanding %u\n",
-            ms->marker_pdus_rx, ms->marker_pdus_tx, ms->marker_response_pdus_rx,
+            "  Timeouts %" PRIu64 "  Unmatched %" PRIu64 "  Outstanding %u  Suppressed %" PRIu64
+            "\n", ms->marker_pdus_rx, ms->marker_pdus_tx, ms->marker_response_pdus_rx,
             ms->marker_response_pdus_tx, ms->marker_timeouts, ms->marker_response_unmatched,
-            zvs_lacp_marker_outstanding(m));
+            zvs_lacp_marker_outstanding(m), ms->marker_response_suppressed);
     } else {
         put(&o, "Markers: -\n");
     }

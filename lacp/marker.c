@@ -1,4 +1,5 @@
-/* Marker protocol of one aggregation port (IEEE 802.1AX 6.5; lacp.md sections 1.4 and 7).
+/* Marker protocol of one aggregation port (IEEE 802.1AX-2008 5.5, 2014 6.5; the PDUs in
+ * 5.5.3 / 6.5.3).
  *
  * Owns: the port's outstanding markers (a fixed array of 8 slots), the transaction id
  * counter and the Marker counters. No I/O, no clock, no allocation: PDUs come in parsed
@@ -6,9 +7,11 @@
  * zvs_marker_build, whose TLV type follows pdu->response.
  *
  * Rules:
- *  - Responder (Linux ad_marker_info_received, FreeBSD lacp_marker_input): every Marker
+ *  - Responder (Linux ad_marker_info_received, FreeBSD lacp_marker_input): a Marker
  *    Information is answered, unchanged except TLV type 1 -> 2; the requester fields are
- *    echoed, never replaced by ours. It keeps no state, so it is always on.
+ *    echoed, never replaced by ours. Its only state is the port's Marker budget (802.3
+ *    Annex 43B, 7 of the 10 Slow Protocols frames a second; marker.h): past it the answer
+ *    is suppressed and counted.
  *  - Originator: transaction ids count up from 1 (FreeBSD increments per marker); an id
  *    still outstanding is skipped, so after a 2^32 wrap no two outstanding markers share
  *    one. A response matches only if requester port, system and id are ours: a response
@@ -74,11 +77,41 @@ static void finish(struct zvs_lacp_marker *m, struct zvs_lacp_marker_slot *s,
         m->cb.done(m->arg, xid, result);
 }
 
-static void answer(struct zvs_lacp_marker *m, const struct zvs_marker *info)
+/* The Marker budget (IEEE 802.3 Annex 43B: at most 10 Slow Protocols frames per port in
+ * any one-second period; LACP keeps 3, see marker.h). The ring holds the send times of the
+ * last ZVS_LACP_MARKER_TX_PER_SEC Marker PDUs; another may go when the ring is not full or
+ * its oldest entry is a full second old (at oldest + 1 s exactly, as LACP's own limit). */
+static bool budget_left(const struct zvs_lacp_marker *m, uint64_t now)
+{
+    uint64_t oldest;
+
+    if (m->tx_count < ZVS_LACP_MARKER_TX_PER_SEC)
+        return true;
+    oldest = m->tx_times[m->tx_next];
+    return now >= oldest && now - oldest >= ZVS_LACP_MARKER_BUDGET_NS;
+}
+
+static void budget_take(struct zvs_lacp_marker *m, uint64_t now)
+{
+    m->tx_times[m->tx_next] = now;
+    m->tx_next = (m->tx_next + 1) % ZVS_LACP_MARKER_TX_PER_SEC;
+    if (m->tx_count < ZVS_LACP_MARKER_TX_PER_SEC)
+        m->tx_count++;
+}
+
+/* The responder: a partner that floods Marker Information would otherwise make the port
+ * a reflector; past the budget the answer is dropped and counted (such a partner's marker
+ * then times out on its side, as for a response lost on the wire). */
+static void answer(struct zvs_lacp_marker *m, const struct zvs_marker *info, uint64_t now)
 {
     struct zvs_marker resp = *info;
 
     m->stats.marker_pdus_rx++;
+    if (!budget_left(m, now)) {
+        m->stats.marker_response_suppressed++;
+        return;
+    }
+    budget_take(m, now);
     resp.response = true;
     m->stats.marker_response_pdus_tx++;
     m->cb.send(m->arg, &resp);
@@ -101,12 +134,12 @@ static void match_response(struct zvs_lacp_marker *m, const struct zvs_marker *r
 
 void zvs_lacp_marker_rx(struct zvs_lacp_marker *m, const struct zvs_marker *pdu, uint64_t now)
 {
-    (void)now;      /* rx is applied before deadlines at `now`: nothing to compare */
+    /* rx is applied before deadlines at `now`; `now` only meters the responder's budget */
     assert(m != NULL && pdu != NULL);
     if (pdu->response)
         match_response(m, pdu);
     else
-        answer(m, pdu);
+        answer(m, pdu, now);
 }
 
 /* Next id not outstanding. At most 8 are outstanding, so at most 9 candidates are tried. */
@@ -147,6 +180,7 @@ int zvs_lacp_marker_send(struct zvs_lacp_marker *m, uint64_t now, uint64_t timeo
     memcpy(pdu.requester_system, m->system, sizeof(pdu.requester_system));
     pdu.transaction_id = s->xid;
     m->stats.marker_pdus_tx++;
+    budget_take(m, now);            /* never refused: see marker.h; it counts all the same */
     /* Recorded first: a synchronous answer from inside send must find the slot. */
     m->cb.send(m->arg, &pdu);
     return 0;

@@ -21,6 +21,11 @@
 #define ZVS_MARKER_VERSION          1       /* the only Marker version accepted */
 #define ZVS_SLOW_PDU_LEN            110     /* LACPDU and Marker PDU payload */
 #define ZVS_SLOW_FRAME_LEN          124     /* 14-byte Ethernet header + 110, no FCS */
+/* The longest frame a Slow Protocols PDU may come in: an untagged frame of 1518 bytes
+ * (802.3 4.4.2 maxUntaggedFrameSize, FCS included; a tagged one is refused anyway).
+ * 802.1AX-2014 version 2 LACPDUs carry TLVs after the Collector TLV (6.4.2.3), so a
+ * receiver must look at the whole frame, not at the first 124 bytes. */
+#define ZVS_SLOW_FRAME_MAX          1518
 
 /* Slow_Protocols_Multicast destination, 01:80:C2:00:00:02. */
 extern const uint8_t zvs_slow_protocols_mac[6];

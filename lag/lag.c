@@ -50,36 +50,8 @@ struct zvs_lag {
     struct zvs_lag_stats        stats;
     uint64_t                    now;        /* time of the current entry point */
     struct zvs_ratelimit        rl;         /* malformed-frame log lines */
-    uint32_t                    logged_gen; /* map generation last logged */
-    uint8_t                     logged_slot[ZVS_PG_BUCKETS]; /* its bucket -> slot */
+    struct zvs_ratelimit        move_rl;    /* bucket move log lines */
 };
-
-/* Log how the published map changed since the last look: which buckets moved where (the
- * operator's trace of a rebalancing pass or a failover). At most 8 named, then a count. */
-static void log_map_changes(struct zvs_lag *lag)
-{
-    const struct zvs_pg_map *map = zvs_pgroup_map(lag->group);
-    if (map->generation == lag->logged_gen)
-        return;
-    unsigned changed = 0;
-    char list[160] = "";
-    size_t used = 0;
-    for (unsigned b = 0; b < ZVS_PG_BUCKETS; b++) {
-        uint8_t from = lag->logged_slot[b], to = map->bucket_slot[b];
-        if (from == to)
-            continue;
-        if (++changed <= 8 && used < sizeof list) {
-            const char *fr = from < ZVS_PG_MAX_MEMBERS && lag->m[from].port ? lag->m[from].rdev : "-";
-            const char *tr = to < ZVS_PG_MAX_MEMBERS && lag->m[to].port ? lag->m[to].rdev : "-";
-            used += (size_t)snprintf(list + used, sizeof list - used, " %02X:%s->%s", b, fr, tr);
-        }
-    }
-    if (changed)
-        zvs_info("port group %s: %u bucket(s) moved:%s%s", lag->params.pg.name, changed, list,
-                 changed > 8 ? " ..." : "");
-    lag->logged_gen = map->generation;
-    memcpy(lag->logged_slot, map->bucket_slot, sizeof lag->logged_slot);
-}
 
 /* The member slot of a port, -1 when it is not a member. */
 static int slot_of(const struct zvs_lag *lag, const struct zvs_port *port)
@@ -183,6 +155,33 @@ static void marker_done(void *arg, uint32_t xid, enum zvs_marker_result result)
         zvs_pgroup_marker_answered(m->lag->group, m->port->index, xid, m->lag->now);
 }
 
+static const char *rdev_of_port(const struct zvs_lag *lag, uint16_t port)
+{
+    for (unsigned i = 0; i < ZVS_PG_MAX_MEMBERS; i++)
+        if (lag->m[i].port && lag->m[i].port->index == port)
+            return lag->m[i].rdev;
+    return "-";
+}
+
+/* The group made a move: one line per bucket, when it is made, with its cause (the
+ * operator's trace of a failover or a rebalancing pass). At most 16 lines a second: a
+ * member coming up or going takes up to 256 buckets at once; the next line printed says
+ * how many were not shown. */
+#define MOVE_LOG_BURST 16
+static void group_moved(void *arg, unsigned bucket, uint16_t from, uint16_t to,
+                        enum zvs_pg_cause cause)
+{
+    struct zvs_lag *lag = arg;
+    if (!zvs_ratelimit_ok(&lag->move_rl, lag->now, ZVS_LACP_NS_PER_SEC, MOVE_LOG_BURST))
+        return;
+    char more[48] = "";
+    if (lag->move_rl.suppressed)
+        snprintf(more, sizeof more, "; %u more move(s) not shown", lag->move_rl.suppressed);
+    zvs_info("port group %s: bucket %02X moved %s -> %s (%s)%s", lag->params.pg.name, bucket,
+             rdev_of_port(lag, from), rdev_of_port(lag, to), zvs_pg_cause_name(cause), more);
+    lag->move_rl.suppressed = 0;
+}
+
 static int group_send_marker(void *arg, uint16_t port, uint32_t *xid)
 {
     struct zvs_lag *lag = arg;
@@ -260,7 +259,7 @@ struct zvs_lag *zvs_lag_create(struct zvs_switch *sw, const struct zvs_lag_param
     if (lag->params.key == 0)
         lag->params.key = 1;
     zvs_lacp_aggregator_init(&lag->agg, lag->params.key);
-    struct zvs_pg_ops ops = { .send_marker = group_send_marker };
+    struct zvs_pg_ops ops = { .send_marker = group_send_marker, .moved = group_moved };
     lag->group = zvs_pgroup_create(&lag->params.pg, &ops, lag);
     if (!lag->group) {
         free(lag);
@@ -268,7 +267,6 @@ struct zvs_lag *zvs_lag_create(struct zvs_switch *sw, const struct zvs_lag_param
     }
     zvs_switch_set_group(sw, zvs_pgroup_dist(lag->group));
     zvs_switch_set_slow_handler(sw, slow_handler, lag);
-    memset(lag->logged_slot, ZVS_PG_NO_SLOT, sizeof lag->logged_slot);
     return lag;
 }
 
@@ -316,6 +314,14 @@ int zvs_lag_join(struct zvs_lag *lag, struct zvs_port *port, const char *rdev,
     int rc = zvs_switch_add_group_port(lag->sw, port);
     if (rc < 0)
         return rc;
+    /* The carrier first: the engine starts with port_enabled as the driver has it now
+     * (802.1AX 6.4.12), not as the kernel's flags showed it when the port was opened; a
+     * stale "up" made a member with a dead link send LACPDUs and Expire its partner. */
+    if (port->ops->carrier_now) {
+        int up = port->ops->carrier_now(port);
+        if (up >= 0 && (up > 0) != port->carrier)
+            zvs_switch_set_carrier(lag->sw, port, up > 0);
+    }
     int slot = zvs_pgroup_join(lag->group, port->index, rdev,
                                (uint64_t)speed_mbps * 1000000ull, now);
     if (slot < 0) {
@@ -330,6 +336,7 @@ int zvs_lag_join(struct zvs_lag *lag, struct zvs_port *port, const char *rdev,
     }
     struct lag_member *m = &lag->m[slot];
     *m = (struct lag_member){ .lag = lag, .port = port, .speed_mbps = speed_mbps };
+    zvs_pgroup_set_cause(lag->group, ZVS_PG_CAUSE_JOIN);
     snprintf(m->rdev, sizeof m->rdev, "%s", rdev);
     memcpy(m->mac, mac, 6);
     m->number = port_number(lag, rdev, (unsigned)slot);
@@ -343,6 +350,7 @@ int zvs_lag_join(struct zvs_lag *lag, struct zvs_port *port, const char *rdev,
     } else if (port->carrier) {
         apply_state(m, true, true);
     }
+    zvs_pgroup_set_cause(lag->group, ZVS_PG_CAUSE_LACP);
     return slot;
 }
 
@@ -352,12 +360,14 @@ int zvs_lag_leave(struct zvs_lag *lag, struct zvs_port *port, uint64_t now)
     struct lag_member *m = member_of(lag, port);
     if (!m)
         return -ENOENT;
+    zvs_pgroup_set_cause(lag->group, ZVS_PG_CAUSE_LEAVE);   /* the engine's stop included */
     stop_lacp(m);
     zvs_switch_set_collecting(lag->sw, port, false);
     zvs_pgroup_leave(lag->group, port->index, now);   /* buckets move before we return */
     if (port->ops->flush)
         port->ops->flush(port);                        /* drain what the backend holds */
     *m = (struct lag_member){ 0 };
+    zvs_pgroup_set_cause(lag->group, ZVS_PG_CAUSE_LACP);
     return zvs_switch_remove_port(lag->sw, port);
 }
 
@@ -367,10 +377,12 @@ void zvs_lag_carrier(struct zvs_lag *lag, struct zvs_port *port, bool up, uint64
     struct lag_member *m = member_of(lag, port);
     if (!m)
         return;
+    zvs_pgroup_set_cause(lag->group, ZVS_PG_CAUSE_CARRIER);
     if (m->lacp_running)
         zvs_lacp_port_set_enabled(&m->lacp, up, now);
     else
         apply_state(m, up, up);
+    zvs_pgroup_set_cause(lag->group, ZVS_PG_CAUSE_LACP);
 }
 
 void zvs_lag_set_lacp(struct zvs_lag *lag, bool on, uint64_t now)
@@ -402,11 +414,19 @@ void zvs_lag_slow_input(struct zvs_lag *lag, struct zvs_port *port, const struct
     struct lag_member *m = member_of(lag, port);
     if (!m)
         return;
-    uint8_t buf[ZVS_SLOW_FRAME_LEN + 64];
-    uint32_t len = zvs_frame_peek(f, buf, sizeof buf);
+    /* The codec sees the frame up to ZVS_SLOW_FRAME_MAX bytes: a version 2 LACPDU's TLVs
+     * and its Terminator lie past the 124 bytes of version 1 (802.1AX-2014 6.4.2.3). A
+     * contiguous frame is parsed in place; a scattered one is gathered first. */
+    uint8_t buf[ZVS_SLOW_FRAME_MAX];
+    const uint8_t *bytes = f->data;
+    uint32_t len = f->len < ZVS_SLOW_FRAME_MAX ? f->len : ZVS_SLOW_FRAME_MAX;
+    if (f->nfrags) {
+        len = zvs_frame_peek(f, buf, len);
+        bytes = buf;
+    }
     struct zvs_lacpdu pdu;
     struct zvs_marker mk;
-    int rc = zvs_slow_parse(buf, len, &pdu, &mk);
+    int rc = zvs_slow_parse(bytes, len, &pdu, &mk);
     switch (rc) {
     case ZVS_SLOW_LACP:
         if (m->lacp_running)
@@ -416,7 +436,6 @@ void zvs_lag_slow_input(struct zvs_lag *lag, struct zvs_port *port, const struct
         break;
     case ZVS_SLOW_MARKER:
         zvs_lacp_marker_rx(&m->marker, &mk, now);
-        log_map_changes(lag);           /* a flushed move completes here */
         break;
     case ZVS_SLOW_OTHER:
         /* OAM, OSSP...: valid, not ours; the LACP MIB counts them as unknown_rx */
@@ -470,7 +489,6 @@ void zvs_lag_run(struct zvs_lag *lag, uint64_t now)
         int n = samples(lag, s);
         zvs_pgroup_run(lag->group, now, s, n);
     }
-    log_map_changes(lag);
 }
 
 uint64_t zvs_lag_next_wakeup(const struct zvs_lag *lag)

@@ -80,6 +80,8 @@ struct zvs_pgroup {
     uint64_t              meas_start;                   /* bucket counters zeroed at */
     uint64_t              next_pass;
     struct zvs_pg_stats   stats;
+    enum zvs_pg_cause     cause;                        /* of the moves being made */
+    uint8_t               pending_cause[ZVS_PG_BUCKETS];/* cause a pending move started with */
 };
 
 /* How a completed move is counted. */
@@ -118,6 +120,28 @@ static void bind(const struct zvs_pgroup *g, struct zvs_pg_map *m, unsigned b, u
 {
     m->bucket_slot[b] = slot;
     m->bucket_port[b] = slot == ZVS_PG_NO_SLOT ? ZVS_PG_NO_PORT : g->member[slot].port;
+}
+
+/* A move: bind and report it with the cause of the operation making it (ops.moved). */
+static void move(struct zvs_pgroup *g, struct zvs_pg_map *m, unsigned b, uint8_t slot)
+{
+    uint16_t from = m->bucket_port[b];
+
+    bind(g, m, b, slot);
+    if (g->ops.moved && from != m->bucket_port[b])
+        g->ops.moved(g->arg, b, from, m->bucket_port[b], g->cause);
+}
+
+static const char *const cause_names[] = { "LACP", "carrier", "join", "leave", "balance" };
+
+const char *zvs_pg_cause_name(enum zvs_pg_cause c)
+{
+    return (unsigned)c < sizeof cause_names / sizeof cause_names[0] ? cause_names[c] : "?";
+}
+
+void zvs_pgroup_set_cause(struct zvs_pgroup *g, enum zvs_pg_cause cause)
+{
+    g->cause = cause;
 }
 
 /* Sum of a bucket's bytes not yet folded into its average (relaxed: a statistic). */
@@ -204,7 +228,10 @@ static void complete(struct zvs_pgroup *g, struct zvs_pg_map *spare, unsigned b)
 
     assert(p->used && distributing(g, p->to_slot));
     assert(spare->bucket_slot[b] == p->from_slot);
-    bind(g, spare, b, p->to_slot);
+    enum zvs_pg_cause now_cause = g->cause;
+    g->cause = (enum zvs_pg_cause)g->pending_cause[b];     /* the cause it started with */
+    move(g, spare, b, p->to_slot);
+    g->cause = now_cause;
     count_move(g, g->pending_pass[b] ? MOVE_PASS : MOVE_MEMBERSHIP);
     clear_pending(g, b);
 }
@@ -232,7 +259,7 @@ static void start_moves(struct zvs_pgroup *g, struct zvs_pg_map *spare,
             assert(distributing(g, mv[i].to) && mv[i].to != s);
             g->holddown_until[b] = now + holddown(g);
             if (rc != 0) {
-                bind(g, spare, b, mv[i].to);
+                move(g, spare, b, mv[i].to);
                 count_move(g, kind);
                 g->stats.marker_unsent++;
                 continue;
@@ -242,6 +269,7 @@ static void start_moves(struct zvs_pgroup *g, struct zvs_pg_map *spare,
                 .to_slot = mv[i].to, .xid = xid, .deadline = now + marker_timeout(g),
             };
             g->pending_pass[b] = kind == MOVE_PASS;
+            g->pending_cause[b] = (uint8_t)g->cause;
             g->n_pending++;
         }
     }
@@ -272,7 +300,7 @@ static void relayout(struct zvs_pgroup *g, struct zvs_pg_map *spare, uint64_t no
         uint8_t slot = n ? slots[b % n] : ZVS_PG_NO_SLOT;
         if (old == slot)
             continue;
-        bind(g, spare, b, slot);
+        move(g, spare, b, slot);
         if (old != ZVS_PG_NO_SLOT)      /* no hold-down: it carried nothing */
             g->stats.membership_moves++;
     }
@@ -379,7 +407,7 @@ static void stop_distributing(struct zvs_pgroup *g, struct zvs_pg_map *spare, un
         if (!p->used)
             continue;
         if (p->from_slot == dead) {     /* the old link is gone: nothing to wait for */
-            bind(g, spare, b, p->to_slot);
+            move(g, spare, b, p->to_slot);
             g->stats.failover_moves++;
             g->holddown_until[b] = now + holddown(g);
             clear_pending(g, b);
@@ -396,7 +424,7 @@ static void stop_distributing(struct zvs_pgroup *g, struct zvs_pg_map *spare, un
         if (spare->bucket_slot[b] != dead)
             continue;
         int s = survivor(g, count, load);
-        bind(g, spare, b, s < 0 ? ZVS_PG_NO_SLOT : (uint8_t)s);
+        move(g, spare, b, s < 0 ? ZVS_PG_NO_SLOT : (uint8_t)s);
         if (s < 0)
             continue;
         count[s]++;
@@ -501,7 +529,10 @@ int zvs_pgroup_leave(struct zvs_pgroup *g, uint16_t port, uint64_t now)
     clock_start(g, now);
     if (g->member[slot].distributing) {
         struct zvs_pg_map *spare = spare_begin(g);
+        enum zvs_pg_cause was = g->cause;
+        g->cause = ZVS_PG_CAUSE_LEAVE;
         stop_distributing(g, spare, (unsigned)slot, now);
+        g->cause = was;
         publish(g, spare);
     }
     memset(&g->member[slot], 0, sizeof(g->member[slot]));
@@ -697,7 +728,10 @@ int zvs_pgroup_run(struct zvs_pgroup *g, uint64_t now, const struct zvs_pg_sampl
         measure(g, now, samples, n);
         g->next_pass = now + (uint64_t)g->params.interval_s * NS_PER_S;
         g->stats.passes++;
+        enum zvs_pg_cause was = g->cause;
+        g->cause = ZVS_PG_CAUSE_BALANCE;
         rebalance(g, spare, now);
+        g->cause = was;
         ran = 1;
     } else {
         baselines(g, now, samples, n);

@@ -89,13 +89,34 @@ struct zvs_pg_stats {
 };
 
 /* Requests to the world. send_marker may be NULL (moves then happen at once). */
+/* Why a bucket moved (the moved callback). Membership changes take the cause the caller
+ * set last with zvs_pgroup_set_cause (JOIN and LEAVE are set by join/leave themselves); an
+ * INTERVAL pass moves for BALANCE; a move that waited for its Marker keeps the cause it was
+ * started with. */
+enum zvs_pg_cause {
+    ZVS_PG_CAUSE_LACP,                  /* LACP started or stopped distributing (default) */
+    ZVS_PG_CAUSE_CARRIER,               /* carrier came or went */
+    ZVS_PG_CAUSE_JOIN,                  /* JOIN */
+    ZVS_PG_CAUSE_LEAVE,                 /* LEAVE */
+    ZVS_PG_CAUSE_BALANCE,               /* INTERVAL rebalancing pass */
+};
+const char *zvs_pg_cause_name(enum zvs_pg_cause c);    /* "LACP", "carrier", ... */
+
 struct zvs_pg_ops {
     /* Send a Marker on member port `port`; on success store its transaction id and
      * return 0. Any other return: the move is made at once (counted marker_unsent). */
     int  (*send_marker)(void *arg, uint16_t port, uint32_t *xid);
+    /* May be NULL. A bucket was bound to another member (to_port ZVS_PG_NO_PORT: no
+     * member distributes; from_port ZVS_PG_NO_PORT: it had none), in the very call that
+     * made the move, before the map is published. Must not call back into the group. */
+    void (*moved)(void *arg, unsigned bucket, uint16_t from_port, uint16_t to_port,
+                  enum zvs_pg_cause cause);
 };
 
 struct zvs_pgroup;
+
+/* The cause the moves of the following set_state calls report (see enum zvs_pg_cause). */
+void zvs_pgroup_set_cause(struct zvs_pgroup *g, enum zvs_pg_cause cause);
 
 struct zvs_pgroup *zvs_pgroup_create(const struct zvs_pg_params *params,
                                      const struct zvs_pg_ops *ops, void *arg);

@@ -12,6 +12,7 @@ PACKAGES=(
   tcpreplay tshark python3-scapy                               # pcap replay and decoding
   openvswitch-switch                                           # OVS userspace: bench peer, LACP peer
   hercules                                                     # the emulated mainframe
+  gcc-s390x-linux-gnu binutils-s390x-linux-gnu                 # cross tools: guest images (make guests)
 )
 
 missing=()

@@ -10,6 +10,9 @@
 #  2. every crafted bad frame (tests/pcap/*.pcap, plus a loopback of our own system made
 #     with lacp_pcapgen) into member 28BA: each lands in its MIB counter (illegal,
 #     unknown, loopback) exactly, valid ones in the LACPDU count, the Marker is answered;
+#  2b. the long version 2 LACPDUs (tests/pcap/lacp_v2_long.pcap, 642 bytes, and
+#     lacp_v2_max.pcap, 1514 bytes) into 28BA: each is one more LACPDU received, none is
+#     illegal or malformed;
 #  3. floods at 10,000 frames/s on 28BA (valid LACPDUs of a stranger, then truncated
 #     ones): all counted, the daemon keeps running, the log stays rate-limited, and the
 #     other member (2902, negotiated with the switch model) stays as it was.
@@ -125,6 +128,25 @@ expect_eq "28BA LACPDUs rx" "$(member_lacpdus "$rep" 28BA rx)" "$((b_rx + want_r
 expect_eq "28BA Marker PDUs rx (answered)" "$(member_line "$rep" 28BA Markers: | awk '{print $3}')" "$((mk_rx0 + 1))"
 grep -q "malformed: $want_illegal\b\|malformed: $((want_illegal + want_unknown))\b" "$rep" ||
   echo "note: glue counter: $(grep 'malformed' "$rep")"
+
+# ---- 2b. long version 2 LACPDUs (802.1AX-2014 TLVs past the 124 bytes of version 1) -------
+rep=$(lab_stats)
+rx0=$(member_lacpdus "$rep" 28BA rx)
+ill0=$(member_lacpdus "$rep" 28BA illegal)
+mal0=$(sed -n 's/.*malformed: \([0-9]*\).*/\1/p' "$rep" | head -n 1)
+for fx in lacp_v2_long lacp_v2_max; do
+  f=$ROOT/tests/pcap/$fx.pcap
+  [ -f "$f" ] || fail "missing fixture $f"
+  "$GEN" --parse "$f" | grep -q '^1 lacp valid len=' || fail "$fx: our codec does not accept it"
+  replay sw-osa28ba "$f"
+done
+sleep 0.3
+rep=$(lab_stats)
+expect_eq "28BA LACPDUs rx after the 642- and 1514-byte v2 PDUs" "$(member_lacpdus "$rep" 28BA rx)" "$((rx0 + 2))"
+expect_eq "28BA illegal_rx after the long v2 PDUs" "$(member_lacpdus "$rep" 28BA illegal)" "$ill0"
+expect_eq "group malformed after the long v2 PDUs" \
+  "$(sed -n 's/.*malformed: \([0-9]*\).*/\1/p' "$rep" | head -n 1)" "$mal0"
+echo "ok: long v2 LACPDUs (642 and 1514 bytes) accepted"
 
 # ---- 3. floods at 10,000 frames/s on 28BA -------------------------------------------------
 "$GEN" --flood "$WORK/flood.pcap" 10000 >/dev/null || fail "lacp_pcapgen --flood"

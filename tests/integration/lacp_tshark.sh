@@ -149,6 +149,8 @@ lacp_partner_len21.pcap illegal malformed
 lacp_collector_len15.pcap illegal malformed
 lacp_terminator_len1.pcap illegal malformed
 lacp_version2.pcap valid clean
+lacp_v2_long.pcap valid clean
+lacp_v2_max.pcap valid clean
 lacp_loopback.pcap loopback clean
 lacp_tagged.pcap illegal lenient
 lacp_bad_da.pcap illegal lenient

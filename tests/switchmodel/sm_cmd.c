@@ -235,6 +235,26 @@ static void show_interfaces_counters(struct sm_switch *sw, FILE *out)
                 (unsigned long long)c->in_queue_drops, (unsigned long long)c->out_queue_drops,
                 (unsigned long long)c->out_errors);
     }
+    /* The OSA port model: what each shaped port carried against its limits. */
+    bool any = false;
+    for (unsigned i = 0; i < sw->n_ports; i++) {
+        const struct sm_port *p = &sw->ports[i];
+        if (!p->shaped)
+            continue;
+        if (!any)
+            fprintf(out, "\nPort       LimitBps   LimitPps Queue    InFrames   OutFrames"
+                         "     InBytes    OutBytes  InDrops OutDrops\n");
+        any = true;
+        fprintf(out, "%-10s%9llu%11llu%6u%12llu%12llu%12llu%12llu%9llu%9llu\n",
+                p->cfg->short_name, (unsigned long long)p->cfg->rate_bps,
+                (unsigned long long)p->cfg->rate_fps, p->cfg->queue_frames,
+                (unsigned long long)p->sh_in.stats.sent_frames,
+                (unsigned long long)p->sh_out.stats.sent_frames,
+                (unsigned long long)p->sh_in.stats.sent_bytes,
+                (unsigned long long)p->sh_out.stats.sent_bytes,
+                (unsigned long long)p->sh_in.stats.dropped,
+                (unsigned long long)p->sh_out.stats.dropped);
+    }
 }
 
 static const char *lport_name(struct sm_switch *sw, uint16_t lp, char *buf, size_t len)

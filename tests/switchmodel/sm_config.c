@@ -70,8 +70,9 @@ static bool parse_uint(const char *s, unsigned long long lo, unsigned long long 
     return true;
 }
 
-/* Bits per second: digits with an optional k/m/g suffix (decimal multiples). */
-static bool parse_rate(const char *s, uint64_t *out)
+/* A rate: digits with an optional k/m/g suffix (decimal multiples), then the unit word
+ * `unit` ("bps" optional for bits, "pps" required for frames). */
+static bool parse_rate_unit(const char *s, uint64_t *out, const char *unit, bool unit_required)
 {
     if (!s || !isdigit((unsigned char)s[0]))
         return false;
@@ -81,20 +82,23 @@ static bool parse_rate(const char *s, uint64_t *out)
     unsigned long long mul = 1;
     if (errno)
         return false;
-    if (*end) {
-        switch (tolower((unsigned char)*end)) {
-        case 'k': mul = 1000ull; break;
-        case 'm': mul = 1000000ull; break;
-        case 'g': mul = 1000000000ull; break;
-        default: return false;
-        }
-        if (end[1])
-            return false;
+    switch (tolower((unsigned char)*end)) {
+    case 'k': mul = 1000ull; end++; break;
+    case 'm': mul = 1000000ull; end++; break;
+    case 'g': mul = 1000000000ull; end++; break;
+    default: break;
     }
-    if (v == 0 || v > 100000000000ull / mul)     /* 1 bit/s .. 100 Gbit/s */
+    if (*end ? strcasecmp(end, unit) != 0 : unit_required)
+        return false;
+    if (v == 0 || v > 100000000000ull / mul)     /* 1 .. 1e11 a second */
         return false;
     *out = v * mul;
     return true;
+}
+
+static bool parse_rate(const char *s, uint64_t *out)
+{
+    return parse_rate_unit(s, out, "bps", false);
 }
 
 int sm_ifname_parse(const char *text, uint8_t *slot, uint8_t *port)
@@ -173,6 +177,37 @@ static int need(struct parser *p, char **t, int n, int want)
         return perr(p, "missing value after '%s'", t[n - 1]);
     if (n > want)
         return perr(p, "unexpected '%s'", t[want]);
+    return 0;
+}
+
+/* rate-limit BPS [FPSpps] [queue N]: the OSA port model (README: "OSA port model"). */
+static int cmd_rate_limit(struct parser *p, struct sm_if_cfg *ic, char **t, int n)
+{
+    if (n < 2)
+        return perr(p, "missing value after '%s'", t[0]);
+    if (!parse_rate(t[1], &ic->rate_bps))
+        return perr(p, "invalid value '%s' for '%s'", t[1], t[0]);
+    ic->rate_fps = 0;
+    ic->queue_frames = 0;
+    int i = 2;
+    if (i < n && !kw(t[i], "queue")) {
+        if (!parse_rate_unit(t[i], &ic->rate_fps, "pps", true) || ic->rate_fps > 100000000)
+            return perr(p, "invalid value '%s' for '%s'", t[i], t[0]);
+        i++;
+    }
+    if (i < n && kw(t[i], "queue")) {
+        if (i + 1 >= n)
+            return perr(p, "missing value after '%s'", t[i]);
+        char *end;
+        errno = 0;
+        unsigned long q = strtoul(t[i + 1], &end, 10);
+        if (errno || *end || !isdigit((unsigned char)t[i + 1][0]) || q == 0 || q > 65536)
+            return perr(p, "invalid value '%s' for '%s'", t[i + 1], t[i]);
+        ic->queue_frames = (uint32_t)q;
+        i += 2;
+    }
+    if (i < n)
+        return perr(p, "unexpected '%s'", t[i]);
     return 0;
 }
 
@@ -426,13 +461,8 @@ static int cmd_if(struct parser *p, struct sm_if_cfg *ic, char **t, int n, const
     }
     if (kw(t[0], "lacp") && n >= 2)
         return cmd_lacp_if(p, ic, t, n);
-    if (kw(t[0], "rate-limit")) {
-        if ((rc = need(p, t, n, 2)) < 0)
-            return rc;
-        if (!parse_rate(t[1], &ic->rate_bps))
-            return perr(p, "invalid value '%s' for '%s'", t[1], t[0]);
-        return 0;
-    }
+    if (kw(t[0], "rate-limit"))
+        return cmd_rate_limit(p, ic, t, n);
     if (kw(t[0], "shutdown")) {
         if ((rc = need(p, t, n, 1)) < 0)
             return rc;
@@ -454,6 +484,8 @@ static int cmd_if(struct parser *p, struct sm_if_cfg *ic, char **t, int n, const
             return 0;                   /* a layer-2 port has none anyway */
         if (kw(t[1], "rate-limit") && n == 2) {
             ic->rate_bps = 0;
+            ic->rate_fps = 0;
+            ic->queue_frames = 0;
             return 0;
         }
         return perr(p, "unexpected '%s'", t[1]);

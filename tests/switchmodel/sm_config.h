@@ -53,6 +53,8 @@ struct sm_if_cfg {
     bool     fast;                      /* lacp rate fast */
     uint16_t port_priority;             /* lacp port-priority */
     uint64_t rate_bps;                  /* rate-limit, 0: none */
+    uint64_t rate_fps;                  /* rate-limit ... NNNpps: frames/s both ways, 0: none */
+    uint32_t queue_frames;              /* rate-limit ... queue N: frames per direction, 0: bytes */
     bool     shutdown;                  /* start admin down */
     bool     trunk;                     /* switchport mode trunk */
     uint16_t access_vlan;               /* switchport access vlan (1 by default) */

@@ -9,6 +9,11 @@
  * arrive per nanosecond and a frame of B bytes costs B * 8e9 tokens. A frame may leave
  * when the bucket holds min(cost, depth) tokens; the bucket may then go negative, which
  * lets a super-frame larger than the burst pass at the average rate.
+ *
+ * An OSA port model (the report's OSA-Express2 ports are bounded by frames per second as
+ * well as by bits): a frame bucket (sm_fb_*, the same arithmetic with one token = 1e-9
+ * frame) may be shared by a port's two shapers, so both directions draw on one frame
+ * ceiling; a shaper may also bound its queue in frames (drop-tail).
  */
 #ifndef SM_TBF_H
 #define SM_TBF_H
@@ -37,6 +42,16 @@ bool sm_tb_take(struct sm_tb *tb, uint32_t bytes, uint64_t now);
 /* Earliest time >= now at which sm_tb_take(bytes) will succeed. */
 uint64_t sm_tb_ready_at(const struct sm_tb *tb, uint32_t bytes, uint64_t now);
 
+/* The frame bucket: rate in frames/s, depth in frames. A GSO super-frame costs the frames
+ * it becomes on the wire (sm_wire_frames). */
+#define SM_FB_BURST_FRAMES  64u                 /* about 0.8 ms at the report's 84,000/s */
+void sm_fb_init(struct sm_tb *fb, uint64_t rate_fps, uint32_t burst_frames, uint64_t now);
+bool sm_fb_take(struct sm_tb *fb, uint32_t frames, uint64_t now);
+uint64_t sm_fb_ready_at(const struct sm_tb *fb, uint32_t frames, uint64_t now);
+
+/* Frames a frame becomes on the wire: 1, or the segment count of a GSO super-frame. */
+uint32_t sm_wire_frames(const struct zvs_frame *f);
+
 /* Bytes a frame occupies on the wire: its length, or for a GSO super-frame the sum of the
  * segments it becomes (headers repeated per segment). */
 uint32_t sm_wire_bytes(const struct zvs_frame *f);
@@ -46,6 +61,7 @@ struct sm_qent {
     uint32_t off;                       /* in the ring */
     uint32_t len;                       /* bytes stored */
     uint32_t wire;                      /* wire bytes (token cost) */
+    uint32_t frames;                    /* wire frames (frame bucket cost) */
     uint16_t vid;                       /* classified VLAN */
     uint16_t aux;                       /* caller's tag (e.g. ingress logical port) */
     uint8_t  flags;                     /* ZVS_FF_* of the original */
@@ -58,6 +74,7 @@ struct sm_shaper_stats {
     uint64_t sent_bytes;                /* wire bytes released */
     uint64_t dropped;                   /* frames refused: queue full */
     uint64_t dropped_bytes;
+    uint64_t sent_frames;               /* wire frames released (segments of super-frames) */
 };
 
 struct sm_shaper {
@@ -71,6 +88,9 @@ struct sm_shaper {
     uint32_t q_len;
     uint32_t limit;                     /* queue limit in stored bytes */
     uint32_t bytes;                     /* stored bytes queued */
+    struct sm_tb *fb;                   /* frame bucket, may be shared; NULL: none */
+    uint32_t frame_limit;               /* queue limit in wire frames; 0: bytes only */
+    uint32_t frames;                    /* wire frames queued */
     struct sm_shaper_stats stats;
 };
 
@@ -81,6 +101,9 @@ uint32_t sm_tbf_limit_for(uint64_t rate_bps);
 int sm_shaper_init(struct sm_shaper *s, uint64_t rate_bps, uint32_t burst_bytes,
                    uint32_t limit_bytes, uint64_t now);
 void sm_shaper_fini(struct sm_shaper *s);
+/* The OSA port model's extras: a frame bucket the caller owns (may be shared by the
+ * port's two shapers; NULL: none) and a queue limit in wire frames (0: bytes only). */
+void sm_shaper_set_frames(struct sm_shaper *s, struct sm_tb *fb, uint32_t frame_limit);
 /* Copy f (with the tag operation already applied by the caller's choice KEEP) into the
  * queue. Returns false (counted as dropped) when it does not fit. */
 bool sm_shaper_enqueue(struct sm_shaper *s, const struct zvs_frame *f, uint16_t vid,

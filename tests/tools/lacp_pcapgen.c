@@ -44,7 +44,7 @@
 #define EMIT_LIMIT_NS   (60ull * ZVS_LACP_NS_PER_SEC) /* give up converging after this */
 #define QUEUE_CAP       64
 #define FLOOD_GAP_NS    100000ull       /* 10,000 PDUs per second */
-#define FRAME_MAX       256
+#define FRAME_MAX       ZVS_SLOW_FRAME_MAX  /* the longest untagged frame (1518) */
 
 /* ---- pcap writer --------------------------------------------------------------------- */
 
@@ -594,6 +594,54 @@ static uint32_t mk_version2(uint8_t *f, const struct identity *me)
     return ZVS_SLOW_FRAME_LEN;
 }
 
+/* Version 2 with the TLVs `tlvs` (type, length; length - 2 bytes of 0x5A follow) from
+ * payload 58 on, then the Terminator, zero-padded to `len` bytes. 0 if they do not fit. */
+static uint32_t mk_v2_tlvs(uint8_t *f, const uint8_t (*tlvs)[2], size_t n, uint32_t len)
+{
+    struct zvs_lacpdu pdu;
+    uint32_t off = F_TERMINATOR;
+
+    crafted_lacpdu(&pdu, 3);
+    pdu.version = 2;
+    if (len > FRAME_MAX || !build_lacp(f, &pdu))
+        return 0;
+    memset(f + F_TERMINATOR, 0, len - F_TERMINATOR);
+    for (size_t i = 0; i < n; i++) {
+        if (tlvs[i][1] < 2 || off + tlvs[i][1] + 2 > len)
+            return 0;
+        f[off] = tlvs[i][0];
+        f[off + 1] = tlvs[i][1];
+        memset(f + off + 2, 0x5A, tlvs[i][1] - 2u);
+        off += tlvs[i][1];
+    }
+    return len;                         /* Terminator (0, 0) at off: already zero */
+}
+
+/* The v2 TLVs of 802.1AX-2014 6.4.2.3 a partner with Conversation-sensitive collection
+ * sends: Port Algorithm (4, 6), Port Conversation ID Digest (5, 20), Port Conversation
+ * Mask-1 (6, 131), Masks 2-4 (7-9, 130); Terminator at payload 605; 642 bytes. */
+static const uint8_t v2_set[][2] = {
+    { 4, 6 }, { 5, 20 }, { 6, 131 }, { 7, 130 }, { 8, 130 }, { 9, 130 },
+};
+
+static uint32_t mk_v2_long(uint8_t *f, const struct identity *me)
+{
+    return mk_v2_tlvs(f, v2_set, sizeof(v2_set) / sizeof(v2_set[0]), 642);
+}
+
+/* The same set and Port Conversation Service Mapping TLVs (type 10: 255, 255, 255, 128
+ * bytes) up to a Terminator that ends the longest untagged frame: 1514 bytes without FCS
+ * (802.3 4.4.2 maxUntaggedFrameSize 1518 with it). */
+static uint32_t mk_v2_max(uint8_t *f, const struct identity *me)
+{
+    static const uint8_t max_set[][2] = {
+        { 4, 6 }, { 5, 20 }, { 6, 131 }, { 7, 130 }, { 8, 130 }, { 9, 130 },
+        { 10, 255 }, { 10, 255 }, { 10, 255 }, { 10, 128 },
+    };
+
+    return mk_v2_tlvs(f, max_set, sizeof(max_set) / sizeof(max_set[0]), 1514);
+}
+
 /* Our own PDU back: actor System ID = --system/--sys-prio, as a reflecting peer sends it
  * (actor and partner both us, since it is our PDU unchanged). */
 static uint32_t mk_loopback(uint8_t *f, const struct identity *me)
@@ -666,6 +714,8 @@ static const struct crafted crafted_set[] = {
     { "lacp_collector_len15.pcap", V_ILLEGAL, mk_collector15 },
     { "lacp_terminator_len1.pcap", V_ILLEGAL, mk_terminator1 },
     { "lacp_version2.pcap", V_VALID, mk_version2 },
+    { "lacp_v2_long.pcap", V_VALID, mk_v2_long },
+    { "lacp_v2_max.pcap", V_VALID, mk_v2_max },
     { "lacp_loopback.pcap", V_LOOPBACK, mk_loopback },
     { "lacp_tagged.pcap", V_ILLEGAL, mk_tagged },
     { "lacp_bad_da.pcap", V_ILLEGAL, mk_bad_da },

@@ -970,6 +970,19 @@ static void test_userid_needs_class_b(void **state)
     parse_bad("DEFINE NIC USERI LINUX1 600", classes("BG"), "HCP002E Invalid operand - USERI", 2);
 }
 
+/* A bad SET PORT GROUP operand is refused with one line, its own (the SYSTEM CONFIG side
+ * of the same mistakes is in test_config.c: test_group_refusal_reported_once). */
+static void test_set_port_group_bad_operand_one_message(void **state)
+{
+    parse_bad("SET PORT GROUP G1 LACP PASSIVE", ALL_CLASSES, "HCP003E Invalid option - PASSIVE", 3);
+    parse_bad("SET PORT GROUP G1 LACP", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
+    parse_bad("SET PORT GROUP G1 INTERVAL 0", ALL_CLASSES,
+              "HCP1105E Invalid INTERVAL value - 0; valid: 1-9990, OFF", 1105);
+    parse_bad("SET PORT GROUP G1 JOIN ZZZZ", ALL_CLASSES, "HCP002E Invalid operand - ZZZZ", 2);
+    parse_bad("SET PORT GROUP G1 LEAVE ZZZZ", ALL_CLASSES, "HCP002E Invalid operand - ZZZZ", 2);
+    parse_bad("SET PORT GROUP G1 FOO", ALL_CLASSES, "HCP003E Invalid option - FOO", 3);
+}
+
 /* The report's own sequence parses, and blanks of any kind and number are tolerated. */
 static void test_blanks_and_report_sequence(void **state)
 {
@@ -1594,6 +1607,7 @@ int main(void)
         cmocka_unit_test(test_query_vmlan),
         cmocka_unit_test(test_userid_needs_class_b),
         cmocka_unit_test(test_blanks_and_report_sequence),
+        cmocka_unit_test(test_set_port_group_bad_operand_one_message),
         cmocka_unit_test(test_abbreviations),
         cmocka_unit_test(test_privilege),
         cmocka_unit_test(test_line_length),

@@ -391,6 +391,51 @@ static void test_send_refuses_zero_timeout(void **state)
     assert_stats(&h.m, 1, 0, 0, 0, 0, 0);
 }
 
+/* ---- rate limit ---------------------------------------------------------------------- */
+
+static unsigned flood_sent;
+
+static void count_send(void *arg, const struct zvs_marker *pdu)
+{
+    flood_sent++;
+}
+
+/* 10,000 Marker Information a second for 5 s (one every 100 us, virtual time): IEEE 802.3
+ * Annex 43B allows a port 10 Slow Protocols frames in any one-second period and LACP keeps
+ * 3 of them (802.1AX Transmit machine), so 7 are answered per second (at 0..600 us of each
+ * second), 35 in all, and the other 49,965 are counted suppressed. Our own Marker still
+ * goes out in the middle of the flood. */
+static void test_responder_rate_limited(void **state)
+{
+    struct zvs_lacp_marker m;
+    struct zvs_lacp_marker_cb cb = { .send = count_send };
+    struct zvs_marker info;
+
+    flood_sent = 0;
+    assert_int_equal(zvs_lacp_marker_init(&m, OUR_PORT, our_system, &cb, NULL), 0);
+    assert_int_equal(zvs_slow_parse(peer_info, sizeof(peer_info), NULL, &info),
+                     ZVS_SLOW_MARKER);
+    for (unsigned k = 0; k < 50000; k++) {
+        zvs_lacp_marker_rx(&m, &info, T0 + k * 100000ull);
+        if (k == 6 || k == 7 || k == 10000 + 6)
+            assert_int_equal(m.stats.marker_response_pdus_tx, k == 10006 ? 14 : 7);
+        if (k == 9999)
+            assert_int_equal(flood_sent, 7);
+    }
+    assert_int_equal(m.stats.marker_pdus_rx, 50000);
+    assert_int_equal(m.stats.marker_response_pdus_tx, 35);
+    assert_int_equal(m.stats.marker_response_suppressed, 49965);
+    assert_int_equal(flood_sent, 35);
+    /* The flush of our own conversation is never starved by the flood. */
+    assert_int_equal(zvs_lacp_marker_send(&m, T0 + 5 * SEC + 300000, SEC, NULL), 0);
+    assert_int_equal(flood_sent, 36);
+    assert_int_equal(m.stats.marker_pdus_tx, 1);
+    /* A quiet second later the responder answers again. */
+    zvs_lacp_marker_rx(&m, &info, T0 + 7 * SEC);
+    assert_int_equal(m.stats.marker_response_pdus_tx, 36);
+    assert_int_equal(m.stats.marker_response_suppressed, 49965);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_send_from_done),
         cmocka_unit_test(test_xid_skips_outstanding),
         cmocka_unit_test(test_send_refuses_zero_timeout),
+        cmocka_unit_test(test_responder_rate_limited),
     };
     return cmocka_run_group_tests_name("lacp_marker", tests, NULL, NULL);
 }

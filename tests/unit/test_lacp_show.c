@@ -99,7 +99,7 @@ static const char golden_formed[] =
     "Partner: Sys 32768,02-00-0A-00-00-01  Key 1  Port 32768,1  State ACT STO AGG SYN COL DIS\n"
     "Machines: RX CURRENT  PTX FAST_PERIODIC  SEL SELECTED  MUX DISTRIBUTING  CHURN NO_CHURN/NO_CHURN\n"
     "LACPDUs: rx 12  tx 15  illegal 1  unknown 1  loopback 0  Last rx 0.4s ago  Last tx 0.9s ago\n"
-    "Markers: rx 0  tx 1  Responses rx 1  tx 0  Timeouts 0  Unmatched 0  Outstanding 0\n"
+    "Markers: rx 0  tx 1  Responses rx 1  tx 0  Timeouts 0  Unmatched 0  Outstanding 0  Suppressed 0\n"
     "Timers left: current_while 2.6s  periodic 0.1s  wait_while -  churn -/-\n"
     "Flaps 0  Expired 1  Defaulted 0  Actor churn 0  Partner churn 0  Ignored 0  Rate limited 0  Transitions 33\n"
     "Faults: drop_rx OFF  drop_tx OFF  delay_tx OFF  Dropped rx 0  tx 0  Delayed 0  Queued 0  Overflow 0\n";
@@ -134,6 +134,28 @@ static void test_format_formed(void **st)
     n = zvs_lacp_port_format(&w.port, &w.marker, S(12) + MS(400), buf, sizeof(buf));
     assert_string_equal(buf, golden_formed);
     assert_int_equal(n, (int)strlen(golden_formed));
+}
+
+/* A Marker flood on the formed port: 20 Marker Information at one instant. The port's
+ * Marker budget is 7 frames a second (802.3 Annex 43B's 10, less LACP's 3) and our own
+ * Marker 0.4 s earlier took one: 6 answered, 14 shown suppressed; LACPDUs untouched. */
+static void test_format_marker_suppressed(void **st)
+{
+    struct world w;
+    char buf[2048];
+    struct zvs_marker info = { .version = ZVS_MARKER_VERSION, .requester_port = 9,
+                               .requester_system = { 0x02, 0, 0x0A, 0, 0, 1 } };
+
+    (void)st;
+    build_formed(&w);
+    for (unsigned i = 0; i < 20; i++) {
+        info.transaction_id = 100 + i;
+        zvs_lacp_marker_rx(&w.marker, &info, S(12) + MS(400));
+    }
+    zvs_lacp_port_format(&w.port, &w.marker, S(12) + MS(400), buf, sizeof(buf));
+    assert_non_null(strstr(buf, "\nMarkers: rx 20  tx 1  Responses rx 1  tx 6  Timeouts 0"
+                                "  Unmatched 0  Outstanding 0  Suppressed 14\n"));
+    assert_non_null(strstr(buf, "\nLACPDUs: rx 12  tx 15  illegal 1  unknown 1  loopback 0"));
 }
 
 /* Every buffer length: never more than len bytes, NUL-terminated, a prefix of the whole
@@ -234,6 +256,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_format_formed),
+        cmocka_unit_test(test_format_marker_suppressed),
         cmocka_unit_test(test_format_truncation),
         cmocka_unit_test(test_format_down),
         cmocka_unit_test(test_format_waiting),

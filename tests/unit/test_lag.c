@@ -11,12 +11,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake_port.h"
 #include "lacp/pdu.h"
 #include "lag/lag.h"
 #include "backends/memlink.h"
 #include "lag/pgroup.h"
+#include "dataplane/log.h"
 #include "dataplane/switch.h"
 
 #define MS   1000000ull
@@ -367,6 +369,242 @@ static void test_malformed_slow_frames_counted_and_dropped(void **state)
     bb_teardown(&t);
 }
 
+/* A LACPv2 PDU (802.1AX-2014 6.4.2.3, version 2) as B's member `link` would send it, its
+ * v2 TLVs `tlvs` (type, length, then length - 2 bytes of 0x5A each) between the Collector
+ * TLV and the Terminator, zero-padded to `len` bytes. Returns the frame length. */
+static uint32_t v2_frame(const struct bb *t, int link, const uint8_t (*tlvs)[2], int ntlv,
+                         uint32_t len, uint8_t *f)
+{
+    struct zvs_lacpdu pdu = { .version = 2 };
+    pdu.actor = *zvs_lacp_port_actor(zvs_lag_member_lacp(t->b.lag, (unsigned)link));
+    pdu.partner = *zvs_lacp_port_actor(zvs_lag_member_lacp(t->a.lag, (unsigned)link));
+    uint8_t src[6];
+    memcpy(src, SYS_B, 6);
+    src[5] = (uint8_t)(0x80 + link);
+    memset(f, 0, len);
+    assert_int_equal(zvs_lacpdu_build(&pdu, src, f, ZVS_SLOW_FRAME_LEN), ZVS_SLOW_FRAME_LEN);
+    uint32_t off = 14 + 58;             /* the v1 Terminator's place: the v2 TLVs start here */
+    for (int i = 0; i < ntlv; i++) {
+        f[off] = tlvs[i][0];
+        f[off + 1] = tlvs[i][1];
+        memset(f + off + 2, 0x5A, tlvs[i][1] - 2u);
+        off += tlvs[i][1];
+    }
+    assert_true(off + 2 <= len);
+    f[off] = 0;                         /* Terminator: type 0, length 0 */
+    f[off + 1] = 0;
+    return len;
+}
+
+/* 802.1AX-2014 v2 LACPDUs are longer than the 124 bytes of v1: the whole frame reaches
+ * the codec, so the TLV walk meets the Terminator and the PDU counts as received. */
+static void test_long_v2_lacpdus_accepted_through_the_glue(void **state)
+{
+    struct bb t;
+    bb_setup(&t, true, true);
+    pump_until(&t, T0 + 4 * SEC);
+    assert_true(both_distributing(&t));
+    /* Port Algorithm (type 4, 6), Port Conversation ID Digest (5, 20), Port Conversation
+     * Masks 1-4 (6, 131; 7-9, 130): the full set a v2 partner sends, 642 bytes padded. */
+    static const uint8_t v2set[6][2] = { { 4, 6 }, { 5, 20 }, { 6, 131 }, { 7, 130 },
+                                         { 8, 130 }, { 9, 130 } };
+    /* The same and four more (type 10, 255, 255, 255, 128): the Terminator ends exactly at
+     * byte 1514, the longest untagged frame without FCS (802.3 4.4.2: 1518 with it). */
+    static const uint8_t maxset[10][2] = { { 4, 6 }, { 5, 20 }, { 6, 131 }, { 7, 130 },
+                                           { 8, 130 }, { 9, 130 }, { 10, 255 }, { 10, 255 },
+                                           { 10, 255 }, { 10, 128 } };
+    static uint8_t f[1514];
+    const struct zvs_lacp_port_stats *st = zvs_lacp_port_stats(zvs_lag_member_lacp(t.a.lag, 0));
+    uint64_t rx0 = st->lacpdus_rx;
+    uint32_t n = v2_frame(&t, 0, v2set, 6, 642, f);
+    assert_int_equal(n, 642);
+    assert_int_equal(zvs_memlink_inject(t.a.m[0], f, n, NULL), 0);
+    side_step(&t.a, t.now);
+    assert_int_equal(st->lacpdus_rx, rx0 + 1);
+    n = v2_frame(&t, 0, maxset, 10, 1514, f);
+    assert_int_equal(f[1512], 0);
+    assert_int_equal(f[1511], 0x5A);    /* the last TLV ends right before the Terminator */
+    assert_int_equal(zvs_memlink_inject(t.a.m[0], f, n, NULL), 0);
+    side_step(&t.a, t.now);
+    assert_int_equal(st->lacpdus_rx, rx0 + 2);
+    assert_int_equal(st->illegal_rx, 0);
+    assert_int_equal(zvs_lag_stats(t.a.lag)->malformed_rx, 0);
+    /* One byte short of the Terminator is still refused (bad-terminator). */
+    assert_int_equal(zvs_memlink_inject(t.a.m[0], f, 1513, NULL), 0);
+    side_step(&t.a, t.now);
+    assert_int_equal(st->lacpdus_rx, rx0 + 2);
+    assert_int_equal(st->illegal_rx, 1);
+    assert_int_equal(zvs_lag_stats(t.a.lag)->malformed_rx, 1);
+    pump_until(&t, t.now + 2 * SEC);
+    assert_true(both_distributing(&t));
+    bb_teardown(&t);
+}
+
+/* A port whose `carrier` still says up (read when it was opened) while its driver already
+ * has no link: carrier_now tells the truth. */
+static int fake_carrier_down(struct zvs_port *p)
+{
+    return 0;
+}
+
+/* JOIN of a member whose link is down: its LACP engine starts with port_enabled false
+ * (802.1AX 6.4.12: the Receive machine goes to PORT_DISABLED, the Periodic machine stays
+ * NO_PERIODIC), so nothing is sent and the partner is never Expired, although the port's
+ * `carrier` was stale. Once the carrier comes, the engine runs as usual. */
+static void test_join_reads_the_carrier_first(void **state)
+{
+    struct zvs_switch_params p = { .vlan = { .aware = false } };
+    snprintf(p.name, sizeof p.name, "VSWA");
+    struct zvs_switch *sw = zvs_switch_create(&p);
+    assert_non_null(sw);
+    struct zvs_lag_params lp = { .pg = { .name = "ETHGRP", .lacp = true } };
+    memcpy(lp.system, SYS_A, 6);
+    struct zvs_lag *lag = zvs_lag_create(sw, &lp, T0);
+    assert_non_null(lag);
+    struct fake_port *fp = fake_port_new("28BA", ZVS_CAP_CSUM | ZVS_CAP_GSO, 1500);
+    static struct zvs_port_ops ops;
+    ops = *fp->port.ops;
+    ops.carrier_now = fake_carrier_down;
+    fp->port.ops = &ops;
+    fp->port.carrier = true;            /* stale: what the kernel's flags said at open */
+    fp->accept = 0;                     /* a frame sent now fails as on a dead link */
+    fp->refuse_why = ZVS_DROP_LINK_DOWN;
+    assert_int_equal(zvs_lag_join(lag, &fp->port, "28BA", MAC_GA, 1000, T0), 0);
+    const struct zvs_lacp_port *lacp = zvs_lag_member_lacp(lag, 0);
+    const struct zvs_lacp_port_stats *st = zvs_lacp_port_stats(lacp);
+    print_message("after join: lacpdus_tx %llu expired %llu tx_calls %d slow_tx_fail %llu\n",
+                  (unsigned long long)st->lacpdus_tx, (unsigned long long)st->expired,
+                  fp->tx_calls, (unsigned long long)zvs_lag_stats(lag)->slow_tx_fail);
+    assert_int_equal(st->lacpdus_tx, 0);
+    assert_int_equal(st->expired, 0);
+    assert_int_equal(fp->tx_calls, 0);
+    assert_int_equal(zvs_lag_stats(lag)->slow_tx, 0);
+    assert_int_equal(zvs_lag_stats(lag)->slow_tx_fail, 0);
+    assert_false(fp->port.carrier);
+    assert_false(zvs_lacp_port_enabled(lacp));
+    assert_int_equal(zvs_lacp_port_rx_state(lacp), ZVS_LACP_RX_PORT_DISABLED);
+    assert_int_equal(zvs_lacp_port_ptx_state(lacp), ZVS_LACP_PTX_NO_PERIODIC);
+    /* A few ms of timers change nothing while the link is down. */
+    for (uint64_t t = T0; t <= T0 + 5 * MS; t += MS)
+        if (zvs_lag_next_wakeup(lag) <= t)
+            zvs_lag_run(lag, t);
+    assert_int_equal(st->lacpdus_tx, 0);
+    assert_int_equal(st->expired, 0);
+    assert_int_equal(zvs_lag_stats(lag)->slow_tx_fail, 0);
+    /* The carrier comes: one LACPDU at once, the partner Expired once (no PDU yet). */
+    fp->accept = -1;
+    zvs_switch_set_carrier(sw, &fp->port, true);
+    zvs_lag_carrier(lag, &fp->port, true, T0 + 10 * MS);
+    assert_int_equal(zvs_lacp_port_rx_state(lacp), ZVS_LACP_RX_EXPIRED);
+    assert_int_equal(st->expired, 1);
+    assert_int_equal(st->lacpdus_tx, 1);
+    assert_int_equal(fp->nframes, 1);
+    assert_int_equal(zvs_lag_stats(lag)->slow_tx, 1);
+    assert_int_equal(zvs_lag_stats(lag)->slow_tx_fail, 0);
+    zvs_lag_destroy(lag, T0 + 10 * MS);
+    zvs_switch_destroy(sw);
+}
+
+/* 10,000 Marker Information PDUs a second for 5 s from B into A's member 28BA (virtual
+ * time, one every 100 us) while LACP runs: the responses counted on the wire at B are 7 a
+ * second (802.3 Annex 43B: 10 Slow Protocols frames a second per port, 3 kept for LACP),
+ * 35 in all, the rest counted suppressed; A's LACPDUs leave on time (one a second, none
+ * held by LACP's own limit) and the group stays up. */
+static void test_marker_flood_answered_within_budget(void **state)
+{
+    struct bb t;
+    bb_setup(&t, true, true);
+    pump_until(&t, T0 + 4 * SEC);
+    assert_true(both_distributing(&t));
+    const struct zvs_lacp_port_stats *la = zvs_lacp_port_stats(zvs_lag_member_lacp(t.a.lag, 0));
+    const struct zvs_lacp_port_stats *lb = zvs_lacp_port_stats(zvs_lag_member_lacp(t.b.lag, 0));
+    const struct zvs_lacp_marker_stats *ma = zvs_lacp_marker_stats(zvs_lag_member_marker(t.a.lag, 0));
+    const struct zvs_lacp_marker_stats *mb = zvs_lacp_marker_stats(zvs_lag_member_marker(t.b.lag, 0));
+    uint64_t a_tx0 = la->lacpdus_tx, b_rx0 = lb->lacpdus_rx, a_lim0 = la->tx_rate_limited;
+    uint64_t wire0 = mb->marker_response_pdus_rx;
+    uint64_t start = t.now + 10 * MS;
+    uint8_t src[6];
+    memcpy(src, SYS_B, 6);
+    src[5] = 0x80;
+    struct zvs_marker info = { .version = ZVS_MARKER_VERSION, .requester_port = 77 };
+    memcpy(info.requester_system, SYS_B, 6);
+    uint8_t f[ZVS_SLOW_FRAME_LEN];
+    uint64_t last_a_tx = 0, max_gap = 0;
+    for (unsigned k = 0; k < 50000; k++) {
+        uint64_t now = start + k * 100000ull;
+        info.transaction_id = k;
+        assert_int_equal(zvs_marker_build(&info, src, f, sizeof f), ZVS_SLOW_FRAME_LEN);
+        assert_int_equal(zvs_memlink_inject(t.a.m[0], f, sizeof f, NULL), 0);
+        side_step(&t.a, now);
+        if (k % 100 == 99) {            /* B every 10 ms, as the pump does */
+            side_step(&t.b, now);
+            side_step(&t.a, now);
+        }
+        if (la->last_tx_ns != last_a_tx) {
+            if (last_a_tx && la->last_tx_ns - last_a_tx > max_gap)
+                max_gap = la->last_tx_ns - last_a_tx;
+            last_a_tx = la->last_tx_ns;
+        }
+    }
+    t.now = start + 50000 * 100000ull;
+    side_step(&t.b, t.now);
+    assert_int_equal(ma->marker_pdus_rx, 50000);
+    assert_int_equal(ma->marker_response_pdus_tx, 35);
+    assert_int_equal(ma->marker_response_suppressed, 49965);
+    assert_int_equal(mb->marker_response_pdus_rx - wire0, 35);     /* on the wire */
+    assert_int_equal(la->lacpdus_tx - a_tx0, 5);
+    assert_int_equal(la->tx_rate_limited - a_lim0, 0);
+    assert_int_equal(lb->lacpdus_rx - b_rx0, 5);
+    assert_true(max_gap <= 1 * SEC);
+    pump_until(&t, t.now + 1 * SEC);
+    assert_true(both_distributing(&t));
+    bb_teardown(&t);
+}
+
+static unsigned count_lines(const char *path, const char *needle, char *first, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[512];
+    unsigned n = 0;
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, needle) && n++ == 0 && first)
+            snprintf(first, len, "%s", strstr(line, "port group"));
+    fclose(f);
+    return n;
+}
+
+/* A failover at carrier loss is logged in the carrier call itself, one line per bucket
+ * with its cause, at most 16 lines a second; the next line says how many were not shown. */
+static void test_moves_logged_when_made_with_cause(void **state)
+{
+    struct bb t;
+    bb_setup(&t, true, true);
+    pump_until(&t, T0 + 4 * SEC);
+    assert_true(both_distributing(&t));
+    char path[] = "/tmp/test_lag_log_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(zvs_log_open(path), 0);
+    cut(&t, 0, false);                  /* no time passes, no run(): the call itself logs */
+    char first[256] = "";
+    /* Both sides (same group and device names) lose the link: 16 lines each. */
+    assert_int_equal(count_lines(path, "moved 28BA -> 2902 (carrier)", first, sizeof first), 32);
+    /* (the first line also counts the moves of the start-up not shown) */
+    assert_memory_equal(first, "port group ETHGRP: bucket 00 moved 28BA -> 2902 (carrier)", 57);
+    assert_int_equal(count_lines(path, " moved ", NULL, 0), 32);   /* nothing else */
+    /* A second later the link is back: the first line reports the 112 not shown. */
+    t.now += 1 * SEC;
+    cut(&t, 0, true);
+    pump_until(&t, t.now + 4 * SEC);
+    assert_true(both_distributing(&t));
+    assert_int_equal(count_lines(path, "(LACP); 112 more move(s) not shown", NULL, 0), 2);
+    zvs_log_close();
+    unlink(path);
+    bb_teardown(&t);
+}
+
 static void test_leave_moves_buckets_and_removes_port(void **state)
 {
     struct bb t;
@@ -438,6 +676,10 @@ int main(void)
         cmocka_unit_test(test_lacp_against_static_partner_never_distributes),
         cmocka_unit_test(test_inbound_dropped_until_collecting),
         cmocka_unit_test(test_malformed_slow_frames_counted_and_dropped),
+        cmocka_unit_test(test_long_v2_lacpdus_accepted_through_the_glue),
+        cmocka_unit_test(test_join_reads_the_carrier_first),
+        cmocka_unit_test(test_marker_flood_answered_within_budget),
+        cmocka_unit_test(test_moves_logged_when_made_with_cause),
         cmocka_unit_test(test_leave_moves_buckets_and_removes_port),
         cmocka_unit_test(test_rdev_fallback_while_group_down),
         cmocka_unit_test(test_report_names_members_and_states),

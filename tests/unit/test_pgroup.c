@@ -754,6 +754,79 @@ static void test_lbt_mixed_speeds(void **state)
     zvs_pgroup_destroy(s.g);
 }
 
+/* ---- the moved callback ---------------------------------------------------------------- */
+
+struct move_rec { uint8_t bucket; uint16_t from, to; enum zvs_pg_cause cause; };
+static struct move_rec recs[4 * ZVS_PG_BUCKETS];
+static unsigned nrecs;
+
+static void rec_moved(void *arg, unsigned bucket, uint16_t from, uint16_t to,
+                      enum zvs_pg_cause cause)
+{
+    assert_true(nrecs < sizeof recs / sizeof recs[0]);
+    recs[nrecs++] = (struct move_rec){ (uint8_t)bucket, from, to, cause };
+}
+
+/* Every move is reported in the call that makes it, bucket by bucket, with its cause:
+ * LACP (the default), carrier (set by the caller), leave (set by leave itself). */
+static void test_moved_callback_sequence(void **state)
+{
+    static const struct zvs_pg_ops ops = { .moved = rec_moved };
+    struct sim s;
+    nrecs = 0;
+    make(&s, 2, 0, &ops, ZVS_PG_POLICY_LOAD);
+    assert_int_equal(nrecs, 0);                     /* JOIN alone moves nothing */
+    assert_int_equal(zvs_pgroup_set_state(s.g, PORT(0), true, true, 0), 0);
+    assert_int_equal(nrecs, ZVS_PG_BUCKETS);
+    for (unsigned b = 0; b < ZVS_PG_BUCKETS; b++) {
+        assert_int_equal(recs[b].bucket, b);
+        assert_int_equal(recs[b].from, ZVS_PG_NO_PORT);
+        assert_int_equal(recs[b].to, PORT(0));
+        assert_int_equal(recs[b].cause, ZVS_PG_CAUSE_LACP);
+    }
+    nrecs = 0;
+    assert_int_equal(zvs_pgroup_set_state(s.g, PORT(1), true, true, 0), 0);
+    unsigned to1 = nrecs;
+    for (unsigned i = 0; i < nrecs; i++) {
+        assert_int_equal(recs[i].from, PORT(0));
+        assert_int_equal(recs[i].to, PORT(1));
+        assert_int_equal(recs[i].cause, ZVS_PG_CAUSE_LACP);
+    }
+    assert_int_equal(to1, ZVS_PG_BUCKETS / 2);
+    /* Carrier loss of PORT(0): exactly its buckets, in bucket order, before the call
+     * returns, each once, cause carrier. */
+    const struct zvs_pg_map *map = zvs_pgroup_map(s.g);
+    uint8_t on0[ZVS_PG_BUCKETS];
+    unsigned n0 = 0;
+    for (unsigned b = 0; b < ZVS_PG_BUCKETS; b++)
+        if (map->bucket_port[b] == PORT(0))
+            on0[n0++] = (uint8_t)b;
+    assert_int_equal(n0, ZVS_PG_BUCKETS / 2);
+    nrecs = 0;
+    zvs_pgroup_set_cause(s.g, ZVS_PG_CAUSE_CARRIER);
+    assert_int_equal(zvs_pgroup_set_state(s.g, PORT(0), false, false, 1000000000ull), 0);
+    assert_int_equal(nrecs, n0);
+    for (unsigned i = 0; i < n0; i++) {
+        assert_int_equal(recs[i].bucket, on0[i]);
+        assert_int_equal(recs[i].from, PORT(0));
+        assert_int_equal(recs[i].to, PORT(1));
+        assert_int_equal(recs[i].cause, ZVS_PG_CAUSE_CARRIER);
+    }
+    /* LEAVE of the last member: every bucket to no port, cause leave. */
+    zvs_pgroup_set_cause(s.g, ZVS_PG_CAUSE_LACP);
+    nrecs = 0;
+    assert_int_equal(zvs_pgroup_leave(s.g, PORT(1), 2000000000ull), 0);
+    assert_int_equal(nrecs, ZVS_PG_BUCKETS);
+    for (unsigned b = 0; b < ZVS_PG_BUCKETS; b++) {
+        assert_int_equal(recs[b].from, PORT(1));
+        assert_int_equal(recs[b].to, ZVS_PG_NO_PORT);
+        assert_int_equal(recs[b].cause, ZVS_PG_CAUSE_LEAVE);
+    }
+    assert_string_equal(zvs_pg_cause_name(ZVS_PG_CAUSE_BALANCE), "balance");
+    assert_string_equal(zvs_pg_cause_name(ZVS_PG_CAUSE_CARRIER), "carrier");
+    zvs_pgroup_destroy(s.g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -780,6 +853,7 @@ int main(void)
         cmocka_unit_test(test_trickle_imbalance_not_moved),
         cmocka_unit_test(test_new_skew_moves_one_bucket),
         cmocka_unit_test(test_lbt_mixed_speeds),
+        cmocka_unit_test(test_moved_callback_sequence),
     };
     return cmocka_run_group_tests_name("pgroup", tests, NULL, NULL);
 }

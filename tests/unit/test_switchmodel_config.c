@@ -148,6 +148,14 @@ static const struct bad_case bad[] = {
     { "interface Gi1/1\n attach a\n channel-group 1\n", "t.conf:3: missing value after '1'" },
     { "interface Gi1/1\n attach a\n lacp rate slow\n", "t.conf:3: invalid value 'slow' for 'rate'" },
     { "interface Gi1/1\n attach a\n rate-limit 10x\n", "t.conf:3: invalid value '10x' for 'rate-limit'" },
+    { "interface Gi1/1\n attach a\n rate-limit 1g 84000\n",
+      "t.conf:3: invalid value '84000' for 'rate-limit'" },
+    { "interface Gi1/1\n attach a\n rate-limit 1g 84000pps queue\n",
+      "t.conf:3: missing value after 'queue'" },
+    { "interface Gi1/1\n attach a\n rate-limit 1g queue 0\n",
+      "t.conf:3: invalid value '0' for 'queue'" },
+    { "interface Gi1/1\n attach a\n rate-limit 1g 84kpps queue 9 extra\n",
+      "t.conf:3: unexpected 'extra'" },
     { "interface Gi1/1\n attach a\n switchport access vlan 4095\n",
       "t.conf:3: invalid value '4095' for 'vlan'" },
     { "attach a\n", "t.conf:1: 'attach' is valid only under an interface" },
@@ -162,6 +170,26 @@ static const struct bad_case bad[] = {
     { "interface Po1\n channel-group 1 mode on\n",
       "t.conf:2: 'channel-group' is valid only under an interface" },
 };
+
+/* The OSA port model: bits, frames both ways, a queue in frames; "no rate-limit" clears all. */
+static void test_osa_port_model(void **state)
+{
+    (void)state;
+    assert_int_equal(sm_config_parse("interface Gi2/23\n attach a\n rate-limit 1000mbps 84000pps queue 256\n"
+                                     "interface Gi2/24\n attach b\n rate-limit 250m 21kpps\n"
+                                     "interface Gi3/1\n attach c\n rate-limit 1g queue 64\n"
+                                     " no rate-limit\n",
+                                     "o", &cfg, err, sizeof(err)), 0);
+    assert_int_equal(cfg.ifs[0].rate_bps, 1000000000ull);
+    assert_int_equal(cfg.ifs[0].rate_fps, 84000);
+    assert_int_equal(cfg.ifs[0].queue_frames, 256);
+    assert_int_equal(cfg.ifs[1].rate_bps, 250000000ull);
+    assert_int_equal(cfg.ifs[1].rate_fps, 21000);
+    assert_int_equal(cfg.ifs[1].queue_frames, 0);
+    assert_int_equal(cfg.ifs[2].rate_bps, 0);
+    assert_int_equal(cfg.ifs[2].rate_fps, 0);
+    assert_int_equal(cfg.ifs[2].queue_frames, 0);
+}
 
 static void test_errors(void **state)
 {
@@ -201,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_reenter),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_osa_port_model),
         cmocka_unit_test(test_ifnames),
     };
     return cmocka_run_group_tests_name("switchmodel_config", tests, NULL, NULL);

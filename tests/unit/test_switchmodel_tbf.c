@@ -165,6 +165,108 @@ static void test_wire_bytes(void **state)
     assert_int_equal(sm_wire_bytes(&f), 3 * 66 + 2 * 1448 + 100);
 }
 
+/* The frame bucket: 84,000 frames/s, burst 64: the 65th frame at t=0 waits 1/84000 s. */
+static void test_frame_bucket(void **state)
+{
+    (void)state;
+    struct sm_tb fb;
+    sm_fb_init(&fb, 84000, 64, 0);
+    for (int i = 0; i < 64; i++)
+        assert_true(sm_fb_take(&fb, 1, 0));
+    assert_false(sm_fb_take(&fb, 1, 0));
+    assert_int_equal(sm_fb_ready_at(&fb, 1, 0), 11905);   /* ceil(1e9 / 84000) ns */
+    assert_false(sm_fb_take(&fb, 1, 11904));
+    assert_true(sm_fb_take(&fb, 1, 11905));
+    /* one second later: full again, never more than the burst */
+    sm_tb_refill(&fb, SEC);
+    assert_int_equal(fb.tokens, 64ll * 1000000000ll);
+}
+
+/* One frame ceiling for both directions of a port, served in turn; queue limit in frames. */
+static void test_osa_port_shared(void **state)
+{
+    (void)state;
+    static uint8_t buf[2000];
+    struct sm_shaper in, out;
+    struct sm_tb fb;
+    /* bits never limit here (10 Gbit/s, 1 MB burst): 1000 frames/s, burst 2, queue 3 */
+    assert_int_equal(sm_shaper_init(&in, 10000000000ull, 1 << 20, 1 << 20, 0), 0);
+    assert_int_equal(sm_shaper_init(&out, 10000000000ull, 1 << 20, 1 << 20, 0), 0);
+    sm_fb_init(&fb, 1000, 2, 0);
+    sm_shaper_set_frames(&in, &fb, 3);
+    sm_shaper_set_frames(&out, &fb, 3);
+    struct zvs_frame f = mkframe(buf, 100);
+    for (int i = 0; i < 3; i++)
+        assert_true(sm_shaper_enqueue(&in, &f, 1, (uint16_t)i));
+    assert_false(sm_shaper_enqueue(&in, &f, 1, 3));   /* drop-tail at 3 frames */
+    assert_int_equal(in.stats.dropped, 1);
+    for (int i = 0; i < 3; i++)
+        assert_true(sm_shaper_enqueue(&out, &f, 1, (uint16_t)(10 + i)));
+
+    struct zvs_frame o;
+    uint16_t vid, aux;
+    uint64_t r_in, r_out;
+    /* t=0: the burst of 2 frames: one each way */
+    assert_true(sm_shaper_head(&in, 0, &o, &vid, &aux, &r_in));
+    sm_shaper_pop(&in, 0);
+    assert_true(sm_shaper_head(&out, 0, &o, &vid, &aux, &r_out));
+    sm_shaper_pop(&out, 0);
+    assert_false(sm_shaper_head(&in, 0, &o, &vid, &aux, &r_in));
+    assert_false(sm_shaper_head(&out, 0, &o, &vid, &aux, &r_out));
+    assert_int_equal(r_in, 1000000);                  /* 1 ms: the next frame token */
+    assert_int_equal(r_out, 1000000);
+    /* served in turn every ms: in at 1 ms, out at 2 ms, in at 3 ms, out at 4 ms */
+    uint64_t t = 1000000;
+    for (int k = 0; k < 4; k++, t += 1000000) {
+        struct sm_shaper *s = k % 2 ? &out : &in, *other = k % 2 ? &in : &out;
+        assert_true(sm_shaper_head(s, t, &o, &vid, &aux, &r_in));
+        sm_shaper_pop(s, t);
+        if (other->q_len)
+            assert_false(sm_shaper_head(other, t, &o, &vid, &aux, &r_out));
+    }
+    assert_int_equal(in.stats.sent_frames, 3);
+    assert_int_equal(out.stats.sent_frames, 3);
+    assert_int_equal(in.frames + out.frames, 0);
+    sm_shaper_fini(&in);
+    sm_shaper_fini(&out);
+}
+
+/* A super-frame costs the frames it becomes; an empty queue takes one beyond the limit. */
+static void test_osa_super_frame(void **state)
+{
+    (void)state;
+    static uint8_t buf[20000];
+    memset(buf, 0, sizeof(buf));
+    struct zvs_frame f = { .data = buf, .len = 66 + 10 * 1448 };
+    f.vnet.flags = ZVS_VNET_F_NEEDS_CSUM;
+    f.vnet.gso_type = ZVS_VNET_GSO_TCPV4;
+    f.vnet.gso_size = 1448;
+    f.vnet.csum_start = 34;
+    f.vnet.csum_offset = 16;
+    buf[34 + 12] = 8 << 4;
+    assert_int_equal(sm_wire_frames(&f), 10);
+    struct sm_shaper s;
+    struct sm_tb fb;
+    assert_int_equal(sm_shaper_init(&s, 10000000000ull, 1 << 20, 1 << 20, 0), 0);
+    sm_fb_init(&fb, 1000, 4, 0);
+    sm_shaper_set_frames(&s, &fb, 8);
+    assert_true(sm_shaper_enqueue(&s, &f, 1, 0));     /* 10 frames into an empty queue */
+    assert_false(sm_shaper_enqueue(&s, &f, 1, 1));
+    struct zvs_frame o;
+    uint16_t vid, aux;
+    uint64_t r;
+    /* the burst is 4 frames: the bucket may go to -6, like the bit bucket with big frames */
+    assert_true(sm_shaper_head(&s, 0, &o, &vid, &aux, &r));
+    sm_shaper_pop(&s, 0);
+    assert_int_equal(fb.tokens, -6ll * 1000000000ll);
+    assert_true(sm_shaper_enqueue(&s, &f, 1, 2));
+    assert_false(sm_shaper_head(&s, 0, &o, &vid, &aux, &r));
+    assert_int_equal(r, 10000000);                    /* 6 + 4 frames at 1000/s: 10 ms */
+    assert_int_equal(s.stats.sent_frames, 10);
+    assert_int_equal(s.stats.dropped, 1);
+    sm_shaper_fini(&s);
+}
+
 static void test_limits(void **state)
 {
     (void)state;
@@ -184,6 +286,9 @@ int main(void)
         cmocka_unit_test(test_shaper_ring_wraps),
         cmocka_unit_test(test_wire_bytes),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_frame_bucket),
+        cmocka_unit_test(test_osa_port_shared),
+        cmocka_unit_test(test_osa_super_frame),
     };
     return cmocka_run_group_tests_name("switchmodel_tbf", tests, NULL, NULL);
 }

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# bench_repro: the IBM report's experiment, subset (run by tests/bench/run.sh; needs root).
+#
+#   BUILD=build tests/bench/bench_repro.sh
+#
+# Runs tests/repro/repro.sh on STR MTU 1492 at 10 threads and RR at 50 threads, non-group
+# and group, 3 repeats (about 4.5 minutes), into $BUILD/repro-bench/, and prints
+#   BENCH repro_str_gain_mtu1492_10 <group/non-group MB/s> x       (target >= 1.75)
+#   BENCH repro_rr_gain_mtu1492_50 <group/non-group Tx/s> x        (target >= 1.4)
+#   BENCH repro_cp_cpu_per_mb_ratio <group/non-group CP msec/MB> ratio   (target <= 1)
+# and the keys it does not measure from the latest `make repro` ($BUILD/repro.json), their
+# unit marked "x,from-latest-make-repro". Knob: BENCH_REPRO_REPEATS (default 3).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+BUILD=${BUILD:-build}
+OUT=$BUILD/repro-bench
+mkdir -p "$OUT"
+REPRO_OUT=$OUT REPRO_REPEATS=${BENCH_REPRO_REPEATS:-3} BUILD=$BUILD \
+  tests/repro/repro.sh --points "str:1492:10 rr:1492:50"
+rc=$?
+[ $rc -eq 0 ] || exit $rc
+measured=repro_str_gain_mtu1492_10,repro_rr_gain_mtu1492_50,repro_cp_cpu_per_mb_ratio
+python3 tests/repro/tables.py --bench "$OUT/repro.json" --measured "$measured" |
+  grep -E "^BENCH ($(echo $measured | tr , '|')) "
+if [ -f "$BUILD/repro.json" ]; then
+  python3 tests/repro/tables.py --bench "$BUILD/repro.json" |
+    grep -vE "^BENCH ($(echo $measured | tr , '|')) "
+else
+  echo "bench_repro: no $BUILD/repro.json yet (make repro): the other repro_* keys are not reported"
+fi
+exit 0
