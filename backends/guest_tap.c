@@ -115,6 +115,7 @@ struct zvs_guest_tap {
     uint32_t                   max_frame;
     uint8_t                   *ovf;     /* max_frame + 1 bytes: frames past the open buffer */
     bool                       oversize_logged;
+    bool                       adopted; /* fd is a packet socket on someone's device */
     struct zvs_guest_tap_stats st;
 };
 
@@ -262,7 +263,7 @@ static void tap_set_carrier(struct zvs_guest_tap *t, bool on)
 {
     int v = on;
 
-    if (t->fd >= 0)
+    if (t->fd >= 0 && !t->adopted)
         (void)ioctl(t->fd, TUNSETCARRIER, &v);
 }
 
@@ -322,6 +323,31 @@ int zvs_guest_tap_open(const char *ifname, uint32_t mtu, struct zvs_port *nic,
 fail:
     zvs_guest_tap_close(t);
     return rc;
+}
+
+int zvs_guest_tap_adopt(int fd, const char *name, struct zvs_guest_tap **out)
+{
+    struct zvs_guest_tap *t = calloc(1, sizeof(*t));
+
+    *out = NULL;
+    if (!t)
+        return -ENOMEM;
+    t->fd = fd;
+    t->adopted = true;
+    t->epfd = epoll_create1(EPOLL_CLOEXEC);
+    t->max_frame = ZVS_QDIO_FRAME_MAX;
+    t->st.max_frame = t->max_frame;
+    t->st.mtu = ZVS_GUEST_TAP_MTU_DEFAULT;
+    t->ovf = malloc(t->max_frame + 1u);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    if (t->epfd < 0 || !t->ovf) {
+        int rc = t->epfd < 0 ? -errno : -ENOMEM;
+        t->fd = -1;                     /* the caller keeps its fd on failure */
+        zvs_guest_tap_close(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
 }
 
 int zvs_guest_tap_bind(struct zvs_guest_tap *t, struct zvs_port *nic)

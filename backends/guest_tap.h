@@ -72,6 +72,12 @@ struct zvs_guest_tap_stats {
  * Returns 0, -EINVAL, -EEXIST (name in use), -EBUSY (queues in use), -ENOMEM, or -errno. */
 int  zvs_guest_tap_open(const char *ifname, uint32_t mtu, struct zvs_port *nic,
                         struct zvs_guest_tap **out);
+/* The same driver on a descriptor someone else's device gave: `fd` reads and writes
+ * Ethernet frames each after a 10-byte virtio-net header, non-blocking (an AF_PACKET
+ * socket with PACKET_VNET_HDR bound to a device: backends/lcs.c). Opened unbound; the
+ * driver owns fd from then on (closed by zvs_guest_tap_close). No tap ioctls are made
+ * (MTU 1500, carrier untouched). 0, or -errno with fd still the caller's. */
+int  zvs_guest_tap_adopt(int fd, const char *name, struct zvs_guest_tap **out);
 /* Drive NIC port `nic` (COUPLE): a previous binding is released first (as by unbind);
  * then the driver attaches to the NIC's queues in this process, initialises them, clears
  * the SIGA-w need (the daemon polls the NIC after every pump) and arms the thin interrupt,

@@ -166,7 +166,9 @@ static struct memlink *port_new(const char *name, struct memlink_wire *w, int se
     m->port.backend = m;
     m->port.caps = ZVS_CAP_CSUM | ZVS_CAP_GSO;
     m->port.mtu = 1500;
-    m->port.max_gso = 65535;
+    /* A super-frame must fit a slot: advertise what the ring can hold, so the switch cuts
+     * larger ones into pieces that fit instead of failing them at tx. */
+    m->port.max_gso = w->ring[0].slot_size < 65535 ? w->ring[0].slot_size : 65535;
     m->port.carrier = true;
     return m;
 }

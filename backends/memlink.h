@@ -33,7 +33,8 @@ struct zvs_memlink_stats {
 
 /* One port with its own sent and receive rings of nslots slots of slot_size bytes each
  * (0 selects the defaults). The port starts with carrier on, caps CSUM|GSO, mtu 1500,
- * max_gso 65535, role UPLINK; callers may change those public fields. Returns NULL on
+ * max_gso the slot size (at most 65535: a larger super-frame is cut by the switch), role
+ * UPLINK; callers may change those public fields. Returns NULL on
  * allocation failure or a zero-size ring after defaults. */
 struct zvs_port *zvs_memlink_create(const char *name, uint32_t nslots, uint32_t slot_size);
 

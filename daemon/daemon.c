@@ -264,6 +264,17 @@ static void tell_carrier(struct d_uplink *u, uint64_t now)
     u->carrier_told = u->port->carrier;
 }
 
+/* The device's carrier as the operator hears it (HCP1170E / HCP1171I), before the
+ * switch and the group act on it, so their messages follow their cause. */
+static void say_carrier(struct d_uplink *u, const char *why)
+{
+    char reason[96];
+    snprintf(reason, sizeof reason, "carrier %s on interface %s%s",
+             u->port->carrier ? "up" : "down", u->ifname, why);
+    zvsd_say(u->d, u->port->carrier ? ZVS_CPMSG_DEVICE_READY : ZVS_CPMSG_DEVICE_NOT_READY,
+             NULL, u->port->name, u->ds->cfg.name, reason, NULL);
+}
+
 /* A link event for an uplink, whichever way it came: from netlink for a Linux interface
  * (on_link_event) or from the port itself for a link with none behind it (on_uplink, a
  * dummy link's doorbell). The backend applies it (carrier; a re-created interface
@@ -277,10 +288,8 @@ static void uplink_link_event(struct d_uplink *u, const struct zvs_port_link_eve
     if (rc < 0)
         zvs_warn("RDEV %s (%s): cannot reopen: %s", u->port->name, u->ifname, strerror(-rc));
     uplink_register(u);
+    say_carrier(u, ev->exists ? "" : " (interface gone)");
     tell_carrier(u, now);
-    zvs_info("VSWITCH %s RDEV %s (%s): %s%s", u->ds->cfg.name, u->port->name, u->ifname,
-             ev->exists ? "" : "interface gone, ",
-             u->port->carrier ? "carrier up" : "carrier down");
 }
 
 static void on_link_event(void *arg, const char *ifname, int ifindex, bool carrier, bool exists)
@@ -308,11 +317,10 @@ static void carrier_seen_by_tx(struct zvsd *d, uint64_t now)
         struct d_uplink *u = &d->up[i];
         if (!u->port || u->port->carrier || !u->carrier_told)
             continue;
+        say_carrier(u, " (a transmit found the link gone)");
         tell_carrier(u, now);
         if (d->nl)
             (void)zvs_netlink_link_carrier_lost(d->nl, u->ifname);
-        zvs_info("VSWITCH %s RDEV %s (%s): carrier down (a transmit found the link gone)",
-                 u->ds->cfg.name, u->port->name, u->ifname);
     }
 }
 
@@ -347,6 +355,7 @@ static void on_idle(void *arg, uint64_t now)
         else
             zvs_timer_arm(ds->lag_timer, next);
     }
+    zvsd_say_switches(d);
 }
 
 
@@ -454,7 +463,7 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     d->loop = opt->virtual_start_ns
               ? zvs_evloop_create_virtual(opt->virtual_start_ns, opt->virtual_wall_us)
               : zvs_evloop_create();
-    if (!d->nic || !d->loop)
+    if (!d->nic || !d->loop || zvsd_guests_create(d) < 0)
         goto fail;
 
     sigset_t set;
@@ -545,6 +554,7 @@ void zvsd_destroy(struct zvsd *d)
 {
     if (!d)
         return;
+    zvsd_guests_destroy(d);                 /* no machine outlives the daemon */
     for (unsigned i = 0; d->nic && i < d->nnic; i++) {
         if (d->nic[i].tap)
             zvs_guest_tap_close(d->nic[i].tap); /* the switch destroys the NIC ports */

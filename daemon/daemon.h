@@ -25,9 +25,16 @@ struct zvsd_options {
                                            (backends/backend.h: "dummy" in hermetic
                                            tests), or NULL: as each RDEVICE says; must
                                            outlive the daemon */
+    /* Ours (vswitchd --test-interval): seconds between the balancing passes of every port
+     * group whose INTERVAL is not OFF, instead of its INTERVAL (which CP rounds up to 30 s);
+     * for labs and the demo. 0: each group's INTERVAL. QUERY shows the value in effect. */
+    uint32_t    test_interval_s;
     /* Tests: run on virtual time (zvs_evloop_create_virtual) starting at this instant of
      * the loop's clock in ns, with the wall clock at virtual_wall_us then; time moves only
      * by zvs_evloop_warp on zvsd_loop(). 0: the real clocks. */
+    const char *guest_images;           /* IPL name images (default "build/guests") */
+    const char *guest_dir;              /* machines' folders (default /run/zvswitch/guests) */
+    const char *hercules;               /* the emulator (default "hercules") */
     uint64_t    virtual_start_ns;
     uint64_t    virtual_wall_us;
 };

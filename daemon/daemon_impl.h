@@ -33,6 +33,14 @@ struct d_switch {
     struct zvs_cfg_vswitch cfg;         /* the definition the data plane now matches */
     struct zvs_lag        *lag;         /* its port group (GROUP grp), or NULL */
     struct zvs_timer      *lag_timer;   /* wakes the loop at the group's next deadline */
+    /* Group devices the last pass could not open, and why: QUERY shows them with their
+     * reason and counts them as members (issue 15: never silently missing). */
+    unsigned               nclosed;
+    struct {
+        struct zvs_rdev dev;
+        char            why[96];
+    } closed[ZVS_CMD_MAX_RDEVS];
+    bool                   ready_told;  /* HCPSWU2830I said, HCPSWU2832E not since */
 };
 
 struct d_uplink {
@@ -60,6 +68,7 @@ struct d_nic {
     char                  userid[ZVS_USERID_MAX + 1];
     uint16_t              vdev;
     bool                  external;     /* a program attaches over the socket (QDIO) */
+    bool                  lcs;          /* NICBIND LCS: tap adopted while its machine runs */
     int                   session;      /* its attach connection while attached, else -1 */
     struct zvs_device_counters base;    /* COUNTERS CLEAR: subtracted in reports */
 };
@@ -86,7 +95,19 @@ struct zvsd {
     struct zvsd_monitor     *mon;        /* monitor records (-m), or NULL */
     unsigned                 nproblems;  /* the last reconciler pass's problems (hashes) */
     uint32_t                 problems[ZVSD_PROBLEMS_KEPT];
+    struct zvsd_guests      *guests;     /* Hercules machines (daemon_guests.c) */
 };
+
+/* daemon_guests.c: Hercules machines (XAUTOLOG, FORCE, SIGNAL, SEND, QUERY NAMES/USERS/
+ * CONSLOG) and their LCS NICs. */
+struct zvsd_guests;
+int  zvsd_guests_create(struct zvsd *d);
+void zvsd_guests_destroy(struct zvsd *d);
+/* A line for the machine commands: true when it was one (response in r). */
+bool zvsd_guests_exec(struct zvsd *d, const char *userid, uint32_t privclass, const char *line,
+                      struct zvs_cp_response *r);
+/* An LCS NIC slot was (re)made: adopt its machine's tap if the machine runs. */
+void zvsd_guests_nic_created(struct zvsd *d, struct d_nic *n);
 
 /* daemon.c: opening a real device's backend (NULL, with the reason in why, when it
  * cannot be) and watching it in the event loop. */
@@ -137,6 +158,16 @@ void zvsd_counters(const struct zvs_port *p, const struct zvs_device_counters *b
 void zvsd_monitor_uplink_gone(struct zvsd *d, const struct d_uplink *u, uint8_t reason,
                               uint64_t now);
 void zvsd_monitor_nic_gone(struct zvsd *d, const struct d_nic *n, uint64_t now);
+
+/* daemon_msg.c: unsolicited messages (catalogue id, then its string arguments, ending
+ * with NULL) to the console's subscribers and the log; owner: the CP userid whose NIC
+ * the message is about (its class G subscribers get it too), NULL for the system. */
+void zvsd_say(struct zvsd *d, enum zvs_cpmsg_id id, const char *owner, ...);
+/* The port group's sink (zvs_lag_params.say; arg is the daemon). */
+void zvsd_say_lag(void *arg, enum zvs_cpmsg_id id, const char *const *args, unsigned nargs);
+/* Every iteration, after the events: a switch that became ready or lost its last
+ * uplink says so (HCPSWU2830I, HCPSWU2832E); rate-limit windows that are over report. */
+void zvsd_say_switches(struct zvsd *d);
 
 /* daemon_cmd.c: the console's executor. */
 void zvsd_execute(void *arg, const char *userid, uint32_t privclass, const char *line,

@@ -72,11 +72,12 @@ static uint16_t rdev_number(const struct zvs_port *p, uint8_t *port)
     return (uint16_t)dev;
 }
 
-/* The controller name a record carries: the DEFINE VSWITCH CONTROLLER, or VSWITCHD for
- * "*" (in zvswitch the daemon itself controls every uplink). */
+/* The controller name a record carries: the DEFINE VSWITCH CONTROLLER, or blanks for "*"
+ * (no controller virtual machine: the daemon itself drives every uplink; a made-up userid
+ * would read as a real guest). FCX240 shows blanks as "*" (monitor/SCREENS.md). */
 static void controller_of(const struct d_switch *ds, char out[9])
 {
-    name_copy(out, strcmp(ds->cfg.controller, "*") == 0 ? "VSWITCHD" : ds->cfg.controller);
+    name_copy(out, strcmp(ds->cfg.controller, "*") == 0 ? "" : ds->cfg.controller);
 }
 
 static void fill_vsw(const struct d_uplink *u, struct zvs_mon_vswitch_activity *v)

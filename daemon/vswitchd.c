@@ -47,6 +47,9 @@ static void usage(FILE *out)
             "  -i, --monitor-interval SECONDS  monitor sample interval (default 60)\n"
             "      --monitor-max-mb N rotate the monitor file beyond N MB (default 64)\n"
             "      --monitor-live PATH  serve the live record stream (perfkit --live) here\n"
+            "      --test-interval SECONDS  ours, for labs: balancing passes every SECONDS\n"
+            "                         (1-9990) instead of each group's INTERVAL, which CP\n"
+            "                         rounds up to a multiple of 30 s; OFF groups stay off\n"
             "      --check            check both files like CPSYNTAX and exit\n"
             "  -h, --help\n");
 }
@@ -169,12 +172,13 @@ int main(int argc, char **argv)
         { "monitor-max-mb", required_argument, NULL, 'M' },
         { "monitor-live", required_argument, NULL, 'V' },
         { "check", no_argument, NULL, 'C' },
+        { "test-interval", required_argument, NULL, 'T' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *sysconfig = NULL, *userdirect = NULL, *console_group = NULL;
     char *pidfile = NULL, *logfile = NULL, *stats = NULL, *qsock = NULL, *console = NULL, *monitor = NULL, *monlive = NULL;
-    unsigned long mon_interval = 60, mon_max_mb = 64;
+    unsigned long mon_interval = 60, mon_max_mb = 64, test_interval = 0;
     bool foreground = false, check = false;
     enum zvs_log_level level = ZVS_LOG_INFO;
     int c, rc = 1;
@@ -211,6 +215,15 @@ int main(int argc, char **argv)
             break;
         }
         case 'C': check = true; break;
+        case 'T': {
+            char *end;
+            test_interval = strtoul(optarg, &end, 10);
+            if (*end || test_interval == 0 || test_interval > 9990ul) {
+                fprintf(stderr, "vswitchd: invalid test interval '%s' (1-9990)\n", optarg);
+                goto out;
+            }
+            break;
+        }
         case 'l':
             if (zvs_log_parse_level(optarg, &level) < 0) {
                 fprintf(stderr, "vswitchd: unknown log level '%s'\n", optarg);
@@ -268,6 +281,7 @@ int main(int argc, char **argv)
                                  .console_group = console_group,
                                  .monitor_path = monitor,
                                  .monitor_interval_s = (uint32_t)mon_interval,
+                                 .test_interval_s = (uint32_t)test_interval,
                                  .monitor_max_bytes = (uint64_t)mon_max_mb << 20,
                                  .monitor_live_path = monlive };
     struct zvsd *d = zvsd_create(cfg, &opt);

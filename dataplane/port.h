@@ -9,9 +9,10 @@
  * switch through the port, `out_*` frames leaving it. z/VM reports them from the device's
  * point of view, which differs between uplinks and NICs (an OSA "transmits" what leaves
  * the switch, a NIC "transmits" what enters it); zvs_port_device_counters() does that
- * mapping in one place. Counters have a single writer (the data-path thread) and are
- * updated with relaxed atomic stores once per burst, so a sampler on another thread
- * reads whole values without a lock.
+ * mapping in one place. Every count is of frames on the wire (wire.h): a GSO super-frame
+ * counts as its segments and their bytes. Counters have a single writer (the data-path
+ * thread) and are updated with relaxed atomic stores once per burst, so a sampler on
+ * another thread reads whole values without a lock.
  */
 #ifndef ZVS_PORT_H
 #define ZVS_PORT_H

@@ -145,15 +145,17 @@ static void port_update(struct sm_port *p)
 
 /* ---- transmit ------------------------------------------------------------------------ */
 
+/* Counted as on the wire: a super-frame is its segments, in packets and octets alike. */
 static void count_out(struct sm_port *p, const struct zvs_frame *f)
 {
+    uint32_t frames = sm_wire_frames(f);
     p->ctr.out_octets += sm_wire_bytes(f);
     if (f->data[0] == 0xff && memcmp(f->data, "\xff\xff\xff\xff\xff\xff", 6) == 0)
-        p->ctr.out_bcast++;
+        p->ctr.out_bcast += frames;
     else if (f->data[0] & 1)
-        p->ctr.out_mcast++;
+        p->ctr.out_mcast += frames;
     else
-        p->ctr.out_ucast++;
+        p->ctr.out_ucast += frames;
 }
 
 /* Write now, bypassing batches and shapers (control frames, shaper releases). */
@@ -399,13 +401,14 @@ static bool is_reserved(const uint8_t *d)
 
 static void count_in(struct sm_port *p, const struct zvs_frame *f)
 {
+    uint32_t frames = sm_wire_frames(f);
     p->ctr.in_octets += sm_wire_bytes(f);
     if (memcmp(f->data, "\xff\xff\xff\xff\xff\xff", 6) == 0)
-        p->ctr.in_bcast++;
+        p->ctr.in_bcast += frames;
     else if (f->data[0] & 1)
-        p->ctr.in_mcast++;
+        p->ctr.in_mcast += frames;
     else
-        p->ctr.in_ucast++;
+        p->ctr.in_ucast += frames;
 }
 
 static uint16_t in_lport_of(const struct sm_port *p)

@@ -73,6 +73,7 @@ struct herm_opts {
      * holds as servers (herm_link, herm_link_send, data_rx). */
     const char *switchmodel;
     const char *const *lan;
+    bool        console;                /* open the operator console (vswitchd -k) */
 };
 
 struct herm {
@@ -92,6 +93,8 @@ struct herm {
     struct sm_config        *smcfg;     /* the switch model's configuration, or NULL */
     struct sm_switch        *sm;        /* the switch model (opts.switchmodel), or NULL */
     char                    *sm_out;    /* its last command's response */
+    char                     con_path[96];
+    char                    *con_out;   /* herm_console_read's last text */
 };
 
 /* Start the daemon at T0 with opts; cmocka-fails when anything cannot be made. */
@@ -142,6 +145,15 @@ int herm_guest_receive(struct herm *h, struct herm_guest *g);
  * with a pattern derived from seq. */
 uint32_t herm_frame(uint8_t *buf, uint32_t len, const uint8_t dst[6], const uint8_t src[6],
                     uint32_t seq);
+
+/* The operator console (opts.console): connect as this process's uid mapped to `userid`
+ * with `classes` ("AB", "G") and ask for unsolicited messages ("\x1eCONSOLE"), the loop
+ * settling at the current instant to answer. Returns the client's socket. */
+int herm_console_attach(struct herm *h, const char *userid, const char *classes);
+/* What the client was sent since the last read: each unsolicited message as
+ * "<s.mmm>s <message>\n", s the virtual seconds since T0 its time stamp says (owned by h
+ * until the next call); anything else on the wire cmocka-fails. */
+const char *herm_console_read(struct herm *h, int fd);
 
 /* Compare text with tests/golden/hermetic/<name> byte for byte (ZVS_GOLDEN_UPDATE=1
  * rewrites it). cmocka-fails with a diff-like message. */

@@ -162,10 +162,85 @@ static void skewed_load_moves_one_bucket_at_the_interval(void **state)
     herm_stop(h);
 }
 
+/* The report's second FCX240 picture (POLICY LOAD TOTAL, the default): the partner puts
+ * inbound (8 units) on 28BA, our outbound is even, one unit on each of buckets 10-17 (the
+ * even ones on 28BA, the odd ones on 2902). Totals 12:4 units; each step moves the 28BA
+ * bucket closest to half the gap: 10 (11:5), 12 (10:6), 14 (9:7), 16 (8:8), so after the
+ * pass at 30 s 28BA carries the inbound and 2902 all the outbound. With POLICY LOAD
+ * OUTBOUND the outbound is 4:4 and the same load moves nothing. IN_UNIT is the inbound
+ * unit in frames: 28BA's total must reach 1 % of 10 Gbit/s over the 30 s. */
+#define IN_UNIT 24000
+
+static void inbound_load(struct herm *h, struct herm_guest *a)
+{
+    static const uint8_t far_host[6] = { 0x00, 0x1b, 0x2b, 0xaa, 0x00, 0x80 };
+    uint8_t f[FRAME], dst[6];
+    for (uint8_t b = 0x10; b <= 0x17; b++) {
+        outside(dst, b);
+        herm_frame(f, sizeof f, dst, MAC_A, b);
+        herm_guest_blast(h, a, f, sizeof f, IN_UNIT);
+    }
+    herm_frame(f, sizeof f, MAC_A, far_host, 0);
+    for (int i = 0; i < 8 * IN_UNIT; i++)
+        herm_link_send(h, "osa28ba", f, sizeof f);
+}
+
+static void total_moves_outbound_off_the_inbound_port(void **state)
+{
+    struct herm_guest *a;
+    struct herm *h = interval_start(&a);
+    herm_warp(h, 5.0);
+    int s28ba = slot_of_rdev(h, "28BA");
+    uint8_t before[ZVS_PG_BUCKETS], after[ZVS_PG_BUCKETS];
+    snapshot(h, before);
+    assert_int_equal(before[0x10], s28ba);
+    assert_int_equal(zvs_pgroup_params(group(h))->load, ZVS_PG_LOAD_TOTAL);
+    inbound_load(h, a);
+    struct herm_link *l28 = herm_link(h, "osa28ba"), *l29 = herm_link(h, "osa2902");
+    assert_int_equal(l28->data_rx, 4ull * IN_UNIT);
+    assert_int_equal(l29->data_rx, 4ull * IN_UNIT);
+
+    herm_warp_ns(h, 30 * HERM_S - 1);
+    snapshot(h, after);
+    assert_string_equal(moves(h, before, after), "");
+    herm_warp_ns(h, 30 * HERM_S);
+    snapshot(h, after);
+    assert_string_equal(moves(h, before, after),
+                        "10:28BA->2902 12:28BA->2902 14:28BA->2902 16:28BA->2902");
+    const struct zvs_pg_stats *st = zvs_pgroup_stats(group(h));
+    assert_int_equal(st->passes, 1);
+    assert_int_equal(st->moves, 4);
+    assert_int_equal(st->marker_flushes, 4);
+    assert_int_equal(l28->markers_answered, 1);     /* one Marker for the four */
+    herm_golden("interval_total_30.000s.txt", herm_op(h, "QUERY PORT GROUP CCBGROUP"));
+    herm_stop(h);
+}
+
+static void outbound_only_ignores_inbound(void **state)
+{
+    struct herm_guest *a;
+    struct herm *h = interval_start(&a);
+    herm_op(h, "SET PORT GROUP CCBGROUP POLICY LOAD OUTBOUND");
+    assert_int_equal(zvs_pgroup_params(group(h))->load, ZVS_PG_LOAD_OUTBOUND);
+    herm_warp(h, 5.0);
+    uint8_t before[ZVS_PG_BUCKETS], after[ZVS_PG_BUCKETS];
+    snapshot(h, before);
+    inbound_load(h, a);
+    herm_warp_ns(h, 30 * HERM_S);
+    snapshot(h, after);
+    assert_string_equal(moves(h, before, after), "");
+    assert_int_equal(zvs_pgroup_stats(group(h))->passes, 1);
+    assert_int_equal(zvs_pgroup_stats(group(h))->moves, 0);
+    herm_golden("interval_outbound_30.000s.txt", herm_op(h, "QUERY PORT GROUP CCBGROUP"));
+    herm_stop(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(skewed_load_moves_one_bucket_at_the_interval),
+        cmocka_unit_test(total_moves_outbound_off_the_inbound_port),
+        cmocka_unit_test(outbound_only_ignores_inbound),
     };
     return cmocka_run_group_tests_name("daemon_interval", tests, NULL, NULL);
 }

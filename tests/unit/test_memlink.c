@@ -320,6 +320,28 @@ static void test_pair_carrier_event(void **state)
     b->ops->destroy(b);
 }
 
+/* A port advertises the super-frames its slots can hold, so the switch cuts larger ones
+ * instead of failing them at tx: default slots 2048, a small ring 256, a huge one capped
+ * at the 64 KB a virtio-net super-frame can be. */
+static void test_max_gso_fits_a_slot(void **state)
+{
+    struct zvs_port *p = zvs_memlink_create("ml0", 4, 0);
+    assert_int_equal(p->max_gso, ZVS_MEMLINK_SLOT_DEFAULT);
+    p->ops->destroy(p);
+    p = zvs_memlink_create("ml0", 4, 256);
+    assert_int_equal(p->max_gso, 256);
+    p->ops->destroy(p);
+    p = zvs_memlink_create("ml0", 2, 100000);
+    assert_int_equal(p->max_gso, 65535);
+    p->ops->destroy(p);
+    struct zvs_port *a, *b;
+    assert_int_equal(zvs_memlink_pair("a", "b", 4, 4096, &a, &b), 0);
+    assert_int_equal(a->max_gso, 4096);
+    assert_int_equal(b->max_gso, 4096);
+    a->ops->destroy(a);
+    b->ops->destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +353,7 @@ int main(void)
         cmocka_unit_test(test_carrier_off_refuses),
         cmocka_unit_test(test_pair_back_to_back),
         cmocka_unit_test(test_pair_carrier_event),
+        cmocka_unit_test(test_max_gso_fits_a_slot),
     };
     return cmocka_run_group_tests_name("memlink", tests, NULL, NULL);
 }
