@@ -189,8 +189,11 @@ check-labs: deps
 layering:
 	@BUILD=$(BUILD) tests/run.sh layering
 
+# A fuzz campaign (tests/fuzz/campaign.sh): every target FUZZ_SECONDS (60) each, two at a
+# time (FUZZ_JOBS), the finds merged into tests/fuzz/corpus/ (only inputs that add
+# coverage), one line per target appended to tests/fuzz/CAMPAIGNS.tsv; commit both.
 fuzz: fuzzers
-	@BUILD=$(BUILD) FUZZ_SECONDS=$${FUZZ_SECONDS:-60} tests/run.sh fuzz
+	@BUILD=$(BUILD) FUZZ_SECONDS=$${FUZZ_SECONDS:-60} tests/fuzz/campaign.sh
 
 unit: all
 	@BUILD=$(BUILD) tests/run.sh unit
