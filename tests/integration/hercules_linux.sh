@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# The Debian s390x Linux guest (guests/linux) under Hercules, on an LCS tap bridged to a
+# LAN namespace (issue 13):
+#
+#   NS_H:   hercules (z/Arch, 512M, LCS 0600.2) -- tap0 -- br0 -- vh  ===  eth0 :NS_LAN 10.77.0.100
+#           the guest's eth0 is 10.77.0.60 with the MAC the OAT file's HWADD sets
+#
+# Asserts: the guest boots within 150 s of IPL (first kernel message, /init, eth0 up and
+# first ping answered are measured against Hercules' log, stamped as it is written); its
+# eth0 has the MAC the OAT gave; ping gets every reply; TCP moves exact byte counts both
+# ways (SHA-256 and pattern checked); iperf3 runs (rate reported); SIGNAL SHUTDOWN
+# (Hercules' `ssd`, an SCLP signal-quiesce, sent over Hercules' HTTP command interface)
+# ends in the guest's clean power-off within 30 s. Everything is cleaned up on any exit;
+# the whole test is bounded (330 s).
+[ -n "${HLX_TIMED:-}" ] || HLX_TIMED=1 exec timeout -k 10 330 bash "$0" "$@"
+source "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
+command -v hercules >/dev/null || fail "no hercules (run make deps)"
+command -v python3 >/dev/null || fail "no python3 (run make deps)"
+make -s -C "$ROOT" BUILD="$BUILD" guests >/dev/null || fail "make guests failed"
+IMG=$BUILD/guests/linux
+for f in kernel.img initrd.img initrd.off initrd.siz linux.ins.template; do
+  [ -s "$IMG/$f" ] || fail "no $IMG/$f after make guests"
+done
+PEER="python3 $ROOT/tests/integration/linuxguest_peer.py"
+
+IP=10.77.0.60
+LAN_IP=10.77.0.100
+TAP_MAC=02:00:5e:77:00:10
+GUEST_MAC=02:00:5e:77:00:60          # set by the OAT's HWADD (not the tap's MAC + 1)
+CTL=7001
+HTTP=8081                            # Hercules' HTTP server: the operator's commands
+BOOT_LIMIT=150
+XFER=${HLX_XFER_BYTES:-4194304}      # bytes each way over TCP
+HERC_PID=
+
+p="zvs-hlx-$$"
+NS_H=$p-h NS_LAN=$p-lan
+LAB_NS=()
+WORK=$(mktemp -d /tmp/zvs-hlx.XXXXXX)
+PIDS=()
+
+stop_hercules() {
+  [ -n "$HERC_PID" ] || return 0
+  kill -KILL "$HERC_PID" 2>/dev/null    # Hercules ignores SIGTERM while a guest runs
+  wait "$HERC_PID" 2>/dev/null
+  HERC_PID=
+}
+
+cleanup() {
+  local status=$?
+  stop_hercules
+  for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; done
+  if [ "$status" -ne 0 ] && [ -f "$WORK/herc.log" ]; then
+    echo "--- hercules log (tail)"; tail -n 40 "$WORK/herc.log"
+  fi
+  for ns in "${LAB_NS[@]:-}"; do
+    [ -n "$ns" ] || continue
+    ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+    ip netns del "$ns" 2>/dev/null || echo "cleanup: cannot delete namespace $ns" >&2
+  done
+  [ -z "${KEEP_WORK:-}" ] && rm -rf "$WORK"
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+for ns in "$NS_H" "$NS_LAN"; do
+  ip netns add "$ns" || fail "ip netns add $ns"
+  LAB_NS+=("$ns")
+  ip -n "$ns" link set lo up
+  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+done
+ip -n "$NS_H" link add br0 type bridge || fail "bridge"
+ip -n "$NS_H" link add vh type veth peer name eth0 netns "$NS_LAN" || fail "veth"
+ip -n "$NS_H" link set vh master br0
+ip -n "$NS_H" link set vh up
+ip -n "$NS_H" link set br0 up
+ip -n "$NS_LAN" link set eth0 up
+ip -n "$NS_LAN" addr add "$LAN_IP/24" dev eth0
+
+# --- the guest's folder: the image, its command line, the .ins, the Hercules config ------
+G=$WORK/lnx
+mkdir -p "$G"
+# Hercules opens .ins lines relative to the .ins file's folder and nowhere else.
+for f in kernel.img initrd.img initrd.off initrd.siz; do
+  ln "$IMG/$f" "$G/$f" 2>/dev/null || cp "$IMG/$f" "$G/$f"
+done
+printf 'conmode=3215 condev=0x0009 console=ttyS0 zvs.ip=%s/24 zvs.ctl=%s zvs.run=iperf3 zvs.hostname=lnx60\0' \
+  "$IP" "$CTL" > "$G/parmfile"
+sed "s|@PARMFILE@|parmfile|" "$IMG/linux.ins.template" > "$G/linux.ins"
+printf '0600 IP 00 PRI %s\nHWADD 00 %s\n' "$IP" "$GUEST_MAC" > "$G/lcs.oat"
+cat > "$G/hercules.cnf" <<CNF
+ARCHMODE z/Arch
+CPUMODEL 2097
+MAINSIZE 512
+NUMCPU 1
+HTTPPORT $HTTP NOAUTH
+0009 3215-C /
+0600.2 LCS -n /dev/net/tun -m $TAP_MAC -o $G/lcs.oat $IP
+CNF
+echo "ipl $G/linux.ins" > "$G/hercules.rc"
+
+# Every log line stamped with the wall clock when Hercules writes it.
+stamp() { local l; while IFS= read -r l; do printf '%s %s\n' "$EPOCHREALTIME" "$l"; done; }
+# at PATTERN: the stamp of the first log line matching PATTERN.
+at() { grep -m1 -E -- "$1" "$WORK/herc.log" | cut -d' ' -f1; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+# herc_cmd CMD: a Hercules panel command through its HTTP server; the answer on stdout.
+herc_cmd() {
+  ip netns exec "$NS_H" python3 -c '
+import sys, urllib.parse, urllib.request
+url = "http://127.0.0.1:%s/cgi-bin/tasks/cmd?cmd=%s" % (sys.argv[1], urllib.parse.quote(sys.argv[2]))
+print(urllib.request.urlopen(url, timeout=10).read().decode(errors="replace"))' "$HTTP" "$1"
+}
+
+# A ping every 0.2 s from before the IPL: the first reply is "first ping answered".
+ip netns exec "$NS_LAN" ping -D -n -i 0.2 -W 1 -c 2000 "$IP" > "$WORK/ping.out" 2>&1 &
+PIDS+=($!)
+HERCULES_RC=$G/hercules.rc ip netns exec "$NS_H" hercules -d -f "$G/hercules.cnf" \
+  < /dev/null > >(stamp > "$WORK/herc.log") 2>&1 &
+HERC_PID=$!
+wait_for 10 ip -n "$NS_H" link show tap0 || fail "Hercules opened no tap in 10 s"
+ip -n "$NS_H" link set tap0 master br0 || fail "tap0 into the bridge"
+wait_for 10 grep -q " ipl " "$WORK/herc.log" || fail "Hercules did not run the IPL"
+t_ipl=$(at " ipl ")
+
+# --- the boot, bounded --------------------------------------------------------------------
+end=$(awk -v t="$t_ipl" -v l="$BOOT_LIMIT" 'BEGIN { printf "%d", t + l + 1 }')
+until grep -q "bytes from" "$WORK/ping.out"; do
+  [ "$(date +%s)" -lt "$end" ] || fail "no ping answered within $BOOT_LIMIT s of IPL"
+  kill -0 "$HERC_PID" 2>/dev/null || fail "Hercules exited during the boot"
+  grep -qE "ZVSL0[0-9][0-9]E|Kernel panic|HHCCP011I" "$WORK/herc.log" &&
+    fail "the boot failed: $(grep -m3 -E "ZVSL0[0-9][0-9]E|Kernel panic|HHCCP011I" "$WORK/herc.log")"
+  sleep 0.2
+done
+t_ping=$(grep -m1 "bytes from" "$WORK/ping.out" | sed -n 's/^\[\([0-9.]*\)\].*/\1/p')
+kill -KILL "${PIDS[0]}" 2>/dev/null
+t_kernel=$(at "Linux version")
+t_init=$(at "ZVSL000I")
+t_eth=$(at "ZVSL010I")
+[ -n "$t_kernel" ] || fail "no 'Linux version' line on the console"
+[ -n "$t_init" ] || fail "no ZVSL000I (/init started) on the console"
+[ -n "$t_eth" ] || fail "no ZVSL010I (eth0 up) on the console"
+echo "measure: IPL to first kernel message $(secs "$t_ipl" "$t_kernel") s, to /init $(secs "$t_ipl" "$t_init") s," \
+  "to eth0 up $(secs "$t_ipl" "$t_eth") s, to first ping answered $(secs "$t_ipl" "$t_ping") s"
+ok=$(awk -v a="$t_ipl" -v b="$t_ping" -v l="$BOOT_LIMIT" 'BEGIN { print (b - a <= l) ? 1 : 0 }')
+expect_eq "boot to first ping within $BOOT_LIMIT s" "$ok" 1
+grep -q "ZVSL010I eth0 UP DEV 0.0.0600 MAC $GUEST_MAC IP $IP/24" "$WORK/herc.log" ||
+  fail "eth0 banner: $(grep ZVSL010I "$WORK/herc.log")"
+
+# --- the guest on the LAN --------------------------------------------------------------------
+ip netns exec "$NS_LAN" $PEER wait "$IP" "$CTL" 30 >/dev/null || fail "the control server does not answer"
+kmac=$(ip -n "$NS_LAN" neigh show "$IP" | awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
+expect_eq "the guest's MAC as the LAN learnt it (ARP)" "$kmac" "$GUEST_MAC"
+ping_out=$(ip netns exec "$NS_LAN" ping -c 10 -i 0.2 -W 2 "$IP")
+expect_eq "ping replies" "$(echo "$ping_out" | sed -n 's/.* \([0-9]*\) received.*/\1/p')" 10
+echo "measure: ping RTT min/avg/max $(echo "$ping_out" | sed -n 's|^rtt [^=]*= \([0-9.]*/[0-9.]*/[0-9.]*\)/.*|\1|p') ms"
+
+status=$(ip netns exec "$NS_LAN" $PEER cmd "$IP" "$CTL" STATUS) || fail "STATUS: $status"
+sv() { echo "$status" | awk -v k="$1" '$1 == k { print $2 }'; }
+expect_eq "STATUS header" "$(echo "$status" | head -1)" "ZVSL 1"
+expect_eq "STATUS mac" "$(sv mac)" "$GUEST_MAC"
+expect_eq "STATUS ip" "$(sv ip)" "$IP/24"
+expect_eq "STATUS hostname" "$(sv hostname)" "lnx60"
+echo "guest: kernel $(sv kernel), /init at $(sv init_s) s, eth0 up at $(sv ethup_s) s, ready at $(sv ready_s) s (kernel uptime)"
+
+# --- TCP: exact byte counts both ways ---------------------------------------------------------
+r=$(ip netns exec "$NS_LAN" $PEER sink "$IP" "$CTL" "$XFER") || fail "LAN -> guest: $r"
+read -r _ n s <<< "$r"
+echo "measure: TCP LAN -> guest $n bytes, SHA-256 equal, in $s s ($(awk -v n="$n" -v s="$s" 'BEGIN { printf "%.2f", n * 8 / s / 1e6 }') Mbit/s)"
+r=$(ip netns exec "$NS_LAN" $PEER source "$IP" "$CTL" "$XFER") || fail "guest -> LAN: $r"
+read -r _ n s <<< "$r"
+echo "measure: TCP guest -> LAN $n bytes, every byte checked, in $s s ($(awk -v n="$n" -v s="$s" 'BEGIN { printf "%.2f", n * 8 / s / 1e6 }') Mbit/s)"
+if command -v iperf3 >/dev/null; then
+  out=$(ip netns exec "$NS_LAN" timeout 30 iperf3 -c "$IP" -t 5 -f m 2>&1) || fail "iperf3 to the guest: $out"
+  echo "measure: iperf3 LAN -> guest, 5 s: $(echo "$out" | awk '/receiver/ { print $7, $8 }')"
+fi
+r=$(ip netns exec "$NS_LAN" $PEER cmd "$IP" "$CTL" "RUN cat /proc/sys/kernel/ctrl-alt-del") || fail "RUN: $r"
+expect_eq "RUN output" "$r" "$(printf '0\nOK exit 0')"
+
+# --- SIGNAL SHUTDOWN: an SCLP signal-quiesce, then a clean power-off ----------------------------
+t_sig=$EPOCHREALTIME
+ans=$(herc_cmd ssd) || fail "Hercules' HTTP command interface did not answer"
+grep -q "HHCCP081E" <<< "$ans" && fail "Hercules: the guest does not take quiesce signals: $ans"
+wait_for 30 grep -q "ZVSL901I" "$WORK/herc.log" || fail "no clean power-off within 30 s of SIGNAL SHUTDOWN"
+grep -q "ZVSL900I SHUTDOWN REQUESTED BY signal-quiesce" "$WORK/herc.log" ||
+  fail "the shutdown was not the quiesce signal's: $(grep ZVSL900I "$WORK/herc.log")"
+wait_for 10 grep -qE "HHCCP011I|stopped" "$WORK/herc.log" || fail "the CPU did not stop after the power-off"
+t_off=$(at "HHCCP011I|stopped")
+echo "measure: SIGNAL SHUTDOWN to CPU stopped $(secs "$t_sig" "$t_off") s ($(grep -m1 -E "HHCCP011I|stopped" "$WORK/herc.log" | cut -d' ' -f2-))"
+stop_hercules
+echo "PASS"
