@@ -3,7 +3,7 @@
 # LAN namespace (issue 13):
 #
 #   NS_H:   hercules (z/Arch, 512M, LCS 0600.2) -- tap0 -- br0 -- vh  ===  eth0 :NS_LAN 10.77.0.100
-#           the guest's eth0 is 10.77.0.60 with the MAC the OAT file's HWADD sets
+#           the guest's eth0 is 10.77.0.60, its MAC the OAT file's HWADD + 1
 #
 # Asserts: the guest boots within 150 s of IPL (first kernel message, /init, eth0 up and
 # first ping answered are measured against Hercules' log, stamped as it is written); its
@@ -28,7 +28,8 @@ PEER="python3 $ROOT/tests/integration/linuxguest_peer.py"
 IP=10.77.0.60
 LAN_IP=10.77.0.100
 TAP_MAC=02:00:5e:77:00:10
-GUEST_MAC=02:00:5e:77:00:60          # set by the OAT's HWADD (not the tap's MAC + 1)
+HWADD=02:00:5e:77:00:60              # the OAT's HWADD: Hercules gives it to the tap ...
+GUEST_MAC=02:00:5e:77:00:61          # ... and the guest gets the HWADD + 1 (measured)
 CTL=7001
 HTTP=8081                            # Hercules' HTTP server: the operator's commands
 BOOT_LIMIT=150
@@ -90,12 +91,13 @@ done
 printf 'conmode=3215 condev=0x0009 console=ttyS0 zvs.ip=%s/24 zvs.ctl=%s zvs.run=iperf3 zvs.hostname=lnx60\0' \
   "$IP" "$CTL" > "$G/parmfile"
 sed "s|@PARMFILE@|parmfile|" "$IMG/linux.ins.template" > "$G/linux.ins"
-printf '0600 IP 00 PRI %s\nHWADD 00 %s\n' "$IP" "$GUEST_MAC" > "$G/lcs.oat"
+printf '0600 IP 00 PRI %s\nHWADD 00 %s\n' "$IP" "$HWADD" > "$G/lcs.oat"
 cat > "$G/hercules.cnf" <<CNF
 ARCHMODE z/Arch
 CPUMODEL 2097
 MAINSIZE 512
 NUMCPU 1
+OSTAILOR LINUX
 HTTPPORT $HTTP NOAUTH
 0009 3215-C /
 0600.2 LCS -n /dev/net/tun -m $TAP_MAC -o $G/lcs.oat $IP
@@ -136,7 +138,7 @@ until grep -q "bytes from" "$WORK/ping.out"; do
   sleep 0.2
 done
 t_ping=$(grep -m1 "bytes from" "$WORK/ping.out" | sed -n 's/^\[\([0-9.]*\)\].*/\1/p')
-kill -KILL "${PIDS[0]}" 2>/dev/null
+{ kill -KILL "${PIDS[0]}"; wait "${PIDS[0]}"; } 2>/dev/null
 t_kernel=$(at "Linux version")
 t_init=$(at "ZVSL000I")
 t_eth=$(at "ZVSL010I")
@@ -154,6 +156,9 @@ grep -q "ZVSL010I eth0 UP DEV 0.0.0600 MAC $GUEST_MAC IP $IP/24" "$WORK/herc.log
 ip netns exec "$NS_LAN" $PEER wait "$IP" "$CTL" 30 >/dev/null || fail "the control server does not answer"
 kmac=$(ip -n "$NS_LAN" neigh show "$IP" | awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
 expect_eq "the guest's MAC as the LAN learnt it (ARP)" "$kmac" "$GUEST_MAC"
+tmac=$(ip -n "$NS_H" -o link show tap0 | sed -n 's/.*link\/ether \([^ ]*\).*/\1/p')
+echo "measure: tap MAC $tmac (-m $TAP_MAC, OAT HWADD $HWADD), guest MAC $kmac"
+[ "$tmac" != "$kmac" ] || fail "the tap's MAC equals the guest's ($tmac)"
 ping_out=$(ip netns exec "$NS_LAN" ping -c 10 -i 0.2 -W 2 "$IP")
 expect_eq "ping replies" "$(echo "$ping_out" | sed -n 's/.* \([0-9]*\) received.*/\1/p')" 10
 echo "measure: ping RTT min/avg/max $(echo "$ping_out" | sed -n 's|^rtt [^=]*= \([0-9.]*/[0-9.]*/[0-9.]*\)/.*|\1|p') ms"
@@ -164,6 +169,7 @@ expect_eq "STATUS header" "$(echo "$status" | head -1)" "ZVSL 1"
 expect_eq "STATUS mac" "$(sv mac)" "$GUEST_MAC"
 expect_eq "STATUS ip" "$(sv ip)" "$IP/24"
 expect_eq "STATUS hostname" "$(sv hostname)" "lnx60"
+echo "guest: $(grep -m1 -o "ZVSL020I.*(.*)" "$WORK/herc.log" | sed 's/ ([0-9.]* s)$//')"
 echo "guest: kernel $(sv kernel), /init at $(sv init_s) s, eth0 up at $(sv ethup_s) s, ready at $(sv ready_s) s (kernel uptime)"
 
 # --- TCP: exact byte counts both ways ---------------------------------------------------------
@@ -181,14 +187,23 @@ r=$(ip netns exec "$NS_LAN" $PEER cmd "$IP" "$CTL" "RUN cat /proc/sys/kernel/ctr
 expect_eq "RUN output" "$r" "$(printf '0\nOK exit 0')"
 
 # --- SIGNAL SHUTDOWN: an SCLP signal-quiesce, then a clean power-off ----------------------------
+# (HLX_SHUTDOWN=control tests the control server's SHUTDOWN command instead.)
 t_sig=$EPOCHREALTIME
-ans=$(herc_cmd ssd) || fail "Hercules' HTTP command interface did not answer"
-grep -q "HHCCP081E" <<< "$ans" && fail "Hercules: the guest does not take quiesce signals: $ans"
-wait_for 30 grep -q "ZVSL901I" "$WORK/herc.log" || fail "no clean power-off within 30 s of SIGNAL SHUTDOWN"
-grep -q "ZVSL900I SHUTDOWN REQUESTED BY signal-quiesce" "$WORK/herc.log" ||
-  fail "the shutdown was not the quiesce signal's: $(grep ZVSL900I "$WORK/herc.log")"
-wait_for 10 grep -qE "HHCCP011I|stopped" "$WORK/herc.log" || fail "the CPU did not stop after the power-off"
-t_off=$(at "HHCCP011I|stopped")
-echo "measure: SIGNAL SHUTDOWN to CPU stopped $(secs "$t_sig" "$t_off") s ($(grep -m1 -E "HHCCP011I|stopped" "$WORK/herc.log" | cut -d' ' -f2-))"
+if [ "${HLX_SHUTDOWN:-quiesce}" = control ]; then
+  how=control
+  r=$(ip netns exec "$NS_LAN" $PEER cmd "$IP" "$CTL" SHUTDOWN) || fail "SHUTDOWN: $r"
+  expect_eq "SHUTDOWN reply" "$r" "OK shutting down"
+else
+  how=signal-quiesce
+  ans=$(herc_cmd ssd) || fail "Hercules' HTTP command interface did not answer"
+  grep -q "HHCCP081E" <<< "$ans" && fail "Hercules: the guest does not take quiesce signals: $ans"
+fi
+wait_for 30 grep -q "ZVSL902I" "$WORK/herc.log" || fail "no clean power-off within 30 s of the shutdown request"
+grep -q "ZVSL900I SHUTDOWN REQUESTED BY $how" "$WORK/herc.log" ||
+  fail "the shutdown was not the $how one: $(grep ZVSL900I "$WORK/herc.log")"
+wait_for 10 grep -qE "HHCCP011I|SIGP Stop" "$WORK/herc.log" || fail "the CPU did not stop after the power-off"
+t_off=$(at "HHCCP011I|SIGP Stop")
+psw=$(grep -A1 -m1 "HHCCP011I" "$WORK/herc.log" | grep -o "PSW=.*" || grep -m1 "SIGP Stop" "$WORK/herc.log" | cut -d' ' -f2-)
+echo "measure: shutdown ($how) request to /init's power-off $(secs "$t_sig" "$(at ZVSL902I)") s, to CPU stopped $(secs "$t_sig" "$t_off") s ($psw)"
 stop_hercules
 echo "PASS"
