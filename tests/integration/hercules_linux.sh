@@ -170,7 +170,13 @@ expect_eq "STATUS mac" "$(sv mac)" "$GUEST_MAC"
 expect_eq "STATUS ip" "$(sv ip)" "$IP/24"
 expect_eq "STATUS hostname" "$(sv hostname)" "lnx60"
 echo "guest: $(grep -m1 -o "ZVSL020I.*(.*)" "$WORK/herc.log" | sed 's/ ([0-9.]* s)$//')"
+echo "guest: eth0 mtu $(sv mtu), rx_packets $(sv rx_packets), tx_packets $(sv tx_packets)"
 echo "guest: kernel $(sv kernel), /init at $(sv init_s) s, eth0 up at $(sv ethup_s) s, ready at $(sv ready_s) s (kernel uptime)"
+
+# Hercules' CPU time while the guest idles (5 s).
+cpu() { awk '{ print $14 + $15 }' "/proc/$HERC_PID/stat"; }
+c0=$(cpu); sleep 5; c1=$(cpu)
+echo "measure: Hercules CPU while the guest idles: $(awk -v a="$c0" -v b="$c1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%d", (b - a) * 100 / hz / 5 }') % of a core"
 
 # --- TCP: exact byte counts both ways ---------------------------------------------------------
 r=$(ip netns exec "$NS_LAN" $PEER sink "$IP" "$CTL" "$XFER") || fail "LAN -> guest: $r"
@@ -181,10 +187,18 @@ read -r _ n s <<< "$r"
 echo "measure: TCP guest -> LAN $n bytes, every byte checked, in $s s ($(awk -v n="$n" -v s="$s" 'BEGIN { printf "%.2f", n * 8 / s / 1e6 }') Mbit/s)"
 if command -v iperf3 >/dev/null; then
   out=$(ip netns exec "$NS_LAN" timeout 30 iperf3 -c "$IP" -t 5 -f m 2>&1) || fail "iperf3 to the guest: $out"
-  echo "measure: iperf3 LAN -> guest, 5 s: $(echo "$out" | awk '/receiver/ { print $7, $8 }')"
+  echo "measure: iperf3 LAN -> guest, 5 s: $(echo "$out" | awk '/sender/ { print $7, $8, "sent,", $9, "retransmissions" } /receiver/ { print $7, $8, "received" }' | paste -sd' ')"
 fi
 r=$(ip netns exec "$NS_LAN" $PEER cmd "$IP" "$CTL" "RUN cat /proc/sys/kernel/ctrl-alt-del") || fail "RUN: $r"
 expect_eq "RUN output" "$r" "$(printf '0\nOK exit 0')"
+
+# The console: a line typed into the 3215 (Hercules' "/" prefix) runs in the guest.
+herc_cmd '/echo ZVSL-CONSOLE-TEST $((6 * 7))' >/dev/null || fail "Hercules' HTTP command interface did not answer"
+if wait_for 10 grep -q "ZVSL-CONSOLE-TEST 42" "$WORK/herc.log"; then
+  echo "ok: a console line ran in the guest"
+else
+  fail "a console line did not run: $(grep -m3 ZVSL-CONSOLE "$WORK/herc.log")"
+fi
 
 # --- SIGNAL SHUTDOWN: an SCLP signal-quiesce, then a clean power-off ----------------------------
 # (HLX_SHUTDOWN=control tests the control server's SHUTDOWN command instead.)
