@@ -26,7 +26,9 @@ static const struct zvs_backend_class classes[] = {
       .open = zvs_dummy_open, .mac = zvs_memlink_mac },
     /* The guest tap is opened with its NIC by zvs_guest_tap_open (see backend.h). */
     { .kind = "tap", .side = ZVS_BACKEND_GUEST, .netlink = false },
-    /* "lcs" (a Hercules LCS tap) goes here when it exists. */
+    /* A Hercules machine's LCS tap: adopted with its NIC when the machine opens it
+     * (zvs_lcs_open, lcs.h), in the machine's namespace; not opened by name as a port. */
+    { .kind = "lcs", .side = ZVS_BACKEND_GUEST, .netlink = false },
 };
 
 #define NCLASSES (sizeof(classes) / sizeof(classes[0]))

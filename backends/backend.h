@@ -41,7 +41,9 @@ struct zvs_backend_class {
     enum zvs_backend_side side;
     /* True when the port's carrier and re-creation come from netlink_link events for
      * its interface name (feed them to port->ops->link_event); false for kinds that no
-     * Linux interface stands behind (dummy), whose names must not be watched. */
+     * Linux interface stands behind (dummy), whose names must not be watched: their
+     * ports announce carrier changes themselves (port->ops->link_poll on a wake of
+     * port->ops->fd), and the owner feeds those to link_event the same way. */
     bool                  netlink;
     /* Open the port on `ifname`: its name is ifname, mtu, MAC and carrier as the far end
      * says. NULL with *err = -errno; -ENODEV when there is no such interface (or no

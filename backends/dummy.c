@@ -78,6 +78,44 @@ int zvs_dummy_create(const char *name, struct zvs_port **far_end)
     return 0;
 }
 
+int zvs_dummy_create_pair(const char *a, const char *b)
+{
+    struct zvs_port *pa = NULL, *pb = NULL;
+    struct dummy_slot *sa = NULL, *sb = NULL;
+    uint8_t mac[6];
+
+    if (!zvs_ifname_ok(a) || !zvs_ifname_ok(b) || strcmp(a, b) == 0)
+        return -EINVAL;
+    if (slot_of(a) || slot_of(b))
+        return -EEXIST;
+    for (int i = 0; i < ZVS_DUMMY_MAX && !sb; i++)
+        if (!table[i].near) {
+            if (!sa)
+                sa = &table[i];
+            else
+                sb = &table[i];
+        }
+    if (!sb)
+        return -ENOSPC;
+    int rc = zvs_memlink_pair(a, b, 0, 0, &pa, &pb);
+    if (rc < 0)
+        return rc;
+    if ((rc = zvs_memlink_doorbell(pa)) < 0 || (rc = zvs_memlink_doorbell(pb)) < 0) {
+        pa->ops->destroy(pa);
+        pb->ops->destroy(pb);
+        return rc;
+    }
+    zvs_dummy_mac(a, 1, mac);
+    zvs_memlink_set_mac(pa, mac);
+    zvs_dummy_mac(b, 1, mac);
+    zvs_memlink_set_mac(pb, mac);
+    snprintf(sa->name, sizeof(sa->name), "%s", a);
+    sa->near = pa;
+    snprintf(sb->name, sizeof(sb->name), "%s", b);
+    sb->near = pb;
+    return 0;
+}
+
 struct zvs_port *zvs_dummy_open(const char *name, int *err)
 {
     int rc = zvs_ifname_ok(name) ? -ENODEV : -EINVAL;

@@ -11,8 +11,10 @@
  * The near end has a doorbell (zvs_memlink_doorbell): its ops->fd is readable while
  * frames wait for its rx, so an event loop polls it like a socket. Its MAC is
  * 02:00 followed by the FNV-1a 32-bit hash of the name, big-endian; the far end's is the
- * same with 06 first. Cutting the cable is zvs_memlink_set_carrier on the far end (both
- * ends go down); no netlink event says so.
+ * same with 06 first. Cutting (or restoring) the cable is zvs_memlink_set_carrier on the
+ * far end: both ends change, and the near end's doorbell rings with a link event that
+ * its ops->link_poll hands out, which the daemon feeds to ops->link_event as it does a
+ * netlink event for an AF_PACKET uplink (no netlink: no interface stands behind it).
  *
  * Rules: one process-wide table, single-threaded (the data-path thread and the test are
  * one thread). An open takes the near end out of the table: the opener owns it and its
@@ -32,6 +34,12 @@
  * test's end, named name + ".far". Returns 0, -EINVAL (bad name), -EEXIST (created and
  * not yet opened), -ENOSPC (ZVS_DUMMY_MAX waiting) or -ENOMEM. */
 int zvs_dummy_create(const char *name, struct zvs_port **far_end);
+
+/* A cable between two named ends, both waiting to be opened by name: two programs in one
+ * process, each on its end (the daemon on `a`, the switch model on `b` in the hermetic
+ * suite). Each end has a doorbell and the MAC zvs_dummy_mac(its name, 1). Returns 0 or as
+ * zvs_dummy_create (-EINVAL also when a and b are the same name). */
+int zvs_dummy_create_pair(const char *a, const char *b);
 
 /* Take the near end of `name` out of the table (the dummy class's open). NULL with
  * *err = -ENODEV (no such dummy waiting) or -EINVAL (bad name). */

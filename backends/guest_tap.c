@@ -1,8 +1,8 @@
 /* guest_tap: a tap device driven as a guest's QDIO NIC (see guest_tap.h).
  *
  * Design note.
- * - Owns: the tap fd (/dev/net/tun, IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, non-blocking, not
- *   persistent), an epoll fd that is the driver's interrupt fd, the program side of the
+ * - Owns: the tap fd (/dev/net/tun, IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, non-blocking,
+ *   persistent until close), an epoll fd that is the driver's interrupt fd, the program side of the
  *   bound NIC's queues (qdio_guest, attached in-process) while bound, one overflow buffer
  *   of max_frame + 1 bytes, and the driver's counters. The NIC port itself belongs to the
  *   switch (or the daemon); unbind or close this driver before the port is destroyed.
@@ -58,9 +58,15 @@
  *   (EAGAIN, ENOBUFS) drops the frame and counts it: never a wait, never a retry; when the
  *   tap is up again the next frame simply goes through.
  * - Nothing is allocated per frame; iovecs and virtio-net headers live on the stack.
+ * - Restart: the tap is persistent (TUNSETPERSIST) and carries an alias naming the
+ *   daemon's namespace (tap_orphans.h), so a crash leaves the guest's interface, its
+ *   addresses and TCP connections in place; close drops the persistence first, so a clean
+ *   stop or a DETACH deletes it. Adoption re-opens it by name inside the namespace it is in
+ *   now (setns for the open only), keeps its MTU and MAC, and sets the offloads again.
  * - Hazards: the tap may be moved into another namespace, go down and up, or be deleted
  *   with its namespace; the fd survives all of that (EBADFD after deletion). Ioctls by
- *   name (set_mac) only work while the tap is still in the daemon's namespace.
+ *   name (the MTU at open) only work while the tap is still in the daemon's namespace;
+ *   the MAC goes through the fd.
  */
 #include "backends/guest_tap.h"
 
@@ -89,6 +95,7 @@
 #include "qdio/nic_qdio.h"
 #include "qdio/qdio.h"
 #include "qdio/qdio_guest.h"
+#include "backends/tap_orphans.h"
 #include "backends/virtio_hdr.h"
 
 #define VH_LEN ((uint32_t)sizeof(struct virtio_net_hdr))
@@ -115,19 +122,22 @@ struct zvs_guest_tap {
     uint32_t                   max_frame;
     uint8_t                   *ovf;     /* max_frame + 1 bytes: frames past the open buffer */
     bool                       oversize_logged;
+    bool                       persist; /* TUNSETPERSIST on: dropped at close */
+    bool                       adopted; /* fd is a packet socket on someone's device */
     struct zvs_guest_tap_stats st;
 };
 
 /* ---- Set-up -------------------------------------------------------------------------- */
 
-/* One RTM_NEWLINK setting a u32 attribute of ifindex; the kernel's ACK decides. */
-static int rtnl_set_u32(int ifindex, uint16_t attr, uint32_t val)
+/* One RTM_NEWLINK setting one attribute of ifindex (len bytes, at most 64); the kernel's
+ * ACK decides. */
+static int rtnl_set(int ifindex, uint16_t attr, const void *val, size_t len)
 {
     struct {
         struct nlmsghdr  nh;
         struct ifinfomsg ifi;
         struct rtattr    rta;
-        uint32_t         val;
+        uint8_t          val[64];
     } req;
     union {
         struct nlmsghdr nh;
@@ -137,24 +147,24 @@ static int rtnl_set_u32(int ifindex, uint16_t attr, uint32_t val)
     struct timeval tmo = { .tv_sec = 1 };
     int fd, rc;
 
-    _Static_assert(sizeof(req) == NLMSG_LENGTH(sizeof(struct ifinfomsg)) + RTA_LENGTH(4),
-                   "request without padding");
+    if (len > sizeof(req.val))
+        return -EINVAL;
     memset(&req, 0, sizeof(req));
-    req.nh.nlmsg_len = sizeof(req);
+    req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)) + RTA_LENGTH(len);
     req.nh.nlmsg_type = RTM_NEWLINK;
     req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
     req.nh.nlmsg_seq = 1;
     req.ifi.ifi_family = AF_UNSPEC;
     req.ifi.ifi_index = ifindex;
     req.rta.rta_type = attr;
-    req.rta.rta_len = RTA_LENGTH(sizeof(uint32_t));
-    req.val = val;
+    req.rta.rta_len = RTA_LENGTH(len);
+    memcpy(req.val, val, len);
 
     fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
     if (fd < 0)
         return -errno;
     if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo)) < 0 ||
-        sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
+        sendto(fd, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
         rc = -errno;
         goto out;
     }
@@ -193,22 +203,36 @@ static int if_ioctl(unsigned long req, struct ifreq *ifr)
     return rc;
 }
 
-static int tap_create(struct zvs_guest_tap *t, const char *ifname)
+/* Open tap ifname on t->fd. Make it (adopt false): a new tap, never one that exists
+ * (IFF_TUN_EXCL: -EEXIST), persistent and tagged as ours, so that a crash leaves it for the
+ * next vswitchd. Adopt it (adopt true): the persistent tap of that name in this namespace,
+ * which must exist (-ENOENT: none, or one that was not persistent, i.e. not left by us). */
+static int tap_create(struct zvs_guest_tap *t, const char *ifname, bool adopt)
 {
     struct ifreq ifr;
     int sz = (int)VH_LEN;
     int le = 1;
 
+    if (adopt && if_nametoindex(ifname) == 0)
+        return -ENOENT;                 /* TUNSETIFF would make one */
     t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (t->fd < 0)
         return -errno;
     memset(&ifr, 0, sizeof(ifr));
-    ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
+    ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR | (adopt ? 0 : IFF_TUN_EXCL);
     snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
     if (ioctl(t->fd, TUNSETIFF, &ifr) < 0)
-        return -errno;
+        return errno == EBUSY && !adopt ? -EEXIST : -errno;
     memcpy(t->name, ifr.ifr_name, sizeof(t->name));
     t->name[sizeof(t->name) - 1] = '\0';
+    if (adopt) {
+        /* Deleted between the look-up and TUNSETIFF: we just made a fresh one. */
+        if (ioctl(t->fd, TUNGETIFF, &ifr) < 0 || !(ifr.ifr_flags & IFF_PERSIST))
+            return -ENOENT;
+    } else if (ioctl(t->fd, TUNSETPERSIST, 1) < 0) {
+        return -errno;
+    }
+    t->persist = true;
     if (ioctl(t->fd, TUNSETVNETHDRSZ, &sz) < 0 || ioctl(t->fd, TUNSETVNETLE, &le) < 0)
         return -errno;
     memset(&ifr, 0, sizeof(ifr));
@@ -217,6 +241,20 @@ static int tap_create(struct zvs_guest_tap *t, const char *ifname)
     if (rc < 0)
         return rc;
     t->ifindex = ifr.ifr_ifindex;
+    if (adopt) {
+        rc = if_ioctl(SIOCGIFMTU, &ifr); /* the guest's, kept as it is */
+        if (rc < 0)
+            return rc;
+        t->st.mtu = (uint32_t)ifr.ifr_mtu;
+        return 0;
+    }
+    char tag[ZVS_TAP_TAG_MAX];
+    rc = zvs_tap_tag(tag, sizeof tag);
+    if (rc == 0)
+        rc = rtnl_set(t->ifindex, IFLA_IFALIAS, tag, strlen(tag));
+    if (rc < 0)
+        zvs_warn("guest_tap %s: not tagged (%s): a vswitchd started after a crash will not "
+                 "find it", t->name, strerror(-rc));
     return 0;
 }
 
@@ -240,11 +278,12 @@ static int tap_set_offloads(struct zvs_guest_tap *t)
     uint32_t gso_max = t->max_frame - ZVS_ETH_HLEN - ZVS_VLAN_HLEN;
     unsigned int off = TUN_F_CSUM;
 
-    int rc = rtnl_set_u32(t->ifindex, IFLA_GSO_MAX_SIZE, gso_max);
+    int rc = rtnl_set(t->ifindex, IFLA_GSO_MAX_SIZE, &gso_max, sizeof(gso_max));
     if (rc == 0) {
         t->st.gso_max_size = gso_max;
         off |= TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN;
-        rc = rtnl_set_u32(t->ifindex, IFLA_GSO_MAX_SEGS, ZVS_GUEST_TAP_GSO_SEGS);
+        uint32_t segs = ZVS_GUEST_TAP_GSO_SEGS;
+        rc = rtnl_set(t->ifindex, IFLA_GSO_MAX_SEGS, &segs, sizeof(segs));
         if (rc < 0)
             zvs_info("guest_tap %s: gso_max_segs not set (%s)", t->name, strerror(-rc));
     } else {
@@ -262,8 +301,36 @@ static void tap_set_carrier(struct zvs_guest_tap *t, bool on)
 {
     int v = on;
 
-    if (t->fd >= 0)
+    if (t->fd >= 0 && !t->adopted)
         (void)ioctl(t->fd, TUNSETCARRIER, &v);
+}
+
+/* The driver without its tap: epoll fd, overflow buffer. NULL and *rc on failure. */
+static struct zvs_guest_tap *tap_alloc(int *rc)
+{
+    struct zvs_guest_tap *t = calloc(1, sizeof(*t));
+
+    *rc = -ENOMEM;
+    if (!t)
+        return NULL;
+    t->fd = -1;
+    t->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (t->epfd < 0) {
+        *rc = -errno;
+        goto fail;
+    }
+    /* Every NIC buffer holds the same largest frame, so the tap is set up for it before
+     * it knows its NIC; bind checks it. */
+    t->max_frame = ZVS_QDIO_FRAME_MAX;
+    t->st.max_frame = t->max_frame;
+    t->ovf = malloc(t->max_frame + 1u);
+    if (!t->ovf)
+        goto fail;
+    *rc = 0;
+    return t;
+fail:
+    zvs_guest_tap_close(t);
+    return NULL;
 }
 
 int zvs_guest_tap_open(const char *ifname, uint32_t mtu, struct zvs_port *nic,
@@ -281,25 +348,10 @@ int zvs_guest_tap_open(const char *ifname, uint32_t mtu, struct zvs_port *nic,
         mtu = mtu_max < ZVS_GUEST_TAP_MTU_DEFAULT ? mtu_max : ZVS_GUEST_TAP_MTU_DEFAULT;
     if (mtu < TAP_MTU_MIN || mtu > mtu_max)
         goto fail;
-    rc = -ENOMEM;
-    t = calloc(1, sizeof(*t));
+    t = tap_alloc(&rc);
     if (!t)
         goto fail;
-    t->fd = -1;
-    t->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (t->epfd < 0) {
-        rc = -errno;
-        goto fail;
-    }
-    /* Every NIC buffer holds the same largest frame, so the tap is set up for it before
-     * it knows its NIC; bind checks it. */
-    t->max_frame = ZVS_QDIO_FRAME_MAX;
-    t->st.max_frame = t->max_frame;
-    rc = -ENOMEM;
-    t->ovf = malloc(t->max_frame + 1u);
-    if (!t->ovf)
-        goto fail;
-    rc = tap_create(t, ifname);
+    rc = tap_create(t, ifname, false);
     if (rc < 0)
         goto fail;
     rc = tap_set_mtu(t, mtu);
@@ -322,6 +374,77 @@ int zvs_guest_tap_open(const char *ifname, uint32_t mtu, struct zvs_port *nic,
 fail:
     zvs_guest_tap_close(t);
     return rc;
+}
+
+struct adopt_ctx {
+    struct zvs_guest_tap *t;
+    const char           *ifname;
+};
+
+/* Inside the tap's namespace: its name, ioctls by name and netlink reach it only there. */
+static int adopt_here(void *arg)
+{
+    struct adopt_ctx *c = arg;
+    int rc = tap_create(c->t, c->ifname, true);
+    return rc < 0 ? rc : tap_set_offloads(c->t);
+}
+
+int zvs_guest_tap_reopen(const char *ifname, int netns_fd, struct zvs_port *nic,
+                         struct zvs_guest_tap **out)
+{
+    struct zvs_guest_tap *t = NULL;
+    int rc = -EINVAL;
+
+    *out = NULL;
+    if (!ifname || ifname[0] == '\0' || strlen(ifname) >= IFNAMSIZ ||
+        (nic && !zvs_nic_qdio_is(nic)))
+        goto fail;
+    t = tap_alloc(&rc);
+    if (!t)
+        goto fail;
+    struct adopt_ctx c = { .t = t, .ifname = ifname };
+    rc = zvs_netns_run(netns_fd, adopt_here, &c);
+    if (rc < 0)
+        goto fail;
+    tap_set_carrier(t, false);
+    if (nic) {
+        rc = zvs_guest_tap_bind(t, nic);
+        if (rc < 0)
+            goto fail;
+    }
+    *out = t;
+    return 0;
+fail:
+    /* A failed adoption leaves the tap as it was: still persistent, for a later try. */
+    if (t)
+        t->persist = false;
+    zvs_guest_tap_close(t);
+    return rc;
+}
+
+int zvs_guest_tap_adopt(int fd, const char *name, struct zvs_guest_tap **out)
+{
+    struct zvs_guest_tap *t = calloc(1, sizeof(*t));
+
+    *out = NULL;
+    if (!t)
+        return -ENOMEM;
+    t->fd = fd;
+    t->adopted = true;
+    t->epfd = epoll_create1(EPOLL_CLOEXEC);
+    t->max_frame = ZVS_QDIO_FRAME_MAX;
+    t->st.max_frame = t->max_frame;
+    t->st.mtu = ZVS_GUEST_TAP_MTU_DEFAULT;
+    t->ovf = malloc(t->max_frame + 1u);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    if (t->epfd < 0 || !t->ovf) {
+        int rc = t->epfd < 0 ? -errno : -ENOMEM;
+        t->fd = -1;                     /* the caller keeps its fd on failure */
+        zvs_guest_tap_close(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
 }
 
 int zvs_guest_tap_bind(struct zvs_guest_tap *t, struct zvs_port *nic)
@@ -394,6 +517,10 @@ void zvs_guest_tap_close(struct zvs_guest_tap *t)
     if (!t)
         return;
     zvs_guest_tap_unbind(t);
+    /* Not persistent any more: the interface goes with the fd, wherever the guest moved
+     * it. Only a crash leaves a tap behind, for the next vswitchd to adopt. */
+    if (t->fd >= 0 && t->persist && ioctl(t->fd, TUNSETPERSIST, 0) < 0 && errno != EBADFD)
+        zvs_warn("guest_tap %s: not deleted (%s)", t->name, strerror(errno));
     if (t->fd >= 0)
         close(t->fd);
     if (t->epfd >= 0)
@@ -406,11 +533,16 @@ int zvs_guest_tap_set_mac(struct zvs_guest_tap *t, const uint8_t mac[ZVS_ETH_ALE
 {
     struct ifreq ifr;
 
+    /* Through the tap's fd, which reaches it in whatever namespace it is now; a MAC that
+     * is already right is left alone (an adopted tap keeps its neighbours' caches). */
     memset(&ifr, 0, sizeof(ifr));
-    memcpy(ifr.ifr_name, t->name, sizeof(ifr.ifr_name));
+    if (ioctl(t->fd, SIOCGIFHWADDR, &ifr) == 0 &&
+        memcmp(ifr.ifr_hwaddr.sa_data, mac, ZVS_ETH_ALEN) == 0)
+        return 0;
+    memset(&ifr, 0, sizeof(ifr));
     ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
     memcpy(ifr.ifr_hwaddr.sa_data, mac, ZVS_ETH_ALEN);
-    return if_ioctl(SIOCSIFHWADDR, &ifr);
+    return ioctl(t->fd, SIOCSIFHWADDR, &ifr) < 0 ? -errno : 0;
 }
 
 int zvs_guest_tap_fd(const struct zvs_guest_tap *t)

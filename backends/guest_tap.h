@@ -62,16 +62,31 @@ struct zvs_guest_tap_stats {
     uint32_t max_frame;                 /* largest frame a NIC output buffer holds */
 };
 
-/* Create tap `ifname` (IFNAMSIZ-1 chars at most; not persistent: it goes away with
- * zvs_guest_tap_close) and, with a NIC port `nic` (made by zvs_nic_qdio_create; not the
+/* Create tap `ifname` (IFNAMSIZ-1 chars at most; never an existing one: -EEXIST) and, with a NIC port `nic` (made by zvs_nic_qdio_create; not the
  * driver's), bind it as by zvs_guest_tap_bind; nic NULL: open unbound (carrier off).
  * mtu: the tap's MTU, 0 for min(ZVS_GUEST_TAP_MTU_DEFAULT, nic->mtu) (unbound: the
  * default); more than nic->mtu (unbound: 65486, the largest NIC MTU) or less than 68 is
  * -EINVAL. The tap is left administratively down: it belongs to the guest, which brings it
  * up (and may move it into its namespace first). A failed open leaves the NIC as it was.
+ * The tap is persistent and tagged as this vswitchd's (backends/tap_orphans.h): it goes
+ * away with zvs_guest_tap_close, and a crash leaves it, with the guest's addresses and
+ * connections, for the next vswitchd to adopt.
  * Returns 0, -EINVAL, -EEXIST (name in use), -EBUSY (queues in use), -ENOMEM, or -errno. */
 int  zvs_guest_tap_open(const char *ifname, uint32_t mtu, struct zvs_port *nic,
                         struct zvs_guest_tap **out);
+/* Re-open tap `ifname` that a crashed vswitchd left, in network namespace netns_fd (from
+ * zvs_tap_orphans_take; -1: this one), and with `nic` bind it. Its MTU, MAC, addresses and
+ * state are the guest's and stay as they are; offloads are set as by open. -ENOENT: no
+ * persistent tap of that name there; -EBUSY: a live process drives it. A failed adoption
+ * leaves the tap as it was. */
+int  zvs_guest_tap_reopen(const char *ifname, int netns_fd, struct zvs_port *nic,
+                          struct zvs_guest_tap **out);
+/* The same driver on a descriptor someone else's device gave: `fd` reads and writes
+ * Ethernet frames each after a 10-byte virtio-net header, non-blocking (an AF_PACKET
+ * socket with PACKET_VNET_HDR bound to a device: backends/lcs.c). Opened unbound; the
+ * driver owns fd from then on (closed by zvs_guest_tap_close). No tap ioctls are made
+ * (MTU 1500, carrier untouched). 0, or -errno with fd still the caller's. */
+int  zvs_guest_tap_adopt(int fd, const char *name, struct zvs_guest_tap **out);
 /* Drive NIC port `nic` (COUPLE): a previous binding is released first (as by unbind);
  * then the driver attaches to the NIC's queues in this process, initialises them, clears
  * the SIGA-w need (the daemon polls the NIC after every pump) and arms the thin interrupt,
@@ -90,11 +105,13 @@ int  zvs_guest_tap_bind(struct zvs_guest_tap *t, struct zvs_port *nic);
 void zvs_guest_tap_unbind(struct zvs_guest_tap *t);
 /* The bound NIC port, NULL when unbound. */
 struct zvs_port *zvs_guest_tap_nic(const struct zvs_guest_tap *t);
-/* Unbind, then close the tap (the interface disappears). NULL: nothing. */
+/* Unbind, then close the tap (the interface disappears, in whatever namespace it is).
+ * NULL: nothing. */
 void zvs_guest_tap_close(struct zvs_guest_tap *t);
 
-/* Give the tap the guest's MAC (as a qeth layer-2 driver takes the MAC z/VM assigned).
- * Only while the tap is still in the daemon's namespace. 0 or -errno. */
+/* Give the tap the guest's MAC (as a qeth layer-2 driver takes the MAC z/VM assigned),
+ * through the tap's fd, in any namespace; a tap that has it already is not touched.
+ * 0 or -errno. */
 int  zvs_guest_tap_set_mac(struct zvs_guest_tap *t, const uint8_t mac[ZVS_ETH_ALEN]);
 
 int  zvs_guest_tap_fd(const struct zvs_guest_tap *t);      /* tap: readable = guest sent */

@@ -15,8 +15,12 @@
  * - Doorbell (dummy links): an eventfd per receive ring, asked for by
  *   zvs_memlink_doorbell, rung once per tx burst or inject into the ring and read empty
  *   when rx hands out the last frame; a ring without one costs a branch per burst.
+ * - Carrier: zvs_memlink_set_carrier changes both ends of a pair at once and leaves a link
+ *   event at the other end, handed out once by its link_poll, its doorbell rung so a loop
+ *   wakes for it (the end that cut the cable knows; the other end is told).
  * - Hazards: single-threaded; reading a paired port's sent frames with zvs_memlink_read
- *   takes them away from the peer's rx.
+ *   takes them away from the peer's rx. An rx that empties the ring quiets the doorbell
+ *   even while a link event waits: the owner polls link_poll before rx on every wake.
  */
 #include "backends/memlink.h"
 
@@ -58,6 +62,7 @@ struct memlink {
     struct memlink_ring     *recv;      /* what this port's rx returns */
     struct memlink          *peer;      /* the other end of a pair, else NULL */
     uint8_t                  mac[ZVS_ETH_ALEN];
+    bool                     link_pending; /* the peer changed the carrier: not yet polled */
     struct zvs_memlink_stats stats;
 };
 
@@ -161,7 +166,9 @@ static struct memlink *port_new(const char *name, struct memlink_wire *w, int se
     m->port.backend = m;
     m->port.caps = ZVS_CAP_CSUM | ZVS_CAP_GSO;
     m->port.mtu = 1500;
-    m->port.max_gso = 65535;
+    /* A super-frame must fit a slot: advertise what the ring can hold, so the switch cuts
+     * larger ones into pieces that fit instead of failing them at tx. */
+    m->port.max_gso = w->ring[0].slot_size < 65535 ? w->ring[0].slot_size : 65535;
     m->port.carrier = true;
     return m;
 }
@@ -312,6 +319,26 @@ static int ml_fd(const struct zvs_port *p)
     return ml_of(p)->recv->bell;
 }
 
+/* The carrier change the peer made (zvs_memlink_set_carrier), once. */
+static int ml_link_poll(struct zvs_port *p, struct zvs_port_link_event *ev)
+{
+    struct memlink *m = ml_of(p);
+    if (!m->link_pending)
+        return 0;
+    m->link_pending = false;
+    *ev = (struct zvs_port_link_event){ .ifindex = 0, .carrier = p->carrier, .exists = true };
+    return 1;
+}
+
+/* The event as the owner applies it: the carrier is already what the event says (the
+ * wire changed both ends at once); a link that is gone has none. Never reopens. */
+static int ml_link_event(struct zvs_port *p, int ifindex, bool carrier, bool exists)
+{
+    (void)ifindex;
+    p->carrier = carrier && exists;
+    return 0;
+}
+
 static const struct zvs_port_ops memlink_ops = {
     .kind = "memlink",
     .tx = ml_tx,
@@ -320,6 +347,8 @@ static const struct zvs_port_ops memlink_ops = {
     .flush = ml_flush,
     .destroy = ml_destroy,
     .fd = ml_fd,                        /* -1 unless a doorbell was asked for */
+    .link_event = ml_link_event,
+    .link_poll = ml_link_poll,
 };
 
 int zvs_memlink_inject(struct zvs_port *p, const uint8_t *data, uint32_t len,
@@ -390,8 +419,15 @@ void zvs_memlink_set_carrier(struct zvs_port *p, bool up)
 {
     struct memlink *m = ml_of(p);
     p->carrier = up;
-    if (m->peer)
-        m->peer->port.carrier = up;     /* a cut cable is down at both ends */
+    if (!m->peer)
+        return;
+    /* A cut cable is down at both ends, and the other end hears of it: its doorbell
+     * rings with a link event (link_poll), as a PHY's interrupt reaches a driver. */
+    struct memlink *o = m->peer;
+    o->port.carrier = up;
+    o->link_pending = true;
+    if (o->recv->bell >= 0)
+        ring_bell(o->recv);
 }
 
 void zvs_memlink_stats(const struct zvs_port *p, struct zvs_memlink_stats *out)

@@ -33,7 +33,8 @@ struct zvs_memlink_stats {
 
 /* One port with its own sent and receive rings of nslots slots of slot_size bytes each
  * (0 selects the defaults). The port starts with carrier on, caps CSUM|GSO, mtu 1500,
- * max_gso 65535, role UPLINK; callers may change those public fields. Returns NULL on
+ * max_gso the slot size (at most 65535: a larger super-frame is cut by the switch), role
+ * UPLINK; callers may change those public fields. Returns NULL on
  * allocation failure or a zero-size ring after defaults. */
 struct zvs_port *zvs_memlink_create(const char *name, uint32_t nslots, uint32_t slot_size);
 
@@ -60,7 +61,9 @@ uint32_t zvs_memlink_pending(const struct zvs_port *p);
 /* Discard everything transmitted and not yet read (benchmarks); returns how many. */
 uint32_t zvs_memlink_drain(struct zvs_port *p);
 
-/* Cut or restore the wire: with carrier off, tx refuses everything with LINK_DOWN. */
+/* Cut or restore the wire: with carrier off, tx refuses everything with LINK_DOWN. Both
+ * ends of a pair change at once, and the other end gets a link event: ops->link_poll
+ * hands it out once, and its doorbell (if it has one) rings so an event loop wakes. */
 void zvs_memlink_set_carrier(struct zvs_port *p, bool up);
 
 /* A doorbell for the port's receive side: an eventfd, readable while frames wait for

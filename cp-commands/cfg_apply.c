@@ -163,6 +163,7 @@ bool zvs_cfg_cmd_is_config(const struct zvs_cmd *cmd)
         case ZVS_CMD_PG_LACP:
         case ZVS_CMD_PG_INTERVAL:
         case ZVS_CMD_PG_DELETE:
+        case ZVS_CMD_PG_POLICY:
             return true;
         default:
             return false;

@@ -1,9 +1,10 @@
-/* The running configuration: SET PORT GROUP (JOIN, LEAVE, LACP, INTERVAL, DELETE).
+/* The running configuration: SET PORT GROUP (JOIN, LEAVE, LACP, INTERVAL, DELETE, and our
+ * POLICY).
  *
  * Owns the port group handler of zvs_cfg_apply (cfg_apply.c dispatches). JOIN, LEAVE,
  * LACP and INTERVAL build the group in a scratch copy on the stack (the group and its join
  * lines) and store it only when every check passed, so a refused command leaves cfg as it
- * was; a missing group is created by JOIN, LACP or INTERVAL with the defaults of
+ * was; a missing group is created by JOIN, LACP, INTERVAL or POLICY with the defaults of
  * sysconfig.c (LACP ACTIVE, INTERVAL 300). DELETE is refused while a switch uses the group.
  *
  * Consistency rule kept by the edits:
@@ -36,6 +37,7 @@ static void group_defaults(struct zvs_cfg_group *g, const char *name)
     g->distribution = ZVS_CFG_DIST_DESTINATION;
     g->policy = ZVS_CFG_POLICY_LOAD;
     g->lbt_percent = 75;
+    g->load = ZVS_CFG_LOAD_TOTAL;
 }
 
 static int port_index(const struct zvs_cfg_group *g, struct zvs_rdev d)
@@ -166,6 +168,11 @@ int zvs_apply_set_port_group(struct zvs_cfg *cfg, const struct zvs_cmd *cmd,
             return REFUSE(r, -EINVAL, ZVS_CPMSG_VALUE_RANGE, "INTERVAL", num, "1-9990 or OFF");
         }
         g.interval_s = cmd->interval_s;
+        break;
+    case ZVS_CMD_PG_POLICY:             /* ours: the parser gave every part a value */
+        g.policy = cmd->policy;
+        g.load = cmd->load;
+        g.lbt_percent = cmd->lbt_percent;
         break;
     default:                            /* DELETE: above; anything else is not ours */
         assert(cmd->pg_op == ZVS_CMD_PG_DELETE);

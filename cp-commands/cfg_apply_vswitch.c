@@ -214,6 +214,19 @@ static int vs_grant(struct zvs_cfg *cfg, unsigned k, const struct zvs_cmd *cmd,
         zvs_vidset_format(&g.vlan, set, sizeof set);
         return REFUSE(r, -EINVAL, ZVS_CPMSG_ACCESS_ONE_VLAN, set);
     }
+    if (pt == ZVS_PORTTYPE_TRUNK) {
+        /* Hercules' LCS carries no VLAN tags (config_machines.c): no TRUNK for its NIC. */
+        int u = zvs_cfg_find_user(cfg, g.userid);
+        for (unsigned i = 0; u >= 0 && i < cfg->user[u].nnic; i++) {
+            const struct zvs_cfg_nic *n = &cfg->nic[cfg->user[u].first_nic + i];
+            char vdev[8];
+            if (n->backend != ZVS_NIC_BACKEND_LCS || n->porttype != ZVS_PORTTYPE_UNSPEC ||
+                n->has_vlan)
+                continue;
+            snprintf(vdev, sizeof vdev, "%04X", (unsigned)n->vdev);
+            return REFUSE(r, -EINVAL, ZVS_CPMSG_LCS_TRUNK, vdev, g.userid);
+        }
+    }
     if (gi < 0)
         gi = (int)cfg->ngrant++;
     memcpy(&cfg->grant[gi], &g, sizeof g);

@@ -268,6 +268,7 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
     static const enum zvs_macprotect macprot_val[] = {
         ZVS_MACPROTECT_ON, ZVS_MACPROTECT_OFF, ZVS_MACPROTECT_UNSPECIFIED };
     static const struct kw *const clear[] = { &zvs_kw_clear };
+    static const struct kw *const policy[] = { &zvs_kw_load, &zvs_kw_lbt };
     struct zvs_cmd *cmd = p->cmd;
     const char *t;
     uint32_t v;
@@ -288,6 +289,15 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
         if ((k = parse_keyword(p, active, 2)) < 0)
             return k;
         cmd->lacp_active = k == 0;
+        /* EXCLUSIVE is the documented default and changes nothing; SHARED needs an IVL
+         * domain of z/VM systems sharing the OSA ports, which we do not have. */
+        if ((t = peek(p)) != NULL && kw_match(&zvs_kw_exclusive, t)) {
+            p->i++;
+        } else if (t != NULL && kw_match(&zvs_kw_shared, t)) {
+            zvs_cp_error(p->r, ZVS_CPMSG_NOT_SUPPORTED, "LACP SHARED",
+                         "zvswitch has no IVL domain; groups are EXCLUSIVE");
+            return -ENOTSUP;
+        }
         return 0;
     case VAL_FAULT_ONOFF:
         return parse_onoff(p, &cmd->fault_on);
@@ -300,8 +310,10 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
             cmd->interval_s = 0;
             return 0;
         }
-        if (zvs_parse_dec(t, 1, INTERVAL_MAX, &cmd->interval_s) == 0)
+        if (zvs_parse_dec(t, 1, INTERVAL_MAX, &cmd->interval_s) == 0) {
+            cmd->interval_s = zvs_cfg_interval_round(cmd->interval_s);  /* CP's rule */
             return 0;
+        }
         return value_range(p, kwname, t, "1-9990, OFF");
     case VAL_MS:
         if ((t = need(p)) == NULL)
@@ -332,10 +344,21 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
         if ((t = peek(p)) != NULL && kw_match(&zvs_kw_uplink, t)) {
             p->i++;
             cmd->counters = ZVS_CMD_COUNTERS_UPLINK;
+        } else if (t != NULL && kw_match(&zvs_kw_bridgeport, t)) {
+            p->i++;
+            cmd->counters = ZVS_CMD_COUNTERS_BRIDGEPORT;
         } else if (t != NULL && kw_match(&zvs_kw_all, t)) {
             p->i++;
             cmd->counters = ZVS_CMD_COUNTERS_ALL;
         }
+        if ((t = peek(p)) != NULL && kw_match(&zvs_kw_data, t))
+            cmd->counters_kind = ZVS_CMD_CTR_DATA;
+        else if (t != NULL && kw_match(&zvs_kw_discarded, t))
+            cmd->counters_kind = ZVS_CMD_CTR_DISCARDED;
+        else if (t != NULL && kw_match(&zvs_kw_errors, t))
+            cmd->counters_kind = ZVS_CMD_CTR_ERRORS;
+        if (cmd->counters_kind != 0)
+            p->i++;
         return 0;
     case VAL_SWITCHOVER:
         if ((t = peek(p)) != NULL && kw_match(&zvs_kw_available, t)) {
@@ -351,6 +374,24 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
         if (zvs_parse_dec(t, DEVICES_MIN, DEVICES_MAX, &v) < 0)
             return value_range(p, kwname, t, "3-3072");
         cmd->devices = (uint16_t)v;
+        return 0;
+    case VAL_POLICY:                    /* what is not given takes its default */
+        if ((k = parse_keyword(p, policy, 2)) < 0)
+            return k;
+        cmd->policy = k == 0 ? ZVS_CFG_POLICY_LOAD : ZVS_CFG_POLICY_LBT;
+        cmd->load = ZVS_CFG_LOAD_TOTAL;
+        cmd->lbt_percent = LBT_PERCENT_DEFAULT;
+        if ((t = peek(p)) == NULL)
+            return 0;
+        p->i++;
+        if (k == 0 && kw_match(&zvs_kw_outbound, t))
+            cmd->load = ZVS_CFG_LOAD_OUTBOUND;
+        else if (k == 0 && !kw_match(&zvs_kw_total, t))
+            return value_range(p, "POLICY LOAD", t, "TOTAL, OUTBOUND");
+        else if (k == 1 && zvs_parse_dec(t, 1, 100, &v) < 0)
+            return value_range(p, "POLICY LBT", t, "1-100");
+        else if (k == 1)
+            cmd->lbt_percent = (uint8_t)v;
         return 0;
     }
     assert(!"unknown value kind");
@@ -539,6 +580,24 @@ static void not_authorized(const struct cmddef *def, struct zvs_cp_response *r)
     }
 }
 
+/* IBM's SET PORT groupname DELETE (the SET PORT GROUP page names it so): four tokens,
+ * SET PORT x DELETE, are read as SET PORT GROUP x DELETE. Four tokens cannot be the
+ * GROUP form (that needs a name and DELETE after GROUP), so a group called GROUP is
+ * SET PORT GROUP DELETE either way. */
+static void set_port_delete(char **tok, unsigned *n, unsigned max)
+{
+    static char group[] = "GROUP";
+    static const struct kw set = { "SET", 1 }, port = { "PORT", 4 }, del = { "DELETE", 6 };
+
+    if (*n != 4 || max < 5 || !kw_match(&set, tok[0]) || !kw_match(&port, tok[1]) ||
+        !kw_match(&del, tok[3]))
+        return;
+    tok[4] = tok[3];
+    tok[3] = tok[2];
+    tok[2] = group;
+    *n = 5;
+}
+
 /* Splits buf (edited in place) into tokens; returns how many. */
 static unsigned tokenize(char *buf, char **tok, unsigned max)
 {
@@ -577,6 +636,7 @@ int zvs_cmd_parse(const char *line, uint32_t privclass, struct zvs_cmd *cmd,
     memcpy(buf, line, len + 1);
     p.n = tokenize(buf, tok, sizeof tok / sizeof tok[0]);
     memset(&out, 0, sizeof out);
+    set_port_delete(tok, &p.n, sizeof tok / sizeof tok[0]);
 
     p.def = match_command(&p);
     if (p.def == NULL)

@@ -18,19 +18,20 @@
  *   SET VSWITCH name GRANT userid [PORTTYPE ACCESS|TRUNK] [VLAN vidset]      B
  *   SET VSWITCH name REVOKE userid                                           B
  *   SET VSWITCH name [UPLINK] RDEV dev [dev [dev]] | RDEV NONE               B
- *   SET VSWITCH name GROUP grp | NOGROUP                                     B
+ *   SET VSWITCH name [UPLINK] GROUP grp | NOGROUP                            B
  *   SET VSWITCH name [UPLINK] CONNECT | DISCONNECT                           B
  *   SET VSWITCH name QUEUESTORAGE n[M]   (1-8)                               B
  *   SET VSWITCH name ISOLATION ON|OFF                                        B
  *   SET VSWITCH name MACPROTECT ON|OFF|UNSPECIFIED                           B
- *   SET VSWITCH name COUNTERS CLEAR [UPLINK|ALL]                             B
+ *   SET VSWITCH name COUNTERS CLEAR [UPLINK|BRIDGEPORT|ALL] [DATA|DISCARDED|ERRORS]  B
  *   SET VSWITCH name [UPLINK] SWITCHOVER [AVAILABLE | RDEV dev]              B
  *   DETACH VSWITCH name                                                      B
  *   SET PORT GROUP grp JOIN rdev [rdev ...]        class B
  *   SET PORT GROUP grp LEAVE rdev [rdev ...]       class B
- *   SET PORT GROUP grp LACP ACTIVE | INACTIVE      class B
+ *   SET PORT GROUP grp LACP ACTIVE | INACTIVE [EXCLUSIVE]   class B (SHARED: refused)
  *   SET PORT GROUP grp INTERVAL n | OFF            class B   (1-9990)
- *   SET PORT GROUP grp DELETE                      class B
+ *   SET PORT GROUP grp DELETE, SET PORT grp DELETE class B
+ *   SET PORT GROUP grp POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]   class B (ours, 1-100)
  *   DEFINE NIC [USERID u] vdev [QDIO] [DEVICES n]  class G   (n 3-3072, default 3)
  *   DETACH NIC [USERID u] vdev                     class G
  *   COUPLE [USERID u] vdev [TO] SYSTEM name        class G
@@ -51,11 +52,12 @@
  * (zvs_cfg_parse_vswitch_def / zvs_cfg_parse_grant, config.h): their errors are that
  * catalogue's HCP10nnE lines (messages.c) with rc = the number; checks against the running
  * system (duplicate switch, a GRANT's VLAN rules against its switch) are the executor's.
- * Abbreviations: SET stays SET; QUERY may be Q, QU, QUE, QUER; DEFINE DEF; DETACH DET;
- * COUPLE COUP; UNCOUPLE UNCOUP; VSWITCH VSW..; PORT, GROUP, LACP, JOIN, LEAVE, INTERVAL
- * (INT), ACTIVE (ACT), INACTIVE (INACT), DETAILS (DET), as CP documents them or, where it
- * does not, the shortest unambiguous prefix listed in the grammar table
- * (command_grammar.c).
+ * Abbreviations: the minimum of each keyword is the upper-case part of IBM's syntax
+ * diagram where we found the diagram (SET: S, DEFINE: DEF, VSWITCH after DEFINE and SET in
+ * full, GRAnt, REVoke, GROup, NOGroup, CONnect, DISCONnect, QUEuestorage, ISOLation,
+ * MACProtect, UNSPECified, BRIDGEport, DISCARDed, ERRORs, JOIn, LEAve, INTerval, ACTive,
+ * INACTive, EXClusive); elsewhere our own, marked in the grammar table
+ * (command_grammar.c), which cites the source of each, as cp-commands/README.md does.
  */
 #ifndef ZVS_COMMAND_H
 #define ZVS_COMMAND_H
@@ -93,6 +95,7 @@ enum zvs_cmd_pg_op {
     ZVS_CMD_PG_LACP,
     ZVS_CMD_PG_INTERVAL,
     ZVS_CMD_PG_DELETE,                  /* no operand */
+    ZVS_CMD_PG_POLICY,                  /* policy, load, lbt_percent (zvswitch extension) */
 };
 
 enum zvs_cmd_fault {
@@ -121,7 +124,13 @@ enum zvs_cmd_vs_op {
 enum zvs_cmd_counters {
     ZVS_CMD_COUNTERS_ALL,               /* uplinks and adapters (default) */
     ZVS_CMD_COUNTERS_UPLINK,            /* the uplink ports only */
+    ZVS_CMD_COUNTERS_BRIDGEPORT,        /* the bridge port: we have none, nothing is cleared */
 };
+
+/* Which counters COUNTERS CLEAR resets (bits); 0 = all of them (none named). */
+#define ZVS_CMD_CTR_DATA       0x01     /* bytes and packets */
+#define ZVS_CMD_CTR_DISCARDED  0x02
+#define ZVS_CMD_CTR_ERRORS     0x04
 
 /* QUERY VSWITCH levels. */
 enum zvs_cmd_level {
@@ -141,6 +150,9 @@ struct zvs_cmd {
     struct zvs_rdev     rdev[ZVS_CMD_MAX_RDEVS];
     bool                lacp_active;            /* LACP ACTIVE (true) / INACTIVE */
     uint32_t            interval_s;             /* INTERVAL n, 0 = OFF */
+    enum zvs_cfg_policy policy;                 /* POLICY LOAD | LBT */
+    enum zvs_cfg_load   load;                   /* POLICY LOAD [TOTAL | OUTBOUND] */
+    uint8_t             lbt_percent;            /* POLICY LBT [n], 1-100, default 75 */
     enum zvs_cmd_fault  fault;                  /* SET LACP */
     bool                fault_on;               /* DROPRX / DROPTX ON */
     uint32_t            delay_ms;               /* DELAYTX ms (0: off), 0-10000 */
@@ -157,7 +169,8 @@ struct zvs_cmd {
     uint8_t             queuestorage_mb;        /* QUEUESTORAGE 1-8 */
     bool                onoff;                  /* ISOLATION ON (true) / OFF */
     enum zvs_macprotect macprotect;             /* MACPROTECT ON | OFF | UNSPECIFIED */
-    enum zvs_cmd_counters counters;             /* COUNTERS CLEAR [UPLINK | ALL] */
+    enum zvs_cmd_counters counters;             /* COUNTERS CLEAR [UPLINK|BRIDGEPORT|ALL] */
+    uint8_t             counters_kind;          /* [DATA|DISCARDED|ERRORS]: ZVS_CMD_CTR_* */
     /* NIC commands. `target` is the owner of the NIC: "" = the issuer; USERID u (class B
      * only) names another user. */
     char                target[ZVS_USERID_MAX + 1];

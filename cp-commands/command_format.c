@@ -137,8 +137,17 @@ static size_t cat_set_vswitch(char *buf, size_t size, size_t len, const struct c
     case ZVS_CMD_VS_MACPROTECT:
         return catf(buf, size, len, " %s", macprotect_word(cmd->macprotect));
     case ZVS_CMD_VS_COUNTERS_CLEAR:
-        return catf(buf, size, len, " CLEAR %s",
-                    cmd->counters == ZVS_CMD_COUNTERS_UPLINK ? "UPLINK" : "ALL");
+        len = catf(buf, size, len, " CLEAR %s",
+                   cmd->counters == ZVS_CMD_COUNTERS_UPLINK       ? "UPLINK"
+                   : cmd->counters == ZVS_CMD_COUNTERS_BRIDGEPORT ? "BRIDGEPORT"
+                                                                  : "ALL");
+        if (cmd->counters_kind == ZVS_CMD_CTR_DATA)
+            len = catf(buf, size, len, " DATA");
+        else if (cmd->counters_kind == ZVS_CMD_CTR_DISCARDED)
+            len = catf(buf, size, len, " DISCARDED");
+        else if (cmd->counters_kind == ZVS_CMD_CTR_ERRORS)
+            len = catf(buf, size, len, " ERRORS");
+        return len;
     case ZVS_CMD_VS_SWITCHOVER:
         if (cmd->nrdev == 0)
             return catf(buf, size, len, " AVAILABLE");
@@ -179,6 +188,11 @@ size_t zvs_cmd_format(const struct zvs_cmd *cmd, char *buf, size_t size)
             len = catf(buf, size, len, " OFF");
         else if (cmd->pg_op == ZVS_CMD_PG_INTERVAL)
             len = catf(buf, size, len, " %u", (unsigned)cmd->interval_s);
+        else if (cmd->pg_op == ZVS_CMD_PG_POLICY && cmd->policy == ZVS_CFG_POLICY_LBT)
+            len = catf(buf, size, len, " LBT %u", (unsigned)cmd->lbt_percent);
+        else if (cmd->pg_op == ZVS_CMD_PG_POLICY)
+            len = catf(buf, size, len, " LOAD %s",
+                       cmd->load == ZVS_CFG_LOAD_OUTBOUND ? "OUTBOUND" : "TOTAL");
         break;
     case ZVS_CMD_QUERY_PORT_GROUP:
     case ZVS_CMD_QUERY_LACP:

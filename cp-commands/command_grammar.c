@@ -6,38 +6,54 @@
  * zvs_cmd_grammar_check. The parser (command.c) and the canonical text (command_format.c)
  * read the table; nothing here parses a line.
  *
- * Grammar (upper case = the minimum abbreviation, lower case = letters that may follow):
- *   DEFine VSWitch name [operands]                 B   the SYSTEM CONFIG statement's
+ * Grammar (upper case = the minimum abbreviation, lower case = letters that may follow).
+ * Sources, z/VM 7.4 level where the page was found at it: [SV] "SET VSWITCH", z/VM 7.2 CP
+ * Commands and Utilities Reference (ibm.com/docs/en/zvm/7.2?topic=commands-set-vswitch);
+ * [DV] "DEFINE VSWITCH Statement", z/VM 7.4 CP Planning and Administration
+ * (ibm.com/docs/en/zvm/7.4.0?topic=file-define-vswitch-statement); [PG] "SET PORT GROUP",
+ * z/VM 7.3 CP Commands and Utilities Reference (its operand list: JOIn, the defaults "LACP
+ * ACTIVE EXClusive INTERVAL 300", "SET PORT groupname DELETE"), with issue 15's reading
+ * of that diagram for LEAve, INTerval, ACTive, INACTive; [CO] "COUPLE", z/VM 7.3. A
+ * keyword marked (ours) has no diagram we could read: our abbreviation stays.
+ *   DEFine VSWITCH name [operands]                 B   [DV] the SYSTEM CONFIG statement's
  *        operands, parsed by its own table (zvs_cfg_parse_vswitch_def, sysconfig.c)
- *   SET VSWitch name GRANT userid [PORTTYPE ACCESS|TRUNK] [VLAN vidset]    B   the
+ *   Set VSWITCH name GRAnt userid [PORTType ACCESS|TRUNK] [VLAN vidset]      B   [SV] the
  *        MODIFY VSWITCH statement's operands (zvs_cfg_parse_grant)
- *   SET VSWitch name REVOKE userid                 B
- *   SET VSWitch name [UPLINK] RDEV dev [dev [dev]] | RDEV NONE              B
- *   SET VSWitch name GROUP grp | NOGROUP           B
- *   SET VSWitch name [UPLINK] CONnect | DISCONnect B
- *   SET VSWitch name QUEUESTorage n | nM           B   1-8
- *   SET VSWitch name ISOLation ON | OFF            B
- *   SET VSWitch name MACPROTect ON | OFF | UNSPECified                      B
- *   SET VSWitch name COUNTers CLEAR [UPLINK | ALL] B   default ALL
- *   SET VSWitch name [UPLINK] SWITCHOVER [AVAILable | RDEV dev]             B
- *   DETach VSWitch name                            B
- *   SET PORT GROUP grp JOIN rdev [rdev ...]        B   1-8 devices, nnnn or nnnn.Pn
- *   SET PORT GROUP grp LEAVE rdev [rdev ...]       B
- *   SET PORT GROUP grp LACP ACTive | INACTive      B
- *   SET PORT GROUP grp INTerval n | OFF            B   1-9990
- *   SET PORT GROUP grp DELETE                      B
+ *   Set VSWITCH name REVoke userid                 B   [SV]
+ *   Set VSWITCH name [UPLINK] RDEV dev [dev [dev]] | RDEV NONE              B   [SV]
+ *   Set VSWITCH name [UPLINK] GROup grp | NOGroup  B   [SV]
+ *   Set VSWITCH name [UPLINK] CONnect | DISCONnect B   [SV]
+ *   Set VSWITCH name QUEuestorage n | nM           B   [SV] 1-8 (the report's z/VM 5.3
+ *                                                      range; 7.4 adds a min/max form)
+ *   Set VSWITCH name ISOLation ON | OFF            B   [SV]
+ *   Set VSWITCH name MACProtect ON | OFF | UNSPECified                      B   [SV]
+ *   Set VSWITCH name COUNTERS CLEAR [UPLINK | BRIDGEport | ALL] [DATA | DISCARDed |
+ *        ERRORs]                                   B   [SV]; default ALL, every kind
+ *   Set VSWITCH name [UPLINK] SWITCHOVER [AVAILABLE | RDEV dev]             B   [SV]
+ *   DETach VSWitch name                            B   (ours)
+ *   Set PORT GROUP grp JOIn rdev [rdev ...]        B   [PG] 1-8 devices, nnnn or nnnn.Pn
+ *   Set PORT GROUP grp LEAve rdev [rdev ...]       B   [PG]
+ *   Set PORT GROUP grp LACP ACTive | INACTive [EXClusive | SHARED]          B   [PG];
+ *        SHARED (an IVL domain's group) is refused: HCP1141E
+ *   Set PORT GROUP grp INTerval n | OFF            B   [PG] 1-9990, rounded up to 30s
+ *   Set PORT GROUP grp DELETE, Set PORT grp DELETE B   [PG] (DELETE in full: ours)
+ *   Set PORT GROUP grp POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]             B   (ours,
+ *        keywords in full) as SYSTEM CONFIG's POLICY (sysconfig.c); n 1-100, default 75
  *   DEFine NIC [USERID u] vdev [QDIO] [DEVices n]  G   vdev 1-4 hex digits; n 3-3072
  *   DETach NIC [USERID u] vdev                     G
- *   COUPle [USERID u] vdev [TO] SYSTEM name        G   another owner (a guest LAN) is
- *                                                      refused: HCP002E naming it
+ *   COUPle [USERID u] vdev [TO] SYSTEM name        G   [CO]; USERID is ours. Another
+ *                                                      owner (a guest LAN) is refused:
+ *                                                      HCP002E naming it
  *   UNCOUPle [USERID u] vdev                       G
  *   Query NIC [USERID u] [vdev | ALL] [DETails]    G
  *   Query VMLAN                                    G
  *   Query PORT GROUP [grp | ALL]                   B
  *   Query LACP [grp | ALL] [DETails]               B   zvswitch extension
  *   Query VSWitch [name | ALL] [DETails | ACCesslist | ACTive]              B or G
- *   SET LACP rdev DROPRX | DROPTX ON | OFF         A   zvswitch extension (fault drills)
- *   SET LACP rdev DELAYTX ms                       A   0-10000
+ *   Set LACP rdev DROPRX | DROPTX ON | OFF         A   zvswitch extension (fault drills)
+ *   Set LACP rdev DELAYTX ms                       A   0-10000
+ * The abbreviations of DEFINE NIC, DETACH, COUPLE, UNCOUPLE and QUERY's operands are ours
+ * (no diagram read); Q and DEF/DET are CP's well-known minimums.
  * USERID u also needs class B (HCP1100E "<command> USERID requires privilege class B").
  * How a line is read against this table (the optional name position, blanks, the order
  * of checks) is the parser's, described at the top of command.c.
@@ -58,23 +74,34 @@ const struct kw zvs_kw_active = { "ACTIVE", 3 };
 const struct kw zvs_kw_inactive = { "INACTIVE", 5 };
 const struct kw zvs_kw_on = { "ON", 2 };
 const struct kw zvs_kw_off = { "OFF", 3 };
-const struct kw zvs_kw_unspecified = { "UNSPECIFIED", 6 };
+const struct kw zvs_kw_unspecified = { "UNSPECIFIED", 6 };     /* [SV] UNSPECified */
 const struct kw zvs_kw_none = { "NONE", 4 };
 const struct kw zvs_kw_clear = { "CLEAR", 5 };
+const struct kw zvs_kw_bridgeport = { "BRIDGEPORT", 6 };        /* [SV] BRIDGEport */
+const struct kw zvs_kw_data = { "DATA", 4 };                    /* [SV] */
+const struct kw zvs_kw_discarded = { "DISCARDED", 7 };          /* [SV] DISCARDed */
+const struct kw zvs_kw_errors = { "ERRORS", 5 };                /* [SV] ERRORs */
+const struct kw zvs_kw_exclusive = { "EXCLUSIVE", 3 };          /* [PG] EXClusive */
+const struct kw zvs_kw_shared = { "SHARED", 6 };                /* (ours: diagram not read) */
 const struct kw zvs_kw_uplink = { "UPLINK", 6 };
-const struct kw zvs_kw_available = { "AVAILABLE", 5 };
+const struct kw zvs_kw_available = { "AVAILABLE", 9 };         /* [SV] in full */
 const struct kw zvs_kw_rdev = { "RDEV", 4 };
 const struct kw zvs_kw_userid = { "USERID", 6 };
 const struct kw zvs_kw_system = { "SYSTEM", 6 };
+const struct kw zvs_kw_load = { "LOAD", 4 };                    /* POLICY's: ours, in full */
+const struct kw zvs_kw_lbt = { "LBT", 3 };
+const struct kw zvs_kw_total = { "TOTAL", 5 };
+const struct kw zvs_kw_outbound = { "OUTBOUND", 8 };
 
-#define SET      { "SET", 3 }
+#define SET      { "SET", 1 }                /* [SV] "Set" */
 #define QUERY    { "QUERY", 1 }
 #define DEFINE   { "DEFINE", 3 }
 #define DETACH   { "DETACH", 3 }
 #define PORT     { "PORT", 4 }
 #define GROUP    { "GROUP", 5 }
 #define LACP     { "LACP", 4 }
-#define VSWITCH  { "VSWITCH", 3 }
+#define VSWITCH  { "VSWITCH", 3 }            /* QUERY, DETACH: ours */
+#define VSWITCHF { "VSWITCH", 7 }            /* [DV] [SV]: in full after DEFINE and SET */
 #define NIC      { "NIC", 3 }
 #define DETAILS  { "DETAILS", 3 }
 
@@ -85,12 +112,13 @@ const struct kw zvs_kw_system = { "SYSTEM", 6 };
 const struct cmddef zvs_cmd_table[] = {
     { ZVS_CMD_SET_PORT_GROUP, "B", "SET PORT GROUP", 3, { SET, PORT, GROUP }, 2, {
         { .kind = STEP_NAME },
-        { .kind = STEP_CHOICE, .field = OP_PG, .nalts = 5, .alts = {
-            { { "JOIN", 4 },     ZVS_CMD_PG_JOIN,     VAL_RDEVS, false },
-            { { "LEAVE", 5 },    ZVS_CMD_PG_LEAVE,    VAL_RDEVS, false },
+        { .kind = STEP_CHOICE, .field = OP_PG, .nalts = 6, .alts = {
+            { { "JOIN", 3 },     ZVS_CMD_PG_JOIN,     VAL_RDEVS, false },
+            { { "LEAVE", 3 },    ZVS_CMD_PG_LEAVE,    VAL_RDEVS, false },
             { { "LACP", 4 },     ZVS_CMD_PG_LACP,     VAL_ACTIVE, false },
             { { "INTERVAL", 3 }, ZVS_CMD_PG_INTERVAL, VAL_INTERVAL, false },
             { { "DELETE", 6 },   ZVS_CMD_PG_DELETE,   VAL_NONE, false },
+            { { "POLICY", 6 },   ZVS_CMD_PG_POLICY,   VAL_POLICY, false },  /* ours */
         } },
     } },
     { ZVS_CMD_QUERY_PORT_GROUP, "B", "QUERY PORT GROUP", 3, { QUERY, PORT, GROUP }, 1, {
@@ -116,24 +144,24 @@ const struct cmddef zvs_cmd_table[] = {
             { { "DELAYTX", 7 }, ZVS_CMD_FAULT_DELAYTX, VAL_MS, false },
         } },
     } },
-    { ZVS_CMD_DEFINE_VSWITCH, "B", "DEFINE VSWITCH", 2, { DEFINE, VSWITCH }, 2, {
+    { ZVS_CMD_DEFINE_VSWITCH, "B", "DEFINE VSWITCH", 2, { DEFINE, VSWITCHF }, 2, {
         { .kind = STEP_NAME },
         { .kind = STEP_VSWITCH_DEF },
     } },
-    { ZVS_CMD_SET_VSWITCH, "B", "SET VSWITCH", 2, { SET, VSWITCH }, 2, {
+    { ZVS_CMD_SET_VSWITCH, "B", "SET VSWITCH", 2, { SET, VSWITCHF }, 2, {
         { .kind = STEP_NAME },
         { .kind = STEP_CHOICE, .field = OP_VS, .nalts = 12, .alts = {
-            { { "GRANT", 5 },        ZVS_CMD_VS_GRANT,          VAL_GRANT, false },
-            { { "REVOKE", 6 },       ZVS_CMD_VS_REVOKE,         VAL_USERID, false },
+            { { "GRANT", 3 },        ZVS_CMD_VS_GRANT,          VAL_GRANT, false },
+            { { "REVOKE", 3 },       ZVS_CMD_VS_REVOKE,         VAL_USERID, false },
             { { "RDEV", 4 },         ZVS_CMD_VS_RDEV,           VAL_UPLINK_RDEVS, true },
-            { { "GROUP", 5 },        ZVS_CMD_VS_GROUP,          VAL_GROUP, false },
-            { { "NOGROUP", 7 },      ZVS_CMD_VS_NOGROUP,        VAL_NONE, false },
+            { { "GROUP", 3 },        ZVS_CMD_VS_GROUP,          VAL_GROUP, true },
+            { { "NOGROUP", 3 },      ZVS_CMD_VS_NOGROUP,        VAL_NONE, true },
             { { "CONNECT", 3 },      ZVS_CMD_VS_CONNECT,        VAL_NONE, true },
             { { "DISCONNECT", 6 },   ZVS_CMD_VS_DISCONNECT,     VAL_NONE, true },
-            { { "QUEUESTORAGE", 7 }, ZVS_CMD_VS_QUEUESTORAGE,   VAL_QUEUESTORAGE, false },
+            { { "QUEUESTORAGE", 3 }, ZVS_CMD_VS_QUEUESTORAGE,   VAL_QUEUESTORAGE, false },
             { { "ISOLATION", 4 },    ZVS_CMD_VS_ISOLATION,      VAL_ONOFF, false },
-            { { "MACPROTECT", 7 },   ZVS_CMD_VS_MACPROTECT,     VAL_MACPROTECT, false },
-            { { "COUNTERS", 5 },     ZVS_CMD_VS_COUNTERS_CLEAR, VAL_COUNTERS, false },
+            { { "MACPROTECT", 4 },   ZVS_CMD_VS_MACPROTECT,     VAL_MACPROTECT, false },
+            { { "COUNTERS", 8 },     ZVS_CMD_VS_COUNTERS_CLEAR, VAL_COUNTERS, false },
             { { "SWITCHOVER", 10 },  ZVS_CMD_VS_SWITCHOVER,     VAL_SWITCHOVER, true },
         } },
     } },
@@ -334,7 +362,7 @@ static bool name_rule_applies(const struct cmddef *d, unsigned s)
 static bool val_open_ended(enum val_kind v)
 {
     return v == VAL_RDEVS || v == VAL_UPLINK_RDEVS || v == VAL_GRANT || v == VAL_COUNTERS ||
-           v == VAL_SWITCHOVER;
+           v == VAL_SWITCHOVER || v == VAL_ACTIVE || v == VAL_POLICY;
 }
 
 static int check_steps(const struct cmddef *d)
@@ -392,11 +420,15 @@ int zvs_cmd_grammar_check(void)
         { &zvs_kw_active, &zvs_kw_inactive, NULL },
         { &zvs_kw_on, &zvs_kw_off, NULL },
         { &zvs_kw_on, &zvs_kw_off, &zvs_kw_unspecified },
-        { &zvs_kw_uplink, &zvs_kw_all, NULL },
+        { &zvs_kw_uplink, &zvs_kw_bridgeport, &zvs_kw_all },
+        { &zvs_kw_data, &zvs_kw_discarded, &zvs_kw_errors },
+        { &zvs_kw_exclusive, &zvs_kw_shared, NULL },
         { &zvs_kw_available, &zvs_kw_rdev, NULL },
         { &zvs_kw_clear, NULL, NULL },
         { &zvs_kw_userid, NULL, NULL },
         { &zvs_kw_system, NULL, NULL },
+        { &zvs_kw_load, &zvs_kw_lbt, NULL },
+        { &zvs_kw_total, &zvs_kw_outbound, NULL },
     };
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
         for (size_t a = 0; a < 3 && sets[i][a] != NULL; a++) {

@@ -19,7 +19,7 @@ enum val_kind {
     VAL_NONE,                           /* the keyword alone */
     VAL_RDEVS,                          /* 1..ZVS_CMD_MAX_RDEVS devices to end of line */
     VAL_UPLINK_RDEVS,                   /* 1-3 devices to end of line, or NONE */
-    VAL_ACTIVE,                         /* ACTIVE | INACTIVE -> lacp_active */
+    VAL_ACTIVE,                         /* ACTIVE | INACTIVE [EXCLUSIVE] -> lacp_active */
     VAL_INTERVAL,                       /* 1-9990 | OFF -> interval_s */
     VAL_FAULT_ONOFF,                    /* ON | OFF -> fault_on */
     VAL_MS,                             /* 0-10000 -> delay_ms */
@@ -29,9 +29,12 @@ enum val_kind {
     VAL_QUEUESTORAGE,                   /* n | nM, 1-8 -> queuestorage_mb */
     VAL_ONOFF,                          /* ON | OFF -> onoff */
     VAL_MACPROTECT,                     /* ON | OFF | UNSPECIFIED -> macprotect */
-    VAL_COUNTERS,                       /* CLEAR [UPLINK | ALL] -> counters */
+    VAL_COUNTERS,                       /* CLEAR [UPLINK|BRIDGEPORT|ALL] [DATA|DISCARDED|
+                                           ERRORS] -> counters, counters_kind */
     VAL_SWITCHOVER,                     /* [AVAILABLE | RDEV dev] -> nrdev, rdev[0] */
     VAL_DEVICES,                        /* 3-3072 -> devices */
+    VAL_POLICY,                         /* LOAD [TOTAL | OUTBOUND] | LBT [n] -> policy, load,
+                                           lbt_percent */
 };
 
 /* Where a STEP_CHOICE puts the chosen alternative's op. */
@@ -93,11 +96,21 @@ extern const struct kw zvs_kw_off;
 extern const struct kw zvs_kw_unspecified;
 extern const struct kw zvs_kw_none;
 extern const struct kw zvs_kw_clear;
+extern const struct kw zvs_kw_bridgeport;
+extern const struct kw zvs_kw_data;
+extern const struct kw zvs_kw_discarded;
+extern const struct kw zvs_kw_errors;
+extern const struct kw zvs_kw_exclusive;
+extern const struct kw zvs_kw_shared;
 extern const struct kw zvs_kw_uplink;
 extern const struct kw zvs_kw_available;
 extern const struct kw zvs_kw_rdev;
 extern const struct kw zvs_kw_userid;
 extern const struct kw zvs_kw_system;
+extern const struct kw zvs_kw_load;
+extern const struct kw zvs_kw_lbt;
+extern const struct kw zvs_kw_total;
+extern const struct kw zvs_kw_outbound;
 
 /* Value limits of the operands (the parser enforces them, the canonical text relies on
  * them). */
@@ -107,6 +120,7 @@ extern const struct kw zvs_kw_system;
 #define DEVICES_MIN      3u             /* DEFINE NIC DEVICES: read, write, data */
 #define DEVICES_MAX      3072u
 #define DEVICES_DEFAULT  3u
+#define LBT_PERCENT_DEFAULT 75u         /* POLICY LBT without n (as SYSTEM CONFIG) */
 
 /* The table entry of a verb, or NULL. */
 const struct cmddef *zvs_cmd_find_def(enum zvs_cmd_verb verb);

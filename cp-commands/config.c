@@ -36,6 +36,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "cp-commands/config_impl.h"
 #include "cp-commands/tokens.h"
 
 struct zvs_cfg *zvs_cfg_new(void)
@@ -443,35 +444,81 @@ static void check_nic_switches(struct zvs_cfg *cfg)
     }
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 static void vdev_str(const struct zvs_cfg_nic *n, char vdev[8])
 {
     snprintf(vdev, 8, "%04X", (unsigned)n->vdev);
 }
 
-/* User MACIDs against MACIDRANGE USER, then system MACIDs in order of appearance. */
+/* The MACID of an LCS NIC's tap: its own with the last byte one less (mod 256), since
+ * Hercules gives the guest the tap's MAC plus one there (zvs_lcs_tap_mac). */
+static uint32_t lcs_tap_macid(uint32_t macid)
+{
+    return (macid & 0xFFFF00u) | ((macid - 1u) & 0xFFu);
+}
+
+/* A small open-addressing set of MACIDs (24 bits; empty slots hold UINT32_MAX). */
+struct macid_set {
+    uint32_t *slot;
+    uint32_t  mask;
+};
+
+static int macid_set_init(struct macid_set *m, unsigned n)
+{
+    uint32_t size = 16;
+
+    while (size < 4u * n + 16u)
+        size <<= 1;
+    m->slot = malloc(size * sizeof *m->slot);
+    if (m->slot == NULL)
+        return -ENOMEM;
+    memset(m->slot, 0xFF, size * sizeof *m->slot);
+    m->mask = size - 1;
+    return 0;
+}
+
+static bool macid_set_has(const struct macid_set *m, uint32_t v)
+{
+    for (uint32_t i = (v * 2654435761u) & m->mask;; i = (i + 1) & m->mask) {
+        if (m->slot[i] == v)
+            return true;
+        if (m->slot[i] == UINT32_MAX)
+            return false;
+    }
+}
+
+static void macid_set_add(struct macid_set *m, uint32_t v)
+{
+    uint32_t i = (v * 2654435761u) & m->mask;
+
+    while (m->slot[i] != UINT32_MAX && m->slot[i] != v)
+        i = (i + 1) & m->mask;
+    m->slot[i] = v;
+}
+
+/* User MACIDs against MACIDRANGE USER, then system MACIDs in order of appearance. An LCS
+ * NIC (NICBIND LCS) holds two MACIDs: its own and its tap's (one less in the last byte),
+ * so a system-assigned one skips ahead until both are free and no NIC ever gets an LCS
+ * tap's MAC, even with sequential MACIDs (a user MACID that collides is check_macs'
+ * error). At most 2 * nnic MACIDs are taken. */
 static int assign_macids(struct zvs_cfg *cfg)
 {
     const struct zvs_cfg_vmlan *v = &cfg->vmlan;
     const char *file = file_or_null(cfg->userdirect_file);
-    uint32_t *used = malloc((cfg->nnic + 1) * sizeof *used);
-    unsigned nused = 0;
+    struct macid_set used;
     char vdev[8], id[8], range[16];
 
-    if (used == NULL)
+    if (macid_set_init(&used, 2 * cfg->nnic + 1) < 0)
         return -ENOMEM;
+    macid_set_add(&used, 0);            /* the switch's own MAC (MACPREFIX ++ 000000) */
     for (unsigned i = 0; i < cfg->nnic; i++) {
         struct zvs_cfg_nic *n = &cfg->nic[i];
         if (n->macid_source == ZVS_MACID_SYSTEM)
             n->macid_source = ZVS_MACID_NONE;   /* validate may run again */
         if (n->macid_source != ZVS_MACID_USER)
             continue;
-        used[nused++] = n->macid;
+        macid_set_add(&used, n->macid);
+        if (n->backend == ZVS_NIC_BACKEND_LCS)
+            macid_set_add(&used, lcs_tap_macid(n->macid));
         if (v->macidrange_line != 0 && (n->macid < v->user_lo || n->macid > v->user_hi)) {
             vdev_str(n, vdev);
             snprintf(id, sizeof id, "%06X", (unsigned)n->macid);
@@ -481,14 +528,16 @@ static int assign_macids(struct zvs_cfg *cfg)
                     cfg->user[n->user].userid, vdev, range);
         }
     }
-    qsort(used, nused, sizeof *used, cmp_u32);
 
     uint32_t next = v->system_lo;
     for (unsigned i = 0; i < cfg->nnic; i++) {
         struct zvs_cfg_nic *n = &cfg->nic[i];
         if (n->macid_source != ZVS_MACID_NONE)
             continue;
-        while (next <= v->system_hi && bsearch(&next, used, nused, sizeof *used, cmp_u32))
+        bool lcs = n->backend == ZVS_NIC_BACKEND_LCS;
+        while (next <= v->system_hi &&
+               (macid_set_has(&used, next) ||
+                (lcs && macid_set_has(&used, lcs_tap_macid(next)))))
             next++;
         if (next > v->system_hi) {
             vdev_str(n, vdev);
@@ -498,10 +547,14 @@ static int assign_macids(struct zvs_cfg *cfg)
                     cfg->user[n->user].userid, vdev);
             break;
         }
-        n->macid = next++;
+        n->macid = next;
         n->macid_source = ZVS_MACID_SYSTEM;
+        macid_set_add(&used, next);
+        if (lcs)
+            macid_set_add(&used, lcs_tap_macid(next));
+        next++;
     }
-    free(used);
+    free(used.slot);
     return 0;
 }
 
@@ -531,6 +584,7 @@ static void check_macs(struct zvs_cfg *cfg)
             break;
         }
     }
+    zvs_cfg_check_lcs_taps(cfg);
 }
 
 int zvs_cfg_validate(struct zvs_cfg *cfg)
@@ -544,6 +598,7 @@ int zvs_cfg_validate(struct zvs_cfg *cfg)
     if (assign_macids(cfg) < 0)
         return -ENOMEM;
     check_macs(cfg);
+    zvs_cfg_check_machines(cfg);
     return (int)(cfg->msgs.errors - before);
 }
 
@@ -630,7 +685,7 @@ static void dump_vswitch(const struct zvs_cfg *cfg, unsigned i, FILE *out)
     }
 }
 
-/* "GROUP name JOIN dev.. LACP x TIMEOUT x INTERVAL n DISTRIBUTION x POLICY x [n]". */
+/* "GROUP name JOIN dev.. LACP x TIMEOUT x INTERVAL n DISTRIBUTION x POLICY x y". */
 static void dump_group(const struct zvs_cfg_group *g, FILE *out)
 {
     static const char *const dist[] = {
@@ -658,7 +713,8 @@ static void dump_group(const struct zvs_cfg_group *g, FILE *out)
     if (g->policy == ZVS_CFG_POLICY_LBT)
         fprintf(out, " POLICY LBT %u\n", (unsigned)g->lbt_percent);
     else
-        fprintf(out, " POLICY LOAD\n");
+        fprintf(out, " POLICY LOAD %s\n",
+                g->load == ZVS_CFG_LOAD_OUTBOUND ? "OUTBOUND" : "TOTAL");
 }
 
 static void dump_nic(const struct zvs_cfg_nic *n, FILE *out)
@@ -690,6 +746,7 @@ static void dump_nic(const struct zvs_cfg_nic *n, FILE *out)
     case ZVS_NIC_BACKEND_NONE:     fprintf(out, " NICBIND NONE\n"); break;
     case ZVS_NIC_BACKEND_TAP:      fprintf(out, " NICBIND TAP %s\n", n->ifname); break;
     case ZVS_NIC_BACKEND_QDIO:     fprintf(out, " NICBIND QDIO\n"); break;
+    case ZVS_NIC_BACKEND_LCS:      fprintf(out, " NICBIND LCS %04X\n", n->lcs_devno); break;
     }
 }
 
@@ -726,6 +783,7 @@ int zvs_cfg_dump(const struct zvs_cfg *cfg, FILE *out)
             fprintf(out, " LINUXUSER");
         for (unsigned k = 0; k < u->nlinuxuser; k++)
             fprintf(out, " %s", u->linuxuser[k]);
+        zvs_cfg_dump_machine(u, out);
         fputc('\n', out);
         for (unsigned k = u->first_nic; k < (unsigned)u->first_nic + u->nnic; k++)
             dump_nic(&cfg->nic[k], out);

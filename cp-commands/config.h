@@ -63,7 +63,18 @@ enum zvs_nic_backend {
     ZVS_NIC_BACKEND_NONE,               /* no NICBIND: the NIC exists, nothing drives it */
     ZVS_NIC_BACKEND_TAP,                /* a tap the daemon creates (namespace as guest) */
     ZVS_NIC_BACKEND_QDIO,               /* an external program on the shared-memory queues */
+    ZVS_NIC_BACKEND_LCS,                /* the LCS device of the user's Hercules machine */
 };
+
+/* What a USER entry's machine IPLs (the IPL statement; zvswitch: Hercules machines). */
+enum zvs_ipl_kind {
+    ZVS_IPL_NONE,                       /* no IPL statement: not a Hercules machine */
+    ZVS_IPL_NAMED,                      /* IPL name: a guest image the project builds */
+    ZVS_IPL_INS,                        /* IPL INS path: the user's own Hercules .ins file */
+};
+
+#define ZVS_IPL_NAME_MAX 16             /* IPL name: 1-16 of A-Z 0-9 _ - */
+#define ZVS_IPL_PATH_MAX 200            /* IPL INS path: absolute, 1-200 characters */
 
 enum zvs_macid_source {
     ZVS_MACID_NONE,                     /* not yet assigned (before validate, or exhausted) */
@@ -129,8 +140,24 @@ enum zvs_cfg_policy {
     ZVS_CFG_POLICY_LBT,                 /* load-based teaming: move off ports above n% */
 };
 
+/* What POLICY LOAD counts as a port's load (zvswitch extension POLICY LOAD TOTAL|OUTBOUND). */
+enum zvs_cfg_load {
+    ZVS_CFG_LOAD_TOTAL,                 /* inbound + outbound (default: the report's picture) */
+    ZVS_CFG_LOAD_OUTBOUND,              /* outbound only */
+};
+
 /* A port group, from every SET PORT GROUP statement naming it (they accumulate, as the
  * commands do on a running system). */
+/* INTERVAL as CP keeps it: a value that is not a multiple of 30 seconds is rounded up to
+ * the next one (IBM's control block SWPBK, field SWPINTSC: "Number of seconds between load
+ * balancing operations (rounded to next higher multiple of 30 seconds)"; SWPINTVL counts
+ * the 30-second intervals). 1-30 -> 30, 31 -> 60, 9990 stays. Faster passes for tests are
+ * vswitchd's --test-interval (ours). */
+static inline uint32_t zvs_cfg_interval_round(uint32_t s)
+{
+    return (s + 29u) / 30u * 30u;
+}
+
 struct zvs_cfg_group {
     char                      name[ZVS_NAME_MAX + 1];
     uint32_t                  line;     /* first SET PORT GROUP naming it */
@@ -138,10 +165,12 @@ struct zvs_cfg_group {
     struct zvs_rdev           port[ZVS_CFG_MAX_GROUP_PORTS];
     bool                      lacp;     /* LACP ACTIVE (default) / INACTIVE */
     bool                      lacp_long_timeout; /* TIMEOUT LONG (default SHORT) */
-    uint32_t                  interval_s; /* INTERVAL, default 300, 0 = OFF */
+    uint32_t                  interval_s; /* INTERVAL in effect (zvs_cfg_interval_round),
+                                             default 300, 0 = OFF */
     enum zvs_cfg_distribution distribution;
     enum zvs_cfg_policy       policy;
     uint8_t                   lbt_percent; /* POLICY LBT n, default 75 */
+    enum zvs_cfg_load         load;     /* POLICY LOAD TOTAL (default) | OUTBOUND */
 };
 
 struct zvs_cfg_grant {
@@ -179,6 +208,15 @@ struct zvs_cfg_user {
     /* Linux user names as written (case kept), uids in canonical decimal. */
     char     linuxuser[ZVS_CFG_MAX_LINUXUSERS][ZVS_LINUXUSER_MAX + 1];
     uint32_t linuxuser_line[ZVS_CFG_MAX_LINUXUSERS];  /* where each was given */
+    /* The machine (zvswitch extensions IPL and GUESTIP; storage is its MAINSIZE). */
+    enum zvs_ipl_kind ipl;
+    char     ipl_name[ZVS_IPL_NAME_MAX + 1];   /* IPL name, upper case */
+    char     ipl_path[ZVS_IPL_PATH_MAX + 1];   /* IPL INS path, as written */
+    uint32_t ipl_line;                  /* 0: no IPL statement */
+    uint32_t guest_ip;                  /* GUESTIP address, host byte order; 0: none */
+    uint8_t  guest_prefix;              /* its prefix length, 1-32 */
+    uint32_t guest_gw;                  /* GATEWAY, host byte order; 0: none */
+    uint32_t guestip_line;              /* 0: no GUESTIP statement */
 };
 
 /* Privilege class bits: A-Z are bits 0-25, 1-6 bits 26-31. */
@@ -199,6 +237,7 @@ struct zvs_cfg_nic {
     uint8_t               mac[6];       /* MACPREFIX ++ MACID, set by validate */
     enum zvs_nic_backend  backend;      /* NICBIND */
     char                  ifname[ZVS_IFNAME_MAX + 1];  /* TAP name */
+    uint16_t              lcs_devno;    /* NICBIND LCS: the LCS read device (even) */
     uint32_t              line;         /* first NICDEF for this vdev */
     uint32_t              type_line;    /* NICDEF that gave TYPE; 0: none */
     uint32_t              bind_line;    /* NICBIND; 0: none */
@@ -318,6 +357,14 @@ void zvs_vidset_format(const struct zvs_vidset *set, char *buf, size_t size);
 /* Linux interface name rules (dev_valid_name): 1-15 chars, not "." or "..", no '/', ':'
  * or white space. */
 bool zvs_ifname_valid(const char *s);
+
+/* The MAC of the host tap behind an LCS NIC (NICBIND LCS). Hercules' LCS gives the guest
+ * the tap's MAC plus one in the last byte (mod 256, no carry), so the tap gets the NIC's
+ * MAC minus one there and the guest's MAC is the NIC's. Validate keeps every other NIC
+ * off that MAC (see config.c, assign_macids). */
+void zvs_lcs_tap_mac(const uint8_t nic_mac[6], uint8_t tap_mac[6]);
+/* "a.b.c.d" (buf needs 16 bytes), from host byte order. */
+void zvs_ipv4_format(uint32_t ip, char *buf, size_t size);
 
 /* "02-00-0C-00-01-01" (buf needs 18 bytes). */
 void zvs_mac_format(const uint8_t mac[6], char *buf, size_t size);

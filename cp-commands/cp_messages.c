@@ -51,10 +51,28 @@
  *   HCP1136E rc 1136  ours  NIC %s of user %s has no backend (NICBIND, or vswitchd -q)
  *   HCP1137E rc 1137  ours  Port group %s has no devices
  *   HCP1138I rc 0     ours  No %s to show
+ *   HCP1141E rc 1141  ours  %s is not supported: %s   (a documented operand we do not
+ *                           emulate, e.g. SET PORT GROUP ... LACP ACTIVE SHARED)
+ * Unsolicited (console subscribers and the log; the rc is never a command's):
+ *   HCPSWU2830I       z/VM  VSWITCH SYSTEM %s status is %s.   ("ready": our reading)
+ *   HCPSWU2832E       z/VM  Connection for VSWITCH SYSTEM %s is not active.
+ *                     z/VM  None of the RDEVs are available working OSA-Express devices.
+ *   HCP1170E          ours  Device %s of VSWITCH SYSTEM %s is not ready: %s
+ *   HCP1171I          ours  Device %s of VSWITCH SYSTEM %s is ready: %s
+ *   HCP1172E          ours  Port group %s member %s is not in use: %s
+ *   HCP1173I          ours  Port group %s member %s is in use: collecting and distributing
+ *   HCP1174I          ours  Port group %s member %s %s collecting, %s distributing (log)
+ *   HCP1175I          ours  Port group %s bucket %s moved from %s to %s (%s)%s     (log)
+ *   HCP1176I          ours  NIC %s of user %s is connected to VSWITCH SYSTEM %s
+ *   HCP1177I          ours  NIC %s of user %s is disconnected from VSWITCH SYSTEM %s
+ *   HCP1178W          ours  %s %s message(s) not shown: more than %s in %s seconds
+ * "z/VM" there: number and text as a real z/VM 6.4 wrote them (cp_messages.h names the
+ * capture); IBM's page for them was not found.
  * DEFINE VSWITCH operands go through the SYSTEM CONFIG statement's operand table, so their
  * errors are that catalogue's (messages.c, HCP10nnE, rc = the number): one operand, one
  * message, in the file and on the console.
- * Numbers 1140-1149 are reserved for the parser, 1150-1169 for the running configuration.
+ * Numbers 1140-1149 are reserved for the parser, 1150-1169 for the running configuration,
+ * 1170-1189 for unsolicited messages.
  * Real z/VM answers a command outside the issuer's classes as if it did not exist
  * (HCP001E / HCP003E, general z/VM knowledge); we answer HCP1100E instead so an operator
  * sees a missing directory class at once. Revisit if exact mimicry is wanted.
@@ -85,6 +103,7 @@ static const struct zvs_cpmsg_def catalogue[ZVS_CPMSG_COUNT] = {
     [ZVS_CPMSG_VALUE_RANGE]        = { 1105, 'E', 1105, "Invalid %s value - %s; valid: %s" },
     [ZVS_CPMSG_NOT_AUTHORIZED_EITHER] = { 1140, 'E', 1140,
         "Not authorized: %s requires privilege class %s or %s" },
+    [ZVS_CPMSG_NOT_SUPPORTED]      = { 1141, 'E', 1141, "%s is not supported: %s" },
     [ZVS_CPMSG_CONSOLE_BUSY]       = { 1106, 'E', 1106, "Console busy: %s clients are connected" },
     [ZVS_CPMSG_LINE_CHAR_INVALID]  = { 1107, 'E', 1107,
         "Command line contains a character that is not valid - %s" },
@@ -123,6 +142,39 @@ static const struct zvs_cpmsg_def catalogue[ZVS_CPMSG_COUNT] = {
         "NIC %s of user %s has no backend (NICBIND, or vswitchd -q)" },
     [ZVS_CPMSG_GROUP_EMPTY_USE]    = { 1137, 'E', 1137, "Port group %s has no devices" },
     [ZVS_CPMSG_NOTHING_TO_SHOW]    = { 1138, 'I', 0, "No %s to show" },
+    [ZVS_CPMSG_NOT_LOGGED_ON]      = { 45, 'E', 45, "%s not logged on" },
+    [ZVS_CPMSG_NOT_IN_DIRECTORY]   = { 53, 'E', 53, "%s not in CP directory" },
+    [ZVS_CPMSG_LCS_TRUNK]          = { 1160, 'E', 1160,
+        "NIC %s of user %s is bound to LCS, which carries no VLAN tags: it cannot be a TRUNK port" },
+    [ZVS_CPMSG_ALREADY_LOGGED_ON]  = { 1161, 'E', 1161, "%s is already logged on" },
+    [ZVS_CPMSG_NO_IPL]             = { 1162, 'E', 1162, "User %s has no IPL statement in the directory" },
+    [ZVS_CPMSG_IMAGE_MISSING]      = { 1163, 'E', 1163, "Guest image %s cannot be IPLed: %s" },
+    [ZVS_CPMSG_START_FAILED]       = { 1164, 'E', 1164, "Machine %s did not start: %s" },
+    [ZVS_CPMSG_NOT_A_MACHINE]      = { 1165, 'E', 1165,
+        "%s is not a virtual machine of this system (no IPL statement)" },
+    [ZVS_CPMSG_SWITCH_STATUS]      = { 2830, 'I', 0, "VSWITCH SYSTEM %s status is %s.",
+                                       "SWU", 1 },
+    [ZVS_CPMSG_SWITCH_NOT_ACTIVE]  = { 2832, 'E', 2832,
+        "Connection for VSWITCH SYSTEM %s is not active.\n"
+        "None of the RDEVs are available working OSA-Express devices.", "SWU", 0 },
+    [ZVS_CPMSG_DEVICE_NOT_READY]   = { 1170, 'E', 1170,
+        "Device %s of VSWITCH SYSTEM %s is not ready: %s", NULL, 1 },
+    [ZVS_CPMSG_DEVICE_READY]       = { 1171, 'I', 0,
+        "Device %s of VSWITCH SYSTEM %s is ready: %s", NULL, 1 },
+    [ZVS_CPMSG_MEMBER_NOT_IN_USE]  = { 1172, 'E', 1172,
+        "Port group %s member %s is not in use: %s", NULL, 1 },
+    [ZVS_CPMSG_MEMBER_IN_USE]      = { 1173, 'I', 0,
+        "Port group %s member %s is in use: collecting and distributing" },
+    [ZVS_CPMSG_MEMBER_STATE]       = { 1174, 'I', 0,
+        "Port group %s member %s %s collecting, %s distributing", NULL, 1 },
+    [ZVS_CPMSG_BUCKET_MOVED]       = { 1175, 'I', 0,
+        "Port group %s bucket %s moved from %s to %s (%s)%s", NULL, 1 },
+    [ZVS_CPMSG_NIC_CONNECTED]      = { 1176, 'I', 0,
+        "NIC %s of user %s is connected to VSWITCH SYSTEM %s" },
+    [ZVS_CPMSG_NIC_DISCONNECTED]   = { 1177, 'I', 0,
+        "NIC %s of user %s is disconnected from VSWITCH SYSTEM %s" },
+    [ZVS_CPMSG_SUPPRESSED]         = { 1178, 'W', 0,
+        "%s %s message(s) not shown: more than %s in %s seconds" },
 };
 
 const struct zvs_cpmsg_def *zvs_cpmsg_def(enum zvs_cpmsg_id id)
@@ -156,15 +208,16 @@ static size_t put_lit(char *buf, size_t size, size_t len, const char *s, size_t 
     return len;
 }
 
-/* An argument as it may appear on a response line: printable ASCII, upper case. */
-static size_t put_arg(char *buf, size_t size, size_t len, const char *arg)
+/* An argument as it may appear on a response line: printable ASCII, upper case (unless
+ * the message keeps its arguments' case: Linux names). */
+static size_t put_arg(char *buf, size_t size, size_t len, const char *arg, int asis)
 {
     size_t i;
     for (i = 0; i < ZVS_CPMSG_ARG_MAX && arg[i] != '\0'; i++) {
         unsigned char ch = (unsigned char)arg[i];
         if (ch < 0x20 || ch > 0x7E)
             ch = '?';
-        else if (ch >= 'a' && ch <= 'z')
+        else if (ch >= 'a' && ch <= 'z' && !asis)
             ch = (unsigned char)(ch - 'a' + 'A');
         len = put_char(buf, size, len, (char)ch);
     }
@@ -177,24 +230,33 @@ size_t zvs_cpmsg_format(char *buf, size_t size, enum zvs_cpmsg_id id,
                         const char *const *args, unsigned nargs)
 {
     const struct zvs_cpmsg_def *def = zvs_cpmsg_def(id);
-    char head[16];
+    char head[24];
     size_t len = 0;
     unsigned argi = 0;
 
     if (size > 0)
         buf[0] = '\0';
-    int n = snprintf(head, sizeof head, "HCP%03u%c ", (unsigned)def->number, def->severity);
+    int n = snprintf(head, sizeof head, "HCP%s%03u%c ", def->module ? def->module : "",
+                     (unsigned)def->number, def->severity);
     assert(n > 0 && (size_t)n < sizeof head);
     len = put_lit(buf, size, len, head, (size_t)n);
     for (const char *p = def->text; *p != '\0'; ) {
         const char *ph = strstr(p, "%s");
+        const char *nl = strchr(p, '\n');
+        if (nl != NULL && (ph == NULL || nl < ph)) {
+            /* A second line of the same message carries the same id. */
+            len = put_lit(buf, size, len, p, (size_t)(nl - p) + 1);
+            len = put_lit(buf, size, len, head, (size_t)n);
+            p = nl + 1;
+            continue;
+        }
         size_t lit = ph != NULL ? (size_t)(ph - p) : strlen(p);
         len = put_lit(buf, size, len, p, lit);
         if (ph == NULL)
             break;
         const char *arg = argi < nargs && args[argi] != NULL ? args[argi] : "?";
         argi++;
-        len = put_arg(buf, size, len, arg);
+        len = put_arg(buf, size, len, arg, def->asis);
         p = ph + 2;
     }
     return len;

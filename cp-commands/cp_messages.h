@@ -8,6 +8,13 @@
  *     invalid"), with CP's convention that the return code is the message number.
  *     They come from general z/VM knowledge: the public IBM pages we could read ("z/VM
  *     CP Messages and Codes" was not among them) confirm no HCP number or text.
+ *   - SWU2830I and SWU2832E (the unsolicited VSWITCH status messages) are z/VM's number
+ *     and text as a real z/VM 6.4 system wrote them on the operator console (captured
+ *     in SDL-Hercules-390/hyperion issue 229: "HCPSWU2830I VSWITCH SYSTEM VMINTRA1
+ *     status is disconnected following error.", "HCPSWU2832E Connection for VSWITCH
+ *     SYSTEM VMINTRA1 is not active." and its second line). IBM's own page for them
+ *     was not found, and the status word "ready" is our reading of that message (not
+ *     seen in the capture): UNCONFIRMED.
  *   - 1100-1199 are OURS (UNCONFIRMED: the real numbers and texts for these conditions are
  *     not in any source we have). Range 1000-1099 belongs to the configuration files
  *     (messages.c). Our return codes follow the same convention: rc = message number.
@@ -35,6 +42,7 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_DEVICE_REPEATED,          /* 1104E device */
     ZVS_CPMSG_VALUE_RANGE,              /* 1105E operand, value, range */
     ZVS_CPMSG_NOT_AUTHORIZED_EITHER,    /* 1140E command, class, other class */
+    ZVS_CPMSG_NOT_SUPPORTED,            /* 1141E operand, reason */
     /* Operator console (console.c). */
     ZVS_CPMSG_CONSOLE_DENIED,           /* 1101E uid */
     ZVS_CPMSG_CONSOLE_BUSY,             /* 1106E limit */
@@ -72,18 +80,46 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_NO_BACKEND,               /* 1136E vdev, user */
     ZVS_CPMSG_GROUP_EMPTY_USE,          /* 1137E group */
     ZVS_CPMSG_NOTHING_TO_SHOW,          /* 1138I what */
+    /* Hercules machines (guest_command.c, daemon/daemon_guests.c). 045 and 053 are the
+     * classic CP texts (general z/VM knowledge, as 001-026); 1160-1169 are ours. */
+    ZVS_CPMSG_NOT_LOGGED_ON,            /* 045E user */
+    ZVS_CPMSG_NOT_IN_DIRECTORY,         /* 053E user */
+    ZVS_CPMSG_LCS_TRUNK,                /* 1160E vdev, user */
+    ZVS_CPMSG_ALREADY_LOGGED_ON,        /* 1161E user */
+    ZVS_CPMSG_NO_IPL,                   /* 1162E user */
+    ZVS_CPMSG_IMAGE_MISSING,            /* 1163E image, reason */
+    ZVS_CPMSG_START_FAILED,             /* 1164E user, reason */
+    ZVS_CPMSG_NOT_A_MACHINE,            /* 1165E user */
+    /* Unsolicited: what happens, told to the operator console's subscribers and the log
+     * (daemon/daemon_msg.c; lag/lag.c for its group's members and bucket moves). */
+    ZVS_CPMSG_SWITCH_STATUS,            /* SWU2830I switch, status */
+    ZVS_CPMSG_SWITCH_NOT_ACTIVE,        /* SWU2832E switch (two lines) */
+    ZVS_CPMSG_DEVICE_NOT_READY,         /* 1170E device, switch, reason */
+    ZVS_CPMSG_DEVICE_READY,             /* 1171I device, switch, reason */
+    ZVS_CPMSG_MEMBER_NOT_IN_USE,        /* 1172E group, device, reason */
+    ZVS_CPMSG_MEMBER_IN_USE,            /* 1173I group, device */
+    ZVS_CPMSG_MEMBER_STATE,             /* 1174I group, device, "is"|"not", "is"|"not" */
+    ZVS_CPMSG_BUCKET_MOVED,             /* 1175I group, bucket, from, to, cause, more */
+    ZVS_CPMSG_NIC_CONNECTED,            /* 1176I vdev, user, switch */
+    ZVS_CPMSG_NIC_DISCONNECTED,         /* 1177I vdev, user, switch */
+    ZVS_CPMSG_SUPPRESSED,               /* 1178W count, message id, limit, seconds */
     ZVS_CPMSG_COUNT
 };
 
-#define ZVS_CPMSG_ARGS_MAX  4           /* most "%s" one text has */
+#define ZVS_CPMSG_ARGS_MAX  6           /* most "%s" one text has (HCP1175I) */
 #define ZVS_CPMSG_ARG_MAX   64          /* characters of one argument shown */
 #define ZVS_CPMSG_TEXT_MAX  512         /* one formatted line, NUL included */
 
 struct zvs_cpmsg_def {
-    uint16_t    number;                 /* the digits after HCP */
+    uint16_t    number;                 /* the digits after HCP (and the module) */
     char        severity;               /* I, W, E, S */
     int         rc;                     /* CP return code the command ends with */
-    const char *text;                   /* "%s" placeholders only */
+    const char *text;                   /* "%s" placeholders only; "\n" starts a second
+                                           line with the same id (as CP writes one) */
+    const char *module;                 /* CP's module code in the id ("SWU" gives
+                                           HCPSWU2830I), NULL: none (HCP1170E) */
+    int         asis;                   /* arguments keep their case: Linux interface
+                                           names, a cause in words (never typed input) */
 };
 
 /* The catalogue entry of `id` (never NULL for a valid id). */
@@ -93,7 +129,8 @@ const struct zvs_cpmsg_def *zvs_cpmsg_def(enum zvs_cpmsg_id id);
 unsigned zvs_cpmsg_nargs(enum zvs_cpmsg_id id);
 
 /* "HCPnnnS text" (no newline) with args substituted and sanitised as described above;
- * a missing argument shows as "?". Returns the length it needed (like snprintf). */
+ * a missing argument shows as "?". A text with a second line gives "HCPnnnS line1\n
+ * HCPnnnS line2". Returns the length it needed (like snprintf). */
 size_t zvs_cpmsg_format(char *buf, size_t size, enum zvs_cpmsg_id id,
                         const char *const *args, unsigned nargs);
 

@@ -110,6 +110,16 @@ static const struct zvs_msg_def catalogue[ZVS_MSG_COUNT] = {
         "LINUXUSER %s of USER %s is uid %s, already mapped to USER %s by LINUXUSER %s" },
     [ZVS_MSG_LINUXUSER_LOOKUP]     = { 1069, 'E',
         "LINUXUSER %s of USER %s cannot be looked up: %s" },
+    [ZVS_MSG_LCS_TRUNK]            = { 1070, 'E',
+        "NICDEF %s of USER %s is bound to LCS, which carries no VLAN tags: it cannot be a "
+        "TRUNK port (%s)" },
+    [ZVS_MSG_LCS_ONE]              = { 1071, 'E',
+        "USER %s binds NIC %s to LCS; NIC %s is bound to LCS already (one per machine)" },
+    [ZVS_MSG_LCS_NEEDS]            = { 1072, 'E', "USER %s NICBIND %s LCS needs a %s statement" },
+    [ZVS_MSG_LCS_TAP_MAC]          = { 1073, 'E',
+        "MAC %s of the LCS tap of USER %s NICDEF %s is the MAC of USER %s NICDEF %s" },
+    [ZVS_MSG_STMT_REPEATED]        = { 1074, 'E',
+        "%s is given twice in USER %s; the first is on line %s" },
     [ZVS_MSG_CHECK_DONE]           = { 1099, 'I', "Configuration check complete: %s error(s)" },
 };
 

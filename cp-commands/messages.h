@@ -78,6 +78,12 @@ enum zvs_msg_id {
     ZVS_MSG_LINUXUSER_UNKNOWN,          /* linux user, user */
     ZVS_MSG_LINUXUSER_SAME_UID,         /* linux user, user, uid, other user, other */
     ZVS_MSG_LINUXUSER_LOOKUP,           /* linux user, user, reason */
+    /* Hercules machines (IPL, GUESTIP, NICBIND LCS; zvswitch extensions). */
+    ZVS_MSG_LCS_TRUNK,                  /* vdev, user, where the TRUNK comes from */
+    ZVS_MSG_LCS_ONE,                    /* user, vdev, other vdev */
+    ZVS_MSG_LCS_NEEDS,                  /* user, vdev, statement */
+    ZVS_MSG_LCS_TAP_MAC,                /* mac, user, vdev, other user, other vdev */
+    ZVS_MSG_STMT_REPEATED,              /* statement, user, line */
     /* Informational. */
     ZVS_MSG_CHECK_DONE,                 /* error count */
     ZVS_MSG_COUNT

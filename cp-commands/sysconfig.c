@@ -37,7 +37,7 @@
  *         and switch.
  *   SET PORT GROUP grp [JOIN rdev [rdev ..]] [LACP ACTIVE | INACTIVE] [INTERVAL n | OFF]
  *         [EXCLUSIVE] [TIMEOUT SHORT | LONG] [DISTRIBUTION DESTINATION | SOURCE | BOTH]
- *         [POLICY LOAD | LBT [n]]
+ *         [POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]]
  *         The text of the CP command ("z/VM CP Commands and Utilities Reference", SET
  *         PORT GROUP), so it can be pasted from a
  *         running system. Operands in any order, each once per statement, at least one.
@@ -56,10 +56,14 @@
  *           DISTRIBUTION DESTINATION | DEST | SOURCE | SRC | BOTH  which MAC's last byte
  *                                 picks a frame's port bucket (default DESTINATION; BOTH:
  *                                 the two bytes XORed)
- *           POLICY LOAD | LBT [n] what an INTERVAL pass rebalances for: LOAD (default,
- *                                 even out measured load) or LBT, load-based teaming:
- *                                 move buckets off a port above n% of its speed (1-100,
- *                                 default 75)
+ *           POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]  what an INTERVAL pass rebalances
+ *                                 for: LOAD (default), even out measured load, a port's
+ *                                 load being its inbound plus its outbound (TOTAL,
+ *                                 default: outbound goes to the port the physical switch
+ *                                 uses less for inbound, as in the IBM report's second
+ *                                 FCX240) or its outbound alone (OUTBOUND); or LBT,
+ *                                 load-based teaming: move buckets off a port above n% of
+ *                                 its speed (1-100, default 75)
  *   RDEVICE nnnn[.Pn] INTERFACE ifname [BACKEND AFPACKET | PCAP]  (zvswitch extension)
  *         Names the Linux interface that plays real device nnnn (an OSA port) for an
  *         RDEV of DEFINE VSWITCH (a physical NIC, or a veth into the switch model).
@@ -341,7 +345,7 @@ static void dv_macprotect(void *ctx, const struct zvs_tok *kw, const struct zvs_
         c->sw.macprotect = ZVS_MACPROTECT_ON;
     else if (zvs_tok_is(val, "OFF"))
         c->sw.macprotect = ZVS_MACPROTECT_OFF;
-    else if (zvs_tok_is(val, "UNSPECIFIED"))
+    else if (zvs_tok_abbrev(val, "UNSPECified"))
         c->sw.macprotect = ZVS_MACPROTECT_UNSPECIFIED;
     else
         bad_value(c, val, "MACPROTECT", "ON, OFF or UNSPECIFIED");
@@ -362,20 +366,21 @@ static void dv_isolation(void *ctx, const struct zvs_tok *kw, const struct zvs_t
 
 static const struct zvs_opdef define_vswitch_ops[DV_COUNT] = {
     [DV_RDEV]         = { "RDEV", 1, ZVS_CFG_MAX_RDEV, true, ZVS_OPBIT(DV_NOUPLINK), dv_rdev },
-    [DV_ETHERNET]     = { "ETHERNET", 0, 0, false, ZVS_OPBIT(DV_IP), NULL },
+    [DV_ETHERNET]     = { "ETHernet", 0, 0, false, ZVS_OPBIT(DV_IP), NULL },
     [DV_IP]           = { "IP", 0, 0, false, 0, dv_ip },
     [DV_VLAN]         = { "VLAN", 1, 1, false, 0, dv_vlan },
-    [DV_NATIVE]       = { "NATIVE", 1, 1, false, 0, dv_native },
-    [DV_PORTTYPE]     = { "PORTTYPE", 1, 1, false, 0, dv_porttype },
-    [DV_QUEUESTORAGE] = { "QUEUESTORAGE", 1, 1, false, 0, dv_queuestorage },
-    [DV_CONNECT]      = { "CONNECT", 0, 0, false, ZVS_OPBIT(DV_DISCONNECT), dv_connect },
-    [DV_DISCONNECT]   = { "DISCONNECT", 0, 0, false, 0, dv_disconnect },
+    [DV_NATIVE]       = { "NATive", 1, 1, false, 0, dv_native },
+    [DV_PORTTYPE]     = { "PORTType", 1, 1, false, 0, dv_porttype },
+    [DV_QUEUESTORAGE] = { "QUEuestorage", 1, 1, false, 0, dv_queuestorage },
+    [DV_CONNECT]      = { "CONnect", 0, 0, false, ZVS_OPBIT(DV_DISCONNECT), dv_connect },
+    [DV_DISCONNECT]   = { "DISCONnect", 0, 0, false, 0, dv_disconnect },
     [DV_NOUPLINK]     = { "NOUPLINK", 0, 0, false, ZVS_OPBIT(DV_GROUP), dv_nouplink },
-    [DV_CONTROLLER]   = { "CONTROLLER", 1, 1, false, 0, dv_controller },
-    [DV_GROUP]        = { "GROUP", 1, 1, false, ZVS_OPBIT(DV_NOGROUP), dv_group },
-    [DV_NOGROUP]      = { "NOGROUP", 0, 0, false, 0, dv_nogroup },
-    [DV_MACPROTECT]   = { "MACPROTECT", 1, 1, false, 0, dv_macprotect },
-    [DV_ISOLATION]    = { "ISOLATION", 1, 1, false, 0, dv_isolation },
+    [DV_CONTROLLER]   = { "CONTRoller", 1, 1, false, 0, dv_controller },
+    [DV_GROUP]        = { "GROup", 1, 1, false, ZVS_OPBIT(DV_NOGROUP), dv_group },
+    [DV_NOGROUP]      = { "NOGroup", 0, 0, false, 0, dv_nogroup },
+    /* Not in the 7.4 DEFINE VSWITCH diagram: SET VSWITCH's operands, its abbreviations. */
+    [DV_MACPROTECT]   = { "MACProtect", 1, 1, false, 0, dv_macprotect },
+    [DV_ISOLATION]    = { "ISOLation", 1, 1, false, 0, dv_isolation },
 };
 
 /* The statement's defaults (see the top). memset first: the padding stays defined, since
@@ -463,8 +468,8 @@ static void mv_vlan(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *v
 }
 
 static const struct zvs_opdef modify_vswitch_ops[MV_COUNT] = {
-    [MV_GRANT]    = { "GRANT", 1, 1, false, 0, mv_grant },
-    [MV_PORTTYPE] = { "PORTTYPE", 1, 1, false, 0, mv_porttype },
+    [MV_GRANT]    = { "GRAnt", 1, 1, false, 0, mv_grant },       /* SET VSWITCH's GRAnt */
+    [MV_PORTTYPE] = { "PORTType", 1, 1, false, 0, mv_porttype },
     [MV_VLAN]     = { "VLAN", 1, ZVS_VIDSET_MAX, true, 0, mv_vlan },
 };
 
@@ -589,9 +594,9 @@ static void pg_lacp(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *v
 {
     struct sc_ctx *c = ctx;
 
-    if (zvs_tok_is(val, "ACTIVE"))
+    if (zvs_tok_abbrev(val, "ACTive"))
         c->grp.lacp = true;
-    else if (zvs_tok_is(val, "INACTIVE"))
+    else if (zvs_tok_abbrev(val, "INACTive"))
         c->grp.lacp = false;
     else
         bad_value(c, val, "LACP", "ACTIVE or INACTIVE");
@@ -606,7 +611,7 @@ static void pg_interval(void *ctx, const struct zvs_tok *kw, const struct zvs_to
     if (zvs_tok_is(val, "OFF"))
         c->grp.interval_s = 0;
     else if (zvs_parse_dec(val->s, 1, 9990, &s) == 0)
-        c->grp.interval_s = s;
+        c->grp.interval_s = zvs_cfg_interval_round(s);
     else
         bad_value(c, val, "INTERVAL", "1-9990 or OFF");
 }
@@ -652,40 +657,48 @@ static void pg_distribution(void *ctx, const struct zvs_tok *kw, const struct zv
         bad_value(c, val, "DISTRIBUTION", "DESTINATION, SOURCE or BOTH");
 }
 
-/* LOAD, LBT or LBT n; the threshold goes back to its default unless given. */
+/* LOAD [TOTAL | OUTBOUND], LBT or LBT n; what is not given goes back to its default (the
+ * threshold 75, the load TOTAL), so a statement says the whole policy. */
 static void pg_policy(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
                       unsigned nval)
 {
     struct sc_ctx *c = ctx;
     uint32_t pct = PG_LBT_DEFAULT;
+    enum zvs_cfg_load load = ZVS_CFG_LOAD_TOTAL;
 
-    if (zvs_tok_is(&val[0], "LOAD") && nval == 1) {
+    if (zvs_tok_is(&val[0], "LOAD")) {
+        if (nval == 2 && zvs_tok_is(&val[1], "OUTBOUND")) {
+            load = ZVS_CFG_LOAD_OUTBOUND;
+        } else if (nval == 2 && !zvs_tok_is(&val[1], "TOTAL")) {
+            bad_value(c, &val[1], "POLICY LOAD", "TOTAL or OUTBOUND");
+            return;
+        }
         c->grp.policy = ZVS_CFG_POLICY_LOAD;
-        c->grp.lbt_percent = PG_LBT_DEFAULT;
     } else if (zvs_tok_is(&val[0], "LBT")) {
         if (nval == 2 && zvs_parse_dec(val[1].s, 1, 100, &pct) < 0) {
             bad_value(c, &val[1], "POLICY LBT", "1-100");
             return;
         }
         c->grp.policy = ZVS_CFG_POLICY_LBT;
-        c->grp.lbt_percent = (uint8_t)pct;
     } else {
-        bool load = zvs_tok_is(&val[0], "LOAD");    /* LOAD n: the n is wrong */
-        bad_value(c, &val[load ? 1 : 0], "POLICY", "LOAD or LBT [1-100]");
+        bad_value(c, &val[0], "POLICY", "LOAD [TOTAL or OUTBOUND] or LBT [1-100]");
+        return;
     }
+    c->grp.lbt_percent = (uint8_t)pct;
+    c->grp.load = load;
 }
 
 static const struct zvs_opdef set_port_ops[PG_COUNT] = {
-    [PG_JOIN]         = { "JOIN", 1, ZVS_TOK_MAX, true, 0, pg_join },
+    [PG_JOIN]         = { "JOIn", 1, ZVS_TOK_MAX, true, 0, pg_join },
     [PG_LACP]         = { "LACP", 1, 1, false, 0, pg_lacp },
-    [PG_INTERVAL]     = { "INTERVAL", 1, 1, false, 0, pg_interval },
-    [PG_EXCLUSIVE]    = { "EXCLUSIVE", 0, 0, false, ZVS_OPBIT(PG_SHARED), NULL },
+    [PG_INTERVAL]     = { "INTerval", 1, 1, false, 0, pg_interval },
+    [PG_EXCLUSIVE]    = { "EXClusive", 0, 0, false, ZVS_OPBIT(PG_SHARED), NULL },
     [PG_SHARED]       = { "SHARED", 0, 0, false, 0, pg_shared },
     [PG_TIMEOUT]      = { "TIMEOUT", 1, 1, false, 0, pg_timeout },
     [PG_DISTRIBUTION] = { "DISTRIBUTION", 1, 1, false, 0, pg_distribution },
     [PG_POLICY]       = { "POLICY", 1, 2, true, 0, pg_policy },
     [PG_DELETE]       = { "DELETE", 0, 0, false, 0, pg_command_only },
-    [PG_LEAVE]        = { "LEAVE", 0, ZVS_TOK_MAX, true, 0, pg_command_only },
+    [PG_LEAVE]        = { "LEAve", 0, ZVS_TOK_MAX, true, 0, pg_command_only },
 };
 
 /* The rest of the statement goes to a scratch list (see the hazard at the top). */
@@ -707,7 +720,7 @@ static void unmute(struct sc_ctx *c)
 static bool is_set_port_keyword(const struct zvs_tok *t)
 {
     for (unsigned i = 0; i < PG_COUNT; i++)
-        if (zvs_tok_is(t, set_port_ops[i].keyword))
+        if (zvs_tok_abbrev(t, set_port_ops[i].keyword))
             return true;
     return false;
 }
@@ -731,6 +744,7 @@ static void set_port_begin(void *ctx, const struct zvs_stmt *stmt, const struct 
     c->grp.distribution = ZVS_CFG_DIST_DESTINATION;
     c->grp.policy = ZVS_CFG_POLICY_LOAD;
     c->grp.lbt_percent = PG_LBT_DEFAULT;
+    c->grp.load = ZVS_CFG_LOAD_TOTAL;
     memset(c->grp_join_line, 0, sizeof c->grp_join_line);
     if (!zvs_tok_is(&pos[0], "GROUP")) {
         ERR(c, pos[0].line, ZVS_MSG_PORT_NOT_GROUP, pos[0].s);
@@ -1052,7 +1066,7 @@ int zvs_cfg_parse_grant(const char *stmt, const char *const *tok, unsigned ntok,
 static const struct zvs_stmtdef sysconfig_stmts[] = {
     { { "VMLAN", NULL }, "VMLAN", 0, 0, { NULL },
       vmlan_ops, VM_COUNT, vmlan_begin, vmlan_end },
-    { { "DEFINE", "VSWITCH" }, "DEFINE VSWITCH", 1, 1, { "switchname" },
+    { { "DEFine", "VSWITCH" }, "DEFINE VSWITCH", 1, 1, { "switchname" },
       define_vswitch_ops, DV_COUNT, define_vswitch_begin, define_vswitch_end },
     { { "MODIFY", "VSWITCH" }, "MODIFY VSWITCH", 1, 1, { "switchname" },
       modify_vswitch_ops, MV_COUNT, modify_vswitch_begin, modify_vswitch_end },

@@ -182,6 +182,25 @@ bool zvs_tok_is(const struct zvs_tok *t, const char *keyword)
     return strcasecmp(t->s, keyword) == 0;
 }
 
+bool zvs_tok_abbrev(const struct zvs_tok *t, const char *keyword)
+{
+    size_t n = strlen(t->s), full = strlen(keyword), min = 0;
+    while (min < full && !(keyword[min] >= 'a' && keyword[min] <= 'z'))
+        min++;
+    return n >= min && n <= full && strncasecmp(t->s, keyword, n) == 0;
+}
+
+const char *zvs_kw_upper(const char *keyword, char *buf, size_t size)
+{
+    size_t k = 0;
+    for (; size > 0 && k < size - 1 && keyword[k] != '\0'; k++)
+        buf[k] = keyword[k] >= 'a' && keyword[k] <= 'z' ? (char)(keyword[k] - 'a' + 'A')
+                                                        : keyword[k];
+    if (size > 0)
+        buf[k] = '\0';
+    return buf;
+}
+
 static int hex_digit(char c)
 {
     if (c >= '0' && c <= '9')
@@ -255,7 +274,7 @@ int zvs_parse_name(const char *s, char dst[ZVS_NAME_MAX + 1])
 static int find_op(const struct zvs_opdef *defs, unsigned ndefs, const struct zvs_tok *t)
 {
     for (unsigned i = 0; i < ndefs; i++)
-        if (zvs_tok_is(t, defs[i].keyword))
+        if (zvs_tok_abbrev(t, defs[i].keyword))
             return (int)i;
     return -1;
 }
@@ -279,6 +298,8 @@ uint64_t zvs_operands_parse(const struct zvs_opdef *defs, unsigned ndefs,
     uint64_t given = 0;                 /* operands met, even with errors */
     uint64_t seen = 0;                  /* operands applied: what conflicts are checked with */
     unsigned i = 0;
+    char up1[32], up2[32];              /* operand names for messages, in upper case */
+#define UP(kw, buf) zvs_kw_upper((kw), (buf), sizeof (buf))
 
     assert(ndefs <= ZVS_OPDEF_MAX);
     while (i < ntok) {
@@ -301,24 +322,25 @@ uint64_t zvs_operands_parse(const struct zvs_opdef *defs, unsigned ndefs,
         i += n;
 
         if (given & ZVS_OPBIT(k)) {
-            ZVS_REPORT(sink, kw->line, ZVS_MSG_OPERAND_DUPLICATE, d->keyword);
+            ZVS_REPORT(sink, kw->line, ZVS_MSG_OPERAND_DUPLICATE, UP(d->keyword, up1));
             continue;
         }
         given |= ZVS_OPBIT(k);
         if (n < d->min_values) {
-            ZVS_REPORT(sink, kw->line, ZVS_MSG_VALUE_MISSING, d->keyword);
+            ZVS_REPORT(sink, kw->line, ZVS_MSG_VALUE_MISSING, UP(d->keyword, up1));
             continue;
         }
         if (n > d->max_values) {
             char lim[12];
             snprintf(lim, sizeof lim, "%u", (unsigned)d->max_values);
-            ZVS_REPORT(sink, val[d->max_values].line, ZVS_MSG_VALUES_TOO_MANY, d->keyword,
-                       lim, val[d->max_values].s);
+            ZVS_REPORT(sink, val[d->max_values].line, ZVS_MSG_VALUES_TOO_MANY,
+                       UP(d->keyword, up1), lim, val[d->max_values].s);
             continue;
         }
         int c = find_conflict(defs, ndefs, seen, k);
         if (c >= 0) {
-            ZVS_REPORT(sink, kw->line, ZVS_MSG_OPERAND_CONFLICT, d->keyword, defs[c].keyword);
+            ZVS_REPORT(sink, kw->line, ZVS_MSG_OPERAND_CONFLICT, UP(d->keyword, up1),
+                       UP(defs[c].keyword, up2));
             continue;
         }
         seen |= ZVS_OPBIT(k);
@@ -326,15 +348,17 @@ uint64_t zvs_operands_parse(const struct zvs_opdef *defs, unsigned ndefs,
             d->apply(ctx, kw, val, n);
     }
     return given;
+#undef UP
 }
 
 /* ---- statement tables ---------------------------------------------------------------- */
 
 static bool stmt_matches(const struct zvs_stmtdef *def, const struct zvs_stmt *stmt)
 {
-    if (!zvs_tok_is(&stmt->tok[0], def->words[0]))
+    if (!zvs_tok_abbrev(&stmt->tok[0], def->words[0]))
         return false;
-    return def->words[1] == NULL || (stmt->ntok >= 2 && zvs_tok_is(&stmt->tok[1], def->words[1]));
+    return def->words[1] == NULL ||
+           (stmt->ntok >= 2 && zvs_tok_abbrev(&stmt->tok[1], def->words[1]));
 }
 
 static void report_unknown(const struct zvs_stmtdef *defs, unsigned ndefs,
@@ -344,7 +368,8 @@ static void report_unknown(const struct zvs_stmtdef *defs, unsigned ndefs,
     bool two_words = false;
 
     for (unsigned i = 0; i < ndefs; i++)
-        if (defs[i].words[1] != NULL && zvs_tok_is(&stmt->tok[0], defs[i].words[0]))
+        if (defs[i].words[1] != NULL &&
+            zvs_tok_abbrev(&stmt->tok[0], defs[i].words[0]))
             two_words = stmt->ntok >= 2;
     if (two_words)
         snprintf(name, sizeof name, "%.*s %.*s", ZVS_MSG_ARG_MAX, stmt->tok[0].s,

@@ -14,7 +14,9 @@
  *     CPSYNTAX).
  *  3. zvs_stmt_dispatch() picks the statement's table by its leading keywords, takes the
  *     positional operands, and brackets the operands with begin/end callbacks.
- * Keywords match case-insensitively and in full (no abbreviations, as in SYSTEM CONFIG).
+ * Keywords match case-insensitively, in full or, where a table spells a keyword as IBM's
+ * syntax diagram does ("QUEuestorage"), down to its upper-case part. Messages name
+ * operands in upper case, in full.
  * Tokens keep their original spelling: names are upper-cased by whoever stores them,
  * Linux interface names are not.
  */
@@ -67,6 +69,13 @@ int zvs_lexer_next(struct zvs_lexer *lx, struct zvs_stmt *st);
 /* Case-insensitive full-keyword compare. */
 bool zvs_tok_is(const struct zvs_tok *t, const char *keyword);
 
+/* t is keyword, case-insensitively, or an abbreviation of it down to its leading
+ * upper-case part: "QUEuestorage" takes QUE to QUEUESTORAGE, "RDEV" only RDEV. */
+bool zvs_tok_abbrev(const struct zvs_tok *t, const char *keyword);
+
+/* keyword in upper case into buf (for messages); returns buf. */
+const char *zvs_kw_upper(const char *keyword, char *buf, size_t size);
+
 /* Token value syntax. Each returns 0 or -EINVAL and leaves *out alone on error. */
 int zvs_parse_hex(const char *s, unsigned min_digits, unsigned max_digits, uint32_t *out);
 int zvs_parse_dec(const char *s, uint32_t min, uint32_t max, uint32_t *out);
@@ -81,7 +90,8 @@ int zvs_parse_name(const char *s, char dst[ZVS_NAME_MAX + 1]);
 #define ZVS_OPBIT(i) ((uint64_t)1 << (i))
 
 struct zvs_opdef {
-    const char *keyword;                /* upper case, full spelling */
+    const char *keyword;                /* full spelling; upper case, or IBM's mixed case
+                                           (the upper-case part is the minimum) */
     uint8_t     min_values;             /* values that must follow */
     uint8_t     max_values;             /* values that may follow */
     bool        list;                   /* values run to the next keyword of the table;
@@ -101,7 +111,8 @@ uint64_t zvs_operands_parse(const struct zvs_opdef *defs, unsigned ndefs,
 /* ---- statement tables ---------------------------------------------------------------- */
 
 struct zvs_stmtdef {
-    const char *words[2];               /* leading keywords; words[1] may be NULL */
+    const char *words[2];               /* leading keywords (as keyword above, e.g. DEFine);
+                                           words[1] may be NULL */
     const char *name;                   /* statement name in messages */
     uint8_t     pos_min;                /* positional operands that must follow */
     uint8_t     pos_max;                /* positional operands that may follow */

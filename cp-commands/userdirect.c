@@ -18,11 +18,25 @@
  *         A second NICDEF for a vdev within the entry modifies the first (z/VM 7.1):
  *         the operands it gives replace earlier values (VLAN replaces the whole set), and
  *         TYPE may be given once per NIC, on any of them.
- *   NICBIND vdev TAP ifname | QDIO                                 (zvswitch extension)
+ *   NICBIND vdev TAP ifname | QDIO | LCS devno                     (zvswitch extension)
  *         Binds the NIC defined above in the entry to the backend that plays the guest:
  *         TAP     a tap interface the daemon creates (move it into a network namespace
  *                 and the namespace is the guest; ifname keeps its case, Linux rules);
- *         QDIO    an external program attaches to the NIC's shared-memory QDIO queues.
+ *         QDIO    an external program attaches to the NIC's shared-memory QDIO queues;
+ *         LCS     the LCS device (3088, read devno even, write devno + 1) of the entry's
+ *                 Hercules machine (IPL): its tap becomes the NIC's backend when the
+ *                 machine is XAUTOLOGged. The NICDEF stays as z/VM has it; one LCS NIC
+ *                 per entry, and it needs GUESTIP (config.c checks the entry).
+ *   IPL name | INS path                     (z/VM's IPL statement; what follows is ours)
+ *         What XAUTOLOG starts the machine with, under Hercules: name (1-16 of A-Z 0-9 _ -)
+ *         is a guest image the project builds (<images>/<name>.ins.template, e.g. IPL
+ *         FRAMEPROG or IPL LINUX; guests/README.md); INS path (absolute, 1-200 characters,
+ *         case kept) is the user's own .ins file, IPLed as it is. z/VM's vdev, LOADPARM
+ *         and PARM operands are refused: there are no minidisks here. One per entry.
+ *   GUESTIP a.b.c.d/n [GATEWAY a.b.c.d]                             (zvswitch extension)
+ *         The machine's IPv4 address and prefix length (1-32) on its LCS NIC, given to
+ *         the named image as its IP parameters and to Hercules' LCS address table. One
+ *         per entry.
  *         Traffic generators are test equipment, not guests: they live in tests/lib.
  *         One NICBIND per NIC; a NIC without one exists but nothing drives it.
  *   LINUXUSER name | uid [name | uid ...]                         (zvswitch extension)
@@ -381,7 +395,7 @@ static void nicdef_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
 
 /* ---- NICBIND ------------------------------------------------------------------------- */
 
-enum { NB_TAP, NB_QDIO, NB_COUNT };
+enum { NB_TAP, NB_QDIO, NB_LCS, NB_COUNT };
 
 static void nb_tap(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
                    unsigned nval)
@@ -401,9 +415,24 @@ static void nb_qdio(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *v
     ((struct ud_ctx *)ctx)->nic.backend = ZVS_NIC_BACKEND_QDIO;
 }
 
+/* LCS devno: the read subchannel, even (the write one is devno + 1, as a 3088 pair). */
+static void nb_lcs(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                   unsigned nval)
+{
+    struct ud_ctx *c = ctx;
+    uint32_t v;
+
+    c->nic.backend = ZVS_NIC_BACKEND_LCS;
+    if (zvs_parse_hex(val->s, 1, 4, &v) < 0 || (v & 1) != 0 || v == 0xFFFF)
+        bad_value(c, val, "LCS", "1-4 hex digits, even (the read device; write is +1)");
+    else
+        c->nic.lcs_devno = (uint16_t)v;
+}
+
 static const struct zvs_opdef nicbind_ops[NB_COUNT] = {
-    [NB_TAP]  = { "TAP", 1, 1, false, ZVS_OPBIT(NB_QDIO), nb_tap },
-    [NB_QDIO] = { "QDIO", 0, 0, false, 0, nb_qdio },
+    [NB_TAP]  = { "TAP", 1, 1, false, ZVS_OPBIT(NB_QDIO) | ZVS_OPBIT(NB_LCS), nb_tap },
+    [NB_QDIO] = { "QDIO", 0, 0, false, ZVS_OPBIT(NB_LCS), nb_qdio },
+    [NB_LCS]  = { "LCS", 1, 1, false, 0, nb_lcs },
 };
 
 static void nicbind_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
@@ -418,7 +447,7 @@ static void nicbind_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
     char vdev[8], num[12];
 
     if (given == 0)
-        ERR(c, stmt->tok[stmt->ntok - 1].line, ZVS_MSG_OPERAND_MISSING, "TAP or QDIO");
+        ERR(c, stmt->tok[stmt->ntok - 1].line, ZVS_MSG_OPERAND_MISSING, "TAP, QDIO or LCS");
     if (!stmt_clean(c) || c->cur_user < 0 || !c->vdev_ok)
         return;
     vdev_str(vdev, sizeof vdev, c->nic.vdev);
@@ -434,7 +463,168 @@ static void nicbind_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
     }
     nic->backend = c->nic.backend;
     memcpy(nic->ifname, c->nic.ifname, sizeof nic->ifname);
+    nic->lcs_devno = c->nic.lcs_devno;
     nic->bind_line = c->nic.line;
+}
+
+/* ---- IPL and GUESTIP (the Hercules machine) -------------------------------------------- */
+
+/* The entry a machine statement belongs to, or NULL (reported when outside any). */
+static struct zvs_cfg_user *machine_stmt_begin(struct ud_ctx *c, const struct zvs_stmt *stmt,
+                                               const char *name)
+{
+    c->errors0 = c->cfg->msgs.errors;
+    if (!c->in_user) {
+        ERR(c, stmt->tok[0].line, ZVS_MSG_NOT_IN_USER, name);
+        return NULL;
+    }
+    return c->cur_user >= 0 ? &c->cfg->user[c->cur_user] : NULL;
+}
+
+static bool once_per_entry(struct ud_ctx *c, const struct zvs_cfg_user *u, uint32_t first,
+                           const char *name, uint32_t line)
+{
+    char num[12];
+
+    if (first == 0)
+        return true;
+    num_str(num, sizeof num, first);
+    ERR(c, line, ZVS_MSG_STMT_REPEATED, name, u->userid, num);
+    return false;
+}
+
+static bool ipl_name_ok(const char *s)
+{
+    size_t n = strnlen(s, ZVS_IPL_NAME_MAX + 1);
+
+    if (n == 0 || n > ZVS_IPL_NAME_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (!(ch >= 'A' && ch <= 'Z') && !(ch >= 'a' && ch <= 'z') && !(ch >= '0' && ch <= '9') &&
+            ch != '_' && ch != '-')
+            return false;
+    }
+    return true;
+}
+
+static void ipl_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
+                      unsigned npos)
+{
+    struct ud_ctx *c = ctx;
+    struct zvs_cfg_user *u = machine_stmt_begin(c, stmt, "IPL");
+    enum zvs_ipl_kind kind = ZVS_IPL_NAMED;
+    char name[ZVS_IPL_NAME_MAX + 1] = "";
+    char path[ZVS_IPL_PATH_MAX + 1] = "";
+
+    if (zvs_tok_is(&pos[0], "INS")) {
+        kind = ZVS_IPL_INS;
+        if (npos < 2)
+            ERR(c, pos[0].line, ZVS_MSG_OPERAND_MISSING, "INS path");
+        else if (pos[1].s[0] != '/' || strnlen(pos[1].s, ZVS_IPL_PATH_MAX + 1) > ZVS_IPL_PATH_MAX)
+            bad_value(c, &pos[1], "INS", "an absolute path of 1-200 characters");
+        else
+            snprintf(path, sizeof path, "%s", pos[1].s);
+    } else if (npos > 1) {
+        /* z/VM's LOADPARM / PARM: no minidisks or saved systems to pass them to. */
+        ERR(c, pos[1].line, ZVS_MSG_OPERAND_UNKNOWN, pos[1].s, "IPL");
+    } else if (!ipl_name_ok(pos[0].s)) {
+        bad_value(c, &pos[0], "IPL", "a guest image name (1-16 of A-Z 0-9 _ -) or INS path");
+    } else {
+        for (size_t i = 0; pos[0].s[i] != '\0'; i++) {
+            char ch = pos[0].s[i];
+            name[i] = ch >= 'a' && ch <= 'z' ? (char)(ch - 'a' + 'A') : ch;
+        }
+    }
+    if (u == NULL || !once_per_entry(c, u, u->ipl_line, "IPL", stmt->tok[0].line) ||
+        !stmt_clean(c))
+        return;
+    u->ipl = kind;
+    memcpy(u->ipl_name, name, sizeof name);
+    memcpy(u->ipl_path, path, sizeof path);
+    u->ipl_line = stmt->tok[0].line;
+}
+
+/* "a.b.c.d" in host byte order: 0, or -1. */
+static int parse_ipv4(const char *s, uint32_t *out)
+{
+    uint32_t ip = 0;
+    unsigned parts = 0;
+
+    while (parts < 4) {
+        uint32_t v = 0;
+        unsigned digits = 0;
+        while (*s >= '0' && *s <= '9' && digits < 4) {
+            v = v * 10 + (uint32_t)(*s++ - '0');
+            digits++;
+        }
+        if (digits == 0 || digits > 3 || v > 255)
+            return -1;
+        ip = ip << 8 | v;
+        parts++;
+        if (parts < 4 && *s++ != '.')
+            return -1;
+    }
+    if (*s != '\0')
+        return -1;
+    *out = ip;
+    return 0;
+}
+
+enum { GI_GATEWAY, GI_COUNT };
+
+static void gi_gateway(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                       unsigned nval)
+{
+    struct ud_ctx *c = ctx;
+    uint32_t ip;
+
+    if (parse_ipv4(val->s, &ip) < 0 || ip == 0)
+        bad_value(c, val, "GATEWAY", "an IPv4 address a.b.c.d");
+    else
+        c->user.guest_gw = ip;          /* c->user is free after USER's end: scratch */
+}
+
+static const struct zvs_opdef guestip_ops[GI_COUNT] = {
+    [GI_GATEWAY] = { "GATEWAY", 1, 1, false, 0, gi_gateway },
+};
+
+static void guestip_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
+                          unsigned npos)
+{
+    struct ud_ctx *c = ctx;
+    char addr[20];
+    const char *slash = strchr(pos[0].s, '/');
+    uint32_t ip = 0, prefix = 0;
+
+    (void)machine_stmt_begin(c, stmt, "GUESTIP");
+    c->user.guest_gw = 0;
+    c->user.guest_ip = 0;
+    size_t n = slash != NULL ? (size_t)(slash - pos[0].s) : sizeof addr;
+    if (slash == NULL || n >= sizeof addr) {
+        bad_value(c, &pos[0], "GUESTIP", "a.b.c.d/n (n 1-32)");
+        return;
+    }
+    memcpy(addr, pos[0].s, n);
+    addr[n] = '\0';
+    if (parse_ipv4(addr, &ip) < 0 || ip == 0 || zvs_parse_dec(slash + 1, 1, 32, &prefix) < 0)
+        bad_value(c, &pos[0], "GUESTIP", "a.b.c.d/n (n 1-32)");
+    c->user.guest_ip = ip;
+    c->user.guest_prefix = (uint8_t)prefix;
+}
+
+static void guestip_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct ud_ctx *c = ctx;
+    struct zvs_cfg_user *u = c->in_user && c->cur_user >= 0 ? &c->cfg->user[c->cur_user] : NULL;
+
+    if (u == NULL || !once_per_entry(c, u, u->guestip_line, "GUESTIP", stmt->tok[0].line) ||
+        !stmt_clean(c))
+        return;
+    u->guest_ip = c->user.guest_ip;
+    u->guest_prefix = c->user.guest_prefix;
+    u->guest_gw = c->user.guest_gw;
+    u->guestip_line = stmt->tok[0].line;
 }
 
 /* ---- LINUXUSER ----------------------------------------------------------------------- */
@@ -593,6 +783,9 @@ static const struct zvs_stmtdef userdirect_stmts[] = {
       nicdef_ops, ND_COUNT, nicdef_begin, nicdef_end },
     { { "NICBIND", NULL }, "NICBIND", 1, 1, { "vdev" },
       nicbind_ops, NB_COUNT, nicbind_begin, nicbind_end },
+    { { "IPL", NULL }, "IPL", 1, 2, { "name", "path" }, NULL, 0, ipl_begin, NULL },
+    { { "GUESTIP", NULL }, "GUESTIP", 1, 1, { "address" },
+      guestip_ops, GI_COUNT, guestip_begin, guestip_end },
 };
 
 int zvs_cfg_parse_userdirect_buf(struct zvs_cfg *cfg, const char *name, const char *buf,

@@ -11,6 +11,10 @@
  * in time is dropped, so one stuck client stalls the daemon at most that long. Writes use
  * MSG_NOSIGNAL (a vanished client is an error code, not SIGPIPE). The identity is taken
  * once, at accept, from SO_PEERCRED: the kernel's word, not the client's.
+ * Unsolicited messages (zvs_console_notify): written to subscribers between responses
+ * (everything runs on the loop's one thread, so never inside one), under the same write
+ * deadline; the per-kind rate limit lives here so that the log and every console see the
+ * same messages and the same "not shown" reports.
  * Hazards: exec runs inside client_input; it must not close the console. A response is
  * scanned for RS bytes once more before sending (zvs_cp_printf already replaces them),
  * because the terminator is the only framing.
@@ -31,7 +35,9 @@
 #include <unistd.h>
 
 #include "cp-commands/tokens.h"
+#include "dataplane/sockpath.h"
 #include "daemon/evloop.h"
+#include "dataplane/log.h"
 
 #define INPUT_BUDGET (64u * 1024)       /* bytes read per client_input call */
 
@@ -47,7 +53,15 @@ struct console_client {
     uint32_t privclass;
     size_t   len;                       /* bytes in line */
     bool     overlong;                  /* discarding up to the next "\n" */
+    bool     subscribed;                /* gets unsolicited messages */
     char     line[ZVS_CMD_LINE_MAX + 2];/* the line, a possible "\r", room for the NUL */
+};
+
+/* One message kind's rate-limit window. */
+struct notify_window {
+    uint64_t start;                     /* the window's first message (0: none open) */
+    uint32_t shown;                     /* messages that went out in it */
+    uint32_t suppressed;                /* messages counted, not shown */
 };
 
 struct zvs_console {
@@ -59,6 +73,7 @@ struct zvs_console {
     struct console_user   user[ZVS_CONSOLE_MAX_USERS];
     unsigned              nclients;
     struct console_client client[ZVS_CONSOLE_MAX_CLIENTS];
+    struct notify_window  window[ZVS_CPMSG_COUNT];
 };
 
 /* ---- setup --------------------------------------------------------------------------- */
@@ -69,30 +84,6 @@ static uint32_t classes_a_to_g(void)
     for (char ch = 'A'; ch <= 'G'; ch++)
         m |= ZVS_PRIVCLASS(ch);
     return m;
-}
-
-/* Removes a socket left by a dead daemon. 0 when path is free now, else -errno. */
-static int clear_stale(const struct sockaddr_un *sa)
-{
-    struct stat st;
-
-    if (lstat(sa->sun_path, &st) < 0)
-        return errno == ENOENT ? 0 : -errno;
-    if (!S_ISSOCK(st.st_mode))
-        return -EEXIST;
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -errno;
-    int rc = connect(fd, (const struct sockaddr *)sa, sizeof *sa);
-    int e = errno;
-    close(fd);
-    if (rc == 0)
-        return -EADDRINUSE;             /* a live console answers there */
-    if (e != ECONNREFUSED && e != ENOENT)
-        return -e;
-    if (unlink(sa->sun_path) < 0 && errno != ENOENT)
-        return -errno;
-    return 0;
 }
 
 struct zvs_console *zvs_console_open(const char *path, zvs_console_exec_fn exec, void *arg,
@@ -125,7 +116,7 @@ struct zvs_console *zvs_console_open(const char *path, zvs_console_exec_fn exec,
     c->user[0] = (struct console_user){ .uid = 0, .userid = "OPERATOR",
                                         .privclass = classes_a_to_g() };
     c->nusers = 1;
-    if ((e = clear_stale(&sa)) < 0)
+    if ((e = zvs_sockpath_claim(path)) < 0) /* stale: replaced; live: refused */
         goto fail;
     c->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (c->lfd < 0) {
@@ -179,6 +170,14 @@ int zvs_console_listen_fd(const struct zvs_console *c)
 unsigned zvs_console_nclients(const struct zvs_console *c)
 {
     return c->nclients;
+}
+
+unsigned zvs_console_nsubscribers(const struct zvs_console *c)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < ZVS_CONSOLE_MAX_CLIENTS; i++)
+        n += c->client[i].fd >= 0 && c->client[i].subscribed;
+    return n;
 }
 
 int zvs_console_set_group(struct zvs_console *c, gid_t gid)
@@ -354,6 +353,7 @@ int zvs_console_accept(struct zvs_console *c)
     cl->privclass = u->privclass;
     cl->len = 0;
     cl->overlong = false;
+    cl->subscribed = false;
     c->nclients++;
     return fd;
 }
@@ -372,6 +372,17 @@ static int handle_line(struct zvs_console *c, struct console_client *cl)
         rc = send_error(cl->fd, ZVS_CPMSG_LINE_TOO_LONG, num);
     } else if (memchr(cl->line, '\0', cl->len) != NULL) {
         rc = send_error(cl->fd, ZVS_CPMSG_LINE_CHAR_INVALID, "X'00'");
+    } else if (cl->len > 0 && cl->line[0] == ZVS_CONSOLE_RS) {
+        /* A console request, not a CP command. */
+        cl->line[cl->len] = '\0';
+        if (strcmp(cl->line, ZVS_CONSOLE_REQ_SUBSCRIBE) == 0) {
+            zvs_cp_response_init(&r);
+            rc = send_response(cl->fd, &r);
+            zvs_cp_response_fini(&r);
+            cl->subscribed = rc == 0;
+        } else {
+            rc = send_error(cl->fd, ZVS_CPMSG_UNKNOWN_COMMAND, cl->line);
+        }
     } else {
         cl->line[cl->len] = '\0';
         zvs_cp_response_init(&r);
@@ -434,4 +445,106 @@ int zvs_console_client_input(struct zvs_console *c, int fd)
         return 0;                       /* budget used; called again while input waits */
     drop_client(c, cl);
     return rc;
+}
+
+/* ---- unsolicited messages ------------------------------------------------------------ */
+
+#define WINDOW_NS ((uint64_t)ZVS_CONSOLE_MSG_WINDOW_S * 1000000000ull)
+
+/* May this client see a message about owner's NICs (owner NULL: the system)? */
+static bool may_see(const struct console_client *cl, const char *owner)
+{
+    if (cl->privclass & (ZVS_PRIVCLASS('A') | ZVS_PRIVCLASS('B')))
+        return true;
+    return owner != NULL && (cl->privclass & ZVS_PRIVCLASS('G')) &&
+           strcmp(cl->userid, owner) == 0;
+}
+
+/* Each line of text as "\x1eMSG <time> <line>\n" to every subscriber that may see it. */
+static void broadcast(struct zvs_console *c, const char *owner, const char *text,
+                      uint64_t wall_us)
+{
+    char stamp[48];
+    int sn = snprintf(stamp, sizeof stamp, "%s%llu.%06llu ", ZVS_CONSOLE_MSG_PREFIX,
+                      (unsigned long long)(wall_us / 1000000u),
+                      (unsigned long long)(wall_us % 1000000u));
+    assert(sn > 0 && (size_t)sn < sizeof stamp);
+    for (unsigned i = 0; i < ZVS_CONSOLE_MAX_CLIENTS; i++) {
+        struct console_client *cl = &c->client[i];
+        if (cl->fd < 0 || !cl->subscribed || !may_see(cl, owner))
+            continue;
+        int64_t deadline = now_ms() + ZVS_CONSOLE_WRITE_TIMEOUT_MS;
+        int rc = 0;
+        for (const char *p = text; rc == 0 && *p != '\0'; ) {
+            size_t n = strcspn(p, "\n");
+            rc = write_all(cl->fd, stamp, (size_t)sn, deadline);
+            if (rc == 0)
+                rc = write_all(cl->fd, p, n, deadline);
+            if (rc == 0)
+                rc = write_all(cl->fd, "\n", 1, deadline);
+            p += n + (p[n] == '\n');
+        }
+        if (rc < 0) {
+            /* Not dropped here: the loop still watches the fd. Shut down, its next input
+             * event reads the end and client_input drops it. */
+            cl->subscribed = false;
+            shutdown(cl->fd, SHUT_RDWR);
+        }
+    }
+}
+
+static void log_text(char severity, const char *text)
+{
+    enum zvs_log_level level = severity == 'I' ? ZVS_LOG_INFO : ZVS_LOG_WARN;
+    for (const char *p = text; *p != '\0'; ) {
+        int n = (int)strcspn(p, "\n");
+        zvs_log(level, "%.*s", n, p);
+        p += n + (p[n] == '\n');
+    }
+}
+
+/* The kind's window is over: report what it did not show, and close it. */
+static void window_end(struct zvs_console *c, enum zvs_cpmsg_id kind, uint64_t wall_us)
+{
+    struct notify_window *w = &c->window[kind];
+    if (w->suppressed > 0) {
+        const struct zvs_cpmsg_def *def = zvs_cpmsg_def(kind);
+        char count[16], id[24], burst[16], secs[16], text[ZVS_CPMSG_TEXT_MAX];
+        snprintf(count, sizeof count, "%u", w->suppressed);
+        snprintf(id, sizeof id, "HCP%s%03u%c", def->module ? def->module : "",
+                 (unsigned)def->number, def->severity);
+        snprintf(burst, sizeof burst, "%u", (unsigned)ZVS_CONSOLE_MSG_BURST);
+        snprintf(secs, sizeof secs, "%u", (unsigned)ZVS_CONSOLE_MSG_WINDOW_S);
+        const char *args[] = { count, id, burst, secs };
+        zvs_cpmsg_format(text, sizeof text, ZVS_CPMSG_SUPPRESSED, args, 4);
+        log_text(zvs_cpmsg_def(ZVS_CPMSG_SUPPRESSED)->severity, text);
+        broadcast(c, NULL, text, wall_us);
+    }
+    *w = (struct notify_window){ 0 };
+}
+
+int zvs_console_notify(struct zvs_console *c, enum zvs_cpmsg_id kind, const char *owner,
+                       const char *text, uint64_t now, uint64_t wall_us)
+{
+    assert((unsigned)kind < ZVS_CPMSG_COUNT);
+    struct notify_window *w = &c->window[kind];
+    if (w->start != 0 && now - w->start >= WINDOW_NS)
+        window_end(c, kind, wall_us);
+    if (w->start == 0)
+        w->start = now;
+    if (w->shown >= ZVS_CONSOLE_MSG_BURST) {
+        w->suppressed++;
+        return 0;
+    }
+    w->shown++;
+    log_text(zvs_cpmsg_def(kind)->severity, text);
+    broadcast(c, owner, text, wall_us);
+    return 1;
+}
+
+void zvs_console_notify_flush(struct zvs_console *c, uint64_t now, uint64_t wall_us)
+{
+    for (unsigned k = 0; k < ZVS_CPMSG_COUNT; k++)
+        if (c->window[k].start != 0 && now - c->window[k].start >= WINDOW_NS)
+            window_end(c, (enum zvs_cpmsg_id)k, wall_us);
 }

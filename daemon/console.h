@@ -62,5 +62,22 @@ int zvs_console_map_user(struct zvs_console *c, uid_t uid, const char *userid,
 
 /* Connected clients (for tests and QUERY output). */
 unsigned zvs_console_nclients(const struct zvs_console *c);
+/* Clients that asked for unsolicited messages ("\x1eCONSOLE"). */
+unsigned zvs_console_nsubscribers(const struct zvs_console *c);
+
+/* An unsolicited message (the protocol's "Unsolicited messages"): `text` is the
+ * catalogue's formatted text of `kind` (one or more lines), about the NICs of CP userid
+ * `owner` (class G subscribers of that userid get it too) or the system (owner NULL:
+ * class A/B subscribers only). now is the loop's clock (the rate limit's), wall_us the
+ * time the line carries. Within the kind's rate limit, the text is logged (severity E and
+ * W as warnings, I as information) and written to every subscriber allowed to see it;
+ * beyond it, only counted. Returns 1 when it went out, 0 when it was suppressed. A
+ * subscriber that does not take it within ZVS_CONSOLE_WRITE_TIMEOUT_MS is shut down (its
+ * next input event drops it). */
+int zvs_console_notify(struct zvs_console *c, enum zvs_cpmsg_id kind, const char *owner,
+                       const char *text, uint64_t now, uint64_t wall_us);
+/* Ends every rate-limit window that is over at now: a kind with messages not shown
+ * reports them (HCP1178W to class A/B subscribers and the log). Called every iteration. */
+void zvs_console_notify_flush(struct zvs_console *c, uint64_t now, uint64_t wall_us);
 
 #endif

@@ -9,7 +9,9 @@
  *    the NIC (SIGA-w is not needed in-process: the switch polls right after the fill);
  *  - a NIC's thin interrupt (irq eventfd): the tap driver empties the input queue into
  *    the tap;
- *  - netlink: carrier changes of uplinks fail over; a tap's carrier is its own business;
+ *  - link events: carrier changes of uplinks fail over, from netlink for a Linux interface
+ *    or from the port's own descriptor for a link with none (dummy); a tap's carrier is
+ *    its own business;
  *  - signalfd: SIGTERM/SIGINT stop the loop, SIGUSR1 writes the counters report, SIGHUP
  *    reopens the log file (logrotate).
  * Authorization follows z/VM: a NIC couples to a VSWITCH only with a GRANT (MODIFY
@@ -17,6 +19,8 @@
  */
 #include "daemon/daemon.h"
 #include "daemon/daemon_impl.h"
+#include "backends/tap_orphans.h"
+#include "dataplane/sockpath.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -46,9 +50,16 @@
 
 /* ---- event callbacks ---------------------------------------------------------------- */
 
+static void uplink_link_event(struct d_uplink *u, const struct zvs_port_link_event *ev,
+                              uint64_t now);
+
 static void on_uplink(void *arg, int fd, uint32_t events, uint64_t now)
 {
     struct d_uplink *u = arg;
+    struct zvs_port_link_event ev;
+    /* A link that reports its own carrier (a dummy link) rings the same descriptor. */
+    if (u->port->ops->link_poll && u->port->ops->link_poll(u->port, &ev) == 1)
+        uplink_link_event(u, &ev, now);
     for (int i = 0; i < UPLINK_BURSTS; i++)
         if (zvs_switch_poll(u->ds->sw, u->port, now) < ZVS_BATCH)
             break;
@@ -255,23 +266,47 @@ static void tell_carrier(struct d_uplink *u, uint64_t now)
     u->carrier_told = u->port->carrier;
 }
 
+/* The device's carrier as the operator hears it (HCP1170E / HCP1171I), before the
+ * switch and the group act on it, so their messages follow their cause. */
+static void say_carrier(struct d_uplink *u, const char *why)
+{
+    char reason[96];
+    snprintf(reason, sizeof reason, "carrier %s on interface %s%s",
+             u->port->carrier ? "up" : "down", u->ifname, why);
+    zvsd_say(u->d, u->port->carrier ? ZVS_CPMSG_DEVICE_READY : ZVS_CPMSG_DEVICE_NOT_READY,
+             NULL, u->port->name, u->ds->cfg.name, reason, NULL);
+}
+
+/* A link event for an uplink, whichever way it came: from netlink for a Linux interface
+ * (on_link_event) or from the port itself for a link with none behind it (on_uplink, a
+ * dummy link's doorbell). The backend applies it (carrier; a re-created interface
+ * reopens its socket), the loop watches the descriptor the port has now, and the switch
+ * (RDEV failover) and the port group (LACP port_enabled, 802.1AX 6.4.7) hear the carrier
+ * in this same iteration. */
+static void uplink_link_event(struct d_uplink *u, const struct zvs_port_link_event *ev,
+                              uint64_t now)
+{
+    int rc = u->port->ops->link_event(u->port, ev->ifindex, ev->carrier, ev->exists);
+    if (rc < 0)
+        zvs_warn("RDEV %s (%s): cannot reopen: %s", u->port->name, u->ifname, strerror(-rc));
+    uplink_register(u);
+    say_carrier(u, ev->exists ? "" : " (interface gone)");
+    tell_carrier(u, now);
+}
+
 static void on_link_event(void *arg, const char *ifname, int ifindex, bool carrier, bool exists)
 {
     struct zvsd *d = arg;
     struct d_uplink *u = uplink_by_ifname(d, ifname);
     if (!u || !uplink_netlink(u->port))
         return;
-    /* The socket may be replaced (interface re-created): leave epoll first. */
+    /* The socket may be replaced (interface re-created), and a new one may get the old
+     * descriptor's number: leave epoll first. */
     if (u->fd >= 0)
         zvs_evloop_del_fd(d->loop, u->fd);
     u->fd = -1;
-    int rc = u->port->ops->link_event(u->port, ifindex, carrier, exists);
-    if (rc < 0)
-        zvs_warn("RDEV %s (%s): cannot reopen: %s", u->port->name, ifname, strerror(-rc));
-    uplink_register(u);
-    tell_carrier(u, zvs_evloop_now(d->loop));
-    zvs_info("VSWITCH %s RDEV %s (%s): %s%s", u->ds->cfg.name, u->port->name, ifname,
-             exists ? "" : "interface gone, ", u->port->carrier ? "carrier up" : "carrier down");
+    struct zvs_port_link_event ev = { .ifindex = ifindex, .carrier = carrier, .exists = exists };
+    uplink_link_event(u, &ev, zvs_evloop_now(d->loop));
 }
 
 /* A transmit found the link gone (the backend asked the driver after an ENOBUFS) and
@@ -284,11 +319,10 @@ static void carrier_seen_by_tx(struct zvsd *d, uint64_t now)
         struct d_uplink *u = &d->up[i];
         if (!u->port || u->port->carrier || !u->carrier_told)
             continue;
+        say_carrier(u, " (a transmit found the link gone)");
         tell_carrier(u, now);
         if (d->nl)
             (void)zvs_netlink_link_carrier_lost(d->nl, u->ifname);
-        zvs_info("VSWITCH %s RDEV %s (%s): carrier down (a transmit found the link gone)",
-                 u->ds->cfg.name, u->port->name, u->ifname);
     }
 }
 
@@ -323,6 +357,7 @@ static void on_idle(void *arg, uint64_t now)
         else
             zvs_timer_arm(ds->lag_timer, next);
     }
+    zvsd_say_switches(d);
 }
 
 
@@ -430,7 +465,7 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     d->loop = opt->virtual_start_ns
               ? zvs_evloop_create_virtual(opt->virtual_start_ns, opt->virtual_wall_us)
               : zvs_evloop_create();
-    if (!d->nic || !d->loop)
+    if (!d->nic || !d->loop || zvsd_guests_create(d) < 0)
         goto fail;
 
     sigset_t set;
@@ -488,7 +523,15 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
         zvs_info("console %s: mode %s, %d Linux user(s) mapped by LINUXUSER",
                  opt->console_path, opt->console_group ? "0660" : "0600", nmapped);
     }
+    /* A live vswitchd's monitor-live socket refuses the start before any tap is touched
+     * (the monitor itself opens after the first reconcile pass). */
+    if (opt->monitor_path && opt->monitor_live_path &&
+        (err = zvs_sockpath_claim(opt->monitor_live_path)) < 0) {
+        zvs_err("monitor: cannot listen on %s: %s", opt->monitor_live_path, strerror(-err));
+        goto fail;
+    }
     zvsd_reconcile(d, NULL, NULL);
+    zvsd_tap_orphans_done(d);           /* taps a crash left that no NIC took: deleted */
     if (zvs_evloop_add_idle(d->loop, on_idle, d) < 0)
         goto fail;
     if (opt->monitor_path && zvsd_monitor_open(d, zvs_evloop_clock(d->loop)) < 0)
@@ -521,6 +564,7 @@ void zvsd_destroy(struct zvsd *d)
 {
     if (!d)
         return;
+    zvsd_guests_destroy(d);                 /* no machine outlives the daemon */
     for (unsigned i = 0; d->nic && i < d->nnic; i++) {
         if (d->nic[i].tap)
             zvs_guest_tap_close(d->nic[i].tap); /* the switch destroys the NIC ports */
@@ -541,6 +585,7 @@ void zvsd_destroy(struct zvsd *d)
             zvs_timer_destroy(d->sw[i].lag_timer);
         zvs_switch_destroy(d->sw[i].sw);
     }
+    zvs_tap_orphans_free(d->orphans);    /* a failed start deletes none of them */
     zvs_netlink_link_close(d->nl);
     if (d->sigfd >= 0)
         close(d->sigfd);

@@ -25,9 +25,16 @@ struct zvsd_options {
                                            (backends/backend.h: "dummy" in hermetic
                                            tests), or NULL: as each RDEVICE says; must
                                            outlive the daemon */
+    /* Ours (vswitchd --test-interval): seconds between the balancing passes of every port
+     * group whose INTERVAL is not OFF, instead of its INTERVAL (which CP rounds up to 30 s);
+     * for labs and the demo. 0: each group's INTERVAL. QUERY shows the value in effect. */
+    uint32_t    test_interval_s;
     /* Tests: run on virtual time (zvs_evloop_create_virtual) starting at this instant of
      * the loop's clock in ns, with the wall clock at virtual_wall_us then; time moves only
      * by zvs_evloop_warp on zvsd_loop(). 0: the real clocks. */
+    const char *guest_images;           /* IPL name images (default "build/guests") */
+    const char *guest_dir;              /* machines' folders (default /run/zvswitch/guests) */
+    const char *hercules;               /* the emulator (default "hercules") */
     uint64_t    virtual_start_ns;
     uint64_t    virtual_wall_us;
 };
@@ -47,6 +54,13 @@ struct zvs_evloop *zvsd_loop(struct zvsd *d);
 struct zvs_cp_response;
 void zvsd_exec(struct zvsd *d, const char *userid, uint32_t privclass, const char *line,
                struct zvs_cp_response *r);
+
+/* The port group `group` as the VSWITCH that uses it runs it (its LACP engines, bucket
+ * map and counters: lag/lag.h), or NULL when no switch uses it. A read-side view for
+ * tests that assert what QUERY does not show (which bucket moved where); it changes with
+ * every command and every event-loop iteration, and a command may free it. */
+struct zvs_lag;
+struct zvs_lag *zvsd_port_group(struct zvsd *d, const char *group);
 
 /* The operator's view of every switch: uplinks and NICs with z/VM-style counters and the
  * discard reasons. */

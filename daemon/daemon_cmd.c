@@ -124,23 +124,53 @@ static void configure(struct zvsd *d, const struct zvs_cmd *c, const char *useri
     zvs_cp_response_fini(&warnings);
 }
 
-/* SET VSWITCH ... COUNTERS CLEAR: the reports count from now (the monitor keeps the
- * cumulative counters its intervals are computed from). */
+/* Moves the kinds of counters asked for (ZVS_CMD_CTR_*; 0 = all) of *base up to now: the
+ * reports subtract the base, so they count from here. The port's own counters, which the
+ * monitor's intervals are computed from, never go backwards. */
+static void clear_base(const struct zvs_port *p, uint8_t kind, struct zvs_device_counters *base)
+{
+    struct zvs_device_counters now;
+    zvs_port_device_counters(p, &now);
+    if (kind == 0 || (kind & ZVS_CMD_CTR_DATA)) {
+        base->tx_bytes = now.tx_bytes;
+        base->tx_packets = now.tx_packets;
+        base->rx_bytes = now.rx_bytes;
+        base->rx_packets = now.rx_packets;
+    }
+    if (kind == 0 || (kind & ZVS_CMD_CTR_DISCARDED)) {
+        base->tx_discards = now.tx_discards;
+        base->rx_discards = now.rx_discards;
+    }
+    if (kind == 0 || (kind & ZVS_CMD_CTR_ERRORS)) {
+        base->tx_errors = now.tx_errors;
+        base->rx_errors = now.rx_errors;
+    }
+}
+
+/* SET VSWITCH ... COUNTERS CLEAR [UPLINK | BRIDGEPORT | ALL] [DATA | DISCARDED | ERRORS]:
+ * what QUERY shows counts from now. UPLINK: the uplink devices; ALL: they and the coupled
+ * adapters (our reading: IBM's text for ALL was not read); BRIDGEPORT: we emulate no bridge
+ * port, so nothing is cleared. */
 static void counters_clear(struct zvsd *d, const struct zvs_cmd *c, struct zvs_cp_response *r)
 {
+    static const char *const what[] = {
+        [ZVS_CMD_COUNTERS_ALL] = "ALL", [ZVS_CMD_COUNTERS_UPLINK] = "UPLINK",
+        [ZVS_CMD_COUNTERS_BRIDGEPORT] = "BRIDGEPORT",
+    };
     struct d_switch *ds = zvsd_switch_by_name(d, c->name);
     if (!ds) {
         zvs_cp_error(r, ZVS_CPMSG_VSWITCH_NOT_FOUND, c->name);
         return;
     }
-    for (unsigned i = 0; i < d->nup; i++)
+    bool up = c->counters != ZVS_CMD_COUNTERS_BRIDGEPORT;
+    for (unsigned i = 0; up && i < d->nup; i++)
         if (d->up[i].port && d->up[i].ds == ds)
-            zvs_port_device_counters(d->up[i].port, &d->up[i].base);
+            clear_base(d->up[i].port, c->counters_kind, &d->up[i].base);
     for (unsigned i = 0; c->counters == ZVS_CMD_COUNTERS_ALL && i < d->nnic; i++)
         if (d->nic[i].used && d->nic[i].ds == ds)
-            zvs_port_device_counters(d->nic[i].port, &d->nic[i].base);
-    zvs_info("VSWITCH %s: COUNTERS CLEAR %s", c->name,
-             c->counters == ZVS_CMD_COUNTERS_ALL ? "ALL" : "UPLINK");
+            clear_base(d->nic[i].port, c->counters_kind, &d->nic[i].base);
+    zvs_info("VSWITCH %s: COUNTERS CLEAR %s (kinds %#x)", c->name, what[c->counters],
+             (unsigned)c->counters_kind);
     zvs_cp_printf(r, "Command complete");
 }
 
@@ -213,6 +243,10 @@ void zvsd_execute(void *arg, const char *userid, uint32_t privclass, const char 
 {
     struct zvsd *d = arg;
     struct zvs_cmd c;
+    if (zvsd_guests_exec(d, userid, privclass, line, r)) {
+        zvs_info("console: %s: %s (rc %d)", userid, line, r->rc);
+        return;
+    }
     if (zvs_cmd_parse(line, privclass, &c, r) < 0) {
         zvs_info("console: %s: %s: refused (rc %d)", userid, line, r->rc);
         return;

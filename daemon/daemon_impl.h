@@ -22,6 +22,7 @@
 #define ZVSD_PROBLEMS_KEPT 64            /* problems a pass remembers for the next */
 
 struct zvs_console;
+struct zvs_tap_orphans;
 struct zvsd_monitor;
 
 struct zvsd;
@@ -33,6 +34,14 @@ struct d_switch {
     struct zvs_cfg_vswitch cfg;         /* the definition the data plane now matches */
     struct zvs_lag        *lag;         /* its port group (GROUP grp), or NULL */
     struct zvs_timer      *lag_timer;   /* wakes the loop at the group's next deadline */
+    /* Group devices the last pass could not open, and why: QUERY shows them with their
+     * reason and counts them as members (issue 15: never silently missing). */
+    unsigned               nclosed;
+    struct {
+        struct zvs_rdev dev;
+        char            why[96];
+    } closed[ZVS_CMD_MAX_RDEVS];
+    bool                   ready_told;  /* HCPSWU2830I said, HCPSWU2832E not since */
 };
 
 struct d_uplink {
@@ -60,6 +69,7 @@ struct d_nic {
     char                  userid[ZVS_USERID_MAX + 1];
     uint16_t              vdev;
     bool                  external;     /* a program attaches over the socket (QDIO) */
+    bool                  lcs;          /* NICBIND LCS: tap adopted while its machine runs */
     int                   session;      /* its attach connection while attached, else -1 */
     struct zvs_device_counters base;    /* COUNTERS CLEAR: subtracted in reports */
 };
@@ -84,9 +94,23 @@ struct zvsd {
     struct zvs_cfg_rdevice   rdevice[ZVS_CFG_MAX_RDEVICES];
     uint8_t                  macprefix[3];
     struct zvsd_monitor     *mon;        /* monitor records (-m), or NULL */
+    struct zvs_tap_orphans  *orphans;    /* taps a crashed predecessor left (start only) */
+    bool                     orphans_scanned;
     unsigned                 nproblems;  /* the last reconciler pass's problems (hashes) */
     uint32_t                 problems[ZVSD_PROBLEMS_KEPT];
+    struct zvsd_guests      *guests;     /* Hercules machines (daemon_guests.c) */
 };
+
+/* daemon_guests.c: Hercules machines (XAUTOLOG, FORCE, SIGNAL, SEND, QUERY NAMES/USERS/
+ * CONSLOG) and their LCS NICs. */
+struct zvsd_guests;
+int  zvsd_guests_create(struct zvsd *d);
+void zvsd_guests_destroy(struct zvsd *d);
+/* A line for the machine commands: true when it was one (response in r). */
+bool zvsd_guests_exec(struct zvsd *d, const char *userid, uint32_t privclass, const char *line,
+                      struct zvs_cp_response *r);
+/* An LCS NIC slot was (re)made: adopt its machine's tap if the machine runs. */
+void zvsd_guests_nic_created(struct zvsd *d, struct d_nic *n);
 
 /* daemon.c: opening a real device's backend (NULL, with the reason in why, when it
  * cannot be) and watching it in the event loop. */
@@ -105,6 +129,11 @@ void zvsd_monitor_run(struct zvsd *d, uint64_t now);
 /* D6R22 (up false, with a zvs_mon_fail_reason) or D6R23 for an uplink, now. */
 void zvsd_monitor_uplink_event(struct zvsd *d, const struct d_uplink *u, bool up,
                                uint8_t reason, uint64_t now);
+
+/* daemon_restart.c: a NICBIND TAP NIC's tap, adopted from a crashed predecessor or made
+ * (0 or -errno); after the start's reconcile pass, the left taps no NIC took are deleted. */
+int  zvsd_tap_open(struct zvsd *d, const char *ifname, struct zvs_guest_tap **out);
+void zvsd_tap_orphans_done(struct zvsd *d);
 
 /* daemon.c: event callbacks the reconciler registers for a NIC. */
 void zvsd_on_tap(void *arg, int fd, uint32_t events, uint64_t now);
@@ -137,6 +166,16 @@ void zvsd_counters(const struct zvs_port *p, const struct zvs_device_counters *b
 void zvsd_monitor_uplink_gone(struct zvsd *d, const struct d_uplink *u, uint8_t reason,
                               uint64_t now);
 void zvsd_monitor_nic_gone(struct zvsd *d, const struct d_nic *n, uint64_t now);
+
+/* daemon_msg.c: unsolicited messages (catalogue id, then its string arguments, ending
+ * with NULL) to the console's subscribers and the log; owner: the CP userid whose NIC
+ * the message is about (its class G subscribers get it too), NULL for the system. */
+void zvsd_say(struct zvsd *d, enum zvs_cpmsg_id id, const char *owner, ...);
+/* The port group's sink (zvs_lag_params.say; arg is the daemon). */
+void zvsd_say_lag(void *arg, enum zvs_cpmsg_id id, const char *const *args, unsigned nargs);
+/* Every iteration, after the events: a switch that became ready or lost its last
+ * uplink says so (HCPSWU2830I, HCPSWU2832E); rate-limit windows that are over report. */
+void zvsd_say_switches(struct zvsd *d);
 
 /* daemon_cmd.c: the console's executor. */
 void zvsd_execute(void *arg, const char *userid, uint32_t privclass, const char *line,

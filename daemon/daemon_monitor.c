@@ -26,6 +26,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "dataplane/sockpath.h"
 #include "monitor/monfile.h"
 #include "lag/pgroup.h"
 
@@ -72,11 +73,12 @@ static uint16_t rdev_number(const struct zvs_port *p, uint8_t *port)
     return (uint16_t)dev;
 }
 
-/* The controller name a record carries: the DEFINE VSWITCH CONTROLLER, or VSWITCHD for
- * "*" (in zvswitch the daemon itself controls every uplink). */
+/* The controller name a record carries: the DEFINE VSWITCH CONTROLLER, or blanks for "*"
+ * (no controller virtual machine: the daemon itself drives every uplink; a made-up userid
+ * would read as a real guest). FCX240 shows blanks as "*" (monitor/SCREENS.md). */
 static void controller_of(const struct d_switch *ds, char out[9])
 {
-    name_copy(out, strcmp(ds->cfg.controller, "*") == 0 ? "VSWITCHD" : ds->cfg.controller);
+    name_copy(out, strcmp(ds->cfg.controller, "*") == 0 ? "" : ds->cfg.controller);
 }
 
 static void fill_vsw(const struct d_uplink *u, struct zvs_mon_vswitch_activity *v)
@@ -331,12 +333,14 @@ static int live_listen(struct zvsd *d, const char *path)
     if (strlen(path) >= sizeof a.sun_path)
         return -ENAMETOOLONG;
     snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    int rc = zvs_sockpath_claim(path);  /* stale: replaced; a live vswitchd's: refused */
+    if (rc < 0)
+        return rc;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         return -errno;
-    unlink(path);
     mode_t old = umask(077);
-    int rc = bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 4) < 0 ? -errno : 0;
+    rc = bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 4) < 0 ? -errno : 0;
     umask(old);
     if (rc == 0)
         rc = zvs_evloop_add_fd(d->loop, fd, EPOLLIN, on_monitor_live, d);

@@ -1,13 +1,15 @@
 /* QUERY responses of the running vswitchd: QUERY VSWITCH (brief, DETAILS, ACCESSLIST,
  * ACTIVE), QUERY NIC [DETAILS], QUERY VMLAN, QUERY PORT GROUP and QUERY LACP, and the
- * counters report (vswitchd -s, SIGUSR1), which is QUERY VSWITCH ALL DETAILS.
+ * counters report (vswitchd -s, SIGUSR1): QUERY VSWITCH ALL DETAILS with, after each
+ * switch, its port group's LACP report and MAC table (ours; scripts read them there).
  *
- * Shapes: z/VM's where real z/VM output confirms them ("z/VM CP Commands and Utilities
- * Reference", QUERY VSWITCH and QUERY VIRTUAL NIC: the VSWITCH header line, "Uplink
- * Port:", "RDEV:", the three counter lines, "Adapter Connections:", "Adapter Owner:", and
- * QUERY NIC's two lines per adapter), ours elsewhere; every shape is written down with an
- * example in cp-commands/README.md ("Responses") and pinned by golden files
- * (tests/golden/commands/query_*.txt via tests/integration/cp_commands.sh).
+ * Shapes: IBM's where a source shows them, ours elsewhere; cp-commands/README.md
+ * ("Responses") names the source of every line and marks ours. QUERY VSWITCH follows the
+ * IBM report's example (header, attribute lines, "Uplink Port:" / "State:", RDEV lines
+ * with VDEV: and Controller:) with xCAT's recorded z/VM responses for the columns; our
+ * LACP detail is QUERY LACP's, never appended to IBM's response. Pinned by
+ * tests/unit/test_daemon_ccb.c (typed from the sources) and the golden files
+ * (tests/golden/hermetic/ccb_*.txt exactly, tests/golden/commands/query_*.txt masked).
  * Rules:
  *  - Configuration comes from d->run (what the operator defined), state and counters from
  *    the data plane; a NIC coupled in the configuration that the data plane could not
@@ -25,6 +27,8 @@
 #include "cp-commands/cfg_apply.h"
 #include "cp-commands/cp_messages.h"
 #include "dataplane/mac_table.h"
+#include "lacp/lacp_port.h"
+#include "lacp/pdu.h"
 #include "lag/pgroup.h"
 
 void zvsd_counters(const struct zvs_port *p, const struct zvs_device_counters *base,
@@ -143,6 +147,8 @@ static void show_header(struct zvsd *d, const struct d_switch *ds, const struct 
     uint8_t sysmac[6] = { 0 };
     memcpy(sysmac, d->run->vmlan.macprefix, 3);
     zvs_mac_format(sysmac, mac, sizeof mac);
+    /* The header and attribute lines: cp-commands/README.md "QUERY VSWITCH" names the
+     * source of each (the IBM report's example, xCAT's recorded z/VM output). */
     zvs_cp_printf(r, "VSWITCH SYSTEM %-8s Type: QDIO    Connected: %-4u Maxconn: INFINITE",
                   vs->name, connected(d, ds, v));
     zvs_cp_printf(r, "  PERSISTENT  RESTRICTED    ETHERNET                  Accounting: OFF");
@@ -160,10 +166,9 @@ static void show_header(struct zvsd *d, const struct d_switch *ds, const struct 
     }
     zvs_cp_printf(r, "  MAC address: %s    MAC Protection: %s", mac,
                   macprotect_text(vs->macprotect));
-    zvs_cp_printf(r, "  QueueStorage: %-4u Isolation Status: %s", vs->queuestorage_mb,
-                  vs->isolation ? "ON" : "OFF");
-    zvs_cp_printf(r, "  Controller: %s  State: %s", strcmp(vs->controller, "*") == 0 ?
-                  "* (none needed)" : vs->controller, switch_state(ds));
+    /* IPTIMEOUT is not an operand of ours: 5 is DEFINE VSWITCH's documented default. */
+    zvs_cp_printf(r, "  IPTimeout: 5         QueueStorage: %u", vs->queuestorage_mb);
+    zvs_cp_printf(r, "  Isolation Status: %s", vs->isolation ? "ON" : "OFF");
 }
 
 static const struct d_uplink *uplink_of_port(const struct zvsd *d, const struct zvs_port *p)
@@ -184,24 +189,98 @@ static void rdev_text(const char *name, char *buf, size_t size)
         snprintf(buf, size, "%s", name);
 }
 
+/* Why a member with carrier does not distribute, from its LACP machines (ours: z/VM's
+ * QUERY VSWITCH texts for these states were not found): "  (no LACPDU from partner)",
+ * "  (partner not in sync)", ... or "" when nothing is known to be wrong yet. */
+static void member_reason(const struct d_switch *ds, unsigned slot, char *buf, size_t size)
+{
+    const struct zvs_lacp_port *lp = zvs_lag_member_lacp(ds->lag, slot);
+    const char *why = NULL;
+    if (!lp || !zvs_lag_params(ds->lag)->pg.lacp)
+        return;
+    switch (zvs_lacp_port_rx_state(lp)) {
+    case ZVS_LACP_RX_EXPIRED:
+        why = "partner expired: no LACPDU";
+        break;
+    case ZVS_LACP_RX_DEFAULTED:
+        why = "no LACPDU from partner";
+        break;
+    case ZVS_LACP_RX_LACP_DISABLED:
+        why = "half duplex: no LACP";
+        break;
+    default:
+        break;
+    }
+    if (!why) {
+        switch (zvs_lacp_port_mux_state(lp)) {
+        case ZVS_LACP_MUX_WAITING:
+            why = "waiting to aggregate";
+            break;
+        case ZVS_LACP_MUX_ATTACHED:
+            why = "partner not in sync";
+            break;
+        case ZVS_LACP_MUX_COLLECTING:
+            why = "partner not collecting";
+            break;
+        case ZVS_LACP_MUX_DETACHED:
+            why = zvs_lacp_port_selected(lp) == ZVS_LACP_SELECTED ? NULL
+                                                                  : "partner not in sync";
+            break;
+        default:
+            break;
+        }
+    }
+    if (why)
+        snprintf(buf, size, "  (%s)", why);
+}
+
+/* A device's line in IBM's shape, "RDEV: 28BA.P00 VDEV: 28BA Controller: *", then its
+ * state (ours after the controller: ACTIVE, BACKUP, GROUP MEMBER ... with the reason). No
+ * controller virtual machine drives our devices: VDEV is the device vswitchd drives itself,
+ * Controller the switch's CONTROLLER operand. */
+static void rdev_line(struct zvs_cp_response *r, const struct zvs_cfg_vswitch *vs,
+                      const char *name, const char *state)
+{
+    char dev[32], vdev[16];
+    struct zvs_rdev rd;
+    rdev_text(name, dev, sizeof dev);
+    if (zvs_rdev_parse(name, &rd) == 0)
+        snprintf(vdev, sizeof vdev, "%04X", rd.devno);
+    else
+        snprintf(vdev, sizeof vdev, "NONE");
+    zvs_cp_printf(r, "  RDEV: %s VDEV: %s Controller: %-8s %s", dev, vdev, vs->controller,
+                  state);
+}
+
+/* DETAILS: the device's data subchannel (an OSA port is three devices: read, write, data)
+ * and the Linux interface behind it (ours). */
+static void data_device_line(struct zvs_cp_response *r, const char *name, const char *ifname)
+{
+    struct zvs_rdev rd;
+    if (zvs_rdev_parse(name, &rd) != 0)
+        return;
+    zvs_cp_printf(r, "    Device: %04X  Unit: 002   Role: DATA    Interface: %s",
+                  (rd.devno + 2u) & 0xffffu, ifname);
+}
+
 static void show_uplinks(struct zvsd *d, const struct d_switch *ds, bool counters,
                          struct zvs_cp_response *r)
 {
     const struct zvs_cfg_vswitch *vs = &ds->cfg;
     if (vs->nouplink)
         return;
-    zvs_cp_printf(r, "  Uplink Port:");
     if (vs->group[0] != '\0') {
+        /* Ours: IBM's text for a port group in QUERY VSWITCH was not found. */
         if (ds->lag) {
             struct zvs_pgroup *g = zvs_lag_group(ds->lag);
             char ivl[12];
-            zvs_cp_printf(r, "    Port Group: %-8s LACP: %-8s Interval: %-5s Members: %u  "
+            zvs_cp_printf(r, "  Port Group: %-8s LACP: %-8s Interval: %-5s Members: %u  "
                           "Distributing: %u", vs->group,
                           zvs_lag_params(ds->lag)->pg.lacp ? "ACTIVE" : "INACTIVE",
                           zvs_pg_interval_str(zvs_pgroup_params(g)->interval_s, ivl, sizeof ivl),
-                          zvs_pgroup_members(g), zvs_pgroup_distributing(g));
+                          zvs_pgroup_members(g) + ds->nclosed, zvs_pgroup_distributing(g));
         } else {
-            zvs_cp_printf(r, "    Port Group: %-8s (uplink disconnected)", vs->group);
+            zvs_cp_printf(r, "  Port Group: %-8s (uplink disconnected)", vs->group);
         }
     }
     const struct zvs_port *active = zvs_switch_active_uplink(ds->sw);
@@ -213,27 +292,44 @@ static void show_uplinks(struct zvsd *d, const struct d_switch *ds, bool counter
         const struct d_uplink *u = uplink_of_port(d, p);
         bool member = zvs_switch_is_group_port(ds->sw, p);
         const char *role = "BACKUP";
+        char why[64] = "";
         if (member) {
             int s = zvs_lag_member_slot(ds->lag, p);
             const struct zvs_pg_member *m =
                 s < 0 ? NULL : zvs_pgroup_member(zvs_lag_group(ds->lag), (unsigned)s);
             role = m && m->distributing ? "GROUP MEMBER  Distributing" :
                    m && m->collecting ? "GROUP MEMBER  Collecting" : "GROUP MEMBER  Inactive";
+            if (s >= 0 && p->carrier && !(m && m->distributing))
+                member_reason(ds, (unsigned)s, why, sizeof why);
         } else if (p == active) {
             role = "ACTIVE";
         }
-        char dev[32];
-        rdev_text(p->name, dev, sizeof dev);
-        zvs_cp_printf(r, "    RDEV: %s  Interface: %-12s %s%s", dev, u ? u->ifname : "?",
-                      role, p->carrier ? "" : "  NO CARRIER");
+        char state[128];
+        snprintf(state, sizeof state, "%s%s%s", role, p->carrier ? "" : "  NO CARRIER", why);
+        rdev_line(r, vs, p->name, state);
         if (counters) {
-            zvs_cp_printf(r, "      Uplink Port Connection:");
-            show_counters(r, "      ", p, u ? &u->base : NULL);
+            zvs_cp_printf(r, "    Uplink Port Connection:");
+            show_counters(r, "    ", p, u ? &u->base : NULL);
+            data_device_line(r, p->name, u ? u->ifname : "?");
         }
         shown++;
     }
+    /* Group devices that could not be opened: shown with the reason, never left out. */
+    for (unsigned k = 0; ds->lag && k < ds->nclosed; k++) {
+        char dev[12], ifname[ZVS_IFNAME_MAX + 1] = "?";
+        zvs_rdev_format(ds->closed[k].dev, dev, sizeof dev);
+        int m = zvs_cfg_find_rdevice(d->run, ds->closed[k].dev);
+        if (m >= 0)
+            snprintf(ifname, sizeof ifname, "%s", d->run->rdevice[m].ifname);
+        char state[160];
+        snprintf(state, sizeof state, "GROUP MEMBER  Not ready: %s", ds->closed[k].why);
+        rdev_line(r, vs, dev, state);
+        if (counters)
+            data_device_line(r, dev, ifname);
+        shown++;
+    }
     if (!shown)
-        zvs_cp_printf(r, "    RDEV: NONE  %s", vs->connect ? "" : "(DISCONNECT)");
+        zvs_cp_printf(r, "  RDEV: NONE%s", vs->connect ? "" : "  (DISCONNECT)");
 }
 
 static unsigned granted_count(const struct zvs_vlan_port *vp)
@@ -334,36 +430,54 @@ static void lag_report(struct zvsd *d, const struct d_switch *ds, struct zvs_cp_
     free(text);
 }
 
+/* "Uplink Port:" and "State:" as IBM's example has them; the uplinks themselves only
+ * for class B (a class G user sees the switch's state, not its devices). */
+static void show_state(const struct d_switch *ds, bool uplinks, struct zvs_cp_response *r)
+{
+    if (uplinks && !ds->cfg.nouplink)
+        zvs_cp_printf(r, "  Uplink Port:");
+    zvs_cp_printf(r, "  State: %s", switch_state(ds));
+}
+
 static void show_vswitch(struct zvsd *d, const struct d_switch *ds, enum zvs_cmd_level level,
                          const struct viewer *v, struct zvs_cp_response *r)
 {
     show_header(d, ds, v, r);
     switch (level) {
     case ZVS_CMD_LEVEL_BRIEF:
+        show_state(ds, v->operator, r);
         if (v->operator)
             show_uplinks(d, ds, false, r);
         break;
     case ZVS_CMD_LEVEL_DETAILS:
+        show_state(ds, v->operator, r);
         if (v->operator)
             show_uplinks(d, ds, true, r);
         show_adapters(d, ds, v, true, r);
-        if (v->operator) {
-            if (ds->lag)
-                lag_report(d, ds, r);
-            struct zvs_mac_table_stats ms;
-            zvs_mac_table_stats(zvs_switch_mac_table(ds->sw), &ms);
-            zvs_cp_printf(r, "  MAC table: %u entries (%u static, %u learned), %llu refused full",
-                          ms.entries, ms.static_entries, ms.learned,
-                          (unsigned long long)ms.refused_full);
-        }
         break;
     case ZVS_CMD_LEVEL_ACCESSLIST:
+        show_state(ds, false, r);
         show_accesslist(d, ds, v, r);
         break;
     case ZVS_CMD_LEVEL_ACTIVE:
+        show_state(ds, false, r);
         show_adapters(d, ds, v, false, r);
         break;
     }
+}
+
+/* Ours, after IBM's response in the counters report only: the port group's LACP report
+ * (QUERY LACP DETAILS) and the MAC table. */
+static void show_report_extras(struct zvsd *d, const struct d_switch *ds,
+                               struct zvs_cp_response *r)
+{
+    if (ds->lag)
+        lag_report(d, ds, r);
+    struct zvs_mac_table_stats ms;
+    zvs_mac_table_stats(zvs_switch_mac_table(ds->sw), &ms);
+    zvs_cp_printf(r, "  MAC table: %u entries (%u static, %u learned), %llu refused full",
+                  ms.entries, ms.static_entries, ms.learned,
+                  (unsigned long long)ms.refused_full);
 }
 
 static void query_vswitch(struct zvsd *d, const struct zvs_cmd *c, const struct viewer *v,
@@ -401,8 +515,10 @@ void zvsd_report(struct zvsd *d, FILE *out)
     zvs_cp_response_init(&r);
     for (unsigned i = 0; i < d->run->nvswitch; i++) {
         struct d_switch *ds = zvsd_switch_by_name(d, d->run->vswitch[i].name);
-        if (ds)
-            show_vswitch(d, ds, c.level, &v, &r);
+        if (!ds)
+            continue;
+        show_vswitch(d, ds, c.level, &v, &r);
+        show_report_extras(d, ds, &r);
     }
     fputs(r.text, out);
     zvs_cp_response_fini(&r);
@@ -439,8 +555,18 @@ static void query_nic(struct zvsd *d, const struct zvs_cmd *c, const char *issue
         shown++;
         if (!c->details)
             continue;
+        if (nic->backend == ZVS_NIC_BACKEND_LCS) {
+            /* Hercules' LCS (issue 13): ours, UNCONFIRMED shape. */
+            zvs_cp_printf(r, "  Backend: LCS %04X-%04X %s  Assigned by: %s", nic->lcs_devno,
+                          nic->lcs_devno + 1,
+                          n && n->tap ? zvs_guest_tap_name(n->tap) : "(machine not logged on)",
+                          nic->macid_source == ZVS_MACID_USER ? "USER" : "SYSTEM");
+            zvs_cp_printf(r, "  LCS carries to the guest IPv4, ARP, RARP and SNA frames only, "
+                             "untagged (no IPv6, no VLAN tags)");
+        }
         const char *backend = nic->backend == ZVS_NIC_BACKEND_TAP ? "tap" :
                               zvsd_nic_has_backend(d, nic) ? "external QDIO program" : "none";
+        if (nic->backend != ZVS_NIC_BACKEND_LCS)
         zvs_cp_printf(r, "  Backend: %s%s%s  Assigned by: %s", backend,
                       nic->backend == ZVS_NIC_BACKEND_TAP ? " " : "",
                       nic->backend == ZVS_NIC_BACKEND_TAP ? nic->ifname : "",
@@ -471,6 +597,11 @@ static void query_nic(struct zvsd *d, const struct zvs_cmd *c, const char *issue
 
 /* ---- QUERY VMLAN --------------------------------------------------------------------- */
 
+/* IBM's blocks and labels where a source names them (cp-commands/README.md "QUERY
+ * VMLAN"): the maintenance level, "VMLAN MAC address assignment:" with "MACADDR Prefix:",
+ * the accounting defaults, the PERSISTENT and TRANSIENT counts. We have no service level
+ * ("Base": nothing applied), no USERPREFIX operand and no transient LANs (always 0). The
+ * last two lines are ours. */
 static void query_vmlan(struct zvsd *d, struct zvs_cp_response *r)
 {
     const struct zvs_cfg *cfg = d->run;
@@ -482,9 +613,11 @@ static void query_vmlan(struct zvsd *d, struct zvs_cp_response *r)
         active += d->sw[i].sw != NULL;
         groups_bound += d->sw[i].sw && d->sw[i].lag;
     }
+    zvs_cp_printf(r, "VMLAN maintenance level:");
+    zvs_cp_printf(r, "  Latest Service: Base");
     zvs_cp_printf(r, "VMLAN MAC address assignment:");
-    zvs_cp_printf(r, "  System MAC Address Prefix: %02X%02X%02X", v->macprefix[0],
-                  v->macprefix[1], v->macprefix[2]);
+    zvs_cp_printf(r, "  MACADDR Prefix: %02X%02X%02X", v->macprefix[0], v->macprefix[1],
+                  v->macprefix[2]);
     if (v->macidrange_line)
         zvs_cp_printf(r, "  MACIDRANGE SYSTEM: %06X-%06X  USER: %06X-%06X",
                       (unsigned)v->system_lo, (unsigned)v->system_hi, (unsigned)v->user_lo,
@@ -496,6 +629,7 @@ static void query_vmlan(struct zvsd *d, struct zvs_cp_response *r)
     zvs_cp_printf(r, "  SYSTEM Accounting: OFF    User Accounting: OFF");
     zvs_cp_printf(r, "VMLAN general activity:");
     zvs_cp_printf(r, "  PERSISTENT Limit: INFINITE  Current: %u", active);
+    zvs_cp_printf(r, "  TRANSIENT  Limit: INFINITE  Current: 0");
     zvs_cp_printf(r, "  Port groups: %u defined, %u in use", cfg->ngroup, groups_bound);
     zvs_cp_printf(r, "  NICs: %u defined, %u coupled", cfg->nnic, coupled);
 }
@@ -511,13 +645,19 @@ static const struct d_switch *switch_of_group(struct zvsd *d, const char *group)
     return NULL;
 }
 
+struct zvs_lag *zvsd_port_group(struct zvsd *d, const char *group)
+{
+    const struct d_switch *ds = switch_of_group(d, group);
+    return ds ? ds->lag : NULL;
+}
+
 /* QUERY PORT GROUP: one block per group, a line per member (our layout; z/VM's text is
  * UNCONFIRMED, see cp-commands/README.md). A group no switch runs shows its definition. */
 static void show_port_group(struct zvsd *d, const struct zvs_cfg_group *cg,
                             struct zvs_cp_response *r)
 {
     const struct d_switch *ds = switch_of_group(d, cg->name);
-    char ivl[12];
+    char ivl[12], pol[24];
     if (!ds) {
         char devs[96] = "";
         size_t len = 0;
@@ -538,7 +678,7 @@ static void show_port_group(struct zvsd *d, const struct zvs_cfg_group *cg,
                   "  Distributing: %u", pp->name, ds->cfg.name,
                   zvs_lag_params(ds->lag)->pg.lacp ? "ACTIVE" : "INACTIVE",
                   zvs_pg_interval_str(pp->interval_s, ivl, sizeof ivl),
-                  zvs_pgroup_members(g), zvs_pgroup_distributing(g));
+                  zvs_pgroup_members(g) + ds->nclosed, zvs_pgroup_distributing(g));
     const struct zvs_pg_stats *st = zvs_pgroup_stats(g);
     /* Resteered: frames a member whose link had just gone could not send, sent by a
      * survivor instead (before the failover moved the member's buckets). */
@@ -547,7 +687,7 @@ static void show_port_group(struct zvsd *d, const struct zvs_cfg_group *cg,
     zvs_cp_printf(r, "  Distribution: %s  Policy: %s  Passes: %llu  Moves: %llu"
                   "  Failover moves: %llu  Marker flushes: %llu  Marker timeouts: %llu"
                   "  Resteered: %llu",
-                  zvs_pg_hash_name(pp->hash), zvs_pg_policy_name(pp->policy),
+                  zvs_pg_hash_name(pp->hash), zvs_pg_policy_str(pp, pol, sizeof pol),
                   (unsigned long long)st->passes, (unsigned long long)st->moves,
                   (unsigned long long)st->failover_moves,
                   (unsigned long long)st->marker_flushes,
@@ -558,11 +698,19 @@ static void show_port_group(struct zvsd *d, const struct zvs_cfg_group *cg,
         struct zvs_port *p = zvs_lag_member_port(ds->lag, s);
         if (!m || !m->used || !p)
             continue;
+        char why[64] = "";
+        if (p->carrier && !m->distributing)
+            member_reason(ds, s, why, sizeof why);
         zvs_cp_printf(r, "  RDEV %-8s %-6s Collecting: %-3s Distributing: %-3s Buckets: %3u"
-                      "  Out: %.1f Mbit/s  In: %.1f Mbit/s", m->rdev,
+                      "  Out: %.1f Mbit/s  In: %.1f Mbit/s%s", m->rdev,
                       p->carrier ? "UP" : "DOWN", m->collecting ? "YES" : "NO",
                       m->distributing ? "YES" : "NO", m->buckets, m->out_bps / 1e6,
-                      m->in_bps / 1e6);
+                      m->in_bps / 1e6, why);
+    }
+    for (unsigned k = 0; k < ds->nclosed; k++) {
+        char dev[12];
+        zvs_rdev_format(ds->closed[k].dev, dev, sizeof dev);
+        zvs_cp_printf(r, "  RDEV %-8s NOT READY  %s", dev, ds->closed[k].why);
     }
 }
 

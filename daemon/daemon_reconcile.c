@@ -108,7 +108,7 @@ struct d_nic *zvsd_nic_find(struct zvsd *d, const char *userid, uint16_t vdev)
 
 bool zvsd_nic_has_backend(const struct zvsd *d, const struct zvs_cfg_nic *nic)
 {
-    if (nic->backend == ZVS_NIC_BACKEND_TAP)
+    if (nic->backend == ZVS_NIC_BACKEND_TAP || nic->backend == ZVS_NIC_BACKEND_LCS)
         return true;
     /* A NIC nothing is bound to (DEFINE NIC) is driven by a program over the attach
      * socket, as a z/VM guest's operating system drives the device CP gave it. */
@@ -216,10 +216,8 @@ static void nic_name(const struct d_nic *n, char *buf, size_t size)
 
 static void nic_uncouple(struct zvsd *d, struct d_nic *n, uint64_t now)
 {
-    char name[24];
     if (!n->ds)
         return;
-    nic_name(n, name, sizeof name);
     zvsd_monitor_nic_gone(d, n, now);
     if (n->external && n->session >= 0)
         zvsd_detach_external(n, now);
@@ -231,7 +229,10 @@ static void nic_uncouple(struct zvsd *d, struct d_nic *n, uint64_t now)
         zvs_guest_tap_unbind(n->tap);   /* the tap stays: the guest's device outlives it */
     if (p && p->ops->destroy)
         p->ops->destroy(p);
-    zvs_info("%s uncoupled from VSWITCH %s", name, n->ds->cfg.name);
+    char vdev[8];
+    snprintf(vdev, sizeof vdev, "%04X", n->vdev);
+    zvsd_say(d, ZVS_CPMSG_NIC_DISCONNECTED, n->userid, vdev, n->userid, n->ds->cfg.name,
+             NULL);
     n->port = NULL;
     n->ds = NULL;
     memset(&n->base, 0, sizeof n->base);
@@ -267,12 +268,20 @@ static struct d_nic *nic_create(struct zvsd *d, const struct zvs_cfg *cfg,
         n = &d->nic[d->nnic++];
     }
     *n = (struct d_nic){ .d = d, .used = true, .vdev = nic->vdev, .session = -1,
-                         .external = nic->backend != ZVS_NIC_BACKEND_TAP };
+                         .external = nic->backend != ZVS_NIC_BACKEND_TAP &&
+                                     nic->backend != ZVS_NIC_BACKEND_LCS,
+                         .lcs = nic->backend == ZVS_NIC_BACKEND_LCS };
     snprintf(n->userid, sizeof n->userid, "%s", userid);
     snprintf(n->ifname, sizeof n->ifname, "%s", nic->ifname);
     if (n->external)
         return n;
-    int err = zvs_guest_tap_open(nic->ifname, ZVS_GUEST_TAP_MTU_DEFAULT, NULL, &n->tap);
+    if (n->lcs) {
+        /* Driven once its machine is XAUTOLOGged (daemon_guests.c adopts the tap); until
+         * then frames for it are discarded and counted, as for a guest not running. */
+        zvsd_guests_nic_created(d, n);
+        return n;
+    }
+    int err = zvsd_tap_open(d, nic->ifname, &n->tap); /* adopted after a crash, or new */
     if (err < 0) {
         problem(ps, userid, "%s.%04X: cannot make tap %s: %s", userid, nic->vdev,
                 nic->ifname, strerror(-err));
@@ -328,8 +337,12 @@ static void nic_couple(struct zvsd *d, const struct grant_index *ix, const struc
     memset(&n->base, 0, sizeof n->base);
     /* External: frames for it are discarded (no input buffers) until a program attaches
      * and establishes the queues, as for a z/VM guest not yet running. */
-    zvs_info("%s coupled to VSWITCH %s: MAC %s, %s%s", name, ds->cfg.name, mac,
+    /* The operator's line is HCP1176I below; this one adds the data plane's detail. */
+    zvs_debug("%s coupled to VSWITCH %s: MAC %s, %s%s", name, ds->cfg.name, mac,
              n->tap ? "tap " : "external QDIO guest", n->tap ? n->ifname : "");
+    char vdev[8];
+    snprintf(vdev, sizeof vdev, "%04X", n->vdev);
+    zvsd_say(d, ZVS_CPMSG_NIC_CONNECTED, n->userid, vdev, n->userid, ds->cfg.name, NULL);
 }
 
 /* The coupled NIC's registration follows its GRANT and the switch's MACPROTECT. */
@@ -549,6 +562,11 @@ static void group_join_one(struct zvsd *d, struct d_switch *ds, struct zvs_rdev 
     struct zvs_port *p = zvsd_open_rdev(d, dev, &ifname, mac, why, sizeof why);
     if (!p) {
         problem(ps, NULL, "port group %s: device %s cannot be opened: %s", group, rdev, why);
+        if (ds->nclosed < sizeof ds->closed / sizeof ds->closed[0]) {
+            ds->closed[ds->nclosed].dev = dev;
+            snprintf(ds->closed[ds->nclosed].why, sizeof ds->closed[0].why, "%s", why);
+            ds->nclosed++;
+        }
         return;
     }
     uint32_t speed = zvsd_if_speed_mbps(ifname, 10000);
@@ -590,6 +608,14 @@ static uint16_t free_lacp_key(const struct zvsd *d)
     }
 }
 
+/* The balancing interval in effect: the group's INTERVAL, or vswitchd --test-interval
+ * (ours) for a group whose INTERVAL is not OFF. */
+static uint32_t pass_interval(const struct zvsd *d, const struct zvs_cfg_group *g)
+{
+    return g->interval_s != 0 && d->opt.test_interval_s != 0 ? d->opt.test_interval_s
+                                                              : g->interval_s;
+}
+
 static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_group *g,
                          uint64_t now, struct pass *ps)
 {
@@ -598,13 +624,16 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
             .hash = g->distribution == ZVS_CFG_DIST_SOURCE ? ZVS_PG_HASH_SRC :
                     g->distribution == ZVS_CFG_DIST_BOTH ? ZVS_PG_HASH_SRC_DST : ZVS_PG_HASH_DST,
             .policy = g->policy == ZVS_CFG_POLICY_LBT ? ZVS_PG_POLICY_LBT : ZVS_PG_POLICY_LOAD,
-            .interval_s = g->interval_s,
+            .interval_s = pass_interval(d, g),
             .lacp = g->lacp,
             .lbt_percent = g->lbt_percent,
+            .load = g->load == ZVS_CFG_LOAD_OUTBOUND ? ZVS_PG_LOAD_OUTBOUND : ZVS_PG_LOAD_TOTAL,
         },
         .long_timeout = g->lacp_long_timeout,
         .system_priority = 32768,
         .key = free_lacp_key(d),
+        .say = zvsd_say_lag,
+        .say_arg = d,
     };
     snprintf(lp.pg.name, sizeof(lp.pg.name), "%s", g->name);
     /* System ID: the MACPREFIX with MACID 000000, which no NIC gets: one LACP system per
@@ -620,13 +649,32 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
     }
 }
 
+/* SET PORT GROUP ... POLICY on a running group: the next pass plans with it. */
+static void policy_sync(struct d_switch *ds, struct zvs_pgroup *pg, const struct zvs_cfg_group *g)
+{
+    const struct zvs_pg_params *pp = zvs_pgroup_params(pg);
+    enum zvs_pg_policy policy = g->policy == ZVS_CFG_POLICY_LBT ? ZVS_PG_POLICY_LBT
+                                                                : ZVS_PG_POLICY_LOAD;
+    enum zvs_pg_load load = g->load == ZVS_CFG_LOAD_OUTBOUND ? ZVS_PG_LOAD_OUTBOUND
+                                                             : ZVS_PG_LOAD_TOTAL;
+    if (pp->policy == policy && pp->load == load && pp->lbt_percent == g->lbt_percent)
+        return;
+    zvs_pgroup_set_policy(pg, policy);
+    zvs_pgroup_set_load(pg, load);
+    zvs_pgroup_set_lbt_percent(pg, g->lbt_percent);
+    char text[24];
+    zvs_info("VSWITCH %s port group %s: POLICY %s", ds->cfg.name, g->name,
+             zvs_pg_policy_str(zvs_pgroup_params(pg), text, sizeof text));
+}
+
 /* The switch's port group follows the configuration: bound or released, members joined
- * or left, LACP and INTERVAL set. */
+ * or left, LACP, INTERVAL and POLICY set. */
 static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
                        uint64_t now, struct pass *ps)
 {
     const struct zvs_cfg *cfg = d->run;
     int gi = uplinks_wanted(vs) && vs->group[0] ? zvs_cfg_find_group(cfg, vs->group) : -1;
+    ds->nclosed = 0;                    /* group_join_one notes this pass's failures */
     if (ds->lag && (gi < 0 || strcmp(zvs_lag_params(ds->lag)->pg.name, vs->group) != 0))
         group_release(d, ds, now);
     if (gi < 0)
@@ -669,14 +717,16 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
                  g->lacp ? "ACTIVE" : "INACTIVE");
     }
     struct zvs_pgroup *pg = zvs_lag_group(ds->lag);
-    if (zvs_pgroup_params(pg)->interval_s != g->interval_s) {
-        zvs_pgroup_set_interval(pg, g->interval_s, now);
-        zvs_info("VSWITCH %s port group %s: INTERVAL %u", ds->cfg.name, g->name, g->interval_s);
+    uint32_t ivl = pass_interval(d, g);
+    if (zvs_pgroup_params(pg)->interval_s != ivl) {
+        zvs_pgroup_set_interval(pg, ivl, now);
+        zvs_info("VSWITCH %s port group %s: INTERVAL %u%s", ds->cfg.name, g->name, ivl,
+                 ivl != g->interval_s ? " (--test-interval)" : "");
     }
+    policy_sync(ds, pg, g);
     if (created)
         zvs_info("VSWITCH %s port group %s: LACP %s, INTERVAL %u, %u member(s)", ds->cfg.name,
-                 g->name, g->lacp ? "ACTIVE" : "INACTIVE", g->interval_s,
-                 zvs_pgroup_members(pg));
+                 g->name, g->lacp ? "ACTIVE" : "INACTIVE", ivl, zvs_pgroup_members(pg));
 }
 
 /* ---- switches ------------------------------------------------------------------------ */

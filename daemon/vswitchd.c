@@ -47,6 +47,9 @@ static void usage(FILE *out)
             "  -i, --monitor-interval SECONDS  monitor sample interval (default 60)\n"
             "      --monitor-max-mb N rotate the monitor file beyond N MB (default 64)\n"
             "      --monitor-live PATH  serve the live record stream (perfkit --live) here\n"
+            "      --test-interval SECONDS  ours, for labs: balancing passes every SECONDS\n"
+            "                         (1-9990) instead of each group's INTERVAL, which CP\n"
+            "                         rounds up to a multiple of 30 s; OFF groups stay off\n"
             "      --check            check both files like CPSYNTAX and exit\n"
             "  -h, --help\n");
 }
@@ -61,6 +64,30 @@ static int write_pidfile(const char *path)
     int rc = write(fd, buf, (size_t)n) == n ? 0 : -EIO;
     close(fd);
     return rc;
+}
+
+/* A pidfile naming a running vswitchd: refuse to start beside it. One a crash left (no
+ * such process, or a pid the kernel gave to another program since) does not block the
+ * start; it is overwritten once the new daemon is ready. Returns the live pid or 0. */
+static long pidfile_live(const char *path)
+{
+    char buf[32] = "", comm[32] = "", proc[64];
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    long pid = fgets(buf, sizeof buf, f) ? strtol(buf, NULL, 10) : 0;
+    fclose(f);
+    if (pid <= 0 || pid == (long)getpid() || (kill((pid_t)pid, 0) < 0 && errno != EPERM))
+        return 0;
+    snprintf(proc, sizeof proc, "/proc/%ld/comm", pid);
+    f = fopen(proc, "re");
+    if (!f)
+        return 0;
+    if (!fgets(comm, sizeof comm, f))
+        comm[0] = '\0';
+    fclose(f);
+    comm[strcspn(comm, "\n")] = '\0';
+    return strcmp(comm, "vswitchd") == 0 ? pid : 0;
 }
 
 /* The signals the event loop takes through its signalfd (daemon.c). They are blocked from
@@ -169,12 +196,13 @@ int main(int argc, char **argv)
         { "monitor-max-mb", required_argument, NULL, 'M' },
         { "monitor-live", required_argument, NULL, 'V' },
         { "check", no_argument, NULL, 'C' },
+        { "test-interval", required_argument, NULL, 'T' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *sysconfig = NULL, *userdirect = NULL, *console_group = NULL;
     char *pidfile = NULL, *logfile = NULL, *stats = NULL, *qsock = NULL, *console = NULL, *monitor = NULL, *monlive = NULL;
-    unsigned long mon_interval = 60, mon_max_mb = 64;
+    unsigned long mon_interval = 60, mon_max_mb = 64, test_interval = 0;
     bool foreground = false, check = false;
     enum zvs_log_level level = ZVS_LOG_INFO;
     int c, rc = 1;
@@ -211,6 +239,15 @@ int main(int argc, char **argv)
             break;
         }
         case 'C': check = true; break;
+        case 'T': {
+            char *end;
+            test_interval = strtoul(optarg, &end, 10);
+            if (*end || test_interval == 0 || test_interval > 9990ul) {
+                fprintf(stderr, "vswitchd: invalid test interval '%s' (1-9990)\n", optarg);
+                goto out;
+            }
+            break;
+        }
         case 'l':
             if (zvs_log_parse_level(optarg, &level) < 0) {
                 fprintf(stderr, "vswitchd: unknown log level '%s'\n", optarg);
@@ -251,6 +288,12 @@ int main(int argc, char **argv)
         zvs_cfg_free(cfg);
         goto out;
     }
+    long other = pidfile ? pidfile_live(pidfile) : 0;
+    if (other > 0) {
+        fprintf(stderr, "vswitchd: already running (pid %ld, pidfile %s)\n", other, pidfile);
+        zvs_cfg_free(cfg);
+        goto out;
+    }
     startup_step("config");
     zvs_log_set_level(level);
     if (logfile && zvs_log_open(logfile) < 0)
@@ -268,6 +311,7 @@ int main(int argc, char **argv)
                                  .console_group = console_group,
                                  .monitor_path = monitor,
                                  .monitor_interval_s = (uint32_t)mon_interval,
+                                 .test_interval_s = (uint32_t)test_interval,
                                  .monitor_max_bytes = (uint64_t)mon_max_mb << 20,
                                  .monitor_live_path = monlive };
     struct zvsd *d = zvsd_create(cfg, &opt);

@@ -24,6 +24,11 @@
  * burst; a stream of frames to one destination then costs no VLAN call and no hash
  * lookup. Learning and the handler forget the memo. Only the answers are kept: every
  * frame still passes every check and is counted on its own, so counters are exact.
+ *
+ * Counters count frames on the wire (wire.h, issue 15): a GSO super-frame counts as its
+ * segments and their bytes, in packets, bytes, discards, errors and drop reasons alike.
+ * A plain frame costs one branch for it (the GSO test the egress makes anyway); queued
+ * super-frames add their extra segments to the egress's pend_extra.
  */
 #include "dataplane/switch.h"
 
@@ -34,6 +39,7 @@
 #include "dataplane/distribution.h"
 #include "dataplane/switch_impl.h"
 #include "dataplane/vnet.h"
+#include "dataplane/wire.h"
 
 static const uint8_t slow_dst[ZVS_ETH_ALEN] = { 0x01, 0x80, 0xC2, 0x00, 0x00, 0x02 };
 
@@ -48,9 +54,29 @@ static inline bool mac_eq(const uint8_t *a, const uint8_t *b)
     return a4 == b4 && a2 == b2;
 }
 
+/* Wire frames and bytes of txs[0..n) as written (failure paths only: per frame). */
+static struct zvs_wire wire_sum(const struct zvs_tx *txs, int n)
+{
+    struct zvs_wire sum = { 0, 0 };
+    for (int i = 0; i < n; i++) {
+        enum zvs_tag_op op = (enum zvs_tag_op)txs[i].tag_op;
+        struct zvs_wire w = zvs_wire_of(txs[i].f, zvs_frame_out_len(txs[i].f, op));
+        sum.frames += w.frames;
+        sum.bytes += w.bytes;
+    }
+    return sum;
+}
+
+/* Count frame f as dropped: a super-frame is all of its segments. */
+static void drop_frame(struct zvs_port *p, bool inbound, enum zvs_drop why,
+                       const struct zvs_frame *f)
+{
+    zvs_port_count_drop(p, inbound, why, zvs_wire_of(f, f->len).frames);
+}
+
 /* What one burst remembers (see the note at the top). */
 struct burst {
-    uint64_t              filtered;     /* frames for no guest of ours (uplink) */
+    uint64_t              filtered;     /* wire frames for no guest of ours (uplink) */
     bool                  untagged_known;
     int                   untagged_rc;  /* zvs_vlan_ingress result for an untagged frame */
     enum zvs_drop         untagged_why;
@@ -139,13 +165,11 @@ static int resteer(struct zvs_switch *sw, struct zvs_swport *s, const struct zvs
     int sent = tp->ops->tx(tp, txs, n, &why);
     if (sent < 0)
         sent = 0;
-    uint64_t bytes = 0;
-    for (int i = 0; i < sent; i++)
-        bytes += zvs_frame_out_len(txs[i].f, (enum zvs_tag_op)txs[i].tag_op);
-    zvs_ctr_add(&tp->ctr.out_bytes, bytes);
-    zvs_ctr_add(&tp->ctr.out_packets, (uint64_t)sent);
+    struct zvs_wire w = wire_sum(txs, sent);
+    zvs_ctr_add(&tp->ctr.out_bytes, w.bytes);
+    zvs_ctr_add(&tp->ctr.out_packets, w.frames);
     if (sent < n)
-        zvs_port_count_drop(tp, false, why, (uint64_t)(n - sent));
+        zvs_port_count_drop(tp, false, why, wire_sum(txs + sent, n - sent).frames);
     if (tp->ops->flush)
         tp->ops->flush(tp);
     sw->stats.resteered += (uint64_t)n;
@@ -163,23 +187,23 @@ static void flush_port(struct zvs_switch *sw, struct zvs_swport *s)
         sent = 0;
     if (sent == s->npend) {
         zvs_ctr_add(&p->ctr.out_bytes, s->pend_bytes);
+        zvs_ctr_add(&p->ctr.out_packets, (uint64_t)sent + s->pend_extra);
     } else {
-        uint64_t bytes = 0;
-        for (int i = 0; i < sent; i++)
-            bytes += zvs_frame_out_len(s->pend[i].f, (enum zvs_tag_op)s->pend[i].tag_op);
-        zvs_ctr_add(&p->ctr.out_bytes, bytes);
-        int left = s->npend - sent;
+        struct zvs_wire w = wire_sum(s->pend, sent);
+        zvs_ctr_add(&p->ctr.out_bytes, w.bytes);
+        zvs_ctr_add(&p->ctr.out_packets, w.frames);
+        uint16_t n = s->npend;
+        bool taken = false;
         if (s->in_group && (why == ZVS_DROP_LINK_DOWN || !p->carrier)) {
-            uint16_t n = s->npend;
             s->npend = 0;               /* resteer may flush other ports, never this one */
-            left -= resteer(sw, s, &s->pend[sent], n - sent);
+            taken = resteer(sw, s, &s->pend[sent], n - sent) == n - sent;
         }
-        if (left > 0)
-            zvs_port_count_drop(p, false, why, (uint64_t)left);
+        if (!taken)
+            zvs_port_count_drop(p, false, why, wire_sum(&s->pend[sent], n - sent).frames);
     }
-    zvs_ctr_add(&p->ctr.out_packets, (uint64_t)sent);
     s->npend = 0;
     s->pend_bytes = 0;
+    s->pend_extra = 0;
 }
 
 struct fixup_ctx {
@@ -196,11 +220,12 @@ static int fixup_emit(void *arg, const uint8_t *frame, uint32_t len, const struc
     struct zvs_frame f = { .data = frame, .len = len, .vnet = *vnet };
     struct zvs_tx tx = { .f = &f, .tag_op = ZVS_TAG_KEEP };
     enum zvs_drop why = ZVS_DROP_TX_FAIL;
+    struct zvs_wire w = zvs_wire_of(&f, len);  /* a smaller super-frame is its segments */
     if (c->p->ops->tx(c->p, &tx, 1, &why) == 1) {
-        c->sent++;
-        c->bytes += len;
+        c->sent += w.frames;
+        c->bytes += w.bytes;
     } else {
-        c->failed++;
+        c->failed += w.frames;
         c->why = why;
     }
     return 0;
@@ -218,7 +243,7 @@ static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const stru
     flush_port(sw, s);
     sw->stats.fixups++;
     if (out_len > ZVS_SCRATCH_LEN) {
-        zvs_port_count_drop(p, false, ZVS_DROP_OVERSIZE, 1);
+        drop_frame(p, false, ZVS_DROP_OVERSIZE, tx->f);
         return;
     }
     uint32_t len = zvs_frame_emit(tx->f, (enum zvs_tag_op)tx->tag_op, tx->vid, sw->scratch, &vnet);
@@ -228,7 +253,7 @@ static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const stru
         rc = zvs_vnet_segment(sw->scratch, len, &vnet, max_len, (p->caps & ZVS_CAP_GSO) != 0,
                               (p->caps & ZVS_CAP_CSUM) != 0, sw->scratch2, fixup_emit, &c);
     } else if (len > frame_max) {
-        zvs_port_count_drop(p, false, ZVS_DROP_OVERSIZE, 1);
+        drop_frame(p, false, ZVS_DROP_OVERSIZE, tx->f);
         return;
     } else {
         rc = zvs_vnet_csum_complete(sw->scratch, len, &vnet);
@@ -236,7 +261,7 @@ static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const stru
             rc = fixup_emit(&c, sw->scratch, len, &vnet);
     }
     if (rc < 0) {
-        zvs_port_count_drop(p, false, ZVS_DROP_OFFLOAD, 1);
+        drop_frame(p, false, ZVS_DROP_OFFLOAD, tx->f);
         return;
     }
     zvs_ctr_add(&p->ctr.out_packets, c.sent);
@@ -268,19 +293,24 @@ static inline __attribute__((always_inline)) bool egress(struct zvs_switch *sw,
             if (egress_survivor(sw, f, p->index))
                 return true;
         }
-        zvs_port_count_drop(p, false, ZVS_DROP_LINK_DOWN, 1);
+        drop_frame(p, false, ZVS_DROP_LINK_DOWN, f);
         return true;
     }
     uint32_t out_len = zvs_frame_out_len(f, op);
     bool out_tagged = op == ZVS_TAG_PUSH || op == ZVS_TAG_REWRITE ||
                       (op == ZVS_TAG_KEEP && (f->flags & ZVS_FF_TAGGED));
     uint32_t frame_max = p->mtu + ZVS_ETH_HLEN + (out_tagged ? ZVS_VLAN_HLEN : 0);
-    if (f->vnet.gso_type != ZVS_VNET_GSO_NONE
-            ? !(p->caps & ZVS_CAP_GSO) || out_len > p->max_gso
-            : out_len > frame_max || ((f->vnet.flags & ZVS_VNET_F_NEEDS_CSUM) && !(p->caps & ZVS_CAP_CSUM))) {
-        struct zvs_tx tx = { .f = f, .tag_op = (uint8_t)op, .vid = f->vid };
-        egress_fixup(sw, s, &tx, out_len, frame_max);
-        return true;
+    uint64_t wire_len = out_len;
+    if (__builtin_expect(f->vnet.gso_type != ZVS_VNET_GSO_NONE, 0)) {
+        if (!(p->caps & ZVS_CAP_GSO) || out_len > p->max_gso)
+            goto fixup;
+        /* crosses whole: counted as the segments the egress's kernel or NIC will cut */
+        struct zvs_wire w = zvs_wire_gso(f, out_len);
+        wire_len = w.bytes;
+        s->pend_extra += w.frames - 1;
+    } else if (out_len > frame_max ||
+               ((f->vnet.flags & ZVS_VNET_F_NEEDS_CSUM) && !(p->caps & ZVS_CAP_CSUM))) {
+        goto fixup;
     }
     if (!s->active) {
         s->active = true;
@@ -290,9 +320,14 @@ static inline __attribute__((always_inline)) bool egress(struct zvs_switch *sw,
     t->f = f;
     t->tag_op = (uint8_t)op;
     t->vid = f->vid;
-    s->pend_bytes += out_len;
+    s->pend_bytes += wire_len;
     if (s->npend == ZVS_BATCH)
         flush_port(sw, s);
+    return true;
+
+fixup:;
+    struct zvs_tx tx = { .f = f, .tag_op = (uint8_t)op, .vid = f->vid };
+    egress_fixup(sw, s, &tx, out_len, frame_max);
     return true;
 }
 
@@ -364,7 +399,7 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
     /* Headers are parsed from the first piece: it must hold the whole MAC header and tag. */
     bool short_first = f->nfrags && f->frags[0].iov_len < ZVS_ETH_HLEN + ZVS_VLAN_HLEN;
     if (f->len < ZVS_ETH_MIN_LEN || short_first) {
-        zvs_port_count_drop(ip, true, ZVS_DROP_RUNT, 1);
+        drop_frame(ip, true, ZVS_DROP_RUNT, f);
         return;
     }
     uint16_t ethertype = zvs_be16(f->data + 12);
@@ -376,25 +411,25 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
             b->untagged_known = b->mac_known = false;
             b->map = NULL;
         } else
-            zvs_port_count_drop(ip, true, ZVS_DROP_SLOW_PROTO, 1);
+            drop_frame(ip, true, ZVS_DROP_SLOW_PROTO, f);
         return;
     }
     if (__builtin_expect(!in->collecting, 0) && !in->is_guest) {
-        zvs_port_count_drop(ip, true, ZVS_DROP_NOT_COLLECTING, 1);
+        drop_frame(ip, true, ZVS_DROP_NOT_COLLECTING, f);
         return;
     }
     if (src[0] & 1) {
-        zvs_port_count_drop(ip, true, ZVS_DROP_BAD_SRC, 1);
+        drop_frame(ip, true, ZVS_DROP_BAD_SRC, f);
         return;
     }
     uint32_t hdr_room = ethertype == ZVS_ETHERTYPE_VLAN ? ZVS_ETH_HLEN + ZVS_VLAN_HLEN : ZVS_ETH_HLEN;
     if (f->vnet.gso_type == ZVS_VNET_GSO_NONE && f->len > ip->mtu + hdr_room) {
-        zvs_port_count_drop(ip, true, ZVS_DROP_OVERSIZE, 1);
+        drop_frame(ip, true, ZVS_DROP_OVERSIZE, f);
         return;
     }
     uint32_t peek_len = f->nfrags ? (uint32_t)f->frags[0].iov_len : f->len;
     if (vlan_ingress(sw, in, b, f, ethertype, peek_len, &cls, &why) < 0) {
-        zvs_port_count_drop(ip, true, why, 1);
+        drop_frame(ip, true, why, f);
         return;
     }
     f->vid = cls.vid;
@@ -404,11 +439,11 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
     if (in->is_guest) {
         if (!mac_eq(src, in->guest.mac)) {
             if (in->guest.macprotect) {
-                zvs_port_count_drop(ip, true, ZVS_DROP_MACPROTECT, 1);
+                drop_frame(ip, true, ZVS_DROP_MACPROTECT, f);
                 return;
             }
             if (zvs_mac_table_learn(sw->macs, src, f->vid, ip->index, now) == -ENOSPC)
-                zvs_port_count_drop(ip, true, ZVS_DROP_MAC_FULL, 1);
+                drop_frame(ip, true, ZVS_DROP_MAC_FULL, f);
             b->mac_known = false;       /* the table may have changed */
         }
         if (dst[0] & 1) {
@@ -417,18 +452,18 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
         }
         int out = lookup(sw, b, dst, f->vid);
         if (out == ip->index) {
-            zvs_port_count_drop(ip, true, ZVS_DROP_SAME_PORT, 1);
+            drop_frame(ip, true, ZVS_DROP_SAME_PORT, f);
         } else if (out >= 0) {
             if (sw->params.isolation)
-                zvs_port_count_drop(ip, true, ZVS_DROP_ISOLATION, 1);
+                drop_frame(ip, true, ZVS_DROP_ISOLATION, f);
             else if (!egress(sw, &sw->sp[out], f))
-                zvs_port_count_drop(ip, true, ZVS_DROP_VLAN_DENIED, 1);
+                drop_frame(ip, true, ZVS_DROP_VLAN_DENIED, f);
         } else {
             int up = uplink_for(sw, b, f);
             if (up >= 0)
                 egress(sw, &sw->sp[up], f);
             else
-                zvs_port_count_drop(ip, true, ZVS_DROP_NO_UPLINK, 1);
+                drop_frame(ip, true, ZVS_DROP_NO_UPLINK, f);
         }
         return;
     }
@@ -440,10 +475,11 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
     int out = lookup(sw, b, dst, f->vid);
     if (out >= 0 && sw->sp[out].is_guest) {
         if (!egress(sw, &sw->sp[out], f))
-            zvs_port_count_drop(ip, true, ZVS_DROP_VLAN_DENIED, 1);
+            drop_frame(ip, true, ZVS_DROP_VLAN_DENIED, f);
     } else {
-        zvs_port_count_drop(ip, true, ZVS_DROP_FILTERED, 1);
-        b->filtered++;
+        uint32_t segs = zvs_wire_of(f, f->len).frames;
+        zvs_port_count_drop(ip, true, ZVS_DROP_FILTERED, segs);
+        b->filtered += segs;
     }
 }
 
@@ -452,17 +488,23 @@ void zvs_switch_input(struct zvs_switch *sw, struct zvs_port *in, struct zvs_fra
 {
     struct zvs_swport *s = &sw->sp[in->index];
     struct burst b = { .filtered = 0 };
-    uint64_t bytes = 0, filtered_bytes = 0;
+    uint64_t bytes = 0, filtered_bytes = 0, extra = 0;
 
     for (int i = 0; i < n; i++) {
         uint64_t before = b.filtered;
         frames[i].in_port = in->index;
         forward_one(sw, s, &frames[i], now, &b);
+        uint64_t len = frames[i].len;
+        if (__builtin_expect(frames[i].vnet.gso_type != ZVS_VNET_GSO_NONE, 0)) {
+            struct zvs_wire w = zvs_wire_gso(&frames[i], frames[i].len);
+            len = w.bytes;
+            extra += w.frames - 1;
+        }
         if (__builtin_expect(b.filtered != before, 0))
-            filtered_bytes += frames[i].len;
-        bytes += frames[i].len;
+            filtered_bytes += len;
+        bytes += len;
     }
-    zvs_ctr_add(&in->ctr.in_packets, (uint64_t)n - b.filtered);
+    zvs_ctr_add(&in->ctr.in_packets, (uint64_t)n + extra - b.filtered);
     zvs_ctr_add(&in->ctr.in_bytes, bytes - filtered_bytes);
 
     for (uint16_t i = 0; i < sw->nactive; i++) {

@@ -9,9 +9,10 @@
  * switch through the port, `out_*` frames leaving it. z/VM reports them from the device's
  * point of view, which differs between uplinks and NICs (an OSA "transmits" what leaves
  * the switch, a NIC "transmits" what enters it); zvs_port_device_counters() does that
- * mapping in one place. Counters have a single writer (the data-path thread) and are
- * updated with relaxed atomic stores once per burst, so a sampler on another thread
- * reads whole values without a lock.
+ * mapping in one place. Every count is of frames on the wire (wire.h): a GSO super-frame
+ * counts as its segments and their bytes. Counters have a single writer (the data-path
+ * thread) and are updated with relaxed atomic stores once per burst, so a sampler on
+ * another thread reads whole values without a lock.
  */
 #ifndef ZVS_PORT_H
 #define ZVS_PORT_H
@@ -82,6 +83,14 @@ struct zvs_tx {
 
 struct zvs_port;
 
+/* A link event: what a netlink RTM_NEWLINK/DELLINK says about an interface, or what a
+ * link with no interface behind it says about itself (link_poll). */
+struct zvs_port_link_event {
+    int  ifindex;                       /* 0: not a Linux interface */
+    bool carrier;
+    bool exists;                        /* false: the interface is gone */
+};
+
 struct zvs_port_ops {
     const char *kind;                   /* "afpacket", "qdio", "memlink", ... */
     /* Write n frames; returns how many were written. Frames not written are counted by
@@ -99,6 +108,12 @@ struct zvs_port_ops {
      * which sets carrier and may reopen; returns 1 when the descriptor changed. */
     int  (*fd)(const struct zvs_port *p);
     int  (*link_event)(struct zvs_port *p, int ifindex, bool carrier, bool exists);
+    /* Backends whose link announces its own carrier changes, with no Linux interface for
+     * netlink to watch (dummy links): the descriptor of fd() also becomes readable when
+     * the carrier changed. Returns 1 and the event (to be fed to link_event, as a netlink
+     * event would be), or 0 when none waits; an event is handed out once. NULL for the
+     * others, whose events come from netlink_link. */
+    int  (*link_poll)(struct zvs_port *p, struct zvs_port_link_event *ev);
     /* The driver's carrier as it is now (1 up, 0 down, -errno: cannot tell), for a reader
      * that must not act on `carrier` as it was when the port was opened (the kernel's
      * flags lag the driver by a linkwatch run). NULL: `carrier` is always current. */

@@ -348,7 +348,8 @@ static void drop_pending(struct zvs_switch *sw, struct zvs_swport *s)
     if (!s->active)
         return;
     if (s->npend)
-        zvs_port_count_drop(s->port, false, ZVS_DROP_LINK_DOWN, s->npend);
+        zvs_port_count_drop(s->port, false, ZVS_DROP_LINK_DOWN,
+                            (uint64_t)s->npend + s->pend_extra);   /* wire frames */
     for (uint16_t i = 0; i < sw->nactive; i++) {
         if (sw->active[i] == s->port->index) {
             sw->active[i] = sw->active[--sw->nactive];
@@ -357,6 +358,7 @@ static void drop_pending(struct zvs_switch *sw, struct zvs_swport *s)
     }
     s->npend = 0;
     s->pend_bytes = 0;
+    s->pend_extra = 0;
     s->active = false;
 }
 

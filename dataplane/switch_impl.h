@@ -14,7 +14,9 @@ struct zvs_swport {
     struct zvs_guest guest;             /* valid when is_guest */
     uint16_t         npend;             /* frames queued for this egress in this burst */
     bool             active;            /* on the switch's active-egress list */
-    uint64_t         pend_bytes;        /* bytes of the queued frames (for out_bytes) */
+    uint64_t         pend_bytes;        /* wire bytes of the queued frames (out_bytes) */
+    uint32_t         pend_extra;        /* wire frames beyond one per queued frame: the
+                                           segments of queued super-frames (out_packets) */
     struct zvs_tx    pend[ZVS_BATCH];   /* the queued frames */
 };
 

@@ -108,18 +108,56 @@ static void marker_send(void *arg, const struct zvs_marker *pdu)
 
 /* ---- decisions -> switch and group ---------------------------------------------------- */
 
+/* A catalogue message to the group's sink (the daemon), or to the log without one. */
+static void say(struct zvs_lag *lag, enum zvs_cpmsg_id id, const char *const *args,
+                unsigned nargs)
+{
+    if (lag->params.say) {
+        lag->params.say(lag->params.say_arg, id, args, nargs);
+        return;
+    }
+    char text[ZVS_CPMSG_TEXT_MAX];
+    zvs_cpmsg_format(text, sizeof text, id, args, nargs);
+    zvs_log(zvs_cpmsg_def(id)->severity == 'I' ? ZVS_LOG_INFO : ZVS_LOG_WARN, "%s", text);
+}
+
+/* Why a member that was in use is not any more, in the operator's words. */
+static const char *not_in_use_reason(const struct lag_member *m)
+{
+    if (!m->port->carrier)
+        return "carrier down";
+    if (!m->lacp_running)
+        return "LACP changed";
+    return "LACP partner out of sync or expired";
+}
+
+/* The member's state as told: every change as HCP1174I (the log's trace: scripts wait
+ * for "2902 is collecting, is distributing"), and a member going into or out of use
+ * (distributing) as the operator's news, HCP1173I or HCP1172E, after it. */
+static void tell_state(struct lag_member *m, bool was_distributing)
+{
+    const char *args[4] = { m->lag->params.pg.name, m->rdev, m->collecting ? "is" : "not",
+                            m->distributing ? "is" : "not" };
+    say(m->lag, ZVS_CPMSG_MEMBER_STATE, args, 4);
+    if (m->distributing && !was_distributing) {
+        say(m->lag, ZVS_CPMSG_MEMBER_IN_USE, args, 2);
+    } else if (!m->distributing && was_distributing) {
+        args[2] = not_in_use_reason(m);
+        say(m->lag, ZVS_CPMSG_MEMBER_NOT_IN_USE, args, 3);
+    }
+}
+
 static void apply_state(struct lag_member *m, bool collecting, bool distributing)
 {
     struct zvs_lag *lag = m->lag;
     if (m->collecting == collecting && m->distributing == distributing)
         return;
+    bool was = m->distributing;
     m->collecting = collecting;
     m->distributing = distributing;
     zvs_switch_set_collecting(lag->sw, m->port, collecting);
     zvs_pgroup_set_state(lag->group, m->port->index, collecting, distributing, lag->now);
-    zvs_log(ZVS_LOG_INFO, "port group %s: %s %s collecting, %s distributing",
-            lag->params.pg.name, m->rdev, collecting ? "is" : "not",
-            distributing ? "is" : "not");
+    tell_state(m, was);
 }
 
 static void lacp_collecting(void *arg, bool enable)
@@ -174,11 +212,14 @@ static void group_moved(void *arg, unsigned bucket, uint16_t from, uint16_t to,
     struct zvs_lag *lag = arg;
     if (!zvs_ratelimit_ok(&lag->move_rl, lag->now, ZVS_LACP_NS_PER_SEC, MOVE_LOG_BURST))
         return;
-    char more[48] = "";
+    char more[48] = "", hex[4], text[ZVS_CPMSG_TEXT_MAX];
     if (lag->move_rl.suppressed)
         snprintf(more, sizeof more, "; %u more move(s) not shown", lag->move_rl.suppressed);
-    zvs_info("port group %s: bucket %02X moved %s -> %s (%s)%s", lag->params.pg.name, bucket,
-             rdev_of_port(lag, from), rdev_of_port(lag, to), zvs_pg_cause_name(cause), more);
+    snprintf(hex, sizeof hex, "%02X", bucket & 0xFFu);
+    const char *args[] = { lag->params.pg.name, hex, rdev_of_port(lag, from),
+                           rdev_of_port(lag, to), zvs_pg_cause_name(cause), more };
+    zvs_cpmsg_format(text, sizeof text, ZVS_CPMSG_BUCKET_MOVED, args, 6);
+    zvs_info("%s", text);
     lag->move_rl.suppressed = 0;
 }
 
@@ -305,6 +346,8 @@ static uint16_t port_number(const struct zvs_lag *lag, const char *rdev, unsigne
     return n ? n : (uint16_t)(0xFF00 + slot + 1);
 }
 
+static int samples(const struct zvs_lag *lag, struct zvs_pg_sample *out);
+
 int zvs_lag_join(struct zvs_lag *lag, struct zvs_port *port, const char *rdev,
                  const uint8_t mac[6], uint32_t speed_mbps, uint64_t now)
 {
@@ -350,6 +393,11 @@ int zvs_lag_join(struct zvs_lag *lag, struct zvs_port *port, const char *rdev,
     } else if (port->carrier) {
         apply_state(m, true, true);
     }
+    /* The new member's counter baseline, now: the group reads the counters only when a
+     * pass is due, and a member with no earlier sample has no inbound rate, so the first
+     * pass after a JOIN would plan on outbound alone (POLICY LOAD TOTAL needs both). */
+    struct zvs_pg_sample smp[ZVS_PG_MAX_MEMBERS];
+    zvs_pgroup_run(lag->group, now, smp, samples(lag, smp));
     zvs_pgroup_set_cause(lag->group, ZVS_PG_CAUSE_LACP);
     return slot;
 }
@@ -571,12 +619,12 @@ void zvs_lag_report(const struct zvs_lag *lag, uint64_t now, FILE *out)
 {
     const struct zvs_pg_params *pg = zvs_pgroup_params(lag->group);
     const struct zvs_pg_stats *st = zvs_pgroup_stats(lag->group);
-    char interval[12];
+    char interval[12], policy[24];
     zvs_pg_interval_str(pg->interval_s, interval, sizeof interval);
     fprintf(out, "PORT GROUP %-8s LACP: %s  Timeout: %s  Interval: %s  Distribution: %s"
             "  Policy: %s  Key: %u\n", pg->name, lag->params.pg.lacp ? "ACTIVE" : "INACTIVE",
             lag->params.long_timeout ? "LONG" : "SHORT", interval,
-            zvs_pg_hash_name(pg->hash), zvs_pg_policy_name(pg->policy),
+            zvs_pg_hash_name(pg->hash), zvs_pg_policy_str(pg, policy, sizeof policy),
             (unsigned)lag->params.key);
     fprintf(out, "  Members: %u  Distributing: %u  Passes: %llu  Moves: %llu"
             "  Failover moves: %llu  Join moves: %llu  Marker flushes: %llu"

@@ -439,7 +439,7 @@ static void stop_distributing(struct zvs_pgroup *g, struct zvs_pg_map *spare, un
 static bool params_ok(const struct zvs_pg_params *p)
 {
     return (unsigned)p->hash <= ZVS_PG_HASH_SRC_DST && (unsigned)p->policy <= ZVS_PG_POLICY_LBT &&
-           p->interval_s <= ZVS_PG_INTERVAL_MAX_S && p->lbt_percent <= 100;
+           (unsigned)p->load <= ZVS_PG_LOAD_OUTBOUND && p->interval_s <= ZVS_PG_INTERVAL_MAX_S && p->lbt_percent <= 100;
 }
 
 struct zvs_pgroup *zvs_pgroup_create(const struct zvs_pg_params *params,
@@ -584,6 +584,18 @@ void zvs_pgroup_set_policy(struct zvs_pgroup *g, enum zvs_pg_policy policy)
         g->params.policy = policy;
 }
 
+void zvs_pgroup_set_load(struct zvs_pgroup *g, enum zvs_pg_load load)
+{
+    if ((unsigned)load <= ZVS_PG_LOAD_OUTBOUND)
+        g->params.load = load;
+}
+
+void zvs_pgroup_set_lbt_percent(struct zvs_pgroup *g, unsigned percent)
+{
+    if (percent <= 100)
+        g->params.lbt_percent = percent ? percent : ZVS_PGB_LBT_PERCENT;
+}
+
 /* ---- public: Marker flush and housekeeping ------------------------------------------- */
 
 int zvs_pgroup_marker_answered(struct zvs_pgroup *g, uint16_t port, uint32_t xid,
@@ -655,7 +667,7 @@ static void rebalance(struct zvs_pgroup *g, struct zvs_pg_map *spare, uint64_t n
 {
     struct zvs_pgb_input in = {
         .bucket_load = g->bucket_load, .bucket_slot = spare->bucket_slot, .now = now,
-        .lbt_percent = g->params.lbt_percent,
+        .lbt_percent = g->params.lbt_percent, .load = g->params.load,
     };
     uint64_t hold[ZVS_PG_BUCKETS];
     struct zvs_pgb_move mv[ZVS_PGB_MAX_MOVES];
@@ -664,7 +676,9 @@ static void rebalance(struct zvs_pgroup *g, struct zvs_pg_map *spare, uint64_t n
     /* A port's outbound load as the policy sees it is the sum of its buckets' loads, the
      * very numbers a move transfers: measured port rates and decayed bucket averages
      * differ while a load changes, and mixing them makes the plan move too much (both
-     * heavy buckets of a skew instead of one). The measured rates stay for QUERY. */
+     * heavy buckets of a skew instead of one). The measured rates stay for QUERY.
+     * Inbound (POLICY LOAD TOTAL) is the member's measured rate over the interval: no
+     * bucket carries it, the partner chose the port, and no move of ours changes it. */
     double bucket_bits[ZVS_PG_MAX_MEMBERS] = { 0 };
     for (unsigned b = 0; b < ZVS_PG_BUCKETS; b++)
         if (spare->bucket_slot[b] < ZVS_PG_MAX_MEMBERS)
@@ -804,6 +818,20 @@ const char *zvs_pg_hash_name(enum zvs_pg_hash h)
 const char *zvs_pg_policy_name(enum zvs_pg_policy p)
 {
     return p == ZVS_PG_POLICY_LBT ? "LBT" : "LOAD";
+}
+
+const char *zvs_pg_load_name(enum zvs_pg_load l)
+{
+    return l == ZVS_PG_LOAD_OUTBOUND ? "OUTBOUND" : "TOTAL";
+}
+
+const char *zvs_pg_policy_str(const struct zvs_pg_params *p, char *buf, size_t size)
+{
+    if (p->policy == ZVS_PG_POLICY_LBT)
+        snprintf(buf, size, "LBT %u", p->lbt_percent ? p->lbt_percent : ZVS_PGB_LBT_PERCENT);
+    else
+        snprintf(buf, size, "LOAD %s", zvs_pg_load_name(p->load));
+    return buf;
 }
 
 const struct zvs_pg_map *zvs_pgroup_map(const struct zvs_pgroup *g)

@@ -38,6 +38,12 @@ enum zvs_pg_policy {
                                            lbt_percent of their capacity */
 };
 
+/* What LOAD counts as a member's load (POLICY LOAD TOTAL | OUTBOUND, pgroup_balance.h). */
+enum zvs_pg_load {
+    ZVS_PG_LOAD_TOTAL,                  /* inbound (the partner's choice) + outbound */
+    ZVS_PG_LOAD_OUTBOUND,               /* outbound only */
+};
+
 
 /* Member port as the group sees it. */
 struct zvs_pg_member {
@@ -69,6 +75,7 @@ struct zvs_pg_params {
     char     name[9];                   /* group name, upper case, 1-8 chars */
     enum zvs_pg_hash   hash;
     enum zvs_pg_policy policy;
+    enum zvs_pg_load   load;            /* LOAD's measure (default TOTAL) */
     uint32_t interval_s;                /* 0: OFF, else 1..9990 */
     bool     lacp;                      /* LACP ACTIVE (true, default) or INACTIVE */
     uint64_t holddown_ns;               /* a moved bucket stays this long (0: 2 intervals) */
@@ -141,6 +148,8 @@ int  zvs_pgroup_set_state(struct zvs_pgroup *g, uint16_t port, bool collecting,
 int  zvs_pgroup_set_interval(struct zvs_pgroup *g, uint32_t interval_s, uint64_t now);
 void zvs_pgroup_set_hash(struct zvs_pgroup *g, enum zvs_pg_hash hash);
 void zvs_pgroup_set_policy(struct zvs_pgroup *g, enum zvs_pg_policy policy);
+void zvs_pgroup_set_load(struct zvs_pgroup *g, enum zvs_pg_load load);
+void zvs_pgroup_set_lbt_percent(struct zvs_pgroup *g, unsigned percent);    /* 0: 75 */
 
 /* A Marker Response for a flush arrived on member port `port`: the pending move completes
  * now. Unknown xids are ignored (returns -ENOENT). */
@@ -171,6 +180,10 @@ double   zvs_pgroup_bucket_load(const struct zvs_pgroup *g, unsigned bucket);
 unsigned zvs_pgroup_pending_moves(const struct zvs_pgroup *g);
 const char *zvs_pg_hash_name(enum zvs_pg_hash h);       /* "DST", "SRC", "SRC-DST" */
 const char *zvs_pg_policy_name(enum zvs_pg_policy p);   /* "LOAD", "LBT" */
+const char *zvs_pg_load_name(enum zvs_pg_load l);       /* "TOTAL", "OUTBOUND" */
+/* The policy with its operand as QUERY shows it: "LOAD TOTAL", "LOAD OUTBOUND", "LBT 75".
+ * Returns buf. */
+const char *zvs_pg_policy_str(const struct zvs_pg_params *p, char *buf, size_t size);
 /* INTERVAL as QUERY shows it: "300", or "OFF" for 0. Returns buf. */
 const char *zvs_pg_interval_str(uint32_t interval_s, char *buf, size_t size);
 

@@ -5,11 +5,18 @@
  * its input, so a test can state a load picture and assert the exact moves.
  *
  * LOAD (the default), after OVS bond_rebalance with a z/VM INTERVAL:
- *  - Port load = out_bps + 0.5 * in_bps. Outbound is what we move; inbound is what the
- *    physical switch puts on the same port and we cannot move, but an OSA port's adapter
- *    is shared by both directions (the report's second FCX240 example: a port busy with
- *    inbound is the worse choice for more outbound). Half weight because on a full-duplex
- *    link inbound competes only for the shared adapter, not for the wire.
+ *  - Port load (TOTAL, the default) = out_bps + in_bps, both at full weight. Outbound is
+ *    what we move; inbound is what the partner's hash puts on the port and we cannot
+ *    move, so the pass balances (fixed inbound + movable outbound) per port: outbound
+ *    goes to the port the physical switch uses less for inbound. That is the report's
+ *    second FCX240 ("the VSwitch has directed the outbound data to the 2902 device") and
+ *    suits an OSA port, whose adapter has one frame ceiling for both directions
+ *    (tests/switchmodel: the report's RR figures show it), so a byte in either direction
+ *    uses the same port. Full weight, not a fraction: no measurement supports a
+ *    fraction, and with one (an earlier version used 0.5) the pass stops while the
+ *    inbound port still carries more in total than the other.
+ *    OUTBOUND: port load = out_bps, inbound ignored (OVS's bond_rebalance counts only
+ *    what it sends); for ports whose directions do not share a limit.
  *  - Start when max/mean > 1.10, then continue down to 1.05 (hysteresis): a picture that
  *    settles anywhere in 1.05..1.10 is left alone, so measurement noise does not move
  *    buckets back and forth every interval.
@@ -43,9 +50,9 @@ struct plan {
     bool     fixed[ZVS_PG_BUCKETS];     /* not movable in this pass */
 };
 
-double zvs_pgb_port_load(const struct zvs_pgb_member *m)
+double zvs_pgb_port_load(const struct zvs_pgb_member *m, enum zvs_pg_load load)
 {
-    return m->out_bps + ZVS_PGB_IN_SHARE * m->in_bps;
+    return load == ZVS_PG_LOAD_OUTBOUND ? m->out_bps : m->out_bps + m->in_bps;
 }
 
 double zvs_pgb_ratio(const double *load, const bool *eligible, unsigned n)
@@ -85,7 +92,7 @@ static void plan_init(const struct zvs_pgb_input *in, struct plan *p, bool with_
     memset(p, 0, sizeof(*p));
     for (unsigned s = 0; s < ZVS_PG_MAX_MEMBERS; s++)
         if (in->member[s].eligible && with_load)
-            p->load[s] = zvs_pgb_port_load(&in->member[s]);
+            p->load[s] = zvs_pgb_port_load(&in->member[s], in->load);
     for (unsigned b = 0; b < ZVS_PG_BUCKETS; b++) {
         uint8_t s = in->bucket_slot[b];
         if (slot_ok(in, s))

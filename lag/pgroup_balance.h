@@ -6,11 +6,13 @@
  * Output: a bounded list of bucket moves and a report. No state, no clock, no allocation:
  * pgroup.c calls these once per INTERVAL pass, tests and the benchmark call them directly.
  *
- * ZVS_PG_POLICY_LOAD (zvs_pgb_plan_load): a port's load is out_bps + ZVS_PGB_IN_SHARE *
- * in_bps. While max/mean of the loads of the distributing ports exceeds ZVS_PGB_START_RATIO
- * (then down to ZVS_PGB_STOP_RATIO: hysteresis), move from the busiest to the least busy
- * port the movable bucket whose load is closest to half their difference (and smaller than
- * the difference, so every move lowers the pair's maximum).
+ * ZVS_PG_POLICY_LOAD (zvs_pgb_plan_load): a port's load is out_bps + in_bps with
+ * ZVS_PG_LOAD_TOTAL (the default), out_bps alone with ZVS_PG_LOAD_OUTBOUND. While max/mean
+ * of the loads of the distributing ports exceeds ZVS_PGB_START_RATIO (then down to
+ * ZVS_PGB_STOP_RATIO: hysteresis), move from the busiest to the least busy port the
+ * movable bucket whose load is closest to half their difference (and smaller than the
+ * difference, so every move lowers the pair's maximum). Only outbound moves: inbound is
+ * fixed by the partner, so TOTAL balances fixed inbound + movable outbound per port.
  * ZVS_PG_POLICY_LBT (zvs_pgb_plan_lbt): only a port whose utilisation out_bps/capacity_bps
  * exceeds lbt_percent sheds buckets, to the port of lowest utilisation that has room below
  * the same threshold.
@@ -29,7 +31,6 @@
 
 #define ZVS_PGB_START_RATIO   1.10      /* LOAD: start moving above this max/mean */
 #define ZVS_PGB_STOP_RATIO    1.05      /* LOAD: once started, stop at or below this */
-#define ZVS_PGB_IN_SHARE      0.5       /* LOAD: weight of inbound bit/s in a port's load */
 #define ZVS_PGB_MAX_MOVES     32        /* moves per pass, both policies */
 #define ZVS_PGB_MIN_UTIL_PERCENT 1      /* pgroup.c's min_bps: % of the slowest member's speed */
 #define ZVS_PGB_MIN_BPS       10e6      /* pgroup.c's min_bps when no speed is known */
@@ -52,6 +53,7 @@ struct zvs_pgb_input {
     double   min_bps;                   /* LOAD: busiest port below this: no move (0: none) */
     unsigned lbt_percent;               /* LBT threshold; 0: ZVS_PGB_LBT_PERCENT */
     unsigned max_moves;                 /* 0 or above ZVS_PGB_MAX_MOVES: ZVS_PGB_MAX_MOVES */
+    enum zvs_pg_load load;              /* LOAD: TOTAL (out + in, default) or OUTBOUND */
 };
 
 struct zvs_pgb_move {
@@ -68,8 +70,8 @@ struct zvs_pgb_report {
     double   ratio_after;               /* the same, projected after the moves */
 };
 
-/* A port's load as LOAD sees it: out_bps + ZVS_PGB_IN_SHARE * in_bps. */
-double zvs_pgb_port_load(const struct zvs_pgb_member *m);
+/* A port's load as LOAD sees it: out_bps + in_bps (TOTAL) or out_bps (OUTBOUND). */
+double zvs_pgb_port_load(const struct zvs_pgb_member *m, enum zvs_pg_load load);
 /* max/mean of load[i] over the i < n with eligible[i]; 1.0 when the mean is 0 or n < 1. */
 double zvs_pgb_ratio(const double *load, const bool *eligible, unsigned n);
 

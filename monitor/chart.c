@@ -4,7 +4,9 @@
  * in <pre> blocks and the chart inline. No libraries: text in, text out.
  *
  * Layout: 800x400 px; plot area inside fixed margins; y from 0 to a 1/2/5 x 10^k ceiling
- * of the largest value with 5 grid lines labelled by the FCX240 k/M rule; x from the
+ * of the largest value with 5 grid lines labelled in one unit for the whole axis (the
+ * largest of 1, k, M, G not above the grid step: "0 40M 80M ... 200M", never "120M" above
+ * "80000k" as the FCX240 rule per value would give); x from the
  * first to the last interval end, up to 6 labels hh:mm:ss (UTC). One colour per RDEV,
  * outbound solid, inbound dashed; the legend at the right.
  */
@@ -66,6 +68,32 @@ static double nice_ceiling(double v)
     return m;
 }
 
+/* One axis label in `unit` (1, 1e3, 1e6, 1e9): an integer when it is one, else one
+ * decimal (only below a step of 1, a chart of almost nothing). */
+static void axis_label(double v, double unit, char *out, size_t cap)
+{
+    static const char *const suffix[] = { "", "k", "M", "G" };
+    unsigned k = unit >= 1e9 ? 3 : unit >= 1e6 ? 2 : unit >= 1e3 ? 1 : 0;
+    double x = v / unit;
+    double r = (double)(long long)(x + 0.5);
+
+    if (v == 0)
+        snprintf(out, cap, "0");
+    else if (x - r < 1e-9 && r - x < 1e-9)
+        snprintf(out, cap, "%lld%s", (long long)r, suffix[k]);
+    else
+        snprintf(out, cap, "%.1f%s", x, suffix[k]);
+}
+
+/* The unit of the y axis: the largest of 1, k, M, G not above the grid step. */
+static double axis_unit(double step)
+{
+    double unit = 1;
+    while (unit < 1e9 && unit * 1000 <= step)
+        unit *= 1000;
+    return unit;
+}
+
 /* The distinct RDEVs of the points, ascending; returns how many (at most MAX_RDEV). */
 static unsigned rdevs_of(const struct zvs_chart_point *pts, unsigned n, uint16_t *out)
 {
@@ -121,12 +149,13 @@ int zvs_chart_svg(const struct zvs_chart_point *pts, unsigned n, char *out, size
     zvs_scr_printf(&b, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
     zvs_scr_printf(&b, "<text x=\"%d\" y=\"18\" font-size=\"13\">Uplink bytes/s per RDEV "
                    "(outbound solid, inbound dashed)</text>\n", LEFT);
-    /* y grid and labels */
+    /* y grid and labels, one unit for the axis */
+    double unit = axis_unit(ymax / 5);
     for (int i = 0; i <= 5; i++) {
         double v = ymax * i / 5;
         int y = TOP + ph - ph * i / 5;
-        char lab[16];
-        zvs_scr_fmt_int6(v, lab, sizeof(lab));
+        char lab[24];
+        axis_label(v, unit, lab, sizeof(lab));
         zvs_scr_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n",
                        LEFT, y, LEFT + pw, y);
         zvs_scr_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n",

@@ -10,7 +10,9 @@
  * Rules (monitor/SCREENS.md): rates = delta / seconds between the groups' TODs; the
  * System row is the mean of the rows (sum of deltas / rows / seconds, so 677585 and
  * 677276 give 677430.5 -> 677431), rounded half up once at the end. Time Out Sec is
- * z/VM's IPTIMEOUT default, 300: a layer-2 VSWITCH of ours has no IP timeout.
+ * z/VM's IPTIMEOUT default, 300: a layer-2 VSWITCH of ours has no IP timeout. A device
+ * without a controller (blank IODVSW_VMDUSER) shows "*" under Controlr: ours, IBM's
+ * FCX240 page could not be found.
  *
  * Hazards: an interval of zero or negative length is refused (-EINVAL); rounding happens
  * only when formatting, never on the sums.
@@ -275,8 +277,10 @@ int zvs_fcx240_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sa
         rates6(&b, sys);
         for (int i = 0; i < n; i++) {
             const struct zvs_mon_vswitch_activity *v = &row[i].rec->u.vsw;
+            /* No controller (blanks in IODVSW_VMDUSER): "*", ours (SCREENS.md). */
             zvs_scr_printf(&b, "%04X %-8.8s  %-8.8s  %1u  %3u ", v->rdev, v->lan_name,
-                           v->controller, v->queuestorage_mb, FCX240_TIMEOUT_S);
+                           v->controller[0] ? v->controller : "*", v->queuestorage_mb,
+                           FCX240_TIMEOUT_S);
             rates6(&b, row[i].rate);
         }
     }

@@ -53,7 +53,8 @@
 #define CTL_ENTRIES     32              /* per data block: used(2) nrec(2) crc32(4) */
 #define CTL_ENTRY_LEN   8
 #define CTL_MAX_BLOCKS  ((ZVS_MON_BLOCK - CTL_ENTRIES) / CTL_ENTRY_LEN)   /* 508 */
-#define CTL_VERSION_1   1
+/* The control block's version is the layout version of the group's records
+ * (ZVS_MON_FORMAT_*, monitor/monrec.h): 1 or 2. Another version is refused. */
 #define FLAG_SAMPLE     0xE2
 #define FLAG_EVENT      0xC5
 #define MAX_REC_PER_BLOCK (ZVS_MON_BLOCK / ZVS_MON_HDR_LEN)
@@ -138,6 +139,7 @@ struct zvs_mon_writer {
     uint64_t size;                      /* bytes in the current file */
     uint64_t max_bytes;
     unsigned keep;
+    unsigned version;                   /* record layout written, ZVS_MON_FORMAT_* */
     int      sub;                       /* live subscriber, -1 none */
     uint8_t *buf;                       /* the group being built */
     size_t   cap;
@@ -184,6 +186,11 @@ struct zvs_mon_writer *zvs_mon_writer_open(const char *path,
         goto fail;
     w->max_bytes = opts ? opts->max_bytes : 0;
     w->keep = opts && opts->keep > 0 ? opts->keep : 1;
+    w->version = opts && opts->format_version ? opts->format_version : ZVS_MON_FORMAT_CURRENT;
+    if (w->version != ZVS_MON_FORMAT_V1 && w->version != ZVS_MON_FORMAT_V2) {
+        rc = -EINVAL;
+        goto fail;
+    }
     w->fd = open_append(path, &w->size);
     if (w->fd < 0) {
         rc = w->fd;
@@ -258,7 +265,7 @@ static int build_group(struct zvs_mon_writer *w, bool sample, uint64_t tod,
         return -ENOMEM;
     memset(w->buf, 0, ZVS_MON_BLOCK);
     for (unsigned i = 0; i < n; i++) {
-        int len = zvs_mon_encode(&recs[i], rec, sizeof(rec));
+        int len = zvs_mon_encode_version(&recs[i], w->version, rec, sizeof(rec));
         if (len < 0)
             return len;
         if (!blk || used + (unsigned)len > ZVS_MON_BLOCK) {
@@ -290,7 +297,7 @@ static int build_group(struct zvs_mon_writer *w, bool sample, uint64_t tod,
         be_put32(ctl + CTL_ENTRIES + CTL_ENTRY_LEN * b + 4,
               zvs_mon_crc32(0, ctl + (size_t)(b + 1) * ZVS_MON_BLOCK, ZVS_MON_BLOCK));
     memcpy(ctl + CTL_MAGIC, ctl_magic, 4);
-    ctl[CTL_VERSION] = CTL_VERSION_1;
+    ctl[CTL_VERSION] = (uint8_t)w->version;
     ctl[CTL_FLAG] = sample ? FLAG_SAMPLE : FLAG_EVENT;
     be_put16(ctl + CTL_DOMAINS, domains);
     be_put32(ctl + CTL_TOD, (uint32_t)(tod >> 32));
@@ -420,6 +427,7 @@ enum rd_state {
 };
 
 struct ctl {
+    unsigned version;                   /* ZVS_MON_FORMAT_* of the group's records */
     bool     sample;
     uint16_t domains;
     uint64_t tod;
@@ -565,7 +573,8 @@ static void set_error(struct zvs_mon_read_error *e, uint64_t offset, int record,
     va_end(ap);
 }
 
-/* Parses a control block; 0, or -EBADMSG with why set. */
+/* Parses a control block; 0, -EBADMSG with why set, or -EPROTONOSUPPORT: a sound control
+ * block (magic and checksum right) of a format version we do not know. */
 static int ctl_parse(const uint8_t *b, struct ctl *c, const char **why)
 {
     unsigned sum = 0;
@@ -582,9 +591,10 @@ static int ctl_parse(const uint8_t *b, struct ctl *c, const char **why)
     c->nrec = be_get32(b + CTL_NREC);
     c->domains = be_get16(b + CTL_DOMAINS);
     c->tod = be_get64(b + CTL_TOD);
-    if (b[CTL_VERSION] != CTL_VERSION_1) {
-        *why = "control block version unknown";
-        return -EBADMSG;
+    c->version = b[CTL_VERSION];
+    if (c->version != ZVS_MON_FORMAT_V1 && c->version != ZVS_MON_FORMAT_V2) {
+        *why = "monitor file format version unknown";
+        return -EPROTONOSUPPORT;
     }
     if (b[CTL_FLAG] != FLAG_SAMPLE && b[CTL_FLAG] != FLAG_EVENT) {
         *why = "control block flag neither sample nor event";
@@ -625,8 +635,12 @@ static bool is_ctl(const uint8_t *b)
     struct ctl c;
     const char *why;
 
-    /* cheap test first: most blocks are data */
-    return memcmp(b, ctl_magic, 4) == 0 && ctl_parse(b, &c, &why) == 0;
+    /* cheap test first: most blocks are data. A control block of an unknown version is
+     * one too: the reader stops there and says so. */
+    if (memcmp(b, ctl_magic, 4) != 0)
+        return false;
+    int rc = ctl_parse(b, &c, &why);
+    return rc == 0 || rc == -EPROTONOSUPPORT;
 }
 
 static int grow_data(struct zvs_mon_reader *rd, size_t blocks)
@@ -689,7 +703,7 @@ static int group_decode(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
                 set_error(e, boff + off, (int)index, "more records than the control block says");
                 return -EBADMSG;
             }
-            rc = zvs_mon_decode(blk + off, len, &rd->rec[out]);
+            rc = zvs_mon_decode_version(blk + off, len, c->version, &rd->rec[out]);
             if (rc == -EBADMSG) {
                 set_error(e, boff + off, (int)index, "%s record refused (length %u)",
                           zvs_mon_record_name(blk[off + 4], be_get16(blk + off + 6)), len);
@@ -768,6 +782,15 @@ int zvs_mon_reader_next(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
             rd->ctl_off = rd->pos;
             rc = ctl_parse(rd->stage, &rd->ctl, &why);
             consume_block(rd);
+            if (rc == -EPROTONOSUPPORT) {
+                /* A newer writer's layout: refuse the rest rather than misread it. */
+                set_error(e, rd->ctl_off, -1,
+                          "monitor file format version %u, this reader knows versions %u-%u "
+                          "(read it with the perfkit of the zvswitch that wrote it)",
+                          rd->ctl.version, ZVS_MON_FORMAT_V1, ZVS_MON_FORMAT_V2);
+                rd->state = RD_END;
+                return rc;
+            }
             if (rc < 0) {
                 set_error(e, rd->ctl_off, -1, "%s", why);
                 rd->state = RD_RESYNC;

@@ -30,6 +30,8 @@ struct zvs_mon_writer;
 struct zvs_mon_writer_opts {
     uint64_t max_bytes;                 /* rotate when the file would exceed this (0: never) */
     unsigned keep;                      /* rotated files kept: name.1 .. name.keep (0: 1) */
+    unsigned format_version;            /* record layout, ZVS_MON_FORMAT_* (0: current);
+                                           1 writes the old layout (tests; old tools) */
 };
 
 /* Opens (appends to) path. NULL and *err = -errno on failure. */
@@ -66,7 +68,7 @@ struct zvs_mon_group {
 struct zvs_mon_read_error {
     uint64_t offset;                    /* byte offset in the file */
     int      record;                    /* index in its group, -1 for the control block */
-    char     what[96];
+    char     what[160];
 };
 
 struct zvs_mon_reader *zvs_mon_reader_open(const char *path, int *err);
@@ -84,7 +86,9 @@ int zvs_mon_reader_next(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
 /* (Added.) next() on a non-blocking fd with no whole group yet returns -EAGAIN (e filled,
  * nothing lost: call again when the fd is readable). Other errors: -EBADMSG (a bad control
  * block, data block or record), -ENODATA (the data ends inside a block or a group:
- * truncated; later calls return 0), -ENOMEM, or a read() errno. A clean end (0) on a file
+ * truncated; later calls return 0), -EPROTONOSUPPORT (a group of a format version this
+ * reader does not know: refused, e says which; later calls return 0), -ENOMEM, or a
+ * read() errno. Groups of versions 1 and 2 are read, each with its own layout. A clean end (0) on a file
  * still being written may be followed by more groups on a later call. */
 
 /* (Added.) CRC-32 (IEEE 802.3, reflected, as zlib's crc32): the control block's checksums. */

@@ -1,21 +1,30 @@
 /* Monitor record codec: struct zvs_mon_record <-> the bytes of one z/VM-shaped record.
  *
- * Owns: the byte layout of D6R21, D6R22/23, D8R1, D8R2/3 (monitor/RECORDS.md is the table;
- * the offsets below are the same numbers). Where IBM's "z/VM Data Areas, Control Blocks,
- * and Monitor Records" confirms z/VM's offsets (the header,
- * D6R21 20-79, the D6R22/23 and D8R2/3 heads) we use them; the rest is ours, in z/VM's
- * field order where one is known.
+ * Owns: the byte layout of D6R21, D6R22/23, D8R1, D8R2/3 in both layout versions
+ * (monitor/RECORDS.md is the table; the offsets below are the same numbers).
+ * Sources: IBM, "z/VM Data Areas, Control Blocks, and Monitor Records" (the MRRECHDR,
+ * MRIODVSW, MRIODVSF, MRIODVSR, MRVNDSES, MRVNDLSD pages). Only the opening of each page
+ * could be read: the header, the record lengths (MRIODVSW 492 bytes in z/VM 7.1 and 7.2;
+ * MRIODVSF 80, MRIODVSR 88, MRVNDLSD 60 in z/VM 7.5) and the first fields. Everything
+ * else is ours and RECORDS.md says so field by field.
+ *
+ * Version 2 (written): IBM's record length is kept whole and our own fields go after it,
+ * so a tool that knows IBM's layout never finds our data where IBM has a field of its own
+ * (D6R21: IBM's 80-491 are zero; our fields at 492-579). D6R22's reason, whose code
+ * space is ours, moves out of IBM's IODVSF_LANRDD_RSN byte (left zero) to 80.
+ * Version 1 (read, and written for tests): our first layout, D6R21 168 bytes with our
+ * fields at 80, D6R22 80 bytes with our reason at 76.
  *
  * Rules: integers big-endian; names 8 bytes EBCDIC 037 blank padded; reserved bytes zero.
  * The decoder trusts nothing: the buffer length must equal MRHDRLEN and the length defined
  * for that domain/record, reserved bytes must be zero, names must be CP names and a few
- * fields must be in range. Fields of z/VM's layout that we do not model (subchannel id,
- * IPTIMEOUT, manager fields, QDIO state) are written as zero (names as blanks) and not
- * checked on decode, as a reader of real records would treat them.
+ * fields must be in range. Fields of IBM's layout that we do not model (subchannel id,
+ * IPTIMEOUT, IBM's 80-491 of D6R21, manager fields, QDIO state) are written as zero (names
+ * as blanks) and not checked on decode, as a reader of real records would treat them.
  * The encoder refuses what the decoder would refuse, so every encoded record decodes.
  *
- * Hazard: D6R21's packet counters are 4 bytes at z/VM's offsets 56-79; the high words of
- * our 64-bit counters go to our own tail (140-163) so nothing is lost.
+ * Hazard: D6R21's packet counters are 4 bytes at 56-79; the high words of our 64-bit
+ * counters go to our own tail so nothing is lost.
  */
 #include "monitor/monrec.h"
 
@@ -34,8 +43,12 @@
 #define HDR_TOD     8
 #define HDR_RSV2    16
 
-/* D6R21 MRIODVSW (168 bytes, ours; 20-79 z/VM's) */
-#define D6R21_LEN           168
+/* D6R21 MRIODVSW: 20-79 in both versions; our tail at 80 (v1, 168 bytes) or after IBM's
+ * 492 bytes (v2, 580 bytes). Tail offsets are relative to the tail's start. */
+#define D6R21_LEN_V1        168
+#define D6R21_LEN_V2        580
+#define D6R21_TAIL_V1       80
+#define D6R21_TAIL_V2       492         /* IBM's MRIODVSW length, z/VM 7.1 and 7.2 */
 #define IODVSW_RDEVSID      20
 #define IODVSW_RDEVDEV      24
 #define IODVSW_LANFSV       26
@@ -47,25 +60,26 @@
 #define IODVSW_NICTXBYT     40
 #define IODVSW_NICRXBYT     48
 #define IODVSW_NICTXPKT     56          /* TXPKT, TXDSC, TXERR, RXPKT, RXDSC, RXERR: 4 each */
-#define IODVSW_LANID_OWNER  80
-#define IODVSW_LANID_NAME   88
-#define IODVSW_SWPGROUP     96
-#define IODVSW_OSAMAC       104
-#define IODVSW_SWPINTSC     110
-#define IODVSW_VQSMRKCT     112
-#define IODVSW_VQSMRPCT     116
-#define IODVSW_VQSMRRCT     120
-#define IODVSW_VQSMTOCT     124
-#define IODVSW_VQSLCSCT     128
-#define IODVSW_VQSLCRCT     132
-#define IODVSW_LACPSTAT     136
-#define IODVSW_DISTRIB      137
-#define IODVSW_BUCKETS      138         /* ours: port-group buckets on this device */
-#define IODVSW_PKT_HI       140         /* high words of the six packet counters */
-#define IODVSW_PGMOVES      164         /* ours: the group's bucket moves, cumulative */
+#define T_LANID_OWNER       0
+#define T_LANID_NAME        8
+#define T_SWPGROUP          16
+#define T_OSAMAC            24
+#define T_SWPINTSC          30
+#define T_VQSMRKCT          32
+#define T_VQSMRPCT          36
+#define T_VQSMRRCT          40
+#define T_VQSMTOCT          44
+#define T_VQSLCSCT          48
+#define T_VQSLCRCT          52
+#define T_LACPSTAT          56
+#define T_DISTRIB           57
+#define T_BUCKETS           58          /* port-group buckets on this device */
+#define T_PKT_HI            60          /* high words of the six packet counters */
+#define T_PGMOVES           84          /* the group's bucket moves, cumulative */
 
-/* D6R22 MRIODVSF (80) / D6R23 MRIODVSR (88): common head */
-#define D6R22_LEN           80
+/* D6R22 MRIODVSF (80 v1, 88 v2) / D6R23 MRIODVSR (88): common head */
+#define D6R22_LEN_V1        80
+#define D6R22_LEN_V2        88
 #define D6R23_LEN           88
 #define IODVSF_LANOWNER     20
 #define IODVSF_LANNAME      28
@@ -76,7 +90,9 @@
 #define IODVSF_MGSWIEUSER   52
 #define IODVSF_RSV66        66
 #define IODVSF_SWPGROUP     68
-#define IODVSF_LANRDD_RSN   76
+#define IODVSF_LANRDD_RSN   76          /* v1: our reason; v2: IBM's byte, left zero */
+#define IODVSF_RSN_V2       80          /* v2: our reason, then 81-87 reserved */
+#define IODVSF_RSV81        81
 #define IODVSR_MGSWIEUSER   56
 #define IODVSR_RSV70        70
 #define IODVSR_SWPGROUP     72
@@ -130,13 +146,20 @@ uint64_t zvs_mon_tod_to_unix_us(uint64_t tod)
     return (tod - ZVS_MON_TOD_UNIX_EPOCH) >> 12;
 }
 
-/* The defined length of a record, 0 if we do not know it. */
-static size_t record_len(uint8_t domain, uint16_t number)
+static bool version_known(unsigned version)
 {
+    return version == ZVS_MON_FORMAT_V1 || version == ZVS_MON_FORMAT_V2;
+}
+
+/* The defined length of a record in a layout version, 0 if we do not know it. */
+static size_t record_len(uint8_t domain, uint16_t number, unsigned version)
+{
+    bool v1 = version == ZVS_MON_FORMAT_V1;
+
     if (domain == ZVS_MON_DOMAIN_IO) {
         switch (number) {
-        case ZVS_MON_REC_D6R21: return D6R21_LEN;
-        case ZVS_MON_REC_D6R22: return D6R22_LEN;
+        case ZVS_MON_REC_D6R21: return v1 ? D6R21_LEN_V1 : D6R21_LEN_V2;
+        case ZVS_MON_REC_D6R22: return v1 ? D6R22_LEN_V1 : D6R22_LEN_V2;
         case ZVS_MON_REC_D6R23: return D6R23_LEN;
         default: return 0;
         }
@@ -185,18 +208,26 @@ static int put_name(uint8_t *p, const char *name)
     return zvs_ebcdic_name_put(p, name);
 }
 
-static int encode_d6r21(const struct zvs_mon_vswitch_activity *v, uint8_t *b)
+/* Where our tail starts and how long the record is, per layout version. */
+static size_t d6r21_tail(unsigned version)
+{
+    return version == ZVS_MON_FORMAT_V1 ? D6R21_TAIL_V1 : D6R21_TAIL_V2;
+}
+
+static int encode_d6r21(const struct zvs_mon_vswitch_activity *v, unsigned version,
+                        uint8_t *b)
 {
     const uint64_t pkt[6] = { v->tx_packets, v->tx_discards, v->tx_errors,
                               v->rx_packets, v->rx_discards, v->rx_errors };
+    uint8_t *t = b + d6r21_tail(version);
 
     if (v->queuestorage_mb < 1 || v->queuestorage_mb > QUEUESTORAGE_MAX || v->distributing > 1 ||
         v->buckets > 256)
         return -EINVAL;
     if (put_name(b + IODVSW_VMDUSER, v->controller) < 0 ||
-        put_name(b + IODVSW_LANID_OWNER, v->lan_owner) < 0 ||
-        put_name(b + IODVSW_LANID_NAME, v->lan_name) < 0 ||
-        put_name(b + IODVSW_SWPGROUP, v->group) < 0)
+        put_name(t + T_LANID_OWNER, v->lan_owner) < 0 ||
+        put_name(t + T_LANID_NAME, v->lan_name) < 0 ||
+        put_name(t + T_SWPGROUP, v->group) < 0)
         return -EINVAL;
     be_put16(b + IODVSW_RDEVDEV, v->rdev);
     b[IODVSW_LANFSV] = v->queuestorage_mb;
@@ -205,24 +236,25 @@ static int encode_d6r21(const struct zvs_mon_vswitch_activity *v, uint8_t *b)
     be_put64(b + IODVSW_NICRXBYT, v->rx_bytes);
     for (int i = 0; i < 6; i++) {
         be_put32(b + IODVSW_NICTXPKT + 4 * i, (uint32_t)pkt[i]);
-        be_put32(b + IODVSW_PKT_HI + 4 * i, (uint32_t)(pkt[i] >> 32));
+        be_put32(t + T_PKT_HI + 4 * i, (uint32_t)(pkt[i] >> 32));
     }
-    memcpy(b + IODVSW_OSAMAC, v->osa_mac, 6);
-    be_put16(b + IODVSW_SWPINTSC, v->interval_s);
-    be_put32(b + IODVSW_VQSMRKCT, v->markers_tx);
-    be_put32(b + IODVSW_VQSMRPCT, v->marker_responses_rx);
-    be_put32(b + IODVSW_VQSMRRCT, v->marker_requests_rx);
-    be_put32(b + IODVSW_VQSMTOCT, v->marker_timeouts);
-    be_put32(b + IODVSW_VQSLCSCT, v->lacpdus_tx);
-    be_put32(b + IODVSW_VQSLCRCT, v->lacpdus_rx);
-    b[IODVSW_LACPSTAT] = v->lacp_state;
-    b[IODVSW_DISTRIB] = v->distributing;
-    be_put16(b + IODVSW_BUCKETS, v->buckets);
-    be_put32(b + IODVSW_PGMOVES, v->group_moves);
-    return D6R21_LEN;
+    memcpy(t + T_OSAMAC, v->osa_mac, 6);
+    be_put16(t + T_SWPINTSC, v->interval_s);
+    be_put32(t + T_VQSMRKCT, v->markers_tx);
+    be_put32(t + T_VQSMRPCT, v->marker_responses_rx);
+    be_put32(t + T_VQSMRRCT, v->marker_requests_rx);
+    be_put32(t + T_VQSMTOCT, v->marker_timeouts);
+    be_put32(t + T_VQSLCSCT, v->lacpdus_tx);
+    be_put32(t + T_VQSLCRCT, v->lacpdus_rx);
+    t[T_LACPSTAT] = v->lacp_state;
+    t[T_DISTRIB] = v->distributing;
+    be_put16(t + T_BUCKETS, v->buckets);
+    be_put32(t + T_PGMOVES, v->group_moves);
+    return (int)(version == ZVS_MON_FORMAT_V1 ? D6R21_LEN_V1 : D6R21_LEN_V2);
 }
 
-static int encode_d6r2x(const struct zvs_mon_vswitch_event *v, bool failure, uint8_t *b)
+static int encode_d6r2x(const struct zvs_mon_vswitch_event *v, bool failure, unsigned version,
+                        uint8_t *b)
 {
     if (failure && v->reason > ZVS_MON_FAIL_DETACHED)
         return -EINVAL;
@@ -235,9 +267,11 @@ static int encode_d6r2x(const struct zvs_mon_vswitch_event *v, bool failure, uin
     b[IODVSF_OSAPORT] = v->osa_port;
     /* No manager in our model: the manager userid is blank. */
     memset(b + (failure ? IODVSF_MGSWIEUSER : IODVSR_MGSWIEUSER), ZVS_EBCDIC_BLANK, 8);
-    if (failure)
-        b[IODVSF_LANRDD_RSN] = v->reason;
-    return failure ? D6R22_LEN : D6R23_LEN;
+    if (!failure)
+        return D6R23_LEN;
+    /* Our reason codes are not IBM's: v2 keeps them out of IBM's IODVSF_LANRDD_RSN. */
+    b[version == ZVS_MON_FORMAT_V1 ? IODVSF_LANRDD_RSN : IODVSF_RSN_V2] = v->reason;
+    return version == ZVS_MON_FORMAT_V1 ? D6R22_LEN_V1 : D6R22_LEN_V2;
 }
 
 static int encode_d8r1(const struct zvs_mon_vnic_activity *v, uint8_t *b)
@@ -275,9 +309,10 @@ static int encode_d8r23(const struct zvs_mon_vnic_link *v, uint8_t *b)
     return D8R2_LEN;
 }
 
-int zvs_mon_encode(const struct zvs_mon_record *r, uint8_t *buf, size_t cap)
+int zvs_mon_encode_version(const struct zvs_mon_record *r, unsigned version, uint8_t *buf,
+                           size_t cap)
 {
-    size_t len = record_len(r->domain, r->number);
+    size_t len = version_known(version) ? record_len(r->domain, r->number, version) : 0;
     int rc;
 
     if (len == 0 || cap < len)
@@ -288,9 +323,9 @@ int zvs_mon_encode(const struct zvs_mon_record *r, uint8_t *buf, size_t cap)
     be_put16(buf + HDR_RC, r->number);
     be_put64(buf + HDR_TOD, r->tod);
     if (r->domain == ZVS_MON_DOMAIN_IO && r->number == ZVS_MON_REC_D6R21)
-        rc = encode_d6r21(&r->u.vsw, buf);
+        rc = encode_d6r21(&r->u.vsw, version, buf);
     else if (r->domain == ZVS_MON_DOMAIN_IO)
-        rc = encode_d6r2x(&r->u.vswev, r->number == ZVS_MON_REC_D6R22, buf);
+        rc = encode_d6r2x(&r->u.vswev, r->number == ZVS_MON_REC_D6R22, version, buf);
     else if (r->number == ZVS_MON_REC_D8R1)
         rc = encode_d8r1(&r->u.vnic, buf);
     else
@@ -300,21 +335,28 @@ int zvs_mon_encode(const struct zvs_mon_record *r, uint8_t *buf, size_t cap)
     return rc;
 }
 
+int zvs_mon_encode(const struct zvs_mon_record *r, uint8_t *buf, size_t cap)
+{
+    return zvs_mon_encode_version(r, ZVS_MON_FORMAT_CURRENT, buf, cap);
+}
+
 /* ---- decode ----------------------------------------------------------------------- */
 
-static int decode_d6r21(const uint8_t *b, struct zvs_mon_vswitch_activity *v)
+static int decode_d6r21(const uint8_t *b, unsigned version,
+                        struct zvs_mon_vswitch_activity *v)
 {
+    const uint8_t *t = b + d6r21_tail(version);
     uint64_t pkt[6];
 
-    if (b[IODVSW_RSV27] != 0 || b[IODVSW_RSV31] != 0 || be_get16(b + IODVSW_BUCKETS) > 256)
+    if (b[IODVSW_RSV27] != 0 || b[IODVSW_RSV31] != 0 || be_get16(t + T_BUCKETS) > 256)
         return -EBADMSG;
     if (zvs_ebcdic_name_get(v->controller, b + IODVSW_VMDUSER) < 0 ||
-        zvs_ebcdic_name_get(v->lan_owner, b + IODVSW_LANID_OWNER) < 0 ||
-        zvs_ebcdic_name_get(v->lan_name, b + IODVSW_LANID_NAME) < 0 ||
-        zvs_ebcdic_name_get(v->group, b + IODVSW_SWPGROUP) < 0)
+        zvs_ebcdic_name_get(v->lan_owner, t + T_LANID_OWNER) < 0 ||
+        zvs_ebcdic_name_get(v->lan_name, t + T_LANID_NAME) < 0 ||
+        zvs_ebcdic_name_get(v->group, t + T_SWPGROUP) < 0)
         return -EBADMSG;
     v->queuestorage_mb = b[IODVSW_LANFSV];
-    v->distributing = b[IODVSW_DISTRIB];
+    v->distributing = t[T_DISTRIB];
     if (v->queuestorage_mb < 1 || v->queuestorage_mb > QUEUESTORAGE_MAX || v->distributing > 1)
         return -EBADMSG;
     v->rdev = be_get16(b + IODVSW_RDEVDEV);
@@ -322,7 +364,7 @@ static int decode_d6r21(const uint8_t *b, struct zvs_mon_vswitch_activity *v)
     v->tx_bytes = be_get64(b + IODVSW_NICTXBYT);
     v->rx_bytes = be_get64(b + IODVSW_NICRXBYT);
     for (int i = 0; i < 6; i++)
-        pkt[i] = ((uint64_t)be_get32(b + IODVSW_PKT_HI + 4 * i) << 32) |
+        pkt[i] = ((uint64_t)be_get32(t + T_PKT_HI + 4 * i) << 32) |
                  be_get32(b + IODVSW_NICTXPKT + 4 * i);
     v->tx_packets = pkt[0];
     v->tx_discards = pkt[1];
@@ -330,26 +372,29 @@ static int decode_d6r21(const uint8_t *b, struct zvs_mon_vswitch_activity *v)
     v->rx_packets = pkt[3];
     v->rx_discards = pkt[4];
     v->rx_errors = pkt[5];
-    memcpy(v->osa_mac, b + IODVSW_OSAMAC, 6);
-    v->interval_s = be_get16(b + IODVSW_SWPINTSC);
-    v->markers_tx = be_get32(b + IODVSW_VQSMRKCT);
-    v->marker_responses_rx = be_get32(b + IODVSW_VQSMRPCT);
-    v->marker_requests_rx = be_get32(b + IODVSW_VQSMRRCT);
-    v->marker_timeouts = be_get32(b + IODVSW_VQSMTOCT);
-    v->lacpdus_tx = be_get32(b + IODVSW_VQSLCSCT);
-    v->lacpdus_rx = be_get32(b + IODVSW_VQSLCRCT);
-    v->lacp_state = b[IODVSW_LACPSTAT];
-    v->buckets = be_get16(b + IODVSW_BUCKETS);
-    v->group_moves = be_get32(b + IODVSW_PGMOVES);
+    memcpy(v->osa_mac, t + T_OSAMAC, 6);
+    v->interval_s = be_get16(t + T_SWPINTSC);
+    v->markers_tx = be_get32(t + T_VQSMRKCT);
+    v->marker_responses_rx = be_get32(t + T_VQSMRPCT);
+    v->marker_requests_rx = be_get32(t + T_VQSMRRCT);
+    v->marker_timeouts = be_get32(t + T_VQSMTOCT);
+    v->lacpdus_tx = be_get32(t + T_VQSLCSCT);
+    v->lacpdus_rx = be_get32(t + T_VQSLCRCT);
+    v->lacp_state = t[T_LACPSTAT];
+    v->buckets = be_get16(t + T_BUCKETS);
+    v->group_moves = be_get32(t + T_PGMOVES);
     return 0;
 }
 
-static int decode_d6r2x(const uint8_t *b, bool failure, struct zvs_mon_vswitch_event *v)
+static int decode_d6r2x(const uint8_t *b, bool failure, unsigned version,
+                        struct zvs_mon_vswitch_event *v)
 {
     if (b[IODVSF_RSV47] != 0)
         return -EBADMSG;
     if (failure ? !all_zero(b + IODVSF_RSV66, 2)
                 : (!all_zero(b + IODVSR_RSV70, 2) || !all_zero(b + IODVSR_RSV80, 8)))
+        return -EBADMSG;
+    if (failure && version == ZVS_MON_FORMAT_V2 && !all_zero(b + IODVSF_RSV81, 7))
         return -EBADMSG;
     if (zvs_ebcdic_name_get(v->lan_owner, b + IODVSF_LANOWNER) < 0 ||
         zvs_ebcdic_name_get(v->lan_name, b + IODVSF_LANNAME) < 0 ||
@@ -358,7 +403,8 @@ static int decode_d6r2x(const uint8_t *b, bool failure, struct zvs_mon_vswitch_e
         return -EBADMSG;
     v->rdev = be_get16(b + IODVSF_RDEV);
     v->osa_port = b[IODVSF_OSAPORT];
-    v->reason = failure ? b[IODVSF_LANRDD_RSN] : ZVS_MON_FAIL_NONE;
+    v->reason = !failure ? ZVS_MON_FAIL_NONE
+              : b[version == ZVS_MON_FORMAT_V1 ? IODVSF_LANRDD_RSN : IODVSF_RSN_V2];
     if (v->reason > ZVS_MON_FAIL_DETACHED)
         return -EBADMSG;
     return 0;
@@ -408,12 +454,15 @@ static int decode_d8r23(const uint8_t *b, struct zvs_mon_vnic_link *v)
     return 0;
 }
 
-int zvs_mon_decode(const uint8_t *buf, size_t len, struct zvs_mon_record *out)
+int zvs_mon_decode_version(const uint8_t *buf, size_t len, unsigned version,
+                           struct zvs_mon_record *out)
 {
     size_t want;
     int rc;
 
     memset(out, 0, sizeof(*out));
+    if (!version_known(version))
+        return -EINVAL;
     if (len < ZVS_MON_HDR_LEN || be_get16(buf + HDR_LEN) != len)
         return -EBADMSG;
     if (be_get16(buf + HDR_ZER) != 0 || buf[HDR_RSV1] != 0 || !all_zero(buf + HDR_RSV2, 4))
@@ -421,18 +470,23 @@ int zvs_mon_decode(const uint8_t *buf, size_t len, struct zvs_mon_record *out)
     out->domain = buf[HDR_DM];
     out->number = be_get16(buf + HDR_RC);
     out->tod = be_get64(buf + HDR_TOD);
-    want = record_len(out->domain, out->number);
+    want = record_len(out->domain, out->number, version);
     if (want == 0)
         return -ENOTSUP;
     if (len != want)
         return -EBADMSG;
     if (out->domain == ZVS_MON_DOMAIN_IO && out->number == ZVS_MON_REC_D6R21)
-        rc = decode_d6r21(buf, &out->u.vsw);
+        rc = decode_d6r21(buf, version, &out->u.vsw);
     else if (out->domain == ZVS_MON_DOMAIN_IO)
-        rc = decode_d6r2x(buf, out->number == ZVS_MON_REC_D6R22, &out->u.vswev);
+        rc = decode_d6r2x(buf, out->number == ZVS_MON_REC_D6R22, version, &out->u.vswev);
     else if (out->number == ZVS_MON_REC_D8R1)
         rc = decode_d8r1(buf, &out->u.vnic);
     else
         rc = decode_d8r23(buf, &out->u.link);
     return rc;
+}
+
+int zvs_mon_decode(const uint8_t *buf, size_t len, struct zvs_mon_record *out)
+{
+    return zvs_mon_decode_version(buf, len, ZVS_MON_FORMAT_CURRENT, out);
 }

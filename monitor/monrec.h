@@ -31,7 +31,17 @@
 #define ZVS_MON_REC_D8R2       2
 #define ZVS_MON_REC_D8R3       3
 #define ZVS_MON_NAME_LEN       8        /* CP names: 8 bytes blank padded on the wire */
-#define ZVS_MON_RECORD_MAX     512      /* no record of ours is longer */
+#define ZVS_MON_RECORD_MAX     640      /* no record of ours is longer (D6R21 v2: 580) */
+
+/* Record layout versions; the monitor file's control block says which one its records use.
+ *   1: our first layout: D6R21 168 bytes with our fields at 80-167 (where z/VM has fields
+ *      of its own), D6R22 with our failure reason in IBM's IODVSF_LANRDD_RSN byte.
+ *   2: IBM's record lengths kept whole (D6R21 492 bytes as in z/VM 7.1/7.2, D6R22 80) and
+ *      our fields after them; see monitor/RECORDS.md.
+ * The writer writes ZVS_MON_FORMAT_CURRENT; the reader reads both. */
+#define ZVS_MON_FORMAT_V1      1
+#define ZVS_MON_FORMAT_V2      2
+#define ZVS_MON_FORMAT_CURRENT ZVS_MON_FORMAT_V2
 #define ZVS_MON_TOD_UNIX_EPOCH 0x7D91048BCA000000ull  /* TOD of 1970-01-01 00:00 UTC */
 
 /* TOD clock (bit 51 = 1 microsecond) <-> Unix microseconds. */
@@ -44,7 +54,7 @@ struct zvs_mon_vswitch_activity {
     uint16_t rdev;                      /* IODVSW_RDEVDEV */
     uint8_t  osa_port;                  /* IODVSW_LANRDD_OSAPORTN */
     uint8_t  queuestorage_mb;           /* IODVSW_LANFSV, 1-8 */
-    char     controller[9];             /* IODVSW_VMDUSER */
+    char     controller[9];             /* IODVSW_VMDUSER; "" (blanks): no controller */
     char     lan_owner[9];              /* IODVSW_LANID: "SYSTEM" */
     char     lan_name[9];               /* IODVSW_LANID: the VSWITCH name */
     char     group[9];                  /* port group name, "" when a single OSA */
@@ -126,13 +136,18 @@ struct zvs_mon_record {
     } u;
 };
 
-/* Encodes into buf (cap bytes): returns the record length or -EINVAL (unknown record,
- * cap too small). */
+/* Encodes into buf (cap bytes) in the current layout: returns the record length or
+ * -EINVAL (unknown record, cap too small). */
 int zvs_mon_encode(const struct zvs_mon_record *r, uint8_t *buf, size_t cap);
-/* Decodes one record of exactly `len` bytes (its MRHDRLEN). Returns 0, -EBADMSG (length
- * field, reserved bytes or a field out of range), or -ENOTSUP (a domain/record we do not
- * know: the caller skips it by its length). */
+/* Decodes one record of exactly `len` bytes (its MRHDRLEN) in the current layout. Returns
+ * 0, -EBADMSG (length field, reserved bytes or a field out of range), or -ENOTSUP (a
+ * domain/record we do not know: the caller skips it by its length). */
 int zvs_mon_decode(const uint8_t *buf, size_t len, struct zvs_mon_record *out);
+/* The same in layout `version` (ZVS_MON_FORMAT_V1 or _V2); -EINVAL for another version. */
+int zvs_mon_encode_version(const struct zvs_mon_record *r, unsigned version, uint8_t *buf,
+                           size_t cap);
+int zvs_mon_decode_version(const uint8_t *buf, size_t len, unsigned version,
+                           struct zvs_mon_record *out);
 /* "D6R21" etc. */
 const char *zvs_mon_record_name(uint8_t domain, uint16_t number);
 bool zvs_mon_is_sample(uint8_t domain, uint16_t number);

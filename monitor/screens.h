@@ -62,6 +62,15 @@ int zvs_fcx269_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sa
 int zvs_pgroup_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
                       char *out, size_t cap);
 
+/* ---- events (events.c) ------------------------------------------------------------- */
+
+/* EVENTS (ours): one line per D6R22/D6R23/D8R2/D8R3 of ev[0..n) in that order (other
+ * records are skipped): date and time (UTC, ms) of the record, record, event, VSWITCH,
+ * RDEV or NIC address, controller or NIC owner, port group, failure reason. */
+int zvs_events_render(const struct zvs_mon_record *ev, unsigned n, char *out, size_t cap);
+/* The D6R22 reason as words ("carrier lost", ...); "" for none or an unknown code. */
+const char *zvs_mon_fail_reason_text(uint8_t reason);
+
 /* ---- export (export.c) -------------------------------------------------------------- */
 
 enum zvs_scr_screen {

@@ -12,8 +12,11 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#include "dataplane/sockpath.h"
 
 static int make_addr(const char *path, struct sockaddr_un *sa)
 {
@@ -31,10 +34,12 @@ int zvs_qdio_attach_listen(const char *path)
     int rc = make_addr(path, &sa);
     if (rc < 0)
         return rc;
+    /* A socket a crashed daemon left is replaced; a live daemon's is not taken over. */
+    if ((rc = zvs_sockpath_claim(path)) < 0)
+        return rc;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         return -errno;
-    unlink(path);
     mode_t old = umask(077);            /* the socket is born 0600 */
     rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
     umask(old);
@@ -159,6 +164,9 @@ int zvs_qdio_attach_connect(const char *path, const char *userid, uint16_t vdev,
         rc = -errno;
         goto fail;
     }
+    /* A daemon that accepted but never answers (stopped mid-start) is not waited for. */
+    struct timeval tmo = { .tv_sec = 5 };
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
     snprintf(req, sizeof(req), "ATTACH %.8s %04X\n", userid, vdev);
     if ((rc = send_line(fd, req, NULL, 0)) < 0)
         goto fail;

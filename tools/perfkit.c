@@ -6,6 +6,7 @@
  *                                          [--csv | --json]
  *   perfkit FCX240|FCX269|PGROUP --file F --nav    (stdin: n, p, g hh:mm:ss, q)
  *   perfkit FCX240|FCX269|PGROUP --live            (the live stream on stdin)
+ *   perfkit EVENTS --file F                        (ours: D6R22/23, D8R2/3 in order)
  *   perfkit chart --file F --svg out.svg
  *   perfkit report --file F --html out.html
  *
@@ -13,8 +14,10 @@
  * ends at the (n+1)-th sample group. The default is the last interval. --interval picks
  * the first interval containing that time of day (start < t <= end, UTC).
  * A bad group in the file is reported as "perfkit: FILE: offset N, record R: what" and
- * skipped; the rest of the file is still used. Exit: 0 ok, 1 data errors were reported
- * (output still produced), 2 usage or nothing to show.
+ * skipped; the rest of the file is still used. A group of a monitor file format this
+ * perfkit does not know (a newer zvswitch) stops the reading with that said: nothing is
+ * guessed. Exit: 0 ok, 1 data errors were reported (output still produced), 2 usage,
+ * nothing to show, or a format version we do not read.
  */
 #include "monitor/screens.h"
 
@@ -41,6 +44,9 @@ struct samples {
     unsigned n;
     unsigned cap;
     unsigned errors;                    /* bad groups reported */
+    struct zvs_mon_record *ev;          /* every event record, in file order */
+    unsigned nev;
+    unsigned evcap;
 };
 
 struct opts {
@@ -60,6 +66,7 @@ static void usage(FILE *out)
             " | --all] [--csv | --json]\n"
             "       perfkit FCX240|FCX269|PGROUP --file F --nav\n"
             "       perfkit FCX240|FCX269|PGROUP --live   (monitor stream on stdin)\n"
+            "       perfkit EVENTS --file F\n"
             "       perfkit chart --file F --svg out.svg\n"
             "       perfkit report --file F --html out.html\n"
             "       perfkit --help\n");
@@ -70,6 +77,7 @@ static void free_samples(struct samples *ss)
     for (unsigned i = 0; i < ss->n; i++)
         free(ss->s[i].rec);
     free(ss->s);
+    free(ss->ev);
     memset(ss, 0, sizeof(*ss));
 }
 
@@ -105,7 +113,25 @@ static void report_error(const char *name, const struct zvs_mon_read_error *e, i
                 (unsigned long long)e->offset, e->record, strerror(-rc));
 }
 
-/* Reads every sample group of the reader; event groups are not needed by the screens. */
+static int add_events(struct samples *ss, const struct zvs_mon_group *g)
+{
+    if (g->nrec > ss->evcap - ss->nev) {
+        unsigned cap = ss->evcap ? ss->evcap : 64;
+        while (cap - ss->nev < g->nrec)
+            cap *= 2;
+        struct zvs_mon_record *p = realloc(ss->ev, cap * sizeof(*p));
+        if (!p)
+            return -ENOMEM;
+        ss->ev = p;
+        ss->evcap = cap;
+    }
+    if (g->nrec)
+        memcpy(ss->ev + ss->nev, g->rec, g->nrec * sizeof(*g->rec));
+    ss->nev += g->nrec;
+    return 0;
+}
+
+/* Reads every group of the reader: samples for the screens, events for EVENTS. */
 static int load(struct zvs_mon_reader *rd, const char *name, struct samples *ss)
 {
     unsigned in_a_row = 0;
@@ -119,14 +145,12 @@ static int load(struct zvs_mon_reader *rd, const char *name, struct samples *ss)
         if (rc < 0) {
             report_error(name, &e, rc);
             ss->errors++;
-            if (++in_a_row >= MAX_ERRORS_IN_A_ROW || rc == -ENOMEM)
+            if (++in_a_row >= MAX_ERRORS_IN_A_ROW || rc == -ENOMEM || rc == -EPROTONOSUPPORT)
                 return rc;
             continue;
         }
         in_a_row = 0;
-        if (!g.sample)
-            continue;
-        rc = add_sample(ss, &g);
+        rc = g.sample ? add_sample(ss, &g) : add_events(ss, &g);
         if (rc < 0)
             return rc;
     }
@@ -358,6 +382,41 @@ static int do_chart(const struct samples *ss, const struct opts *o)
     return rc;
 }
 
+/* The EVENTS screen of every event record read, malloc'ed; NULL and *err on error. */
+static char *events_text(const struct samples *ss, int *err)
+{
+    for (size_t cap = BUF_START; cap <= BUF_MAX; cap *= 2) {
+        char *buf = malloc(cap);
+        if (!buf) {
+            *err = -ENOMEM;
+            return NULL;
+        }
+        int rc = zvs_events_render(ss->ev, ss->nev, buf, cap);
+        if (rc >= 0)
+            return buf;
+        free(buf);
+        if (rc != -ENOSPC) {
+            *err = rc;
+            return NULL;
+        }
+    }
+    *err = -ENOSPC;
+    return NULL;
+}
+
+static int do_events(const struct samples *ss)
+{
+    int err = 0;
+    char *text = events_text(ss, &err);
+    if (!text) {
+        fprintf(stderr, "perfkit: events: %s\n", strerror(-err));
+        return err;
+    }
+    fputs(text, stdout);
+    free(text);
+    return 0;
+}
+
 static int do_report(const struct samples *ss, const struct opts *o)
 {
     if (ss->n < 2) {
@@ -366,7 +425,7 @@ static int do_report(const struct samples *ss, const struct opts *o)
     }
     struct zvs_scr_sample a = view(&ss->s[ss->n - 2]), b = view(&ss->s[ss->n - 1]);
     render_fn fns[3] = { zvs_fcx240_render, zvs_fcx269_render, zvs_pgroup_render };
-    char *screens[3] = { NULL, NULL, NULL };
+    char *screens[4] = { NULL, NULL, NULL, NULL };
     char *svg = chart_of(ss);
     char *html = NULL;
     int rc = 0;
@@ -375,6 +434,9 @@ static int do_report(const struct samples *ss, const struct opts *o)
         if (!screens[i])
             goto out;
     }
+    screens[3] = events_text(ss, &rc);  /* the whole file's events, not the last interval's */
+    if (!screens[3])
+        goto out;
     rc = -ENOSPC;
     for (size_t cap = BUF_START; cap <= BUF_MAX; cap *= 2) {
         html = malloc(cap);
@@ -382,7 +444,7 @@ static int do_report(const struct samples *ss, const struct opts *o)
             rc = -ENOMEM;
             break;
         }
-        rc = zvs_report_html("zvswitch monitor report", (const char *const *)screens, 3,
+        rc = zvs_report_html("zvswitch monitor report", (const char *const *)screens, 4,
                              svg, html, cap);
         if (rc >= 0)
             break;
@@ -397,7 +459,7 @@ static int do_report(const struct samples *ss, const struct opts *o)
 out:
     if (rc < 0 && rc != -EIO)
         fprintf(stderr, "perfkit: report: %s\n", strerror(-rc));
-    for (unsigned i = 0; i < 3; i++)
+    for (unsigned i = 0; i < 4; i++)
         free(screens[i]);
     free(svg);
     free(html);
@@ -426,7 +488,7 @@ static int do_live(render_fn fn, const struct opts *o)
         if (rc < 0) {
             report_error("stdin", &e, rc);
             ss.errors++;
-            if (rc == -EAGAIN || ss.errors >= MAX_ERRORS_IN_A_ROW)
+            if (rc == -EAGAIN || rc == -EPROTONOSUPPORT || ss.errors >= MAX_ERRORS_IN_A_ROW)
                 break;
             continue;
         }
@@ -497,6 +559,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
         return o->file && o->svg ? 0 : -EINVAL;
     if (strcmp(o->screen, "report") == 0)
         return o->file && o->html ? 0 : -EINVAL;
+    if (strcmp(o->screen, "EVENTS") == 0)
+        return o->file && !o->live && !o->nav && !o->csv && !o->json && !o->index &&
+               !o->interval && !o->all ? 0 : -EINVAL;
     if (!screen_fn(o->screen))
         return -EINVAL;
     if (o->live)
@@ -528,12 +593,17 @@ int main(int argc, char **argv)
     struct samples ss = { 0 };
     int rc = load(rd, o.file, &ss);
     zvs_mon_reader_close(rd);
-    if (rc == -ENOMEM) {
-        fprintf(stderr, "perfkit: %s: out of memory\n", o.file);
+    if (rc == -ENOMEM || rc == -EPROTONOSUPPORT) {
+        if (rc == -ENOMEM)
+            fprintf(stderr, "perfkit: %s: out of memory\n", o.file);
         free_samples(&ss);
         return 2;
     }
     int status = 0;
+    if (strcmp(o.screen, "EVENTS") == 0) {
+        status = do_events(&ss) < 0 ? 2 : 0;
+        goto out;
+    }
     if (strcmp(o.screen, "chart") == 0) {
         status = do_chart(&ss, &o) < 0 ? 2 : 0;
         goto out;

@@ -3,11 +3,25 @@
  *
  *   vmcp [-s SOCKET] 'QUERY VSWITCH CCBVSW1 DETAILS'   one command; exit status = CP rc
  *   vmcp [-s SOCKET]                                   one command per stdin line
+ *   vmcp [-s SOCKET] --console                         stays attached, printing the
+ *                                                      operator's unsolicited messages
  * The command may also be given as several arguments (joined with blanks, as Linux's vmcp
  * does). Socket: -s, else $ZVS_CONSOLE, else /run/zvswitch/console.sock.
- * Exit status: the CP return code (of the last command in interactive mode), capped at
- * 255; 1 with a message on stderr when the daemon cannot be reached or the connection
- * breaks. Blank stdin lines are skipped; a prompt is shown when stdin is a terminal.
+ * A non-zero CP return code is reported as IBM documents it for each way of issuing
+ * commands:
+ *   - one command (Linux's vmcp): the response on stdout, then on stderr
+ *       Error: non-zero CP response for command 'Q X': #3
+ *     the text of IBM's vmcp(8) (s390-tools man page, RETURN CODES; the command as sent);
+ *   - commands from stdin (a console session, as under CMS): the response, then CMS's
+ *     ready message with the return code, "Ready(00003);" (at least 5 digits, leading
+ *     zeros: "How z/VM Responds to Your Commands", z/VM 7.3 CMS User's Guide); a zero rc
+ *     prints nothing, as before (short of CMS's plain "Ready;", which would only pad
+ *     every response of a script).
+ * Exit status: the CP return code (of the last command from stdin), capped at 255: ours.
+ * IBM's vmcp exits 1 for any non-zero CP rc and gives the number only in its message;
+ * we keep the number because scripts and REXX-style automation test it. 1 with a
+ * "vmcp:" message on stderr when the daemon cannot be reached or the connection breaks.
+ * Blank stdin lines are skipped; a prompt is shown when stdin is a terminal.
  * Hazards: a daemon that stops answering would hang us; replies are awaited at most
  * REPLY_TIMEOUT_S seconds.
  */
@@ -21,6 +35,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cp-commands/console_protocol.h"
@@ -37,9 +52,15 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: vmcp [-s SOCKET] [CP command ...]\n"
-            "  Sends a CP command to vswitchd and prints the response; the exit status is the\n"
-            "  CP return code (capped at 255; 1 when the daemon cannot be reached).\n"
-            "  Without a command: reads one command per line from stdin.\n"
+            "  Sends a CP command to vswitchd and prints the response; a non-zero CP return\n"
+            "  code adds \"Error: non-zero CP response for command 'CMD': #rc\" on stderr (as\n"
+            "  IBM's vmcp). The exit status is the CP return code (capped at 255; 1 when the\n"
+            "  daemon cannot be reached).\n"
+            "  Without a command: reads one command per line from stdin; a non-zero return\n"
+            "  code ends the response with CMS's ready message, e.g. Ready(00003);\n"
+            "  -c, --console        stay attached like an operator's console: print each\n"
+            "                       unsolicited message (hh:mm:ss HCP...) until vswitchd\n"
+            "                       closes the console or vmcp is interrupted\n"
             "  -s, --socket SOCKET  console socket (default $ZVS_CONSOLE or %s)\n"
             "  -h, --help           this help\n",
             ZVS_CONSOLE_DEFAULT_PATH);
@@ -142,6 +163,52 @@ static int run_command(struct conn *c, const char *cmd)
     return rc;
 }
 
+/* --console: subscribe ("\x1eCONSOLE", answered "\x1eRC=0"), then print every message
+ * line with its time (local hh:mm:ss, as an operator's console shows it) until the
+ * daemon closes the connection. "attached" goes to stderr once the daemon has said yes,
+ * so a script knows from when on nothing is missed. Returns -1 (reported) at the end. */
+static int console_mode(struct conn *c, const char *path)
+{
+    struct timeval none = { 0 };
+    setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);  /* wait for ever */
+    if (run_command(c, ZVS_CONSOLE_REQ_SUBSCRIBE) != 0)
+        return -1;
+    fprintf(stderr, "vmcp: console attached to %s\n", path);
+    size_t plen = strlen(ZVS_CONSOLE_MSG_PREFIX);
+    for (;;) {
+        char *nl;
+        while ((nl = memchr(c->buf, '\n', c->len)) != NULL) {
+            *nl = '\0';
+            unsigned long long sec = 0;
+            int off = 0;
+            if (strncmp(c->buf, ZVS_CONSOLE_MSG_PREFIX, plen) == 0 &&
+                sscanf(c->buf + plen, "%llu.%*u %n", &sec, &off) == 1 && off > 0) {
+                time_t t = (time_t)sec;
+                struct tm tm;
+                char hms[16] = "??:??:??";
+                if (localtime_r(&t, &tm))
+                    strftime(hms, sizeof hms, "%H:%M:%S", &tm);
+                printf("%s %s\n", hms, c->buf + plen + off);
+                fflush(stdout);
+            }
+            size_t n = (size_t)(nl - c->buf) + 1;
+            memmove(c->buf, c->buf + n, c->len - n);
+            c->len -= n;
+        }
+        if (c->len == sizeof c->buf)
+            c->len = 0;                 /* a line longer than any message: skip it */
+        ssize_t r = recv(c->fd, c->buf + c->len, sizeof c->buf - c->len, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            fprintf(stderr, "vmcp: %s\n", r == 0 ? "console closed by vswitchd"
+                                                 : strerror(errno));
+            return -1;
+        }
+        c->len += (size_t)r;
+    }
+}
+
 static int exit_status(int rc)
 {
     if (rc < 0)
@@ -171,8 +238,10 @@ static int interactive(struct conn *c)
         rc = run_command(c, line);
         if (rc < 0)
             break;
-        if (tty && rc != 0)
-            printf("RC=%d\n", rc);
+        if (rc != 0) {
+            printf("Ready(%05d);\n", rc);        /* CMS's ready message */
+            fflush(stdout);
+        }
     }
     free(line);
     return rc;
@@ -183,18 +252,23 @@ int main(int argc, char **argv)
     const char *path = getenv("ZVS_CONSOLE");
     struct conn c;
     int opt, rc;
+    bool console = false;
 
     if (path == NULL || path[0] == '\0')
         path = ZVS_CONSOLE_DEFAULT_PATH;
     static const struct option longopts[] = {
         { "socket", required_argument, NULL, 's' },
+        { "console", no_argument, NULL, 'c' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    while ((opt = getopt_long(argc, argv, "+s:h", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "+s:ch", longopts, NULL)) != -1) {
         switch (opt) {
         case 's':
             path = optarg;
+            break;
+        case 'c':
+            console = true;
             break;
         case 'h':
             usage(stdout);
@@ -207,7 +281,14 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     if (conn_open(&c, path) < 0)
         return 1;
-    if (optind == argc) {
+    if (console && optind < argc) {
+        fprintf(stderr, "vmcp: --console takes no command\n");
+        close(c.fd);
+        return 1;
+    }
+    if (console) {
+        rc = console_mode(&c, path);
+    } else if (optind == argc) {
         rc = interactive(&c);
     } else {
         size_t total = 1;
@@ -226,6 +307,8 @@ int main(int argc, char **argv)
             strcat(cmd, argv[i]);
         }
         rc = run_command(&c, cmd);
+        if (rc > 0)                             /* IBM's vmcp(8) message */
+            fprintf(stderr, "Error: non-zero CP response for command '%s': #%d\n", cmd, rc);
         free(cmd);
     }
     close(c.fd);

@@ -5,7 +5,8 @@
  * reading, every block that starts with the control block magic gets its data block CRCs
  * and its own CRC recomputed, so mutations get past the checksums and exercise the
  * record walker and the decoder instead of dying at the first CRC. The same bytes are
- * also given to zvs_mon_decode as one record, from an exactly sized heap copy.
+ * also given to the decoder as one record, in both layout versions, from an exactly sized
+ * heap copy.
  *
  * Invariants:
  *   - next() returns 1, 0 or a negative errno; an error names an offset within the input
@@ -13,7 +14,9 @@
  *     record count fits the data blocks read; the reader ends within (blocks + 2) calls;
  *   - every record the reader or the decoder accepts encodes again to its MRHDRLEN, and
  *     those bytes decode and encode to the same bytes (names are CP names, ranges hold);
- *   - a record the decoder refuses is -EBADMSG or -ENOTSUP, nothing else.
+ *   - a record the decoder refuses is -EBADMSG or -ENOTSUP, nothing else;
+ *   - a group of a format version the reader does not know is -EPROTONOSUPPORT, and the
+ *     reader then ends.
  *
  *   clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
  *         tests/fuzz/fuzz_monfile.c monitor/monrec.c monitor/monfile.c monitor/ebcdic.c \
@@ -64,19 +67,27 @@ static void reseal(uint8_t *b, size_t len)
     }
 }
 
-/* An accepted record: it encodes, and its bytes are a fixed point of decode+encode. */
-static void check_record(const struct zvs_mon_record *r)
+/* An accepted record: it encodes in layout `version`, and its bytes are a fixed point of
+ * decode+encode in that version. */
+static void check_record_version(const struct zvs_mon_record *r, unsigned version)
 {
     uint8_t a[ZVS_MON_RECORD_MAX], b[ZVS_MON_RECORD_MAX];
     struct zvs_mon_record again;
-    int n = zvs_mon_encode(r, a, sizeof(a));
+    int n = zvs_mon_encode_version(r, version, a, sizeof(a));
 
     CHECK(n >= ZVS_MON_HDR_LEN && n <= ZVS_MON_RECORD_MAX);
     CHECK((a[0] << 8 | a[1]) == n);
-    CHECK(zvs_mon_decode(a, (size_t)n, &again) == 0);
-    CHECK(zvs_mon_encode(&again, b, sizeof(b)) == n);
+    CHECK(zvs_mon_decode_version(a, (size_t)n, version, &again) == 0);
+    CHECK(zvs_mon_encode_version(&again, version, b, sizeof(b)) == n);
     CHECK(memcmp(a, b, (size_t)n) == 0);
     CHECK(strcmp(zvs_mon_record_name(r->domain, r->number), "unknown") != 0);
+}
+
+/* Whatever layout it was read in, a record is good in every layout we write. */
+static void check_record(const struct zvs_mon_record *r)
+{
+    check_record_version(r, ZVS_MON_FORMAT_V1);
+    check_record_version(r, ZVS_MON_FORMAT_V2);
 }
 
 static void fuzz_decode(const uint8_t *data, size_t size)
@@ -88,12 +99,14 @@ static void fuzz_decode(const uint8_t *data, size_t size)
     if (!copy)
         return;
     memcpy(copy, data, size);
-    rc = zvs_mon_decode(copy, size, &r);
-    CHECK(rc == 0 || rc == -EBADMSG || rc == -ENOTSUP);
-    if (rc == 0) {
-        CHECK(size >= ZVS_MON_HDR_LEN && size <= ZVS_MON_RECORD_MAX);
-        check_record(&r);
-        TRACE("decode: %s\n", zvs_mon_record_name(r.domain, r.number));
+    for (unsigned v = ZVS_MON_FORMAT_V1; v <= ZVS_MON_FORMAT_V2; v++) {
+        rc = zvs_mon_decode_version(copy, size, v, &r);
+        CHECK(rc == 0 || rc == -EBADMSG || rc == -ENOTSUP);
+        if (rc == 0) {
+            CHECK(size >= ZVS_MON_HDR_LEN && size <= ZVS_MON_RECORD_MAX);
+            check_record(&r);
+            TRACE("decode v%u: %s\n", v, zvs_mon_record_name(r.domain, r.number));
+        }
     }
     free(copy);
 }
@@ -116,7 +129,7 @@ static void fuzz_reader(const uint8_t *data, size_t size)
         if (rc == 0)
             break;
         if (rc < 0) {
-            CHECK(rc == -EBADMSG || rc == -ENODATA || rc == -ENOMEM);
+            CHECK(rc == -EBADMSG || rc == -ENODATA || rc == -ENOMEM || rc == -EPROTONOSUPPORT);
             CHECK(e.offset <= size);
             CHECK(e.record >= -1);
             CHECK(e.what[0] != '\0' && memchr(e.what, '\0', sizeof(e.what)) != NULL);

@@ -76,14 +76,17 @@ echo "ok: root is OPERATOR (QUERY VSWITCH, class B, answered)"
 # 4. nobody is LINUX1, class G: a class B command is refused by privilege, not by identity.
 expect_eq "nobody SET PORT GROUP" "$(as nobody "$GID" 'SET PORT GROUP G1 LACP ACTIVE')" \
   "HCP1100E Not authorized: SET PORT GROUP requires privilege class B
+Error: non-zero CP response for command 'SET PORT GROUP G1 LACP ACTIVE': #1100
 rc=255"
 expect_eq "nobody QUERY PORT GROUP" "$(as nobody "$GID" 'QUERY PORT GROUP')" \
   "HCP1100E Not authorized: QUERY PORT GROUP requires privilege class B
+Error: non-zero CP response for command 'QUERY PORT GROUP': #1100
 rc=255"
 
 # 5. In the group, not in the directory: HCP1101E, and the connection is closed.
 expect_eq "uid $STRANGER in the group" "$(as "$STRANGER" "$GID" 'QUERY PORT GROUP')" \
   "HCP1101E Console access denied: uid $STRANGER is not mapped to a CP userid
+Error: non-zero CP response for command 'QUERY PORT GROUP': #1101
 rc=255"
 
 # 6. Mapped, but not in the group: the file mode keeps it out (vmcp: 1, cannot reach).

@@ -52,7 +52,7 @@ cp_rc() {
 # clock), the LACP report inside DETAILS, the MAC table's learned entries.
 normalize() {
   awk '
-    /^PORT GROUP .* Timeout: / { lag = 1 }       # the LACP report inside DETAILS
+    /^PORT GROUP .* Timeout: / { lag = 1 }       # an LACP report (no longer in DETAILS)
     lag && /^  MAC table:/ { lag = 0 }
     lag { next }
     /RDEV: / { up = 5 }
@@ -92,12 +92,14 @@ cp SET PORT GROUP CCBGROUP INTERVAL 30
 cp DEFINE VSWITCH CCBVSW1 ETHERNET GROUP CCBGROUP QUEUESTORAGE 1M
 expect_eq "DEFINE VSWITCH" "$out" "VSWITCH SYSTEM CCBVSW1 is created"
 cp SET VSWITCH CCBVSW1 GRANT LNXA
-cp SET VSW CCBVSW1 GRANT LNXB
+cp SET VSWITCH CCBVSW1 GRANT LNXB
 echo "== LNXA (class G, Linux user nobody) on the console"
 out=$(as_lnxa DEFINE VSWITCH MYVSW); rc=$?
-expect_eq "class G DEFINE VSWITCH (rc $rc)" "$out" "HCP1100E Not authorized: DEFINE VSWITCH requires privilege class B"
+expect_eq "class G DEFINE VSWITCH (rc $rc)" "$out" "HCP1100E Not authorized: DEFINE VSWITCH requires privilege class B
+Error: non-zero CP response for command 'DEFINE VSWITCH MYVSW': #1100"
 out=$(as_lnxa COUPLE USERID LNXB F000 TO SYSTEM CCBVSW1); rc=$?
-expect_eq "class G COUPLE for another user (rc $rc)" "$out" "HCP1100E Not authorized: COUPLE USERID requires privilege class B"
+expect_eq "class G COUPLE for another user (rc $rc)" "$out" "HCP1100E Not authorized: COUPLE USERID requires privilege class B
+Error: non-zero CP response for command 'COUPLE USERID LNXB F000 TO SYSTEM CCBVSW1': #1100"
 out=$(as_lnxa COUPLE F000 TO SYSTEM CCBVSW1) || fail "LNXA's own COUPLE rc $?: $out"
 expect_eq "COUPLE" "$out" "NIC F000 is connected to VSWITCH SYSTEM CCBVSW1"
 cp COUP USERID LNXB F000 SYSTEM CCBVSW1

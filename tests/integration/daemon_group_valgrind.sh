@@ -25,7 +25,7 @@ s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.recv(65536)' "$WORK
 vmcp SET PORT GROUP ETHGRP JOIN 2A00 >/dev/null || fail "JOIN"
 wait_for 30 distributing_is 3 || fail "2A00 did not join"
 vmcp SET PORT GROUP ETHGRP LEAVE 28BA >/dev/null || fail "LEAVE"
-vmcp SET PORT GROUP ETHGRP INTERVAL 5 >/dev/null || fail "INTERVAL"
+vmcp SET PORT GROUP ETHGRP INTERVAL 45 >/dev/null || fail "INTERVAL"   # CP rounds: 60
 vmcp QUERY LACP >/dev/null || fail "QUERY LACP"
 vmcp QUERY VSWITCH LABVSW1 DETAILS >/dev/null || fail "QUERY VSWITCH"
 vmcp SET PORT GROUP ETHGRP JOIN 9999 >/dev/null && fail "a bad JOIN succeeded"

@@ -63,7 +63,7 @@ R=$(lab_stats)
 grep -q "NO CARRIER" "$R" || fail "report does not show NO CARRIER"
 expect_eq "28BA tx_discards (link down)" "$(counter "$R" 28BA tx_discards)" 2
 ip -n "$NS_LAN" link set eth0 up
-wait_for 5 sh -c 'grep "RDEV 28BA" "$1" | tail -n 1 | grep -q "carrier up"' _ "$WORK/vswitchd.log" ||
+wait_for 5 sh -c 'grep "Device 28BA" "$1" | tail -n 1 | grep -q "carrier up"' _ "$WORK/vswitchd.log" ||
   fail "no carrier-up event"
 ip netns exec "$NS_A" ping -c 3 -i 0.2 -W 2 "${LAB_IP[lan]}" >/dev/null || fail "ping after carrier returned"
 echo "ok: uplink carrier loss counted and survived"

@@ -1,8 +1,8 @@
 /* The switch model at run time (see sm_switch.h).
  *
  * Design note.
- * - Owns: one AF_PACKET port per configured interface (backends/uplink_afpacket, virtio-net
- *   headers, so super-frames and partial checksums pass intact), the LACP engine and
+ * - Owns: one backend port per configured interface (AF_PACKET with virtio-net headers,
+ *   so super-frames and partial checksums pass intact, or a dummy link: sm_switch_io), the LACP engine and
  *   Marker responder of every member of an LACP channel group, the channel groups, the L2
  *   core (sm_l2), the shapers of rate-limited ports, a netlink watcher for carrier.
  * - Receive burst: up to ZVS_BATCH frames from one port. Slow Protocols frames (DA
@@ -20,6 +20,7 @@
  *   is counted and the port shows 's' (suspended).
  * - Admin shutdown sets our veth end down (SIOCSIFFLAGS) so the peer loses carrier, as a
  *   real switch port does; carrier then comes back through netlink like any link event.
+ *   On a dummy link it cuts the link's carrier; the other end hears the link event.
  * - Hazards: callbacks from the LACP engine must not call back into it (we only record
  *   state there and recompute the group); every pending frame is written before its rx
  *   buffer is released or its shaper slot popped.
@@ -41,13 +42,16 @@
 #include "lacp/pdu.h"
 #include "tests/switchmodel/sm_hash.h"
 #include "dataplane/log.h"
-#include "backends/uplink_afpacket.h"
+#include "backends/backend.h"
+#include "backends/memlink.h"
 
 #define SPEED_MBPS 1000                 /* every port is a GigabitEthernet */
 #define AGE_PERIOD_NS 1000000000ull
 
 static void flush_all(struct sm_switch *sw);
 static void shaper_service(struct sm_port *p, uint64_t now);
+static void port_link_event(struct sm_port *p, const struct zvs_port_link_event *ev,
+                            uint64_t now);
 
 /* ---- lookups ------------------------------------------------------------------------- */
 
@@ -141,15 +145,17 @@ static void port_update(struct sm_port *p)
 
 /* ---- transmit ------------------------------------------------------------------------ */
 
+/* Counted as on the wire: a super-frame is its segments, in packets and octets alike. */
 static void count_out(struct sm_port *p, const struct zvs_frame *f)
 {
+    uint32_t frames = sm_wire_frames(f);
     p->ctr.out_octets += sm_wire_bytes(f);
     if (f->data[0] == 0xff && memcmp(f->data, "\xff\xff\xff\xff\xff\xff", 6) == 0)
-        p->ctr.out_bcast++;
+        p->ctr.out_bcast += frames;
     else if (f->data[0] & 1)
-        p->ctr.out_mcast++;
+        p->ctr.out_mcast += frames;
     else
-        p->ctr.out_ucast++;
+        p->ctr.out_ucast += frames;
 }
 
 /* Write now, bypassing batches and shapers (control frames, shaper releases). */
@@ -395,13 +401,14 @@ static bool is_reserved(const uint8_t *d)
 
 static void count_in(struct sm_port *p, const struct zvs_frame *f)
 {
+    uint32_t frames = sm_wire_frames(f);
     p->ctr.in_octets += sm_wire_bytes(f);
     if (memcmp(f->data, "\xff\xff\xff\xff\xff\xff", 6) == 0)
-        p->ctr.in_bcast++;
+        p->ctr.in_bcast += frames;
     else if (f->data[0] & 1)
-        p->ctr.in_mcast++;
+        p->ctr.in_mcast += frames;
     else
-        p->ctr.in_ucast++;
+        p->ctr.in_ucast += frames;
 }
 
 static uint16_t in_lport_of(const struct sm_port *p)
@@ -453,6 +460,10 @@ static void on_rx(void *arg, int fd, uint32_t events, uint64_t now)
 {
     struct sm_port *p = arg;
     struct zvs_frame fr[ZVS_BATCH];
+    struct zvs_port_link_event ev;
+    /* A link that reports its own carrier (a dummy link) rings the same descriptor. */
+    if (p->zp->ops->link_poll && p->zp->ops->link_poll(p->zp, &ev) == 1)
+        port_link_event(p, &ev, now);
     /* A few bursts per wakeup, then let timers and other ports run. */
     for (int burst = 0; burst < 8; burst++) {
         int n = p->zp->ops->rx(p->zp, fr, ZVS_BATCH);
@@ -517,30 +528,35 @@ static void port_carrier(struct sm_port *p, uint64_t now)
     port_update(p);
 }
 
+/* A link event for a port, from netlink (on_link) or from the link itself (on_rx). */
+static void port_link_event(struct sm_port *p, const struct zvs_port_link_event *ev,
+                            uint64_t now)
+{
+    struct sm_switch *sw = p->sw;
+    int old = p->fd;
+    int rc = p->zp->ops->link_event(p->zp, ev->ifindex, ev->carrier, ev->exists);
+    if (rc == 1) {
+        if (old >= 0)
+            (void)zvs_evloop_del_fd(sw->loop, old);
+        p->fd = p->zp->ops->fd(p->zp);
+        if (p->fd >= 0 && zvs_evloop_add_fd(sw->loop, p->fd, EPOLLIN, on_rx, p) < 0)
+            p->fd = -1;
+    }
+    bool was = sm_port_up(p);
+    p->carrier = p->zp->carrier;
+    if (was != sm_port_up(p))
+        zvs_info("%%LINK-3-UPDOWN: Interface %s, changed state to %s", p->cfg->name,
+                 sm_port_up(p) ? "up" : "down");
+    port_carrier(p, now);
+}
+
 static void on_link(void *arg, const char *ifname, int ifindex, bool carrier, bool exists)
 {
     struct sm_switch *sw = arg;
-    uint64_t now = zvs_evloop_now(sw->loop);
-    for (unsigned i = 0; i < sw->n_ports; i++) {
-        struct sm_port *p = &sw->ports[i];
-        if (strcmp(p->cfg->attach, ifname) != 0)
-            continue;
-        int old = p->fd;
-        int rc = p->zp->ops->link_event(p->zp, ifindex, carrier, exists);
-        if (rc == 1) {
-            if (old >= 0)
-                (void)zvs_evloop_del_fd(sw->loop, old);
-            p->fd = p->zp->ops->fd(p->zp);
-            if (p->fd >= 0 && zvs_evloop_add_fd(sw->loop, p->fd, EPOLLIN, on_rx, p) < 0)
-                p->fd = -1;
-        }
-        bool was = sm_port_up(p);
-        p->carrier = p->zp->carrier;
-        if (was != sm_port_up(p))
-            zvs_info("%%LINK-3-UPDOWN: Interface %s, changed state to %s", p->cfg->name,
-                     sm_port_up(p) ? "up" : "down");
-        port_carrier(p, now);
-    }
+    struct zvs_port_link_event ev = { .ifindex = ifindex, .carrier = carrier, .exists = exists };
+    for (unsigned i = 0; i < sw->n_ports; i++)
+        if (strcmp(sw->ports[i].cfg->attach, ifname) == 0)
+            port_link_event(&sw->ports[i], &ev, zvs_evloop_now(sw->loop));
 }
 
 static void on_netlink(void *arg, int fd, uint32_t events, uint64_t now)
@@ -574,12 +590,24 @@ out:
     return rc;
 }
 
+/* The port's link administratively up or down, so the peer's carrier follows: a Linux
+ * interface through its flags (netlink then tells both ends), a dummy link by cutting
+ * its carrier (the other end hears a link event; this end knows at once). */
+static int set_link_up(struct sm_port *p, bool up)
+{
+    if (p->sw->io->netlink)
+        return set_if_up(p->cfg->attach, up);
+    zvs_memlink_set_carrier(p->zp, up);
+    p->carrier = p->zp->carrier;
+    return 0;
+}
+
 void sm_port_admin(struct sm_port *p, bool down, uint64_t now)
 {
     if (p->admin_down == down)
         return;
     p->admin_down = down;
-    int rc = set_if_up(p->cfg->attach, !down);
+    int rc = set_link_up(p, !down);
     if (rc < 0)
         zvs_warn("%s: cannot set %s %s: %s", p->cfg->short_name, p->cfg->attach,
                  down ? "down" : "up", strerror(-rc));
@@ -617,23 +645,23 @@ static int port_open(struct sm_switch *sw, struct sm_port *p, uint64_t now)
     const struct sm_if_cfg *ic = p->cfg;
 
     p->fd = -1;
-    p->zp = zvs_uplink_afpacket_open(ic->attach, &err);
+    p->zp = zvs_backend_open(sw->io->kind, ic->attach, &err);
     if (!p->zp) {
         zvs_err("%s: cannot open %s: %s", ic->name, ic->attach, strerror(-err));
         return err;
     }
     p->zp->index = (uint16_t)p->idx;
-    zvs_uplink_afpacket_mac(p->zp, p->mac);
-    p->fd = zvs_uplink_afpacket_fd(p->zp);
+    sw->io->mac(p->zp, p->mac);
+    p->fd = p->zp->ops->fd(p->zp);
     if ((err = zvs_evloop_add_fd(sw->loop, p->fd, EPOLLIN, on_rx, p)) < 0)
         return err;
-    if ((err = zvs_netlink_link_watch(sw->nl, ic->attach)) < 0)
+    if (sw->nl && (err = zvs_netlink_link_watch(sw->nl, ic->attach)) < 0)
         return err;
     if (ic->shutdown) {
         p->admin_down = true;
-        (void)set_if_up(ic->attach, false);
-    } else {
-        (void)set_if_up(ic->attach, true);
+        (void)set_link_up(p, false);
+    } else if (sw->io->netlink) {
+        (void)set_link_up(p, true);     /* a dummy link is plugged in up already */
     }
     p->carrier = p->zp->carrier;
     if (ic->rate_bps) {
@@ -686,21 +714,39 @@ static int port_lacp_start(struct sm_switch *sw, struct sm_port *p, uint64_t now
 struct sm_switch *sm_switch_create(const struct sm_config *cfg, struct zvs_evloop *loop,
                                    int *err)
 {
+    struct sm_switch_io io = { .kind = "afpacket" };
+    return sm_switch_create_io(cfg, loop, &io, err);
+}
+
+struct sm_switch *sm_switch_create_io(const struct sm_config *cfg, struct zvs_evloop *loop,
+                                      const struct sm_switch_io *io, int *err)
+{
     int rc = -ENOMEM;
-    uint64_t now = zvs_clock_now();
-    struct sm_switch *sw = calloc(1, sizeof(*sw));
+    uint64_t now = zvs_evloop_clock(loop);
+    const struct zvs_backend_class *cls = zvs_backend_find(io && io->kind ? io->kind
+                                                                         : "afpacket");
+    struct sm_switch *sw = NULL;
+    if (!cls || !cls->open) {
+        rc = -ENOENT;
+        goto fail;
+    }
+    sw = calloc(1, sizeof(*sw));
     if (!sw)
         goto fail;
     sw->cfg = *cfg;
     sw->loop = loop;
+    sw->io = cls;
     sw->lacp_armed = UINT64_MAX;
     system_mac(cfg->hostname, sw->sysmac);
     sm_mac_init(&sw->l2.mac, (uint64_t)cfg->aging_s * 1000000000ull);
-    sw->nl = zvs_netlink_link_open(on_link, sw, &rc);
-    if (!sw->nl)
-        goto fail;
-    if ((rc = zvs_evloop_add_fd(loop, zvs_netlink_link_fd(sw->nl), EPOLLIN, on_netlink, sw)) < 0)
-        goto fail;
+    if (cls->netlink) {
+        sw->nl = zvs_netlink_link_open(on_link, sw, &rc);
+        if (!sw->nl)
+            goto fail;
+        rc = zvs_evloop_add_fd(loop, zvs_netlink_link_fd(sw->nl), EPOLLIN, on_netlink, sw);
+        if (rc < 0)
+            goto fail;
+    }
     rc = -ENOMEM;
     sw->lacp_timer = zvs_timer_create(loop, lacp_timer_fn, sw);
     sw->age_timer = zvs_timer_create(loop, age_timer_fn, sw);

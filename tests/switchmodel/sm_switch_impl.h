@@ -41,11 +41,11 @@ struct sm_port {
     const struct sm_if_cfg *cfg;
     unsigned idx;                       /* in sw->ports */
     uint16_t lport;                     /* own logical port (unused while in a group) */
-    struct zvs_port *zp;                /* the AF_PACKET port */
+    struct zvs_port *zp;                /* its backend port (AF_PACKET, or a dummy link) */
     int fd;                             /* registered with the loop, -1: none */
     uint8_t mac[6];                     /* the interface's MAC: LACPDU source */
     bool admin_down;                    /* "shutdown" */
-    bool carrier;                       /* link up as netlink last said */
+    bool carrier;                       /* link up as the last link event said */
     struct sm_group *grp;               /* channel group, or NULL */
     bool lacp;                          /* runs LACP (mode active or passive) */
     struct zvs_lacp_port lp;            /* LACP engine (when lacp) */
@@ -75,10 +75,13 @@ struct sm_group {
     struct sm_port *active[SM_MAX_IFS];     /* bundled for transmit, port order */
 };
 
+struct zvs_backend_class;
+
 struct sm_switch {
     struct sm_config cfg;
     struct zvs_evloop *loop;
-    struct zvs_netlink_link *nl;
+    const struct zvs_backend_class *io;    /* how ports are opened (sm_switch_io) */
+    struct zvs_netlink_link *nl;        /* carrier of Linux interfaces; NULL for dummy */
     uint8_t sysmac[6];                  /* LACP system MAC (from the hostname) */
     unsigned n_ports;
     struct sm_port ports[SM_MAX_IFS];

@@ -3,12 +3,18 @@
  * driver written against qdio/qdio_guest.h:
  *
  *   qdio_peer -s SOCKET -u USERID -v VDEV -m OWN_MAC -d DST_MAC
- *             [-n FRAMES_TO_SEND] [-e FRAMES_TO_EXPECT] [-t SECONDS]
+ *             [-n FRAMES_TO_SEND] [-e FRAMES_TO_EXPECT] [-t SECONDS] [-r]
  *
  * It sends FRAMES_TO_SEND frames of EtherType 0x88B5 (local experimental) from OWN_MAC
  * to DST_MAC, then waits (thin interrupt on the irq eventfd, bounded by -t) until it has
  * received FRAMES_TO_EXPECT frames of that EtherType, and prints "sent N received M".
  * Exit 0 when M reached the expectation, 1 otherwise, 2 on usage or attach errors.
+ * -r: when vswitchd goes away while it waits (killed, restarted), attach again to the next
+ * one (qdio/qdio_session.h: bounded retries) and go on counting; it then prints
+ * "attached" once the queues are up, "reattached" at each re-attach (flushed: a test can
+ * wait for the line) and "sent N received M reattached K" at the end.
+ * -S: a guest that never reads: attach (printing "attached"), send nothing, read nothing,
+ * and hold the attachment for -t seconds, so its input queue fills and stays full.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,6 +27,7 @@
 
 #include "qdio/qdio_attach.h"
 #include "qdio/qdio_guest.h"
+#include "qdio/qdio_session.h"
 
 #define ETHERTYPE_TEST 0x88B5
 
@@ -58,8 +65,9 @@ int main(int argc, char **argv)
     int have_own = 0, have_dst = 0, c;
     unsigned vdev = 0, nsend = 0, nexpect = 0;
     double timeout = 5;
+    int reattach = 0, stall = 0;
 
-    while ((c = getopt(argc, argv, "s:u:v:m:d:n:e:t:")) != -1) {
+    while ((c = getopt(argc, argv, "s:u:v:m:d:n:e:t:rS")) != -1) {
         switch (c) {
         case 's': sock = optarg; break;
         case 'u': user = optarg; break;
@@ -69,28 +77,35 @@ int main(int argc, char **argv)
         case 'n': nsend = (unsigned)atoi(optarg); break;
         case 'e': nexpect = (unsigned)atoi(optarg); break;
         case 't': timeout = atof(optarg); break;
+        case 'r': reattach = 1; break;
+        case 'S': stall = 1; break;
         default: return 2;
         }
     }
     if (!sock || !user || !have_own || !have_dst) {
         fprintf(stderr, "usage: qdio_peer -s SOCKET -u USERID -v VDEV -m OWN_MAC -d DST_MAC "
-                        "[-n SEND] [-e EXPECT] [-t SECONDS]\n");
+                        "[-n SEND] [-e EXPECT] [-t SECONDS] [-r] [-S]\n");
         return 2;
     }
 
-    int memfd, siga_fd, irq_fd, session;
+    struct zvs_qdio_session *ses;
     char err[128];
-    int rc = zvs_qdio_attach_connect(sock, user, (uint16_t)vdev, &memfd, &siga_fd, &irq_fd,
-                                     &session, err, sizeof(err));
+    int rc = zvs_qdio_session_open(sock, user, (uint16_t)vdev, NULL, &ses, err, sizeof(err));
     if (rc < 0) {
         fprintf(stderr, "qdio_peer: attach %s %04X: %s\n", user, vdev, err[0] ? err : strerror(-rc));
         return 2;
     }
-    struct zvs_qdio_guest *g;
-    if ((rc = zvs_qdio_guest_map(memfd, siga_fd, irq_fd, &g)) < 0 ||
-        (rc = zvs_qdio_guest_init_queues(g)) < 0) {
-        fprintf(stderr, "qdio_peer: queues: %s\n", strerror(-rc));
-        return 2;
+    struct zvs_qdio_guest *g = zvs_qdio_session_guest(ses);
+    if (reattach || stall) {
+        printf("attached\n");
+        fflush(stdout);
+    }
+    if (stall) {
+        struct timespec ts = { .tv_sec = (time_t)timeout,
+                               .tv_nsec = (long)((timeout - (double)(time_t)timeout) * 1e9) };
+        nanosleep(&ts, NULL);
+        zvs_qdio_session_close(ses);
+        return 0;
     }
 
     uint8_t frame[64] = { 0 };
@@ -116,15 +131,28 @@ int main(int argc, char **argv)
             break;
         if (zvs_qdio_guest_arm_irq(g))
             continue;                   /* input arrived while arming: look again */
-        struct pollfd pfd = { .fd = irq_fd, .events = POLLIN };
-        poll(&pfd, 1, 100);
+        struct pollfd pfd[2] = { { .fd = zvs_qdio_session_irq_fd(ses), .events = POLLIN },
+                                 { .fd = zvs_qdio_session_fd(ses), .events = POLLIN } };
+        poll(pfd, reattach ? 2 : 1, 100);
         zvs_qdio_guest_irq_ack(g);
+        if (reattach && pfd[1].revents) {
+            rc = zvs_qdio_session_check(ses);
+            if (rc < 0) {
+                fprintf(stderr, "qdio_peer: vswitchd gone, no re-attach: %s\n", strerror(-rc));
+                break;
+            }
+            g = zvs_qdio_session_guest(ses);
+            if (rc == 1) {
+                printf("reattached\n");
+                fflush(stdout);
+            }
+        }
     }
-    printf("sent %u received %u\n", sent, received);
-    zvs_qdio_guest_detach(g);
-    close(memfd);
-    close(siga_fd);
-    close(irq_fd);
-    close(session);
+    if (reattach)
+        printf("sent %u received %u reattached %u\n", sent, received,
+               zvs_qdio_session_reattaches(ses));
+    else
+        printf("sent %u received %u\n", sent, received);
+    zvs_qdio_session_close(ses);
     return received >= nexpect && sent == nsend ? 0 : 1;
 }

@@ -31,11 +31,14 @@
 struct zvsd;
 struct zvs_port;
 struct zvs_qdio_guest;
+struct sm_config;
+struct sm_switch;
 
 struct herm_link {
     char                 name[16];      /* the interface the RDEVICE names (osa28ba) */
     uint16_t             port_no;       /* the partner's port number */
-    struct zvs_port     *far;           /* the test's end of the dummy link */
+    struct zvs_port     *far;           /* the test's end of the dummy link (NULL: the
+                                           switch model holds it) */
     int                  bell;          /* far end's doorbell, watched by the daemon's loop */
     bool                 lacp;          /* partner engine running */
     struct zvs_lacp_port engine;        /* the partner's LACP engine for this link */
@@ -62,6 +65,15 @@ struct herm_opts {
     bool        partner_lacp;           /* run an LACP partner on every link */
     bool        partner_long_timeout;   /* partner asks for slow PDUs (LACP_Timeout long) */
     uint32_t    monitor_interval_s;     /* 0: no monitor file */
+    /* The partner as a modelled switch instead of bare engines (partner_lacp false): the
+     * switch model (tests/switchmodel) with this configuration runs on the daemon's loop,
+     * its ports on dummy links. Each of `links` (osa28ba) is a cable to the model's port
+     * that attaches "sw-" + its name (sw-osa28ba, as configs/switchmodel/lab6509.conf
+     * says); `lan` names the model's other attachments (sw-srv1), whose far ends the test
+     * holds as servers (herm_link, herm_link_send, data_rx). */
+    const char *switchmodel;
+    const char *const *lan;
+    bool        console;                /* open the operator console (vswitchd -k) */
 };
 
 struct herm {
@@ -78,6 +90,11 @@ struct herm {
     char                     mon_path[96];
     struct zvs_cfg          *cfg;
     bool                     keep_monitor; /* herm_stop leaves the file and directory */
+    struct sm_config        *smcfg;     /* the switch model's configuration, or NULL */
+    struct sm_switch        *sm;        /* the switch model (opts.switchmodel), or NULL */
+    char                    *sm_out;    /* its last command's response */
+    char                     con_path[96];
+    char                    *con_out;   /* herm_console_read's last text */
 };
 
 /* Start the daemon at T0 with opts; cmocka-fails when anything cannot be made. */
@@ -96,9 +113,16 @@ const char *herm_cp(struct herm *h, const char *userid, const char *classes, con
 /* As OPERATOR (classes A-G); cmocka-fails unless rc is 0. */
 const char *herm_op(struct herm *h, const char *line);
 
+/* A command typed on the modelled switch (tests/switchmodel/README.md: show, shutdown,
+ * no shutdown, ...) at the current instant; its response (owned by h until the next call)
+ * and rc (0, or -EINVAL when the switch refused it). */
+const char *herm_model(struct herm *h, const char *line, int *rc);
+
 struct herm_link *herm_link(struct herm *h, const char *name);
-/* Cut (or restore) the cable: both ends lose carrier; the daemon notices in its next
- * iteration (a transmit or the idle check), as with a real link's carrier. */
+/* Cut (or restore) the cable at the current instant: both ends lose (regain) carrier, the
+ * partner's engine on the link is disabled (enabled), and the daemon hears the link event
+ * on the near end's doorbell in this same instant (dummy.h), as vswitchd hears netlink's
+ * for an AF_PACKET uplink. */
 void herm_cut(struct herm *h, const char *name, bool up);
 /* Transmit a frame from the partner's side of a link (what the LAN sends to the switch). */
 void herm_link_send(struct herm *h, const char *name, const uint8_t *frame, uint32_t len);
@@ -109,6 +133,11 @@ struct herm_guest *herm_guest_attach(struct herm *h, const char *userid, uint16_
 /* Send n copies of a frame from the guest; the daemon forwards at the current instant. */
 void herm_guest_send(struct herm *h, struct herm_guest *g, const uint8_t *frame, uint32_t len,
                      int n);
+/* Send n copies as a busy guest does: up to 16 frames packed per output buffer and SIGA,
+ * the daemon forwarding each hand-over at the current instant (load for an INTERVAL
+ * pass in little real time; no time passes). */
+void herm_guest_blast(struct herm *h, struct herm_guest *g, const uint8_t *frame, uint32_t len,
+                      int n);
 /* Receive what the switch delivered; returns frames received now. */
 int herm_guest_receive(struct herm *h, struct herm_guest *g);
 
@@ -116,6 +145,15 @@ int herm_guest_receive(struct herm *h, struct herm_guest *g);
  * with a pattern derived from seq. */
 uint32_t herm_frame(uint8_t *buf, uint32_t len, const uint8_t dst[6], const uint8_t src[6],
                     uint32_t seq);
+
+/* The operator console (opts.console): connect as this process's uid mapped to `userid`
+ * with `classes` ("AB", "G") and ask for unsolicited messages ("\x1eCONSOLE"), the loop
+ * settling at the current instant to answer. Returns the client's socket. */
+int herm_console_attach(struct herm *h, const char *userid, const char *classes);
+/* What the client was sent since the last read: each unsolicited message as
+ * "<s.mmm>s <message>\n", s the virtual seconds since T0 its time stamp says (owned by h
+ * until the next call); anything else on the wire cmocka-fails. */
+const char *herm_console_read(struct herm *h, int fd);
 
 /* Compare text with tests/golden/hermetic/<name> byte for byte (ZVS_GOLDEN_UPDATE=1
  * rewrites it). cmocka-fails with a diff-like message. */

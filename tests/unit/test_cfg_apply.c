@@ -364,7 +364,7 @@ static void test_report_sequence(void **state)
         "QUEUESTORAGE 1M CONTROLLER * GROUP CCBGROUP MACPROTECT UNSPECIFIED ISOLATION OFF\n"
         "  GRANT LINUX1\n"
         "GROUP CCBGROUP JOIN 28BA 2902 LACP ACTIVE TIMEOUT SHORT INTERVAL 30 "
-        "DISTRIBUTION DESTINATION POLICY LOAD\n"
+        "DISTRIBUTION DESTINATION POLICY LOAD TOTAL\n"
         "RDEVICE 28BA INTERFACE osa28ba\n"
         "RDEVICE 2902 INTERFACE osa2902\n"
         "RDEVICE 2A00 INTERFACE osa2a00\n"
@@ -834,7 +834,7 @@ static void test_port_group_join(void **state)
     for (unsigned p = 2; p < 8; p++)
         assert_int_equal(cfg->group_join_line[G_X][p], 0);
     assert_true(dump_has(cfg, "GROUP GRPX JOIN 2D00 3007 28BA 2902 3000 3001 3002 3003 LACP ACTIVE "
-                              "TIMEOUT SHORT INTERVAL 60 DISTRIBUTION DESTINATION POLICY LOAD"));
+                              "TIMEOUT SHORT INTERVAL 60 DISTRIBUTION DESTINATION POLICY LOAD TOTAL"));
     c = pg_devs("GRPX", ZVS_CMD_PG_JOIN, 1, 0x3004);
     expect_err(cfg, &c, &OPERATOR, -ENOSPC, 1114,
                "HCP1114E Port group GRPX has 8 devices; 3004 cannot join");
@@ -862,15 +862,35 @@ static void test_port_group_create_defaults(void **state)
     assert_int_equal(g->policy, ZVS_CFG_POLICY_LOAD);
     assert_int_equal(g->lbt_percent, 75);
     assert_true(dump_has(cfg, "GROUP NEWG JOIN NONE LACP INACTIVE TIMEOUT SHORT INTERVAL 300 "
-                              "DISTRIBUTION DESTINATION POLICY LOAD"));
+                              "DISTRIBUTION DESTINATION POLICY LOAD TOTAL"));
     c = pg("NEWG2", ZVS_CMD_PG_INTERVAL);
     c.interval_s = 0;
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
     assert_true(dump_has(cfg, "GROUP NEWG2 JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL OFF "
-                              "DISTRIBUTION DESTINATION POLICY LOAD"));
+                              "DISTRIBUTION DESTINATION POLICY LOAD TOTAL"));
     c.interval_s = 9991;
     expect_err(cfg, &c, &OPERATOR, -EINVAL, 1105,
                "HCP1105E Invalid INTERVAL value - 9991; valid: 1-9990 OR OFF");
+    /* POLICY (ours) sets the whole policy; the other operands stay. */
+    c = pg("NEWG2", ZVS_CMD_PG_POLICY);
+    c.policy = ZVS_CFG_POLICY_LOAD;
+    c.load = ZVS_CFG_LOAD_OUTBOUND;
+    c.lbt_percent = 75;
+    expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    assert_true(dump_has(cfg, "GROUP NEWG2 JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL OFF "
+                              "DISTRIBUTION DESTINATION POLICY LOAD OUTBOUND"));
+    c.policy = ZVS_CFG_POLICY_LBT;
+    c.load = ZVS_CFG_LOAD_TOTAL;
+    c.lbt_percent = 60;
+    expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    assert_true(dump_has(cfg, "GROUP NEWG2 JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL OFF "
+                              "DISTRIBUTION DESTINATION POLICY LBT 60"));
+    c = pg("NEWG3", ZVS_CMD_PG_POLICY);         /* creates the group, as INTERVAL does */
+    c.load = ZVS_CFG_LOAD_OUTBOUND;
+    c.lbt_percent = 75;
+    expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    assert_true(dump_has(cfg, "GROUP NEWG3 JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 300 "
+                              "DISTRIBUTION DESTINATION POLICY LOAD OUTBOUND"));
     c = pg("NEWG", ZVS_CMD_PG_LACP);
     c.lacp_active = true;
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
@@ -927,7 +947,7 @@ static void test_port_group_leave(void **state)
     assert_int_equal(cfg->group_join_line[G_X][2], 0);
     assert_int_equal(cfg->group_join_line[G_X][3], 0);
     assert_true(dump_has(cfg, "GROUP GRPX JOIN 3007 28BA 3000 LACP ACTIVE TIMEOUT SHORT INTERVAL 60 "
-                              "DISTRIBUTION DESTINATION POLICY LOAD"));
+                              "DISTRIBUTION DESTINATION POLICY LOAD TOTAL"));
     /* A device that left may serve as an RDEV. */
     c = vs("VSWA", ZVS_CMD_VS_RDEV);
     add_rdev(&c, 0x2D00);
@@ -967,7 +987,7 @@ static void test_port_group_delete(void **state)
     c = pg_devs("GRPE", ZVS_CMD_PG_JOIN, 1, 0x2D00);
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
     assert_true(dump_has(cfg, "GROUP GRPE JOIN 3000 2D00 LACP INACTIVE TIMEOUT SHORT INTERVAL 300 "
-                              "DISTRIBUTION DESTINATION POLICY LOAD"));
+                              "DISTRIBUTION DESTINATION POLICY LOAD TOTAL"));
 }
 
 /* ---- NIC commands -------------------------------------------------------------------- */

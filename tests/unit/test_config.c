@@ -142,9 +142,16 @@ static const struct err_case err_cases[] = {
       { SC "1: HCP1003E Operand switchname value A-B is not valid " RULE_NAME } },
     { "unknown operand", "DEFINE VSWITCH A FOO\n", NULL,
       { SC "1: HCP1004E Operand FOO is not recognized by DEFINE VSWITCH" } },
-    { "abbreviation", "DEFINE VSWITCH A QUEUESTOR 1M\n", NULL,
-      { SC "1: HCP1004E Operand QUEUESTOR is not recognized by DEFINE VSWITCH",
+    /* Abbreviations as the DEFINE VSWITCH Statement diagram (z/VM 7.4 CP Planning and
+     * Administration) gives them: DEFine, ETHernet, QUEuestorage, GROup, ... At the
+     * minimum they are accepted; one letter short, refused. */
+    { "abbreviation", "DEFINE VSWITCH A QU 1M\n", NULL,
+      { SC "1: HCP1004E Operand QU is not recognized by DEFINE VSWITCH",
         SC "1: HCP1004E Operand 1M is not recognized by DEFINE VSWITCH" } },
+    { "abbreviations at the minimum", "DEF VSWITCH A ETH QUE 1M CON MACP ON ISOL OFF PORTT ACCESS\n", NULL,
+      { NULL } },
+    { "DEFINE one letter short", "DE VSWITCH A\n", NULL,
+      { SC "1: HCP1001E Statement DE is not recognized" } },
     { "operand twice", "DEFINE VSWITCH A CONNECT,\n  connect\n", NULL,
       { SC "2: HCP1005E Operand CONNECT is specified more than once" } },
     { "CONNECT DISCONNECT", "DEFINE VSWITCH A CONNECT DISCONNECT\n", NULL,
@@ -368,7 +375,7 @@ static const struct err_case err_cases[] = {
       "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000 QDIO\nNICBIND F000 TAP t0\n",
       { UD "4: HCP1014E NICBIND F000 is already defined on line 3" } },
     { "NICBIND nothing", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000\n",
-      { UD "3: HCP1002E Operand TAP or QDIO is missing" } },
+      { UD "3: HCP1002E Operand TAP, QDIO or LCS is missing" } },
     { "NICBIND TAP QDIO", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000 TAP t0 QDIO\n",
       { UD "3: HCP1006E Operand QDIO conflicts with TAP" } },
     { "NICBIND TAP name", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000 TAP a/b\n",
@@ -379,7 +386,7 @@ static const struct err_case err_cases[] = {
       "USER A PW 1G 2G\nNICDEF F004 TYPE QDIO\nNICBIND F004 WORKLOAD RR\n",
       { UD "3: HCP1004E Operand WORKLOAD is not recognized by NICBIND",
         UD "3: HCP1004E Operand RR is not recognized by NICBIND",
-        UD "3: HCP1002E Operand TAP or QDIO is missing" } },
+        UD "3: HCP1002E Operand TAP, QDIO or LCS is missing" } },
     { "USER DIRECT unknown statement", NULL, "USER A PW 1G 2G\nMDISK 0191 3390 1 10 VOL1\n",
       { UD "2: HCP1001E Statement MDISK is not recognized" } },
 
@@ -404,8 +411,12 @@ static const struct err_case err_cases[] = {
       { SC "1: HCP1004E Operand SPEED is not recognized by SET PORT GROUP",
         SC "1: HCP1004E Operand 10G is not recognized by SET PORT GROUP",
         SC "1: HCP1002E Operand JOIN, LACP or INTERVAL is missing" } },
-    { "abbreviated operand", "SET PORT GROUP G1 INTERV 30\n", NULL,
-      { SC "1: HCP1004E Operand INTERV is not recognized by SET PORT GROUP",
+    /* SET PORT GROUP (z/VM 7.3 CP Commands and Utilities Reference): JOIn, INTerval,
+     * EXClusive; INT accepted, IN refused. */
+    { "abbreviated operand", "SET PORT GROUP G1 INT 30 JOI 28BA EXC\n"
+      "RDEVICE 28BA INTERFACE e0\nDEF VSWITCH A GRO G1\n", NULL, { NULL } },
+    { "operand one letter short", "SET PORT GROUP G1 IN 30\n", NULL,
+      { SC "1: HCP1004E Operand IN is not recognized by SET PORT GROUP",
         SC "1: HCP1004E Operand 30 is not recognized by SET PORT GROUP",
         SC "1: HCP1002E Operand JOIN, LACP or INTERVAL is missing" } },
     { "LACP twice", "SET PORT GROUP G1 LACP ACTIVE,\n LACP INACTIVE\n", NULL,
@@ -440,9 +451,11 @@ static const struct err_case err_cases[] = {
       { SC "1: HCP1003E Operand DISTRIBUTION value DST is not valid"
            " (DESTINATION, SOURCE or BOTH)" } },
     { "POLICY bad", "SET PORT GROUP G1 POLICY ROUNDROBIN\n", NULL,
-      { SC "1: HCP1003E Operand POLICY value ROUNDROBIN is not valid (LOAD or LBT [1-100])" } },
+      { SC "1: HCP1003E Operand POLICY value ROUNDROBIN is not valid (LOAD [TOTAL or OUTBOUND] or LBT [1-100])" } },
     { "POLICY LOAD n", "SET PORT GROUP G1 POLICY LOAD 50\n", NULL,
-      { SC "1: HCP1003E Operand POLICY value 50 is not valid (LOAD or LBT [1-100])" } },
+      { SC "1: HCP1003E Operand POLICY LOAD value 50 is not valid (TOTAL or OUTBOUND)" } },
+    { "POLICY LOAD bad", "SET PORT GROUP G1 POLICY LOAD INBOUND\n", NULL,
+      { SC "1: HCP1003E Operand POLICY LOAD value INBOUND is not valid (TOTAL or OUTBOUND)" } },
     { "POLICY LBT 0", "SET PORT GROUP G1 POLICY LBT 0\n", NULL,
       { SC "1: HCP1003E Operand POLICY LBT value 0 is not valid (1-100)" } },
     { "POLICY LBT 101", "SET PORT GROUP G1 POLICY LBT 101\n", NULL,
@@ -1026,9 +1039,13 @@ static void test_group_defaults_and_values(void **state)
         "SET PORT GROUP B EXCLUSIVE DISTRIBUTION SOURCE POLICY LBT INTERVAL 9990\n"
         "SET PORT GROUP C DISTRIBUTION src POLICY LOAD INTERVAL 1\n"
         "SET PORT GROUP E DISTRIBUTION DESTINATION POLICY LBT 100 TIMEOUT LONG\n"
-        "SET PORT GROUP F POLICY LBT 1\n"), 0);
+        "SET PORT GROUP F POLICY LBT 1\n"
+        "SET PORT GROUP G POLICY LOAD OUTBOUND\n"
+        "SET PORT GROUP G INTERVAL 30\n"           /* keeps OUTBOUND */
+        "SET PORT GROUP H POLICY LOAD OUTBOUND\n"
+        "SET PORT GROUP H POLICY LBT 60\n"), 0);
     assert_int_equal(cfg->msgs.n, 0);
-    assert_int_equal(cfg->ngroup, 6);
+    assert_int_equal(cfg->ngroup, 8);
     const struct zvs_cfg_group *g = &cfg->group[0];
     assert_string_equal(g->name, "D");
     assert_int_equal(g->line, 1);
@@ -1040,6 +1057,7 @@ static void test_group_defaults_and_values(void **state)
     assert_int_equal(g->distribution, ZVS_CFG_DIST_DESTINATION);
     assert_int_equal(g->policy, ZVS_CFG_POLICY_LOAD);
     assert_int_equal(g->lbt_percent, 75);
+    assert_int_equal(g->load, ZVS_CFG_LOAD_TOTAL);      /* the default */
 
     g = &cfg->group[1];
     assert_int_equal(g->nport, 0);
@@ -1055,23 +1073,29 @@ static void test_group_defaults_and_values(void **state)
     g = &cfg->group[3];
     assert_int_equal(g->distribution, ZVS_CFG_DIST_SOURCE);
     assert_int_equal(g->policy, ZVS_CFG_POLICY_LOAD);
-    assert_int_equal(g->interval_s, 1);
+    assert_int_equal(g->interval_s, 30);    /* INTERVAL 1: CP rounds up to 30 s (SWPBK) */
     g = &cfg->group[4];
     assert_int_equal(g->distribution, ZVS_CFG_DIST_DESTINATION);
     assert_int_equal(g->lbt_percent, 100);
     assert_true(g->lacp_long_timeout);
     assert_int_equal(cfg->group[5].lbt_percent, 1);
     assert_int_equal(cfg->group[5].line, 6);
+    assert_int_equal(cfg->group[6].policy, ZVS_CFG_POLICY_LOAD);
+    assert_int_equal(cfg->group[6].load, ZVS_CFG_LOAD_OUTBOUND);
+    assert_int_equal(cfg->group[7].policy, ZVS_CFG_POLICY_LBT);
+    assert_int_equal(cfg->group[7].load, ZVS_CFG_LOAD_TOTAL);  /* a POLICY says it all */
 
     char *got = dump_str(cfg);
     assert_string_equal(got,
         "VMLAN MACPREFIX 020000 MACIDRANGE NONE\n"
-        "GROUP D JOIN 0100 LACP ACTIVE TIMEOUT SHORT INTERVAL 300 DISTRIBUTION DESTINATION POLICY LOAD\n"
-        "GROUP A JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL OFF DISTRIBUTION DESTINATION POLICY LOAD\n"
+        "GROUP D JOIN 0100 LACP ACTIVE TIMEOUT SHORT INTERVAL 300 DISTRIBUTION DESTINATION POLICY LOAD TOTAL\n"
+        "GROUP A JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL OFF DISTRIBUTION DESTINATION POLICY LOAD TOTAL\n"
         "GROUP B JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 9990 DISTRIBUTION SOURCE POLICY LBT 75\n"
-        "GROUP C JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 1 DISTRIBUTION SOURCE POLICY LOAD\n"
+        "GROUP C JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 30 DISTRIBUTION SOURCE POLICY LOAD TOTAL\n"
         "GROUP E JOIN NONE LACP ACTIVE TIMEOUT LONG INTERVAL 300 DISTRIBUTION DESTINATION POLICY LBT 100\n"
-        "GROUP F JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 300 DISTRIBUTION DESTINATION POLICY LBT 1\n");
+        "GROUP F JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 300 DISTRIBUTION DESTINATION POLICY LBT 1\n"
+        "GROUP G JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 30 DISTRIBUTION DESTINATION POLICY LOAD OUTBOUND\n"
+        "GROUP H JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 300 DISTRIBUTION DESTINATION POLICY LBT 60\n");
     free(got);
     zvs_cfg_free(cfg);
 }
@@ -1179,7 +1203,7 @@ static void test_group_refusal_reported_once(void **state)
         { "SET PORT GROUP G1 JOIN 28BA DISTRIBUTION X",
           "HCP1003E Operand DISTRIBUTION value X is not valid (DESTINATION, SOURCE or BOTH)" },
         { "SET PORT GROUP G1 JOIN 28BA POLICY X",
-          "HCP1003E Operand POLICY value X is not valid (LOAD or LBT [1-100])" },
+          "HCP1003E Operand POLICY value X is not valid (LOAD [TOTAL or OUTBOUND] or LBT [1-100])" },
         { "SET PORT GROUP G1 JOIN 28BA SHARED",
           "HCP1034E Operand SHARED is not supported: zvswitch has no Inter-VSwitch Link, "
           "port groups are EXCLUSIVE" },

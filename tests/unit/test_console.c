@@ -6,6 +6,10 @@
  * The identities from USER DIRECT (console_users.c) are tested the same way, with numeric
  * uids (no passwd entries needed) and root, which every system has.
  *
+ * Unsolicited messages (zvs_console_notify) are tested on the wire: the subscription
+ * request and its answer, the message lines byte for byte, who gets what by class, the
+ * per-kind rate limit and its "not shown" report at the end of the window.
+ *
  * The exec callback records what it got and answers "ECHO <line>" with rc 0, or a chosen
  * rc for lines "RC <n>", or a 4 MiB response for "FLOOD" (to find a client that does not
  * read).
@@ -645,6 +649,181 @@ static void test_resolve(void **state)
     assert_int_equal(gid, 7);
 }
 
+/* ---- unsolicited messages ------------------------------------------------------------ */
+
+#define SEC  1000000000ull
+#define WALL 1700000000000000ull        /* 2023-11-14 22:13:20 UTC, in microseconds */
+
+/* Everything the client has been sent so far (waits briefly for more after each piece). */
+static size_t read_avail(int fd, char *buf, size_t size)
+{
+    size_t len = 0;
+    for (;;) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (poll(&p, 1, 100) != 1)
+            break;
+        ssize_t n = recv(fd, buf + len, size - 1 - len, MSG_DONTWAIT);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+        assert_true(len < size - 1);
+    }
+    buf[len] = '\0';
+    return len;
+}
+
+/* A client of the identity root has now (zvs_console_map_user), subscribed or not. */
+static int attach(struct fixture *f, const char *userid, const char *cls, bool subscribe,
+                  int *sfd)
+{
+    char buf[256];
+    assert_int_equal(zvs_console_map_user(f->con, 0, userid, classes(cls)), 0);
+    int cfd = client_connect(f->path);
+    *sfd = server_accept(f);
+    if (subscribe) {
+        client_send(cfd, "\x1e" "CONSOLE\n", 9);
+        assert_int_equal(zvs_console_client_input(f->con, *sfd), 0);
+        client_read(cfd, buf, sizeof buf, 1);
+        assert_string_equal(buf, "\x1eRC=0\n");     /* an empty response: yes */
+    }
+    return cfd;
+}
+
+static const char *fmt(enum zvs_cpmsg_id id, const char *a0, const char *a1, const char *a2)
+{
+    static char text[ZVS_CPMSG_TEXT_MAX];
+    const char *args[] = { a0, a1, a2 };
+    zvs_cpmsg_format(text, sizeof text, id, args, 3);
+    return text;
+}
+
+static void test_unsolicited_subscription_and_classes(void **state)
+{
+    struct fixture *f = *state;
+    char buf[4096];
+    int s_old, s_op, s_a, s_b;
+
+    NEED_ROOT(f);
+    int c_old = attach(f, "OPERATOR", "ABCDEFG", false, &s_old);   /* never asks */
+    int c_op = attach(f, "OPERATOR", "ABCDEFG", true, &s_op);
+    int c_a = attach(f, "LNXA", "G", true, &s_a);
+    int c_b = attach(f, "LNXB", "G", true, &s_b);
+    assert_int_equal(zvs_console_nsubscribers(f->con), 3);
+    assert_int_equal(f->rec.calls, 0);             /* the request is not a CP command */
+
+    /* A system message: operators only. Two lines, one id, one time. */
+    const char *t = fmt(ZVS_CPMSG_SWITCH_NOT_ACTIVE, "CCBVSW1", NULL, NULL);
+    assert_string_equal(t, "HCPSWU2832E Connection for VSWITCH SYSTEM CCBVSW1 is not active.\n"
+                           "HCPSWU2832E None of the RDEVs are available working OSA-Express devices.");
+    assert_int_equal(zvs_console_notify(f->con, ZVS_CPMSG_SWITCH_NOT_ACTIVE, NULL, t,
+                                        1000 * SEC, WALL + 10500000), 1);
+    /* A NIC message of LNXA: operators and LNXA. */
+    t = fmt(ZVS_CPMSG_NIC_CONNECTED, "F000", "LNXA", "CCBVSW1");
+    assert_int_equal(zvs_console_notify(f->con, ZVS_CPMSG_NIC_CONNECTED, "LNXA", t,
+                                        1001 * SEC, WALL + 11000001), 1);
+
+    read_avail(c_op, buf, sizeof buf);
+    assert_string_equal(buf,
+        "\x1eMSG 1700000010.500000 HCPSWU2832E Connection for VSWITCH SYSTEM CCBVSW1 is not active.\n"
+        "\x1eMSG 1700000010.500000 HCPSWU2832E None of the RDEVs are available working OSA-Express devices.\n"
+        "\x1eMSG 1700000011.000001 HCP1176I NIC F000 of user LNXA is connected to VSWITCH SYSTEM CCBVSW1\n");
+    read_avail(c_a, buf, sizeof buf);
+    assert_string_equal(buf,
+        "\x1eMSG 1700000011.000001 HCP1176I NIC F000 of user LNXA is connected to VSWITCH SYSTEM CCBVSW1\n");
+    assert_int_equal(read_avail(c_b, buf, sizeof buf), 0);     /* not its NIC */
+    assert_int_equal(read_avail(c_old, buf, sizeof buf), 0);   /* never asked */
+
+    /* The client that never asked still talks the old protocol, nothing in between. */
+    client_send(c_old, "Q VSW\n", 6);
+    assert_int_equal(zvs_console_client_input(f->con, s_old), 0);
+    client_read(c_old, buf, sizeof buf, 1);
+    assert_string_equal(buf, "ECHO Q VSW\n\x1eRC=0\n");
+    /* A subscriber's commands are answered as before; messages come between responses. */
+    client_send(c_a, "Q NIC\n", 6);
+    assert_int_equal(zvs_console_client_input(f->con, s_a), 0);
+    client_read(c_a, buf, sizeof buf, 1);
+    assert_string_equal(buf, "ECHO Q NIC\n\x1eRC=0\n");
+    /* Any other request beginning with RS is no CP command either. */
+    client_send(c_b, "\x1eNOISE\n", 7);
+    assert_int_equal(zvs_console_client_input(f->con, s_b), 0);
+    client_read(c_b, buf, sizeof buf, 1);
+    assert_string_equal(buf, "HCP001E Unknown CP command: ?NOISE\n\x1eRC=1\n");
+    assert_int_equal(f->rec.calls, 2);
+
+    /* A subscriber that leaves is forgotten; the others still hear. */
+    close(c_op);
+    assert_true(zvs_console_client_input(f->con, s_op) < 0);
+    assert_int_equal(zvs_console_nsubscribers(f->con), 2);
+    t = fmt(ZVS_CPMSG_NIC_DISCONNECTED, "F000", "LNXA", "CCBVSW1");
+    assert_int_equal(zvs_console_notify(f->con, ZVS_CPMSG_NIC_DISCONNECTED, "LNXA", t,
+                                        1002 * SEC, WALL + 12000000), 1);
+    read_avail(c_a, buf, sizeof buf);
+    assert_string_equal(buf, "\x1eMSG 1700000012.000000 HCP1177I NIC F000 of user LNXA is"
+                             " disconnected from VSWITCH SYSTEM CCBVSW1\n");
+    close(c_old);
+    close(c_a);
+    close(c_b);
+}
+
+static void test_unsolicited_rate_limit(void **state)
+{
+    struct fixture *f = *state;
+    char buf[8192], want[8192];
+    int sfd;
+
+    NEED_ROOT(f);
+    int cfd = attach(f, "OPERATOR", "AB", true, &sfd);
+    char down[ZVS_CPMSG_TEXT_MAX];      /* fmt's buffer is reused below */
+    snprintf(down, sizeof down, "%s", fmt(ZVS_CPMSG_DEVICE_NOT_READY, "2902", "CCBVSW1",
+                                          "carrier down on interface osa2902"));
+    assert_string_equal(down, "HCP1170E Device 2902 of VSWITCH SYSTEM CCBVSW1 is not ready:"
+                              " carrier down on interface osa2902");   /* its case kept */
+    /* A flapping link: 13 in the first second. 10 go out, 3 are counted. */
+    size_t wl = 0;
+    for (unsigned i = 0; i < 13; i++) {
+        int out = zvs_console_notify(f->con, ZVS_CPMSG_DEVICE_NOT_READY, NULL, down,
+                                     1000 * SEC + i * (SEC / 16), WALL);
+        assert_int_equal(out, i < ZVS_CONSOLE_MSG_BURST);
+        if (out)
+            wl += (size_t)snprintf(want + wl, sizeof want - wl, "\x1eMSG 1700000000.000000 %s\n",
+                                   down);
+    }
+    /* Another kind has its own budget. */
+    const char *up = fmt(ZVS_CPMSG_DEVICE_READY, "2902", "CCBVSW1",
+                         "carrier up on interface osa2902");
+    assert_int_equal(zvs_console_notify(f->con, ZVS_CPMSG_DEVICE_READY, NULL, up,
+                                        1001 * SEC, WALL + 1000000), 1);
+    wl += (size_t)snprintf(want + wl, sizeof want - wl, "\x1eMSG 1700000001.000000 %s\n", up);
+    read_avail(cfd, buf, sizeof buf);
+    assert_string_equal(buf, want);
+    /* The window is 60 s from its first message: not over at 59.999 s ... */
+    zvs_console_notify_flush(f->con, 1000 * SEC + 60 * SEC - 1, WALL + 59999999);
+    assert_int_equal(read_avail(cfd, buf, sizeof buf), 0);
+    /* ... over at 60 s: what it did not show is reported, once. */
+    zvs_console_notify_flush(f->con, 1060 * SEC, WALL + 60000000);
+    zvs_console_notify_flush(f->con, 1061 * SEC, WALL + 61000000);
+    read_avail(cfd, buf, sizeof buf);
+    assert_string_equal(buf, "\x1eMSG 1700000060.000000 HCP1178W 3 HCP1170E message(s) not"
+                             " shown: more than 10 in 60 seconds\n");
+    /* A new window: shown again. The kind that was never over its budget reports nothing. */
+    assert_int_equal(zvs_console_notify(f->con, ZVS_CPMSG_DEVICE_NOT_READY, NULL, down,
+                                        1062 * SEC, WALL + 62000000), 1);
+    read_avail(cfd, buf, sizeof buf);
+    snprintf(want, sizeof want, "\x1eMSG 1700000062.000000 %s\n", down);
+    assert_string_equal(buf, want);
+    /* Without a flush, the next message after the window reports first. */
+    for (unsigned i = 0; i < 10; i++)
+        zvs_console_notify(f->con, ZVS_CPMSG_DEVICE_NOT_READY, NULL, down, 1063 * SEC, WALL);
+    read_avail(cfd, buf, sizeof buf);
+    assert_int_equal(zvs_console_notify(f->con, ZVS_CPMSG_DEVICE_NOT_READY, NULL, down,
+                                        1200 * SEC, WALL + 200000000), 1);
+    read_avail(cfd, buf, sizeof buf);
+    snprintf(want, sizeof want, "\x1eMSG 1700000200.000000 HCP1178W 1 HCP1170E message(s) not"
+             " shown: more than 10 in 60 seconds\n\x1eMSG 1700000200.000000 %s\n", down);
+    assert_string_equal(buf, want);
+    close(cfd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -661,6 +840,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_directory_root_and_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_directory_capacity, setup, teardown),
         cmocka_unit_test(test_resolve),
+        cmocka_unit_test_setup_teardown(test_unsolicited_subscription_and_classes, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_unsolicited_rate_limit, setup, teardown),
     };
     return cmocka_run_group_tests_name("console", tests, NULL, NULL);
 }

@@ -463,6 +463,148 @@ static void super_frame_segmented_for_plain_egress(void **state)
     }
     assert_int_equal(l.b->port.ctr.out_packets, 3);
     assert_int_equal(l.b->port.ctr.out_bytes, 3 * 1054);
+    /* A's NIC sent what the wire carries: the same 3 segments (issue 15) */
+    assert_int_equal(l.a->port.ctr.in_packets, 3);
+    assert_int_equal(l.a->port.ctr.in_bytes, 3 * 1054);
+    zvs_switch_destroy(l.sw);
+}
+
+/* ---- Counters count frames on the wire (dataplane/wire.h, issue 15) ------------------ */
+
+/* A TCP/IPv4 super-frame from `src` to `dst` (optionally tagged): 14 (+4) + 20 + 32 bytes
+ * of headers (TCP timestamps), `payload` bytes, MSS `mss`. */
+static struct zvs_frame tcp_super(uint8_t *fr, const uint8_t *dst, const uint8_t *src,
+                                  int vid, uint32_t payload, uint16_t mss)
+{
+    uint32_t iplen = 20 + 32 + payload;
+    uint32_t len = build(fr, dst, src, vid, iplen);
+    uint32_t l3 = vid >= 0 ? 18 : 14;
+    uint8_t *ip = fr + l3;
+    memset(ip, 0, 52);
+    ip[0] = 0x45; ip[2] = (uint8_t)(iplen >> 8); ip[3] = (uint8_t)iplen; ip[8] = 64; ip[9] = 6;
+    ip[20 + 12] = 0x80; ip[20 + 13] = 0x10;             /* 32-byte header, ACK */
+    return (struct zvs_frame){ .data = fr, .len = len,
+        .vnet = { .flags = ZVS_VNET_F_NEEDS_CSUM, .gso_type = ZVS_VNET_GSO_TCPV4,
+                  .hdr_len = (uint16_t)(l3 + 52), .gso_size = mss,
+                  .csum_start = (uint16_t)(l3 + 20), .csum_offset = 16 } };
+}
+
+/* Crossing whole to egresses that take super-frames, each port counts the segments. */
+static void super_frame_counts_its_segments(void **state)
+{
+    struct lab l;
+    static uint8_t fr[70000];
+    lab_setup(&l, false, 1, 1, 1);
+    /* 20 * 1448 + 500: 21 segments of 66 bytes of headers each */
+    struct zvs_frame f = tcp_super(fr, MAC_LAN, MAC_A, -1, 20 * 1448 + 500, 1448);
+    zvs_switch_input(l.sw, &l.a->port, &f, 1, 1);
+    assert_int_equal(l.up->nframes, 1);                 /* crossed whole */
+    assert_int_equal(l.up->frames[0].len, 66 + 20 * 1448 + 500);
+    assert_int_equal(l.a->port.ctr.in_packets, 21);
+    assert_int_equal(l.a->port.ctr.in_bytes, 20 * 1448 + 500 + 21 * 66);
+    assert_int_equal(l.up->port.ctr.out_packets, 21);
+    assert_int_equal(l.up->port.ctr.out_bytes, 20 * 1448 + 500 + 21 * 66);
+    struct zvs_device_counters d;
+    zvs_port_device_counters(&l.up->port, &d);
+    assert_int_equal(d.tx_packets, 21);                 /* the OSA's view */
+    assert_int_equal(d.tx_bytes, 20 * 1448 + 500 + 21 * 66);
+
+    /* from the LAN to B, with a plain frame in the same burst: 3 + 1 */
+    struct zvs_frame two[2];
+    two[0] = tcp_super(fr, MAC_B, MAC_LAN, -1, 3 * 1448, 1448);   /* an exact multiple */
+    static uint8_t small[128];
+    two[1] = (struct zvs_frame){ .data = small, .len = build(small, MAC_B, MAC_LAN, -1, 86) };
+    zvs_switch_input(l.sw, &l.up->port, two, 2, 2);
+    assert_int_equal(l.b->nframes, 2);
+    assert_int_equal(l.up->port.ctr.in_packets, 3 + 1);
+    assert_int_equal(l.up->port.ctr.in_bytes, 3 * (66 + 1448) + 100);
+    assert_int_equal(l.b->port.ctr.out_packets, 3 + 1);
+    assert_int_equal(l.b->port.ctr.out_bytes, 3 * (66 + 1448) + 100);
+    assert_int_equal(l.b->tx_calls, 1);                 /* one write for the burst */
+    zvs_switch_destroy(l.sw);
+}
+
+/* An egress whose largest super-frame is smaller gets smaller super-frames from the
+ * fix-up: counted as their segments, the same numbers as crossing whole. */
+static void smaller_super_frames_count_the_same(void **state)
+{
+    struct lab l;
+    static uint8_t fr[70000];
+    lab_setup(&l, false, 1, 1, 1);
+    l.b->port.max_gso = 4000;                           /* 2 segments a piece */
+    struct zvs_frame f = tcp_super(fr, MAC_B, MAC_A, -1, 10 * 1448 + 100, 1448);
+    zvs_switch_input(l.sw, &l.a->port, &f, 1, 1);
+    assert_int_equal(l.b->nframes, 6);                  /* 5 pieces of 2, one of 100 bytes */
+    assert_int_equal(l.b->port.ctr.out_packets, 11);
+    assert_int_equal(l.b->port.ctr.out_bytes, 10 * 1448 + 100 + 11 * 66);
+    assert_int_equal(l.a->port.ctr.in_packets, 11);
+    assert_int_equal(l.a->port.ctr.in_bytes, 10 * 1448 + 100 + 11 * 66);
+    zvs_switch_destroy(l.sw);
+}
+
+/* VLAN AWARE: A on VLAN 10, the uplink a trunk. Outbound every segment gets the tag the
+ * switch pushes (70 bytes of headers); inbound the trunk's tagged segments lose it on the
+ * way to A (66). */
+static void tagged_super_frames_count_their_tags(void **state)
+{
+    struct lab l;
+    static uint8_t fr[70000];
+    lab_setup(&l, true, 10, 1, 1);
+    struct zvs_frame f = tcp_super(fr, MAC_LAN, MAC_A, -1, 4 * 1448 + 8, 1448);
+    zvs_switch_input(l.sw, &l.a->port, &f, 1, 1);
+    assert_int_equal(l.up->nframes, 1);
+    assert_int_equal(l.up->frames[0].len, 66 + 4 * 1448 + 8 + 4);
+    assert_int_equal(l.a->port.ctr.in_packets, 5);
+    assert_int_equal(l.a->port.ctr.in_bytes, 4 * 1448 + 8 + 5 * 66);
+    assert_int_equal(l.up->port.ctr.out_packets, 5);
+    assert_int_equal(l.up->port.ctr.out_bytes, 4 * 1448 + 8 + 5 * 70);
+
+    f = tcp_super(fr, MAC_A, MAC_LAN, 10, 4 * 1448 + 8, 1448);
+    zvs_switch_input(l.sw, &l.up->port, &f, 1, 2);
+    assert_int_equal(l.a->nframes, 1);
+    assert_int_equal(l.a->frames[0].len, 66 + 4 * 1448 + 8);
+    assert_int_equal(l.up->port.ctr.in_packets, 5);
+    assert_int_equal(l.up->port.ctr.in_bytes, 4 * 1448 + 8 + 5 * 70);
+    assert_int_equal(l.a->port.ctr.out_packets, 5);
+    assert_int_equal(l.a->port.ctr.out_bytes, 4 * 1448 + 8 + 5 * 66);
+    zvs_switch_destroy(l.sw);
+}
+
+/* A super-frame discarded is all of its segments discarded; a filtered one is counted
+ * nowhere but in address-filtered, as its segments. */
+static void discarded_super_frame_counts_its_segments(void **state)
+{
+    struct lab l;
+    static uint8_t fr[70000];
+    lab_setup(&l, false, 1, 1, 1);
+    l.b->accept = 0;                                    /* no empty input buffer */
+    l.b->refuse_why = ZVS_DROP_NO_BUFFER;
+    struct zvs_frame f = tcp_super(fr, MAC_B, MAC_A, -1, 6 * 1448, 1448);
+    zvs_switch_input(l.sw, &l.a->port, &f, 1, 1);
+    assert_int_equal(l.b->port.ctr.out_packets, 0);
+    assert_int_equal(l.b->port.ctr.out_discards, 6);
+    assert_int_equal(l.b->port.ctr.drops[ZVS_DROP_NO_BUFFER], 6);
+    assert_int_equal(l.a->port.ctr.in_packets, 6);      /* A did send them */
+
+    l.c->port.carrier = false;                          /* C's link is down */
+    f = tcp_super(fr, MAC_C, MAC_A, -1, 2 * 1448 + 1, 1448);
+    zvs_switch_input(l.sw, &l.a->port, &f, 1, 2);
+    assert_int_equal(l.c->port.ctr.out_discards, 3);
+    assert_int_equal(l.c->port.ctr.drops[ZVS_DROP_LINK_DOWN], 3);
+
+    f = tcp_super(fr, MAC_B, MAC_A, -1, 2 * 1448, 1448);   /* MACPROTECT: not A's MAC */
+    fr[11] = 0x7F;
+    zvs_switch_input(l.sw, &l.a->port, &f, 1, 3);
+    assert_int_equal(l.a->port.ctr.in_discards, 2);
+    assert_int_equal(l.a->port.ctr.drops[ZVS_DROP_MACPROTECT], 2);
+    assert_int_equal(l.a->port.ctr.in_packets, 6 + 3 + 2);
+
+    f = tcp_super(fr, MAC_LAN, MAC_LAN, -1, 4 * 1448, 1448);  /* uplink, for no guest */
+    uint64_t in_before = l.up->port.ctr.in_packets;
+    zvs_switch_input(l.sw, &l.up->port, &f, 1, 4);
+    assert_int_equal(l.up->port.ctr.drops[ZVS_DROP_FILTERED], 4);
+    assert_int_equal(l.up->port.ctr.in_packets, in_before);
+    assert_int_equal(l.up->port.ctr.in_discards, 0);
     zvs_switch_destroy(l.sw);
 }
 
@@ -673,6 +815,10 @@ int main(void)
         cmocka_unit_test(mac_table_full_refuses_learning_but_forwards),
         cmocka_unit_test(couple_duplicate_mac_changes_nothing),
         cmocka_unit_test(super_frame_segmented_for_plain_egress),
+        cmocka_unit_test(super_frame_counts_its_segments),
+        cmocka_unit_test(smaller_super_frames_count_the_same),
+        cmocka_unit_test(tagged_super_frames_count_their_tags),
+        cmocka_unit_test(discarded_super_frame_counts_its_segments),
         cmocka_unit_test(burst_mixed_destinations_each_forwarded),
         cmocka_unit_test(burst_learning_forgets_the_memo),
         cmocka_unit_test(burst_slow_handler_forgets_the_memo),

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <poll.h>
 
 #include "backends/memlink.h"
 
@@ -272,6 +273,75 @@ static void test_pair_back_to_back(void **state)
     b->ops->destroy(b);
 }
 
+/* Cutting a pair's cable at one end: both ends lose carrier, the other end gets one link
+ * event (link_poll) and its doorbell rings; the end that cut gets none. Restoring: the
+ * same with carrier up. Two changes before a poll are one event saying the last. */
+static bool readable(int fd)
+{
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    return poll(&p, 1, 0) == 1;
+}
+
+static void test_pair_carrier_event(void **state)
+{
+    struct zvs_port *a, *b;
+    struct zvs_port_link_event ev;
+    assert_int_equal(zvs_memlink_pair("near", "far", 4, 0, &a, &b), 0);
+    int bell = zvs_memlink_doorbell(a);
+    assert_true(bell >= 0);
+    assert_int_equal(a->ops->fd(a), bell);
+    assert_false(readable(bell));
+    assert_int_equal(a->ops->link_poll(a, &ev), 0);
+
+    zvs_memlink_set_carrier(b, false);
+    assert_false(a->carrier);
+    assert_false(b->carrier);
+    assert_true(readable(bell));
+    assert_int_equal(b->ops->link_poll(b, &ev), 0);
+    assert_int_equal(a->ops->link_poll(a, &ev), 1);
+    assert_int_equal(ev.ifindex, 0);
+    assert_false(ev.carrier);
+    assert_true(ev.exists);
+    assert_int_equal(a->ops->link_poll(a, &ev), 0);        /* handed out once */
+    assert_int_equal(a->ops->link_event(a, ev.ifindex, ev.carrier, ev.exists), 0);
+    assert_false(a->carrier);
+    struct zvs_frame fr[1];
+    assert_int_equal(a->ops->rx(a, fr, 1), 0);              /* quiets the doorbell */
+    assert_false(readable(bell));
+
+    zvs_memlink_set_carrier(b, true);
+    zvs_memlink_set_carrier(b, false);
+    zvs_memlink_set_carrier(b, true);
+    assert_true(a->carrier);
+    assert_int_equal(a->ops->link_poll(a, &ev), 1);
+    assert_true(ev.carrier);
+    assert_int_equal(a->ops->link_poll(a, &ev), 0);
+    a->ops->destroy(a);
+    b->ops->destroy(b);
+}
+
+/* A port advertises the super-frames its slots can hold, so the switch cuts larger ones
+ * instead of failing them at tx: default slots 2048, a small ring 256, a huge one capped
+ * at the 64 KB a virtio-net super-frame can be. */
+static void test_max_gso_fits_a_slot(void **state)
+{
+    struct zvs_port *p = zvs_memlink_create("ml0", 4, 0);
+    assert_int_equal(p->max_gso, ZVS_MEMLINK_SLOT_DEFAULT);
+    p->ops->destroy(p);
+    p = zvs_memlink_create("ml0", 4, 256);
+    assert_int_equal(p->max_gso, 256);
+    p->ops->destroy(p);
+    p = zvs_memlink_create("ml0", 2, 100000);
+    assert_int_equal(p->max_gso, 65535);
+    p->ops->destroy(p);
+    struct zvs_port *a, *b;
+    assert_int_equal(zvs_memlink_pair("a", "b", 4, 4096, &a, &b), 0);
+    assert_int_equal(a->max_gso, 4096);
+    assert_int_equal(b->max_gso, 4096);
+    a->ops->destroy(a);
+    b->ops->destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +352,8 @@ int main(void)
         cmocka_unit_test(test_rx_exact_and_held_slots_not_overwritten),
         cmocka_unit_test(test_carrier_off_refuses),
         cmocka_unit_test(test_pair_back_to_back),
+        cmocka_unit_test(test_pair_carrier_event),
+        cmocka_unit_test(test_max_gso_fits_a_slot),
     };
     return cmocka_run_group_tests_name("memlink", tests, NULL, NULL);
 }

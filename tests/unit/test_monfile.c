@@ -3,7 +3,11 @@
  * block, truncation, a group cut short, garbage in front) reported with its offset and
  * record while every other group still reads, unknown records skipped, rotation keeping K
  * files, a live subscriber over a pipe (same bytes; dropped on EPIPE and on EAGAIN), and a
- * non-blocking reader resuming after EAGAIN.
+ * non-blocking reader resuming after EAGAIN. Record layout versions: the byte-exact
+ * damage tests write layout version 1 (their offsets were worked out for it, and they show
+ * that a version 1 file still reads); version 2, what vswitchd writes, has its own block
+ * bytes, a v1 file appended with v2 groups reads, and a version this reader does not know
+ * is refused with what it is.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +30,9 @@
 #define BLK   ZVS_MON_BLOCK
 #define TOD0  MONREC_TOD0              /* 2024-01-01 00:00:30 UTC */
 #define SEC   (1000000ull << 12)        /* one second of TOD clock */
+
+/* The old record layout: the byte-exact tests below were written for it. */
+static const struct zvs_mon_writer_opts v1 = { .format_version = ZVS_MON_FORMAT_V1 };
 
 static char dir[64];
 static char path[96];
@@ -116,11 +123,12 @@ static unsigned event_group(struct zvs_mon_record *r)
 }
 
 /* Writes 3 sample groups then 1 event group: 8 blocks. */
-static void write_four(const char *p)
+/* Three sample groups and an event group, in layout v1 (write_four) or the current one. */
+static void write_four_opts(const char *p, const struct zvs_mon_writer_opts *o)
 {
     struct zvs_mon_record r[4];
     int err = 0;
-    struct zvs_mon_writer *w = zvs_mon_writer_open(p, NULL, &err);
+    struct zvs_mon_writer *w = zvs_mon_writer_open(p, o, &err);
 
     assert_non_null(w);
     for (unsigned g = 0; g < 3; g++) {
@@ -130,6 +138,11 @@ static void write_four(const char *p)
     unsigned n = event_group(r);
     assert_int_equal(zvs_mon_write_group(w, false, TOD0 + 96 * SEC, r, n), 0);
     zvs_mon_writer_close(w);
+}
+
+static void write_four(const char *p)
+{
+    write_four_opts(p, &v1);
 }
 
 static uint8_t *slurp(const char *p, size_t *len)
@@ -281,6 +294,65 @@ static void test_block_bytes(void **state)
     free(b);
 }
 
+/* Layout version 2 (what vswitchd writes): version byte 2, D6R21 580 bytes, D6R22 88. */
+static void test_block_bytes_v2(void **state)
+{
+    size_t len;
+    int err = 0;
+
+    write_four_opts(path, NULL);
+    uint8_t *b = slurp(path, &len);
+    assert_int_equal(len, 8 * BLK);
+    assert_memory_equal(b, "ZVMW\x02\xE2\x02\x80", 8);           /* magic, v2, 'S', D6+D8 */
+    assert_memory_equal(b + 32, "\x05\x88\x00\x04", 4);           /* used 2*580+2*128 */
+    assert_memory_equal(b + BLK, "\x02\x44\x00\x00\x06\x00\x00\x15", 8);
+    assert_memory_equal(b + BLK + 580, "\x02\x44\x00\x00\x06\x00\x00\x15", 8);
+    assert_memory_equal(b + BLK + 1160, "\x00\x80\x00\x00\x08\x00\x00\x01", 8);
+    assert_memory_equal(b + BLK + 1288, "\x00\x80\x00\x00\x08\x00\x00\x01", 8);
+    for (size_t i = 1416; i < BLK; i++)
+        assert_int_equal(b[BLK + i], 0);
+    assert_memory_equal(b + 6 * BLK, "ZVMW\x02\xC5\x02\x80", 8);
+    assert_memory_equal(b + 6 * BLK + 32, "\x00\x94\x00\x02", 4);  /* 88 + 60 */
+    assert_memory_equal(b + 7 * BLK, "\x00\x58\x00\x00\x06\x00\x00\x16", 8);
+    free(b);
+    struct zvs_mon_reader *rd = zvs_mon_reader_open(path, &err);
+    assert_non_null(rd);
+    expect_first_three(rd);
+    expect_events(rd, 6 * BLK);
+    expect_end(rd);
+    zvs_mon_reader_close(rd);
+}
+
+/* A sound control block of a format version we do not know (a newer writer's): refused,
+ * said so, and nothing after it is guessed at. Version 0 never existed: refused too. */
+static void test_unknown_version_refused(void **state)
+{
+    static const uint8_t versions[] = { 3, 0, 255 };
+    size_t len;
+    int err = 0;
+    char want[160];
+
+    for (size_t i = 0; i < sizeof(versions); i++) {
+        write_four_opts(path, NULL);
+        uint8_t *b = slurp(path, &len);
+        b[2 * BLK + 4] = versions[i];   /* group 1's control block */
+        reseal(b + 2 * BLK, 0);
+        struct zvs_mon_reader *rd = zvs_mon_reader_memopen(b, len, &err);
+        expect_sample(rd, 0, 0);
+        snprintf(want, sizeof(want), "monitor file format version %u, this reader knows "
+                 "versions 1-2 (read it with the perfkit of the zvswitch that wrote it)",
+                 versions[i]);
+        expect_error(rd, -EPROTONOSUPPORT, 2 * BLK, -1, want);
+        expect_end(rd);
+        zvs_mon_reader_close(rd);
+        free(b);
+    }
+    /* the writer writes only what it can read back */
+    struct zvs_mon_writer_opts o = { .format_version = 3 };
+    assert_null(zvs_mon_writer_open(path, &o, &err));
+    assert_int_equal(err, -EINVAL);
+}
+
 static void test_write_read_four(void **state)
 {
     int err = 0;
@@ -293,7 +365,8 @@ static void test_write_read_four(void **state)
     expect_end(rd);
     zvs_mon_reader_close(rd);
 
-    /* appending reopens at the end: a fifth group follows */
+    /* appending reopens at the end: a fifth group follows, in the current layout (v2)
+     * after v1 groups: each group is read with its own control block's version */
     struct zvs_mon_record r[4];
     struct zvs_mon_writer *w = zvs_mon_writer_open(path, NULL, &err);
     assert_non_null(w);
@@ -324,7 +397,7 @@ static void test_big_group_splits(void **state)
 
     for (unsigned i = 0; i < N; i++)
         r[i] = vsw((uint16_t)(0x1000 + i), TOD0, i);
-    struct zvs_mon_writer *w = zvs_mon_writer_open(path, NULL, &err);
+    struct zvs_mon_writer *w = zvs_mon_writer_open(path, &v1, &err);
     assert_int_equal(zvs_mon_write_group(w, true, TOD0, r, N), 0);
     zvs_mon_writer_close(w);
     uint8_t *b = slurp(path, &len);
@@ -360,7 +433,7 @@ static void test_big_group_splits(void **state)
     struct zvs_mon_record *many = calloc(BIG, sizeof(*many));
     for (unsigned i = 0; i < BIG; i++)
         many[i] = vsw(0x0600, TOD0, i);
-    w = zvs_mon_writer_open(path, NULL, &err);
+    w = zvs_mon_writer_open(path, &v1, &err);
     assert_int_equal(zvs_mon_write_group(w, true, TOD0, many, BIG), -E2BIG);
     r[0].u.vsw.queuestorage_mb = 0;
     assert_int_equal(zvs_mon_write_group(w, true, TOD0, r, 2), -EINVAL);
@@ -529,7 +602,7 @@ static void test_writer_pads_torn_file(void **state)
     uint8_t *b = slurp(path, &len);
     spit(path, b, 2 * BLK + 1000);      /* a crash in group 2's control block, after its
                                          * last non-zero byte: padding makes it whole */
-    struct zvs_mon_writer *w = zvs_mon_writer_open(path, NULL, &err);
+    struct zvs_mon_writer *w = zvs_mon_writer_open(path, &v1, &err);
     assert_non_null(w);
     assert_int_equal(zvs_mon_write_group(w, true, TOD0 + 60 * SEC, r, sample_group(2, r)), 0);
     zvs_mon_writer_close(w);
@@ -549,7 +622,7 @@ static void test_writer_pads_torn_file(void **state)
     write_four(path);
     b = slurp(path, &len);
     spit(path, b, 2 * BLK + 30);
-    w = zvs_mon_writer_open(path, NULL, &err);
+    w = zvs_mon_writer_open(path, &v1, &err);
     assert_int_equal(zvs_mon_write_group(w, true, TOD0 + 60 * SEC, r, sample_group(2, r)), 0);
     zvs_mon_writer_close(w);
     free(b);
@@ -707,6 +780,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_block_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_read_four, setup, teardown),
         cmocka_unit_test_setup_teardown(test_big_group_splits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_block_bytes_v2, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_version_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupt_data_byte, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupt_control_block, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),

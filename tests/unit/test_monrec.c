@@ -1,6 +1,7 @@
 /* Monitor record codec: golden bytes of D6R21, D6R22 and D8R1 (written from the layout in
- * monitor/RECORDS.md, field by field), round trips of every record, the TOD clock of a
- * known date, EBCDIC names, and every refusal of the decoder and encoder with its reason.
+ * monitor/RECORDS.md, field by field) in layout version 2 (written) and version 1 (still
+ * read), round trips of every record, the TOD clock of a known date, EBCDIC names, and
+ * every refusal of the decoder and encoder with its reason.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +17,8 @@
 #include "monrec_builders.h"
 
 #define GOLDEN_TOD MONREC_TOD0  /* 2024-01-01 00:00:30 UTC, from 1900 */
-static const uint8_t golden_d6r21[] = {
+/* Layout version 1: our fields at 80-167. Version 2 keeps 0-79 and moves 80-167 to 492. */
+static const uint8_t golden_d6r21_v1[] = {
     0x00, 0xA8, 0x00, 0x00, 0x06, 0x00, 0x00, 0x15,  /* 0 MRRECHDR */
     0xDE, 0x6E, 0x75, 0xAA, 0x78, 0x38, 0x00, 0x00,
     0x00, 0x00, 0x00, 0x00,
@@ -59,7 +61,8 @@ static const uint8_t golden_d6r21[] = {
     0x00, 0x00, 0x00, 0x07,  /* 164 group moves (ours) */
 };
 
-static const uint8_t golden_d6r22[] = {
+/* Layout version 1: our reason at 76 (IBM's IODVSF_LANRDD_RSN byte). */
+static const uint8_t golden_d6r22_v1[] = {
     0x00, 0x50, 0x00, 0x00, 0x06, 0x00, 0x00, 0x16,  /* 0 MRRECHDR */
     0xDE, 0x6E, 0x75, 0xAA, 0x78, 0x38, 0x00, 0x00,
     0x00, 0x00, 0x00, 0x00,
@@ -102,6 +105,26 @@ static const uint8_t golden_d8r1[] = {
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0A,  /* 112 VNDSES_SESRXERR */
     0xC5, 0xE3, 0xC8, 0xC7, 0xD9, 0xD7, 0x40, 0x40,  /* 120 VNDSES_SWPGROUP "ETHGRP" */
 };
+
+/* D6R21 v2, 580 bytes: MRHDRLEN X'0244'; 20-79 as v1; 80-491 zero (IBM's fields we cannot
+ * place); 492-579 our tail, byte for byte v1's 80-167. */
+static uint8_t golden_d6r21[580];
+/* D6R22 v2, 88 bytes: MRHDRLEN X'0058'; 20-75 as v1; 76 IBM's IODVSF_LANRDD_RSN zero;
+ * 80 our reason; 81-87 reserved. */
+static uint8_t golden_d6r22[88];
+
+static void build_v2_goldens(void)
+{
+    memset(golden_d6r21, 0, sizeof(golden_d6r21));
+    memcpy(golden_d6r21, golden_d6r21_v1, 80);
+    golden_d6r21[0] = 0x02;
+    golden_d6r21[1] = 0x44;
+    memcpy(golden_d6r21 + 492, golden_d6r21_v1 + 80, 88);
+    memset(golden_d6r22, 0, sizeof(golden_d6r22));
+    memcpy(golden_d6r22, golden_d6r22_v1, 76);
+    golden_d6r22[1] = 0x58;
+    golden_d6r22[80] = 0x02;            /* ZVS_MON_FAIL_LACP_EXPIRED */
+}
 
 
 static struct zvs_mon_record d6r21(void)
@@ -164,29 +187,35 @@ static struct zvs_mon_record d8r23(uint16_t number)
 }
 
 /* Encode: the golden bytes; decode them: the same struct, field by field. */
-static void check_golden(const struct zvs_mon_record *r, const uint8_t *golden, size_t len)
+static void check_golden_version(const struct zvs_mon_record *r, unsigned version,
+                                 const uint8_t *golden, size_t len)
 {
-    uint8_t buf[ZVS_MON_RECORD_MAX];
+    uint8_t buf[ZVS_MON_RECORD_MAX + 1];
     uint8_t again[ZVS_MON_RECORD_MAX];
     struct zvs_mon_record out;
 
     memset(buf, 0xAA, sizeof(buf));
-    assert_int_equal(zvs_mon_encode(r, buf, sizeof(buf)), (int)len);
+    assert_int_equal(zvs_mon_encode_version(r, version, buf, sizeof(buf)), (int)len);
     assert_memory_equal(buf, golden, len);
     assert_int_equal(buf[len], 0xAA);   /* nothing written past the record */
-    assert_int_equal(zvs_mon_decode(golden, len, &out), 0);
+    assert_int_equal(zvs_mon_decode_version(golden, len, version, &out), 0);
     assert_int_equal(out.domain, r->domain);
     assert_int_equal(out.number, r->number);
     assert_true(out.tod == r->tod);
-    assert_int_equal(zvs_mon_encode(&out, again, sizeof(again)), (int)len);
+    assert_int_equal(zvs_mon_encode_version(&out, version, again, sizeof(again)), (int)len);
     assert_memory_equal(again, golden, len);
+}
+
+static void check_golden(const struct zvs_mon_record *r, const uint8_t *golden, size_t len)
+{
+    check_golden_version(r, ZVS_MON_FORMAT_CURRENT, golden, len);
 }
 
 static void test_d6r21_golden(void **state)
 {
     struct zvs_mon_record r = d6r21(), out;
 
-    assert_int_equal(sizeof(golden_d6r21), 168);
+    assert_int_equal(sizeof(golden_d6r21), 580);
     check_golden(&r, golden_d6r21, sizeof(golden_d6r21));
     assert_int_equal(zvs_mon_decode(golden_d6r21, sizeof(golden_d6r21), &out), 0);
     const struct zvs_mon_vswitch_activity *v = &out.u.vsw;
@@ -213,18 +242,52 @@ static void test_d6r21_golden(void **state)
     assert_int_equal(v->distributing, 1);
     assert_int_equal(v->buckets, 128);
     assert_int_equal(v->group_moves, 7);
-    /* the z/VM-confirmed offsets, spelled out */
+    /* IBM's offsets (confirmed: 24, 26), our carried ones (32, 68), our tail at 492 */
     assert_int_equal(golden_d6r21[24], 0x06);                     /* IODVSW_RDEVDEV */
     assert_int_equal(golden_d6r21[26], 8);                        /* IODVSW_LANFSV */
     assert_memory_equal(golden_d6r21 + 32, "\xC4\xE3\xC3\xE5\xE2\xE6\xF1\x40", 8);
     assert_memory_equal(golden_d6r21 + 68, "\x00\x00\x03\xE8", 4);   /* NICRXPKT */
+    for (size_t i = 80; i < 492; i++)
+        assert_int_equal(golden_d6r21[i], 0);                     /* IBM's, not ours */
+    assert_memory_equal(golden_d6r21 + 492, "\xE2\xE8\xE2\xE3\xC5\xD4\x40\x40", 8);
+    assert_int_equal(golden_d6r21[492 + 57], 1);                  /* DISTRIB */
+    assert_memory_equal(golden_d6r21 + 576, "\x00\x00\x00\x07", 4);  /* PGMOVES */
+}
+
+/* Version 1 records (files written before layout 2) still decode, to the same struct. */
+static void test_v1_goldens(void **state)
+{
+    struct zvs_mon_record r = d6r21(), a, b;
+
+    assert_int_equal(sizeof(golden_d6r21_v1), 168);
+    check_golden_version(&r, ZVS_MON_FORMAT_V1, golden_d6r21_v1, sizeof(golden_d6r21_v1));
+    assert_int_equal(zvs_mon_decode_version(golden_d6r21_v1, 168, ZVS_MON_FORMAT_V1, &a), 0);
+    assert_int_equal(zvs_mon_decode(golden_d6r21, 580, &b), 0);
+    assert_memory_equal(&a.u.vsw, &b.u.vsw, sizeof(a.u.vsw));
+    r = d6r2x(ZVS_MON_REC_D6R22);
+    check_golden_version(&r, ZVS_MON_FORMAT_V1, golden_d6r22_v1, sizeof(golden_d6r22_v1));
+    assert_int_equal(zvs_mon_decode_version(golden_d6r22_v1, 80, ZVS_MON_FORMAT_V1, &a), 0);
+    assert_int_equal(a.u.vswev.reason, ZVS_MON_FAIL_LACP_EXPIRED);
+    /* each version's length only */
+    assert_int_equal(zvs_mon_decode_version(golden_d6r21_v1, 168, ZVS_MON_FORMAT_V2, &a),
+                     -EBADMSG);
+    assert_int_equal(zvs_mon_decode_version(golden_d6r21, 580, ZVS_MON_FORMAT_V1, &a),
+                     -EBADMSG);
+    /* the records that did not change decode the same in both */
+    assert_int_equal(zvs_mon_decode_version(golden_d8r1, 128, ZVS_MON_FORMAT_V1, &a), 0);
+    assert_int_equal(zvs_mon_decode_version(golden_d8r1, 128, ZVS_MON_FORMAT_V2, &b), 0);
+    assert_memory_equal(&a.u.vnic, &b.u.vnic, sizeof(a.u.vnic));
+    /* a version we do not know */
+    assert_int_equal(zvs_mon_decode_version(golden_d8r1, 128, 3, &a), -EINVAL);
+    assert_int_equal(zvs_mon_encode_version(&r, 0, (uint8_t[ZVS_MON_RECORD_MAX]){ 0 },
+                                            ZVS_MON_RECORD_MAX), -EINVAL);
 }
 
 static void test_d6r22_golden(void **state)
 {
     struct zvs_mon_record r = d6r2x(ZVS_MON_REC_D6R22), out;
 
-    assert_int_equal(sizeof(golden_d6r22), 80);
+    assert_int_equal(sizeof(golden_d6r22), 88);
     check_golden(&r, golden_d6r22, sizeof(golden_d6r22));
     assert_int_equal(zvs_mon_decode(golden_d6r22, sizeof(golden_d6r22), &out), 0);
     assert_string_equal(out.u.vswev.lan_owner, "SYSTEM");
@@ -235,7 +298,8 @@ static void test_d6r22_golden(void **state)
     assert_string_equal(out.u.vswev.group, "ETHGRP");
     assert_int_equal(out.u.vswev.reason, ZVS_MON_FAIL_LACP_EXPIRED);
     assert_memory_equal(golden_d6r22 + 68, "\xC5\xE3\xC8\xC7\xD9\xD7\x40\x40", 8);
-    assert_int_equal(golden_d6r22[76], 2);
+    assert_int_equal(golden_d6r22[76], 0);      /* IBM's IODVSF_LANRDD_RSN: not ours to fill */
+    assert_int_equal(golden_d6r22[80], 2);      /* our reason */
 }
 
 static void test_d8r1_golden(void **state)
@@ -301,7 +365,7 @@ static void test_d6r23_d8r2_d8r3_round_trip(void **state)
     r = d6r21();
     r.u.vsw.tx_bytes = UINT64_MAX;
     r.u.vsw.rx_errors = UINT64_MAX;     /* both halves of the split counter */
-    round_trip(&r, 168);
+    round_trip(&r, 580);
     r = d8r1();
     r.u.vnic.rx_errors = UINT64_MAX;
     round_trip(&r, 128);
@@ -367,44 +431,46 @@ static void test_decode_refusals(void **state)
 
     /* length: buffer shorter than a header, field != buffer, buffer != defined length */
     assert_int_equal(zvs_mon_decode(golden_d6r21, 19, &out), -EBADMSG);
-    assert_int_equal(zvs_mon_decode(golden_d6r21, 163, &out), -EBADMSG);
-    memcpy(b, golden_d6r21, 168);
-    b[1] = 163;
-    assert_int_equal(zvs_mon_decode(b, 163, &out), -EBADMSG);
-    memcpy(b, golden_d6r22, 80);
-    b[1] = 88;                          /* a D6R22 with D6R23's length */
-    b[80] = 0;
-    memset(b + 80, 0, 8);
-    assert_int_equal(zvs_mon_decode(b, 88, &out), -EBADMSG);
+    assert_int_equal(zvs_mon_decode(golden_d6r21, 575, &out), -EBADMSG);
+    memcpy(b, golden_d6r21, 580);
+    b[1] = 0x3F;                        /* 575 */
+    assert_int_equal(zvs_mon_decode(b, 575, &out), -EBADMSG);
+    memcpy(b, golden_d6r22, 88);
+    b[1] = 96;                          /* a D6R22 longer than it is */
+    memset(b + 88, 0, 8);
+    assert_int_equal(zvs_mon_decode(b, 96, &out), -EBADMSG);
     /* header: MRHDRZER, reserved byte 5, reserved 16-19 */
-    refuse(golden_d6r21, 168, 2, 0x01, -EBADMSG);
-    refuse(golden_d6r21, 168, 3, 0x01, -EBADMSG);
-    refuse(golden_d6r21, 168, 5, 0x01, -EBADMSG);
+    refuse(golden_d6r21, 580, 2, 0x01, -EBADMSG);
+    refuse(golden_d6r21, 580, 3, 0x01, -EBADMSG);
+    refuse(golden_d6r21, 580, 5, 0x01, -EBADMSG);
     for (size_t i = 16; i < 20; i++)
         refuse(golden_d8r1, 128, i, 0x80, -EBADMSG);
     /* record reserved bytes */
-    refuse(golden_d6r21, 168, 27, 1, -EBADMSG);
-    refuse(golden_d6r21, 168, 31, 1, -EBADMSG);
-    refuse(golden_d6r21, 168, 138, 0x01, -EBADMSG);             /* buckets 384 > 256 */
-    refuse(golden_d6r22, 80, 47, 1, -EBADMSG);
-    refuse(golden_d6r22, 80, 66, 1, -EBADMSG);
+    refuse(golden_d6r21, 580, 27, 1, -EBADMSG);
+    refuse(golden_d6r21, 580, 31, 1, -EBADMSG);
+    refuse(golden_d6r21, 580, 550, 0x01, -EBADMSG);             /* buckets 384 > 256 */
+    refuse(golden_d6r22, 88, 47, 1, -EBADMSG);
+    refuse(golden_d6r22, 88, 66, 1, -EBADMSG);
     refuse(golden_d8r1, 128, 39, 1, -EBADMSG);
     /* names: a lower-case letter, a NUL, a name character after a blank */
-    refuse(golden_d6r21, 168, 32, 0x81, -EBADMSG);
-    refuse(golden_d6r22, 80, 20, 0x00, -EBADMSG);
-    refuse(golden_d6r21, 168, 39, 0xC1, 0);                      /* "DTCVSW1A": fine */
+    refuse(golden_d6r21, 580, 32, 0x81, -EBADMSG);
+    refuse(golden_d6r22, 88, 20, 0x00, -EBADMSG);
+    refuse(golden_d6r21, 580, 39, 0xC1, 0);                      /* "DTCVSW1A": fine */
     refuse(golden_d8r1, 128, 127, 0xC1, -EBADMSG);               /* "ETHGRP A" */
     /* fields out of range */
-    refuse(golden_d6r21, 168, 26, 0, -EBADMSG);                  /* QUEUESTORAGE 0 */
-    refuse(golden_d6r21, 168, 26, 9, -EBADMSG);                  /* QUEUESTORAGE 9 */
-    refuse(golden_d6r21, 168, 137, 2, -EBADMSG);                 /* distributing */
-    refuse(golden_d6r22, 80, 76, ZVS_MON_FAIL_DETACHED + 1, -EBADMSG);  /* reason */
-    refuse(golden_d6r22, 80, 76, ZVS_MON_FAIL_DETACHED, 0);
+    refuse(golden_d6r21, 580, 26, 0, -EBADMSG);                  /* QUEUESTORAGE 0 */
+    refuse(golden_d6r21, 580, 26, 9, -EBADMSG);                  /* QUEUESTORAGE 9 */
+    refuse(golden_d6r21, 580, 549, 2, -EBADMSG);                 /* distributing */
+    refuse(golden_d6r22, 88, 80, ZVS_MON_FAIL_DETACHED + 1, -EBADMSG);  /* reason */
+    refuse(golden_d6r22, 88, 80, ZVS_MON_FAIL_DETACHED, 0);
+    refuse(golden_d6r22, 88, 76, 0x09, 0);      /* IBM's reason byte: not ours, ignored */
+    refuse(golden_d6r22, 88, 87, 1, -EBADMSG);  /* our reserved 81-87 */
+    refuse(golden_d6r21, 580, 200, 0x5A, 0);    /* IBM's 80-491: not ours, ignored */
     refuse(golden_d8r1, 128, 38, 2, -EBADMSG);                   /* VSWITCH flag */
     /* not ours: unknown record or domain, skipped by the caller */
-    refuse(golden_d6r21, 168, 7, 20, -ENOTSUP);                  /* D6R20 */
-    refuse(golden_d6r21, 168, 4, 7, -ENOTSUP);                   /* D7R21 */
-    assert_int_equal(zvs_mon_decode(golden_d6r21, 168, &out), 0);
+    refuse(golden_d6r21, 580, 7, 20, -ENOTSUP);                  /* D6R20 */
+    refuse(golden_d6r21, 580, 4, 7, -ENOTSUP);                   /* D7R21 */
+    assert_int_equal(zvs_mon_decode(golden_d6r21, 580, &out), 0);
     /* D6R23 and D8R2 tails are reserved */
     struct zvs_mon_record r = d6r2x(ZVS_MON_REC_D6R23);
     assert_int_equal(zvs_mon_encode(&r, b, sizeof(b)), 88);
@@ -424,7 +490,7 @@ static void test_encode_refusals(void **state)
     uint8_t b[ZVS_MON_RECORD_MAX];
     struct zvs_mon_record r = d6r21();
 
-    assert_int_equal(zvs_mon_encode(&r, b, 163), -EINVAL);      /* too small */
+    assert_int_equal(zvs_mon_encode(&r, b, 579), -EINVAL);      /* too small */
     r.number = 20;
     assert_int_equal(zvs_mon_encode(&r, b, sizeof(b)), -EINVAL);
     r = d6r21();
@@ -444,7 +510,7 @@ static void test_encode_refusals(void **state)
     r.u.vswev.reason = ZVS_MON_FAIL_DETACHED + 1;                 /* past the last reason */
     assert_int_equal(zvs_mon_encode(&r, b, sizeof(b)), -EINVAL);
     r.u.vswev.reason = ZVS_MON_FAIL_DETACHED;
-    assert_int_equal(zvs_mon_encode(&r, b, sizeof(b)), 80);    /* D6R22: 80 bytes */
+    assert_int_equal(zvs_mon_encode(&r, b, sizeof(b)), 88);    /* D6R22: 88 bytes (v2) */
     r = d8r1();
     r.u.vnic.vswitch = 2;
     assert_int_equal(zvs_mon_encode(&r, b, sizeof(b)), -EINVAL);
@@ -469,10 +535,12 @@ static void test_names_and_kinds(void **state)
 
 int main(void)
 {
+    build_v2_goldens();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_d6r21_golden),
         cmocka_unit_test(test_d6r22_golden),
         cmocka_unit_test(test_d8r1_golden),
+        cmocka_unit_test(test_v1_goldens),
         cmocka_unit_test(test_d6r23_d8r2_d8r3_round_trip),
         cmocka_unit_test(test_tod),
         cmocka_unit_test(test_ebcdic_names),

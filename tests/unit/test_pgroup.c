@@ -164,9 +164,23 @@ static void test_create_params(void **state)
     assert_string_equal(zvs_pg_policy_name(ZVS_PG_POLICY_LBT), "LBT");
     zvs_pgroup_set_hash(g, ZVS_PG_HASH_SRC);
     assert_int_equal(zvs_pgroup_params(g)->hash, ZVS_PG_HASH_SRC);
+    char text[24];
+    assert_string_equal(zvs_pg_policy_str(zvs_pgroup_params(g), text, sizeof text),
+                        "LOAD TOTAL");              /* the default */
+    zvs_pgroup_set_load(g, ZVS_PG_LOAD_OUTBOUND);
+    assert_string_equal(zvs_pg_policy_str(zvs_pgroup_params(g), text, sizeof text),
+                        "LOAD OUTBOUND");
+    zvs_pgroup_set_load(g, (enum zvs_pg_load)2);    /* not a measure: ignored */
+    assert_int_equal(zvs_pgroup_params(g)->load, ZVS_PG_LOAD_OUTBOUND);
     zvs_pgroup_set_policy(g, ZVS_PG_POLICY_LBT);
     assert_int_equal(zvs_pgroup_params(g)->policy, ZVS_PG_POLICY_LBT);
+    zvs_pgroup_set_lbt_percent(g, 60);
+    assert_string_equal(zvs_pg_policy_str(zvs_pgroup_params(g), text, sizeof text), "LBT 60");
+    zvs_pgroup_set_lbt_percent(g, 0);
+    assert_string_equal(zvs_pg_policy_str(zvs_pgroup_params(g), text, sizeof text), "LBT 75");
     zvs_pgroup_destroy(g);
+    p.load = (enum zvs_pg_load)2;
+    assert_null(zvs_pgroup_create(&p, NULL, NULL));
 }
 
 static void test_join_leave_limits(void **state)
@@ -632,23 +646,65 @@ static void test_skew_converges_4p_zipf(void **state)
     zvs_pgroup_destroy(g);
 }
 
-/* Equal outbound; the physical switch loads port 0 with inbound: outbound moves away. */
+struct move_rec { uint8_t bucket; uint16_t from, to; enum zvs_pg_cause cause; };
+static struct move_rec recs[4 * ZVS_PG_BUCKETS];
+static unsigned nrecs;
+
+static void rec_moved(void *arg, unsigned bucket, uint16_t from, uint16_t to,
+                      enum zvs_pg_cause cause)
+{
+    assert_true(nrecs < sizeof recs / sizeof recs[0]);
+    recs[nrecs++] = (struct move_rec){ (uint8_t)bucket, from, to, cause };
+}
+
+/* Equal outbound; the physical switch loads port 0 with inbound: outbound moves away
+ * (POLICY LOAD TOTAL, the default), each move reported through ops->moved with cause
+ * balance when its Marker is answered; with LOAD OUTBOUND the same picture moves nothing. */
 static void test_inbound_steers_outbound(void **state)
 {
+    static const struct zvs_pg_ops ops = { .send_marker = fake_send_marker,
+                                           .moved = rec_moved };
     struct sim s;
-    struct zvs_pgroup *g = make(&s, 2, 2, &marker_ops, ZVS_PG_POLICY_LOAD);
+    struct zvs_pgroup *g = make(&s, 2, 2, &ops, ZVS_PG_POLICY_LOAD);
 
+    assert_int_equal(zvs_pgroup_params(g)->load, ZVS_PG_LOAD_TOTAL);
     s.auto_answer = true;
     for (unsigned b = 0; b < ZVS_PG_BUCKETS; b++)
         s.rate[b] = 100000;             /* 102.4 Mbit/s per port */
     s.in_rate[0] = 100000000;           /* 800 Mbit/s inbound on port 0 */
     run(&s);
+    nrecs = 0;
     assert_int_equal(step(&s), 1);
     assert_true(zvs_pgroup_member(g, 0)->in_bps == 800e6);
     assert_true(zvs_pgroup_member(g, 0)->out_bps == 102.4e6);
     assert_int_equal(zvs_pgroup_stats(g)->moves, 32);      /* bounded per pass */
     assert_int_equal(zvs_pgroup_member(g, 0)->buckets, 96);
     assert_int_equal(zvs_pgroup_member(g, 1)->buckets, 160);
+    /* The idle layout put the even buckets on port 0; all weigh the same, so the lowest
+     * go first: 0, 2, ..., 62. */
+    assert_int_equal(nrecs, 32);
+    for (unsigned i = 0; i < nrecs; i++) {
+        assert_int_equal(recs[i].bucket, 2 * i);
+        assert_int_equal(recs[i].from, PORT(0));
+        assert_int_equal(recs[i].to, PORT(1));
+        assert_int_equal(recs[i].cause, ZVS_PG_CAUSE_BALANCE);
+    }
+    zvs_pgroup_destroy(g);
+
+    /* LOAD OUTBOUND: 102.4 vs 102.4 Mbit/s out, the inbound ignored: no move. */
+    g = make(&s, 2, 2, &ops, ZVS_PG_POLICY_LOAD);
+    zvs_pgroup_set_load(g, ZVS_PG_LOAD_OUTBOUND);
+    s.auto_answer = true;
+    for (unsigned b = 0; b < ZVS_PG_BUCKETS; b++)
+        s.rate[b] = 100000;
+    s.in_rate[0] = 100000000;
+    run(&s);
+    nrecs = 0;
+    assert_int_equal(step(&s), 1);
+    assert_int_equal(step(&s), 1);
+    assert_int_equal(zvs_pgroup_stats(g)->passes, 2);
+    assert_int_equal(zvs_pgroup_stats(g)->moves, 0);
+    assert_int_equal(nrecs, 0);
     zvs_pgroup_destroy(g);
 }
 
@@ -755,17 +811,6 @@ static void test_lbt_mixed_speeds(void **state)
 }
 
 /* ---- the moved callback ---------------------------------------------------------------- */
-
-struct move_rec { uint8_t bucket; uint16_t from, to; enum zvs_pg_cause cause; };
-static struct move_rec recs[4 * ZVS_PG_BUCKETS];
-static unsigned nrecs;
-
-static void rec_moved(void *arg, unsigned bucket, uint16_t from, uint16_t to,
-                      enum zvs_pg_cause cause)
-{
-    assert_true(nrecs < sizeof recs / sizeof recs[0]);
-    recs[nrecs++] = (struct move_rec){ (uint8_t)bucket, from, to, cause };
-}
 
 /* Every move is reported in the call that makes it, bucket by bucket, with its cause:
  * LACP (the default), carrier (set by the caller), leave (set by leave itself). */

@@ -60,7 +60,8 @@ static void test_ratio_and_port_load(void **state)
     assert_true(zvs_pgb_ratio(load, elig, 3) == 1.5);
     elig[0] = elig[1] = false;
     assert_true(zvs_pgb_ratio(load, elig, 3) == 1.0);  /* no eligible port */
-    assert_true(zvs_pgb_port_load(&m) == 130.0);       /* out + 0.5 in */
+    assert_true(zvs_pgb_port_load(&m, ZVS_PG_LOAD_TOTAL) == 160.0);     /* out + in */
+    assert_true(zvs_pgb_port_load(&m, ZVS_PG_LOAD_OUTBOUND) == 100.0);  /* out */
 }
 
 /* 600 vs 400: ratio 1.2 > 1.10, one bucket of 100 (half the difference) evens it out. */
@@ -109,12 +110,12 @@ static void test_load_last_bucket_never_moved(void **state)
     struct pic p;
     pic_init(&p, 2);
     put(&p, 0, 0, 100);                 /* 800 bit/s out */
-    p.in.member[0].in_bps = 4000;       /* load 2800 */
+    p.in.member[0].in_bps = 4000;       /* load 4800 */
     put(&p, 1, 1, 100);
     put(&p, 2, 1, 100);                 /* load 1600 */
     assert_int_equal(plan(&p, ZVS_PG_POLICY_LOAD), 0);
     assert_false(p.rep.heavy);
-    assert_true(p.rep.ratio_before > 1.27 && p.rep.ratio_before < 1.28);
+    assert_true(p.rep.ratio_before == 1.5);
 }
 
 static void test_load_holddown_respected(void **state)
@@ -189,22 +190,75 @@ static void test_load_ineligible_ignored(void **state)
     assert_int_equal(plan(&p, ZVS_PG_POLICY_LOAD), 0);
 }
 
-/* Equal outbound, but port 0 carries inbound: outbound moves to port 1. */
+/* Equal outbound, but port 0 carries inbound: outbound moves to port 1 until the ports'
+ * totals are equal. Full weight: 6400 vs 3200 takes two buckets of 800 (0.5 x inbound
+ * would have stopped after one, at 5600 vs 4000). */
 static void test_load_inbound_steers_outbound(void **state)
 {
     struct pic p;
     pic_init(&p, 2);
     for (unsigned b = 0; b < 8; b++)
-        put(&p, b, b % 2, 100);         /* 3200 bit/s each */
-    p.in.member[0].in_bps = 3200;       /* load 4800 vs 3200 */
-    assert_int_equal(plan(&p, ZVS_PG_POLICY_LOAD), 1);
-    assert_move(&p.mv[0], 0, 0, 1);     /* 4000 / 4000 */
+        put(&p, b, b % 2, 100);         /* 800 bit/s each, 3200 per port */
+    p.in.member[0].in_bps = 3200;       /* total 6400 vs 3200 */
+    assert_int_equal(plan(&p, ZVS_PG_POLICY_LOAD), 2);
+    assert_move(&p.mv[0], 0, 0, 1);     /* 5600 / 4000 */
+    assert_move(&p.mv[1], 2, 0, 1);     /* 4800 / 4800 */
     assert_true(p.rep.ratio_after == 1.0);
-    /* Inbound on port 1 instead: the move goes the other way. */
+    /* Inbound on port 1 instead: the moves go the other way. */
     p.in.member[0].in_bps = 0;
     p.in.member[1].in_bps = 3200;
-    assert_int_equal(plan(&p, ZVS_PG_POLICY_LOAD), 1);
+    assert_int_equal(plan(&p, ZVS_PG_POLICY_LOAD), 2);
     assert_move(&p.mv[0], 1, 1, 0);
+    assert_move(&p.mv[1], 3, 1, 0);
+    /* OUTBOUND: 3200 vs 3200, inbound ignored: nothing moves. */
+    p.in.load = ZVS_PG_LOAD_OUTBOUND;
+    assert_int_equal(plan(&p, ZVS_PG_POLICY_LOAD), 0);
+    assert_true(p.rep.ratio_before == 1.0);
+}
+
+/* The report's picture: the partner puts all inbound (800 Mbit/s) on port A (slot 0);
+ * our outbound is spread evenly, 4 buckets of 50 Mbit/s on each port. TOTAL: A 1000, B
+ * 200 Mbit/s; each step moves one 50 Mbit/s bucket (all equally close to half the gap,
+ * the lowest wins) from A to B, until A has one bucket left (a port's last bucket never
+ * moves): 0, 2, 4, then A (850 of it inbound) is set aside and nothing is left to even
+ * out. OUTBOUND: 200 vs 200, nothing moves. */
+static void test_total_moves_outbound_off_the_inbound_port(void **state)
+{
+    struct pic p;
+    pic_init(&p, 2);
+    for (unsigned b = 0; b < 8; b++)
+        put(&p, b, b % 2, 6.25e6);      /* 50 Mbit/s */
+    p.in.member[0].in_bps = 800e6;
+    assert_int_equal(plan(&p, ZVS_PG_POLICY_LOAD), 3);
+    assert_move(&p.mv[0], 0, 0, 1);
+    assert_move(&p.mv[1], 2, 0, 1);
+    assert_move(&p.mv[2], 4, 0, 1);
+    assert_true(p.rep.ratio_before == 1000.0 / 600.0);
+    assert_true(p.rep.ratio_after == 850.0 / 600.0);
+    assert_false(p.rep.heavy);
+
+    p.in.load = ZVS_PG_LOAD_OUTBOUND;
+    assert_int_equal(plan(&p, ZVS_PG_POLICY_LOAD), 0);
+    assert_true(p.rep.ratio_before == 1.0);
+    assert_true(p.rep.ratio_after == 1.0);
+}
+
+/* All 256 buckets busy (1 Mbit/s each, b on slot b mod 2) and 500 Mbit/s inbound on slot
+ * 0: TOTAL 628 vs 128 Mbit/s wants 250 moves; a pass makes the first 32 (the even buckets
+ * 0..62), the next passes the rest. OUTBOUND: 128 vs 128, none. */
+static void test_total_bounded_per_pass(void **state)
+{
+    struct pic p;
+    pic_init(&p, 2);
+    for (unsigned b = 0; b < ZVS_PG_BUCKETS; b++)
+        put(&p, b, b % 2, 125000);
+    p.in.member[0].in_bps = 500e6;
+    assert_int_equal(plan(&p, ZVS_PG_POLICY_LOAD), ZVS_PGB_MAX_MOVES);
+    for (unsigned i = 0; i < ZVS_PGB_MAX_MOVES; i++)
+        assert_move(&p.mv[i], 2 * i, 0, 1);
+    assert_true(p.rep.ratio_after == 596.0 / 378.0);
+    p.in.load = ZVS_PG_LOAD_OUTBOUND;
+    assert_int_equal(plan(&p, ZVS_PG_POLICY_LOAD), 0);
 }
 
 /* One 1G and one 10G port: LBT judges utilisation. */
@@ -292,6 +346,14 @@ static void test_lbt_smallest_covering_bucket(void **state)
     put(&p, 4, 1, 12.5e6);              /* 100 */
     assert_int_equal(plan(&p, ZVS_PG_POLICY_LBT), 1);
     assert_move(&p.mv[0], 0, 0, 1);     /* 400 covers 200; 50 and 100 do not */
+    /* LBT judges outbound utilisation whatever the LOAD measure: inbound on the target
+     * port changes nothing. */
+    p.in.member[1].in_bps = 900e6;
+    assert_int_equal(plan(&p, ZVS_PG_POLICY_LBT), 1);
+    assert_move(&p.mv[0], 0, 0, 1);
+    p.in.load = ZVS_PG_LOAD_OUTBOUND;
+    assert_int_equal(plan(&p, ZVS_PG_POLICY_LBT), 1);
+    assert_move(&p.mv[0], 0, 0, 1);
 }
 
 int main(void)
@@ -306,6 +368,8 @@ int main(void)
         cmocka_unit_test(test_load_bounded_moves),
         cmocka_unit_test(test_load_ineligible_ignored),
         cmocka_unit_test(test_load_inbound_steers_outbound),
+        cmocka_unit_test(test_total_moves_outbound_off_the_inbound_port),
+        cmocka_unit_test(test_total_bounded_per_pass),
         cmocka_unit_test(test_lbt_mixed_speeds),
         cmocka_unit_test(test_lbt_threshold_and_room),
         cmocka_unit_test(test_lbt_smallest_covering_bucket),

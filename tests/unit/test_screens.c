@@ -580,11 +580,91 @@ static void test_chart(void **state)
     assert_int_equal(polylines, 4);
     /* 28BA outbound: 1M, 2M, 2M on a 0..5M axis (2902 peaks at 3M); 12:00:30-12:01:30 */
     assert_non_null(strstr(big, "points=\"70.0,294.0 360.0,228.0 650.0,228.0\""));
-    assert_non_null(strstr(big, ">5000k</text>"));
+    /* one unit for the axis: 0 1M 2M 3M 4M 5M (the FCX240 rule per value gave 4000k under 5M) */
+    static const char *const ylabels[] = { ">0</text>", ">1M</text>", ">2M</text>",
+                                           ">3M</text>", ">4M</text>", ">5M</text>" };
+    for (size_t i = 0; i < 6; i++)
+        assert_non_null(strstr(big, ylabels[i]));
+    assert_null(strstr(big, "k</text>"));
     assert_non_null(strstr(big, ">12:01:30</text>"));
+    /* the case: 120 MB/s peaks. Axis 0..200M in 40M steps, never "80000k" */
+    pts[1].out_bps = 120e6;
+    assert_true(zvs_chart_svg(pts, n, big, sizeof(big)) > 0);
+    static const char *const mlabels[] = { ">40M</text>", ">80M</text>", ">120M</text>",
+                                           ">160M</text>", ">200M</text>" };
+    for (size_t i = 0; i < 5; i++)
+        assert_non_null(strstr(big, mlabels[i]));
+    assert_null(strstr(big, "k</text>"));
+    /* a small chart: 0..1 in 0.2 steps, one decimal */
+    for (unsigned i = 0; i < n; i++)
+        pts[i].out_bps = pts[i].in_bps = 0.5;
+    assert_true(zvs_chart_svg(pts, n, big, sizeof(big)) > 0);
+    assert_non_null(strstr(big, ">0.2</text>"));
+    assert_non_null(strstr(big, ">1</text>"));
     /* an empty chart is still a valid document */
     assert_true(zvs_chart_svg(pts, 0, big, sizeof(big)) > 0);
     assert_null(strstr(big, "<polyline"));
+}
+
+/* FCX240 with a device that has no controller (blank IODVSW_VMDUSER): "*" (ours). */
+static void test_fcx240_no_controller(void **state)
+{
+    struct zvs_mon_record prevrec[1], cur[1];
+    prevrec[0] = vsw(0x0600, "VSW2", "", 0, 0, 0, 0, 0, 0);
+    cur[0] = vsw(0x0600, "VSW2", "", 300, 3, 0, 600, 6, 0);
+    struct zvs_scr_sample prev = { .tod = tod_of(2026, 1, 3, 0, 0, 0), .rec = prevrec,
+                                   .nrec = 1 };
+    struct zvs_scr_sample now = { .tod = tod_of(2026, 1, 3, 0, 0, 30), .rec = cur, .nrec = 1 };
+    assert_true(zvs_fcx240_render(&prev, &now, big, sizeof(big)) > 0);
+    assert_non_null(strstr(big,
+        "\n0600 VSW2      *         1  300      10      0      0     20      0      0      0      0\n"));
+}
+
+/* EVENTS (ours): D6R22/23 and D8R2/3 in file order, samples skipped. */
+static void test_events(void **state)
+{
+    uint64_t t = tod_of(2026, 3, 1, 12, 0, 5);
+    struct zvs_mon_record ev[6];
+    memset(ev, 0, sizeof(ev));
+    ev[0].domain = ZVS_MON_DOMAIN_IO;
+    ev[0].number = ZVS_MON_REC_D6R22;
+    ev[0].tod = t + (250000ull << 12);                  /* 12:00:05.250 */
+    snprintf(ev[0].u.vswev.lan_owner, 9, "SYSTEM");
+    snprintf(ev[0].u.vswev.lan_name, 9, "CCBVSW1");
+    snprintf(ev[0].u.vswev.group, 9, "CCBGROUP");
+    ev[0].u.vswev.rdev = 0x2902;
+    ev[0].u.vswev.reason = ZVS_MON_FAIL_LACP_EXPIRED;
+    ev[1] = vsw(0x28BA, "CCBVSW1", "TCPCB1", 0, 0, 0, 0, 0, 0);   /* a sample: skipped */
+    ev[2] = ev[0];
+    ev[2].number = ZVS_MON_REC_D6R23;
+    ev[2].tod = t + (3000000ull << 12);                 /* 12:00:08.000 */
+    ev[2].u.vswev.reason = 0;
+    snprintf(ev[2].u.vswev.controller, 9, "TCPCB1");
+    ev[3].domain = ZVS_MON_DOMAIN_NET;
+    ev[3].number = ZVS_MON_REC_D8R3;
+    ev[3].tod = t + (4000001ull << 12);                 /* 12:00:09.000 (and 1 us) */
+    snprintf(ev[3].u.link.lan_owner, 9, "SYSTEM");
+    snprintf(ev[3].u.link.lan_name, 9, "CCBVSW1");
+    snprintf(ev[3].u.link.nic_owner, 9, "LNXVSWC");
+    ev[3].u.link.vdev = 0xF000;
+    ev[3].u.link.nic_type = 2;
+    ev[4] = ev[3];
+    ev[4].number = ZVS_MON_REC_D8R2;
+    ev[4].tod = t + (5999999ull << 12);                 /* 12:00:10.999 */
+    ev[5] = ev[0];
+    ev[5].u.vswev.group[0] = '\0';
+    ev[5].u.vswev.rdev = 0x0600;
+    ev[5].u.vswev.reason = ZVS_MON_FAIL_DETACHED;
+    assert_true(zvs_events_render(ev, 6, big, sizeof(big)) > 0);
+    check_golden("events.txt", big);
+    assert_true(zvs_events_render(ev, 0, big, sizeof(big)) > 0);
+    assert_string_equal(big,
+        "EVENTS      0 monitor events (zvswitch's list, not a Performance Toolkit screen)\n"
+        "Date       Time         Record Event     Vswitch  Addr User     Group    Reason\n"
+        "No events.\n");
+    assert_int_equal(zvs_events_render(ev, 6, big, 40), -ENOSPC);
+    assert_string_equal(zvs_mon_fail_reason_text(ZVS_MON_FAIL_CARRIER), "carrier lost");
+    assert_string_equal(zvs_mon_fail_reason_text(99), "");
 }
 
 static void test_report_html(void **state)
@@ -616,6 +696,8 @@ int main(void)
         cmocka_unit_test(test_export_json),
         cmocka_unit_test(test_export_fcx269),
         cmocka_unit_test(test_chart),
+        cmocka_unit_test(test_fcx240_no_controller),
+        cmocka_unit_test(test_events),
         cmocka_unit_test(test_report_html),
     };
     return cmocka_run_group_tests_name("screens", tests, NULL, NULL);

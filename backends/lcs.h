@@ -1,0 +1,30 @@
+/* lcs: a Hercules machine's LCS tap as the guest side of a NIC (NICBIND LCS).
+ *
+ * Hercules (3.13) opens the tap itself, in the machine's own network namespace
+ * (guests/runner.c), and reads and writes the guest's Ethernet frames on its fd. The
+ * switch reaches the same device from the other side: an AF_PACKET socket bound to it
+ * (made inside that namespace with setns, then usable from anywhere), with
+ * PACKET_VNET_HDR so the guest_tap driver moves frames between it and the NIC's QDIO
+ * queues exactly as for a tap (guest_tap.h, zvs_guest_tap_adopt), and
+ * PACKET_IGNORE_OUTGOING so what the switch sends towards the guest is not read back.
+ * Frames the guest writes arrive on the socket as received; frames written to the
+ * socket are transmitted by the tap, i.e. read by Hercules for the guest.
+ *
+ * The tap goes DOWN and UP at every STARTLAN, and hercifc resets its IPv4 address
+ * asynchronously. The socket stays bound to the same device through that: a read that
+ * reports ENETDOWN (once, after the link went down) is counted in tap_rx_errors and the
+ * next read goes on; frames the switch delivers while the tap is down are written,
+ * refused with ENETDOWN and counted in tap_tx_dropped_down, never lost uncounted. The NIC
+ * stays coupled throughout. The socket ends with the device (the machine logged off).
+ */
+#ifndef ZVS_LCS_H
+#define ZVS_LCS_H
+
+#include "backends/guest_tap.h"
+
+/* Opens the driver on device `ifname` in the network namespace `netns_fd` (-1: this
+ * one). Unbound; bind it with zvs_guest_tap_bind. 0 or -errno. Needs CAP_NET_RAW and
+ * CAP_SYS_ADMIN (setns). */
+int zvs_lcs_open(int netns_fd, const char *ifname, struct zvs_guest_tap **out);
+
+#endif

@@ -1,0 +1,93 @@
+/* EVENTS, our screen of the monitor's event records: D6R22 (an uplink device failed) and
+ * D6R23 (it came up or recovered) with the failure reason, and D8R2/D8R3 (a guest NIC's
+ * link went up or down). The Performance Toolkit has no such list we could find: the
+ * layout is ours (monitor/SCREENS.md, "EVENTS").
+ *
+ * Rules: one line per event record, in the order given (the file's order, which is the
+ * order they happened); time from the record's own TOD (MRHDRTOD), UTC, to the
+ * millisecond, since a failover and the recovery of its partner are often in the same
+ * second. A device without a controller shows "*" under User, as FCX240 does.
+ */
+#include "monitor/screens.h"
+
+#include <stdio.h>
+#include <time.h>
+
+const char *zvs_mon_fail_reason_text(uint8_t reason)
+{
+    switch (reason) {
+    case ZVS_MON_FAIL_CARRIER:       return "carrier lost";
+    case ZVS_MON_FAIL_LACP_EXPIRED:  return "partner's LACPDUs expired";
+    case ZVS_MON_FAIL_LACP_DETACHED: return "LACP out of sync or unselected";
+    case ZVS_MON_FAIL_LEAVE:         return "SET PORT GROUP LEAVE";
+    case ZVS_MON_FAIL_DEVICE_GONE:   return "interface disappeared";
+    case ZVS_MON_FAIL_DETACHED:      return "closed by a command";
+    default:                         return "";
+    }
+}
+
+static bool is_event(const struct zvs_mon_record *r)
+{
+    return (r->domain == ZVS_MON_DOMAIN_IO &&
+            (r->number == ZVS_MON_REC_D6R22 || r->number == ZVS_MON_REC_D6R23)) ||
+           (r->domain == ZVS_MON_DOMAIN_NET &&
+            (r->number == ZVS_MON_REC_D8R2 || r->number == ZVS_MON_REC_D8R3));
+}
+
+static void when(uint64_t tod, char out[24])
+{
+    uint64_t us = zvs_mon_tod_to_unix_us(tod);
+    time_t t = (time_t)(us / 1000000u);
+    struct tm tm;
+
+    if (!gmtime_r(&t, &tm) || strftime(out, 24, "%Y/%m/%d %H:%M:%S", &tm) == 0) {
+        snprintf(out, 24, "(time out of range)");
+        return;
+    }
+    snprintf(out + 19, 5, ".%03u", (unsigned)(us / 1000u % 1000u));
+}
+
+int zvs_events_render(const struct zvs_mon_record *ev, unsigned n, char *out, size_t cap)
+{
+    struct zvs_scr_buf b;
+    unsigned shown = 0;
+
+    zvs_scr_buf_init(&b, out, cap);
+    for (unsigned i = 0; i < n; i++)
+        shown += is_event(&ev[i]);
+    zvs_scr_printf(&b, "EVENTS      %u monitor event%s (zvswitch's list, not a Performance "
+                   "Toolkit screen)\n", shown, shown == 1 ? "" : "s");
+    zvs_scr_printf(&b, "Date       Time         Record Event     Vswitch  Addr User     "
+                   "Group    Reason\n");
+    for (unsigned i = 0; i < n; i++) {
+        const struct zvs_mon_record *r = &ev[i];
+        char t[24];
+
+        if (!is_event(r))
+            continue;
+        when(r->tod, t);
+        if (r->domain == ZVS_MON_DOMAIN_IO) {
+            const struct zvs_mon_vswitch_event *e = &r->u.vswev;
+            bool fail = r->number == ZVS_MON_REC_D6R22;
+            const char *group = e->group[0] ? e->group : "........";
+            zvs_scr_printf(&b, "%s %-6s %-9s %-8.8s %04X %-8.8s ", t,
+                           zvs_mon_record_name(r->domain, r->number),
+                           fail ? "failure" : "recovery", e->lan_name, e->rdev,
+                           e->controller[0] ? e->controller : "*");
+            if (fail)                   /* no trailing blanks: the reason ends the line */
+                zvs_scr_printf(&b, "%-8.8s %s\n", group,
+                               zvs_mon_fail_reason_text(e->reason));
+            else
+                zvs_scr_printf(&b, "%.8s\n", group);
+        } else {
+            const struct zvs_mon_vnic_link *l = &r->u.link;
+            zvs_scr_printf(&b, "%s %-6s %-9s %-8.8s %04X %.8s\n", t,
+                           zvs_mon_record_name(r->domain, r->number),
+                           r->number == ZVS_MON_REC_D8R2 ? "link up" : "link down",
+                           l->lan_name, l->vdev, l->nic_owner);
+        }
+    }
+    if (shown == 0)
+        zvs_scr_printf(&b, "No events.\n");
+    return zvs_scr_buf_result(&b);
+}

@@ -1,0 +1,132 @@
+/* The report's sequence against the modelled Catalyst 6509 (hermetic.h, switch-model
+ * mode): the real daemon and the switch model (tests/switchmodel, the lab's
+ * configs/switchmodel/lab6509.conf: Gi2/23 and Gi2/24 in channel-group 1 mode active,
+ * lacp rate fast, port-channel load-balance dst-mac; servers on Gi3/1 and Gi3/2) on one
+ * virtual loop, cabled with dummy links. LACP between the two implementations converges
+ * at exactly 2 s (Aggregate_Wait_Time, 802.1AX 6.4.15); a guest reaches a server through
+ * the port-channel and the server's answer comes back by the member the Catalyst's
+ * dst-mac hash picks; the model's "shutdown Gi2/24" is a carrier loss the daemon hears
+ * in that instant, "no shutdown" re-converges exactly 2 s later and the member takes its
+ * buckets back through a Marker flush the model answers. Both sides' views are golden
+ * files (tests/golden/hermetic/sm_*.txt).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hermetic.h"
+#include "daemon/daemon.h"
+#include "lag/lag.h"
+#include "lag/pgroup.h"
+
+static const char *const links[] = { "osa28ba", "osa2902", NULL };
+static const char *const lan[] = { "sw-srv1", "sw-srv2", NULL };
+static const uint8_t MAC_A[6] = { 0x02, 0x00, 0x0c, 0x00, 0x01, 0x01 };   /* LNXA F000 */
+static const uint8_t SRV1[6] = { 0x00, 0x50, 0x56, 0x00, 0x00, 0x01 };    /* bucket 01 */
+
+static const struct zvs_pgroup *group(struct herm *h)
+{
+    struct zvs_lag *lag = zvsd_port_group(h->d, "CCBGROUP");
+    assert_non_null(lag);
+    return zvs_lag_group(lag);
+}
+
+static int distributing(struct herm *h)
+{
+    return (int)zvs_pgroup_distributing(group(h));
+}
+
+static const char *model_ok(struct herm *h, const char *line)
+{
+    int rc;
+    const char *out = herm_model(h, line, &rc);
+    if (rc != 0)
+        fail_msg("switch model: '%s': %d: %s", line, rc, out);
+    return out;
+}
+
+static void report_sequence_against_the_modelled_catalyst(void **state)
+{
+    struct herm_opts o = {
+        .sysconfig = "configs/lab/SYSTEM-CCB.CONFIG",
+        .userdirect = "tests/unit/hermetic/USER-CCB.DIRECT",
+        .links = links, .switchmodel = "configs/switchmodel/lab6509.conf", .lan = lan,
+    };
+    struct herm *h = herm_start(&o);
+    herm_op(h, "SET PORT GROUP CCBGROUP JOIN 28BA 2902");
+    herm_op(h, "SET PORT GROUP CCBGROUP INTERVAL 30");
+    herm_op(h, "DEFINE VSWITCH CCBVSW1 ETHERNET GROUP CCBGROUP QUEUESTORAGE 1M");
+    herm_op(h, "SET VSWITCH CCBVSW1 GRANT LNXA");
+    herm_op(h, "COUPLE USERID LNXA F000 TO SYSTEM CCBVSW1");
+    struct herm_guest *a = herm_guest_attach(h, "LNXA", 0xF000);
+    struct herm_link *srv1 = herm_link(h, "sw-srv1"), *srv2 = herm_link(h, "sw-srv2");
+
+    /* Both sides active and fast: bundled exactly at 2 s. */
+    herm_warp_ns(h, 2 * HERM_S - 1);
+    assert_int_equal(distributing(h), 0);
+    herm_warp_ns(h, 2 * HERM_S);
+    assert_int_equal(distributing(h), 2);
+    herm_golden("sm_etherchannel_2.000s.txt", model_ok(h, "show etherchannel summary"));
+    herm_golden("sm_lacp_neighbor_2.000s.txt", model_ok(h, "show lacp neighbor"));
+    herm_golden("sm_port_group_2.000s.txt", herm_op(h, "QUERY PORT GROUP CCBGROUP"));
+
+    /* LNXA -> server 1: bucket 01 is 2902's, so Gi2/24 receives it; the Catalyst does not
+     * know SRV1 yet and floods it to both servers. The answer goes back by the member
+     * the dst-mac hash of LNXA's MAC picks (Gi2/24). */
+    uint8_t f[98];
+    herm_frame(f, sizeof f, SRV1, MAC_A, 1);
+    herm_guest_send(h, a, f, sizeof f, 1);
+    assert_int_equal(srv1->data_rx, 1);
+    assert_int_equal(srv2->data_rx, 1);
+    assert_memory_equal(srv1->last, f, sizeof f);
+    herm_frame(f, sizeof f, MAC_A, SRV1, 2);
+    herm_link_send(h, "sw-srv1", f, sizeof f);
+    assert_int_equal(herm_guest_receive(h, a), 1);
+    herm_golden("sm_mac_table_2.000s.txt", model_ok(h, "show mac address-table"));
+    herm_golden("sm_counters_2.000s.txt", model_ok(h, "show interfaces counters"));
+
+    /* 5 s: the Catalyst shuts Gi2/24. The daemon hears the carrier loss in this instant
+     * (the dummy link's event) and 2902's buckets fail over to 28BA. */
+    herm_warp(h, 5.0);
+    model_ok(h, "shutdown Gi2/24");
+    assert_int_equal(herm_now_ns(h), 5 * HERM_S);
+    assert_int_equal(distributing(h), 1);
+    assert_int_equal(zvs_pgroup_stats(group(h))->failover_moves, 128);
+    herm_golden("sm_port_group_shut_5.000s.txt", herm_op(h, "QUERY PORT GROUP CCBGROUP"));
+    herm_golden("sm_etherchannel_shut_5.000s.txt", model_ok(h, "show etherchannel summary"));
+    /* Bucket 01 now leaves by 28BA; the Catalyst knows SRV1 now: no flood. */
+    herm_frame(f, sizeof f, SRV1, MAC_A, 3);
+    herm_guest_send(h, a, f, sizeof f, 1);
+    assert_int_equal(srv1->data_rx, 2);
+    assert_int_equal(srv2->data_rx, 1);
+
+    /* 10 s: no shutdown. Both engines start again, wait_while 2 s: bundled at 12 s, and
+     * 2902 takes 128 buckets back through one Marker on 28BA, which the model answers. */
+    herm_warp(h, 10.0);
+    model_ok(h, "no shutdown Gi2/24");
+    herm_warp_ns(h, 12 * HERM_S - 1);
+    assert_int_equal(distributing(h), 1);
+    herm_warp_ns(h, 12 * HERM_S);
+    assert_int_equal(distributing(h), 2);
+    const struct zvs_pg_stats *st = zvs_pgroup_stats(group(h));
+    assert_int_equal(st->marker_flushes, 128);
+    assert_int_equal(st->marker_timeouts, 0);
+    herm_golden("sm_port_group_restored_12.000s.txt", herm_op(h, "QUERY PORT GROUP CCBGROUP"));
+    herm_golden("sm_etherchannel_restored_12.000s.txt",
+                model_ok(h, "show etherchannel summary"));
+    herm_stop(h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(report_sequence_against_the_modelled_catalyst),
+    };
+    return cmocka_run_group_tests_name("daemon_switchmodel", tests, NULL, NULL);
+}
