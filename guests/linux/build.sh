@@ -3,12 +3,14 @@
 #
 #   guests/linux/build.sh OUTDIR CACHEDIR
 #
-# OUTDIR gets: kernel.img (Debian's s390x vmlinuz, IPLed at 0), initrd.img (a gzipped
-# newc cpio: busybox-static, the LCS modules, iperf3 and its libraries, /init),
-# initrd.off and initrd.siz (4-byte big-endian start and size of the initrd, IPLed at
-# 0x1040c and 0x10414), linux.ins.template, and manifest.txt (the packages and versions
-# the image was made from). CACHEDIR keeps the downloaded .debs: a package is fetched
-# only when no .deb of it is there (`rm -rf CACHEDIR` to refresh).
+# OUTDIR (build/guests, the folder of named images: IPL LINUX) gets: linux-kernel.img
+# (Debian's s390x vmlinuz, IPLed at 0), linux-initrd.img (a gzipped newc cpio:
+# busybox-static, the LCS modules, iperf3 and its libraries, /init), linux-initrd.off and
+# linux-initrd.siz (4-byte big-endian start and size of the initrd, IPLed at 0x1040c and
+# 0x10414), linux.ins.template (the IPL list, guests/README.md), and linux.manifest.txt
+# (the packages and versions the image was made from; written last). CACHEDIR keeps the
+# downloaded .debs: a package is fetched only when no .deb of it is there (`rm -rf
+# CACHEDIR` to refresh).
 #
 # Nothing s390x is installed on the host: the packages are fetched with `apt-get download`
 # (the s390x architecture must be known to dpkg: `make deps` adds it) and unpacked with
@@ -145,23 +147,29 @@ size=$(stat -c %s "$STAGE/initrd.img")
 be32() { printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) $(($1 >> 8 & 255)) $(($1 & 255)))"; }
 be32 $((0x02000000)) > "$STAGE/initrd.off"
 be32 "$size" > "$STAGE/initrd.siz"
-# The kernel first: it covers 0x1040c..0x104ff, which the later lines overwrite.
+# The kernel first: it covers 0x1040c..0x104ff, which the later lines overwrite. The
+# *ZVS lines are for vswitchd (guests/vm_conf.c): the architecture, and the start of the
+# kernel command line, to which it appends zvs.ip=, zvs.gw= and zvs.mac= (NUL-ended).
 cat > "$STAGE/linux.ins.template" <<'INS'
 * zvswitch Debian s390x Linux guest: kernel at 0, initrd at 0x2000000, command line at 0x10480
-kernel.img 0x00000000
-initrd.off 0x0001040c
-initrd.siz 0x00010414
-@PARMFILE@ 0x00010480
-initrd.img 0x02000000
+*ZVS ARCHMODE z/Arch
+*ZVS PARMLINE conmode=3215 condev=0x0009 console=ttyS0 zvs.ctl=7001 zvs.run=iperf3
+linux-kernel.img 0x00000000
+linux-initrd.off 0x0001040c
+linux-initrd.siz 0x00010414
+@PARMLINE@ 0x00010480
+linux-initrd.img 0x02000000
 INS
 {
   echo "kernel $KVER"
   echo "modules ${order[*]}"
   cat "$STAGE/manifest"
-  echo "kernel.img $(stat -c %s "$STAGE/kernel.img")"
-  echo "initrd.img $size"
+  echo "linux-kernel.img $(stat -c %s "$STAGE/kernel.img")"
+  echo "linux-initrd.img $size"
 } > "$STAGE/manifest.txt"
-for f in kernel.img initrd.img initrd.off initrd.siz linux.ins.template manifest.txt; do
-  mv -f "$STAGE/$f" "$OUT/$f"
+for f in kernel.img initrd.img initrd.off initrd.siz; do
+  mv -f "$STAGE/$f" "$OUT/linux-$f"
 done
-echo "guests-linux: $OUT: kernel $KVER ($(stat -c %s "$OUT/kernel.img") bytes), initrd $size bytes"
+mv -f "$STAGE/linux.ins.template" "$OUT/linux.ins.template"
+mv -f "$STAGE/manifest.txt" "$OUT/linux.manifest.txt"
+echo "guests-linux: $OUT: kernel $KVER ($(stat -c %s "$OUT/linux-kernel.img") bytes), initrd $size bytes"

@@ -19,8 +19,8 @@ source "$(dirname "$0")/lib.sh"
 command -v hercules >/dev/null || fail "no hercules (run make deps)"
 command -v python3 >/dev/null || fail "no python3 (run make deps)"
 make -s -C "$ROOT" BUILD="$BUILD" guests >/dev/null || fail "make guests failed"
-IMG=$BUILD/guests/linux
-for f in kernel.img initrd.img initrd.off initrd.siz linux.ins.template; do
+IMG=$BUILD/guests
+for f in linux-kernel.img linux-initrd.img linux-initrd.off linux-initrd.siz linux.ins.template; do
   [ -s "$IMG/$f" ] || fail "no $IMG/$f after make guests"
 done
 PEER="python3 $ROOT/tests/integration/linuxguest_peer.py"
@@ -82,18 +82,32 @@ ip -n "$NS_LAN" link set eth0 up
 ip -n "$NS_LAN" addr add "$LAN_IP/24" dev eth0
 
 # --- the guest's folder: the image, its command line, the .ins, the Hercules config ------
-G=$WORK/lnx
+# Made from linux.ins.template as vswitchd makes it (guests/vm_conf.c): "*ZVS ARCHMODE"
+# and "*ZVS PARMLINE" lines taken out, @PARMLINE@ becomes parmline.txt (the PARMLINE text,
+# then zvs.ip= zvs.gw= zvs.mac=, NUL-ended), every file named is linked into the folder
+# (Hercules opens .ins lines relative to the .ins file's folder and nowhere else).
+G=$WORK/lnx60
 mkdir -p "$G"
-# Hercules opens .ins lines relative to the .ins file's folder and nowhere else.
-for f in kernel.img initrd.img initrd.off initrd.siz; do
-  ln "$IMG/$f" "$G/$f" 2>/dev/null || cp "$IMG/$f" "$G/$f"
-done
-printf 'conmode=3215 condev=0x0009 console=ttyS0 zvs.ip=%s/24 zvs.ctl=%s zvs.run=iperf3 zvs.hostname=lnx60\0' \
-  "$IP" "$CTL" > "$G/parmfile"
-sed "s|@PARMFILE@|parmfile|" "$IMG/linux.ins.template" > "$G/linux.ins"
+arch=ESA/390 parm=
+while IFS= read -r line; do
+  case $line in
+    "*ZVS ARCHMODE "*) arch=${line#"*ZVS ARCHMODE "}; continue ;;
+    "*ZVS PARMLINE "*) parm=${line#"*ZVS PARMLINE "}; continue ;;
+    "*"*) echo "$line"; continue ;;
+  esac
+  read -r file addr <<< "$line"
+  if [ "$file" = @PARMLINE@ ]; then
+    file=parmline.txt
+  else
+    ln "$IMG/$file" "$G/$file" 2>/dev/null || cp "$IMG/$file" "$G/$file" || fail "cannot copy $file"
+  fi
+  echo "$file $addr"
+done < "$IMG/linux.ins.template" > "$G/linux.ins"
+expect_eq "the template's ARCHMODE" "$arch" "z/Arch"
+printf '%s zvs.ip=%s/24 zvs.gw=none zvs.mac=%s zvs.hostname=lnx60\0' "$parm" "$IP" "$GUEST_MAC" > "$G/parmline.txt"
 printf '0600 IP 00 PRI %s\nHWADD 00 %s\n' "$IP" "$HWADD" > "$G/lcs.oat"
 cat > "$G/hercules.cnf" <<CNF
-ARCHMODE z/Arch
+ARCHMODE $arch
 CPUMODEL 2097
 MAINSIZE 512
 NUMCPU 1
@@ -133,8 +147,8 @@ end=$(awk -v t="$t_ipl" -v l="$BOOT_LIMIT" 'BEGIN { printf "%d", t + l + 1 }')
 until grep -q "bytes from" "$WORK/ping.out"; do
   [ "$(date +%s)" -lt "$end" ] || fail "no ping answered within $BOOT_LIMIT s of IPL"
   kill -0 "$HERC_PID" 2>/dev/null || fail "Hercules exited during the boot"
-  grep -qE "ZVSL0[0-9][0-9]E|Kernel panic|HHCCP011I" "$WORK/herc.log" &&
-    fail "the boot failed: $(grep -m3 -E "ZVSL0[0-9][0-9]E|Kernel panic|HHCCP011I" "$WORK/herc.log")"
+  grep -qE "ZVSL0[0-9][0-9][EW]|Kernel panic|HHCCP011I" "$WORK/herc.log" &&
+    fail "the boot failed: $(grep -m3 -E "ZVSL0[0-9][0-9][EW]|Kernel panic|HHCCP011I" "$WORK/herc.log")"
   sleep 0.2
 done
 t_ping=$(grep -m1 "bytes from" "$WORK/ping.out" | sed -n 's/^\[\([0-9.]*\)\].*/\1/p')
@@ -151,6 +165,8 @@ ok=$(awk -v a="$t_ipl" -v b="$t_ping" -v l="$BOOT_LIMIT" 'BEGIN { print (b - a <
 expect_eq "boot to first ping within $BOOT_LIMIT s" "$ok" 1
 grep -q "ZVSL010I eth0 UP DEV 0.0.0600 MAC $GUEST_MAC IP $IP/24" "$WORK/herc.log" ||
   fail "eth0 banner: $(grep ZVSL010I "$WORK/herc.log")"
+! grep -E "ZVSL[0-9]{3}[EW]" "$WORK/herc.log" || fail "the guest's /init warned or failed (above)"
+echo "ok: /init: no warnings (zvs.mac=$GUEST_MAC is eth0's MAC; zvs.gw=none taken)"
 
 # --- the guest on the LAN --------------------------------------------------------------------
 ip netns exec "$NS_LAN" $PEER wait "$IP" "$CTL" 30 >/dev/null || fail "the control server does not answer"
