@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install every Debian package zvswitch needs to build, test, benchmark and run its demo.
 # Idempotent: packages already present are skipped, so `make check` can call this each time
-# at the cost of one dpkg query.
+# at the cost of a dpkg query per package and one apt-cache query.
 set -euo pipefail
 
 PACKAGES=(
