@@ -5,13 +5,18 @@
 #   NS_H:   hercules (z/Arch, 512M, LCS 0600.2) -- tap0 -- br0 -- vh  ===  eth0 :NS_LAN 10.77.0.100
 #           the guest's eth0 is 10.77.0.60, its MAC the OAT file's HWADD + 1
 #
+# The guest's folder is made from build/guests/linux.ins.template as vswitchd makes it.
 # Asserts: the guest boots within 150 s of IPL (first kernel message, /init, eth0 up and
-# first ping answered are measured against Hercules' log, stamped as it is written); its
-# eth0 has the MAC the OAT gave; ping gets every reply; TCP moves exact byte counts both
-# ways (SHA-256 and pattern checked); iperf3 runs (rate reported); SIGNAL SHUTDOWN
+# first ping answered are measured against Hercules' log, stamped as it is written) with
+# no /init warning; eth0's MAC is the OAT's HWADD + 1 (= zvs.mac), never the tap's; ping
+# gets every reply; the control server's STATUS; TCP moves exact byte counts both ways
+# (SHA-256 and pattern checked); iperf3 runs (rate reported); RUN runs a command; a
+# console line typed through Hercules runs in the guest; SIGNAL SHUTDOWN
 # (Hercules' `ssd`, an SCLP signal-quiesce, sent over Hercules' HTTP command interface)
 # ends in the guest's clean power-off within 30 s. Everything is cleaned up on any exit;
-# the whole test is bounded (330 s).
+# the whole test is bounded (330 s). Knobs: HLX_SHUTDOWN=control (the control server's
+# SHUTDOWN instead of ssd), HLX_MAINSIZE=MB (512), HLX_XFER_BYTES=N (4 MiB each way),
+# KEEP_WORK=1 (keep the folder and Hercules' stamped log).
 [ -n "${HLX_TIMED:-}" ] || HLX_TIMED=1 exec timeout -k 10 330 bash "$0" "$@"
 source "$(dirname "$0")/lib.sh"
 
@@ -109,7 +114,7 @@ printf '0600 IP 00 PRI %s\nHWADD 00 %s\n' "$IP" "$HWADD" > "$G/lcs.oat"
 cat > "$G/hercules.cnf" <<CNF
 ARCHMODE $arch
 CPUMODEL 2097
-MAINSIZE 512
+MAINSIZE ${HLX_MAINSIZE:-512}
 NUMCPU 1
 OSTAILOR LINUX
 HTTPPORT $HTTP NOAUTH
