@@ -3,10 +3,28 @@
 # The two commands a user types on a fresh machine:
 #   make demo    the lab: vswitchd, namespace guests, a LAN, traffic, what an operator sees
 #   make check   every test (unit, integration, fuzz corpora); calls `make deps` first
+# and the two halves of `make check`, for a developer:
+#   make check-fast   no root, about 2 minutes: layering, unit tests, fuzz corpora (+10 s
+#                     runs), the hermetic scripts of tests/integration (tests/run.sh fast)
+#   make check-labs   the root namespace labs (tests/run.sh labs)
+# `make check` runs both in one tests/run.sh and ends with one line "check: N passed, N
+# failed, N skipped" totalled over both (CI reads it).
 #
 # Layout: each module folder builds one static library from its .c files; files that hold a
 # main() are listed in MAINS and become programs. Tests in tests/unit/test_*.c become one
-# cmocka binary each, linked against every library, so adding a test needs no Makefile edit.
+# cmocka binary each, linked against every library, so adding a test, a module source or a
+# fuzz target needs no Makefile edit (wildcards).
+#
+# Parallel by default: a top-level make without -j (on the command line or in MAKEFLAGS in
+# the environment) runs -j$(JOBS), JOBS = the number of processors; `make -j1` or
+# `make JOBS=1` builds one thing at a time. Dependencies are exact (-MMD headers, libraries
+# before links), so any order make picks is right. Only the build is parallel: tests/run.sh
+# decides which tests may run side by side.
+#
+# Fuzz targets are built against ONE instrumented build of the libraries: every library,
+# tests/lib and switch-model source is compiled once with clang -fsanitize=fuzzer-no-link,
+# address,undefined into $(BUILD)/fuzzobj/ (static libraries, as for the programs), and
+# each tests/fuzz/fuzz_*.c is linked against them with -fsanitize=fuzzer.
 
 BUILD    ?= build
 CC       ?= cc
@@ -19,6 +37,17 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 CFLAGS   := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -I. -MMD -MP $(EXTRA_CFLAGS)
 LDFLAGS  := $(EXTRA_LDFLAGS)
 LDLIBS   := -lpcap
+
+# Parallel by default (see the top): only in the make the user started (a sub-make shares
+# its jobserver), and never for `make clean ...` (clean must not race the build).
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+ifeq ($(MAKELEVEL),0)
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+ifeq ($(filter -j% j% --jobs%,$(shell printenv MAKEFLAGS)),)
+MAKEFLAGS += -j$(JOBS)
+endif
+endif
+endif
 
 ifeq ($(SAN),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -36,6 +65,7 @@ MAINS    := daemon/vswitchd.c $(wildcard tools/*.c)
 
 lib_srcs  = $(filter-out $(MAINS),$(wildcard $(1)/*.c))
 lib_objs  = $(patsubst %.c,$(BUILD)/obj/%.o,$(call lib_srcs,$(1)))
+fuzz_objs = $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(call lib_srcs,$(1)))
 LIBS     := $(foreach m,$(MODULES),$(BUILD)/lib$(m).a)
 LINKLIBS := $(LIBS)
 # Code only tests, tools and benchmarks use (workload generators, test harnesses).
@@ -59,10 +89,14 @@ SM_LIB   := $(if $(SM_SRCS),$(BUILD)/libswitchmodel.a)
 SM_BIN   := $(if $(wildcard $(SM_MAIN)),$(BUILD)/tools/switchmodel)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
-ALL_LIB_SRCS := $(foreach m,$(MODULES),$(call lib_srcs,$(m))) $(TESTLIB_SRCS)
 FUZZ_CC  ?= clang
+# The one instrumented build the fuzz targets link (same order as the unit tests).
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -MMD -MP -fsanitize=fuzzer-no-link,address,undefined
+FUZZ_LIBS := $(foreach m,$(MODULES),$(BUILD)/fuzzobj/lib$(m).a)
+FUZZ_TESTLIB := $(BUILD)/fuzzobj/libtestlib.a
+FUZZ_SM_LIB := $(if $(SM_SRCS),$(BUILD)/fuzzobj/libswitchmodel.a)
 
-.PHONY: install layering all deps check unit integration fuzz fuzzers sanitize coverage bench demo repro clean programs tests
+.PHONY: install layering all deps check check-fast check-labs unit integration fuzz fuzzers sanitize coverage bench demo repro clean programs tests
 
 all: $(PROGRAMS) $(UNIT_BINS) $(TOOL_BINS) $(BENCH_BINS) $(SM_BIN)
 programs: $(PROGRAMS)
@@ -77,6 +111,9 @@ $(BUILD)/obj/%.o: %.c
 
 define lib_rule
 $(BUILD)/lib$(1).a: $(call lib_objs,$(1))
+	@mkdir -p $$(dir $$@)
+	rm -f $$@; ar rcs $$@ $$^
+$(BUILD)/fuzzobj/lib$(1).a: $(call fuzz_objs,$(1))
 	@mkdir -p $$(dir $$@)
 	rm -f $$@; ar rcs $$@ $$^
 endef
@@ -113,19 +150,40 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(TESTLIB) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $< $(TESTLIB) $(LINKLIBS) $(LDLIBS) -o $@
 
-# libFuzzer targets: each is built from its source plus every library source and the switch
-# model's (tests/switchmodel/ without main.c), with clang.
+# libFuzzer targets: each is its own source linked against the instrumented libraries
+# (tests/switchmodel/ without main.c, tests/lib/, every module), built once with clang.
 fuzzers: $(FUZZ_BINS)
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(ALL_LIB_SRCS) $(SM_SRCS) $(wildcard tests/fuzz/*.h tests/switchmodel/*.h $(addsuffix /*.h,$(MODULES)))
+$(BUILD)/fuzzobj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined $< $(ALL_LIB_SRCS) $(SM_SRCS) $(LDLIBS) -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+$(FUZZ_TESTLIB): $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(TESTLIB_SRCS))
+	@mkdir -p $(dir $@)
+	rm -f $@; ar rcs $@ $^
+$(BUILD)/fuzzobj/libswitchmodel.a: $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(SM_SRCS))
+	@mkdir -p $(dir $@)
+	rm -f $@; ar rcs $@ $^
+$(BUILD)/fuzz/%: $(BUILD)/fuzzobj/tests/fuzz/%.o $(FUZZ_SM_LIB) $(FUZZ_TESTLIB) $(FUZZ_LIBS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined $< $(FUZZ_SM_LIB) $(FUZZ_TESTLIB) $(FUZZ_LIBS) $(LDLIBS) -o $@
 
 # ---- tests ---------------------------------------------------------------------------
-# tests/run.sh runs every unit binary, every integration script and every fuzz corpus and
-# ends with one line "check: N passed, N failed".
+# tests/run.sh runs the tests (which side by side: see its top) and ends with one line
+# "check: N passed, N failed, N skipped". `make check` = check-fast + check-labs in ONE
+# run.sh, so that line totals both.
 check: deps
 	@$(MAKE) --no-print-directory all fuzzers
-	@BUILD=$(BUILD) tests/run.sh all
+	@BUILD=$(BUILD) tests/run.sh fast labs
+
+# No root needed: without root, missing packages are named and the run goes on (what needs
+# them skips or fails on its own).
+check-fast:
+	@scripts/deps.sh || [ "$$(id -u)" -ne 0 ]
+	@$(MAKE) --no-print-directory all fuzzers
+	@BUILD=$(BUILD) tests/run.sh fast
+
+check-labs: deps
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) tests/run.sh labs
 
 # The includes follow the layers in layers.conf (and the check rejects its fixture).
 layering:
@@ -198,5 +256,9 @@ install: $(BUILD)/bin/vswitchd $(BUILD)/bin/vmcp $(BUILD)/bin/perfkit
 clean:
 	rm -rf build
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+# Keep every object, also those only a pattern rule chain names (test and fuzz mains):
+# a deleted intermediate would be compiled again by the next link that needs it.
+.SECONDARY:
+
+-include $(shell find $(BUILD)/obj $(BUILD)/fuzzobj -name '*.d' 2>/dev/null)
 include guests/guests.mk

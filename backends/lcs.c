@@ -26,7 +26,7 @@ static int packet_socket(const char *ifname)
     unsigned idx = if_nametoindex(ifname);
     struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL),
                                .sll_ifindex = (int)idx };
-    int sz = 1 << 20;
+    int sz = 4 << 20;
     if (idx == 0 ||
         setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof one) < 0 ||
         setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one) < 0 ||
@@ -35,8 +35,12 @@ static int packet_socket(const char *ifname)
         close(fd);
         return -e;
     }
-    /* Room for a burst of the guest's frames while the loop is busy elsewhere. */
-    (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
+    /* Room for a burst of the guest's frames while the loop is busy elsewhere (the
+     * emulator has a core to itself, the daemon shares the rest). SO_RCVBUF stops at
+     * net.core.rmem_max (208 KB by default: a few hundred small frames, each skb's
+     * truesize counted); the daemon has CAP_NET_ADMIN, so FORCE goes past it. */
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof sz) < 0)
+        (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
     return fd;
 }
 
@@ -72,4 +76,13 @@ int zvs_lcs_open(int netns_fd, const char *ifname, struct zvs_guest_tap **out)
     if (rc < 0)
         close(fd);
     return rc;
+}
+
+uint64_t zvs_lcs_take_kernel_drops(const struct zvs_guest_tap *t)
+{
+    struct tpacket_stats st;
+    socklen_t len = sizeof st;
+    if (!t || getsockopt(zvs_guest_tap_fd(t), SOL_PACKET, PACKET_STATISTICS, &st, &len) < 0)
+        return 0;
+    return st.tp_drops;
 }

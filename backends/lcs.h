@@ -27,4 +27,10 @@
  * CAP_SYS_ADMIN (setns). */
 int zvs_lcs_open(int netns_fd, const char *ifname, struct zvs_guest_tap **out);
 
+/* Frames the kernel dropped on the way from the guest since the last call: the socket's
+ * receive buffer was full because the driver stopped reading while the NIC had no empty
+ * output buffer (its QUEUESTORAGE is in use). PACKET_STATISTICS counts them and resets on
+ * each read, so the caller adds them up. 0 when unknown. */
+uint64_t zvs_lcs_take_kernel_drops(const struct zvs_guest_tap *t);
+
 #endif

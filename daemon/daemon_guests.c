@@ -107,6 +107,7 @@ static void adopt(struct zvsd *d, struct d_nic *n, int netns_fd, const char *ifn
     }
     drop_driver(d, n);
     n->tap = t;
+    n->lcs_kdrops = 0;
     snprintf(n->ifname, sizeof n->ifname, "%s", ifname);
     if (n->port && (err = zvs_guest_tap_bind(t, n->port)) < 0)
         zvs_warn("%s.%04X: cannot bind LCS tap %s: %s", n->userid, n->vdev, ifname,
@@ -208,10 +209,52 @@ void zvsd_guests_destroy(struct zvsd *d)
     d->guests = NULL;
 }
 
+/* A NIC (re)defined while its machine runs: the machine's tap is adopted at once when it
+ * is the tap this NIC describes (same LCS device, the guest's MAC the NIC's: Hercules took
+ * the tap's MAC from the NIC at XAUTOLOG and cannot change it now). Otherwise the NIC
+ * waits for the next XAUTOLOG, and the log says why. */
 void zvsd_guests_nic_created(struct zvsd *d, struct d_nic *n)
 {
-    (void)d;
-    (void)n;    /* a NIC defined while its machine runs is adopted at the next XAUTOLOG */
+    struct zvsd_guests *g = d->guests;
+    int k = g ? find_vm(g, n->userid) : -1;
+    if (k < 0 || zvs_vm_tap(g->vm[k])[0] == '\0')
+        return;                         /* not running, or its tap not open yet */
+    const struct zvs_vm_spec *s = zvs_vm_spec(g->vm[k]);
+    int u = zvs_cfg_find_user(d->run, n->userid);
+    const struct zvs_cfg_nic *nic = NULL;
+    if (u >= 0)
+        for (unsigned i = d->run->user[u].first_nic;
+             i < (unsigned)d->run->user[u].first_nic + d->run->user[u].nnic; i++)
+            if (d->run->nic[i].vdev == n->vdev)
+                nic = &d->run->nic[i];
+    if (!nic || !s->has_lcs || nic->lcs_devno != s->lcs_devno || memcmp(nic->mac, s->nic_mac, 6)) {
+        zvs_info("%s.%04X: defined while the machine runs with another LCS device or MAC: "
+                 "its tap is adopted at the next XAUTOLOG", n->userid, n->vdev);
+        return;
+    }
+    adopt(d, n, zvs_vm_netns_fd(g->vm[k]), zvs_vm_tap(g->vm[k]));
+}
+
+/* Where the frames of an LCS NIC went that the NIC's own counters cannot show: those the
+ * tap refused (down at a STARTLAN flap, or its queue to Hercules full) and those the
+ * kernel dropped before the driver read them (the NIC's output buffers, QUEUESTORAGE,
+ * all in use). Since the tap opened (the machine's XAUTOLOG). */
+void zvsd_lcs_counters(const struct d_nic *n, struct zvs_cp_response *r)
+{
+    struct zvs_guest_tap_stats st;
+    zvs_guest_tap_stats(n->tap, &st);
+    /* The kernel's count resets at each read, so the NIC keeps the sum: a query shows the
+     * NIC, and adding to that sum is not a change of it. */
+    ((struct d_nic *)n)->lcs_kdrops += zvs_lcs_take_kernel_drops(n->tap);
+    zvs_cp_printf(r, "  LCS to guest: %llu frames  Dropped: %llu tap down  %llu tap full",
+                  (unsigned long long)st.tap_tx_frames,
+                  (unsigned long long)st.tap_tx_dropped_down,
+                  (unsigned long long)st.tap_tx_dropped_full);
+    zvs_cp_printf(r, "  LCS from guest: %llu frames  Read errors: %llu  Queue full: %llu  "
+                  "Kernel drops: %llu", (unsigned long long)st.tap_rx_frames,
+                  (unsigned long long)st.tap_rx_errors,
+                  (unsigned long long)st.tap_rx_queue_full,
+                  (unsigned long long)n->lcs_kdrops);
 }
 
 /* ---- the commands -------------------------------------------------------------------- */
@@ -291,6 +334,9 @@ static void xautolog(struct zvsd *d, const char *issuer, const char *userid,
     const struct zvs_vm_events ev = { .tap_open = ev_tap_open, .gone = ev_gone, .ctx = d };
     why[0] = '\0';
     if (zvs_vm_prepare(&s, why, sizeof why) < 0) {
+        /* The response's reason is short (files by name); the log says where. */
+        zvs_warn("XAUTOLOG %s: %s (images %s, IPL INS %s, folder %s)", userid, why, s.images,
+                 s.ipl == ZVS_VM_IPL_INS ? s.ipl_path : "-", s.dir);
         zvs_cp_error(r, ZVS_CPMSG_IMAGE_MISSING, usr->ipl == ZVS_IPL_INS ? "INS" : usr->ipl_name,
                      why);
         return;

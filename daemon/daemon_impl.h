@@ -70,6 +70,7 @@ struct d_nic {
     uint16_t              vdev;
     bool                  external;     /* a program attaches over the socket (QDIO) */
     bool                  lcs;          /* NICBIND LCS: tap adopted while its machine runs */
+    uint64_t              lcs_kdrops;   /* LCS: the kernel's drops from the guest so far */
     int                   session;      /* its attach connection while attached, else -1 */
     struct zvs_device_counters base;    /* COUNTERS CLEAR: subtracted in reports */
 };
@@ -111,6 +112,8 @@ bool zvsd_guests_exec(struct zvsd *d, const char *userid, uint32_t privclass, co
                       struct zvs_cp_response *r);
 /* An LCS NIC slot was (re)made: adopt its machine's tap if the machine runs. */
 void zvsd_guests_nic_created(struct zvsd *d, struct d_nic *n);
+/* QUERY NIC DETAILS of an LCS NIC whose machine runs: its driver's counters (ours). */
+void zvsd_lcs_counters(const struct d_nic *n, struct zvs_cp_response *r);
 
 /* daemon.c: opening a real device's backend (NULL, with the reason in why, when it
  * cannot be) and watching it in the event loop. */

@@ -563,6 +563,8 @@ static void query_nic(struct zvsd *d, const struct zvs_cmd *c, const char *issue
                           nic->macid_source == ZVS_MACID_USER ? "USER" : "SYSTEM");
             zvs_cp_printf(r, "  LCS carries to the guest IPv4, ARP, RARP and SNA frames only, "
                              "untagged (no IPv6, no VLAN tags)");
+            if (n && n->tap)
+                zvsd_lcs_counters(n, r);
         }
         const char *backend = nic->backend == ZVS_NIC_BACKEND_TAP ? "tap" :
                               zvsd_nic_has_backend(d, nic) ? "external QDIO program" : "none";

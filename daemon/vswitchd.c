@@ -50,6 +50,12 @@ static void usage(FILE *out)
             "      --test-interval SECONDS  ours, for labs: balancing passes every SECONDS\n"
             "                         (1-9990) instead of each group's INTERVAL, which CP\n"
             "                         rounds up to a multiple of 30 s; OFF groups stay off\n"
+            "      --guest-images DIR ours: where IPL name images are (NAME.ins.template ...;\n"
+            "                         default build/guests, from the directory vswitchd starts in)\n"
+            "      --guest-dir DIR    ours: the Hercules machines' folders (configuration,\n"
+            "                         console log; default /run/zvswitch/guests)\n"
+            "      --hercules PROGRAM ours: the emulator XAUTOLOG runs (default hercules,\n"
+            "                         from PATH)\n"
             "      --check            check both files like CPSYNTAX and exit\n"
             "  -h, --help\n");
 }
@@ -197,11 +203,15 @@ int main(int argc, char **argv)
         { "monitor-live", required_argument, NULL, 'V' },
         { "check", no_argument, NULL, 'C' },
         { "test-interval", required_argument, NULL, 'T' },
+        { "guest-images", required_argument, NULL, 'I' },
+        { "guest-dir", required_argument, NULL, 'D' },
+        { "hercules", required_argument, NULL, 'H' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *sysconfig = NULL, *userdirect = NULL, *console_group = NULL;
     char *pidfile = NULL, *logfile = NULL, *stats = NULL, *qsock = NULL, *console = NULL, *monitor = NULL, *monlive = NULL;
+    char *images = NULL, *guestdir = NULL, *hercules = NULL;
     unsigned long mon_interval = 60, mon_max_mb = 64, test_interval = 0;
     bool foreground = false, check = false;
     enum zvs_log_level level = ZVS_LOG_INFO;
@@ -223,6 +233,13 @@ int main(int argc, char **argv)
         case 'G': console_group = optarg; break;
         case 'm': free(monitor); monitor = absolute(optarg); break;
         case 'V': free(monlive); monlive = absolute(optarg); break;
+        case 'I': free(images); images = absolute(optarg); break;
+        case 'D': free(guestdir); guestdir = absolute(optarg); break;
+        /* A bare name is looked up in PATH, as execvp does; a path is made absolute. */
+        case 'H':
+            free(hercules);
+            hercules = strchr(optarg, '/') ? absolute(optarg) : strdup(optarg);
+            break;
         case 'i':
         case 'M': {
             char *end;
@@ -266,6 +283,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "vswitchd: --console-group needs --console\n");
         goto out;
     }
+    /* The images' default is relative to where vswitchd starts, which it leaves when it
+     * detaches (chdir /): resolve it now. */
+    if (!images)
+        images = absolute("build/guests");
     if (check) {
         int errors = zvs_config_syntax_check(sysconfig, userdirect, stdout);
         rc = errors == 0 ? 0 : 1;
@@ -313,7 +334,9 @@ int main(int argc, char **argv)
                                  .monitor_interval_s = (uint32_t)mon_interval,
                                  .test_interval_s = (uint32_t)test_interval,
                                  .monitor_max_bytes = (uint64_t)mon_max_mb << 20,
-                                 .monitor_live_path = monlive };
+                                 .monitor_live_path = monlive,
+                                 .guest_images = images, .guest_dir = guestdir,
+                                 .hercules = hercules };
     struct zvsd *d = zvsd_create(cfg, &opt);
     zvs_cfg_free(cfg);
     if (d) {
@@ -339,5 +362,8 @@ out:
     free(console);
     free(monitor);
     free(monlive);
+    free(images);
+    free(guestdir);
+    free(hercules);
     return rc;
 }

@@ -290,6 +290,8 @@ const char *zvs_vm_tap(const struct zvs_vm *vm) { return vm->tap; }
 int zvs_vm_out_fd(const struct zvs_vm *vm) { return vm->proc.out_fd; }
 int zvs_vm_exit_fd(const struct zvs_vm *vm) { return vm->proc.pidfd; }
 int zvs_vm_pid(const struct zvs_vm *vm) { return vm->proc.pid; }
+int zvs_vm_netns_fd(const struct zvs_vm *vm) { return vm->proc.netns_fd; }
+const struct zvs_vm_spec *zvs_vm_spec(const struct zvs_vm *vm) { return &vm->spec; }
 uint64_t zvs_vm_started_ms(const struct zvs_vm *vm) { return vm->started_ms; }
 
 int zvs_vm_log_tail(const char *path, unsigned n, char *buf, size_t size)

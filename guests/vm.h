@@ -113,6 +113,8 @@ const char *zvs_vm_tap(const struct zvs_vm *vm);    /* "" until HHCLC073I */
 int  zvs_vm_out_fd(const struct zvs_vm *vm);
 int  zvs_vm_exit_fd(const struct zvs_vm *vm);
 int  zvs_vm_pid(const struct zvs_vm *vm);
+int  zvs_vm_netns_fd(const struct zvs_vm *vm);      /* -1 once the machine ended */
+const struct zvs_vm_spec *zvs_vm_spec(const struct zvs_vm *vm);
 uint64_t zvs_vm_started_ms(const struct zvs_vm *vm);
 
 /* The last n lines of a console log into buf (NUL-terminated, at most size-1 bytes; the

@@ -30,6 +30,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The reason becomes HCP1163E's second operand, which CP's formatter upper-cases and cuts
+ * at 64 characters: reasons name files by their name in the folder, never by a path (the
+ * daemon logs the folders), and stay short. */
 #define WHY(...) (snprintf(why, whylen, __VA_ARGS__), -EINVAL)
 
 static void mac_str(const uint8_t m[6], char *buf, size_t size)
@@ -136,12 +139,12 @@ static int write_ins(const struct zvs_vm_spec *s, char *ins, size_t inslen, char
     snprintf(tpl, sizeof tpl, "%s/%s.ins.template", s->images, lower);
     FILE *in = fopen(tpl, "re");
     if (in == NULL)
-        return WHY("image %s: %s: %s", s->ipl_name, tpl, strerror(errno));
+        return WHY("no %s.ins.template in the images folder", lower);
     snprintf(ins, inslen, "%s/%s.ins", s->dir, lower);
     FILE *out = fopen(ins, "we");
     if (out == NULL) {
         fclose(in);
-        return WHY("%s: %s", ins, strerror(errno));
+        return WHY("cannot write %s.ins: %s", lower, strerror(errno));
     }
     int rc = 0;
     while (rc == 0 && fgets(line, sizeof line, in) != NULL) {
@@ -164,9 +167,9 @@ static int write_ins(const struct zvs_vm_spec *s, char *ins, size_t inslen, char
         if (strcmp(file, "@PARAMS@") == 0) {
             name = "params.bin";
             if (s->ip == 0)
-                rc = WHY("image %s takes IP parameters: the entry has no GUESTIP", s->ipl_name);
+                rc = WHY("it takes IP parameters: the entry has no GUESTIP");
             else
-                rc = write_params(s, s->dir) < 0 ? WHY("params.bin: %s", strerror(errno)) : 0;
+                rc = write_params(s, s->dir) < 0 ? WHY("cannot write params.bin: %s", strerror(errno)) : 0;
         } else if (strcmp(file, "@PARMLINE@") == 0) {
             name = "parmline.txt";      /* written once the whole template is read */
         } else {
@@ -178,9 +181,9 @@ static int write_ins(const struct zvs_vm_spec *s, char *ins, size_t inslen, char
             snprintf(src, sizeof src, "%s/%s", s->images, name);
             struct stat st;
             if (stat(src, &st) < 0 || st.st_size == 0)
-                rc = WHY("image %s: %s is missing", s->ipl_name, src);
+                rc = WHY("no %.24s in the images folder", name);
             else if (copy_in(src, s->dir, name) < 0)
-                rc = WHY("image %s: cannot copy %s", s->ipl_name, src);
+                rc = WHY("cannot copy %.24s", name);
             fprintf(out, "%s %s\n", name, addr);
             continue;
         }
@@ -188,9 +191,9 @@ static int write_ins(const struct zvs_vm_spec *s, char *ins, size_t inslen, char
     }
     fclose(in);
     if (fclose(out) != 0 && rc == 0)
-        rc = WHY("%s: %s", ins, strerror(errno));
+        rc = WHY("cannot write %s.ins: %s", lower, strerror(errno));
     if (rc == 0)
-        rc = write_parmline(s, s->dir, parm) < 0 ? WHY("parmline.txt: %s", strerror(errno)) : 0;
+        rc = write_parmline(s, s->dir, parm) < 0 ? WHY("cannot write parmline.txt: %s", strerror(errno)) : 0;
     return rc;
 }
 
@@ -201,14 +204,14 @@ int zvs_vm_prepare(const struct zvs_vm_spec *s, char *why, size_t whylen)
     int rc;
 
     if (mkdir(s->dir, 0750) < 0 && errno != EEXIST)
-        return WHY("%s: %s", s->dir, strerror(errno));
+        return WHY("machine folder: %s", strerror(errno));
     if (s->ipl == ZVS_VM_IPL_NAMED) {
         rc = write_ins(s, ins, sizeof ins, arch, sizeof arch, why, whylen);
         if (rc < 0)
             return rc;
     } else {
         if (access(s->ipl_path, R_OK) < 0)
-            return WHY("%s: %s", s->ipl_path, strerror(errno));
+            return WHY("the .ins file: %s", strerror(errno));
         snprintf(ins, sizeof ins, "%s", s->ipl_path);
     }
     mac_str(s->tap_mac, tapmac, sizeof tapmac);
@@ -218,7 +221,7 @@ int zvs_vm_prepare(const struct zvs_vm_spec *s, char *why, size_t whylen)
                          (unsigned)s->lcs_devno, ip);
         snprintf(path, sizeof path, "%s/lcs.oat", s->dir);
         if (write_file(path, buf, (size_t)n) < 0)
-            return WHY("%s: %s", path, strerror(errno));
+            return WHY("cannot write lcs.oat: %s", strerror(errno));
     }
     int n = snprintf(buf, sizeof buf,
                      "# zvswitch: machine %s (written at XAUTOLOG)\n"
@@ -230,10 +233,10 @@ int zvs_vm_prepare(const struct zvs_vm_spec *s, char *why, size_t whylen)
                       (unsigned)s->lcs_devno, tapmac, s->dir, ip);
     snprintf(path, sizeof path, "%s/hercules.cnf", s->dir);
     if (write_file(path, buf, (size_t)n) < 0)
-        return WHY("%s: %s", path, strerror(errno));
+        return WHY("cannot write hercules.cnf: %s", strerror(errno));
     n = snprintf(buf, sizeof buf, "ipl %s\n", ins);
     snprintf(path, sizeof path, "%s/hercules.rc", s->dir);
     if (write_file(path, buf, (size_t)n) < 0)
-        return WHY("%s: %s", path, strerror(errno));
+        return WHY("cannot write hercules.rc: %s", strerror(errno));
     return 0;
 }

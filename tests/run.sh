@@ -1,60 +1,204 @@
 #!/usr/bin/env bash
-# Run zvswitch's tests and print one closing line: "check: N passed, N failed, N skipped".
-#   tests/run.sh [unit] [integration] [fuzz] [layering] [all]
+# Run zvswitch's tests and print one closing line: "check: N passed, N failed, N skipped",
+# totalled over every part named (CI reads it; the exit status is 0 when nothing failed).
+#   tests/run.sh [fast] [labs] [unit] [integration] [fuzz] [layering] [all]
+# fast:        no root needed: layering, unit, fuzz, and the hermetic scripts of
+#              tests/integration (`make check-fast`)
+# labs:        the tests/integration scripts that are not hermetic: root namespace labs
+#              (`make check-labs`); `make check` runs "fast labs", which is what all is
 # layering:    scripts/layering.sh on the repository and on its fixture (tests/layering/)
 # unit:        every build/tests/test_* cmocka binary (each test case counts)
-# integration: every tests/integration/*.sh (exit 0 pass, 77 skip, else fail); they make
-#              their own network namespaces and remove them, and are bounded in time
-# fuzz:        every fuzz target over its corpus plus a short bounded run
+# integration: every tests/integration/*.sh (exit 0 pass, 77 skip, else fail): hermetic
+#              ones and labs; labs make their own network namespaces and remove them, and
+#              are bounded in time
+# fuzz:        every fuzz target over its corpus plus a short bounded run (FUZZ_SECONDS, 10)
+#
+# Side by side: up to TEST_JOBS (default 2) tests run at once, only those that are not
+# timing-sensitive; the others then run one after another, alone:
+#  - unit tests: alone if named in UNIT_ALONE below (real-time timers, network namespaces,
+#    real interfaces) or if their source includes netns.h or calls unshare(); the rest
+#    (pure logic, virtual time) run side by side;
+#  - integration scripts say what they are on a line "# check: hermetic|parallel|alone
+#    (why)": hermetic (no root, no namespaces, no timing: part of fast, side by side),
+#    parallel (a lab that neither measures rates nor races timers: two at a time), alone
+#    (LACP timers, failover, throughput or rate limits, valgrind, switch-model timing,
+#    monitor rates, capture start-up races). A script without that line runs alone.
+#  - fuzz targets run side by side.
+# Each test writes its own log in $BUILD/test-logs/; its result line is printed when it
+# ends (never interleaved), with the log's tail when it failed. TEST_JOBS=1 runs
+# everything one after another. TEST_ONLY='PATTERN...' (shell patterns on test names,
+# e.g. 'lab_basic test_lacp_*') runs only the tests it matches.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 export BUILD
 LOG=$BUILD/test-logs
 mkdir -p "$LOG"
+TEST_JOBS=${TEST_JOBS:-2}
+FUZZ_SECONDS=${FUZZ_SECONDS:-10}
 passed=0 failed=0 skipped=0
 failures=()
 
-run_unit() {
-  for t in "$BUILD"/tests/test_*; do
-    [ -x "$t" ] || continue
-    name=$(basename "$t")
-    timeout 300 "$t" >"$LOG/$name.log" 2>&1
-    rc=$?
-    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$LOG/$name.log" | awk '{s+=$1} END {print s+0}')
-    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$LOG/$name.log" | awk '{s+=$1} END {print s+0}')
-    s=$(grep -c '^\[  SKIPPED \]' "$LOG/$name.log")
-    if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi     # crashed or timed out
-    passed=$((passed + p - s)); failed=$((failed + f)); skipped=$((skipped + s))
-    if [ "$f" -gt 0 ]; then
-      failures+=("$name"); echo "FAIL unit $name (log: $LOG/$name.log)"; tail -n 30 "$LOG/$name.log"
-    else
-      echo "ok   unit $name: $((p - s)) passed${s:+, $s skipped}"
-    fi
+# Unit tests that run alone (patterns): real-time timers (evloop), network namespaces and
+# real interfaces (guest tap, netlink, the uplink backends).
+UNIT_ALONE=(test_evloop test_guest_tap test_netlink_link 'test_uplink_*')
+
+unit_alone() {
+  local p
+  for p in "${UNIT_ALONE[@]}"; do
+    # shellcheck disable=SC2053
+    [[ $1 == $p ]] && return 0
   done
+  grep -qE '#include "netns\.h"|unshare\(' "tests/unit/$1.c" 2>/dev/null
 }
 
-run_integration() {
+# it_class SCRIPT: hermetic, parallel or alone (the script's "# check:" line).
+it_class() {
+  local c
+  c=$(sed -n 's/^# check: \([a-z]*\).*/\1/p' "$1" | head -n 1)
+  case $c in hermetic|parallel) echo "$c" ;; *) echo alone ;; esac
+}
+
+# Integration scripts (shared helpers lib.sh, *_lib.sh are not tests) of a class.
+it_scripts() {  # it_scripts CLASS...
+  local t name
   for t in tests/integration/*.sh; do
     [ -f "$t" ] || continue
     name=$(basename "$t" .sh)
-    case $name in lib|*_lib) continue ;; esac   # shared helpers (lib.sh, ovs_lib.sh), not tests
-    start=$(date +%s)
-    timeout 600 bash "$t" >"$LOG/it-$name.log" 2>&1
-    rc=$?
-    secs=$(( $(date +%s) - start ))
-    if [ $rc -eq 0 ]; then
-      passed=$((passed + 1)); echo "ok   integration $name (${secs}s)"
-    elif [ $rc -eq 77 ]; then
-      skipped=$((skipped + 1)); echo "skip integration $name: $(tail -n 1 "$LOG/it-$name.log")"
+    case $name in lib|*_lib) continue ;; esac
+    [[ " $* " == *" $(it_class "$t") "* ]] && echo "$name"
+  done
+}
+
+# ---- one test: start it in the background, account for it when it ends ----------------
+declare -A RUNNING=()     # pid -> "kind name start"
+
+start_job() {  # start_job KIND NAME
+  local kind=$1 name=$2
+  case $kind in
+    unit)
+      timeout 300 "$BUILD/tests/$name" >"$LOG/$name.log" 2>&1 & ;;
+    it)
+      timeout 600 bash "tests/integration/$name.sh" >"$LOG/it-$name.log" 2>&1 & ;;
+    fuzz)
+      # The checked-in corpus first, then a short run that may add inputs to a scratch copy.
+      local bin=$BUILD/fuzz/$name corpus=tests/fuzz/corpus/${name#fuzz_}
+      mkdir -p "$BUILD/fuzz/work-$name"
+      timeout $((FUZZ_SECONDS + 240)) bash -c '"$1" -runs=0 "$3" && "$1" -max_total_time="$4" "$2" "$3"' \
+        _ "$bin" "$BUILD/fuzz/work-$name" "$corpus" "$FUZZ_SECONDS" >"$LOG/$name.log" 2>&1 & ;;
+  esac
+  RUNNING[$!]="$kind $name $(date +%s)"
+}
+
+finish_unit() {  # NAME RC SECONDS
+  local name=$1 rc=$2 secs=$3 log=$LOG/$1.log p f s
+  p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+  f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+  s=$(grep -c '^\[  SKIPPED \]' "$log")
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi     # crashed or timed out
+  passed=$((passed + p - s)); failed=$((failed + f)); skipped=$((skipped + s))
+  if [ "$f" -gt 0 ]; then
+    failures+=("$name"); echo "FAIL unit $name (rc $rc, ${secs}s, log: $log)"; tail -n 30 "$log"
+  else
+    echo "ok   unit $name: $((p - s)) passed${s:+, $s skipped} (${secs}s)"
+  fi
+}
+
+finish_it() {
+  local name=$1 rc=$2 secs=$3 log=$LOG/it-$1.log
+  if [ "$rc" -eq 0 ]; then
+    passed=$((passed + 1)); echo "ok   integration $name (${secs}s)"
+  elif [ "$rc" -eq 77 ]; then
+    skipped=$((skipped + 1)); echo "skip integration $name: $(tail -n 1 "$log")"
+  else
+    failed=$((failed + 1)); failures+=("$name")
+    echo "FAIL integration $name (rc $rc, ${secs}s, log: $log)"; tail -n 40 "$log"
+  fi
+}
+
+finish_fuzz() {
+  local name=$1 rc=$2 secs=$3 log=$LOG/$1.log
+  if [ "$rc" -eq 0 ]; then
+    passed=$((passed + 1)); echo "ok   fuzz $name (${secs}s)"
+  else
+    failed=$((failed + 1)); failures+=("$name")
+    echo "FAIL fuzz $name (rc $rc, ${secs}s, log: $log)"; tail -n 30 "$log"
+  fi
+}
+
+reap_one() {  # waits for one running test to end and accounts for it
+  local pid='' rc kind name start
+  wait -n -p pid "${!RUNNING[@]}"; rc=$?
+  [ -n "$pid" ] && [ -n "${RUNNING[$pid]:-}" ] || return 0
+  read -r kind name start <<<"${RUNNING[$pid]}"
+  unset "RUNNING[$pid]"
+  "finish_$kind" "$name" "$rc" "$(( $(date +%s) - start ))"
+}
+
+selected() {  # selected NAME: TEST_ONLY is unset or one of its patterns matches NAME
+  [ -z "${TEST_ONLY:-}" ] && return 0
+  local p pats
+  read -ra pats <<<"$TEST_ONLY"
+  for p in "${pats[@]}"; do
+    # shellcheck disable=SC2053
+    [[ $1 == $p ]] && return 0
+  done
+  return 1
+}
+
+run_pool() {  # run_pool N KIND:NAME...: at most N at once, each accounted when it ends
+  local n=$1 job; shift
+  for job in "$@"; do
+    selected "${job#*:}" || continue
+    while [ ${#RUNNING[@]} -ge "$n" ]; do reap_one; done
+    start_job "${job%%:*}" "${job#*:}"
+  done
+  while [ ${#RUNNING[@]} -gt 0 ]; do reap_one; done
+}
+
+# Interrupted: stop what runs (timeout passes the signal to the test's process group, and
+# the labs' traps remove their namespaces), then stop.
+stop_all() {
+  local pid
+  for pid in "${!RUNNING[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+  wait
+  echo "interrupted"
+  exit 130
+}
+trap stop_all INT TERM
+
+# ---- the parts ---------------------------------------------------------------------------
+# Lists of KIND:NAME, side-by-side ones and alone ones.
+unit_jobs() {  # unit_jobs parallel|alone
+  local t name
+  for t in "$BUILD"/tests/test_*; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    if unit_alone "$name"; then [ "$1" = alone ] && echo "unit:$name"
+    else [ "$1" = parallel ] && echo "unit:$name"; fi
+  done
+}
+
+fuzz_jobs() {
+  local src name
+  for src in tests/fuzz/fuzz_*.c; do
+    [ -f "$src" ] || continue
+    name=$(basename "$src" .c)
+    selected "$name" || continue
+    if [ -x "$BUILD/fuzz/$name" ]; then echo "fuzz:$name"
     else
-      failed=$((failed + 1)); failures+=("$name")
-      echo "FAIL integration $name (rc $rc, ${secs}s, log: $LOG/it-$name.log)"; tail -n 40 "$LOG/it-$name.log"
+      skipped=$((skipped + 1)); echo "skip fuzz $name: not built (needs clang's libFuzzer)" >&2
     fi
   done
 }
 
+it_jobs() {  # it_jobs CLASS...
+  local name
+  for name in $(it_scripts "$@"); do echo "it:$name"; done
+}
+
 run_layering() {
+  selected layering || return 0
   tests/layering/run.sh >"$LOG/layering.log" 2>&1
   local rc=$? p f
   p=$(sed -n 's/^layering: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$LOG/layering.log")
@@ -69,36 +213,44 @@ run_layering() {
   fi
 }
 
-run_fuzz() {
-  for src in tests/fuzz/fuzz_*.c; do
-    [ -f "$src" ] || continue
-    name=$(basename "$src" .c)
-    bin=$BUILD/fuzz/$name
-    corpus=tests/fuzz/corpus/${name#fuzz_}
-    if [ ! -x "$bin" ]; then
-      skipped=$((skipped + 1)); echo "skip fuzz $name: not built (needs clang's libFuzzer)"; continue
-    fi
-    mkdir -p "$BUILD/fuzz/work-$name"
-    # The checked-in corpus first, then a short run that may add inputs to a scratch copy.
-    if timeout 120 "$bin" -runs=0 "$corpus" >"$LOG/$name.log" 2>&1 &&
-       timeout 120 "$bin" -max_total_time=${FUZZ_SECONDS:-10} "$BUILD/fuzz/work-$name" "$corpus" >>"$LOG/$name.log" 2>&1; then
-      passed=$((passed + 1)); echo "ok   fuzz $name"
-    else
-      failed=$((failed + 1)); failures+=("$name"); echo "FAIL fuzz $name (log: $LOG/$name.log)"; tail -n 30 "$LOG/$name.log"
-    fi
+# The jobs of a list, read into an array (fuzz_jobs counts its skips in this shell).
+jobs_of() {  # jobs_of ARRAY CMD...
+  local -n out=$1; shift
+  local tmp; tmp=$(mktemp)
+  "$@" >"$tmp"
+  mapfile -t out <"$tmp"
+  rm -f "$tmp"
+}
+
+# Side-by-side jobs first (longest kinds first: fuzz, scripts, unit), then the alone ones.
+run_parts() {  # run_parts unit|fuzz|hermetic|labs ...
+  local p side=() alone=() j
+  for p in "$@"; do
+    case $p in
+      fuzz) jobs_of j fuzz_jobs; side=("${j[@]}" "${side[@]}") ;;
+      hermetic) jobs_of j it_jobs hermetic; side+=("${j[@]}") ;;
+      unit) jobs_of j unit_jobs parallel; side+=("${j[@]}")
+            jobs_of j unit_jobs alone; alone+=("${j[@]}") ;;
+      labs) jobs_of j it_jobs parallel; side+=("${j[@]}")
+            jobs_of j it_jobs alone; alone+=("${j[@]}") ;;
+    esac
   done
+  run_pool "$TEST_JOBS" "${side[@]}"
+  run_pool 1 "${alone[@]}"
 }
 
 what=("$@")
 [ ${#what[@]} -eq 0 ] && what=(all)
 for w in "${what[@]}"; do
   case $w in
-    unit) run_unit ;;
-    integration) run_integration ;;
-    fuzz) run_fuzz ;;
+    fast) run_layering; run_parts fuzz hermetic unit ;;
+    labs) run_parts labs ;;
+    all) run_layering; run_parts fuzz hermetic unit; run_parts labs ;;
+    unit) run_parts unit ;;
+    integration) run_parts hermetic labs ;;
+    fuzz) run_parts fuzz ;;
     layering) run_layering ;;
-    all) run_layering; run_unit; run_integration; run_fuzz ;;
-    *) echo "usage: $0 [unit] [integration] [fuzz] [layering] [all]" >&2; exit 2 ;;
+    *) echo "usage: $0 [fast] [labs] [unit] [integration] [fuzz] [layering] [all]" >&2; exit 2 ;;
   esac
 done
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"

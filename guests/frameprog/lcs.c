@@ -26,6 +26,10 @@ static size_t txlen[2];
 static int rxcur, txfill;
 static struct ccw1 rxccw, txccw;
 static uint16_t seqno;
+/* Set once LANSTAT has given the MAC. Frames that come before (the LAN starts at
+ * STARTLAN, a broadcast ARP may arrive while LANSTAT is still under way) are counted and
+ * dropped: answered then, an ARP reply would carry the MAC 00:00:00:00:00:00. */
+static int lan_up;
 
 static int flush(void);
 
@@ -134,8 +138,12 @@ static void parse_block(const uint8_t *b, size_t len)
             return;
         }
         const uint8_t *f = b + off;
-        if (f[2] == LCS_FRAME_ENET) {
+        if (f[2] == LCS_FRAME_ENET && lan_up) {
             net_input(f + 4, next - off - 4);
+        } else if (f[2] == LCS_FRAME_ENET) {
+            fp_cnt.frames_in++;
+            fp_cnt.bytes_in += next - off - 4;
+            fp_cnt.drop_unsupported++;
         } else if (f[2] == LCS_FRAME_CMD && next - off >= 12) {
             fp_cnt.lcs_cmd_replies++;
             reply.seen = 1;
@@ -233,4 +241,5 @@ void lcs_init(void)
     command(LCS_CMD_LANSTAT, WAIT_LCS_LANSTAT);
     /* The LANSTAT reply: command header (12 bytes), 10 unused bytes, the MAC. */
     memcpy(lcs_mac, reply.data + 22, 6);
+    lan_up = 1;
 }

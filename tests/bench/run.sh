@@ -37,6 +37,8 @@
 #   failover gap, group scaling)
 #   ratio of a line vs OVS        >= 1.2  veth path against OVS userspace
 #   ratio of a line vs bridge     >= 0.5  veth path against the Linux bridge
+#   hercules_* vs bridge          >= 0.95 a Hercules guest's LCS path (issue 13): the switch
+#                                         must never be that path's bottleneck
 #
 # Output: $BUILD/bench.json, a JSON array of objects
 #   {"name","value","unit"[,"peer","peer_value","ratio"][,"target","met"]}
@@ -224,7 +226,7 @@ report() {
       } else if (ratio != "") {
         k = peer_kind(peer != "" ? peer : name)
         if (k == "ovs") target = 1.2
-        if (k == "bridge") target = 0.5
+        if (k == "bridge") target = name ~ /^hercules_/ ? 0.95 : 0.5
         if (target != "") { met = (ratio + 0 >= target) ? "true" : "false"; seen[k] = 1 }
       }
       if (target != "") state = met == "true" ? "met" : "MISSED"

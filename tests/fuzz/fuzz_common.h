@@ -3,8 +3,9 @@
  * keeps the input), and TRACE, which prints only in a build with -DFUZZ_TRACE (to check
  * that seeds do what they say).
  *
- * Header only, functions static inline: each target is built standalone from its own .c
- * plus the library sources, with no object of shared test code to link.
+ * Header only, functions static inline: each target is its own .c linked against the
+ * instrumented libraries (the Makefile's $(BUILD)/fuzzobj/), with no object of shared
+ * test code to link.
  */
 #ifndef ZVS_FUZZ_COMMON_H
 #define ZVS_FUZZ_COMMON_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: parallel (no network, no timing: who may use the console)
 # Who may use the operator console: USER DIRECT LINUXUSER maps Linux users to CP userids,
 # --console-group opens the socket file to a group (mode 0660).
 #   - vswitchd refuses to start on a LINUXUSER that is not a Linux user, on an unknown

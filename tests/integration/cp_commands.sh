@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (LACP timers: DROPTX expiry on both sides; failover)
 # The report's command sequence typed into a running vswitchd, and what each command does
 # to the running switch.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (valgrind)
 # vswitchd as an operator runs it: --check on good and bad files, background mode with a
 # pidfile, clean shutdown on SIGTERM, and a run under valgrind with traffic that must end
 # with no error and no leak.

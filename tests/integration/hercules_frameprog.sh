@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (Hercules emulation: IPL-to-ARP measured, waits of 10 s for disabled waits)
 # The standalone s390 frame program (guests/frameprog) under Hercules, on an LCS tap
 # bridged to a LAN namespace (issue 13):
 #
@@ -103,8 +104,11 @@ expect_wait() {
   start_guest "$name" "$image" "$params"
   wait_for 10 grep -q "HHCCP011I.*Disabled wait state" "$WORK/$name/herc.log" ||
     fail "$name: no disabled wait within 10 s"
+  # The PSW line follows HHCCP011I, but another Hercules thread may write a line between
+  # them (HHCPN013I, the end of the script): take the first PSW= after HHCCP011I.
   local psw
-  psw=$(grep -m1 -A1 "HHCCP011I" "$WORK/$name/herc.log" | grep -o "PSW=[0-9A-F]* [0-9A-F]*" | head -1)
+  wait_for 5 sh -c 'sed -n "/HHCCP011I/,\$p" "$1" | grep -q "PSW="' _ "$WORK/$name/herc.log"
+  psw=$(sed -n '/HHCCP011I/,$p' "$WORK/$name/herc.log" | grep -o "PSW=[0-9A-F]* [0-9A-F]*" | head -1)
   [ -n "$psw" ] || psw=$(grep -m1 "HHCCP011I" "$WORK/$name/herc.log")
   echo "$psw" | grep -qi "$code" || fail "$name: wait PSW '$psw', want code $code"
   echo "ok: $name ends in a disabled wait, code $code ($psw)"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: parallel (exact counters on static ARP; iperf3 rates printed, not judged; waits bounded in seconds)
 # vswitchd with three namespace guests on taps and one uplink veth to a LAN namespace:
 # exact counters for a known ping exchange, broadcast reach, TCP through the switch
 # (offloads on: super-frames and partial checksums must survive), MTU ${MTU:-1500}.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (throughput: the two-port/one-port ratio; INTERVAL passes; failover under load)
 # Port-group load balancing end to end, against the switch model with 1 Gbit/s per member
 # (rate-limit, as the report's 1 GbE OSA ports):
 #  - skew: both LAN hosts' MACs end in odd suffixes (01, 03), so both heavy flows start on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (JOIN/LEAVE under iperf3 load, no discard allowed; LACP timers)
 # Live port-group changes through the operator console (vmcp), under iperf3 load:
 #   SET PORT GROUP ETHGRP JOIN 2A00   a third OSA port joins: the switch model bundles it,
 #                                     vswitchd distributes on three members;

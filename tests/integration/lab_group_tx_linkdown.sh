@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (SIGSTOP windows of 0.2-0.3 s; failover)
 # A member's link goes while frames for it are on their way: they reach the LAN through
 # the other member instead of being lost.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: parallel (lab_basic through libpcap)
 # The basic lab with the uplink read and written through libpcap (RDEVICE ... BACKEND
 # PCAP, configs/lab/SYSTEM-PCAP.CONFIG) instead of AF_PACKET with virtio-net headers:
 # the same pings, exact counters, broadcast reach, carrier loss and iperf3 guest-guest

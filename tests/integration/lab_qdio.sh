@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: parallel (exact frame counts in windows of seconds; no timers, no rates)
 # An external guest program on shared-memory QDIO queues: vswitchd -q SOCKET, LNXC's NIC
 # bound with NICBIND QDIO, and tests/tools/qdio_peer attaching to it from another
 # process. Frames cross in both directions with exact counts; a second program can

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (a tshark capture that must be running 2 s after its start)
 # VLAN AWARE switch: LNXA and LNXB on access VLAN 10, LNXC on VLAN 20, the uplink a trunk
 # with native VLAN 1, MACPROTECT ON. The LAN side sends tagged frames built with scapy
 # (this kernel has no VLAN interfaces). Checks: broadcast stays in its VLAN, frames leave

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: hermetic (no root, no namespaces, no timing: offline captures and tshark)
 # Every PDU the project emits decodes in tshark (an independent dissector) as LACP or
 # Marker with no expert info at warning or error level, and with the field values our own
 # codec reads back; the crafted fixtures in tests/pcap/ are what tests/pcap/README.md says

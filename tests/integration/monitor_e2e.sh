@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (monitor rates within 3 %)
 # Monitor records end to end: vswitchd (-m, 2 s interval) with a two-port group against
 # the switch model; a guest sends a UDP stream of a known rate to a server; perfkit reads
 # the monitor file and its FCX240 (per OSA device) and FCX269 (per NIC) rates match the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: hermetic (no root, no namespaces, no timing: make install into a staging directory)
 # vswitchd as a service: `make install` lays out programs, man pages, the systemd unit (with
 # the installed paths), logrotate and examples; every program answers --help; the man
 # pages format without a warning; systemd accepts the unit. Needs no namespace.

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,13 +99,17 @@ static void valid_request_gets_descriptors(void **state)
     /* The program side through the library: descriptors arrive and work. */
     int memfd, siga, irq, session;
     char err[64];
-    /* The daemon side answers from a child so the library's blocking read returns. */
+    /* The daemon side answers from a child so the library's blocking read returns. The
+     * listening socket is non-blocking (the daemon polls it): the child waits for the
+     * connection first, else an accept before the parent's connect fails with EAGAIN and
+     * the parent waits for an answer forever. */
     pid_t pid = fork();
     if (pid == 0) {
         int cl;
         char u[9];
         uint16_t v;
-        if (zvs_qdio_attach_accept(lfd, 2000, &cl, u, &v) == 0)
+        struct pollfd p = { .fd = lfd, .events = POLLIN };
+        if (poll(&p, 1, 2000) == 1 && zvs_qdio_attach_accept(lfd, 2000, &cl, u, &v) == 0)
             zvs_qdio_attach_grant(cl, e1, e2, e3);
         _exit(0);
     }

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# bench_hercules: the standalone s390 frame program (guests/frameprog) under Hercules,
+# generating UDP at full rate to a LAN namespace, through zvswitch and through a Linux
+# bridge, in the same run (issue 13: the switch must never be the LCS path's bottleneck).
+#
+#   BUILD=build tests/bench/bench_hercules.sh      (run by tests/bench/run.sh, `make bench`)
+#
+#   zvswitch  vswitchd in its namespace (tests/integration/lib.sh lab), VSWITCH uplink the
+#             veth osa28ba whose peer is eth0 of the LAN namespace (10.77.0.100); the guest
+#             is machine FP1 (IPL FRAMEPROG, 10.77.0.50), XAUTOLOGged by vswitchd, its LCS
+#             tap the NIC's backend.
+#   bridge    the same image, parameters and Hercules configuration (MAINSIZE 16, ESA/390,
+#             LCS 0600 with the OAT vswitchd writes), started here in a namespace of its
+#             own whose tap is enslaved with a veth to a bridge; the veth's peer is eth1 of
+#             the same LAN namespace (10.78.0.100; the guest 10.78.0.50).
+# Only one machine runs at a time. A round: GEN to the LAN host's port 9 at full rate
+# (rate 0), 1 s to settle, then the LAN interface's rx counters (the kernel's: no user
+# program on the receiving side to be the bottleneck) over BENCH_SECS (default 3), STOP.
+# BENCH_REPS rounds (default 3) per size, zvswitch and bridge interleaved; a value is the
+# median.
+#
+# Output (tests/bench/run.sh's line protocol; ratio > 1 means zvswitch is better):
+#   BENCH hercules_lcs_fps_64b <zvs> frames/s bridge <bridge> <zvs/bridge>
+#   BENCH hercules_lcs_mbps_1514 <zvs> Mbit/s bridge <bridge> <zvs/bridge>
+# Lines starting with # are the log: every round, with what the LCS driver counted.
+# On this 2-core machine the emulator's CPU thread takes a core whenever the program
+# runs; the bridge forwards in the kernel's softirq, zvswitch in vswitchd, which shares
+# the other core with the LAN's kernel and anything else running.
+# Exit: 0 measured, 77 not root (the last line says why), 1 a run failed. Every process,
+# namespace and interface made here is removed on exit.
+set -u
+BENCH_SECS=${BENCH_SECS:-3}
+BENCH_REPS=${BENCH_REPS:-3}
+[ -n "${HB_TIMED:-}" ] || HB_TIMED=1 exec timeout -k 10 300 bash "$0" "$@"
+[ "$(id -u)" -eq 0 ] || { echo "bench_hercules: needs root for network namespaces"; exit 77; }
+. "$(dirname "$0")/../integration/lib.sh"
+command -v hercules >/dev/null || fail "no hercules (run make deps)"
+make -s -C "$ROOT" BUILD="$BUILD" guests >/dev/null || fail "make guests failed"
+[ -s "$BUILD/guests/frameprog.bin" ] || fail "no frame program image"
+PEER="python3 $ROOT/tests/integration/frameprog_peer.py"
+lab_init hbench
+NS_BR=$NS_B                     # the bridge machine's namespace
+BR_PID=
+
+hb_cleanup() {
+  local s=$? p
+  [ -n "$BR_PID" ] && kill -KILL "$BR_PID" 2>/dev/null
+  if [ -f "$WORK/vswitchd.log" ]; then
+    for p in $(sed -n 's/.*Hercules pid \([0-9]*\),.*/\1/p' "$WORK/vswitchd.log"); do
+      kill -KILL "$p" 2>/dev/null
+    done
+  fi
+  (exit $s)
+  lab_cleanup
+}
+trap hb_cleanup EXIT
+
+cat >"$WORK/SYSTEM.CONFIG" <<'EOF'
+VMLAN MACPREFIX 02000C
+DEFINE VSWITCH BENCHSW ETHERNET RDEV 28BA
+MODIFY VSWITCH BENCHSW GRANT FP1
+RDEVICE 28BA INTERFACE osa28ba
+EOF
+cat >"$WORK/USER.DIRECT" <<'EOF'
+USER FP1 PW 16M 16M G
+  IPL FRAMEPROG
+  GUESTIP 10.77.0.50/24
+  NICDEF 0600 TYPE QDIO LAN SYSTEM BENCHSW
+  NICBIND 0600 LCS 0600
+EOF
+grep -q "^DEFINE VSWITCH" "$WORK/SYSTEM.CONFIG" || fail "config"
+VSWITCHD_ARGS="-l info -k $WORK/console.sock --guest-images $BUILD/guests --guest-dir $WORK/guests" \
+  LAB_TAPS=" " lab_start "$WORK/SYSTEM.CONFIG" "$WORK/USER.DIRECT"
+wait_for 10 test -S "$WORK/console.sock" || fail "no console"
+
+# The bridge: NS_BR holds br0 and vb, whose peer is eth1 of the LAN.
+ip -n "$NS_BR" link add br0 type bridge || fail "bridge"
+ip -n "$NS_BR" link add vb type veth peer name eth1 netns "$NS_LAN" || fail "veth"
+ip -n "$NS_BR" link set vb master br0
+ip -n "$NS_BR" link set vb up
+ip -n "$NS_BR" link set br0 up
+ip -n "$NS_LAN" link set eth1 up
+ip -n "$NS_LAN" addr add 10.78.0.100/24 dev eth1
+
+# The bridge machine: what vswitchd writes for FP1 (vm_conf.c), with its own address.
+BRDIR=$WORK/brguest
+mkdir -p "$BRDIR"
+cp "$BUILD/guests/frameprog.bin" "$BRDIR/frameprog.bin"
+"$ROOT/guests/mkparams.sh" -i 10.78.0.50 -n 255.255.255.0 -o "$BRDIR/params.bin" || fail "mkparams"
+sed -e "s|@IMAGE@|frameprog.bin|" -e "s|@PARAMS@|params.bin|" \
+  "$BUILD/guests/frameprog.ins.template" >"$BRDIR/frameprog.ins"
+printf 'HWADD 00 02:00:0c:00:00:11\n0600 IP 00 PRI 10.78.0.50\n' >"$BRDIR/lcs.oat"
+cat >"$BRDIR/hercules.cnf" <<EOF
+ARCHMODE ESA/390
+CPUMODEL 2097
+MAINSIZE 16
+NUMCPU 1
+0009 3215-C /
+0600.2 LCS -n /dev/net/tun -m 02:00:0c:00:00:11 -o $BRDIR/lcs.oat 10.78.0.50
+EOF
+echo "ipl $BRDIR/frameprog.ins" >"$BRDIR/hercules.rc"
+
+ctl() {  # ctl IP CMD: up to 5 tries (STOP and STATS are idempotent; GEN replaces)
+  local i
+  for i in 1 2 3 4 5; do
+    ip netns exec "$NS_LAN" $PEER ctl "$1" 7001 "$2" 2>/dev/null && return 0
+  done
+  return 1
+}
+lan_rx() {  # lan_rx DEV: "packets bytes" the LAN's kernel received on DEV
+  ip netns exec "$NS_LAN" sh -c "cat /sys/class/net/$1/statistics/rx_packets /sys/class/net/$1/statistics/rx_bytes" |
+    tr '\n' ' '
+}
+
+start_zvs() {
+  "$BUILD/bin/vmcp" -s "$WORK/console.sock" "XAUTOLOG FP1" >/dev/null || fail "XAUTOLOG FP1"
+  ip netns exec "$NS_LAN" $PEER arp eth0 10.77.0.50 10 >/dev/null || fail "FP1 not up"
+}
+stop_zvs() {
+  "$BUILD/bin/vmcp" -s "$WORK/console.sock" "QUERY NIC USERID FP1 DETAILS" | grep "LCS from" | sed 's/^ */# /'
+  "$BUILD/bin/vmcp" -s "$WORK/console.sock" "FORCE FP1" >/dev/null || fail "FORCE FP1"
+  wait_for 5 bash -c "! '$BUILD/bin/vmcp' -s '$WORK/console.sock' 'QUERY NAMES' | grep -q FP1" || fail "FP1 still on"
+}
+start_br() {
+  HERCULES_RC=$BRDIR/hercules.rc ip netns exec "$NS_BR" hercules -d -f "$BRDIR/hercules.cnf" \
+    >"$BRDIR/herc.log" 2>&1 </dev/null &
+  BR_PID=$!
+  wait_for 10 ip -n "$NS_BR" link show tap0 || fail "bridge machine: no tap"
+  ip -n "$NS_BR" link set tap0 master br0 || fail "tap0 into br0"
+  ip netns exec "$NS_LAN" $PEER arp eth1 10.78.0.50 10 >/dev/null || fail "bridge machine not up"
+}
+stop_br() {
+  kill -KILL "$BR_PID" 2>/dev/null; wait "$BR_PID" 2>/dev/null; BR_PID=
+  wait_for 5 bash -c "! ip -n '$NS_BR' link show tap0" || fail "tap0 stayed"
+}
+
+# round KIND SIZE: prints "fps mbps"
+round() {
+  local kind=$1 size=$2 ip lan dev
+  if [ "$kind" = zvs ]; then ip=10.77.0.50 lan=10.77.0.100 dev=eth0; start_zvs
+  else ip=10.78.0.50 lan=10.78.0.100 dev=eth1; start_br; fi
+  [ "$(ctl $ip "GEN $lan 9 $size 0 0")" = OK ] || fail "$kind: GEN"
+  sleep 1
+  local a b t0 t1 cpu0 cpu1 hz
+  hz=$(getconf CLK_TCK)
+  read -r a b < <(lan_rx $dev); t0=$(date +%s.%N); cpu0=$(cpu_ticks)
+  sleep "$BENCH_SECS"
+  read -r c d < <(lan_rx $dev); t1=$(date +%s.%N); cpu1=$(cpu_ticks)
+  local stop; stop=$(ctl $ip STOP) || fail "$kind: STOP"
+  echo "# $kind size $size: $((c - a)) frames, $((d - b)) bytes at the LAN; guest $stop;" \
+    "vswitchd $(awk -v c=$((cpu1 - cpu0)) -v hz="$hz" -v t0="$t0" -v t1="$t1" \
+    'BEGIN { printf "%.0f", 100 * c / hz / (t1 - t0) }')% of a core" >&2
+  if [ "$kind" = zvs ]; then stop_zvs >&2; else stop_br; fi
+  awk -v p=$((c - a)) -v B=$((d - b)) -v t0="$t0" -v t1="$t1" \
+    'BEGIN { printf "%.0f %.1f\n", p / (t1 - t0), B * 8 / (t1 - t0) / 1e6 }'
+}
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$VSWITCHD_PID/stat"; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+for size in 64 1514; do
+  : >"$WORK/zvs.$size"; : >"$WORK/br.$size"
+  for r in $(seq "$BENCH_REPS"); do
+    round zvs $size >>"$WORK/zvs.$size"
+    round br $size >>"$WORK/br.$size"
+    echo "# round $r size $size: zvs $(tail -1 "$WORK/zvs.$size"), bridge $(tail -1 "$WORK/br.$size") (frames/s Mbit/s)"
+  done
+done
+z=$(cut -d' ' -f1 "$WORK/zvs.64" | median); b=$(cut -d' ' -f1 "$WORK/br.64" | median)
+awk -v z="$z" -v b="$b" 'BEGIN { printf "BENCH hercules_lcs_fps_64b %d frames/s bridge %d %.3f\n", z, b, (b > 0 ? z / b : 0) }'
+z=$(cut -d' ' -f2 "$WORK/zvs.1514" | median); b=$(cut -d' ' -f2 "$WORK/br.1514" | median)
+awk -v z="$z" -v b="$b" 'BEGIN { printf "BENCH hercules_lcs_mbps_1514 %.1f Mbit/s bridge %.1f %.3f\n", z, b, (b > 0 ? z / b : 0) }'

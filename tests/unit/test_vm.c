@@ -1,0 +1,392 @@
+/* The machine supervisor (guests/vm.h) over a fake runner: no Hercules, no fork. The fake
+ * hands the supervisor real pipes (the test writes the emulator's output into one and
+ * reads what the supervisor types into the other), records the signals it is asked to
+ * send and returns the exit status the test chose. Asserted: what is spawned (program,
+ * arguments, HERCULES_RC, the folder's hercules.cnf), the state machine (STARTING ->
+ * RUNNING at HHCLC073I, even split across reads; no tap in 10 s; an early exit; FORCE;
+ * SIGNAL SHUTDOWN with its deadline and the disabled wait that ends it; destroy), the
+ * exact HCP lines in the console log and in the gone event, that gone comes once and
+ * never after destroy, and the console log's tail. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "guests/vm.h"
+
+struct fake {
+    int  spawns, kills, reaps, last_sig, status;
+    int  out_w, in_r;                   /* the test's ends of the pipes */
+    char argv[4][ZVS_VM_PATH_MAX + 32];
+    char env0[ZVS_VM_PATH_MAX + 32];
+    int  fail_spawn;
+};
+
+static int f_spawn(void *ctx, const char *dir, char *const argv[], char *const env[],
+                   struct zvs_vm_proc *out, char *why, size_t whylen)
+{
+    struct fake *f = ctx;
+    int o[2], i[2];
+    f->spawns++;
+    if (f->fail_spawn) {
+        snprintf(why, whylen, "cannot start %s: %s", argv[0], strerror(ENOENT));
+        return -ENOENT;
+    }
+    for (int k = 0; k < 4 && argv[k]; k++)
+        snprintf(f->argv[k], sizeof f->argv[k], "%s", argv[k]);
+    snprintf(f->env0, sizeof f->env0, "%s", env[0]);
+    assert_int_equal(pipe2(o, O_CLOEXEC | O_NONBLOCK), 0);
+    assert_int_equal(pipe2(i, O_CLOEXEC | O_NONBLOCK), 0);
+    f->out_w = o[1];
+    f->in_r = i[0];
+    *out = (struct zvs_vm_proc){ .pid = 4242, .pidfd = open("/dev/null", O_RDONLY | O_CLOEXEC),
+                                 .out_fd = o[0], .in_fd = i[1],
+                                 .netns_fd = open("/dev/null", O_RDONLY | O_CLOEXEC) };
+    return 0;
+}
+
+static int f_kill(void *ctx, const struct zvs_vm_proc *p, int sig)
+{
+    struct fake *f = ctx;
+    f->kills++;
+    f->last_sig = sig;
+    return 0;
+}
+
+static int f_reap(void *ctx, const struct zvs_vm_proc *p, int *status)
+{
+    struct fake *f = ctx;
+    f->reaps++;
+    *status = f->status;
+    return 0;
+}
+
+struct seen {
+    int  taps, gones, netns_fd;
+    char ifname[32];
+    char why[ZVS_VM_WHY_MAX + 64];
+};
+
+static void ev_tap(void *ctx, struct zvs_vm *vm, int netns_fd, const char *ifname)
+{
+    struct seen *s = ctx;
+    s->taps++;
+    s->netns_fd = netns_fd;
+    snprintf(s->ifname, sizeof s->ifname, "%s", ifname);
+}
+
+static void ev_gone(void *ctx, struct zvs_vm *vm, const char *why)
+{
+    struct seen *s = ctx;
+    s->gones++;
+    snprintf(s->why, sizeof s->why, "%s", why);
+}
+
+struct world {
+    char          dir[64];
+    char          ins[96];
+    struct fake   f;
+    struct seen   s;
+    struct zvs_vm_runner run;
+    struct zvs_vm_events ev;
+    struct zvs_vm_spec spec;
+};
+
+static int setup(void **state)
+{
+    struct world *w = calloc(1, sizeof *w);
+    assert_non_null(w);
+    snprintf(w->dir, sizeof w->dir, "/tmp/zvs-test-vm.XXXXXX");
+    assert_non_null(mkdtemp(w->dir));
+    snprintf(w->ins, sizeof w->ins, "%s/own.ins", w->dir);
+    FILE *fp = fopen(w->ins, "w");
+    assert_non_null(fp);
+    fputs("own.bin 0x00000000\n", fp);
+    fclose(fp);
+    w->run = (struct zvs_vm_runner){ .spawn = f_spawn, .kill = f_kill, .reap = f_reap,
+                                     .ctx = &w->f };
+    w->ev = (struct zvs_vm_events){ .tap_open = ev_tap, .gone = ev_gone, .ctx = &w->s };
+    struct zvs_vm_spec *s = &w->spec;
+    snprintf(s->userid, sizeof s->userid, "FP1");
+    snprintf(s->dir, sizeof s->dir, "%s/FP1", w->dir);
+    snprintf(s->images, sizeof s->images, "%s", w->dir);
+    snprintf(s->hercules, sizeof s->hercules, "/opt/herc/hercules");
+    s->ipl = ZVS_VM_IPL_INS;
+    snprintf(s->ipl_path, sizeof s->ipl_path, "%s", w->ins);
+    s->mainsize_mb = 16;
+    s->has_lcs = true;
+    s->lcs_devno = 0x600;
+    memcpy(s->nic_mac, "\x02\x00\x0c\x00\x00\x02", 6);
+    memcpy(s->tap_mac, "\x02\x00\x0c\x00\x00\x01", 6);
+    s->ip = 0x0a4d0032;                 /* 10.77.0.50 */
+    s->prefix = 24;
+    w->f.out_w = w->f.in_r = -1;
+    *state = w;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct world *w = *state;
+    char cmd[128];
+    if (w->f.out_w >= 0)
+        close(w->f.out_w);
+    if (w->f.in_r >= 0)
+        close(w->f.in_r);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", w->dir);
+    assert_int_equal(system(cmd), 0);
+    free(w);
+    return 0;
+}
+
+static struct zvs_vm *start(struct world *w, uint64_t now)
+{
+    char why[ZVS_VM_WHY_MAX] = "";
+    struct zvs_vm *vm = zvs_vm_start(&w->spec, &w->run, &w->ev, now, why, sizeof why);
+    assert_non_null(vm);
+    return vm;
+}
+
+static void emit(struct world *w, struct zvs_vm *vm, const char *text, uint64_t now)
+{
+    assert_int_equal(write(w->f.out_w, text, strlen(text)), (ssize_t)strlen(text));
+    zvs_vm_on_output(vm, now);
+}
+
+/* The console log's last n lines, without the final newline. */
+static const char *tail(struct world *w, unsigned n)
+{
+    static char buf[4096];
+    char path[ZVS_VM_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/console.log", w->spec.dir);
+    assert_int_equal(zvs_vm_log_tail(path, n, buf, sizeof buf), (int)n);
+    size_t len = strlen(buf);
+    assert_true(len > 0 && buf[len - 1] == '\n');      /* the tail keeps the last newline */
+    buf[len - 1] = '\0';
+    return buf;
+}
+
+static const char *typed(struct world *w)
+{
+    static char buf[256];
+    ssize_t n = read(w->f.in_r, buf, sizeof buf - 1);
+    buf[n > 0 ? n : 0] = '\0';
+    return buf;
+}
+
+static void spawns_hercules_with_its_folder(void **state)
+{
+    struct world *w = *state;
+    struct zvs_vm *vm = start(w, 1000);
+    char want[ZVS_VM_PATH_MAX + 32], cnf[512];
+
+    assert_int_equal(w->f.spawns, 1);
+    assert_string_equal(w->f.argv[0], "/opt/herc/hercules");
+    assert_string_equal(w->f.argv[1], "-d");
+    assert_string_equal(w->f.argv[2], "-f");
+    snprintf(want, sizeof want, "%s/hercules.cnf", w->spec.dir);
+    assert_string_equal(w->f.argv[3], want);
+    snprintf(want, sizeof want, "HERCULES_RC=%s/hercules.rc", w->spec.dir);
+    assert_string_equal(w->f.env0, want);
+    FILE *fp = fopen(w->f.argv[3], "r");
+    assert_non_null(fp);
+    size_t n = fread(cnf, 1, sizeof cnf - 1, fp);
+    cnf[n] = '\0';
+    fclose(fp);
+    assert_non_null(strstr(cnf, "MAINSIZE 16\n"));
+    assert_non_null(strstr(cnf, "0600.2 LCS -n /dev/net/tun -m 02:00:0c:00:00:01 -o "));
+    assert_non_null(strstr(cnf, "/lcs.oat 10.77.0.50\n"));
+    assert_int_equal(zvs_vm_state(vm), ZVS_VM_STARTING);
+    assert_int_equal(zvs_vm_deadline(vm), 1000 + ZVS_VM_TAP_TIMEOUT_MS);
+    assert_int_equal(zvs_vm_pid(vm), 4242);
+    assert_string_equal(tail(w, 1), "HCP1168I XAUTOLOG FP1: starting /opt/herc/hercules");
+    zvs_vm_destroy(vm);
+    assert_int_equal(w->f.last_sig, SIGKILL);
+    assert_int_equal(w->f.reaps, 1);
+    assert_int_equal(w->s.gones, 0);     /* nothing is called back after destroy */
+}
+
+static void tap_line_split_across_reads_makes_it_running(void **state)
+{
+    struct world *w = *state;
+    struct zvs_vm *vm = start(w, 0);
+    emit(w, vm, "HHCCF065I Hercules: tid=7F, pid=4242\nHHCLC073I 0600: TAP dev", 10);
+    assert_int_equal(w->s.taps, 0);
+    emit(w, vm, "ice tap0 opened\n", 20);
+    assert_int_equal(w->s.taps, 1);
+    assert_string_equal(w->s.ifname, "tap0");
+    assert_true(w->s.netns_fd >= 0);
+    assert_int_equal(zvs_vm_state(vm), ZVS_VM_RUNNING);
+    assert_string_equal(zvs_vm_tap(vm), "tap0");
+    assert_int_equal(zvs_vm_deadline(vm), UINT64_MAX);
+    emit(w, vm, "HHCLC073I 0600: TAP device tap1 opened\n", 30);
+    assert_int_equal(w->s.taps, 1);      /* once: only while starting */
+    zvs_vm_tick(vm, 50000);
+    assert_int_equal(w->f.kills, 0);
+    zvs_vm_destroy(vm);
+}
+
+static void no_tap_in_time_is_ended(void **state)
+{
+    struct world *w = *state;
+    struct zvs_vm *vm = start(w, 500);
+    zvs_vm_tick(vm, 500 + ZVS_VM_TAP_TIMEOUT_MS - 1);
+    assert_int_equal(w->f.kills, 0);
+    zvs_vm_tick(vm, 500 + ZVS_VM_TAP_TIMEOUT_MS);
+    assert_int_equal(w->f.kills, 1);
+    assert_int_equal(w->f.last_sig, SIGKILL);
+    w->f.status = 137;
+    zvs_vm_on_exit(vm, 10600);
+    assert_int_equal(w->s.gones, 1);
+    assert_string_equal(w->s.why, "HCP1164E Machine FP1 did not start: no LCS tap within 10 s");
+    assert_string_equal(tail(w, 1), w->s.why);
+    assert_int_equal(zvs_vm_state(vm), ZVS_VM_OFF);
+    zvs_vm_on_exit(vm, 10700);           /* a second report changes nothing */
+    assert_int_equal(w->s.gones, 1);
+    zvs_vm_destroy(vm);
+    assert_int_equal(w->f.kills, 1);
+}
+
+static void early_exit_is_reported(void **state)
+{
+    struct world *w = *state;
+    struct zvs_vm *vm = start(w, 0);
+    emit(w, vm, "HHCCF040S Cannot create CPU thread\n", 5);
+    w->f.status = 3;
+    zvs_vm_on_exit(vm, 10);
+    assert_int_equal(w->s.gones, 1);
+    assert_string_equal(w->s.why, "HCP1164E Machine FP1 did not start: Hercules exited (status 3) "
+                                  "before opening its LCS tap");
+    assert_string_equal(tail(w, 2), "HHCCF040S Cannot create CPU thread\n"
+                                    "HCP1164E Machine FP1 did not start: Hercules exited (status 3) "
+                                    "before opening its LCS tap");
+    assert_int_equal(w->f.kills, 0);
+    zvs_vm_destroy(vm);
+}
+
+static void disabled_wait_is_logged_and_the_machine_stays(void **state)
+{
+    struct world *w = *state;
+    struct zvs_vm *vm = start(w, 0);
+    emit(w, vm, "HHCLC073I 0600: TAP device tap0 opened\n", 1);
+    emit(w, vm, "HHCCP011I CPU0000: Disabled wait state\n          PSW=000A0000 00000BAD\n", 2);
+    assert_string_equal(tail(w, 1), "HCPGIR450W CP entered; disabled wait PSW 000A0000 00000BAD");
+    assert_int_equal(zvs_vm_state(vm), ZVS_VM_RUNNING);    /* logged on, as CP leaves it */
+    assert_int_equal(w->f.kills, 0);
+    /* The same on one line. */
+    emit(w, vm, "HHCCP011I CPU0000: Disabled wait state PSW=000A0000 00000C11\n", 3);
+    assert_string_equal(tail(w, 1), "HCPGIR450W CP entered; disabled wait PSW 000A0000 00000C11");
+    zvs_vm_destroy(vm);
+}
+
+static void force_ends_it_once(void **state)
+{
+    struct world *w = *state;
+    struct zvs_vm *vm = start(w, 0);
+    emit(w, vm, "HHCLC073I 0600: TAP device tap0 opened\n", 1);
+    zvs_vm_force(vm, 100);
+    zvs_vm_force(vm, 101);
+    assert_int_equal(w->f.kills, 1);     /* SIGKILL once */
+    assert_int_equal(w->f.last_sig, SIGKILL);
+    w->f.status = 137;
+    zvs_vm_on_exit(vm, 120);
+    assert_int_equal(w->s.gones, 1);
+    assert_string_equal(w->s.why, "HCP1169I Machine FP1 forced off");
+    assert_int_equal(zvs_vm_state(vm), ZVS_VM_OFF);
+    zvs_vm_destroy(vm);
+}
+
+static void signal_shutdown_then_forced_after_within(void **state)
+{
+    struct world *w = *state;
+    struct zvs_vm *vm = start(w, 0);
+    emit(w, vm, "HHCLC073I 0600: TAP device tap0 opened\n", 1);
+    assert_int_equal(zvs_vm_signal_shutdown(vm, 30, 1000), 0);
+    assert_string_equal(typed(w), "ssd\n");
+    assert_int_equal(zvs_vm_state(vm), ZVS_VM_SHUTTING);
+    assert_int_equal(zvs_vm_deadline(vm), 31000);
+    zvs_vm_tick(vm, 30999);
+    assert_int_equal(w->f.kills, 0);
+    zvs_vm_tick(vm, 31000);
+    assert_int_equal(w->f.kills, 1);
+    zvs_vm_on_exit(vm, 31010);
+    assert_string_equal(w->s.why, "HCP1167I Machine FP1 did not shut down in time: forced");
+    zvs_vm_destroy(vm);
+}
+
+static void shutdown_ends_at_the_guests_wait(void **state)
+{
+    struct world *w = *state;
+    struct zvs_vm *vm = start(w, 0);
+    emit(w, vm, "HHCLC073I 0600: TAP device tap0 opened\n", 1);
+    assert_int_equal(zvs_vm_signal_shutdown(vm, 60, 10), 0);
+    emit(w, vm, "HHCCP011I CPU0000: Disabled wait state\n          PSW=000A0000 00000000\n", 20);
+    assert_int_equal(w->f.kills, 1);     /* a shut-down guest stops: the machine ends */
+    w->f.status = 137;
+    zvs_vm_on_exit(vm, 30);
+    assert_string_equal(w->s.why, "HCP1166I Machine FP1 ended: Hercules exited (status 137)");
+    zvs_vm_destroy(vm);
+}
+
+static void send_types_a_console_line(void **state)
+{
+    struct world *w = *state;
+    struct zvs_vm *vm = start(w, 0);
+    assert_int_equal(zvs_vm_send(vm, "echo hello"), 0);
+    assert_string_equal(typed(w), "/echo hello\n");
+    zvs_vm_destroy(vm);
+}
+
+static void spawn_failure_and_missing_ins_start_nothing(void **state)
+{
+    struct world *w = *state;
+    char why[ZVS_VM_WHY_MAX] = "";
+    w->f.fail_spawn = 1;
+    assert_null(zvs_vm_start(&w->spec, &w->run, &w->ev, 0, why, sizeof why));
+    assert_string_equal(why, "cannot start /opt/herc/hercules: No such file or directory");
+    w->f.fail_spawn = 0;
+    snprintf(w->spec.ipl_path, sizeof w->spec.ipl_path, "%s/none.ins", w->dir);
+    why[0] = '\0';
+    assert_null(zvs_vm_start(&w->spec, &w->run, &w->ev, 0, why, sizeof why));
+    /* Short: HCP1163E shows it upper-cased and cut at 64 characters. */
+    assert_string_equal(why, "the .ins file: No such file or directory");
+    assert_int_equal(w->f.spawns, 1);
+    assert_int_equal(w->s.gones, 0);
+}
+
+static void named_image_missing_says_which_file(void **state)
+{
+    struct world *w = *state;
+    char why[ZVS_VM_WHY_MAX] = "";
+    w->spec.ipl = ZVS_VM_IPL_NAMED;
+    snprintf(w->spec.ipl_name, sizeof w->spec.ipl_name, "FRAMEPROG");
+    assert_int_equal(zvs_vm_prepare(&w->spec, why, sizeof why), -EINVAL);
+    assert_string_equal(why, "no frameprog.ins.template in the images folder");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(spawns_hercules_with_its_folder, setup, teardown),
+        cmocka_unit_test_setup_teardown(tap_line_split_across_reads_makes_it_running, setup, teardown),
+        cmocka_unit_test_setup_teardown(no_tap_in_time_is_ended, setup, teardown),
+        cmocka_unit_test_setup_teardown(early_exit_is_reported, setup, teardown),
+        cmocka_unit_test_setup_teardown(disabled_wait_is_logged_and_the_machine_stays, setup, teardown),
+        cmocka_unit_test_setup_teardown(force_ends_it_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(signal_shutdown_then_forced_after_within, setup, teardown),
+        cmocka_unit_test_setup_teardown(shutdown_ends_at_the_guests_wait, setup, teardown),
+        cmocka_unit_test_setup_teardown(send_types_a_console_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(spawn_failure_and_missing_ins_start_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(named_image_missing_says_which_file, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
