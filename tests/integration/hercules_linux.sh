@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (Hercules booting Linux takes a core for about a minute; boot times and TCP rates measured)
 # The Debian s390x Linux guest (guests/linux) under Hercules, on an LCS tap bridged to a
 # LAN namespace (issue 13):
 #
