@@ -1,9 +1,15 @@
 # Guest images for Hercules (issue 13), included from the Makefile.
 #
-#   make guests   build/guests/frameprog.bin, the standalone s390 frame program, and
+#   make guests   both images:
+#                 build/guests/frameprog.bin, the standalone s390 frame program, and
 #                 build/guests/frameprog.ins.template, the IPL list a guest's .ins is
 #                 written from (guests/README.md). Built once; rebuilt only when a source
 #                 under guests/frameprog/ changes.
+#   make guests-linux   the Debian s390x Linux guest (IPL LINUX): build/guests/linux-*
+#                 (kernel, initrd and its address and size), linux.ins.template and
+#                 linux.manifest.txt, made by guests/linux/build.sh from Debian's s390x
+#                 packages, which are downloaded once into build/guests/debs/. Rebuilt
+#                 only when a file under guests/linux/ changes.
 #
 # The program is cross-compiled for ESA/390 with Debian's gcc-s390x-linux-gnu (make deps
 # installs it); nothing s390x is installed on the host. Its sources sit below guests/,
@@ -22,8 +28,15 @@ FP_CFLAGS   := -m31 -mesa -march=z900 -std=c11 -O2 -g -ffreestanding -fno-builti
 FP_LDFLAGS  := -m31 -nostdlib -static -no-pie -Wl,-T,$(FP_DIR)/frameprog.ld \
                -Wl,--build-id=none -Wl,-z,noexecstack -Wl,--no-warn-rwx-segments
 
-.PHONY: guests
-guests: $(GUEST_OUT)/frameprog.bin $(GUEST_OUT)/frameprog.ins.template
+.PHONY: guests guests-linux
+guests: $(GUEST_OUT)/frameprog.bin $(GUEST_OUT)/frameprog.ins.template guests-linux
+
+LINUX_SRCS  := $(wildcard guests/linux/*)
+guests-linux: $(GUEST_OUT)/linux.manifest.txt
+
+# build.sh writes linux.manifest.txt last, so it stands for the whole image.
+$(GUEST_OUT)/linux.manifest.txt: $(LINUX_SRCS) guests/guests.mk
+	@guests/linux/build.sh $(GUEST_OUT) $(GUEST_OUT)/debs
 
 $(GUEST_OUT)/obj/%.o: $(FP_DIR)/% | guest-cc
 	@mkdir -p $(dir $@)

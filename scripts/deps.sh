@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install every Debian package zvswitch needs to build, test, benchmark and run its demo.
 # Idempotent: packages already present are skipped, so `make check` can call this each time
-# at the cost of one dpkg query.
+# at the cost of a dpkg query per package and one apt-cache query.
 set -euo pipefail
 
 PACKAGES=(
@@ -13,7 +13,25 @@ PACKAGES=(
   openvswitch-switch                                           # OVS userspace: bench peer, LACP peer
   hercules                                                     # the emulated mainframe
   gcc-s390x-linux-gnu binutils-s390x-linux-gnu                 # cross tools: guest images (make guests)
+  cpio kmod xz-utils binutils                                  # the Linux guest's initramfs (make guests)
 )
+
+# The Linux guest image is made from Debian's s390x packages, fetched with `apt-get
+# download` and unpacked with `dpkg -x` (nothing s390x is installed): dpkg must know the
+# architecture and apt its package lists.
+need_arch=0
+dpkg --print-foreign-architectures | grep -qx s390x || need_arch=1
+if [ $need_arch -eq 0 ] && ! apt-cache show linux-image-s390x:s390x >/dev/null 2>&1; then
+  need_arch=2
+fi
+if [ $need_arch -ne 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "deps: dpkg needs the s390x architecture (Linux guest image); run 'make deps' as root" >&2
+    exit 1
+  fi
+  [ $need_arch -eq 1 ] && { echo "deps: adding the s390x architecture (package lists only)"; dpkg --add-architecture s390x; }
+  apt-get update -qq
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
