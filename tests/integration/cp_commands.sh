@@ -112,7 +112,7 @@ wait_for 10 bundled_is 2 || fail "the switch model did not bundle 28BA and 2902"
 echo "ok: CCBGROUP distributes on 28BA and 2902, the physical switch bundles both"
 
 LAB_TAPS="a b c" lab_static_arp
-wait_for 3 ip netns exec "$NS_A" ping -c 1 -W 1 "${LAB_IP[lan]}" || fail "LNXA cannot reach SERVER1"
+wait_for 10 ip netns exec "$NS_A" ping -c 1 -W 1 "${LAB_IP[lan]}" || fail "LNXA cannot reach SERVER1"
 ip netns exec "$NS_A" ping -c 2 -W 1 -i 0.2 "${LAB_IP[b]}" >/dev/null || fail "LNXA cannot reach LNXB"
 ip netns exec "$NS_C" ping -c 1 -W 1 "${LAB_IP[a]}" >/dev/null && fail "uncoupled LNXC reached LNXA"
 echo "ok: coupled guests reach the server and each other; LNXC is not coupled"
@@ -193,10 +193,10 @@ echo "== UNCOUPLE keeps the guest's interface; REVOKE uncouples"
 cp UNCOUPLE USERID LNXA F000
 expect_eq "UNCOUPLE" "$out" "NIC F000 is disconnected from VSWITCH SYSTEM CCBVSW1"
 ip -n "$NS_A" link show lnxa-f000 >/dev/null || fail "UNCOUPLE removed the guest's interface"
-wait_for 3 sh -c "ip -n '$NS_A' link show lnxa-f000 | grep -q NO-CARRIER" || fail "no carrier loss on UNCOUPLE"
+wait_for 10 sh -c "ip -n '$NS_A' link show lnxa-f000 | grep -q NO-CARRIER" || fail "no carrier loss on UNCOUPLE"
 ip netns exec "$NS_A" ping -c 1 -W 1 "${LAB_IP[b]}" >/dev/null && fail "uncoupled LNXA reached LNXB"
 cp COUPLE USERID LNXA F000 TO SYSTEM CCBVSW1
-wait_for 3 ip netns exec "$NS_A" ping -c 1 -W 1 "${LAB_IP[b]}" || fail "re-coupled LNXA cannot reach LNXB"
+wait_for 10 ip netns exec "$NS_A" ping -c 1 -W 1 "${LAB_IP[b]}" || fail "re-coupled LNXA cannot reach LNXB"
 echo "ok: UNCOUPLE drops the link, the interface stays; COUPLE brings it back"
 cp SET VSWITCH CCBVSW1 REVOKE LNXB
 expect_eq "REVOKE" "$out" "NIC F000 of LNXB is uncoupled
