@@ -103,6 +103,14 @@ static void check_running(const struct zvs_cfg *cfg)
             CHECK(zvs_cfg_find_group(cfg, cfg->vswitch[s].group) >= 0);
 }
 
+/* `copy` equals `cfg` before every apply: refused, cfg must still equal it (memcmp of the
+ * whole struct); accepted, it is brought up to date and the configuration is marked
+ * changed. An input whose lines were all refused (or not configuration commands: most
+ * fuzzed ones) leaves cfg equal to base, proven by those memcmps, so the next input
+ * starts without copying the 1.6 MB struct twice again (that copying was a fifth of this
+ * target's time). */
+static bool changed = true;
+
 static void run_line(struct zvs_cfg *cfg, struct zvs_cfg *copy, const char *line)
 {
     struct zvs_issuer who = { .userid = "OPERATOR",
@@ -123,7 +131,6 @@ static void run_line(struct zvs_cfg *cfg, struct zvs_cfg *copy, const char *line
     }
     size_t len0, len1;
     char *before = dump(cfg, &len0);
-    memcpy(copy, cfg, sizeof *cfg);
     int rc = zvs_cfg_apply(cfg, &cmd, &who, &r);
     if (rc < 0) {
         char *after = dump(cfg, &len1);
@@ -135,6 +142,8 @@ static void run_line(struct zvs_cfg *cfg, struct zvs_cfg *copy, const char *line
     } else {
         CHECK(r.rc == 0);
         check_running(cfg);
+        memcpy(copy, cfg, sizeof *cfg);
+        changed = true;
     }
     free(before);
     zvs_cp_response_fini(&r);
@@ -151,7 +160,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         copy = zvs_cfg_new();
         CHECK(cfg != NULL && copy != NULL);
     }
-    memcpy(cfg, base, sizeof *cfg);
+    if (changed) {
+        memcpy(cfg, base, sizeof *cfg);
+        memcpy(copy, base, sizeof *copy);
+        changed = false;
+    }
     size_t pos = 0;
     for (unsigned n = 0; n < MAX_LINES && pos < size; n++) {
         const uint8_t *nl = memchr(data + pos, '\n', size - pos);
