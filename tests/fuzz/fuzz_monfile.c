@@ -47,9 +47,39 @@ static void put_be32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)v;
 }
 
+/* The harness's own CRC-32 (zvs_mon_crc32's: reflected, polynomial 0xEDB88320), built
+ * without coverage instrumentation: resealing every 4 KB block through the instrumented
+ * zvs_mon_crc32 (a comparison callback per byte) was a sixth of this target's time and
+ * teaches the fuzzer nothing; the reader still verifies each CRC with zvs_mon_crc32,
+ * and the first reseal checks that both agree. */
+__attribute__((no_sanitize("coverage")))
+static uint32_t seal_crc(const uint8_t *p, size_t len)
+{
+    static uint32_t table[256];
+
+    if (table[1] == 0) {
+        for (uint32_t i = 0; i < 256; i++) {
+            uint32_t c = i;
+            for (int k = 0; k < 8; k++)
+                c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            table[i] = c;
+        }
+    }
+    uint32_t crc = 0xFFFFFFFFu;
+    for (size_t i = 0; i < len; i++)
+        crc = table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
+    return ~crc;
+}
+
 /* Recomputes the checksums of every control block (layout: monitor/RECORDS.md). */
 static void reseal(uint8_t *b, size_t len)
 {
+    static bool agreed;
+
+    if (!agreed && len > 0) {
+        CHECK(seal_crc(b, len) == zvs_mon_crc32(0, b, len));
+        agreed = true;
+    }
     for (size_t off = 0; off + BLK <= len; off += BLK) {
         uint8_t *ctl = b + off;
         if (memcmp(ctl, "ZVMW", 4) != 0)
@@ -60,10 +90,10 @@ static void reseal(uint8_t *b, size_t len)
             size_t d = off + (size_t)(i + 1) * BLK;
             if (d + BLK > len)
                 break;
-            put_be32(ctl + 32 + 8 * i + 4, zvs_mon_crc32(0, b + d, BLK));
+            put_be32(ctl + 32 + 8 * i + 4, seal_crc(b + d, BLK));
         }
         put_be32(ctl + 28, 0);
-        put_be32(ctl + 28, zvs_mon_crc32(0, ctl, BLK));
+        put_be32(ctl + 28, seal_crc(ctl, BLK));
     }
 }
 
