@@ -37,28 +37,13 @@
 #  - QUERY VSWITCH DETAILS and FCX269 (monitor every 2 s) show both machines;
 #  - vswitchd stopped: no Hercules outlives it. Bounded: 120 s overall (about 27 s here).
 [ -n "${HVS_TIMED:-}" ] || HVS_TIMED=1 exec timeout -k 10 120 bash "$0" "$@"
-. "$(dirname "$0")/lacp_lab_lib.sh"
+. "$(dirname "$0")/hercules_lab_lib.sh"
 T0=$SECONDS
-lab_init hvs
-command -v hercules >/dev/null || fail "no hercules (run make deps)"
-command -v python3 >/dev/null || fail "no python3 (run make deps)"
-make -s -C "$ROOT" BUILD="$BUILD" guests >/dev/null || fail "make guests failed"
+herc_lab_init hvs
 [ -s "$BUILD/guests/frameprog.bin" ] || fail "no frame program image after make guests"
 PERFKIT=$BUILD/bin/perfkit
 PEER="python3 $ROOT/tests/integration/frameprog_peer.py"
 FP1_IP=10.77.0.50 FP2_IP=10.77.0.51 LAN_IP=${LAB_IP[lan]}
-
-# Every Hercules vswitchd started (from its log): killed by PID if anything outlives it.
-herc_pids() { sed -n 's/.*XAUTOLOG \([A-Z0-9]*\) by .*Hercules pid \([0-9]*\),.*/\2/p' "$WORK/vswitchd.log"; }
-hvs_cleanup() {
-  local s=$? p
-  if [ -f "$WORK/vswitchd.log" ]; then
-    for p in $(herc_pids); do kill -KILL "$p" 2>/dev/null; done
-  fi
-  (exit $s)
-  lab_cleanup
-}
-trap hvs_cleanup EXIT
 
 # A Hercules that exits at once when asked (the marker file): vswitchd --hercules.
 cat >"$WORK/hercules" <<EOF
@@ -119,34 +104,11 @@ USER MISSING PW 16M 16M G
   NICDEF 0600 TYPE QDIO LAN SYSTEM LABVSW1
   NICBIND 0600 LCS 0600
 EOF
-sed '/rate-limit/d' "$ROOT/configs/switchmodel/lab6509.conf" >"$WORK/sm.conf"
 MON=$WORK/monitor.file
-VSWITCHD_ARGS="-k $WORK/console.sock -m $MON -i 2 --guest-images $BUILD/guests \
---guest-dir $WORK/guests --hercules $WORK/hercules" LAB_TAPS="a b" \
-  lab_group_start "$WORK/sm.conf" "$WORK/SYSTEM.CONFIG" "$WORK/USER.DIRECT"
-wait_for 20 distributing_is 2 || fail "port group not up"
-LAB_TAPS="a b" lab_static_arp
+HERC_ARGS="-m $MON -i 2 --hercules $WORK/hercules" LAB_TAPS="a b" \
+  herc_lab_start "$WORK/SYSTEM.CONFIG" "$WORK/USER.DIRECT"
 echo "setup: $((SECONDS - T0)) s"
 
-# expect_resp WHAT CMD PATTERN: the CP response to CMD matches PATTERN (grep -E).
-expect_resp() {
-  local out
-  out=$(vmcp "$2" 2>&1)
-  echo "$out" | grep -qE "$3" || fail "$1: '$2' answered '$out', want /$3/"
-  echo "ok: $1: $(echo "$out" | head -1)"
-}
-# nic_field USER FIELD: rx_packets tx_packets rx_bytes tx_bytes ... of USER's NIC
-# (QUERY NIC DETAILS' counter lines, the same as the counters report).
-nic_counters() { vmcp "QUERY NIC USERID $1 DETAILS" >"$WORK/nic.$1"; }
-nic_field() {
-  awk -v f="$2" '
-    /RX Packets:/ { v["rx_packets"]=$3; v["rx_discards"]=$5 }
-    /TX Packets:/ { v["tx_packets"]=$3; v["tx_discards"]=$5 }
-    /RX Bytes:/   { v["rx_bytes"]=$3; v["tx_bytes"]=$6 }
-    /LCS to guest:/ { v["lcs_tx"]=$4; v["lcs_down"]=$7; v["lcs_full"]=$10 }
-    /LCS from guest:/ { v["lcs_rx"]=$4; v["lcs_rderr"]=$8; v["lcs_qfull"]=$11; v["lcs_kdrop"]=$14 }
-    END { print (f in v) ? v[f] : "missing" }' "$WORK/nic.$1"
-}
 ctl() { ip netns exec "$NS_LAN" $PEER ctl "$1" 7001 "$2"; }
 # ctl_again IP CMD: an idempotent command (STATS, STOP) asked up to 5 times: during a
 # flood the LAN's path to the guest is congested too.
