@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (carrier flaps at 100/s, floods; no LACP member may expire; exact loss figures)
 # Fault storms on a running vswitchd (port group against the switch model, two namespace
 # guests, one external QDIO guest), one section each, every figure asserted:
 #   1. carrier flaps at 100/s for 10 s on one member while the other carries a 20 Mbit/s
