@@ -205,6 +205,12 @@ if [ -n "$skewed" ]; then
 fi
 say "FCX240 after the pass: both OSA ports carrying the load"
 "$PERFKIT" FCX240 --file "$MON" --index "$balanced" | indent
+# Packets are frames on the wire (a TSO/GRO super-frame counts as its segments), so no
+# FCX240 row carries more than an Ethernet frame without FCS: MTU + 18 bytes a packet.
+"$PERFKIT" FCX240 --file "$MON" --all --csv | awk -F, -v mtu=1500 '
+  NR > 1 { if ($10 > 0 && $9 / $10 > m) m = $9 / $10; if ($13 > 0 && $12 / $13 > m) m = $12 / $13 }
+  END { printf "    FCX240, every interval and port: at most %.0f bytes a packet (MTU %d + 18 = %d)%s\n",
+               m, mtu, mtu + 18, m <= mtu + 18 ? "" : "  <-- MORE THAN A WIRE FRAME" }'
 busiest=$balanced
 say "FCX269 (VNIC) for the same interval"
 "$PERFKIT" FCX269 --file "$MON" --index "$busiest" | indent
