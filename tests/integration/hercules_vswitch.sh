@@ -29,7 +29,7 @@
 #  - a broken image (truncated) reported within 10 s: the console log's HCPGIR450W with
 #    wait code 00000BAD; a Hercules that exits at once reported within 10 s (HCP1164E) and
 #    not logged on; the switch and FP1 keep working;
-#  - a flooding guest (FP2: GEN at full rate, 64-byte frames, about 5 s) on QUEUESTORAGE
+#  - a flooding guest (FP2: GEN at full rate, 64-byte frames, about 8 s) on QUEUESTORAGE
 #    1M: every frame it wrote is counted on its NIC exactly (TX Packets + TX Discarded =
 #    frames_out + the STATS reply), the Discarded delta is non-zero, equals the LCS line's
 #    kernel drops and shows as "guest-overrun" in QUERY NIC and QUERY VSWITCH DETAILS;
@@ -37,8 +37,9 @@
 #    LNXA's and FP1's pings to and from the LAN at least one; RTTs and TCP Mbit/s with
 #    and without the flood printed, not judged (the emulator takes a core on this 2-core
 #    machine, so most of what changes is CPU contention, guests/README.md);
-#  - QUERY VSWITCH DETAILS and FCX269 (monitor every 2 s) show both machines;
-#  - vswitchd stopped: no Hercules outlives it. Bounded: 120 s overall (about 27 s here).
+#  - QUERY VSWITCH DETAILS and FCX269 (monitor every 2 s) show both machines, FCX269 FP2's
+#    T_Disc above .0 in some interval of the flood;
+#  - vswitchd stopped: no Hercules outlives it. Bounded: 120 s overall (about 38 s here).
 [ -n "${HVS_TIMED:-}" ] || HVS_TIMED=1 exec timeout -k 10 120 bash "$0" "$@"
 . "$(dirname "$0")/hercules_lab_lib.sh"
 T0=$SECONDS
@@ -335,6 +336,11 @@ expect_eq "FP2's ARP MAC is its NIC's MAC" "$fp2_mac" \
 expect_eq "FP2 RESET" "$(ctl "$FP2_IP" RESET)" OK
 nic_counters FP2; tx0=$(nic_field FP2 tx_packets) td0=$(nic_field FP2 tx_discards)
 # Port 9 of the LAN host is closed: its kernel's port unreachables are rate-limited.
+# CPU time (user + system, all threads) of a process, in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+fp2_pid=$(machine_pid)
+c0_v=$(cpu_ticks "$VSWITCHD_PID") c0_h=$(cpu_ticks "$fp2_pid") c0_s=$(cpu_ticks "$SM_PID")
+w0=$(date +%s.%N)
 expect_eq "FP2 GEN full rate" "$(ctl "$FP2_IP" "GEN $LAN_IP 9 64 0 0")" OK
 t=$SECONDS
 sleep 0.5
@@ -342,6 +348,9 @@ rtts flood
 tcp_ab flood
 stop=$(ctl_again "$FP2_IP" STOP) || fail "STOP: no reply during the flood"
 secs=$((SECONDS - t))
+pct() { awk -v a="$1" -v b="$2" -v w0="$w0" -v w1="$(date +%s.%N)" -v hz="$(getconf CLK_TCK)" \
+  'BEGIN { printf "%.0f", 100 * (b - a) / hz / (w1 - w0) }'; }
+cpu="vswitchd $(pct "$c0_v" "$(cpu_ticks "$VSWITCHD_PID")")%, FP2's Hercules $(pct "$c0_h" "$(cpu_ticks "$fp2_pid")")%, switch model $(pct "$c0_s" "$(cpu_ticks "$SM_PID")")% of one core"
 sleep 0.5
 stats=$(ctl_again "$FP2_IP" STATS) || fail "STATS: no reply after the flood"
 nic_counters FP2
@@ -355,6 +364,7 @@ for w in "ab LNXA->LNXB (zvswitch only)     " "alan LNXA->LAN (+ group, switch m
   echo "measure: ping ${w#* }: idle $n1/20 avg $avg1 max $max1 ms; flood $n2/20 avg $avg2 max $max2 ms"
 done
 echo "measure: TCP LNXA->LNXB (zvswitch only), iperf3 3 s: idle $(cat "$WORK/tcp.idle") Mbit/s; flood $(cat "$WORK/tcp.flood") Mbit/s"
+echo "measure: CPU over the flood (2 cores): $cpu"
 # Everything FP2 wrote, plus its STATS reply, reached the NIC or is its TX Discarded.
 expect_eq "FP2's frames: NIC TX + TX Discarded = frames_out + STATS reply" \
   "$(( frx + fdisc ))" "$(( wrote + 1 ))"
@@ -386,6 +396,10 @@ for u in FP1 FP2; do
   grep -q "$u" "$WORK/fcx269" || fail "FCX269 lacks $u: $(head -20 "$WORK/fcx269")"
 done
 echo "ok: FCX269 shows FP1 and FP2"
+# T_Disc (the 12th field of a NIC row): FP2's guest-overrun discards per second.
+awk '$4 == "FP2" && $12 != ".0" { f = 1 } END { exit !f }' "$WORK/fcx269" ||
+  fail "FCX269: no interval with FP2's T_Disc above .0: $(grep FP2 "$WORK/fcx269")"
+echo "ok: FCX269 shows FP2's discards (T_Disc) in an interval of the flood"
 grep -E "FP2" "$WORK/fcx269" | sort -k1,1 | tail -2
 
 # --- vswitchd stops: no Hercules outlives it ---------------------------------------------------------
