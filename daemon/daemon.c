@@ -581,6 +581,7 @@ void zvsd_destroy(struct zvsd *d)
     }
     zvsd_monitor_close(d, zvs_evloop_clock(d->loop)); /* its last sample reads the switches */
     zvs_console_close(d->console);          /* before the loop: it closes its clients */
+    d->console = NULL;      /* what the groups say as they stop (below) goes to the log */
     if (d->attach_fd >= 0) {
         close(d->attach_fd);
         unlink(d->opt.qdio_socket);
