@@ -254,10 +254,11 @@ void zvsd_lcs_fold_all(struct zvsd *d)
             zvsd_lcs_fold(&d->nic[i]);
 }
 
-/* Where the frames of an LCS NIC went that the NIC's own counters cannot show: those the
- * tap refused (down at a STARTLAN flap, or its queue to Hercules full) and those the
- * kernel dropped before the driver read them (the NIC's output buffers, QUEUESTORAGE,
- * all in use). Since the tap opened (the machine's XAUTOLOG). */
+/* The LCS driver's side of an LCS NIC: what the tap refused (down at a STARTLAN flap, or
+ * its queue to Hercules full), which the NIC's own counters cannot show, and the kernel's
+ * drops before the driver read them (the socket buffer full: the guest outran the switch),
+ * which are also the NIC's guest-overrun discards while coupled. Since the tap opened
+ * (the machine's XAUTOLOG). */
 void zvsd_lcs_counters(const struct d_nic *n, struct zvs_cp_response *r)
 {
     struct zvs_guest_tap_stats st;
