@@ -220,7 +220,7 @@ bench: deps
 	@BUILD=$(BUILD) tests/bench/run.sh
 
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all guests
 	@BUILD=$(BUILD) configs/lab/demo.sh
 
 # The IBM report's experiment, Tables 1 and 2 (tests/repro/README.md); under 35 minutes.

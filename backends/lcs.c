@@ -86,3 +86,11 @@ uint64_t zvs_lcs_take_kernel_drops(const struct zvs_guest_tap *t)
         return 0;
     return st.tp_drops;
 }
+
+uint64_t zvs_lcs_fold_kernel_drops(const struct zvs_guest_tap *t, struct zvs_port *nic)
+{
+    uint64_t n = zvs_lcs_take_kernel_drops(t);
+    if (n && nic)
+        zvs_port_count_drop(nic, true, ZVS_DROP_GUEST_OVERRUN, n);
+    return n;
+}

@@ -28,9 +28,25 @@
 int zvs_lcs_open(int netns_fd, const char *ifname, struct zvs_guest_tap **out);
 
 /* Frames the kernel dropped on the way from the guest since the last call: the socket's
- * receive buffer was full because the driver stopped reading while the NIC had no empty
- * output buffer (its QUEUESTORAGE is in use). PACKET_STATISTICS counts them and resets on
- * each read, so the caller adds them up. 0 when unknown. */
+ * receive buffer was full. PACKET_STATISTICS counts them and resets on each read, so the
+ * caller adds them up. 0 when unknown. */
 uint64_t zvs_lcs_take_kernel_drops(const struct zvs_guest_tap *t);
+
+/* The same, counted where an operator looks: as inbound discards of the NIC port `nic`
+ * (NULL: nowhere but the return value), reason ZVS_DROP_GUEST_OVERRUN, so QUERY NIC,
+ * QUERY VSWITCH DETAILS and the monitor's D8R1 records show them as the NIC's TX
+ * Discarded. Returns the frames counted.
+ *
+ * How this relates to QUEUESTORAGE: the NIC's output queue (its QUEUESTORAGE) is the
+ * bound a z/VM guest meets; a qeth driver stops when every output buffer is primed and
+ * the excess never leaves the guest. A Hercules guest cannot be held back that way: its
+ * LCS writes go to the tap at once, and the socket's receive buffer (4 MB, lcs.c) is the
+ * only place they wait for the driver to put them into output buffers. When that buffer
+ * is full the kernel drops what comes next. It fills when the driver stops reading
+ * because no output buffer is empty (QUEUESTORAGE in use: Queue full in QUERY NIC
+ * DETAILS) or when vswitchd does not get the CPU to read as fast as the guest writes
+ * (measured: the latter, tests/integration/hercules_vswitch.sh). Either way the guest
+ * sent more than the switch took, so it is a discard of what the NIC transmitted. */
+uint64_t zvs_lcs_fold_kernel_drops(const struct zvs_guest_tap *t, struct zvs_port *nic);
 
 #endif

@@ -89,6 +89,7 @@ static void drop_driver(struct zvsd *d, struct d_nic *n)
     if (n->ds)
         while (zvs_switch_poll(n->ds->sw, n->port, zvs_evloop_now(d->loop)) > 0)
             ;
+    zvsd_lcs_fold(n);                   /* the last of them, before the socket goes */
     zvs_evloop_del_fd(d->loop, zvs_guest_tap_fd(n->tap));
     zvs_evloop_del_fd(d->loop, zvs_guest_tap_irq_fd(n->tap));
     zvs_guest_tap_close(n->tap);        /* unbinds: the queues go back to not initialised */
@@ -235,17 +236,34 @@ void zvsd_guests_nic_created(struct zvsd *d, struct d_nic *n)
     adopt(d, n, zvs_vm_netns_fd(g->vm[k]), zvs_vm_tap(g->vm[k]));
 }
 
-/* Where the frames of an LCS NIC went that the NIC's own counters cannot show: those the
- * tap refused (down at a STARTLAN flap, or its queue to Hercules full) and those the
- * kernel dropped before the driver read them (the NIC's output buffers, QUEUESTORAGE,
- * all in use). Since the tap opened (the machine's XAUTOLOG). */
+/* The kernel's drops of what the guest sent (lcs.h: zvs_lcs_fold_kernel_drops) become the
+ * NIC's TX discards (guest-overrun) while it is coupled; lcs_kdrops keeps the sum since
+ * the tap opened, coupled or not, for the LCS line of QUERY NIC DETAILS. */
+void zvsd_lcs_fold(struct d_nic *n)
+{
+    if (n->lcs && n->tap)
+        n->lcs_kdrops += zvs_lcs_fold_kernel_drops(n->tap, n->ds ? n->port : NULL);
+}
+
+/* Before anything reads the counters (a command, a monitor sample): one getsockopt per
+ * running machine's NIC. */
+void zvsd_lcs_fold_all(struct zvsd *d)
+{
+    for (unsigned i = 0; i < d->nnic; i++)
+        if (d->nic[i].used)
+            zvsd_lcs_fold(&d->nic[i]);
+}
+
+/* The LCS driver's side of an LCS NIC: what the tap refused (down at a STARTLAN flap, or
+ * its queue to Hercules full), which the NIC's own counters cannot show, and the kernel's
+ * drops before the driver read them (the socket buffer full: the guest outran the switch),
+ * which are also the NIC's guest-overrun discards while coupled. Since the tap opened
+ * (the machine's XAUTOLOG). */
 void zvsd_lcs_counters(const struct d_nic *n, struct zvs_cp_response *r)
 {
     struct zvs_guest_tap_stats st;
     zvs_guest_tap_stats(n->tap, &st);
-    /* The kernel's count resets at each read, so the NIC keeps the sum: a query shows the
-     * NIC, and adding to that sum is not a change of it. */
-    ((struct d_nic *)n)->lcs_kdrops += zvs_lcs_take_kernel_drops(n->tap);
+    /* Kernel drops: folded when the command began (zvsd_execute), as the NIC's counters. */
     zvs_cp_printf(r, "  LCS to guest: %llu frames  Dropped: %llu tap down  %llu tap full",
                   (unsigned long long)st.tap_tx_frames,
                   (unsigned long long)st.tap_tx_dropped_down,

@@ -114,6 +114,8 @@ bool zvsd_guests_exec(struct zvsd *d, const char *userid, uint32_t privclass, co
 void zvsd_guests_nic_created(struct zvsd *d, struct d_nic *n);
 /* QUERY NIC DETAILS of an LCS NIC whose machine runs: its driver's counters (ours). */
 void zvsd_lcs_counters(const struct d_nic *n, struct zvs_cp_response *r);
+void zvsd_lcs_fold(struct d_nic *n);
+void zvsd_lcs_fold_all(struct zvsd *d);
 
 /* daemon.c: opening a real device's backend (NULL, with the reason in why, when it
  * cannot be) and watching it in the event loop. */

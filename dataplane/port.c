@@ -33,6 +33,7 @@ static const struct {
     [ZVS_DROP_FILTERED]     = { "address-filtered", NOTE },
     [ZVS_DROP_OFFLOAD]      = { "offload-fixup-failed", ERROR },
     [ZVS_DROP_NOT_COLLECTING] = { "not-collecting", DISCARD },
+    [ZVS_DROP_GUEST_OVERRUN]  = { "guest-overrun", DISCARD },
 };
 
 void zvs_port_count_drop(struct zvs_port *p, bool inbound, enum zvs_drop why, uint64_t n)

@@ -49,6 +49,8 @@ enum zvs_drop {
                                            counts here only, not in discards or packets */
     ZVS_DROP_OFFLOAD,                   /* could not segment/checksum for the egress (error) */
     ZVS_DROP_NOT_COLLECTING,            /* port-group member not Collecting (LACP) */
+    ZVS_DROP_GUEST_OVERRUN,             /* guest sent faster than the switch took its frames:
+                                           dropped ahead of the NIC's output queue (LCS) */
     ZVS_DROP__COUNT
 };
 

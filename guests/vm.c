@@ -257,18 +257,47 @@ void zvs_vm_force(struct zvs_vm *vm, uint64_t now_ms)
     kill_now(vm, why);
 }
 
+/* Unreserved characters (RFC 3986) as they are, every other byte %XX: Hercules' CGI
+ * decoding turns '+' into a blank, so a '+' in the text must be encoded too. */
+int zvs_vm_http_request(const char *cmd, char *buf, size_t size)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    char enc[ZVS_VM_REQUEST_MAX];
+    size_t n = 0;
+    for (const unsigned char *c = (const unsigned char *)cmd; *c; c++) {
+        if (n + 4 > sizeof enc)
+            return -ENAMETOOLONG;
+        if ((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+            *c == '-' || *c == '.' || *c == '_' || *c == '~') {
+            enc[n++] = (char)*c;
+        } else {
+            enc[n++] = '%';
+            enc[n++] = hex[*c >> 4];
+            enc[n++] = hex[*c & 15];
+        }
+    }
+    enc[n] = '\0';
+    int len = snprintf(buf, size, "GET /cgi-bin/tasks/cmd?cmd=%s HTTP/1.0\r\n"
+                       "Host: 127.0.0.1:%u\r\n\r\n", enc, (unsigned)ZVS_VM_HTTP_PORT);
+    return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : len;
+}
+
 static int to_emulator(struct zvs_vm *vm, const char *cmd)
 {
-    size_t n = strlen(cmd);
-    if (vm->proc.in_fd < 0)
+    char req[ZVS_VM_REQUEST_MAX + 128];
+    if (vm->proc.pid <= 0 || vm->killed)
         return -EPIPE;
-    ssize_t w = write(vm->proc.in_fd, cmd, n);
-    return w == (ssize_t)n ? 0 : w < 0 ? -errno : -EAGAIN;
+    if (vm->run.http == NULL)
+        return -ENOTSUP;
+    int len = zvs_vm_http_request(cmd, req, sizeof req);
+    if (len < 0)
+        return len;
+    return vm->run.http(vm->run.ctx, &vm->proc, ZVS_VM_HTTP_PORT, req, (size_t)len);
 }
 
 int zvs_vm_signal_shutdown(struct zvs_vm *vm, uint32_t within_s, uint64_t now_ms)
 {
-    int rc = to_emulator(vm, "ssd\n");
+    int rc = to_emulator(vm, "ssd");
     if (rc < 0)
         return rc;
     vm->state = ZVS_VM_SHUTTING;
@@ -279,7 +308,7 @@ int zvs_vm_signal_shutdown(struct zvs_vm *vm, uint32_t within_s, uint64_t now_ms
 int zvs_vm_send(struct zvs_vm *vm, const char *text)
 {
     char line[1100];
-    snprintf(line, sizeof line, "/%s\n", text);
+    snprintf(line, sizeof line, "/%s", text);
     return to_emulator(vm, line);
 }
 

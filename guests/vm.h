@@ -26,6 +26,13 @@
 #define ZVS_VM_TAP_TIMEOUT_MS 10000     /* XAUTOLOG to the LCS tap opened */
 #define ZVS_VM_PATH_MAX       256
 #define ZVS_VM_WHY_MAX        160
+/* Hercules' HTTP command interface (HTTPPORT in hercules.cnf): how SIGNAL SHUTDOWN and SEND
+ * reach the emulator, because `hercules -d` does not read commands from stdin. Hercules
+ * 3.13 cannot bind it to an address, so it listens on every address of the machine's own
+ * network namespace: lo, and tap0, which has no IPv4 address (Hercules sets 0.0.0.0), so
+ * only this host, entering that namespace, can reach it. The same port in every machine. */
+#define ZVS_VM_HTTP_PORT      8081
+#define ZVS_VM_REQUEST_MAX    3200      /* a command URL-encoded (3 bytes each) + the rest */
 
 enum zvs_vm_ipl { ZVS_VM_IPL_NAMED = 1, ZVS_VM_IPL_INS = 2 };
 
@@ -50,10 +57,14 @@ struct zvs_vm_spec {
 
 /* The process side, injected (runner.c is the real one). spawn starts `argv` in `dir`
  * with the environment entries `env` added, in a new network namespace, stdout and
- * stderr to a pipe and stdin from a pipe; it fills the pid, a pidfd (readable at exit),
- * the pipes' ends (non-blocking, close-on-exec) and a descriptor of the namespace. 0 or
- * -errno (with why filled). kill sends a signal; reap collects the exit status (0 or
- * -errno). */
+ * stderr to a pipe and stdin from a pipe (never written: `hercules -d` does not read it;
+ * kept open so the emulator never sees an end of file); it fills the pid, a pidfd
+ * (readable at exit), the pipes' ends (non-blocking, close-on-exec) and a descriptor of
+ * the namespace. 0 or -errno (with why filled). kill sends a signal; reap collects the
+ * exit status (0 or -errno). http sends the `len` bytes of an HTTP request to
+ * 127.0.0.1:port inside the machine's namespace and waits (bounded, about a second) for
+ * the answer's status: 0 for 200, else -errno (ECONNREFUSED: nothing listens yet,
+ * ETIMEDOUT, EPROTO: another status). */
 struct zvs_vm_proc {
     int pid, pidfd, out_fd, in_fd, netns_fd;
 };
@@ -62,6 +73,8 @@ struct zvs_vm_runner {
                   struct zvs_vm_proc *out, char *why, size_t whylen);
     int  (*kill)(void *ctx, const struct zvs_vm_proc *p, int sig);
     int  (*reap)(void *ctx, const struct zvs_vm_proc *p, int *status);
+    int  (*http)(void *ctx, const struct zvs_vm_proc *p, uint16_t port, const char *req,
+                 size_t len);
     void *ctx;
 };
 extern const struct zvs_vm_runner zvs_vm_runner_linux;
@@ -100,11 +113,15 @@ uint64_t zvs_vm_deadline(const struct zvs_vm *vm);
 
 /* FORCE: SIGKILL now; gone is called when the process is reaped. */
 void zvs_vm_force(struct zvs_vm *vm, uint64_t now_ms);
-/* SIGNAL SHUTDOWN: Hercules' ssd (the SCLP signal-quiesce a Linux guest shuts down on);
- * FORCE after within_s. */
+/* SIGNAL SHUTDOWN: Hercules' ssd (the SCLP signal-quiesce a Linux guest shuts down on),
+ * over the HTTP command interface; FORCE after within_s. 0 or the runner's -errno (the
+ * state does not change then). */
 int  zvs_vm_signal_shutdown(struct zvs_vm *vm, uint32_t within_s, uint64_t now_ms);
 /* SEND: the text as a line of the guest's 3215 console ("/" + text to Hercules). */
 int  zvs_vm_send(struct zvs_vm *vm, const char *text);
+/* The HTTP request that has Hercules run panel command cmd (URL-encoded): what
+ * zvs_vm_signal_shutdown and zvs_vm_send hand the runner. Its length, or -ENAMETOOLONG. */
+int  zvs_vm_http_request(const char *cmd, char *buf, size_t size);
 
 enum zvs_vm_state zvs_vm_state(const struct zvs_vm *vm);
 const char *zvs_vm_userid(const struct zvs_vm *vm);

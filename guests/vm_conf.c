@@ -1,8 +1,13 @@
 /* The Hercules configuration of one machine, written into its folder.
  *
  *   hercules.cnf  ARCHMODE (the image template's "*ZVS ARCHMODE x" line, default ESA/390),
- *                 CPUMODEL 2097, MAINSIZE (USER storage in MB), NUMCPU 1, the 3215 console
- *                 at 0009 (its "/" prefix lets SEND type into it), and the LCS device:
+ *                 CPUMODEL 2097, MAINSIZE (USER storage in MB), NUMCPU 1, OSTAILOR when
+ *                 the template has "*ZVS OSTAILOR x" (LINUX: without it Hercules logs a
+ *                 program-check dump for each of the thousands of page faults and
+ *                 translation exceptions a Linux boot takes as normal, ~5,500 lines),
+ *                 "HTTPPORT 8081 NOAUTH" (the command interface SIGNAL SHUTDOWN and SEND
+ *                 use, vm.h), the 3215 console at 0009 (its "/" prefix lets SEND type
+ *                 into it), and the LCS device:
  *                 "devno.2 LCS -n /dev/net/tun -m tapmac -o lcs.oat ip".
  *   lcs.oat       "HWADD 00 tapmac" and "devno IP 00 PRI ip": all IPv4 and ARP for the
  *                 port reach the guest (without an OAT only those for the one address do).
@@ -129,7 +134,7 @@ static int write_parmline(const struct zvs_vm_spec *s, const char *dir, const ch
 
 /* Reads the template, writes <dir>/<lower>.ins. archmode gets the template's choice. */
 static int write_ins(const struct zvs_vm_spec *s, char *ins, size_t inslen, char *archmode,
-                     size_t archlen, char *why, size_t whylen)
+                     size_t archlen, char *ostailor, size_t oslen, char *why, size_t whylen)
 {
     char lower[17], tpl[ZVS_VM_PATH_MAX + 48], line[512], parm[520] = "";
     size_t i;
@@ -151,6 +156,10 @@ static int write_ins(const struct zvs_vm_spec *s, char *ins, size_t inslen, char
         char file[256], addr[24];
         if (sscanf(line, "*ZVS ARCHMODE %23s", addr) == 1) {
             snprintf(archmode, archlen, "%s", addr);
+            continue;
+        }
+        if (sscanf(line, "*ZVS OSTAILOR %23s", addr) == 1) {
+            snprintf(ostailor, oslen, "%s", addr);
             continue;
         }
         if (strncmp(line, "*ZVS PARMLINE ", 14) == 0) {
@@ -200,13 +209,14 @@ static int write_ins(const struct zvs_vm_spec *s, char *ins, size_t inslen, char
 int zvs_vm_prepare(const struct zvs_vm_spec *s, char *why, size_t whylen)
 {
     char path[ZVS_VM_PATH_MAX + 32], ins[ZVS_VM_PATH_MAX + 32], arch[32] = "ESA/390";
-    char buf[2048], tapmac[18], ip[16];
+    char buf[2048], tapmac[18], ip[16], ostailor[32] = "";
     int rc;
 
     if (mkdir(s->dir, 0750) < 0 && errno != EEXIST)
         return WHY("machine folder: %s", strerror(errno));
     if (s->ipl == ZVS_VM_IPL_NAMED) {
-        rc = write_ins(s, ins, sizeof ins, arch, sizeof arch, why, whylen);
+        rc = write_ins(s, ins, sizeof ins, arch, sizeof arch, ostailor, sizeof ostailor, why,
+                       whylen);
         if (rc < 0)
             return rc;
     } else {
@@ -225,8 +235,11 @@ int zvs_vm_prepare(const struct zvs_vm_spec *s, char *why, size_t whylen)
     }
     int n = snprintf(buf, sizeof buf,
                      "# zvswitch: machine %s (written at XAUTOLOG)\n"
-                     "ARCHMODE %s\nCPUMODEL 2097\nMAINSIZE %u\nNUMCPU 1\n0009 3215-C /\n",
-                     s->userid, arch, (unsigned)(s->mainsize_mb ? s->mainsize_mb : 1));
+                     "ARCHMODE %s\nCPUMODEL 2097\nMAINSIZE %u\nNUMCPU 1\n%s%s%s"
+                     "HTTPPORT %u NOAUTH\n0009 3215-C /\n",
+                     s->userid, arch, (unsigned)(s->mainsize_mb ? s->mainsize_mb : 1),
+                     ostailor[0] ? "OSTAILOR " : "", ostailor, ostailor[0] ? "\n" : "",
+                     (unsigned)ZVS_VM_HTTP_PORT);
     if (s->has_lcs)
         n += snprintf(buf + n, sizeof buf - (size_t)n,
                       "%04X.2 LCS -n /dev/net/tun -m %s -o %s/lcs.oat %s\n",

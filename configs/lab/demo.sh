@@ -12,6 +12,11 @@
 # (INTERVAL shortened to 5 s for the demo), a port failure absorbed under load, and ends
 # with the Performance Toolkit screens FCX240 and FCX269 of the run (monitor records
 # sampled every 5 s) plus an SVG chart and an HTML report written under build/demo/.
+# Two mainframe guests join CCBVSW1 right after the group is up (XAUTOLOG: Hercules s390
+# machines whose LCS NICs are coupled like any NIC): FP1, the standalone frame program,
+# up in a second and shown in the flow; LNX1, Debian s390x Linux, whose boot (about a
+# minute, a core of its own) runs behind the story and is shown at the end: it pings
+# SERVER1 through the port group and moves a TCP stream across it.
 # Everything it makes is removed when it ends.
 . "$(cd "$(dirname "$0")/../.." && pwd)/tests/integration/lacp_lab_lib.sh"
 
@@ -31,10 +36,28 @@ grep -E '^(VMLAN|SET|DEFINE|MODIFY|RDEVICE)' "$ROOT/configs/lab/SYSTEM-CCB.CONFI
 # The servers' MACs end in 01 and 03: both odd, so both flows start on the same OSA port
 # and the load-balancing pass has something to fix.
 MON=$WORK/monitor.file
+# The report's guests plus two Hercules machines (guests/README.md), their NICs uncoupled
+# until the operator couples them, as the report's guests'.
+FP1_IP=10.77.0.50 LNX1_IP=10.77.0.60
+{ cat "$ROOT/configs/lab/USER-CCB.DIRECT"
+  printf 'USER LNX1 PW 256M 256M G\n  IPL LINUX\n  GUESTIP %s/24\n  NICDEF 0600 TYPE QDIO\n  NICBIND 0600 LCS 0600\n' "$LNX1_IP"
+  printf 'USER FP1 PW 16M 16M G\n  IPL FRAMEPROG\n  GUESTIP %s/24\n  NICDEF 0600 TYPE QDIO\n  NICBIND 0600 LCS 0600\n' "$FP1_IP"
+} >"$WORK/USER.DIRECT"
+herc_pids() { sed -n 's/.*XAUTOLOG \([A-Z0-9]*\) by .*Hercules pid \([0-9]*\),.*/\2/p' "$WORK/vswitchd.log"; }
+demo_cleanup() {  # no Hercules outlives the demo, whatever happens
+  local s=$? p
+  [ -f "$WORK/vswitchd.log" ] && for p in $(herc_pids); do kill -KILL "$p" 2>/dev/null; done
+  (exit $s)
+  lab_cleanup
+}
+trap demo_cleanup EXIT
+FPPEER="python3 $ROOT/tests/integration/frameprog_peer.py"
+LXPEER="python3 $ROOT/tests/integration/linuxguest_peer.py"
 LAN_MAC1=02:00:0a:00:00:01 LAN_MAC2=02:00:0a:00:00:03 \
-  VSWITCHD_ARGS="-l info -m $MON -i 5 -k $WORK/console.sock --test-interval 5" \
+  VSWITCHD_ARGS="-l info -m $MON -i 5 -k $WORK/console.sock --test-interval 5 \
+--guest-images $BUILD/guests --guest-dir $WORK/guests" \
   lab_group_start "$ROOT/configs/switchmodel/lab6509.conf" "$ROOT/configs/lab/SYSTEM-CCB.CONFIG" \
-  "$ROOT/configs/lab/USER-CCB.DIRECT"
+  "$WORK/USER.DIRECT"
 wait_for 5 test -S "$WORK/console.sock" || fail "no console"
 # INTERVAL 30 as the report typed it; vswitchd runs the passes every 5 s for the demo
 # (--test-interval, ours: CP rounds INTERVAL up to a multiple of 30 s).
@@ -54,6 +77,20 @@ say "LACP negotiated in about $((SECONDS - t0)) s (802.1AX waits 2 s before aggr
 echo "  The physical switch's view:"
 sm show etherchannel summary | tail -n 2 | indent
 sm show lacp neighbor | tail -n 3 | indent
+say "Two mainframe guests: Hercules s390 machines XAUTOLOGged onto CCBVSW1"
+echo "  LNX1 IPLs Debian s390x Linux (its boot takes about a minute and a core, behind the"
+echo "  rest of the story); FP1 IPLs the standalone frame program (up in a second)."
+for c in "SET VSWITCH CCBVSW1 GRANT LNX1" "SET VSWITCH CCBVSW1 GRANT FP1" \
+         "COUPLE USERID LNX1 0600 TO SYSTEM CCBVSW1" "COUPLE USERID FP1 0600 TO SYSTEM CCBVSW1" \
+         "XAUTOLOG LNX1" "XAUTOLOG FP1"; do
+  printf '    vmcp %s\n' "$c"
+  out=$(vmcp "$c") || fail "$c: $out"
+  echo "$out" | indent | indent
+done
+T_LNX1=$EPOCHREALTIME
+# SERVER1 pings LNX1 every second from now: its first answer times the boot.
+ip netns exec "$NS_LAN" ping -D -n -i 1 -W 1 -c 400 "$LNX1_IP" >"$WORK/lnx1.ping" 2>&1 &
+LNX1_PING=$!
 say "vmcp QUERY VSWITCH CCBVSW1 DETAILS"
 vmcp QUERY VSWITCH CCBVSW1 DETAILS | indent   # IBM's layout; the LACP report is QUERY LACP's
 say "vmcp QUERY PORT GROUP"
@@ -75,6 +112,18 @@ say "ping LNXA -> LNXB (guest to guest, stays inside the switch)"
 ip netns exec "$NS_A" ping -c 3 -i 0.2 "${LAB_IP[b]}" | tail -n 2 | indent
 say "ping LNXA -> SERVER1 (out through the port group)"
 ip netns exec "$NS_A" ping -c 3 -i 0.2 "${LAB_IP[lan]}" | tail -n 2 | indent
+
+say "FP1, the standalone s390 guest, from SERVER1 through the port group"
+ip netns exec "$NS_LAN" $FPPEER arp eth0 "$FP1_IP" 10 >/dev/null || fail "FP1 did not answer ARP"
+ip netns exec "$NS_LAN" ping -c 3 -i 0.2 "$FP1_IP" | tail -n 2 | indent
+ip netns exec "$NS_LAN" $FPPEER sink 9000 10 3000 >"$WORK/fp1.sink" &
+fps=$!
+wait_for 5 grep -q ready "$WORK/fp1.sink" || fail "sink did not start"
+ip netns exec "$NS_LAN" $FPPEER ctl "$FP1_IP" 7001 "GEN ${LAB_IP[lan]} 9000 1000 2000 3000" >/dev/null ||
+  fail "FP1 GEN"
+wait "$fps"
+read -r n _ span < <(tail -1 "$WORK/fp1.sink")
+echo "    FP1 -> SERVER1: $n UDP datagrams of 1000 bytes asked at 2000/s, received in $span s"
 
 say "Load balancing: LNXA -> SERVER1 and LNXB -> SERVER2 at once, 14 s, 1 Gbit/s per OSA port"
 echo "  Both destinations end in an odd suffix, so both start on the same OSA port; every"
@@ -114,6 +163,27 @@ sm no shutdown Gi2/23 >/dev/null
 wait_for 15 distributing_is 2 && echo "    Gi2/23 back: both ports distributing again"
 
 sm show interfaces counters | indent
+
+say "LNX1, the Debian s390x Linux guest, XAUTOLOGged at the start"
+end=$(awk -v t="$T_LNX1" 'BEGIN { printf "%d", t + 151 }')
+until grep -q "bytes from" "$WORK/lnx1.ping"; do
+  [ "$(date +%s)" -lt "$end" ] || fail "LNX1 did not answer a ping within 150 s of XAUTOLOG"
+  sleep 0.5
+done
+kill "$LNX1_PING" 2>/dev/null; wait "$LNX1_PING" 2>/dev/null
+t=$(grep -m1 "bytes from" "$WORK/lnx1.ping" | sed -n 's/^\[\([0-9.]*\)\].*/\1/p')
+echo "  XAUTOLOG to the first ping answered: $(awk -v a="$T_LNX1" -v b="$t" 'BEGIN { printf "%.1f", b - a }') s (now $(awk -v a="$T_LNX1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s after XAUTOLOG)"
+echo "  vmcp QUERY CONSLOG LNX1 (its console, the guest's own lines):"
+vmcp "QUERY CONSLOG LNX1 200" | grep -E "^(ZVSL0[0-2][0-9]I|Linux version)" | cut -c1-100 | indent | indent
+ip netns exec "$NS_LAN" $LXPEER wait "$LNX1_IP" 7001 30 >/dev/null || fail "LNX1's control server"
+echo "  LNX1 pings SERVER1 (run in the guest through its control server):"
+ip netns exec "$NS_LAN" $LXPEER cmd "$LNX1_IP" 7001 "RUN ping -c 3 -W 2 ${LAB_IP[lan]}" |
+  grep -E "transmitted|round-trip" | indent | indent
+echo "  A TCP stream LNX1 -> SERVER1 through the port group (iperf3 in the guest, 6 s):"
+ip netns exec "$NS_LAN" timeout 30 iperf3 -c "$LNX1_IP" -R -t 6 -f m >"$WORK/il" 2>&1 ||
+  fail "iperf3 with LNX1: $(tail -3 "$WORK/il")"
+grep -E "sender|receiver" "$WORK/il" | indent
+sleep 5                                 # a monitor sample with LNX1's stream in it
 say "What the operator sees now: vmcp QUERY VSWITCH CCBVSW1 DETAILS"
 vmcp QUERY VSWITCH CCBVSW1 DETAILS | indent
 
@@ -135,9 +205,24 @@ if [ -n "$skewed" ]; then
 fi
 say "FCX240 after the pass: both OSA ports carrying the load"
 "$PERFKIT" FCX240 --file "$MON" --index "$balanced" | indent
+# Packets are frames on the wire (a TSO/GRO super-frame counts as its segments), so no
+# FCX240 row carries more than an Ethernet frame without FCS: MTU + 18 bytes a packet.
+"$PERFKIT" FCX240 --file "$MON" --all --csv | awk -F, -v mtu=1500 '
+  NR > 1 { if ($10 > 0 && $9 / $10 > m) m = $9 / $10; if ($13 > 0 && $12 / $13 > m) m = $12 / $13 }
+  END { printf "    FCX240, every interval and port: at most %.0f bytes a packet (MTU %d + 18 = %d)%s\n",
+               m, mtu, mtu + 18, m <= mtu + 18 ? "" : "  <-- MORE THAN A WIRE FRAME" }'
 busiest=$balanced
 say "FCX269 (VNIC) for the same interval"
 "$PERFKIT" FCX269 --file "$MON" --index "$busiest" | indent
+# The interval in which LNX1 moved the most (FCX269's LNX1 row, k/M expanded).
+lnx1_iv=$("$PERFKIT" FCX269 --file "$MON" --all | awk '
+    function num(v) { x = v + 0; if (v ~ /M$/) x *= 1e6; else if (v ~ /k$/) x *= 1e3; return x }
+    /^FCX269/ { i++ } /LNX1/ { s = 0; for (f = 2; f <= NF; f++) s += num($f); if (s > best) { best = s; iv = i } }
+    END { print iv }')
+if [ -n "$lnx1_iv" ]; then
+  say "FCX269 (VNIC) while LNX1 streamed to SERVER1: the mainframe guests' rows"
+  "$PERFKIT" FCX269 --file "$MON" --index "$lnx1_iv" | indent
+fi
 say "Port groups (zvswitch's own screen)"
 "$PERFKIT" PGROUP --file "$MON" --index "$busiest" | indent
 say "The monitor's events: Gi2/23's failure and recovery (D6R22/D6R23; zvswitch's own list)"

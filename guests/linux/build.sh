@@ -148,11 +148,13 @@ be32() { printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($1 >> 24 & 255)) $(($1 >
 be32 $((0x02000000)) > "$STAGE/initrd.off"
 be32 "$size" > "$STAGE/initrd.siz"
 # The kernel first: it covers 0x1040c..0x104ff, which the later lines overwrite. The
-# *ZVS lines are for vswitchd (guests/vm_conf.c): the architecture, and the start of the
-# kernel command line, to which it appends zvs.ip=, zvs.gw= and zvs.mac= (NUL-ended).
+# *ZVS lines are for vswitchd (guests/vm_conf.c): the architecture, Hercules' OSTAILOR
+# (LINUX: no program-check dump for each page fault the kernel takes as normal), and the
+# start of the kernel command line, to which it appends zvs.ip=, zvs.gw= and zvs.mac=.
 cat > "$STAGE/linux.ins.template" <<'INS'
 * zvswitch Debian s390x Linux guest: kernel at 0, initrd at 0x2000000, command line at 0x10480
 *ZVS ARCHMODE z/Arch
+*ZVS OSTAILOR LINUX
 *ZVS PARMLINE conmode=3215 condev=0x0009 console=ttyS0 zvs.ctl=7001 zvs.run=iperf3
 linux-kernel.img 0x00000000
 linux-initrd.off 0x0001040c

@@ -56,6 +56,7 @@ kill -TERM "$VSWITCHD_PID"
 wait "$VSWITCHD_PID"; rc=$?
 VSWITCHD_PID=
 [ $rc -eq 0 ] || fail "valgrind: exit $rc: $(head -n 40 "$WORK/valgrind.log")"
-[ -s "$WORK/valgrind.log" ] && fail "valgrind reported: $(head -n 40 "$WORK/valgrind.log")"
+findings=$(valgrind_findings "$WORK/valgrind.log")
+[ -n "$findings" ] && fail "valgrind reported: $(echo "$findings" | head -n 40)"
 "$BUILD/bin/perfkit" PGROUP --file "$WORK/mon" --all >/dev/null || fail "perfkit on the monitor file"
 echo "ok: valgrind clean (no errors, no leaks) across LACP, the console, the monitor and failover"

@@ -82,6 +82,7 @@ kill -TERM "$VSWITCHD_PID"
 wait "$VSWITCHD_PID"; rc=$?
 VSWITCHD_PID=
 [ $rc -eq 0 ] || fail "valgrind: exit $rc: $(head -n 40 "$WORK/valgrind.log")"
-[ -s "$WORK/valgrind.log" ] && fail "valgrind reported: $(head -n 40 "$WORK/valgrind.log")"
+findings=$(valgrind_findings "$WORK/valgrind.log")
+[ -n "$findings" ] && fail "valgrind reported: $(echo "$findings" | head -n 40)"
 echo "ok: valgrind clean (no errors, no leaks) after traffic and SIGTERM"
 echo "daemon_lifecycle: passed"

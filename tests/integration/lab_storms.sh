@@ -143,6 +143,13 @@ echo "ok: the console flood was answered in full, the TCP stream completed, LACP
 # ---- after all -----------------------------------------------------------------------------
 RSS1=$(vsw_rss_kb) FDS1=$(vsw_fds)
 echo "vswitchd after the storms: RssAnon $RSS1 KB (+$((RSS1 - RSS0))), $FDS1 descriptors"
-[ $((RSS1 - RSS0)) -le 1024 ] || fail "RssAnon grew by $((RSS1 - RSS0)) KB"
+# A sanitizer build keeps freed memory in ASan's quarantine (up to 256 MB) and checks for
+# leaks itself at exit, so its RssAnon says nothing about leaks: the bound is for the
+# release build.
+if ldd "$VSWITCHD" | grep -q libasan; then
+  echo "RssAnon bound left to ASan's leak check in this build"
+else
+  [ $((RSS1 - RSS0)) -le 1024 ] || fail "RssAnon grew by $((RSS1 - RSS0)) KB"
+fi
 expect_eq "vswitchd descriptors after the storms" "$FDS1" "$FDS0"
 echo "lab_storms: passed"

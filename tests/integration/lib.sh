@@ -33,6 +33,18 @@ fail() {
 }
 skip() { echo "SKIP: $*"; exit 77; }
 
+# What a valgrind log reports, less valgrind's note that it does not model the ioctl
+# NS_GET_USERNS (0xb701), which vswitchd's search for a crashed predecessor's taps uses to
+# compare namespace owners: it returns a descriptor and writes no memory, so there is
+# nothing for valgrind to check; every real finding still makes the run fail (and
+# --error-exitcode gives the status).
+valgrind_findings() {
+  [ -s "$1" ] || return 0
+  awk '/Warning: noted but unhandled ioctl 0xb701 / { skip = 2; next }
+       skip > 0 && /This could cause spurious|README_MISSING_SYSCALL_OR_IOCTL/ { skip--; next }
+       { skip = 0; print }' "$1"
+}
+
 lab_cleanup() {
   local status=$? vrc=0
   if [ -n "${VSWITCHD_PID:-}" ]; then

@@ -1,7 +1,9 @@
 /* The machine supervisor (guests/vm.h) over a fake runner: no Hercules, no fork. The fake
  * hands the supervisor real pipes (the test writes the emulator's output into one and
  * reads what the supervisor types into the other), records the signals it is asked to
- * send and returns the exit status the test chose. Asserted: what is spawned (program,
+ * send and the HTTP requests it is handed (byte for byte: SIGNAL SHUTDOWN and SEND go to
+ * Hercules' HTTP command interface, since `hercules -d` reads no commands from stdin),
+ * and returns the exit status the test chose. Asserted: what is spawned (program,
  * arguments, HERCULES_RC, the folder's hercules.cnf), the state machine (STARTING ->
  * RUNNING at HHCLC073I, even split across reads; no tap in 10 s; an early exit; FORCE;
  * SIGNAL SHUTDOWN with its deadline and the disabled wait that ends it; destroy), the
@@ -29,7 +31,23 @@ struct fake {
     char argv[4][ZVS_VM_PATH_MAX + 32];
     char env0[ZVS_VM_PATH_MAX + 32];
     int  fail_spawn;
+    int  https, http_rc;
+    unsigned http_port;
+    char req[ZVS_VM_REQUEST_MAX + 128];
 };
+
+static int f_http(void *ctx, const struct zvs_vm_proc *p, uint16_t port, const char *req,
+                  size_t len)
+{
+    struct fake *f = ctx;
+    f->https++;
+    f->http_port = port;
+    assert_true(len < sizeof f->req);
+    memcpy(f->req, req, len);
+    f->req[len] = '\0';
+    assert_int_equal(strlen(f->req), len);
+    return f->http_rc;
+}
 
 static int f_spawn(void *ctx, const char *dir, char *const argv[], char *const env[],
                    struct zvs_vm_proc *out, char *why, size_t whylen)
@@ -113,7 +131,7 @@ static int setup(void **state)
     fputs("own.bin 0x00000000\n", fp);
     fclose(fp);
     w->run = (struct zvs_vm_runner){ .spawn = f_spawn, .kill = f_kill, .reap = f_reap,
-                                     .ctx = &w->f };
+                                     .http = f_http, .ctx = &w->f };
     w->ev = (struct zvs_vm_events){ .tap_open = ev_tap, .gone = ev_gone, .ctx = &w->s };
     struct zvs_vm_spec *s = &w->spec;
     snprintf(s->userid, sizeof s->userid, "FP1");
@@ -175,12 +193,12 @@ static const char *tail(struct world *w, unsigned n)
     return buf;
 }
 
-static const char *typed(struct world *w)
+/* Nothing is ever typed into the emulator's stdin. */
+static void stdin_untouched(struct world *w)
 {
-    static char buf[256];
-    ssize_t n = read(w->f.in_r, buf, sizeof buf - 1);
-    buf[n > 0 ? n : 0] = '\0';
-    return buf;
+    char c;
+    assert_int_equal(read(w->f.in_r, &c, 1), -1);
+    assert_int_equal(errno, EAGAIN);
 }
 
 static void spawns_hercules_with_its_folder(void **state)
@@ -202,7 +220,8 @@ static void spawns_hercules_with_its_folder(void **state)
     size_t n = fread(cnf, 1, sizeof cnf - 1, fp);
     cnf[n] = '\0';
     fclose(fp);
-    assert_non_null(strstr(cnf, "MAINSIZE 16\n"));
+    assert_non_null(strstr(cnf, "MAINSIZE 16\nNUMCPU 1\nHTTPPORT 8081 NOAUTH\n0009 3215-C /\n"));
+    assert_null(strstr(cnf, "OSTAILOR"));       /* only when the image's template asks */
     assert_non_null(strstr(cnf, "0600.2 LCS -n /dev/net/tun -m 02:00:0c:00:00:01 -o "));
     assert_non_null(strstr(cnf, "/lcs.oat 10.77.0.50\n"));
     assert_int_equal(zvs_vm_state(vm), ZVS_VM_STARTING);
@@ -311,7 +330,11 @@ static void signal_shutdown_then_forced_after_within(void **state)
     struct zvs_vm *vm = start(w, 0);
     emit(w, vm, "HHCLC073I 0600: TAP device tap0 opened\n", 1);
     assert_int_equal(zvs_vm_signal_shutdown(vm, 30, 1000), 0);
-    assert_string_equal(typed(w), "ssd\n");
+    assert_int_equal(w->f.https, 1);
+    assert_int_equal(w->f.http_port, 8081);
+    assert_string_equal(w->f.req, "GET /cgi-bin/tasks/cmd?cmd=ssd HTTP/1.0\r\n"
+                                  "Host: 127.0.0.1:8081\r\n\r\n");
+    stdin_untouched(w);
     assert_int_equal(zvs_vm_state(vm), ZVS_VM_SHUTTING);
     assert_int_equal(zvs_vm_deadline(vm), 31000);
     zvs_vm_tick(vm, 30999);
@@ -342,8 +365,77 @@ static void send_types_a_console_line(void **state)
     struct world *w = *state;
     struct zvs_vm *vm = start(w, 0);
     assert_int_equal(zvs_vm_send(vm, "echo hello"), 0);
-    assert_string_equal(typed(w), "/echo hello\n");
+    assert_string_equal(w->f.req, "GET /cgi-bin/tasks/cmd?cmd=%2Fecho%20hello HTTP/1.0\r\n"
+                                  "Host: 127.0.0.1:8081\r\n\r\n");
+    /* Every byte but the unreserved ones encoded: '+' would be a blank, '&' and '#' would
+     * end the value, '%' would start an escape. */
+    assert_int_equal(zvs_vm_send(vm, "a+b&c=d#e%f?g h~i_j.k-l\t\xc3\xa9"), 0);
+    assert_string_equal(w->f.req, "GET /cgi-bin/tasks/cmd?cmd="
+                        "%2Fa%2Bb%26c%3Dd%23e%25f%3Fg%20h~i_j.k-l%09%C3%A9 HTTP/1.0\r\n"
+                        "Host: 127.0.0.1:8081\r\n\r\n");
+    stdin_untouched(w);
     zvs_vm_destroy(vm);
+}
+
+static void a_command_hercules_did_not_take_changes_nothing(void **state)
+{
+    struct world *w = *state;
+    struct zvs_vm *vm = start(w, 0);
+    emit(w, vm, "HHCLC073I 0600: TAP device tap0 opened\n", 1);
+    w->f.http_rc = -ECONNREFUSED;       /* the HTTP server not listening (yet) */
+    assert_int_equal(zvs_vm_signal_shutdown(vm, 30, 1000), -ECONNREFUSED);
+    assert_int_equal(zvs_vm_state(vm), ZVS_VM_RUNNING);
+    assert_int_equal(zvs_vm_deadline(vm), UINT64_MAX);
+    assert_int_equal(zvs_vm_send(vm, "x"), -ECONNREFUSED);
+    w->f.http_rc = 0;
+    zvs_vm_force(vm, 5);
+    assert_int_equal(w->f.last_sig, SIGKILL);   /* Hercules 3.13 does not end on SIGTERM */
+    assert_int_equal(zvs_vm_send(vm, "x"), -EPIPE);    /* forced: nothing more goes to it */
+    assert_int_equal(w->f.https, 2);
+    zvs_vm_destroy(vm);
+}
+
+static void request_too_long_is_refused(void **state)
+{
+    (void)state;
+    char big[1100], req[ZVS_VM_REQUEST_MAX + 128];
+    memset(big, '/', sizeof big - 1);
+    big[sizeof big - 1] = '\0';                  /* 1099 bytes, 3297 encoded */
+    assert_int_equal(zvs_vm_http_request(big, req, sizeof req), -ENAMETOOLONG);
+    big[1000] = '\0';
+    assert_int_equal(zvs_vm_http_request(big, req, sizeof req), 3000 + 62);
+    assert_int_equal(zvs_vm_http_request("ssd", req, 20), -ENAMETOOLONG);
+}
+
+static void linux_template_asks_for_ostailor(void **state)
+{
+    struct world *w = *state;
+    char why[ZVS_VM_WHY_MAX] = "", path[ZVS_VM_PATH_MAX + 32], cnf[1024];
+    snprintf(path, sizeof path, "%s/lnx.ins.template", w->dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("*ZVS ARCHMODE z/Arch\n*ZVS OSTAILOR LINUX\n*ZVS PARMLINE console=ttyS0\n"
+          "own.bin 0x0\n@PARMLINE@ 0x10480\n", fp);
+    fclose(fp);
+    snprintf(path, sizeof path, "%s/own.bin", w->dir);
+    fp = fopen(path, "w");
+    fputs("x", fp);
+    fclose(fp);
+    w->spec.ipl = ZVS_VM_IPL_NAMED;
+    snprintf(w->spec.ipl_name, sizeof w->spec.ipl_name, "LNX");
+    assert_int_equal(zvs_vm_prepare(&w->spec, why, sizeof why), 0);
+    snprintf(path, sizeof path, "%s/hercules.cnf", w->spec.dir);
+    fp = fopen(path, "r");
+    size_t n = fread(cnf, 1, sizeof cnf - 1, fp);
+    cnf[n] = '\0';
+    fclose(fp);
+    char want[1024];
+    snprintf(want, sizeof want, "# zvswitch: machine FP1 (written at XAUTOLOG)\n"
+             "ARCHMODE z/Arch\nCPUMODEL 2097\nMAINSIZE 16\nNUMCPU 1\n"
+             "OSTAILOR LINUX\nHTTPPORT 8081 NOAUTH\n0009 3215-C /\n"
+             "0600.2 LCS -n /dev/net/tun -m 02:00:0c:00:00:01 -o %s/lcs.oat 10.77.0.50\n",
+             w->spec.dir);
+    assert_string_equal(cnf, want);
 }
 
 static void spawn_failure_and_missing_ins_start_nothing(void **state)
@@ -385,6 +477,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(signal_shutdown_then_forced_after_within, setup, teardown),
         cmocka_unit_test_setup_teardown(shutdown_ends_at_the_guests_wait, setup, teardown),
         cmocka_unit_test_setup_teardown(send_types_a_console_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_command_hercules_did_not_take_changes_nothing, setup, teardown),
+        cmocka_unit_test(request_too_long_is_refused),
+        cmocka_unit_test_setup_teardown(linux_template_asks_for_ostailor, setup, teardown),
         cmocka_unit_test_setup_teardown(spawn_failure_and_missing_ins_start_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(named_image_missing_says_which_file, setup, teardown),
     };
