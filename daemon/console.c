@@ -69,6 +69,8 @@ struct zvs_console {
     char                  path[sizeof(((struct sockaddr_un *)0)->sun_path)];
     zvs_console_exec_fn   exec;
     void                 *arg;
+    zvs_console_forget_fn forget;       /* told before a client's descriptor closes */
+    void                 *forget_arg;
     unsigned              nusers;
     struct console_user   user[ZVS_CONSOLE_MAX_USERS];
     unsigned              nclients;
@@ -146,6 +148,12 @@ fail:
     if (err != NULL)
         *err = e;
     return NULL;
+}
+
+void zvs_console_on_forget(struct zvs_console *c, zvs_console_forget_fn fn, void *arg)
+{
+    c->forget = fn;
+    c->forget_arg = arg;
 }
 
 void zvs_console_close(struct zvs_console *c)
@@ -306,6 +314,8 @@ static struct console_client *find_client(struct zvs_console *c, int fd)
 static void drop_client(struct zvs_console *c, struct console_client *cl)
 {
     assert(cl->fd >= 0 && c->nclients > 0);
+    if (c->forget)
+        c->forget(c->forget_arg, cl->fd);   /* while the descriptor is still open */
     close(cl->fd);
     cl->fd = -1;
     c->nclients--;

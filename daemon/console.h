@@ -33,6 +33,12 @@ typedef void (*zvs_console_exec_fn)(void *arg, const char *userid, uint32_t priv
 struct zvs_console *zvs_console_open(const char *path, zvs_console_exec_fn exec, void *arg,
                                      int *err);
 
+/* Called with a client's descriptor just before the console closes it (the client left or
+ * was dropped), so the caller stops watching it while it is still open: an event loop
+ * must remove a descriptor from epoll before it is closed. */
+typedef void (*zvs_console_forget_fn)(void *arg, int fd);
+void zvs_console_on_forget(struct zvs_console *c, zvs_console_forget_fn fn, void *arg);
+
 /* Closes every client and the listening socket, and unlinks the path. NULL is a no-op. */
 void zvs_console_close(struct zvs_console *c);
 

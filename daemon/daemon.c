@@ -224,8 +224,14 @@ static void on_signal(void *arg, int fd, uint32_t events, uint64_t now)
 static void on_console_client(void *arg, int fd, uint32_t events, uint64_t now)
 {
     struct zvsd *d = arg;
-    if (zvs_console_client_input(d->console, fd) < 0)
-        zvs_evloop_del_fd(d->loop, fd);     /* the console has closed it */
+    zvs_console_client_input(d->console, fd);   /* a client that leaves is forgotten below */
+}
+
+/* The console is about to close a client: stop watching it while it is still open. */
+static void on_console_forget(void *arg, int fd)
+{
+    struct zvsd *d = arg;
+    zvs_evloop_del_fd(d->loop, fd);
 }
 
 static void on_console(void *arg, int fd, uint32_t events, uint64_t now)
@@ -505,6 +511,8 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     if (opt->console_path) {
         int cerr = 0;
         d->console = zvs_console_open(opt->console_path, zvsd_execute, d, &cerr);
+        if (d->console)
+            zvs_console_on_forget(d->console, on_console_forget, d);
         if (!d->console ||
             zvs_evloop_add_fd(d->loop, zvs_console_listen_fd(d->console), EPOLLIN,
                               on_console, d) < 0) {

@@ -321,6 +321,36 @@ static void test_disconnect_mid_line(void **state)
     assert_int_equal(fcntl(sfd, F_GETFD), -1);  /* the console closed it */
 }
 
+struct forgotten { int fd; int calls; int open_then; };
+
+static void on_forget(void *arg, int fd)
+{
+    struct forgotten *g = arg;
+    g->fd = fd;
+    g->calls++;
+    g->open_then = fcntl(fd, F_GETFD) >= 0;
+}
+
+/* The owner is told before a leaving client's descriptor closes, while it is still open,
+ * so an event loop can remove it from epoll first (after close, epoll may keep reporting
+ * the file to a watch that is gone). */
+static void test_forget_before_close(void **state)
+{
+    struct fixture *f = *state;
+    struct forgotten g = { .fd = -1 };
+
+    NEED_ROOT(f);
+    zvs_console_on_forget(f->con, on_forget, &g);
+    int cfd = client_connect(f->path);
+    int sfd = server_accept(f);
+    close(cfd);
+    assert_true(zvs_console_client_input(f->con, sfd) < 0);
+    assert_int_equal(g.calls, 1);
+    assert_int_equal(g.fd, sfd);
+    assert_int_equal(g.open_then, 1);
+    assert_int_equal(fcntl(sfd, F_GETFD), -1);  /* and closed after */
+}
+
 static void test_unmapped_user(void **state)
 {
     struct fixture *f = *state;
@@ -831,6 +861,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_two_commands_one_connection, setup, teardown),
         cmocka_unit_test_setup_teardown(test_overlong_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_disconnect_mid_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_forget_before_close, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unmapped_user, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_map, setup, teardown),
         cmocka_unit_test_setup_teardown(test_console_full, setup, teardown),
