@@ -24,7 +24,6 @@ struct fd_watch {
     zvs_fd_fn  fn;
     void      *arg;
     bool       dead;                    /* removed while callbacks may still see it */
-    bool       pinned;                  /* epoll may still name it: never freed */
     struct fd_watch *next;
 };
 
@@ -152,11 +151,9 @@ int zvs_evloop_del_fd(struct zvs_evloop *l, int fd)
     if (!w)
         return -ENOENT;
     /* The descriptor must still be open here: epoll keys a watch on the open file, so a
-     * DEL after close() fails with EBADF and, while another process still holds the file
-     * (a child between fork and exec), epoll keeps reporting it with this watch's
-     * address. Such a watch is kept forever rather than freed under a live event. */
-    if (epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL) < 0 && errno == EBADF)
-        w->pinned = true;
+     * DEL after close() fails, and while another process still holds the file (a child
+     * between fork and exec) epoll would go on reporting it with this watch's address. */
+    epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
     /* Freed after the iteration: events already fetched may still point at it. */
     w->dead = true;
     return 0;
@@ -167,7 +164,7 @@ static void reap_watches(struct zvs_evloop *l)
     struct fd_watch **pp = &l->watches;
     while (*pp) {
         struct fd_watch *w = *pp;
-        if (w->dead && !w->pinned) {
+        if (w->dead) {
             *pp = w->next;
             free(w);
         } else {

@@ -35,6 +35,8 @@ void zvs_evloop_destroy(struct zvs_evloop *loop);
 /* Watch fd for EPOLLIN/EPOLLOUT (level triggered). */
 int zvs_evloop_add_fd(struct zvs_evloop *loop, int fd, uint32_t events, zvs_fd_fn fn, void *arg);
 int zvs_evloop_mod_fd(struct zvs_evloop *loop, int fd, uint32_t events);
+/* Call before closing fd: epoll keys a watch on the open file, and a file another process
+ * still holds (a child between fork and exec) goes on being reported after close(). */
 int zvs_evloop_del_fd(struct zvs_evloop *loop, int fd);
 
 /* Timers: create disarmed; arm at an absolute deadline in ns on the loop's clock. */
