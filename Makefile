@@ -170,8 +170,10 @@ $(BUILD)/fuzz/%: $(BUILD)/fuzzobj/tests/fuzz/%.o $(FUZZ_SM_LIB) $(FUZZ_TESTLIB) 
 # tests/run.sh runs the tests (which side by side: see its top) and ends with one line
 # "check: N passed, N failed, N skipped". `make check` = check-fast + check-labs in ONE
 # run.sh, so that line totals both.
+# The guest images are built with the rest (in parallel, and once: the Hercules labs run
+# side by side and must not both build them).
 check: deps
-	@$(MAKE) --no-print-directory all fuzzers
+	@$(MAKE) --no-print-directory all fuzzers guests
 	@BUILD=$(BUILD) tests/run.sh fast labs
 
 # No root needed: without root, missing packages are named and the run goes on (what needs
@@ -182,7 +184,7 @@ check-fast:
 	@BUILD=$(BUILD) tests/run.sh fast
 
 check-labs: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all guests
 	@BUILD=$(BUILD) tests/run.sh labs
 
 # The includes follow the layers in layers.conf (and the check rejects its fixture).
@@ -198,11 +200,11 @@ fuzz: fuzzers
 unit: all
 	@BUILD=$(BUILD) tests/run.sh unit
 
-integration: all
+integration: all guests
 	@BUILD=$(BUILD) tests/run.sh integration
 
 sanitize: deps
-	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT=-O1 all
+	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT=-O1 all guests
 	@BUILD=build/san ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 tests/run.sh unit integration
 

@@ -20,9 +20,12 @@
 #    (pure logic, virtual time) run side by side;
 #  - integration scripts say what they are on a line "# check: hermetic|parallel|alone
 #    (why)": hermetic (no root, no namespaces, no timing: part of fast, side by side),
-#    parallel (a lab that neither measures rates nor races timers: two at a time), alone
-#    (LACP timers, failover, throughput or rate limits, valgrind, switch-model timing,
-#    monitor rates, capture start-up races). A script without that line runs alone.
+#    parallel (a lab that neither measures rates nor races timers: two at a time),
+#    light (LACP timers of seconds, but little CPU: no iperf3, no capture, no valgrind, no
+#    flood; two at a time, only beside another light lab), alone (failover or throughput
+#    under load, rate limits, valgrind, monitor rates, capture start-up races). A script
+#    without that line runs alone. Parallel labs named in LONG_FIRST start first, so that
+#    the pool's two lanes end together.
 #  - fuzz targets run side by side.
 # Each test writes its own log in $BUILD/test-logs/; its result line is printed when it
 # ends (never interleaved), with the log's tail when it failed. TEST_JOBS=1 runs
@@ -35,7 +38,8 @@ export BUILD
 LOG=$BUILD/test-logs
 mkdir -p "$LOG"
 TEST_JOBS=${TEST_JOBS:-2}
-FUZZ_SECONDS=${FUZZ_SECONDS:-10}
+# A smoke run after the corpus (the campaign, with its figures, is `make fuzz`).
+FUZZ_SECONDS=${FUZZ_SECONDS:-3}
 passed=0 failed=0 skipped=0
 failures=()
 
@@ -52,11 +56,15 @@ unit_alone() {
   grep -qE '#include "netns\.h"|unshare\(' "tests/unit/$1.c" 2>/dev/null
 }
 
-# it_class SCRIPT: hermetic, parallel or alone (the script's "# check:" line).
+# Parallel labs that take a minute or more (a Linux guest booting under Hercules): started
+# first, each in its own lane, the short ones filling the other lane.
+LONG_FIRST=(hercules_linux hercules_linux_vswitch)
+
+# it_class SCRIPT: hermetic, parallel, light or alone (the script's "# check:" line).
 it_class() {
   local c
   c=$(sed -n 's/^# check: \([a-z]*\).*/\1/p' "$1" | head -n 1)
-  case $c in hermetic|parallel) echo "$c" ;; *) echo alone ;; esac
+  case $c in hermetic|parallel|light) echo "$c" ;; *) echo alone ;; esac
 }
 
 # Integration scripts (shared helpers lib.sh, *_lib.sh are not tests) of a class.
@@ -192,9 +200,14 @@ fuzz_jobs() {
   done
 }
 
-it_jobs() {  # it_jobs CLASS...
-  local name
-  for name in $(it_scripts "$@"); do echo "it:$name"; done
+it_jobs() {  # it_jobs CLASS...: LONG_FIRST ones first, then the others by name
+  local name l
+  for l in "${LONG_FIRST[@]}"; do
+    for name in $(it_scripts "$@"); do [ "$name" = "$l" ] && echo "it:$name"; done
+  done
+  for name in $(it_scripts "$@"); do
+    [[ " ${LONG_FIRST[*]} " == *" $name "* ]] || echo "it:$name"
+  done
 }
 
 run_layering() {
@@ -224,7 +237,7 @@ jobs_of() {  # jobs_of ARRAY CMD...
 
 # Side-by-side jobs first (longest kinds first: fuzz, scripts, unit), then the alone ones.
 run_parts() {  # run_parts unit|fuzz|hermetic|labs ...
-  local p side=() alone=() j
+  local p side=() light=() alone=() j
   for p in "$@"; do
     case $p in
       fuzz) jobs_of j fuzz_jobs; side=("${j[@]}" "${side[@]}") ;;
@@ -232,10 +245,12 @@ run_parts() {  # run_parts unit|fuzz|hermetic|labs ...
       unit) jobs_of j unit_jobs parallel; side+=("${j[@]}")
             jobs_of j unit_jobs alone; alone+=("${j[@]}") ;;
       labs) jobs_of j it_jobs parallel; side+=("${j[@]}")
+            jobs_of j it_jobs light; light+=("${j[@]}")
             jobs_of j it_jobs alone; alone+=("${j[@]}") ;;
     esac
   done
   run_pool "$TEST_JOBS" "${side[@]}"
+  run_pool "$TEST_JOBS" "${light[@]}"
   run_pool 1 "${alone[@]}"
 }
 

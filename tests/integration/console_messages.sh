@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: alone (LACP group failover: exactly four console messages in order, waits of 5-20 s)
+# check: light (LACP group failover: exactly four console messages in order, waits of 5-20 s; no traffic)
 # The operator console hears a real link down (cp-commands/console_protocol.h,
 # "Unsolicited messages"): vswitchd's two-port group against the switch model, an
 # operator's `vmcp --console` attached once both members distribute, then the cable of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: alone (LACP timers: DROPTX expiry on both sides; failover)
+# check: light (LACP timers: DROPTX expiry on both sides; failover; pings only)
 # The report's command sequence typed into a running vswitchd, and what each command does
 # to the running switch.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: alone (Hercules booting Linux takes a core for about a minute; boot time measured)
+# check: parallel (functional: a Linux boot bounded at 150 s takes one core, measured in 37-68 s; no rate judged)
 # The Debian s390x Linux guest (guests/linux) as a z/VM virtual machine of vswitchd
 # (issue 13): its directory entry IPLs LINUX, its LCS NIC is coupled to CCBVSW1, whose
 # uplink is a LACP port group against the switch model; the LAN host is behind the model.

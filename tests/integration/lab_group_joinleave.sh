@@ -74,6 +74,7 @@ vmcp QUERY PORT GROUP ETHGRP | grep -q "Interval: OFF" || fail "INTERVAL OFF not
 out=$(vmcp QUERY LACP ETHGRP) || fail "QUERY LACP"
 echo "$out" | grep -q "Partner: Sys 32768,02-65-" || fail "QUERY LACP shows no partner: $out"
 out=$(vmcp SET PORT GROUP ETHGRP LACP INACTIVE) || fail "LACP INACTIVE"
-wait_for 5 test "$(vmcp QUERY PORT GROUP ETHGRP | head -n 1 | grep -c 'LACP: INACTIVE')" = 1 ||
+lacp_shown_inactive() { vmcp QUERY PORT GROUP ETHGRP | head -n 1 | grep -q 'LACP: INACTIVE'; }  # asked on every try
+wait_for 5 lacp_shown_inactive ||
   fail "LACP INACTIVE not shown"
 echo "ok: INTERVAL, LACP and the queries"

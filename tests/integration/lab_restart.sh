@@ -131,7 +131,8 @@ grep -q "tap lnxb-f000: left by a previous vswitchd, no NIC of the configuration
   "$WORK/vswitchd.log" || fail "lnxb-f000 not purged"
 ip -n "$NS_B" link show lnxb-f000 >/dev/null 2>&1 && fail "lnxb-f000 left behind"
 echo "ok: LNXA's tap adopted, LNXB's (gone from USER DIRECT) deleted"
-wait_for 5 test "$(cat "$PIDF" 2>/dev/null)" = "$VSWITCHD_PID" || fail "pidfile not rewritten"
+pidfile_is_new() { [ "$(cat "$PIDF" 2>/dev/null)" = "$VSWITCHD_PID" ]; }   # re-read on every try
+wait_for 5 pidfile_is_new || fail "pidfile not rewritten"
 out=$(vmcp QUERY PORT GROUP ETHGRP) || fail "QUERY PORT GROUP after restart"
 echo "$out" | grep -q "Interval: 30" || fail "INTERVAL OFF survived the restart: $out"
 echo "ok: the console's INTERVAL OFF did not survive; SYSTEM CONFIG's INTERVAL 30 rules"

@@ -62,7 +62,9 @@ ip netns exec "$NS_SW" "$PEER" -s "$WORK/qdio.sock" -u LNXC -v F000 -m "$MAC_C" 
 QP=$!
 sleep 1.5
 kill -KILL $QP; wait $QP 2>/dev/null
-wait_for 5 test "$(grep -c 'guest program detached' "$WORK/vswitchd.log")" -gt "$ndet0" ||
+# (a function, so that wait_for re-reads the log on every try)
+detached_more() { [ "$(grep -c 'guest program detached' "$WORK/vswitchd.log")" -gt "$ndet0" ]; }
+wait_for 5 detached_more ||
   fail "the killed QDIO guest was not detached"
 kill -0 "$VSWITCHD_PID" || fail "vswitchd died when guests were killed"
 ip netns exec "$NS_SW" "$PEER" -s "$WORK/qdio.sock" -u LNXC -v F000 -m "$MAC_C" -d 02:00:0a:00:00:01 \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: alone (switch-model LACP timing: short timeout, convergence, paced PDUs)
+# check: light (switch-model LACP timing: short timeout, convergence; pings only)
 # Two switch models back to back over two veth pairs, LACP on both ends: active/active
 # bundles both members (P) and ping crosses between the hosts on their access ports.
 # Then: Marker/LACP counters move, the MAC table learns the far host on Po1, and an

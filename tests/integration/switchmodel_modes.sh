@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: alone (switch-model LACP timing: short timeout, convergence, paced PDUs)
+# check: light (switch-model LACP timing: short timeout, convergence; pings only)
 # Channel-group modes between two switch models: active/passive bundles both members and
 # ping crosses; passive/passive never bundles (no LACPDU ever sent: both show I and
 # ping fails); on/on bundles with no LACP at all.
