@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run zvswitch's tests and print one closing line: "check: N passed, N failed, N skipped",
 # totalled over every part named (CI reads it; the exit status is 0 when nothing failed).
-#   tests/run.sh [fast] [labs] [unit] [integration] [fuzz] [layering] [all]
+#   tests/run.sh [fast] [labs] [unit] [integration] [fuzz] [guests] [layering] [all]
 # fast:        no root needed: layering, unit, fuzz, and the hermetic scripts of
 #              tests/integration (`make check-fast`)
 # labs:        the tests/integration scripts that are not hermetic: root namespace labs
@@ -11,7 +11,9 @@
 # integration: every tests/integration/*.sh (exit 0 pass, 77 skip, else fail): hermetic
 #              ones and labs; labs make their own network namespaces and remove them, and
 #              are bounded in time
-# fuzz:        every fuzz target over its corpus plus a short bounded run (FUZZ_SECONDS, 10)
+# fuzz:        every fuzz target over its corpus plus a short bounded run (FUZZ_SECONDS, 3)
+# guests:      the labs marked "# check: guests": a guest image alone under Hercules, without
+#              the switch (`make check-guests` adds the frame program's, a parallel lab)
 #
 # Side by side: up to TEST_JOBS (default 2) tests run at once, only those that are not
 # timing-sensitive; the others then run one after another, alone:
@@ -22,10 +24,13 @@
 #    (why)": hermetic (no root, no namespaces, no timing: part of fast, side by side),
 #    parallel (a lab that neither measures rates nor races timers: two at a time),
 #    light (LACP timers of seconds, but little CPU: no iperf3, no capture, no valgrind, no
-#    flood; two at a time, only beside another light lab), alone (failover or throughput
-#    under load, rate limits, valgrind, monitor rates, capture start-up races). A script
-#    without that line runs alone. Parallel labs named in LONG_FIRST start first, so that
-#    the pool's two lanes end together.
+#    flood; two at a time, only beside another light lab), long (a functional lab of a
+#    minute or more whose emulator takes one core, a Linux boot under Hercules: it starts
+#    first in the light labs' pool and keeps one lane, the light labs sharing the other
+#    core), alone (failover or throughput under load, rate limits, valgrind, monitor
+#    rates, capture start-up races), guests (the guest images' own labs, without the
+#    switch: only `tests/run.sh guests`, make check-guests). A script without that line
+#    runs alone.
 #  - fuzz targets run side by side.
 # Each test writes its own log in $BUILD/test-logs/; its result line is printed when it
 # ends (never interleaved), with the log's tail when it failed. TEST_JOBS=1 runs
@@ -56,15 +61,11 @@ unit_alone() {
   grep -qE '#include "netns\.h"|unshare\(' "tests/unit/$1.c" 2>/dev/null
 }
 
-# Parallel labs that take a minute or more (a Linux guest booting under Hercules): started
-# first, each in its own lane, the short ones filling the other lane.
-LONG_FIRST=(hercules_linux hercules_linux_vswitch)
-
-# it_class SCRIPT: hermetic, parallel, light or alone (the script's "# check:" line).
+# it_class SCRIPT: hermetic, parallel, light, long, guests or alone (its "# check:" line).
 it_class() {
   local c
   c=$(sed -n 's/^# check: \([a-z]*\).*/\1/p' "$1" | head -n 1)
-  case $c in hermetic|parallel|light) echo "$c" ;; *) echo alone ;; esac
+  case $c in hermetic|parallel|light|long|guests) echo "$c" ;; *) echo alone ;; esac
 }
 
 # Integration scripts (shared helpers lib.sh, *_lib.sh are not tests) of a class.
@@ -200,14 +201,9 @@ fuzz_jobs() {
   done
 }
 
-it_jobs() {  # it_jobs CLASS...: LONG_FIRST ones first, then the others by name
-  local name l
-  for l in "${LONG_FIRST[@]}"; do
-    for name in $(it_scripts "$@"); do [ "$name" = "$l" ] && echo "it:$name"; done
-  done
-  for name in $(it_scripts "$@"); do
-    [[ " ${LONG_FIRST[*]} " == *" $name "* ]] || echo "it:$name"
-  done
+it_jobs() {  # it_jobs CLASS...
+  local name
+  for name in $(it_scripts "$@"); do echo "it:$name"; done
 }
 
 run_layering() {
@@ -245,8 +241,10 @@ run_parts() {  # run_parts unit|fuzz|hermetic|labs ...
       unit) jobs_of j unit_jobs parallel; side+=("${j[@]}")
             jobs_of j unit_jobs alone; alone+=("${j[@]}") ;;
       labs) jobs_of j it_jobs parallel; side+=("${j[@]}")
+            jobs_of j it_jobs long; light+=("${j[@]}")       # the long ones first
             jobs_of j it_jobs light; light+=("${j[@]}")
             jobs_of j it_jobs alone; alone+=("${j[@]}") ;;
+      guests) jobs_of j it_jobs guests; alone+=("${j[@]}") ;;
     esac
   done
   run_pool "$TEST_JOBS" "${side[@]}"
@@ -264,8 +262,9 @@ for w in "${what[@]}"; do
     unit) run_parts unit ;;
     integration) run_parts hermetic labs ;;
     fuzz) run_parts fuzz ;;
+    guests) run_parts guests ;;
     layering) run_layering ;;
-    *) echo "usage: $0 [fast] [labs] [unit] [integration] [fuzz] [layering] [all]" >&2; exit 2 ;;
+    *) echo "usage: $0 [fast] [labs] [unit] [integration] [fuzz] [guests] [layering] [all]" >&2; exit 2 ;;
   esac
 done
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: parallel (functional: a Linux boot bounded at 150 s takes one core for about a minute, measured in 37-68 s; TCP rates printed, not judged)
+# check: guests (the image alone, without the switch: make check-guests; make check boots Linux once, in hercules_linux_vswitch.sh)
 # The Debian s390x Linux guest (guests/linux) under Hercules, on an LCS tap bridged to a
 # LAN namespace (issue 13):
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: parallel (functional: a Linux boot bounded at 150 s takes one core, measured in 37-68 s; no rate judged)
+# check: long (functional: a Linux boot bounded at 150 s takes one core, measured in 37-68 s; no rate judged)
 # The Debian s390x Linux guest (guests/linux) as a z/VM virtual machine of vswitchd
 # (issue 13): its directory entry IPLs LINUX, its LCS NIC is coupled to CCBVSW1, whose
 # uplink is a LACP port group against the switch model; the LAN host is behind the model.
@@ -96,6 +96,16 @@ grep -q "ZVSL010I eth0 UP DEV 0.0.0600 MAC $nic_mac IP $IP/24" "$LOG" ||
 ip netns exec "$NS_LAN" $PEER wait "$IP" "$CTL" 30 >/dev/null || fail "the control server does not answer"
 kmac=$(ip -n "$NS_LAN" neigh show "$IP" | awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
 expect_eq "the guest's MAC as the LAN learnt it (ARP) is its NIC's" "$kmac" "$nic_mac"
+
+# The control server's STATUS and RUN (the image's own test, hercules_linux.sh, checks the
+# rest of its tools without the switch: make check-guests).
+status=$(ip netns exec "$NS_LAN" $PEER cmd "$IP" "$CTL" STATUS) || fail "STATUS: $status"
+sv() { echo "$status" | awk -v k="$1" '$1 == k { print $2 }'; }
+expect_eq "STATUS header" "$(echo "$status" | head -1)" "ZVSL 1"
+expect_eq "STATUS mac (the NIC's)" "$(sv mac)" "$nic_mac"
+expect_eq "STATUS ip" "$(sv ip)" "$IP/24"
+r=$(ip netns exec "$NS_LAN" $PEER cmd "$IP" "$CTL" "RUN cat /proc/sys/kernel/ctrl-alt-del") || fail "RUN: $r"
+expect_eq "RUN output" "$r" "$(printf '0\nOK exit 0')"
 
 # --- TCP across the switch and the port group: exact byte counts -----------------------------
 r=$(ip netns exec "$NS_LAN" $PEER sink "$IP" "$CTL" "$XFER") || fail "LAN -> guest: $r"
