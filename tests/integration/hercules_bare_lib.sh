@@ -13,9 +13,9 @@
 #                               br0 in NS; the veth VETH in br0, its peer LANDEV in NS_LAN
 #                               with ADDR; all up
 #   bare_tap_to_bridge          Hercules' tap0 in NS_H (10 s at most) put into br0
-#   bare_lab_cleanup            the end of CLEANUP: every process in LAB_NS killed, the
-#                               namespaces deleted, WORK removed (kept with KEEP_WORK=1);
-#                               exits with the status $? had when it was called
+# CLEANUP ends as hercules_lab_lib.sh's herc_cleanup does, with `(exit $status); lab_cleanup`:
+# lib.sh's lab_cleanup kills what runs in LAB_NS, deletes them, removes WORK (kept with
+# KEEP_WORK=1) and exits with that status (no vswitchd or switch model here to stop).
 
 bare_lab_init() {
   local tag=$1 ns
@@ -51,15 +51,4 @@ bare_bridge() {
 bare_tap_to_bridge() {
   wait_for 10 ip -n "$NS_H" link show tap0 || fail "Hercules opened no tap in 10 s"
   ip -n "$NS_H" link set tap0 master br0 || fail "tap0 into the bridge"
-}
-
-bare_lab_cleanup() {
-  local status=$? ns
-  for ns in "${LAB_NS[@]:-}"; do
-    [ -n "$ns" ] || continue
-    ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-    ip netns del "$ns" 2>/dev/null || echo "cleanup: cannot delete namespace $ns" >&2
-  done
-  [ -n "${WORK:-}" ] && [ -z "${KEEP_WORK:-}" ] && rm -rf "$WORK"
-  exit "$status"
 }

@@ -39,7 +39,7 @@ cleanup() {
   stop_hercules
   [ "$status" -ne 0 ] && [ -f "$WORK/herc.log" ] && { echo "--- hercules log (tail)"; tail -n 25 "$WORK/herc.log"; }
   (exit "$status")
-  bare_lab_cleanup
+  lab_cleanup
 }
 bare_lab_init hfp cleanup
 [ -s "$IMAGE" ] || fail "no $IMAGE after make guests"

@@ -52,7 +52,7 @@ cleanup() {
     echo "--- hercules log (tail)"; tail -n 40 "$WORK/herc.log"
   fi
   (exit "$status")
-  bare_lab_cleanup
+  lab_cleanup
 }
 bare_lab_init hlx cleanup
 for f in linux-kernel.img linux-initrd.img linux-initrd.off linux-initrd.siz linux.ins.template; do
