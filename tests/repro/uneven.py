@@ -98,8 +98,9 @@ def check(pol, p, hashed):
                        "MACs do not fall on one member of its dst-mac hash, so there is no uneven "
                        "inbound to balance against" % (pol, 100 * p["inbound_skew"], lp))
     if want != {lp}:
-        return False, ("%s: the inbound came on %s, the hash says %s" %
-                       (pol, lp, "/".join(sorted(str(w) for w in want))))
+        return False, ("%s: the inbound came on %s, but the switch model's hash puts the client MACs "
+                       "on %s: they are not both on that member (MACIDs, or the model's hash changed)" %
+                       (pol, lp, ", ".join("%s %s" % (g, h["osa"]) for g, h in sorted(hashed.items()))))
     share = p["outbound_share_on_inbound_port"]
     if pol == "TOTAL":
         ok = share <= TOTAL_SHARE_MAX
