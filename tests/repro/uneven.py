@@ -13,7 +13,9 @@ when the picture is not there:
   - the switch must put >= 90 % of GDLGPRF1's inbound on one OSA port (else the MAC choice
     does not make the inbound uneven and nothing below means anything);
   - TOTAL must leave <= 10 % of GDLGPRF1's outbound on that port (the pass moved it off);
-  - OUTBOUND must leave >= 25 % there (the pass, counting outbound only, has no reason to).
+  - OUTBOUND must leave >= 15 % there (the pass, counting outbound only, has no reason to;
+    how much stays depends on how the two clients' flows share the port: 40 % and 63 % in
+    the first runs, so the bound only asks that a real share stayed).
 
   uneven.py --in repro-uneven.jsonl --work DIR --json repro.json --md repro.md
             [--warmup S] [--elapsed S]
@@ -25,7 +27,7 @@ PORTS = {"Gi2/23": "28BA", "Gi2/24": "2902"}
 POLICIES = ["TOTAL", "OUTBOUND"]
 INBOUND_SKEW_MIN = 0.90
 TOTAL_SHARE_MAX = 0.10
-OUTBOUND_SHARE_MIN = 0.25
+OUTBOUND_SHARE_MIN = 0.15
 HEADING = "## The balancing picture: uneven inbound (repro.sh --uneven)"
 
 
