@@ -135,6 +135,16 @@ static void ev_gone(void *ctx, struct zvs_vm *vm, const char *why)
     drop_driver(d, lcs_nic(d, zvs_vm_userid(vm)));
 }
 
+/* The guest's MAC is not its NIC's (vm.h: mac_wrong). The NIC stays its backend: what
+ * the guest sends still goes through it, and the log says why the LAN learns another MAC
+ * for it (FORCE and XAUTOLOG give the guest the right one again). */
+static void ev_mac_wrong(void *ctx, struct zvs_vm *vm, const char *why)
+{
+    (void)ctx;
+    (void)vm;
+    zvs_warn("%s", why);
+}
+
 static void on_vm_exit(void *arg, int fd, uint32_t events, uint64_t now)
 {
     struct zvsd *d = arg;
@@ -349,7 +359,8 @@ static void xautolog(struct zvsd *d, const char *issuer, const char *userid,
     struct zvs_vm_spec s;
     spec_of(d, usr, &s);
     ensure_dir(d->opt.guest_dir ? d->opt.guest_dir : "/run/zvswitch/guests");
-    const struct zvs_vm_events ev = { .tap_open = ev_tap_open, .gone = ev_gone, .ctx = d };
+    const struct zvs_vm_events ev = { .tap_open = ev_tap_open, .gone = ev_gone,
+                                      .mac_wrong = ev_mac_wrong, .ctx = d };
     why[0] = '\0';
     if (zvs_vm_prepare(&s, why, sizeof why) < 0) {
         /* The response's reason is short (files by name); the log says where. */

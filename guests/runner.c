@@ -14,7 +14,8 @@
  * calling thread enters the namespace only to make the socket (a socket stays in the
  * namespace it was made in) and returns at once, so nothing else of the daemon ever runs
  * there. The exchange is bounded (connect and the answer's status line within a second
- * each): Hercules answers a panel command in milliseconds. */
+ * each): Hercules answers a panel command in milliseconds. The tap's MAC is set the same
+ * way (a socket made there, one ioctl). */
 #include "guests/vm.h"
 
 #include <errno.h>
@@ -29,6 +30,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <net/if.h>
+#include <net/if_arp.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <unistd.h>
@@ -162,8 +164,8 @@ static int linux_reap(void *ctx, const struct zvs_vm_proc *p, int *status)
     return 0;
 }
 
-/* A TCP socket made in the namespace netns_fd, the thread back in its own after. */
-static int socket_in(int netns_fd)
+/* A socket of `type` made in the namespace netns_fd, the thread back in its own after. */
+static int socket_in(int netns_fd, int type)
 {
     int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
     if (self < 0)
@@ -173,7 +175,7 @@ static int socket_in(int netns_fd)
         close(self);
         return -e;
     }
-    int s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int s = socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     int e = errno;
     if (setns(self, CLONE_NEWNET) < 0)
         abort();                        /* never runs on in the machine's namespace */
@@ -196,7 +198,7 @@ static int linux_http(void *ctx, const struct zvs_vm_proc *p, uint16_t port, con
 {
     if (p->netns_fd < 0)
         return -EPIPE;
-    int s = socket_in(p->netns_fd);
+    int s = socket_in(p->netns_fd, SOCK_STREAM);
     if (s < 0)
         return s;
     struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
@@ -233,7 +235,27 @@ static int linux_http(void *ctx, const struct zvs_vm_proc *p, uint16_t port, con
     return rc;
 }
 
+/* An interface ioctl acts in the namespace of the socket it is made on, so the MAC is
+ * set without the daemon's thread staying in the machine's namespace. */
+static int linux_set_mac(void *ctx, const struct zvs_vm_proc *p, const char *ifname,
+                         const uint8_t mac[6])
+{
+    if (p->netns_fd < 0)
+        return -EPIPE;
+    int s = socket_in(p->netns_fd, SOCK_DGRAM);
+    if (s < 0)
+        return s;
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", ifname);
+    ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
+    memcpy(ifr.ifr_hwaddr.sa_data, mac, 6);
+    int rc = ioctl(s, SIOCSIFHWADDR, &ifr) < 0 ? -errno : 0;
+    close(s);
+    return rc;
+}
+
 const struct zvs_vm_runner zvs_vm_runner_linux = {
     .spawn = linux_spawn, .kill = linux_kill, .reap = linux_reap, .http = linux_http,
-    .ctx = NULL,
+    .set_mac = linux_set_mac, .ctx = NULL,
 };

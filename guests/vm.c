@@ -1,8 +1,13 @@
 /* One machine's supervisor: the state machine of vm.h over an injected runner.
  *
  * The emulator's output is read in whatever pieces the pipe gives, appended to the
- * console log as it comes, and split into lines for the three it acts on:
- *   HHCLC073I <devno>: TAP device <name> opened  the LCS tap exists: tap_open, RUNNING
+ * console log as it comes, and split into lines for the four it acts on:
+ *   HHCLC073I <devno>: TAP device <name> opened  the LCS tap exists: its MAC set to the
+ *                                                spec's tap_mac (set_mac), then
+ *                                                tap_open, RUNNING
+ *   HHCLC055I <name> using MAC <mac>             LANSTAT told the guest <mac>: not the
+ *                                                tap_mac means the guest's MAC is not
+ *                                                its NIC's: HCP1165W, mac_wrong
  *   HHCCP011I ... Disabled wait state            HCP450W in the log (the PSW from the
  *                                                next PSW= text); SHUTTING: the end
  *   HHCCP... stopped / HHCIN900I                 nothing: the exit itself is what counts
@@ -62,6 +67,70 @@ static void kill_now(struct zvs_vm *vm, const char *why)
     }
 }
 
+static void mac_str(const uint8_t m[6], char *buf, size_t size)
+{
+    snprintf(buf, size, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+/* HCP1165W in the console log and to the owner: the guest will not carry its NIC's MAC. */
+static void mac_wrong(struct zvs_vm *vm, const char *what)
+{
+    char why[ZVS_VM_WHY_MAX + 160], nic[18];
+    mac_str(vm->spec.nic_mac, nic, sizeof nic);
+    snprintf(why, sizeof why, "HCP1165W Machine %s: %s: the guest's MAC is not its NIC's %s",
+             vm->spec.userid, what, nic);
+    log_line(vm, why);
+    if (vm->ev.mac_wrong)
+        vm->ev.mac_wrong(vm->ev.ctx, vm, why);
+}
+
+/* The tap just opened. Hercules 3.13 sets the tap's MAC (the -m option, HWADD) only at
+ * the guest's LCS STARTUP, through hercifc: IFC_IOCtl in tuntap.c writes the request to
+ * that helper's socket and returns, and the helper is forked and exec'd at that first
+ * request, so the ioctl happens whenever it gets the CPU. LANSTAT (LCS_LanStats in
+ * ctc_lcs.c) reads the tap's MAC with its own SIOCGIFHWADDR, and on a loaded machine
+ * that came first: the guest got the kernel's random MAC (HHCLC055I with it, HHCLC056W
+ * "NOT using MAC" the -m one, in the lab's console log). Hercules prints HHCLC073I while
+ * it reads its configuration, before hercules.rc's IPL, and the guest's LANSTAT follows
+ * STARTLAN, which pauses 250 ms: setting the MAC here wins by that margin, with no helper
+ * to start (hercifc later sets the same value). Only a daemon that does not read this
+ * line for all that time still loses; check_lanstat says so then. */
+static void set_tap_mac(struct zvs_vm *vm)
+{
+    if (!vm->spec.has_lcs || vm->run.set_mac == NULL)
+        return;
+    int rc = vm->run.set_mac(vm->run.ctx, &vm->proc, vm->tap, vm->spec.tap_mac);
+    if (rc < 0) {
+        char what[160], mac[18];
+        mac_str(vm->spec.tap_mac, mac, sizeof mac);
+        snprintf(what, sizeof what, "cannot set %s's MAC to %s (%s)", vm->tap, mac,
+                 strerror(-rc));
+        mac_wrong(vm, what);
+    }
+}
+
+/* HHCLC055I: the MAC LCS_LanStats gave the guest (Hercules 3.13's LANSTAT reply; the
+ * guest then uses it plus one in the last byte, guests/README.md). */
+static void check_lanstat(struct zvs_vm *vm, const char *p)
+{
+    char name[32];
+    unsigned m[6];
+    if (!vm->spec.has_lcs ||
+        sscanf(p, "HHCLC055I %31s using MAC %2x:%2x:%2x:%2x:%2x:%2x", name, &m[0], &m[1],
+               &m[2], &m[3], &m[4], &m[5]) != 7)
+        return;
+    uint8_t got[6];
+    for (int i = 0; i < 6; i++)
+        got[i] = (uint8_t)m[i];
+    if (memcmp(got, vm->spec.tap_mac, 6) == 0)
+        return;
+    char what[160], g[18], want[18];
+    mac_str(got, g, sizeof g);
+    mac_str(vm->spec.tap_mac, want, sizeof want);
+    snprintf(what, sizeof what, "LANSTAT gave the guest %s's MAC %s, not %s", name, g, want);
+    mac_wrong(vm, what);
+}
+
 static void on_line(struct zvs_vm *vm, const char *l)
 {
     const char *p;
@@ -73,9 +142,14 @@ static void on_line(struct zvs_vm *vm, const char *l)
             snprintf(vm->tap, sizeof vm->tap, "%s", name);
             vm->state = ZVS_VM_RUNNING;
             vm->deadline_ms = UINT64_MAX;
+            set_tap_mac(vm);
             if (vm->ev.tap_open)
                 vm->ev.tap_open(vm->ev.ctx, vm, vm->proc.netns_fd, vm->tap);
         }
+        return;
+    }
+    if ((p = strstr(l, "HHCLC055I")) != NULL) {
+        check_lanstat(vm, p);
         return;
     }
     if (strstr(l, "HHCCP011I") != NULL && strstr(l, "isabled wait") != NULL) {

@@ -64,7 +64,8 @@ struct zvs_vm_spec {
  * exit status (0 or -errno). http sends the `len` bytes of an HTTP request to
  * 127.0.0.1:port inside the machine's namespace and waits (bounded, about a second) for
  * the answer's status: 0 for 200, else -errno (ECONNREFUSED: nothing listens yet,
- * ETIMEDOUT, EPROTO: another status). */
+ * ETIMEDOUT, EPROTO: another status). set_mac sets the MAC of interface `ifname` in the
+ * machine's namespace (SIOCSIFHWADDR): 0 or -errno; NULL: not done. */
 struct zvs_vm_proc {
     int pid, pidfd, out_fd, in_fd, netns_fd;
 };
@@ -75,6 +76,8 @@ struct zvs_vm_runner {
     int  (*reap)(void *ctx, const struct zvs_vm_proc *p, int *status);
     int  (*http)(void *ctx, const struct zvs_vm_proc *p, uint16_t port, const char *req,
                  size_t len);
+    int  (*set_mac)(void *ctx, const struct zvs_vm_proc *p, const char *ifname,
+                    const uint8_t mac[6]);
     void *ctx;
 };
 extern const struct zvs_vm_runner zvs_vm_runner_linux;
@@ -84,11 +87,15 @@ enum zvs_vm_state { ZVS_VM_OFF, ZVS_VM_STARTING, ZVS_VM_RUNNING, ZVS_VM_SHUTTING
 struct zvs_vm;
 
 /* What the owner hears. tap_open: the LCS tap `ifname` exists in namespace netns_fd
- * (valid until gone). gone: the machine has ended (process exited, FORCE, no tap in
- * time); `why` is the HCP line also written to the log. Either may be NULL. */
+ * (valid until gone); its MAC is already the spec's tap_mac (set_mac) unless mac_wrong
+ * says otherwise. gone: the machine has ended (process exited, FORCE, no tap in time);
+ * `why` is the HCP line also written to the log. mac_wrong: the guest will not carry its
+ * NIC's MAC (the tap's MAC could not be set, or Hercules' LANSTAT reported another);
+ * `why` is the HCP1165W line also written to the log. Any may be NULL. */
 struct zvs_vm_events {
     void (*tap_open)(void *ctx, struct zvs_vm *vm, int netns_fd, const char *ifname);
     void (*gone)(void *ctx, struct zvs_vm *vm, const char *why);
+    void (*mac_wrong)(void *ctx, struct zvs_vm *vm, const char *why);
     void *ctx;
 };
 

@@ -14,6 +14,11 @@
  *                 HWADD sets the tap's MAC, not the guest's: Hercules 3.13 gives the guest
  *                 the tap's MAC + 1 in the last byte (LANSTAT), so the tap gets the NIC's
  *                 MAC - 1 there (cp-commands/config_machines.c keeps every NIC off it).
+ *                 Hercules applies -m and HWADD only at the guest's STARTUP, through
+ *                 hercifc and without waiting for it, so LANSTAT can read the tap's MAC
+ *                 before: the supervisor sets the same MAC itself when the tap opens
+ *                 (vm.c: set_tap_mac); these lines keep Hercules' own bookkeeping (its
+ *                 HHCLC056W check) agreeing with it.
  *   <image>.ins   IPL name: <images>/<name>.ins.template with its placeholders replaced
  *                 and every file it names copied (linked when it can be) into the folder,
  *                 because Hercules 3.13 opens .ins files relative to the .ins file's own

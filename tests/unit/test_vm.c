@@ -8,7 +8,9 @@
  * RUNNING at HHCLC073I, even split across reads; no tap in 10 s; an early exit; FORCE;
  * SIGNAL SHUTDOWN with its deadline and the disabled wait that ends it; destroy), the
  * exact HCP lines in the console log and in the gone event, that gone comes once and
- * never after destroy, and the console log's tail. */
+ * never after destroy, the console log's tail, and the LCS tap's MAC (set when the tap
+ * opens, before tap_open; a LANSTAT MAC other than the tap's, or one that could not be
+ * set, said with HCP1165W). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,7 +36,23 @@ struct fake {
     int  https, http_rc;
     unsigned http_port;
     char req[ZVS_VM_REQUEST_MAX + 128];
+    int  set_macs, set_mac_rc, taps_at_set_mac, netns_at_set_mac;
+    char set_mac_if[32];
+    uint8_t set_mac_mac[6];
+    const int *taps;                    /* the events' tap_open count, to order set_mac */
 };
+
+static int f_set_mac(void *ctx, const struct zvs_vm_proc *p, const char *ifname,
+                     const uint8_t mac[6])
+{
+    struct fake *f = ctx;
+    f->set_macs++;
+    f->taps_at_set_mac = *f->taps;
+    f->netns_at_set_mac = p->netns_fd;
+    snprintf(f->set_mac_if, sizeof f->set_mac_if, "%s", ifname);
+    memcpy(f->set_mac_mac, mac, 6);
+    return f->set_mac_rc;
+}
 
 static int f_http(void *ctx, const struct zvs_vm_proc *p, uint16_t port, const char *req,
                   size_t len)
@@ -89,10 +107,18 @@ static int f_reap(void *ctx, const struct zvs_vm_proc *p, int *status)
 }
 
 struct seen {
-    int  taps, gones, netns_fd;
+    int  taps, gones, netns_fd, mac_wrongs;
     char ifname[32];
     char why[ZVS_VM_WHY_MAX + 64];
+    char mac_why[ZVS_VM_WHY_MAX + 200];
 };
+
+static void ev_mac_wrong(void *ctx, struct zvs_vm *vm, const char *why)
+{
+    struct seen *s = ctx;
+    s->mac_wrongs++;
+    snprintf(s->mac_why, sizeof s->mac_why, "%s", why);
+}
 
 static void ev_tap(void *ctx, struct zvs_vm *vm, int netns_fd, const char *ifname)
 {
@@ -131,8 +157,10 @@ static int setup(void **state)
     fputs("own.bin 0x00000000\n", fp);
     fclose(fp);
     w->run = (struct zvs_vm_runner){ .spawn = f_spawn, .kill = f_kill, .reap = f_reap,
-                                     .http = f_http, .ctx = &w->f };
-    w->ev = (struct zvs_vm_events){ .tap_open = ev_tap, .gone = ev_gone, .ctx = &w->s };
+                                     .http = f_http, .set_mac = f_set_mac, .ctx = &w->f };
+    w->ev = (struct zvs_vm_events){ .tap_open = ev_tap, .gone = ev_gone,
+                                    .mac_wrong = ev_mac_wrong, .ctx = &w->s };
+    w->f.taps = &w->s.taps;
     struct zvs_vm_spec *s = &w->spec;
     snprintf(s->userid, sizeof s->userid, "FP1");
     snprintf(s->dir, sizeof s->dir, "%s/FP1", w->dir);
@@ -307,6 +335,76 @@ static void disabled_wait_is_logged_and_the_machine_stays(void **state)
     zvs_vm_destroy(vm);
 }
 
+/* Hercules 3.13 sets the tap's MAC at the guest's LCS STARTUP through hercifc,
+ * asynchronously, and LANSTAT may read the tap's MAC first (guests/vm.c: set_tap_mac):
+ * the supervisor sets it itself when the tap opens, before the owner hears of the tap,
+ * and nothing is said while LANSTAT reports the tap_mac. */
+static void tap_mac_set_before_tap_open(void **state)
+{
+    struct world *w = *state;
+    struct zvs_vm *vm = start(w, 0);
+    assert_int_equal(w->f.set_macs, 0);                 /* no tap yet */
+    emit(w, vm, "HHCLC073I 0600: TAP device tap0 opened\n", 1);
+    assert_int_equal(w->f.set_macs, 1);
+    assert_int_equal(w->f.taps_at_set_mac, 0);          /* before tap_open */
+    assert_int_equal(w->s.taps, 1);
+    assert_string_equal(w->f.set_mac_if, "tap0");
+    assert_true(w->f.netns_at_set_mac >= 0);            /* in the machine's namespace */
+    assert_memory_equal(w->f.set_mac_mac, "\x02\x00\x0c\x00\x00\x01", 6);
+    emit(w, vm, "HHCLC055I tap0 using MAC 02:00:0C:00:00:01\n", 2);
+    assert_int_equal(w->s.mac_wrongs, 0);
+    assert_string_equal(tail(w, 1), "HHCLC055I tap0 using MAC 02:00:0C:00:00:01");
+    zvs_vm_destroy(vm);
+}
+
+/* What the lab saw under load: LANSTAT gave the guest the kernel's random MAC. Said in
+ * the console log and to the owner, with the NIC's MAC; every LANSTAT is checked. A MAC
+ * that could not be set is said at once. */
+static void wrong_lanstat_mac_is_reported(void **state)
+{
+    struct world *w = *state;
+    struct zvs_vm *vm = start(w, 0);
+    emit(w, vm, "HHCLC073I 0600: TAP device tap0 opened\n", 1);
+    emit(w, vm, "HHCLC055I tap0 using MAC AA:AA:4F:79:63:FD\n"
+                "HHCLC056W tap0 NOT using MAC 02:00:0C:00:00:01\n", 2);
+    const char *want = "HCP1165W Machine FP1: LANSTAT gave the guest tap0's MAC "
+                       "aa:aa:4f:79:63:fd, not 02:00:0c:00:00:01: the guest's MAC is not "
+                       "its NIC's 02:00:0c:00:00:02";
+    assert_int_equal(w->s.mac_wrongs, 1);
+    assert_string_equal(w->s.mac_why, want);
+    assert_string_equal(tail(w, 2), "HHCLC056W tap0 NOT using MAC 02:00:0C:00:00:01\n"
+                                    "HCP1165W Machine FP1: LANSTAT gave the guest tap0's MAC "
+                                    "aa:aa:4f:79:63:fd, not 02:00:0c:00:00:01: the guest's "
+                                    "MAC is not its NIC's 02:00:0c:00:00:02");
+    assert_int_equal(zvs_vm_state(vm), ZVS_VM_RUNNING);  /* the machine goes on */
+    emit(w, vm, "HHCLC055I tap0 using MAC 02:00:0C:00:00:01\n", 3);   /* a later LANSTAT */
+    assert_int_equal(w->s.mac_wrongs, 1);
+    zvs_vm_destroy(vm);
+
+    w->f.set_mac_rc = -EPERM;
+    w->s.taps = 0;
+    vm = start(w, 10);
+    emit(w, vm, "HHCLC073I 0600: TAP device tap0 opened\n", 11);
+    assert_int_equal(w->s.mac_wrongs, 2);
+    assert_string_equal(w->s.mac_why, "HCP1165W Machine FP1: cannot set tap0's MAC to "
+                        "02:00:0c:00:00:01 (Operation not permitted): the guest's MAC is "
+                        "not its NIC's 02:00:0c:00:00:02");
+    assert_int_equal(w->s.taps, 1);                     /* the tap is still the backend */
+    zvs_vm_destroy(vm);
+}
+
+/* A machine without an LCS device has no tap MAC to set or check. */
+static void no_lcs_no_mac(void **state)
+{
+    struct world *w = *state;
+    w->spec.has_lcs = false;
+    struct zvs_vm *vm = start(w, 0);
+    emit(w, vm, "HHCLC055I tap0 using MAC AA:AA:4F:79:63:FD\n", 1);
+    assert_int_equal(w->f.set_macs, 0);
+    assert_int_equal(w->s.mac_wrongs, 0);
+    zvs_vm_destroy(vm);
+}
+
 static void force_ends_it_once(void **state)
 {
     struct world *w = *state;
@@ -473,6 +571,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(no_tap_in_time_is_ended, setup, teardown),
         cmocka_unit_test_setup_teardown(early_exit_is_reported, setup, teardown),
         cmocka_unit_test_setup_teardown(disabled_wait_is_logged_and_the_machine_stays, setup, teardown),
+        cmocka_unit_test_setup_teardown(tap_mac_set_before_tap_open, setup, teardown),
+        cmocka_unit_test_setup_teardown(wrong_lanstat_mac_is_reported, setup, teardown),
+        cmocka_unit_test_setup_teardown(no_lcs_no_mac, setup, teardown),
         cmocka_unit_test_setup_teardown(force_ends_it_once, setup, teardown),
         cmocka_unit_test_setup_teardown(signal_shutdown_then_forced_after_within, setup, teardown),
         cmocka_unit_test_setup_teardown(shutdown_ends_at_the_guests_wait, setup, teardown),
