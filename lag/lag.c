@@ -268,10 +268,19 @@ static int start_lacp(struct zvs_lag *lag, struct lag_member *m)
     return rc;
 }
 
+/* The member stops running LACP for good (LEAVE, the group's DELETE, LACP INACTIVE): its
+ * engine detaches (the callbacks close both directions and move its buckets first) and
+ * sends one last LACPDU, out of sync and Individual, while the port is still ours, so the
+ * partner stops hashing onto the link now rather than at its timeout (3 s short, 90 s
+ * long) with every frame it sends meanwhile dropped here. */
 static void stop_lacp(struct lag_member *m)
 {
     if (m->lacp_running) {
-        zvs_lacp_port_fini(&m->lacp, m->lag->now);
+        int rc = zvs_lacp_port_leave(&m->lacp, m->lag->now);
+        if (rc == -EAGAIN)
+            zvs_log(ZVS_LOG_INFO, "port group %s: %s: final LACPDU held back by the rate"
+                    " limit (3 a second): the partner keeps the link until its timeout",
+                    m->lag->params.pg.name, m->rdev);
         m->lacp_running = false;
     }
 }
