@@ -333,6 +333,23 @@ fail:
     return NULL;
 }
 
+/* What an open and a reopen accept: a tap name that fits IFNAMSIZ, and a QDIO NIC or none. */
+static bool tap_open_args_ok(const char *ifname, const struct zvs_port *nic)
+{
+    return ifname && ifname[0] != '\0' && strlen(ifname) < IFNAMSIZ &&
+           (!nic || zvs_nic_qdio_is(nic));
+}
+
+/* The last steps of an open and a reopen: carrier off, then the NIC's queues bound when
+ * there is a NIC. Binding comes last because establishing the queues is the one step that
+ * cannot be undone (the adapter owns the empty input buffers from then on), so a failed
+ * open leaves the NIC as it was. */
+static int tap_carrier_off_and_bind(struct zvs_guest_tap *t, struct zvs_port *nic)
+{
+    tap_set_carrier(t, false);
+    return nic ? zvs_guest_tap_bind(t, nic) : 0;
+}
+
 int zvs_guest_tap_open(const char *ifname, uint32_t mtu, struct zvs_port *nic,
                        struct zvs_guest_tap **out)
 {
@@ -340,8 +357,7 @@ int zvs_guest_tap_open(const char *ifname, uint32_t mtu, struct zvs_port *nic,
     int rc = -EINVAL;
 
     *out = NULL;
-    if (!ifname || ifname[0] == '\0' || strlen(ifname) >= IFNAMSIZ ||
-        (nic && !zvs_nic_qdio_is(nic)))
+    if (!tap_open_args_ok(ifname, nic))
         goto fail;
     uint32_t mtu_max = nic ? nic->mtu : TAP_MTU_MAX;
     if (mtu == 0)
@@ -360,15 +376,9 @@ int zvs_guest_tap_open(const char *ifname, uint32_t mtu, struct zvs_port *nic,
     rc = tap_set_offloads(t);
     if (rc < 0)
         goto fail;
-    tap_set_carrier(t, false);
-    /* Last: establishing the queues is the one step that cannot be undone (the adapter
-     * owns the empty input buffers from then on), so a failed open leaves the NIC as it
-     * was. */
-    if (nic) {
-        rc = zvs_guest_tap_bind(t, nic);
-        if (rc < 0)
-            goto fail;
-    }
+    rc = tap_carrier_off_and_bind(t, nic);
+    if (rc < 0)
+        goto fail;
     *out = t;
     return 0;
 fail:
@@ -396,8 +406,7 @@ int zvs_guest_tap_reopen(const char *ifname, int netns_fd, struct zvs_port *nic,
     int rc = -EINVAL;
 
     *out = NULL;
-    if (!ifname || ifname[0] == '\0' || strlen(ifname) >= IFNAMSIZ ||
-        (nic && !zvs_nic_qdio_is(nic)))
+    if (!tap_open_args_ok(ifname, nic))
         goto fail;
     t = tap_alloc(&rc);
     if (!t)
@@ -406,12 +415,9 @@ int zvs_guest_tap_reopen(const char *ifname, int netns_fd, struct zvs_port *nic,
     rc = zvs_netns_run(netns_fd, adopt_here, &c);
     if (rc < 0)
         goto fail;
-    tap_set_carrier(t, false);
-    if (nic) {
-        rc = zvs_guest_tap_bind(t, nic);
-        if (rc < 0)
-            goto fail;
-    }
+    rc = tap_carrier_off_and_bind(t, nic);
+    if (rc < 0)
+        goto fail;
     *out = t;
     return 0;
 fail:

@@ -161,12 +161,13 @@ static struct zvs_scr_sample view(const struct sample *s)
     return (struct zvs_scr_sample){ .tod = s->tod, .rec = s->rec, .nrec = s->nrec };
 }
 
-/* Runs a renderer into a buffer that grows until the text fits. NULL on error. */
-typedef int (*render_fn)(const struct zvs_scr_sample *, const struct zvs_scr_sample *,
-                         char *, size_t);
+/* A renderer's call into buf: its length, -ENOSPC when cap is too small, or an error. */
+typedef int (*fill_fn)(const void *ctx, char *buf, size_t cap);
 
-static char *render_alloc(render_fn fn, const struct zvs_scr_sample *a,
-                          const struct zvs_scr_sample *b, int *err)
+/* Runs fill into a buffer that doubles from BUF_START up to BUF_MAX until the text fits;
+ * the buffer, malloc'ed; NULL and *err on any other error or when even BUF_MAX is too
+ * small. */
+static char *render_growing(fill_fn fill, const void *ctx, int *err)
 {
     for (size_t cap = BUF_START; cap <= BUF_MAX; cap *= 2) {
         char *buf = malloc(cap);
@@ -174,7 +175,7 @@ static char *render_alloc(render_fn fn, const struct zvs_scr_sample *a,
             *err = -ENOMEM;
             return NULL;
         }
-        int rc = fn(a, b, buf, cap);
+        int rc = fill(ctx, buf, cap);
         if (rc >= 0)
             return buf;
         free(buf);
@@ -185,6 +186,29 @@ static char *render_alloc(render_fn fn, const struct zvs_scr_sample *a,
     }
     *err = -ENOSPC;
     return NULL;
+}
+
+/* A screen renderer over one interval (a to b). */
+typedef int (*render_fn)(const struct zvs_scr_sample *, const struct zvs_scr_sample *,
+                         char *, size_t);
+
+struct screen_call {
+    render_fn                    fn;
+    const struct zvs_scr_sample *a, *b;
+};
+
+static int fill_screen(const void *ctx, char *buf, size_t cap)
+{
+    const struct screen_call *c = ctx;
+    return c->fn(c->a, c->b, buf, cap);
+}
+
+/* The screen fn renders for the interval a to b, malloc'ed; NULL and *err on error. */
+static char *render_alloc(render_fn fn, const struct zvs_scr_sample *a,
+                          const struct zvs_scr_sample *b, int *err)
+{
+    struct screen_call c = { .fn = fn, .a = a, .b = b };
+    return render_growing(fill_screen, &c, err);
 }
 
 static int csv_with_header(const struct zvs_scr_sample *a, const struct zvs_scr_sample *b,
@@ -382,26 +406,16 @@ static int do_chart(const struct samples *ss, const struct opts *o)
     return rc;
 }
 
+static int fill_events(const void *ctx, char *buf, size_t cap)
+{
+    const struct samples *ss = ctx;
+    return zvs_events_render(ss->ev, ss->nev, buf, cap);
+}
+
 /* The EVENTS screen of every event record read, malloc'ed; NULL and *err on error. */
 static char *events_text(const struct samples *ss, int *err)
 {
-    for (size_t cap = BUF_START; cap <= BUF_MAX; cap *= 2) {
-        char *buf = malloc(cap);
-        if (!buf) {
-            *err = -ENOMEM;
-            return NULL;
-        }
-        int rc = zvs_events_render(ss->ev, ss->nev, buf, cap);
-        if (rc >= 0)
-            return buf;
-        free(buf);
-        if (rc != -ENOSPC) {
-            *err = rc;
-            return NULL;
-        }
-    }
-    *err = -ENOSPC;
-    return NULL;
+    return render_growing(fill_events, ss, err);
 }
 
 static int do_events(const struct samples *ss)

@@ -34,6 +34,7 @@ BENCH_REPS=${BENCH_REPS:-3}
 [ -n "${HB_TIMED:-}" ] || HB_TIMED=1 exec timeout -k 10 300 bash "$0" "$@"
 [ "$(id -u)" -eq 0 ] || { echo "bench_hercules: needs root for network namespaces"; exit 77; }
 . "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../integration/hercules_bare_lib.sh"
 command -v hercules >/dev/null || fail "no hercules (run make deps)"
 make -s -C "$ROOT" BUILD="$BUILD" guests >/dev/null || fail "make guests failed"
 [ -s "$BUILD/guests/frameprog.bin" ] || fail "no frame program image"
@@ -74,13 +75,7 @@ VSWITCHD_ARGS="-l info -k $WORK/console.sock --guest-images $BUILD/guests --gues
 wait_for 10 test -S "$WORK/console.sock" || fail "no console"
 
 # The bridge: NS_BR holds br0 and vb, whose peer is eth1 of the LAN.
-ip -n "$NS_BR" link add br0 type bridge || fail "bridge"
-ip -n "$NS_BR" link add vb type veth peer name eth1 netns "$NS_LAN" || fail "veth"
-ip -n "$NS_BR" link set vb master br0
-ip -n "$NS_BR" link set vb up
-ip -n "$NS_BR" link set br0 up
-ip -n "$NS_LAN" link set eth1 up
-ip -n "$NS_LAN" addr add 10.78.0.100/24 dev eth1
+bare_bridge "$NS_BR" vb eth1 10.78.0.100/24
 
 # The bridge machine: what vswitchd writes for FP1 (vm_conf.c), with its own address.
 BRDIR=$WORK/brguest

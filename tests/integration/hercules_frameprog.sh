@@ -14,13 +14,9 @@
 # with the documented code within 10 s. Everything is bounded (180 s overall).
 [ -n "${HFP_TIMED:-}" ] || HFP_TIMED=1 exec timeout -k 10 180 bash "$0" "$@"
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/hercules_bare_lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
-command -v hercules >/dev/null || fail "no hercules (run make deps)"
-command -v python3 >/dev/null || fail "no python3 (run make deps)"
-make -s -C "$ROOT" BUILD="$BUILD" guests >/dev/null || fail "make guests failed"
 IMAGE=$BUILD/guests/frameprog.bin
-[ -s "$IMAGE" ] || fail "no $IMAGE after make guests"
 PEER="python3 $ROOT/tests/integration/frameprog_peer.py"
 
 IP=10.77.0.50
@@ -28,11 +24,6 @@ LAN_IP=10.77.0.100
 TAP_MAC=02:00:5e:77:00:10
 WANT_MAC=02:00:5e:77:00:11           # the LCS MAC: the tap's MAC + 1
 HERC_PID=
-
-p="zvs-hfp-$$"
-NS_H=$p-h NS_LAN=$p-lan
-LAB_NS=()
-WORK=$(mktemp -d /tmp/zvs-hfp.XXXXXX)
 
 stop_hercules() {
   [ -n "$HERC_PID" ] || return 0
@@ -47,30 +38,11 @@ cleanup() {
   local status=$?
   stop_hercules
   [ "$status" -ne 0 ] && [ -f "$WORK/herc.log" ] && { echo "--- hercules log (tail)"; tail -n 25 "$WORK/herc.log"; }
-  for ns in "${LAB_NS[@]:-}"; do
-    [ -n "$ns" ] || continue
-    ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-    ip netns del "$ns" 2>/dev/null || echo "cleanup: cannot delete namespace $ns" >&2
-  done
-  [ -z "${KEEP_WORK:-}" ] && rm -rf "$WORK"
-  exit "$status"
+  (exit "$status")
+  lab_cleanup
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-for ns in "$NS_H" "$NS_LAN"; do
-  ip netns add "$ns" || fail "ip netns add $ns"
-  LAB_NS+=("$ns")
-  ip -n "$ns" link set lo up
-  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-done
-ip -n "$NS_H" link add br0 type bridge || fail "bridge"
-ip -n "$NS_H" link add vh type veth peer name eth0 netns "$NS_LAN" || fail "veth"
-ip -n "$NS_H" link set vh master br0
-ip -n "$NS_H" link set vh up
-ip -n "$NS_H" link set br0 up
-ip -n "$NS_LAN" link set eth0 up
-ip -n "$NS_LAN" addr add "$LAN_IP/24" dev eth0
+bare_lab_init hfp cleanup
+[ -s "$IMAGE" ] || fail "no $IMAGE after make guests"
 
 # start_guest NAME IMAGE [PARAMS]: Hercules in NS_H IPLing IMAGE (and PARAMS at 0x100000).
 start_guest() {
@@ -123,8 +95,7 @@ ip netns exec "$NS_LAN" $PEER arp eth0 "$IP" 20 > "$WORK/arp.out" &
 arp_pid=$!
 sleep 0.5
 start_guest good "$IMAGE" "$WORK/params.bin"
-wait_for 10 ip -n "$NS_H" link show tap0 || fail "Hercules opened no tap in 10 s"
-ip -n "$NS_H" link set tap0 master br0 || fail "tap0 into the bridge"
+bare_tap_to_bridge
 end=$((SECONDS + 10))
 until grep -q "^ipl " "$WORK/good/herc.log"; do
   [ $SECONDS -lt $end ] || fail "Hercules did not run the IPL"

@@ -12,6 +12,16 @@
 #                               options (--guest-images $BUILD/guests, --guest-dir
 #                               $WORK/guests, -k console, HERC_ARGS: more), the group up
 #                               (20 s at most), static ARP between LAB_TAPS and the LAN
+#   herc_lab_configs VSWITCH OPERANDS TAPS MACHINE...
+#                               writes $WORK/SYSTEM.CONFIG and $WORK/USER.DIRECT: MACPREFIX
+#                               02000C, MACIDRANGE SYSTEM 000001-0000FF USER 000100-FFFFFF,
+#                               port group ETHGRP (28BA+2902, LACP ACTIVE, INTERVAL 30),
+#                               DEFINE VSWITCH VSWITCH ETHERNET GROUP ETHGRP OPERANDS, a
+#                               GRANT for every user below; the tap guests TAPS ("a b":
+#                               LNXA MACID 000101, LNXB 00010A, NIC F000 on tap lnxX-f000,
+#                               LAB_TAPS' names), then each MACHINE, "USERID STORAGE IP IPL..."
+#                               (IPL: the rest, "FRAMEPROG" or "INS /path/x.ins"): IPL,
+#                               GUESTIP IP/24, NIC 0600 bound to its LCS device 0600
 #   herc_pids                   the PIDs of every Hercules vswitchd started (its log)
 #   expect_resp WHAT CMD RE     the CP response to CMD matches RE (grep -E)
 #   nic_counters USER; nic_field USER FIELD   QUERY NIC DETAILS' counters of USER's NIC
@@ -36,6 +46,34 @@ herc_lab_init() {
   command -v hercules >/dev/null || fail "no hercules (run make deps)"
   command -v python3 >/dev/null || fail "no python3 (run make deps)"
   make -s -C "$ROOT" BUILD="$BUILD" guests >/dev/null || fail "make guests failed"
+}
+
+declare -A HERC_TAP_MACID=([a]=000101 [b]=00010A)
+
+herc_lab_configs() {
+  local vsw=$1 operands=$2 taps=$3 t m user stor ip ipl
+  shift 3
+  {
+    for t in $taps; do
+      printf 'USER LNX%s LBYONLY 1G 2G G\n' "${t^^}"
+      printf '  NICDEF F000 TYPE QDIO LAN SYSTEM %s MACID %s\n' "$vsw" "${HERC_TAP_MACID[$t]}"
+      printf '  NICBIND F000 TAP lnx%s-f000\n' "$t"
+    done
+    for m in "$@"; do
+      read -r user stor ip ipl <<<"$m"
+      printf 'USER %s PW %s %s G\n  IPL %s\n  GUESTIP %s/24\n' "$user" "$stor" "$stor" "$ipl" "$ip"
+      printf '  NICDEF 0600 TYPE QDIO LAN SYSTEM %s\n  NICBIND 0600 LCS 0600\n' "$vsw"
+    done
+  } >"$WORK/USER.DIRECT"
+  {
+    echo "VMLAN MACPREFIX 02000C"
+    echo "VMLAN MACIDRANGE SYSTEM 000001-0000FF USER 000100-FFFFFF"
+    echo "SET PORT GROUP ETHGRP JOIN 28BA 2902 LACP ACTIVE INTERVAL 30"
+    echo "DEFINE VSWITCH $vsw ETHERNET GROUP ETHGRP${operands:+ $operands}"
+    sed -n "s/^USER \([^ ]*\) .*/MODIFY VSWITCH $vsw GRANT \1/p" "$WORK/USER.DIRECT"
+    echo "RDEVICE 28BA INTERFACE osa28ba"
+    echo "RDEVICE 2902 INTERFACE osa2902"
+  } >"$WORK/SYSTEM.CONFIG"
 }
 
 herc_lab_start() {

@@ -20,15 +20,9 @@
 # KEEP_WORK=1 (keep the folder and Hercules' stamped log).
 [ -n "${HLX_TIMED:-}" ] || HLX_TIMED=1 exec timeout -k 10 330 bash "$0" "$@"
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/hercules_bare_lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
-command -v hercules >/dev/null || fail "no hercules (run make deps)"
-command -v python3 >/dev/null || fail "no python3 (run make deps)"
-make -s -C "$ROOT" BUILD="$BUILD" guests >/dev/null || fail "make guests failed"
 IMG=$BUILD/guests
-for f in linux-kernel.img linux-initrd.img linux-initrd.off linux-initrd.siz linux.ins.template; do
-  [ -s "$IMG/$f" ] || fail "no $IMG/$f after make guests"
-done
 PEER="python3 $ROOT/tests/integration/linuxguest_peer.py"
 
 IP=10.77.0.60
@@ -41,11 +35,6 @@ HTTP=8081                            # Hercules' HTTP server: the operator's com
 BOOT_LIMIT=150
 XFER=${HLX_XFER_BYTES:-4194304}      # bytes each way over TCP
 HERC_PID=
-
-p="zvs-hlx-$$"
-NS_H=$p-h NS_LAN=$p-lan
-LAB_NS=()
-WORK=$(mktemp -d /tmp/zvs-hlx.XXXXXX)
 PIDS=()
 
 stop_hercules() {
@@ -62,30 +51,13 @@ cleanup() {
   if [ "$status" -ne 0 ] && [ -f "$WORK/herc.log" ]; then
     echo "--- hercules log (tail)"; tail -n 40 "$WORK/herc.log"
   fi
-  for ns in "${LAB_NS[@]:-}"; do
-    [ -n "$ns" ] || continue
-    ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-    ip netns del "$ns" 2>/dev/null || echo "cleanup: cannot delete namespace $ns" >&2
-  done
-  [ -z "${KEEP_WORK:-}" ] && rm -rf "$WORK"
-  exit "$status"
+  (exit "$status")
+  lab_cleanup
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-for ns in "$NS_H" "$NS_LAN"; do
-  ip netns add "$ns" || fail "ip netns add $ns"
-  LAB_NS+=("$ns")
-  ip -n "$ns" link set lo up
-  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+bare_lab_init hlx cleanup
+for f in linux-kernel.img linux-initrd.img linux-initrd.off linux-initrd.siz linux.ins.template; do
+  [ -s "$IMG/$f" ] || fail "no $IMG/$f after make guests"
 done
-ip -n "$NS_H" link add br0 type bridge || fail "bridge"
-ip -n "$NS_H" link add vh type veth peer name eth0 netns "$NS_LAN" || fail "veth"
-ip -n "$NS_H" link set vh master br0
-ip -n "$NS_H" link set vh up
-ip -n "$NS_H" link set br0 up
-ip -n "$NS_LAN" link set eth0 up
-ip -n "$NS_LAN" addr add "$LAN_IP/24" dev eth0
 
 # --- the guest's folder: the image, its command line, the .ins, the Hercules config ------
 # Made from linux.ins.template as vswitchd makes it (guests/vm_conf.c): "*ZVS ARCHMODE"
@@ -143,8 +115,7 @@ PIDS+=($!)
 HERCULES_RC=$G/hercules.rc ip netns exec "$NS_H" hercules -d -f "$G/hercules.cnf" \
   < /dev/null > >(stamp > "$WORK/herc.log") 2>&1 &
 HERC_PID=$!
-wait_for 10 ip -n "$NS_H" link show tap0 || fail "Hercules opened no tap in 10 s"
-ip -n "$NS_H" link set tap0 master br0 || fail "tap0 into the bridge"
+bare_tap_to_bridge
 wait_for 10 grep -q " ipl " "$WORK/herc.log" || fail "Hercules did not run the IPL"
 t_ipl=$(at " ipl ")
 

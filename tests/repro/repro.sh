@@ -4,6 +4,16 @@
 # subset. Needs root (namespaces, cgroup v2), build/bin/vswitchd, build/tools/{switchmodel,awm}.
 #
 #   tests/repro/repro.sh [--quick] [--points LIST]
+#   tests/repro/repro.sh [--quick] --uneven
+#
+# --uneven: instead of the matrix, the "uneven inbound" variant (README, "The balancing
+# picture"): the client guests get MACIDs that the switch model's dst-mac hash puts on one
+# member (configs/repro/USER-GDLGPRF1-UNEVEN.DIRECT), and one group point
+# (REPRO_UNEVEN_POINT, str:1492:10) runs once with POLICY LOAD TOTAL and once with LOAD
+# OUTBOUND, warm-up 3 x INTERVAL + 2 s so the passes have acted. Its section goes into
+# repro.md (replacing an earlier one) and its figures into repro.json under "uneven"; it
+# fails unless TOTAL moves GDLGPRF1's outbound off the port the switch uses for inbound
+# and OUTBOUND leaves it there. `make repro` runs it after the matrix (about 1.5 minutes).
 #
 # Environment (defaults are the full run):
 #   REPRO_POINTS    what to run, blank-separated KIND:MTU:THREADS (str:1492:10 rr:1492:50);
@@ -19,6 +29,9 @@
 #                   the report's picture; OUTBOUND: outbound only; sent to both LPARs as
 #                   SET PORT GROUP CCBGROUP POLICY LOAD OUTBOUND; or LBT [n])
 #   REPRO_OUT       results directory (build); writes repro.json, repro.md, repro.jsonl
+#   REPRO_UNEVEN_POINT   --uneven's point, STR:MTU:THREADS (str:1492:10)
+#   REPRO_UNEVEN_WARMUP  --uneven's warm-up (3 * REPRO_INTERVAL + 2; REPRO_WARMUP is not used)
+#   REPRO_UNEVEN_SECS    --uneven's window (2 * REPRO_INTERVAL); writes repro-uneven.jsonl
 # --quick: REPRO_REPEATS=1 REPRO_INTERVAL=2 REPRO_WARMUP=3 REPRO_SECS=4 unless set.
 #
 # Per configuration (base, group) and MTU one lab: two vswitchd (the LPARs GDLGPRF1 and
@@ -34,11 +47,13 @@ AWM=$BUILD/tools/awm
 HERE=$ROOT/tests/repro
 
 QUICK=
+UNEVEN=
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) QUICK=1 ;;
     --points) REPRO_POINTS=$2; shift ;;
-    *) echo "usage: $0 [--quick] [--points 'str:1492:10 rr:1492:50']" >&2; exit 2 ;;
+    --uneven) UNEVEN=1 ;;
+    *) echo "usage: $0 [--quick] [--points 'str:1492:10 rr:1492:50'] | [--quick] --uneven" >&2; exit 2 ;;
   esac
   shift
 done
@@ -54,6 +69,9 @@ REPRO_SCALE=${REPRO_SCALE:-1.0}
 REPRO_POLICY=${REPRO_POLICY:-TOTAL}
 REPRO_CONFIGS=${REPRO_CONFIGS:-"base group"}
 OUT=${REPRO_OUT:-$BUILD}
+# GDLGPRF1's user directory and where run_point writes: the --uneven variant changes both.
+USER1=USER-GDLGPRF1.DIRECT
+JSONL=$OUT/repro.jsonl
 mkdir -p "$OUT"
 RATE_BPS=$(awk -v s="$REPRO_SCALE" 'BEGIN { printf "%d", 1e9 * s }')
 RATE_FPS=$(awk -v s="$REPRO_SCALE" 'BEGIN { printf "%d", 84000 * s }')
@@ -161,7 +179,7 @@ lab_up() {
     rm -f "$WORK/mon$l"
     run_in "$P-l$l" "gdlgprf$l" "$VSWITCHD" -f -c "$WORK/SYSTEM$l.CONFIG" \
       --test-interval "$REPRO_INTERVAL" \
-      -u "$ROOT/configs/repro/USER-GDLGPRF$l.DIRECT" -l warn -s "$WORK/stats$l" \
+      -u "$ROOT/configs/repro/$([ "$l" = 1 ] && echo "$USER1" || echo USER-GDLGPRF2.DIRECT)" -l warn -s "$WORK/stats$l" \
       -k "$WORK/console$l.sock" -m "$WORK/mon$l" -i "$REPRO_INTERVAL"
     VSW_PID[$l]=${PIDS[-1]}
   done
@@ -172,10 +190,11 @@ lab_up() {
     ip -n "$ns" link set "$g-f000" mtu "$mtu" up
     ip -n "$ns" addr add "${GIP[$g]}/24" dev "$g-f000"
   done
-  if [ "$REPRO_POLICY" != TOTAL ] && [ "$conf" = group ]; then
+  # The matrix leaves the default (TOTAL) alone; --uneven states both policies it compares.
+  if { [ "$REPRO_POLICY" != TOTAL ] || [ -n "$UNEVEN" ]; } && [ "$conf" = group ]; then
     # TOTAL and OUTBOUND are POLICY LOAD's measures; anything else (LBT 75) as given.
     local pol=$REPRO_POLICY
-    case $pol in OUTBOUND) pol="LOAD $pol" ;; esac
+    case $pol in TOTAL|OUTBOUND) pol="LOAD $pol" ;; esac
     for l in 1 2; do
       "$BUILD/bin/vmcp" -s "$WORK/console$l.sock" "SET PORT GROUP CCBGROUP POLICY $pol" >/dev/null ||
         fail "SET PORT GROUP CCBGROUP POLICY $pol refused"
@@ -226,6 +245,10 @@ run_point() {
   c1=$(for g in gdlgprf1 gdlgprf2 $GUESTS switch; do printf '%s ' "$(cpu_usec $g)"; done)
   i1=$(host_idle)
   osa_counters >"$WORK/osa1"
+  # The monitor files as they stand at the window's end: their last interval lies in the
+  # window (--uneven shows it; the clients' wind-down comes after).
+  cp "$WORK/mon1" "$WORK/mon1-end" 2>/dev/null
+  cp "$WORK/mon2" "$WORK/mon2-end" 2>/dev/null
   local awm_lines=
   sleep 0.5                             # the clients notice the end within 0.2 s
   for g in lnxregc lnxvswc; do
@@ -239,8 +262,8 @@ run_point() {
     --rep "$rep" --secs "$REPRO_SECS" --cpu0 "$c0" --cpu1 "$c1" --idle0 "$i0" --idle1 "$i1" \
     --osa0 "$WORK/osa0" --osa1 "$WORK/osa1" --awm "$awm_lines" --rate-bps "$RATE_BPS" \
     --rate-fps "$RATE_FPS" --interval "$REPRO_INTERVAL" --scale "$REPRO_SCALE" \
-    --policy "$REPRO_POLICY" >>"$OUT/repro.jsonl" || fail "point.py"
-  tail -n 1 "$OUT/repro.jsonl" | python3 "$HERE/point.py" --summary >&3
+    --policy "$REPRO_POLICY" >>"$JSONL" || fail "point.py"
+  tail -n 1 "$JSONL" | python3 "$HERE/point.py" --summary >&3
 }
 
 # One STR interval's FCX240 of each LPAR: the monitor interval with the most RDEV bytes.
@@ -293,4 +316,48 @@ main() {
   done
   echo "repro: done in $((SECONDS - t0)) s; $OUT/repro.json, $OUT/repro.md"
 }
-main
+
+# The "uneven inbound" variant (--uneven): the report's second FCX240. The switch model
+# puts both clients' STR answers on one of GDLGPRF1's OSA ports; POLICY LOAD TOTAL should
+# send GDLGPRF1's outbound (the clients' ACKs) to the other port, LOAD OUTBOUND should not.
+uneven() {
+  local t0=$SECONDS pol kind mtu th n g
+  IFS=: read -r kind mtu th <<<"${REPRO_UNEVEN_POINT:-str:1492:10}"
+  [ "$kind" = str ] || fail "REPRO_UNEVEN_POINT must be an STR point: the picture is STR's"
+  USER1=USER-GDLGPRF1-UNEVEN.DIRECT
+  JSONL=$OUT/repro-uneven.jsonl
+  # Longer warm-up than the matrix's: the buckets a joining member took are held down two
+  # intervals and a pass needs a measured interval, so the window must start after the
+  # passes have acted, or it would average the picture before and after the move.
+  REPRO_WARMUP=${REPRO_UNEVEN_WARMUP:-$((3 * REPRO_INTERVAL + 2))}
+  REPRO_SECS=${REPRO_UNEVEN_SECS:-$((2 * REPRO_INTERVAL))}
+  : >"$JSONL"
+  : >"$WORK/awm-out"
+  exec 3>&1
+  echo "repro --uneven: STR MTU $mtu, $th threads, group, client MACs on one member," \
+       "POLICY LOAD TOTAL then OUTBOUND; warm-up $REPRO_WARMUP s, window $REPRO_SECS s," \
+       "INTERVAL $REPRO_INTERVAL, OSA port $RATE_BPS bit/s and $RATE_FPS frames/s"
+  for pol in TOTAL OUTBOUND; do
+    REPRO_POLICY=$pol
+    echo "== lab: group, MTU $mtu, uneven inbound, POLICY LOAD $pol"
+    lab_up group "$mtu" >>"$WORK/awm-out"
+    # What the switch model's hash does with the clients' MACs, from the model itself.
+    sm show etherchannel load-balance >"$WORK/uneven-lb-$pol"
+    for g in lnxregc lnxvswc; do
+      printf '%s %s\n' "$g" "$(ip -n "$P-$g" -br link show "$g-f000" | awk '{ print $3 }')"
+    done >"$WORK/uneven-macs-$pol"
+    run_point group str "$mtu" "$th" 1 >>"$WORK/awm-out"
+    # GDLGPRF1's FCX240: the last monitor interval completed inside the counted window.
+    n=$("$BUILD/bin/perfkit" FCX240 --file "$WORK/mon1-end" --all | grep -c '^FCX240')
+    [ "$n" -gt 0 ] || fail "no monitor interval of GDLGPRF1 in the window"
+    "$BUILD/bin/perfkit" FCX240 --file "$WORK/mon1-end" --index "$n" >"$WORK/uneven-fcx-$pol" ||
+      fail "perfkit FCX240 --index $n"
+    teardown
+  done
+  python3 "$HERE/uneven.py" --in "$JSONL" --work "$WORK" --json "$OUT/repro.json" \
+    --md "$OUT/repro.md" --warmup "$REPRO_WARMUP" --elapsed $((SECONDS - t0)) ||
+    fail "uneven inbound: the balancing picture is not what POLICY LOAD TOTAL and OUTBOUND should give (above)"
+  echo "repro --uneven: done in $((SECONDS - t0)) s; $OUT/repro.json (\"uneven\"), $OUT/repro.md"
+}
+
+if [ -n "$UNEVEN" ]; then uneven; else main; fi

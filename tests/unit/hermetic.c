@@ -511,6 +511,34 @@ int herm_guest_receive(struct herm *h, struct herm_guest *g)
     return (int)(g->rx_frames - before);
 }
 
+void herm_report_group(struct herm *h)
+{
+    herm_op(h, "SET PORT GROUP CCBGROUP JOIN 28BA 2902");
+    herm_op(h, "SET PORT GROUP CCBGROUP INTERVAL 30");
+    herm_op(h, "DEFINE VSWITCH CCBVSW1 ETHERNET GROUP CCBGROUP QUEUESTORAGE 1M");
+}
+
+struct herm_guest *herm_report_sequence(struct herm *h)
+{
+    herm_report_group(h);
+    herm_op(h, "SET VSWITCH CCBVSW1 GRANT LNXA");
+    herm_op(h, "COUPLE USERID LNXA F000 TO SYSTEM CCBVSW1");
+    return herm_guest_attach(h, "LNXA", 0xF000);
+}
+
+struct herm *herm_start_report(struct herm_guest **lnxa)
+{
+    static const char *const links[] = { "osa28ba", "osa2902", NULL };
+    struct herm_opts o = {
+        .sysconfig = "configs/lab/SYSTEM-CCB.CONFIG",
+        .userdirect = "tests/unit/hermetic/USER-CCB.DIRECT",
+        .links = links, .partner_lacp = true,
+    };
+    struct herm *h = herm_start(&o);
+    *lnxa = herm_report_sequence(h);
+    return h;
+}
+
 uint32_t herm_frame(uint8_t *buf, uint32_t len, const uint8_t dst[6], const uint8_t src[6],
                     uint32_t seq)
 {
@@ -561,15 +589,10 @@ static void compare(const char *path, const char *want, const char *got)
     fail_msg("%s differs at line %d\n--- want\n%s--- got\n%s", path, line, want, got);
 }
 
-void herm_golden(const char *name, const char *text)
+/* With ZVS_GOLDEN_UPDATE set, writes `got` as the golden file `path`; otherwise compares
+ * them. Frees `got`. */
+static void golden_check(const char *path, char *got)
 {
-    char path[256];
-    snprintf(path, sizeof path, "tests/golden/hermetic/%s", name);
-    size_t n = strlen(text);
-    char *got = malloc(n + 2);
-    memcpy(got, text, n + 1);
-    if (n == 0 || got[n - 1] != '\n')
-        strcpy(got + n, "\n");          /* files end with a newline */
     if (getenv("ZVS_GOLDEN_UPDATE")) {
         FILE *f = fopen(path, "w");
         assert_non_null(f);
@@ -582,6 +605,18 @@ void herm_golden(const char *name, const char *text)
     compare(path, want, got);
     free(want);
     free(got);
+}
+
+void herm_golden(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "tests/golden/hermetic/%s", name);
+    size_t n = strlen(text);
+    char *got = malloc(n + 2);
+    memcpy(got, text, n + 1);
+    if (n == 0 || got[n - 1] != '\n')
+        strcpy(got + n, "\n");          /* files end with a newline */
+    golden_check(path, got);
 }
 
 static bool has(const char *line, size_t n, const char *what)
@@ -684,17 +719,6 @@ char *herm_lab_normalize(const char *text)
 
 void herm_golden_lab(const char *path, const char *text)
 {
-    char *got = herm_lab_normalize(text);
-    if (getenv("ZVS_GOLDEN_UPDATE")) {  /* the lab's file, as cp_commands.sh masks it */
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fputs(got, f);
-        fclose(f);
-        free(got);
-        return;
-    }
-    char *want = slurp(path);
-    compare(path, want, got);
-    free(want);
-    free(got);
+    /* Updated, the file is the lab's as cp_commands.sh masks it. */
+    golden_check(path, herm_lab_normalize(text));
 }

@@ -144,6 +144,19 @@ void herm_guest_blast(struct herm *h, struct herm_guest *g, const uint8_t *frame
 /* Receive what the switch delivered; returns frames received now. */
 int herm_guest_receive(struct herm *h, struct herm_guest *g);
 
+/* The report's sequence (README.md's, checked answer by answer in test_daemon_ccb.c),
+ * typed as the operator, each rc 0. herm_report_group: SET PORT GROUP CCBGROUP JOIN 28BA
+ * 2902, SET PORT GROUP CCBGROUP INTERVAL 30, DEFINE VSWITCH CCBVSW1 ETHERNET GROUP CCBGROUP
+ * QUEUESTORAGE 1M. herm_report_sequence: those, then SET VSWITCH CCBVSW1 GRANT LNXA and
+ * COUPLE USERID LNXA F000 TO SYSTEM CCBVSW1; returns LNXA's F000 attached. Both at the
+ * current instant, for a harness on the CCB files (configs/lab/SYSTEM-CCB.CONFIG,
+ * tests/unit/hermetic/USER-CCB.DIRECT) with links osa28ba and osa2902. */
+void herm_report_group(struct herm *h);
+struct herm_guest *herm_report_sequence(struct herm *h);
+/* herm_start on those files and links with the LACP partner (short timeout), then
+ * herm_report_sequence at T0: the set-up of the carrier and INTERVAL tests. */
+struct herm *herm_start_report(struct herm_guest **lnxa);
+
 /* An Ethernet II frame of len bytes (>= 14): dst, src, ethertype 0x0800, payload filled
  * with a pattern derived from seq. */
 uint32_t herm_frame(uint8_t *buf, uint32_t len, const uint8_t dst[6], const uint8_t src[6],

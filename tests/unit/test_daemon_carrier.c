@@ -24,25 +24,7 @@
 #include "lag/lag.h"
 #include "lag/pgroup.h"
 
-static const char *const links[] = { "osa28ba", "osa2902", NULL };
 static const uint8_t MAC_A[6] = { 0x02, 0x00, 0x0c, 0x00, 0x01, 0x01 };   /* LNXA F000 */
-
-static struct herm *carrier_start(struct herm_guest **a)
-{
-    struct herm_opts o = {
-        .sysconfig = "configs/lab/SYSTEM-CCB.CONFIG",
-        .userdirect = "tests/unit/hermetic/USER-CCB.DIRECT",
-        .links = links, .partner_lacp = true,
-    };
-    struct herm *h = herm_start(&o);
-    herm_op(h, "SET PORT GROUP CCBGROUP JOIN 28BA 2902");
-    herm_op(h, "SET PORT GROUP CCBGROUP INTERVAL 30");
-    herm_op(h, "DEFINE VSWITCH CCBVSW1 ETHERNET GROUP CCBGROUP QUEUESTORAGE 1M");
-    herm_op(h, "SET VSWITCH CCBVSW1 GRANT LNXA");
-    herm_op(h, "COUPLE USERID LNXA F000 TO SYSTEM CCBVSW1");
-    *a = herm_guest_attach(h, "LNXA", 0xF000);
-    return h;
-}
 
 static struct zvs_lag *lag_of(struct herm *h)
 {
@@ -77,7 +59,7 @@ static void snapshot(struct herm *h, uint8_t slot[ZVS_PG_BUCKETS])
 static void cut_and_restore(bool traffic)
 {
     struct herm_guest *a;
-    struct herm *h = carrier_start(&a);
+    struct herm *h = herm_start_report(&a);
     struct herm_link *l28 = herm_link(h, "osa28ba"), *l29 = herm_link(h, "osa2902");
     herm_warp(h, 5.0);
     assert_int_equal(zvs_pgroup_distributing(zvs_lag_group(lag_of(h))), 2);

@@ -74,12 +74,23 @@ static void ping3(struct herm *h, struct herm_guest *a, struct herm_guest *b)
     }
 }
 
+/* A response against both golden files of `name`: the root lab's
+ * tests/golden/commands/query_<name>.txt after the lab's masking, and the exact
+ * tests/golden/hermetic/ccb_<name>.txt. */
+static void golden_lab_and_exact(const char *out, const char *name)
+{
+    char lab[128], exact[64];
+    snprintf(lab, sizeof lab, "tests/golden/commands/query_%s.txt", name);
+    snprintf(exact, sizeof exact, "ccb_%s.txt", name);
+    herm_golden_lab(lab, out);
+    herm_golden(exact, out);
+}
+
 static void report_sequence_and_queries(void **state)
 {
     struct herm *h = ccb_start();
     const char *out = herm_op(h, "QUERY VMLAN");
-    herm_golden_lab("tests/golden/commands/query_empty_vmlan.txt", out);
-    herm_golden("ccb_empty_vmlan.txt", out);
+    golden_lab_and_exact(out, "empty_vmlan");
 
     type_report_sequence(h);
     /* 802.1AX: both sides Active, short timeout: selected at once, attached after the
@@ -96,35 +107,20 @@ static void report_sequence_and_queries(void **state)
     herm_op(h, "SET VSWITCH CCBVSW1 COUNTERS CLEAR");
     ping3(h, a, b);
 
-    out = herm_op(h, "QUERY VSWITCH CCBVSW1");
-    herm_golden_lab("tests/golden/commands/query_vswitch_brief.txt", out);
-    herm_golden("ccb_vswitch_brief.txt", out);
-    out = herm_op(h, "Q VSW CCBVSW1 DET");
-    herm_golden_lab("tests/golden/commands/query_vswitch_details.txt", out);
-    herm_golden("ccb_vswitch_details.txt", out);
-    out = herm_op(h, "QUERY VSWITCH CCBVSW1 ACCESSLIST");
-    herm_golden_lab("tests/golden/commands/query_vswitch_accesslist.txt", out);
-    herm_golden("ccb_vswitch_accesslist.txt", out);
-    out = herm_op(h, "QUERY VSWITCH ALL ACTIVE");
-    herm_golden_lab("tests/golden/commands/query_vswitch_active.txt", out);
-    herm_golden("ccb_vswitch_active.txt", out);
-    out = herm_op(h, "QUERY PORT GROUP CCBGROUP");
-    herm_golden_lab("tests/golden/commands/query_port_group.txt", out);
-    herm_golden("ccb_port_group.txt", out);
-    out = herm_op(h, "QUERY NIC USERID LNXA");
-    herm_golden_lab("tests/golden/commands/query_nic.txt", out);
-    herm_golden("ccb_nic.txt", out);
+    golden_lab_and_exact(herm_op(h, "QUERY VSWITCH CCBVSW1"), "vswitch_brief");
+    golden_lab_and_exact(herm_op(h, "Q VSW CCBVSW1 DET"), "vswitch_details");
+    golden_lab_and_exact(herm_op(h, "QUERY VSWITCH CCBVSW1 ACCESSLIST"), "vswitch_accesslist");
+    golden_lab_and_exact(herm_op(h, "QUERY VSWITCH ALL ACTIVE"), "vswitch_active");
+    golden_lab_and_exact(herm_op(h, "QUERY PORT GROUP CCBGROUP"), "port_group");
+    golden_lab_and_exact(herm_op(h, "QUERY NIC USERID LNXA"), "nic");
     /* The lab's query_nic_details.txt names the tap (Backend: tap lnxb-f000); here the
      * NIC is driven over the attach socket, so only the exact hermetic file is checked. */
     herm_golden("ccb_nic_details.txt", herm_op(h, "QUERY NIC USERID LNXB F000 DETAILS"));
-    out = herm_op(h, "QUERY VMLAN");
-    herm_golden_lab("tests/golden/commands/query_vmlan.txt", out);
-    herm_golden("ccb_vmlan.txt", out);
+    golden_lab_and_exact(herm_op(h, "QUERY VMLAN"), "vmlan");
     int rc;
     out = herm_cp(h, "LNXA", "G", "QUERY VSWITCH CCBVSW1 DETAILS", &rc);
     assert_int_equal(rc, 0);
-    herm_golden_lab("tests/golden/commands/query_vswitch_classg.txt", out);
-    herm_golden("ccb_vswitch_classg.txt", out);
+    golden_lab_and_exact(out, "vswitch_classg");
     herm_golden("ccb_lacp_details.txt", herm_op(h, "QUERY LACP CCBGROUP DETAILS"));
     herm_stop(h);
 }

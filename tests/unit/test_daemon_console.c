@@ -48,12 +48,7 @@ static void console_hears_member_and_switch_events_in_order(void **state)
     int lnxb = herm_console_attach(h, "LNXB", "G");
     static char t[16384], ta[4096], tb[4096];
 
-    herm_op(h, "SET PORT GROUP CCBGROUP JOIN 28BA 2902");
-    herm_op(h, "SET PORT GROUP CCBGROUP INTERVAL 30");
-    herm_op(h, "DEFINE VSWITCH CCBVSW1 ETHERNET GROUP CCBGROUP QUEUESTORAGE 1M");
-    herm_op(h, "SET VSWITCH CCBVSW1 GRANT LNXA");
-    herm_op(h, "COUPLE USERID LNXA F000 TO SYSTEM CCBVSW1");
-    herm_guest_attach(h, "LNXA", 0xF000);
+    herm_report_sequence(h);
     herm_warp(h, 5.0);
     take(h, op, t, sizeof t);
 

@@ -21,8 +21,6 @@
 #include "lag/lag.h"
 #include "lag/pgroup.h"
 
-static const char *const links[] = { "osa28ba", "osa2902", NULL };
-
 static const uint8_t MAC_A[6] = { 0x02, 0x00, 0x0c, 0x00, 0x01, 0x01 };   /* LNXA F000 */
 
 /* Hosts beyond the Catalyst: the last byte is the bucket (Distribution DST). */
@@ -31,23 +29,6 @@ static void outside(uint8_t mac[6], uint8_t last)
     static const uint8_t base[6] = { 0x00, 0x1b, 0x2b, 0xaa, 0x00, 0x00 };
     memcpy(mac, base, 6);
     mac[5] = last;
-}
-
-static struct herm *interval_start(struct herm_guest **a)
-{
-    struct herm_opts o = {
-        .sysconfig = "configs/lab/SYSTEM-CCB.CONFIG",
-        .userdirect = "tests/unit/hermetic/USER-CCB.DIRECT",
-        .links = links, .partner_lacp = true,
-    };
-    struct herm *h = herm_start(&o);
-    herm_op(h, "SET PORT GROUP CCBGROUP JOIN 28BA 2902");
-    herm_op(h, "SET PORT GROUP CCBGROUP INTERVAL 30");
-    herm_op(h, "DEFINE VSWITCH CCBVSW1 ETHERNET GROUP CCBGROUP QUEUESTORAGE 1M");
-    herm_op(h, "SET VSWITCH CCBVSW1 GRANT LNXA");
-    herm_op(h, "COUPLE USERID LNXA F000 TO SYSTEM CCBVSW1");
-    *a = herm_guest_attach(h, "LNXA", 0xF000);
-    return h;
 }
 
 static const struct zvs_pgroup *group(struct herm *h)
@@ -103,7 +84,7 @@ static int slot_of_rdev(struct herm *h, const char *rdev)
 static void skewed_load_moves_one_bucket_at_the_interval(void **state)
 {
     struct herm_guest *a;
-    struct herm *h = interval_start(&a);
+    struct herm *h = herm_start_report(&a);
     herm_warp(h, 5.0);
     int s28ba = slot_of_rdev(h, "28BA"), s2902 = slot_of_rdev(h, "2902");
     uint8_t before[ZVS_PG_BUCKETS], after[ZVS_PG_BUCKETS];
@@ -188,7 +169,7 @@ static void inbound_load(struct herm *h, struct herm_guest *a)
 static void total_moves_outbound_off_the_inbound_port(void **state)
 {
     struct herm_guest *a;
-    struct herm *h = interval_start(&a);
+    struct herm *h = herm_start_report(&a);
     herm_warp(h, 5.0);
     int s28ba = slot_of_rdev(h, "28BA");
     uint8_t before[ZVS_PG_BUCKETS], after[ZVS_PG_BUCKETS];
@@ -219,7 +200,7 @@ static void total_moves_outbound_off_the_inbound_port(void **state)
 static void outbound_only_ignores_inbound(void **state)
 {
     struct herm_guest *a;
-    struct herm *h = interval_start(&a);
+    struct herm *h = herm_start_report(&a);
     herm_op(h, "SET PORT GROUP CCBGROUP POLICY LOAD OUTBOUND");
     assert_int_equal(zvs_pgroup_params(group(h))->load, ZVS_PG_LOAD_OUTBOUND);
     herm_warp(h, 5.0);

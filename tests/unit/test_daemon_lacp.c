@@ -30,9 +30,7 @@ static struct herm *group_start(bool partner_long, uint32_t monitor_s)
         .monitor_interval_s = monitor_s,
     };
     struct herm *h = herm_start(&o);
-    herm_op(h, "SET PORT GROUP CCBGROUP JOIN 28BA 2902");
-    herm_op(h, "SET PORT GROUP CCBGROUP INTERVAL 30");
-    herm_op(h, "DEFINE VSWITCH CCBVSW1 ETHERNET GROUP CCBGROUP QUEUESTORAGE 1M");
+    herm_report_group(h);
     return h;
 }
 

@@ -59,12 +59,7 @@ static void report_sequence_against_the_modelled_catalyst(void **state)
         .links = links, .switchmodel = "configs/switchmodel/lab6509.conf", .lan = lan,
     };
     struct herm *h = herm_start(&o);
-    herm_op(h, "SET PORT GROUP CCBGROUP JOIN 28BA 2902");
-    herm_op(h, "SET PORT GROUP CCBGROUP INTERVAL 30");
-    herm_op(h, "DEFINE VSWITCH CCBVSW1 ETHERNET GROUP CCBGROUP QUEUESTORAGE 1M");
-    herm_op(h, "SET VSWITCH CCBVSW1 GRANT LNXA");
-    herm_op(h, "COUPLE USERID LNXA F000 TO SYSTEM CCBVSW1");
-    struct herm_guest *a = herm_guest_attach(h, "LNXA", 0xF000);
+    struct herm_guest *a = herm_report_sequence(h);
     struct herm_link *srv1 = herm_link(h, "sw-srv1"), *srv2 = herm_link(h, "sw-srv2");
 
     /* Both sides active and fast: bundled exactly at 2 s. */
