@@ -79,6 +79,7 @@ void zvsd_on_tap(void *arg, int fd, uint32_t events, uint64_t now)
              * NIC stays coupled; frames for it are dropped by the driver and counted. */
             zvs_warn("%s.%04X: tap %s is gone", n->userid, n->vdev, n->ifname);
             zvs_evloop_del_fd(n->d->loop, fd);
+            n->tap_unwatched = true;    /* the close later must not remove it twice */
             return;
         }
         if (queued < ZVS_BATCH)
@@ -91,6 +92,14 @@ void zvsd_on_tap(void *arg, int fd, uint32_t events, uint64_t now)
      * Commands and monitor samples fold as well, so what they show is exact. */
     if (backlog)
         zvsd_lcs_fold(n);
+}
+
+void zvsd_tap_unwatch(struct zvsd *d, struct d_nic *n)
+{
+    if (!n->tap_unwatched)
+        zvs_evloop_del_fd(d->loop, zvs_guest_tap_fd(n->tap));
+    zvs_evloop_del_fd(d->loop, zvs_guest_tap_irq_fd(n->tap));
+    n->tap_unwatched = false;
 }
 
 void zvsd_on_nic_irq(void *arg, int fd, uint32_t events, uint64_t now)
@@ -581,13 +590,18 @@ void zvsd_destroy(struct zvsd *d)
     if (!d)
         return;
     zvsd_guests_destroy(d);                 /* no machine outlives the daemon */
+    zvsd_monitor_close(d, zvs_evloop_clock(d->loop)); /* its last sample reads the switches */
+    /* Every descriptor the loop watches leaves it now, while all are still open: below,
+     * taps, sessions, the console, the attach socket, uplinks (with their switch), netlink
+     * and the signalfd are closed, none of them removed first (evloop.h's contract; a
+     * start refused for a live daemon's socket comes this way too). */
+    zvs_evloop_del_all_fds(d->loop);
     for (unsigned i = 0; d->nic && i < d->nnic; i++) {
         if (d->nic[i].tap)
             zvs_guest_tap_close(d->nic[i].tap); /* the switch destroys the NIC ports */
         if (d->nic[i].session >= 0)
             close(d->nic[i].session);
     }
-    zvsd_monitor_close(d, zvs_evloop_clock(d->loop)); /* its last sample reads the switches */
     zvs_console_close(d->console);          /* before the loop: it closes its clients */
     d->console = NULL;      /* what the groups say as they stop (below) goes to the log */
     if (d->attach_fd >= 0) {

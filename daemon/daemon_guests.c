@@ -90,8 +90,7 @@ static void drop_driver(struct zvsd *d, struct d_nic *n)
         while (zvs_switch_poll(n->ds->sw, n->port, zvs_evloop_now(d->loop)) > 0)
             ;
     zvsd_lcs_fold(n);                   /* the last of them, before the socket goes */
-    zvs_evloop_del_fd(d->loop, zvs_guest_tap_fd(n->tap));
-    zvs_evloop_del_fd(d->loop, zvs_guest_tap_irq_fd(n->tap));
+    zvsd_tap_unwatch(d, n);
     zvs_guest_tap_close(n->tap);        /* unbinds: the queues go back to not initialised */
     n->tap = NULL;
     n->ifname[0] = '\0';

@@ -72,6 +72,7 @@ struct d_nic {
     bool                  lcs;          /* NICBIND LCS: tap adopted while its machine runs */
     uint64_t              lcs_kdrops;   /* LCS: the kernel's drops from the guest so far */
     int                   session;      /* its attach connection while attached, else -1 */
+    bool                  tap_unwatched; /* its tap's fd left the loop already (tap gone) */
     struct zvs_device_counters base;    /* COUNTERS CLEAR: subtracted in reports */
 };
 
@@ -143,6 +144,9 @@ void zvsd_tap_orphans_done(struct zvsd *d);
 /* daemon.c: event callbacks the reconciler registers for a NIC. */
 void zvsd_on_tap(void *arg, int fd, uint32_t events, uint64_t now);
 void zvsd_on_nic_irq(void *arg, int fd, uint32_t events, uint64_t now);
+/* Stop watching the NIC's tap driver (its tap fd, unless that left already, and its
+ * interrupt fd): call before zvs_guest_tap_close, while both are open. */
+void zvsd_tap_unwatch(struct zvsd *d, struct d_nic *n);
 /* Ends an external program's attachment to a NIC (its queues are about to go). */
 void zvsd_detach_external(struct d_nic *n, uint64_t now);
 

@@ -242,8 +242,7 @@ static void nic_free(struct zvsd *d, struct d_nic *n, uint64_t now)
 {
     nic_uncouple(d, n, now);
     if (n->tap) {
-        zvs_evloop_del_fd(d->loop, zvs_guest_tap_fd(n->tap));
-        zvs_evloop_del_fd(d->loop, zvs_guest_tap_irq_fd(n->tap));
+        zvsd_tap_unwatch(d, n);
         zvs_guest_tap_close(n->tap);
     }
     *n = (struct d_nic){ .session = -1 };

@@ -36,8 +36,19 @@ void zvs_evloop_destroy(struct zvs_evloop *loop);
 int zvs_evloop_add_fd(struct zvs_evloop *loop, int fd, uint32_t events, zvs_fd_fn fn, void *arg);
 int zvs_evloop_mod_fd(struct zvs_evloop *loop, int fd, uint32_t events);
 /* Call before closing fd: epoll keys a watch on the open file, and a file another process
- * still holds (a child between fork and exec) goes on being reported after close(). */
+ * still holds (a child between fork and exec) goes on being reported after close().
+ * Returns 0; -ENOENT when fd is not watched (never added, or removed already); -EBADF
+ * when fd was already closed: the caller broke the contract (the watch is still freed,
+ * after the iteration: keeping it would leave the number taken for the next add). Both
+ * errors are counted in zvs_evloop_misuse(). */
 int zvs_evloop_del_fd(struct zvs_evloop *loop, int fd);
+/* Removes every watch, each while its descriptor is still open: for an owner that is about
+ * to close everything it watched (a stop), so no close can come first. */
+void zvs_evloop_del_all_fds(struct zvs_evloop *loop);
+/* Contract breaches seen by every loop of this process since it started: deletes of an fd
+ * not watched or already closed, and watches whose fd was found closed when their loop
+ * was destroyed (closed before it was removed). Tests assert it does not move. */
+uint64_t zvs_evloop_misuse(void);
 
 /* Timers: create disarmed; arm at an absolute deadline in ns on the loop's clock. */
 struct zvs_timer *zvs_timer_create(struct zvs_evloop *loop, zvs_timer_fn fn, void *arg);

@@ -170,6 +170,37 @@ void zvs_lacp_port_fini(struct zvs_lacp_port *p, uint64_t now)
     assert(p->selected == ZVS_LACP_UNSELECTED && p->mux == ZVS_LACP_MUX_DETACHED);
 }
 
+/* Linux bonding sends the same farewell when a slave is unbound; 802.1AX has no leave
+ * event of its own, so it is modelled as the Aggregation Port ceasing to be aggregatable
+ * while its link is still up: the actor Aggregation bit clears (Individual, 6.4.2.3), the
+ * port is UNSELECTED (Selection, 6.4.14; selection.c never selects an Individual actor),
+ * and the machines run. The Mux detaches in that same run (6.4.15: distributing(false),
+ * collecting(false), attach(false), SYNC/COL/DIS clear, NTT), so nothing of ours uses the
+ * link before the partner is told, and Transmit (6.4.16) sends the result last, as in any
+ * run. Only then does the carrier go (fini), so the port sends nothing more. */
+int zvs_lacp_port_leave(struct zvs_lacp_port *p, uint64_t now)
+{
+    int rc;
+
+    assert(p && !p->in_call);
+    p->in_call = true;
+    zvs_lacp_set_bits(&p->actor.state, ZVS_LACP_STATE_AGGREGATION, false);
+    zvs_lacp_select_set(p, ZVS_LACP_UNSELECTED, now);
+    /* Even a port that never attached (WAITING, DETACHED) may have told the partner it is
+     * aggregatable: the partner hears the change whatever the Mux did. */
+    p->ntt = true;
+    zvs_lacp_machines_run(p, now);
+    if (!p->ntt)
+        rc = 0;                         /* built: Transmit cleared NTT */
+    else if (zvs_lacp_tx_may_send(p))
+        rc = -EAGAIN;                   /* held back by the 3-per-second limit */
+    else
+        rc = -ENETDOWN;
+    p->in_call = false;
+    zvs_lacp_port_fini(p, now);
+    return rc;
+}
+
 void zvs_lacp_port_set_enabled(struct zvs_lacp_port *p, bool enabled, uint64_t now)
 {
     assert(p && !p->in_call);

@@ -227,8 +227,23 @@ struct zvs_lacp_port {
  * NULL argument, a NULL send callback, or port number 0. */
 int zvs_lacp_port_init(struct zvs_lacp_port *p, const struct zvs_lacp_port_cfg *cfg,
                        const struct zvs_lacp_port_cb *cb, void *arg, uint64_t now);
-/* Leaves the aggregator (detach callbacks as needed). The struct may then be reused. */
+/* Leaves the aggregator (detach callbacks as needed), silently: nothing is transmitted.
+ * The struct may then be reused. */
 void zvs_lacp_port_fini(struct zvs_lacp_port *p, uint64_t now);
+/* The port leaves its port group for good (LEAVE, group DELETE, LACP INACTIVE): the Mux
+ * goes to DETACHED as for fini (distributing(false), collecting(false), attach(false)),
+ * then one final LACPDU tells the partner, whose actor state has Synchronization,
+ * Collecting, Distributing and Aggregation clear (802.1AX-2014 6.4.2.3: an Individual
+ * link out of sync), so the partner takes the link out of its aggregate at once (its
+ * Receive machine un-selects a partner whose Aggregation bit changed, 6.4.12) instead of
+ * after its own current_while (3 s or 90 s). Then the port is disabled as by fini.
+ * The PDU goes through the Transmit machine's rules (6.4.16) and the fault knobs, and is
+ * counted in lacpdus_tx. Returns 0 when it was built (sent, or given to the knobs: with
+ * delay_tx it is queued and dies with the port), -EAGAIN when the 3-per-Fast_Periodic_Time
+ * limit held it back (counted in tx_rate_limited; not sent: the partner falls back on its
+ * timeout, see transmit.c), -ENETDOWN when the port does not transmit at all (no carrier,
+ * LACP_Enabled false, or both ends passive). The struct may then be reused. */
+int zvs_lacp_port_leave(struct zvs_lacp_port *p, uint64_t now);
 
 /* A parsed LACPDU received at `now`. It is applied BEFORE any timer due at `now` is looked
  * at, then the machines run (so a PDU delivered late but before run() processed the expiry

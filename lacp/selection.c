@@ -65,6 +65,8 @@ static bool select_matches(const struct zvs_lacp_port *p)
         return false;
     if (p->cfg.key != agg->actor_key)
         return false;
+    if (!zvs_lacp_actor_bit(p, ZVS_LACP_STATE_AGGREGATION))
+        return false;                   /* we left (zvs_lacp_port_leave): Individual */
     if (memcmp(p->partner.system, null_mac, sizeof(null_mac)) == 0)
         return false;                   /* no partner (DEFAULTED, or never heard) */
     if (!zvs_lacp_partner_bit(p, ZVS_LACP_STATE_AGGREGATION))

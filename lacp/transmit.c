@@ -17,6 +17,17 @@
  *    The delay queue is a FIFO of ZVS_LACP_TX_DELAY_SLOTS; while it holds anything new
  *    PDUs queue behind (no reordering); a full queue drops (tx_delay_overflow). The driver
  *    releases due PDUs before building a new one.
+ *  - The final LACPDU of a port that leaves its group (zvs_lacp_port_leave) obeys the same
+ *    limit: when 3 PDUs went in the last Fast_Periodic_Time it is not sent (counted in
+ *    tx_rate_limited, leave returns -EAGAIN) and the partner drops the link at its own
+ *    timeout, as it did before leave sent anything. Why not send it anyway: the limit is a
+ *    "shall" of the Transmit machine (802.1AX-2014 6.4.16) and of Slow Protocols (IEEE
+ *    802.3 Annex 43B), and a partner may police it (a switch's control-plane policer, the
+ *    switch model's rate-limit), so a 4th PDU could be lost anyway. Why not defer it: the
+ *    port is taken off the switch in the same call, so there is no later to send it in.
+ *    The budget is used up only when three PDUs went within the last second, i.e. a leave
+ *    right behind a burst of changes the partner was already told about: rare, and bounded
+ *    by the partner's timeout.
  * Hazards: cb.send runs with the slot already freed; it must not re-enter (asserted by
  * the callers' in_call guard).
  */

@@ -35,6 +35,7 @@ struct lag_member {
     uint16_t                 number;        /* actor port number */
     uint32_t                 speed_mbps;
     bool                     lacp_running;  /* lacp engine initialised */
+    const char              *stopping;      /* while the engine stops: why, for HCP1172E */
     bool                     collecting;    /* as last told to the switch and group */
     bool                     distributing;
     struct zvs_lacp_port     lacp;
@@ -124,6 +125,8 @@ static void say(struct zvs_lag *lag, enum zvs_cpmsg_id id, const char *const *ar
 /* Why a member that was in use is not any more, in the operator's words. */
 static const char *not_in_use_reason(const struct lag_member *m)
 {
+    if (m->stopping)
+        return m->stopping;
     if (!m->port->carrier)
         return "carrier down";
     if (!m->lacp_running)
@@ -268,10 +271,23 @@ static int start_lacp(struct zvs_lag *lag, struct lag_member *m)
     return rc;
 }
 
-static void stop_lacp(struct lag_member *m)
+/* The member stops running LACP for good (LEAVE, the group's DELETE, LACP INACTIVE): its
+ * engine detaches (the callbacks close both directions and move its buckets first) and
+ * sends one last LACPDU, out of sync and Individual, while the port is still ours, so the
+ * partner stops hashing onto the link now rather than at its timeout (3 s short, 90 s
+ * long) with every frame it sends meanwhile dropped here. */
+/* WHY names the cause in the operator's words: the final LACPDU's Mux changes take the
+ * member out of use inside this call, and HCP1172E must not blame the partner for it. */
+static void stop_lacp(struct lag_member *m, const char *why)
 {
     if (m->lacp_running) {
-        zvs_lacp_port_fini(&m->lacp, m->lag->now);
+        m->stopping = why;
+        int rc = zvs_lacp_port_leave(&m->lacp, m->lag->now);
+        m->stopping = NULL;
+        if (rc == -EAGAIN)
+            zvs_log(ZVS_LOG_INFO, "port group %s: %s: final LACPDU held back by the rate"
+                    " limit (3 a second): the partner keeps the link until its timeout",
+                    m->lag->params.pg.name, m->rdev);
         m->lacp_running = false;
     }
 }
@@ -320,7 +336,7 @@ void zvs_lag_destroy(struct zvs_lag *lag, uint64_t now)
         struct lag_member *m = &lag->m[i];
         if (!m->port)
             continue;
-        stop_lacp(m);
+        stop_lacp(m, "port group deleted");
         zvs_switch_set_collecting(lag->sw, m->port, false);
     }
     if (zvs_switch_group(lag->sw) == zvs_pgroup_dist(lag->group)) {
@@ -409,7 +425,7 @@ int zvs_lag_leave(struct zvs_lag *lag, struct zvs_port *port, uint64_t now)
     if (!m)
         return -ENOENT;
     zvs_pgroup_set_cause(lag->group, ZVS_PG_CAUSE_LEAVE);   /* the engine's stop included */
-    stop_lacp(m);
+    stop_lacp(m, "left the group");
     zvs_switch_set_collecting(lag->sw, port, false);
     zvs_pgroup_leave(lag->group, port->index, now);   /* buckets move before we return */
     if (port->ops->flush)
@@ -448,7 +464,7 @@ void zvs_lag_set_lacp(struct zvs_lag *lag, bool on, uint64_t now)
             apply_state(m, false, false);
             start_lacp(lag, m);
         } else {
-            stop_lacp(m);
+            stop_lacp(m, "LACP changed");
             apply_state(m, m->port->carrier, m->port->carrier);
         }
     }

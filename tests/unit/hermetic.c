@@ -98,6 +98,9 @@ static void far_input(struct herm *h, struct herm_link *l, const struct zvs_fram
     int kind = zvs_slow_parse(buf, len, &pdu, &mk);
     if (kind == ZVS_SLOW_LACP) {
         l->lacpdu_rx++;
+        memcpy(l->last_lacpdu, buf, len);
+        l->last_lacpdu_len = len;
+        l->last_lacpdu_ns = now - HERM_T0;
         if (l->lacp)
             zvs_lacp_port_rx(&l->engine, &pdu, now);
         return;

@@ -45,6 +45,9 @@ struct herm_link {
     uint8_t              mac[6];        /* the partner port's MAC */
     uint64_t             data_rx;       /* non-slow frames the far end received */
     uint64_t             lacpdu_rx;     /* LACPDUs the partner received */
+    uint8_t              last_lacpdu[HERM_FRAME_MAX]; /* the last of them, as received */
+    uint32_t             last_lacpdu_len;
+    uint64_t             last_lacpdu_ns; /* when it arrived, since T0 */
     uint64_t             markers_answered;
     uint8_t              last[HERM_FRAME_MAX]; /* the last non-slow frame received */
     uint32_t             last_len;

@@ -115,6 +115,64 @@ static void failover_moves_buckets_in_the_same_iteration(void **state)
     herm_stop(h);
 }
 
+/* LEAVE of a formed member, against a partner with the long timeout (it would keep the
+ * link 90 s after the last LACPDU it heard): the partner receives our final LACPDU in the
+ * same instant as the command, out of sync and Individual, and takes the link out of its
+ * port-channel at once; the other member is untouched, and the one that left sends
+ * nothing more. Then LACP INACTIVE says the same on the remaining member. */
+static const uint8_t final_2902[124] = {
+    0x01, 0x80, 0xC2, 0x00, 0x00, 0x02,             /* Slow_Protocols_Multicast */
+    0x02, 0x00, 0x76, 0xB6, 0x89, 0xE9,             /* osa2902's MAC (the dummy link's) */
+    0x88, 0x09, 0x01, 0x01,                         /* Slow Protocols, LACP, version 1 */
+    0x01, 0x14, 0x80, 0x00,                         /* Actor: priority 32768 */
+    0x02, 0x00, 0x0C, 0x00, 0x00, 0x00,             /* the VSWITCH's system MAC */
+    0x00, 0x01, 0x80, 0x00, 0x29, 0x02,             /* key 1, port 32768,0x2902 */
+    0x03, 0x00, 0x00, 0x00,                         /* ACT STO; AGG SYN COL DIS clear */
+    0x02, 0x14, 0x80, 0x00,                         /* Partner: the port-channel ... */
+    0x00, 0x1B, 0x2B, 0x65, 0x09, 0x00,
+    0x00, 0x64, 0x80, 0x00, 0x01, 0x02,             /* key 100, port 32768,0x0102 */
+    0x3D, 0x00, 0x00, 0x00,                         /* ... as last heard: in sync, long */
+    0x03, 0x10, 0x00, 0x00,                         /* Collector, max delay 0 */
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00,                                     /* Terminator; 50 reserved zeros */
+};
+
+static void leave_tells_the_partner_at_once(void **state)
+{
+    struct herm *h = group_start(true, 0);
+    herm_warp(h, 10.0);
+    assert_int_equal(distributing(h), 2);
+    struct herm_link *l = herm_link(h, "osa2902"), *k = herm_link(h, "osa28ba");
+    assert_true(zvs_lacp_port_is_distributing(&l->engine));
+    uint64_t rx = l->lacpdu_rx;
+    assert_true(l->last_lacpdu_ns < 10 * HERM_S);  /* slow periodic: nothing due at 10 s */
+
+    herm_op(h, "SET PORT GROUP CCBGROUP LEAVE 2902");
+    assert_int_equal(herm_now_ns(h), 10 * HERM_S);  /* no time passed */
+    assert_int_equal(l->lacpdu_rx, rx + 1);
+    assert_int_equal(l->last_lacpdu_ns, 10 * HERM_S);
+    assert_int_equal(l->last_lacpdu_len, sizeof final_2902);
+    assert_memory_equal(l->last_lacpdu, final_2902, sizeof final_2902);
+    /* The partner's port-channel lets go of the link now, not at 10 s + 90 s. */
+    assert_int_equal(zvs_lacp_port_selected(&l->engine), ZVS_LACP_UNSELECTED);
+    assert_int_equal(zvs_lacp_port_mux_state(&l->engine), ZVS_LACP_MUX_DETACHED);
+    assert_false(zvs_lacp_port_is_collecting(&l->engine));
+    assert_true(zvs_lacp_port_is_distributing(&k->engine));
+    assert_int_equal(distributing(h), 1);
+    herm_warp(h, 20.0);
+    assert_int_equal(l->lacpdu_rx, rx + 1);         /* gone: nothing more on that link */
+    assert_true(zvs_lacp_port_is_distributing(&k->engine));
+
+    /* LACP INACTIVE stops the engine of every member: each says goodbye the same way. */
+    rx = k->lacpdu_rx;
+    herm_op(h, "SET PORT GROUP CCBGROUP LACP INACTIVE");
+    assert_int_equal(k->lacpdu_rx, rx + 1);
+    assert_int_equal(k->last_lacpdu_ns, 20 * HERM_S);
+    assert_int_equal(k->last_lacpdu[14 + 2 + 2 + 14], 0x03);   /* actor state */
+    assert_int_equal(zvs_lacp_port_mux_state(&k->engine), ZVS_LACP_MUX_DETACHED);
+    herm_stop(h);
+}
+
 /* The monitor sampler: a baseline sample at start, then one every interval with the
  * counters exact, stamped with the virtual wall clock; the last at shutdown. */
 static void monitor_samples_each_interval(void **state)
@@ -189,6 +247,7 @@ int main(void)
         cmocka_unit_test(silent_partner_expires_after_3s),
         cmocka_unit_test(long_timeout_slow_periodic_and_90s_expiry),
         cmocka_unit_test(failover_moves_buckets_in_the_same_iteration),
+        cmocka_unit_test(leave_tells_the_partner_at_once),
         cmocka_unit_test(monitor_samples_each_interval),
     };
     return cmocka_run_group_tests_name("daemon_lacp", tests, NULL, NULL);

@@ -118,10 +118,36 @@ static void report_sequence_against_the_modelled_catalyst(void **state)
     herm_stop(h);
 }
 
+/* LEAVE against the modelled Catalyst: our final LACPDU (out of sync, Individual) makes
+ * the switch take Gi2/24 out of Po1 in the instant of the command, rather than at its
+ * short timeout 3 s later with every frame it hashed onto the link meanwhile lost. */
+static void leave_unbundles_at_once(void **state)
+{
+    struct herm_opts o = {
+        .sysconfig = "configs/lab/SYSTEM-CCB.CONFIG",
+        .userdirect = "tests/unit/hermetic/USER-CCB.DIRECT",
+        .links = links, .switchmodel = "configs/switchmodel/lab6509.conf", .lan = lan,
+    };
+    struct herm *h = herm_start(&o);
+    herm_op(h, "SET PORT GROUP CCBGROUP JOIN 28BA 2902");
+    herm_op(h, "DEFINE VSWITCH CCBVSW1 ETHERNET GROUP CCBGROUP QUEUESTORAGE 1M");
+    herm_warp(h, 5.0);
+    assert_int_equal(distributing(h), 2);
+    assert_non_null(strstr(model_ok(h, "show etherchannel summary"), "Gi2/24(P)"));
+    herm_op(h, "SET PORT GROUP CCBGROUP LEAVE 2902");
+    assert_int_equal(herm_now_ns(h), 5 * HERM_S);  /* no time passed */
+    const char *out = model_ok(h, "show etherchannel summary");
+    assert_null(strstr(out, "Gi2/24(P)"));
+    assert_non_null(strstr(out, "Gi2/23(P)"));
+    herm_golden("sm_etherchannel_leave_5.000s.txt", out);
+    herm_stop(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(report_sequence_against_the_modelled_catalyst),
+        cmocka_unit_test(leave_unbundles_at_once),
     };
     return cmocka_run_group_tests_name("daemon_switchmodel", tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -90,6 +91,67 @@ static void fd_callback_and_idle(void **state)
     assert_int_equal(zvs_evloop_del_fd(l, c.fd), -2 /* -ENOENT */);
     close(c.fd);
     zvs_evloop_destroy(l);
+}
+
+static int counted_calls;
+static void on_counted(void *arg, int fd, uint32_t ev, uint64_t now)
+{
+    uint64_t v;
+    (void)!read(fd, &v, sizeof v);
+    counted_calls++;
+}
+
+/* The contract (remove, then close) is checked, never enforced: a delete of a descriptor
+ * already closed returns -EBADF, one not watched -ENOENT, a watch whose descriptor is
+ * closed when its loop is destroyed is found then; each is counted in zvs_evloop_misuse().
+ * The watch is freed all the same (no pinning): the number is free for the next add. */
+static void contract_breaches_are_reported(void **state)
+{
+    struct zvs_evloop *l = zvs_evloop_create();
+    uint64_t m0 = zvs_evloop_misuse();
+    int a = eventfd(0, EFD_NONBLOCK);
+
+    assert_int_equal(zvs_evloop_add_fd(l, a, EPOLLIN, on_counted, NULL), 0);
+    assert_int_equal(zvs_evloop_del_fd(l, a), 0);               /* the right order */
+    assert_int_equal(zvs_evloop_misuse(), m0);
+    assert_int_equal(zvs_evloop_del_fd(l, a), -ENOENT);         /* twice */
+    assert_int_equal(zvs_evloop_misuse(), m0 + 1);
+    assert_int_equal(zvs_evloop_add_fd(l, a, EPOLLIN, on_counted, NULL), 0);
+    close(a);                                                   /* closed first */
+    assert_int_equal(zvs_evloop_del_fd(l, a), -EBADF);
+    assert_int_equal(zvs_evloop_misuse(), m0 + 2);
+    assert_int_equal(zvs_evloop_run_once(l, 0), 0);             /* reaped */
+    int b = eventfd(0, EFD_NONBLOCK);
+    assert_int_equal(b, a);                                     /* the same number... */
+    assert_int_equal(zvs_evloop_add_fd(l, b, EPOLLIN, on_counted, NULL), 0);  /* free */
+    close(b);                                                   /* and never removed */
+    zvs_evloop_destroy(l);
+    assert_int_equal(zvs_evloop_misuse(), m0 + 3);
+}
+
+/* del_all_fds: every watch leaves while its descriptor is open; nothing fires after. */
+static void del_all_fds_removes_every_watch(void **state)
+{
+    struct zvs_evloop *l = zvs_evloop_create();
+    uint64_t m0 = zvs_evloop_misuse(), one = 1;
+    int fd[3];
+
+    counted_calls = 0;
+    for (int i = 0; i < 3; i++) {
+        fd[i] = eventfd(0, EFD_NONBLOCK);
+        assert_int_equal(zvs_evloop_add_fd(l, fd[i], EPOLLIN, on_counted, NULL), 0);
+    }
+    zvs_evloop_del_all_fds(l);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(write(fd[i], &one, sizeof one), sizeof one);
+    assert_int_equal(zvs_evloop_run_once(l, 20), 0);
+    assert_int_equal(counted_calls, 0);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(zvs_evloop_del_fd(l, fd[i]), -ENOENT);
+        close(fd[i]);
+    }
+    zvs_evloop_destroy(l);
+    assert_int_equal(zvs_evloop_misuse(), m0 + 3);              /* the three deletes above */
 }
 
 static void stop_ends_run(void **state)
@@ -178,6 +240,8 @@ int main(void)
         cmocka_unit_test(timers_fire_in_deadline_order),
         cmocka_unit_test(fd_callback_and_idle),
         cmocka_unit_test(stop_ends_run),
+        cmocka_unit_test(contract_breaches_are_reported),
+        cmocka_unit_test(del_all_fds_removes_every_watch),
         cmocka_unit_test(virtual_warp_fires_each_deadline_exactly),
         cmocka_unit_test(virtual_settle_serves_fds_without_waiting),
     };

@@ -704,6 +704,161 @@ static void test_fault_delay_expires(void **st)
     test_free(s);
 }
 
+/* ---- leaving the group (zvs_lacp_port_leave) ------------------------------------------ */
+
+/* The 124-byte frame of the final LACPDU of end 0 (system 02:00:00:00:00:10, key 100,
+ * port 1) to end 1 (02:00:00:00:00:11, key 101, port 2, formed fast: 0x3F), sent from
+ * port MAC 02:00:00:00:01:01. Actor state 0x03: Activity and Short Timeout only;
+ * Aggregation, Synchronization, Collecting and Distributing clear (802.1AX-2014 6.4.2.3). */
+static const uint8_t leave_frame[124] = {
+    0x01, 0x80, 0xC2, 0x00, 0x00, 0x02,             /* Slow_Protocols_Multicast */
+    0x02, 0x00, 0x00, 0x00, 0x01, 0x01,             /* the port's own MAC */
+    0x88, 0x09, 0x01, 0x01,                         /* Slow Protocols, LACP, version 1 */
+    0x01, 0x14,                                     /* Actor TLV, 20 */
+    0x80, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x10, /* system priority, system */
+    0x00, 0x64, 0x80, 0x00, 0x00, 0x01,             /* key 100, port priority, port 1 */
+    0x03, 0x00, 0x00, 0x00,                         /* ACT STO: not AGG SYN COL DIS */
+    0x02, 0x14,                                     /* Partner TLV, 20 */
+    0x80, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x11,
+    0x00, 0x65, 0x80, 0x00, 0x00, 0x02,             /* key 101, port 2 */
+    0x3F, 0x00, 0x00, 0x00,                         /* the partner as we knew it */
+    0x03, 0x10, 0x00, 0x00,                         /* Collector TLV, 16, max delay 0 */
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00,                                     /* Terminator */
+    /* 50 reserved bytes: zero */
+};
+
+/* A formed member leaves: one PDU at that very instant, after the Mux has detached
+ * (distributing, collecting, attach off), out of sync and Individual; the partner's Mux
+ * detaches when it arrives, not at its current_while 3 s later; nothing more is sent. */
+static void test_leave_sends_final_pdu(void **st)
+{
+    struct lacp_sim *s = lacp_sim_new();
+    struct zvs_lacp_port_cfg c0 = cfg_for(0, true, true), c1 = cfg_for(1, true, true);
+    const struct zvs_lacp_port *p = &s->e[0].port, *q = &s->e[1].port;
+    const uint8_t mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x01, 0x01 };
+    const uint64_t t = S(10) + MS(500);
+    uint8_t buf[ZVS_SLOW_FRAME_LEN];
+    unsigned ntx, nlog;
+    uint64_t tx_before;
+
+    (void)st;
+    lacp_sim_init_end(s, 0, &c0);
+    lacp_sim_init_end(s, 1, &c1);
+    lacp_sim_run_until(s, t);
+    check_formed(s, 0x3F);
+    ntx = s->e[0].ntx;
+    nlog = s->e[0].nlog;
+    tx_before = zvs_lacp_port_stats(p)->lacpdus_tx;
+
+    assert_int_equal(zvs_lacp_port_leave(&s->e[0].port, t), 0);
+    assert_int_equal(s->e[0].ntx, ntx + 1);
+    assert_int_equal(s->e[0].tx_at[ntx], t);
+    assert_int_equal(zvs_lacp_port_stats(p)->lacpdus_tx, tx_before + 1);
+    assert_int_equal(zvs_lacp_port_stats(p)->last_tx_ns, t);
+    assert_int_equal(s->e[0].last_tx.version, ZVS_LACP_VERSION);
+    assert_int_equal(s->e[0].last_tx.actor.state, 0x03);
+    assert_int_equal(zvs_lacpdu_build(&s->e[0].last_tx, mac, buf, sizeof buf), 124);
+    assert_memory_equal(buf, leave_frame, sizeof leave_frame);
+    /* The Mux let go first, at the same instant, in the disable order. */
+    assert_int_equal(s->e[0].nlog, nlog + 3);
+    assert_int_equal(s->e[0].log[nlog].kind, 'D');
+    assert_int_equal(s->e[0].log[nlog + 1].kind, 'C');
+    assert_int_equal(s->e[0].log[nlog + 2].kind, 'A');
+    for (unsigned i = nlog; i < nlog + 3; i++) {
+        assert_false(s->e[0].log[i].on);
+        assert_int_equal(s->e[0].log[i].at, t);
+    }
+    assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_DETACHED);
+    assert_int_equal(zvs_lacp_port_selected(p), ZVS_LACP_UNSELECTED);
+    assert_int_equal(zvs_lacp_port_rx_state(p), ZVS_LACP_RX_PORT_DISABLED);
+    assert_int_equal(zvs_lacp_port_next_wakeup(p), ZVS_LACP_NEVER);
+
+    /* The partner, at the same instant (no wire delay): out of the aggregate now. */
+    lacp_sim_run_until(s, t);
+    assert_int_equal(zvs_lacp_port_selected(q), ZVS_LACP_UNSELECTED);
+    assert_int_equal(zvs_lacp_port_mux_state(q), ZVS_LACP_MUX_DETACHED);
+    assert_false(s->e[1].collecting || s->e[1].distributing || s->e[1].attached);
+    assert_int_equal(zvs_lacp_port_partner(q)->state, 0x03);
+    assert_int_equal(zvs_lacp_port_rx_state(q), ZVS_LACP_RX_CURRENT);
+    /* And it never comes back: the partner's PDUs are ignored, we send nothing more. */
+    lacp_sim_run_until(s, t + S(20));
+    assert_int_equal(s->e[0].ntx, ntx + 1);
+    assert_int_equal(zvs_lacp_port_mux_state(q), ZVS_LACP_MUX_DETACHED);
+    assert_false(s->e[1].distributing);
+    test_free(s);
+}
+
+/* The final PDU obeys the 3-per-Fast_Periodic_Time limit: with the budget used up it is
+ * not sent (-EAGAIN, counted as rate limited), and nothing follows once the budget is back. */
+static void test_leave_rate_limited(void **st)
+{
+    struct lacp_sim *s = lacp_sim_new();
+    struct zvs_lacp_port_cfg c = cfg_for(0, true, true);
+    struct zvs_lacpdu pdu = lacp_sim_partner_pdu(1, 5, 0x05);  /* NTT on every one */
+    const struct zvs_lacp_port *p = &s->e[0].port;
+    uint64_t limited;
+    unsigned i, ntx;
+
+    (void)st;
+    lacp_sim_init_end(s, 0, &c);
+    lacp_sim_run_until(s, S(5));
+    for (i = 0; i < 3; i++) {
+        lacp_sim_run_until(s, S(5) + MS(100) * i);
+        lacp_sim_deliver(s, 0, &pdu);
+    }
+    ntx = s->e[0].ntx;
+    assert_int_equal(s->e[0].tx_at[ntx - 3], S(5));     /* 3 within the last second */
+    limited = zvs_lacp_port_stats(p)->tx_rate_limited;
+    lacp_sim_run_until(s, S(5) + MS(250));
+    assert_int_equal(zvs_lacp_port_leave(&s->e[0].port, S(5) + MS(250)), -EAGAIN);
+    assert_int_equal(s->e[0].ntx, ntx);
+    assert_int_equal(zvs_lacp_port_stats(p)->tx_rate_limited, limited + 1);
+    assert_int_equal(zvs_lacp_port_next_wakeup(p), ZVS_LACP_NEVER);
+    lacp_sim_run_until(s, S(10));
+    assert_int_equal(s->e[0].ntx, ntx);
+    test_free(s);
+}
+
+/* A port that never attached (WAITING) still says goodbye: 0x07 becomes 0x03. Without
+ * carrier nothing can be sent (-ENETDOWN); with drop_tx the PDU is built and lost. */
+static void test_leave_waiting_no_carrier_drop_tx(void **st)
+{
+    struct lacp_sim *s = lacp_sim_new();
+    struct zvs_lacp_port_cfg c = cfg_for(0, true, true);
+    struct zvs_lacpdu pdu = lacp_sim_partner_pdu(1, 5, 0x07);
+    const struct zvs_lacp_port *p = &s->e[0].port;
+    struct zvs_lacp_faults f = { .drop_tx = true };
+    unsigned ntx;
+
+    (void)st;
+    lacp_sim_init_end(s, 0, &c);
+    lacp_sim_run_until(s, S(5));
+    lacp_sim_deliver(s, 0, &pdu);
+    assert_int_equal(zvs_lacp_port_mux_state(p), ZVS_LACP_MUX_WAITING);
+    lacp_sim_run_until(s, S(6));
+    ntx = s->e[0].ntx;
+    assert_int_equal(zvs_lacp_port_leave(&s->e[0].port, S(6)), 0);
+    assert_int_equal(s->e[0].ntx, ntx + 1);
+    assert_int_equal(s->e[0].last_tx.actor.state, 0x03);
+    assert_int_equal(s->e[0].nlog, 0);                  /* never attached: no callbacks */
+
+    lacp_sim_init_end(s, 0, &c);
+    zvs_lacp_port_set_enabled(&s->e[0].port, false, S(6));
+    ntx = s->e[0].ntx;
+    assert_int_equal(zvs_lacp_port_leave(&s->e[0].port, S(6)), -ENETDOWN);
+    assert_int_equal(s->e[0].ntx, ntx);
+
+    lacp_sim_init_end(s, 0, &c);
+    zvs_lacp_port_set_faults(&s->e[0].port, &f, S(6));
+    lacp_sim_run_until(s, S(8));
+    ntx = s->e[0].ntx;
+    assert_int_equal(zvs_lacp_port_leave(&s->e[0].port, S(8)), 0);
+    assert_int_equal(s->e[0].ntx, ntx);
+    assert_int_equal(zvs_lacp_port_stats(p)->tx_dropped_by_knob, 3);  /* 7 s, 8 s and leave */
+    test_free(s);
+}
+
 static void test_init_refuses(void **st)
 {
     struct zvs_lacp_port p;
@@ -748,6 +903,9 @@ int main(void)
         cmocka_unit_test(test_fault_drop_tx),
         cmocka_unit_test(test_fault_delay_forms),
         cmocka_unit_test(test_fault_delay_expires),
+        cmocka_unit_test(test_leave_sends_final_pdu),
+        cmocka_unit_test(test_leave_rate_limited),
+        cmocka_unit_test(test_leave_waiting_no_carrier_drop_tx),
         cmocka_unit_test(test_init_refuses),
     };
 
