@@ -12,7 +12,7 @@
 #   bare_bridge NS VETH LANDEV ADDR
 #                               br0 in NS; the veth VETH in br0, its peer LANDEV in NS_LAN
 #                               with ADDR; all up
-#   bare_tap_to_bridge          Hercules' tap0 in NS_H (10 s at most) put into br0
+#   bare_tap_to_bridge [TAPMAC] Hercules' tap0 in NS_H (10 s at most), its MAC set (Hercules 3.13 sets -m late), into br0
 # CLEANUP ends as hercules_lab_lib.sh's herc_cleanup does, with `(exit $status); lab_cleanup`:
 # lib.sh's lab_cleanup kills what runs in LAB_NS, deletes them, removes WORK (kept with
 # KEEP_WORK=1) and exits with that status (no vswitchd or switch model here to stop).
@@ -48,7 +48,16 @@ bare_bridge() {
   ip -n "$NS_LAN" addr add "$addr" dev "$landev"
 }
 
-bare_tap_to_bridge() {
-  wait_for 10 ip -n "$NS_H" link show tap0 || fail "Hercules opened no tap in 10 s"
+bare_tap_to_bridge() {  # bare_tap_to_bridge [TAPMAC]
+  # Watched every 10 ms: with TAPMAC the tap gets its MAC here at once, as vswitchd does,
+  # because Hercules 3.13 sets -m through hercifc without waiting for it, and a guest whose
+  # LANSTAT comes first (STARTLAN's 250 ms pause, less on a loaded machine) takes the
+  # kernel's random MAC + 1.
+  local end=$((SECONDS + 10))
+  until ip -n "$NS_H" link show tap0 >/dev/null 2>&1; do
+    [ $SECONDS -lt $end ] || fail "Hercules opened no tap in 10 s"
+    sleep 0.01
+  done
+  [ -z "${1:-}" ] || ip -n "$NS_H" link set tap0 address "$1" || fail "tap0's MAC"
   ip -n "$NS_H" link set tap0 master br0 || fail "tap0 into the bridge"
 }

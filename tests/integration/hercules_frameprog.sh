@@ -95,7 +95,7 @@ ip netns exec "$NS_LAN" $PEER arp eth0 "$IP" 20 > "$WORK/arp.out" &
 arp_pid=$!
 sleep 0.5
 start_guest good "$IMAGE" "$WORK/params.bin"
-bare_tap_to_bridge
+bare_tap_to_bridge "$TAP_MAC"
 end=$((SECONDS + 10))
 until grep -q "^ipl " "$WORK/good/herc.log"; do
   [ $SECONDS -lt $end ] || fail "Hercules did not run the IPL"

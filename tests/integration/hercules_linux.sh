@@ -115,7 +115,7 @@ PIDS+=($!)
 HERCULES_RC=$G/hercules.rc ip netns exec "$NS_H" hercules -d -f "$G/hercules.cnf" \
   < /dev/null > >(stamp > "$WORK/herc.log") 2>&1 &
 HERC_PID=$!
-bare_tap_to_bridge
+bare_tap_to_bridge "$HWADD"
 wait_for 10 grep -q " ipl " "$WORK/herc.log" || fail "Hercules did not run the IPL"
 t_ipl=$(at " ipl ")
 
