@@ -50,7 +50,12 @@ for c in "DEFINE VSWITCH VGSW NOUPLINK VLAN AWARE" "SET VSWITCH VGSW GRANT LNXC 
   out=$(vmcp "$c") || fail "$c: $out"
 done
 vmcp DEFINE VSWITCH LABVSW1 >/dev/null && fail "a duplicate DEFINE succeeded"
+# LACP INACTIVE's final LACPDUs told the switch model (still channel-group mode active)
+# that both members are Individual, and it took them out of Po1: LACP comes back before
+# the last ping, as an operator would end such a mismatch.
+vmcp SET PORT GROUP ETHGRP LACP ACTIVE >/dev/null || fail "LACP ACTIVE"
 wait_for 40 distributing_is 2 || fail "group did not return after CONNECT"
+wait_for 20 bundled_is 2 || fail "the switch model did not bundle both members again: $(sm show etherchannel summary)"
 ip netns exec "$NS_A" ping -c 3 -i 0.2 -W 5 "${LAB_IP[lan]}" >/dev/null || fail "ping at the end"
 kill -TERM "$VSWITCHD_PID"
 wait "$VSWITCHD_PID"; rc=$?
