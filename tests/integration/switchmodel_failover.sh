@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: alone (switch-model LACP timing: short timeout, convergence, paced PDUs)
+# check: light (switch-model LACP timing: short timeout, convergence, paced PDUs; a scapy partner or sniffer, pings only)
 # Failure injection: "shutdown Gi2/24" on one switch model sets its veth end down, both
 # sides drop the member (D), the bundle carries on over Gi2/23 and ping still crosses;
 # "no shutdown" brings the member back into the bundle. Markers are answered.

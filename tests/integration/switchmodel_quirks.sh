@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: alone (switch-model LACP timing: short timeout, convergence, paced PDUs)
+# check: light (switch-model LACP timing: short timeout, convergence, paced PDUs; a scapy partner or sniffer, pings only)
 # Vendor quirk profiles on a scripted partner (scapy sends LACPDUs into switch model B):
 # require-aggregation refuses a partner without the Aggregation bit, reject-partner-
 # port-zero a partner with port number 0 (both: member suspended 's', counted as
