@@ -60,6 +60,8 @@ struct sm_port {
     struct sm_shaper sh_out;            /* frames leaving through this port */
     struct sm_tb fb;                    /* OSA port model: frames/s shared by sh_in, sh_out */
     struct zvs_timer *sh_timer;
+    bool sh_kicked;                     /* egress frame queued since its last service */
+    uint64_t sh_tick;                   /* shortest time between two shaper wakeups, ns */
     struct zvs_tx pend[ZVS_BATCH];      /* frames to write at the end of the burst */
     int npend;
 };

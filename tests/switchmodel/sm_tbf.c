@@ -50,6 +50,21 @@ void sm_tb_refill(struct sm_tb *tb, uint64_t now)
     tb->tokens = add >= room ? tb->depth : tb->tokens + (int64_t)add;
 }
 
+uint64_t sm_shaper_tick_ns(uint64_t rate_bps, uint32_t burst_bytes, uint64_t rate_fps,
+                           uint32_t burst_frames)
+{
+    uint64_t tick = SM_SH_TICK_NS;
+    if (rate_bps) {
+        uint64_t t = (uint64_t)burst_bytes * 8000000000ull / rate_bps / 4;
+        tick = t < tick ? t : tick;
+    }
+    if (rate_fps) {
+        uint64_t t = (uint64_t)burst_frames * 1000000000ull / rate_fps / 4;
+        tick = t < tick ? t : tick;
+    }
+    return tick;
+}
+
 static int64_t need_cost(const struct sm_tb *tb, int64_t cost)
 {
     return cost < tb->depth ? cost : tb->depth;

@@ -49,6 +49,13 @@ void sm_fb_init(struct sm_tb *fb, uint64_t rate_fps, uint32_t burst_frames, uint
 bool sm_fb_take(struct sm_tb *fb, uint32_t frames, uint64_t now);
 uint64_t sm_fb_ready_at(const struct sm_tb *fb, uint32_t frames, uint64_t now);
 
+/* The shortest time between two releases of a shaper's timer: SM_SH_TICK_NS, or a
+ * quarter of the shorter bucket's burst time if that is less, so the tokens a tick leaves
+ * unspent stay in the buckets and the rates hold. rate_fps 0: no frame bucket. */
+#define SM_SH_TICK_NS       200000ull           /* 200 us; 174 us at 92,000 frames/s */
+uint64_t sm_shaper_tick_ns(uint64_t rate_bps, uint32_t burst_bytes, uint64_t rate_fps,
+                           uint32_t burst_frames);
+
 /* Frames a frame becomes on the wire: 1, or the segment count of a GSO super-frame. */
 uint32_t sm_wire_frames(const struct zvs_frame *f);
 

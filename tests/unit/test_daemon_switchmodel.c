@@ -16,6 +16,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,11 +144,73 @@ static void leave_unbundles_at_once(void **state)
     herm_stop(h);
 }
 
+/* The switch model's shapers on the virtual loop (tests/switchmodel/sm_switch.c), with the
+ * OSA port model on the members and a ceiling of 10,000 frames/s on server 1's port
+ * (tests/unit/hermetic/lab6509-shaped.conf). A frame that enters a shaped port and leaves
+ * by a shaped port served earlier in the same pass is written in that instant (it used
+ * to wait for the next unrelated event); a burst over the ceiling leaves at the ceiling,
+ * the bucket's 64 frames at once and then 2 frames every 200 us wakeup. */
+static void shapers_release_in_the_instant_and_at_the_ceiling(void **state)
+{
+    struct herm_opts o = {
+        .sysconfig = "configs/lab/SYSTEM-CCB.CONFIG",
+        .userdirect = "tests/unit/hermetic/USER-CCB.DIRECT",
+        .links = links, .switchmodel = "tests/unit/hermetic/lab6509-shaped.conf", .lan = lan,
+    };
+    struct herm *h = herm_start(&o);
+    struct herm_guest *a = herm_report_sequence(h);
+    herm_warp(h, 2.0);
+    assert_int_equal(distributing(h), 2);
+
+    /* The model learns LNXA's MAC on Po1. */
+    uint8_t f[98];
+    herm_frame(f, sizeof f, SRV1, MAC_A, 1);
+    herm_guest_send(h, a, f, sizeof f, 1);
+    herm_warp(h, 3.0);                  /* the frame bucket is full again */
+
+    /* Server 1 (Gi3/1, shaped) to LNXA through Gi2/23 or Gi2/24, shaped and served
+     * before Gi3/1 in the pass: delivered with no time passing. */
+    herm_frame(f, sizeof f, MAC_A, SRV1, 2);
+    herm_link_send(h, "sw-srv1", f, sizeof f);
+    assert_int_equal(herm_now_ns(h), 3 * HERM_S);
+    assert_int_equal(herm_guest_receive(h, a), 1);
+
+    /* LNXA sends 100 frames to server 1 at once: they leave Gi3/1 at its ceiling, the 64
+     * frames of the bucket (full again a second after the two frames above) at once, then
+     * the rest at the ceiling, a few at each wakeup. */
+    herm_warp(h, 4.0);
+    const uint64_t t0 = 4 * HERM_S;
+    struct herm_link *srv1 = herm_link(h, "sw-srv1");
+    uint64_t rx0 = srv1->data_rx;
+    herm_frame(f, sizeof f, SRV1, MAC_A, 100);
+    herm_guest_blast(h, a, f, sizeof f, 100);
+    assert_int_equal(srv1->data_rx - rx0, 64);
+    /* From then on the tokens decide: by t, at most 64 + t x 10,000/s frames, and at
+     * least the tokens of t less one tick (a wakeup comes at most 200 us after a token). */
+    for (uint64_t us = 50; us <= 3800; us += 50) {
+        herm_warp_ns(h, t0 + us * 1000);
+        uint64_t got = srv1->data_rx - rx0, most = 64 + us / 100;
+        uint64_t least = 64 + (us > 200 ? (us - 200) / 100 : 0);
+        if (most > 100)
+            most = 100;
+        if (least > 100)
+            least = 100;
+        if (got > most || got < least)
+            fail_msg("at %" PRIu64 " us: %" PRIu64 " frames, not %" PRIu64 "..%" PRIu64, us, got,
+                     least, most);
+    }
+    assert_int_equal(srv1->data_rx - rx0, 100);     /* the last 36 within 3.6 ms + a tick */
+    herm_warp_ns(h, t0 + 10000000);
+    assert_int_equal(srv1->data_rx - rx0, 100);
+    herm_stop(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(report_sequence_against_the_modelled_catalyst),
         cmocka_unit_test(leave_unbundles_at_once),
+        cmocka_unit_test(shapers_release_in_the_instant_and_at_the_ceiling),
     };
     return cmocka_run_group_tests_name("daemon_switchmodel", tests, NULL, NULL);
 }

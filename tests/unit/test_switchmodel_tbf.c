@@ -232,6 +232,24 @@ static void test_osa_port_shared(void **state)
 }
 
 /* A super-frame costs the frames it becomes; an empty queue takes one beyond the limit. */
+/* The shaper timer's tick: 200 us, or a quarter of the shorter burst when that is less,
+ * so the tokens a tick leaves unspent fit in the buckets. */
+static void test_shaper_tick(void **state)
+{
+    (void)state;
+    /* The OSA port model at 1 Gbit/s, 92,000 frames/s: 128 KB is 1.05 ms, 64 frames
+     * 695,652 ns, whose quarter decides. At 100 Mbit/s and 9,200 frames/s, 200 us. */
+    assert_int_equal(sm_shaper_tick_ns(1000000000, SM_TBF_BURST_BYTES, 92000, SM_FB_BURST_FRAMES),
+                     173913);
+    assert_int_equal(sm_shaper_tick_ns(100000000, SM_TBF_BURST_BYTES, 9200, SM_FB_BURST_FRAMES),
+                     200000);
+    /* 10 Gbit/s: 128 KB is 104,857 ns, a quarter 26,214 ns. */
+    assert_int_equal(sm_shaper_tick_ns(10000000000ull, SM_TBF_BURST_BYTES, 0, 0), 26214);
+    /* 400,000 frames/s: 64 frames are 160 us, a quarter 40 us. */
+    assert_int_equal(sm_shaper_tick_ns(1000000000, SM_TBF_BURST_BYTES, 400000, SM_FB_BURST_FRAMES),
+                     40000);
+}
+
 static void test_osa_super_frame(void **state)
 {
     (void)state;
@@ -289,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_frame_bucket),
         cmocka_unit_test(test_osa_port_shared),
         cmocka_unit_test(test_osa_super_frame),
+        cmocka_unit_test(test_shaper_tick),
     };
     return cmocka_run_group_tests_name("switchmodel_tbf", tests, NULL, NULL);
 }
