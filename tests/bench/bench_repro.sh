@@ -4,7 +4,7 @@
 #   BUILD=build tests/bench/bench_repro.sh
 #
 # Runs tests/repro/repro.sh on STR MTU 1492 at 10 threads and RR at 50 threads, non-group
-# and group, 3 repeats (about 4.5 minutes), into $BUILD/repro-bench/, and prints
+# and group, 3 repeats (about 4 minutes), into $BUILD/repro-bench/, and prints
 #   BENCH repro_str_gain_mtu1492_10 <group/non-group MB/s> x       (target >= 1.75)
 #   BENCH repro_rr_gain_mtu1492_50 <group/non-group Tx/s> x        (target >= 1.4)
 #   BENCH repro_cp_cpu_per_mb_ratio <group/non-group CP msec/MB> ratio   (target <= 1)
