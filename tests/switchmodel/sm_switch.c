@@ -458,15 +458,12 @@ static void rx_frame(struct sm_port *p, struct zvs_frame *f, uint64_t now)
  * more on a quiet lab. Egress releases queue nothing, so this ends. */
 static void services(struct sm_switch *sw, uint64_t now)
 {
-    bool again = false;
     for (unsigned i = 0; i < sw->n_ports; i++)
         if (sw->ports[i].shaped) {
             sw->ports[i].sh_kicked = false;
             shaper_service(&sw->ports[i], now);
         }
-    for (unsigned i = 0; i < sw->n_ports; i++)
-        again |= sw->ports[i].sh_kicked;
-    while (again) {
+    for (bool again = true; again;) {
         again = false;
         for (unsigned i = 0; i < sw->n_ports; i++) {
             struct sm_port *p = &sw->ports[i];

@@ -55,11 +55,11 @@ uint64_t sm_shaper_tick_ns(uint64_t rate_bps, uint32_t burst_bytes, uint64_t rat
 {
     uint64_t tick = SM_SH_TICK_NS;
     if (rate_bps) {
-        uint64_t t = (uint64_t)burst_bytes * 8000000000ull / rate_bps / 4;
+        uint64_t t = (uint64_t)burst_bytes * (uint64_t)TOKENS_PER_BYTE / rate_bps / 4;
         tick = t < tick ? t : tick;
     }
     if (rate_fps) {
-        uint64_t t = (uint64_t)burst_frames * 1000000000ull / rate_fps / 4;
+        uint64_t t = (uint64_t)burst_frames * (uint64_t)TOKENS_PER_FRAME / rate_fps / 4;
         tick = t < tick ? t : tick;
     }
     return tick;

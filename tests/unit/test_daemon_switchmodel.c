@@ -149,7 +149,7 @@ static void leave_unbundles_at_once(void **state)
  * (tests/unit/hermetic/lab6509-shaped.conf). A frame that enters a shaped port and leaves
  * by a shaped port served earlier in the same pass is written in that instant (it used
  * to wait for the next unrelated event); a burst over the ceiling leaves at the ceiling,
- * the bucket's 64 frames at once and then 2 frames every 200 us wakeup. */
+ * the bucket's 64 frames at once and then within the tokens at every step. */
 static void shapers_release_in_the_instant_and_at_the_ceiling(void **state)
 {
     struct herm_opts o = {
