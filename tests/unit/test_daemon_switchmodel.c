@@ -31,6 +31,18 @@ static const char *const lan[] = { "sw-srv1", "sw-srv2", NULL };
 static const uint8_t MAC_A[6] = { 0x02, 0x00, 0x0c, 0x00, 0x01, 0x01 };   /* LNXA F000 */
 static const uint8_t SRV1[6] = { 0x00, 0x50, 0x56, 0x00, 0x00, 0x01 };    /* bucket 01 */
 
+/* The daemon on the CCB files (osa28ba, osa2902) against the switch model configured by
+ * conf, cabled with dummy links, servers on sw-srv1 and sw-srv2. */
+static struct herm *start_against(const char *conf)
+{
+    struct herm_opts o = {
+        .sysconfig = "configs/lab/SYSTEM-CCB.CONFIG",
+        .userdirect = "tests/unit/hermetic/USER-CCB.DIRECT",
+        .links = links, .switchmodel = conf, .lan = lan,
+    };
+    return herm_start(&o);
+}
+
 static const struct zvs_pgroup *group(struct herm *h)
 {
     struct zvs_lag *lag = zvsd_port_group(h->d, "CCBGROUP");
@@ -54,12 +66,7 @@ static const char *model_ok(struct herm *h, const char *line)
 
 static void report_sequence_against_the_modelled_catalyst(void **state)
 {
-    struct herm_opts o = {
-        .sysconfig = "configs/lab/SYSTEM-CCB.CONFIG",
-        .userdirect = "tests/unit/hermetic/USER-CCB.DIRECT",
-        .links = links, .switchmodel = "configs/switchmodel/lab6509.conf", .lan = lan,
-    };
-    struct herm *h = herm_start(&o);
+    struct herm *h = start_against("configs/switchmodel/lab6509.conf");
     struct herm_guest *a = herm_report_sequence(h);
     struct herm_link *srv1 = herm_link(h, "sw-srv1"), *srv2 = herm_link(h, "sw-srv2");
 
@@ -124,12 +131,7 @@ static void report_sequence_against_the_modelled_catalyst(void **state)
  * short timeout 3 s later with every frame it hashed onto the link meanwhile lost. */
 static void leave_unbundles_at_once(void **state)
 {
-    struct herm_opts o = {
-        .sysconfig = "configs/lab/SYSTEM-CCB.CONFIG",
-        .userdirect = "tests/unit/hermetic/USER-CCB.DIRECT",
-        .links = links, .switchmodel = "configs/switchmodel/lab6509.conf", .lan = lan,
-    };
-    struct herm *h = herm_start(&o);
+    struct herm *h = start_against("configs/switchmodel/lab6509.conf");
     herm_op(h, "SET PORT GROUP CCBGROUP JOIN 28BA 2902");
     herm_op(h, "DEFINE VSWITCH CCBVSW1 ETHERNET GROUP CCBGROUP QUEUESTORAGE 1M");
     herm_warp(h, 5.0);
@@ -152,12 +154,7 @@ static void leave_unbundles_at_once(void **state)
  * the bucket's 64 frames at once and then within the tokens at every step. */
 static void shapers_release_in_the_instant_and_at_the_ceiling(void **state)
 {
-    struct herm_opts o = {
-        .sysconfig = "configs/lab/SYSTEM-CCB.CONFIG",
-        .userdirect = "tests/unit/hermetic/USER-CCB.DIRECT",
-        .links = links, .switchmodel = "tests/unit/hermetic/lab6509-shaped.conf", .lan = lan,
-    };
-    struct herm *h = herm_start(&o);
+    struct herm *h = start_against("tests/unit/hermetic/lab6509-shaped.conf");
     struct herm_guest *a = herm_report_sequence(h);
     herm_warp(h, 2.0);
     assert_int_equal(distributing(h), 2);
