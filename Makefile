@@ -34,9 +34,15 @@ OPT      ?= -O2
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wpointer-arith -Wcast-align -Wformat=2 -Wno-unused-parameter
-CFLAGS   := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -I. -MMD -MP $(EXTRA_CFLAGS)
+# Libraries we link, found the ecosystem's way (pkg-config; `make deps` installs their -dev
+# packages): libpcap for the PCAP uplink backend, zlib for the monitor file's CRC-32.
+PKGS     := libpcap zlib
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CFLAGS   := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -I. $(PKG_CFLAGS) -MMD -MP \
+            $(EXTRA_CFLAGS)
 LDFLAGS  := $(EXTRA_LDFLAGS)
-LDLIBS   := -lpcap
+LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 # Parallel by default (see the top): only in the make the user started (a sub-make shares
 # its jobserver), and never for `make clean ...` (clean must not race the build).
@@ -91,7 +97,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_CC  ?= clang
 # The one instrumented build the fuzz targets link (same order as the unit tests).
-FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -MMD -MP -fsanitize=fuzzer-no-link,address,undefined
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. $(PKG_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link,address,undefined
 FUZZ_LIBS := $(foreach m,$(MODULES),$(BUILD)/fuzzobj/lib$(m).a)
 FUZZ_TESTLIB := $(BUILD)/fuzzobj/libtestlib.a
 FUZZ_SM_LIB := $(if $(SM_SRCS),$(BUILD)/fuzzobj/libswitchmodel.a)
@@ -132,7 +138,7 @@ $(TESTLIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(TESTLIB_SRCS))
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_HELPER_OBJS) $(TESTLIB) $(LIBS) $(SM_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $< $(TEST_HELPER_OBJS) $(SM_LIB) $(TESTLIB) $(LINKLIBS) $(LDLIBS) -lcmocka -o $@
+	$(CC) $(LDFLAGS) $< $(TEST_HELPER_OBJS) $(SM_LIB) $(TESTLIB) $(LINKLIBS) $(LDLIBS) $(CMOCKA_LIBS) -o $@
 
 $(BUILD)/libswitchmodel.a: $(patsubst %.c,$(BUILD)/obj/%.o,$(SM_SRCS))
 	@mkdir -p $(dir $@)

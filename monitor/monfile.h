@@ -91,7 +91,7 @@ int zvs_mon_reader_next(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
  * read() errno. Groups of versions 1 and 2 are read, each with its own layout. A clean end (0) on a file
  * still being written may be followed by more groups on a later call. */
 
-/* (Added.) CRC-32 (IEEE 802.3, reflected, as zlib's crc32): the control block's checksums. */
+/* CRC-32 (IEEE 802.3, reflected): zlib's crc32(), the control block's checksums. */
 uint32_t zvs_mon_crc32(uint32_t crc, const void *buf, size_t len);
 
 #endif
