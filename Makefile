@@ -102,7 +102,7 @@ FUZZ_LIBS := $(foreach m,$(MODULES),$(BUILD)/fuzzobj/lib$(m).a)
 FUZZ_TESTLIB := $(BUILD)/fuzzobj/libtestlib.a
 FUZZ_SM_LIB := $(if $(SM_SRCS),$(BUILD)/fuzzobj/libswitchmodel.a)
 
-.PHONY: install layering all deps check check-fast check-labs check-guests unit integration fuzz fuzzers sanitize coverage bench demo repro clean programs tests
+.PHONY: FORCE install layering all deps check check-fast check-labs check-guests unit integration fuzz fuzzers sanitize coverage bench demo repro clean programs tests
 
 all: $(PROGRAMS) $(UNIT_BINS) $(TOOL_BINS) $(BENCH_BINS) $(SM_BIN)
 programs: $(PROGRAMS)
@@ -111,9 +111,22 @@ tests: $(UNIT_BINS) $(TOOL_BINS)
 deps:
 	@scripts/deps.sh
 
+# The version (VERSION, and +gitN.gHASH in a git tree: scripts/version.sh) is compiled into one
+# object, cp-commands/version.o. Its stamp is rewritten only when the string changes, so a new
+# commit rebuilds that object and relinks, nothing else. `make ZVS_VERSION=...` sets it (a
+# build outside git, such as a package's).
+ZVS_VERSION ?= $(shell scripts/version.sh 2>/dev/null || cat VERSION)
+VERSION_OBJS := $(BUILD)/obj/cp-commands/version.o $(BUILD)/fuzzobj/cp-commands/version.o
+$(BUILD)/gen/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(ZVS_VERSION)' >$@.tmp; if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(VERSION_OBJS): $(BUILD)/gen/version.stamp
+$(VERSION_OBJS): EXTRA_VERSION := -DZVS_VERSION='"$(ZVS_VERSION)"'
+FORCE:
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(EXTRA_VERSION) -c $< -o $@
 
 define lib_rule
 $(BUILD)/lib$(1).a: $(call lib_objs,$(1))
@@ -161,7 +174,7 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(TESTLIB) $(LIBS)
 fuzzers: $(FUZZ_BINS)
 $(BUILD)/fuzzobj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(EXTRA_VERSION) -c $< -o $@
 $(FUZZ_TESTLIB): $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(TESTLIB_SRCS))
 	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@ $^

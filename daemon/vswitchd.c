@@ -25,6 +25,7 @@
 
 #include "cp-commands/config.h"
 #include "daemon/console_users.h"
+#include "cp-commands/version.h"
 #include "daemon/daemon.h"
 #include "dataplane/log.h"
 
@@ -57,6 +58,7 @@ static void usage(FILE *out)
             "      --hercules PROGRAM ours: the emulator XAUTOLOG runs (default hercules,\n"
             "                         from PATH)\n"
             "      --check            check both files like CPSYNTAX and exit\n"
+            "      --version          print the version and exit\n"
             "  -h, --help\n");
 }
 
@@ -207,6 +209,7 @@ int main(int argc, char **argv)
         { "guest-dir", required_argument, NULL, 'D' },
         { "hercules", required_argument, NULL, 'H' },
         { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'v' },
         { NULL, 0, NULL, 0 },
     };
     const char *sysconfig = NULL, *userdirect = NULL, *console_group = NULL;
@@ -272,6 +275,7 @@ int main(int argc, char **argv)
             }
             break;
         case 'h': usage(stdout); rc = 0; goto out;
+        case 'v': printf("vswitchd (zvswitch) %s\n", zvs_version()); rc = 0; goto out;
         default: usage(stderr); goto out;
         }
     }

@@ -104,9 +104,11 @@ int zvs_chart_collect(const struct zvs_scr_sample *prev, const struct zvs_scr_sa
 /* SVG line chart: one polyline per RDEV and direction (outbound solid, inbound dashed),
  * axes with time and bytes/s labels, a legend. */
 int zvs_chart_svg(const struct zvs_chart_point *pts, unsigned n, char *out, size_t cap);
-/* HTML page: title, each screen in a <pre> (HTML escaped), then the SVG inline. */
-int zvs_report_html(const char *title, const char *const *screens, unsigned nscreens,
-                    const char *svg, char *out, size_t cap);
+/* HTML page: title, each screen in a <pre> (HTML escaped), then the SVG inline. generator
+ * (the program and its version, "perfkit (zvswitch) 0.3.0+git12.g1a2b3c4"), when not NULL,
+ * goes in a <meta name="generator"> and a closing "Written by" line. */
+int zvs_report_html(const char *title, const char *generator, const char *const *screens,
+                    unsigned nscreens, const char *svg, char *out, size_t cap);
 
 /* ---- shared helpers (fcx240.c) ------------------------------------------------------ */
 

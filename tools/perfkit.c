@@ -19,6 +19,7 @@
  * guessed. Exit: 0 ok, 1 data errors were reported (output still produced), 2 usage,
  * nothing to show, or a format version we do not read.
  */
+#include "cp-commands/version.h"
 #include "monitor/screens.h"
 
 #include <errno.h>
@@ -69,7 +70,7 @@ static void usage(FILE *out)
             "       perfkit EVENTS --file F\n"
             "       perfkit chart --file F --svg out.svg\n"
             "       perfkit report --file F --html out.html\n"
-            "       perfkit --help\n");
+            "       perfkit --help | --version\n");
 }
 
 static void free_samples(struct samples *ss)
@@ -451,6 +452,8 @@ static int do_report(const struct samples *ss, const struct opts *o)
     screens[3] = events_text(ss, &rc);  /* the whole file's events, not the last interval's */
     if (!screens[3])
         goto out;
+    char generator[96];
+    snprintf(generator, sizeof generator, "perfkit (zvswitch) %s", zvs_version());
     rc = -ENOSPC;
     for (size_t cap = BUF_START; cap <= BUF_MAX; cap *= 2) {
         html = malloc(cap);
@@ -458,8 +461,8 @@ static int do_report(const struct samples *ss, const struct opts *o)
             rc = -ENOMEM;
             break;
         }
-        rc = zvs_report_html("zvswitch monitor report", (const char *const *)screens, 4,
-                             svg, html, cap);
+        rc = zvs_report_html("zvswitch monitor report", generator,
+                             (const char *const *)screens, 4, svg, html, cap);
         if (rc >= 0)
             break;
         free(html);
@@ -588,6 +591,10 @@ int main(int argc, char **argv)
     struct opts o = { 0 };
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         usage(stdout);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        printf("perfkit (zvswitch) %s\n", zvs_version());
         return 0;
     }
     if (parse_args(argc, argv, &o) < 0) {

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "cp-commands/console_protocol.h"
+#include "cp-commands/version.h"
 
 #define REPLY_TIMEOUT_S 60
 
@@ -62,6 +63,7 @@ static void usage(FILE *out)
             "                       unsolicited message (hh:mm:ss HCP...) until vswitchd\n"
             "                       closes the console or vmcp is interrupted\n"
             "  -s, --socket SOCKET  console socket (default $ZVS_CONSOLE or %s)\n"
+            "  -v, --version        print the version and exit\n"
             "  -h, --help           this help\n",
             ZVS_CONSOLE_DEFAULT_PATH);
 }
@@ -260,9 +262,10 @@ int main(int argc, char **argv)
         { "socket", required_argument, NULL, 's' },
         { "console", no_argument, NULL, 'c' },
         { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'v' },
         { NULL, 0, NULL, 0 },
     };
-    while ((opt = getopt_long(argc, argv, "+s:ch", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "+s:chv", longopts, NULL)) != -1) {
         switch (opt) {
         case 's':
             path = optarg;
@@ -272,6 +275,9 @@ int main(int argc, char **argv)
             break;
         case 'h':
             usage(stdout);
+            return 0;
+        case 'v':
+            printf("vmcp (zvswitch) %s\n", zvs_version());
             return 0;
         default:
             usage(stderr);

@@ -38,6 +38,21 @@ for p in sbin/vswitchd bin/vmcp bin/perfkit; do
 done
 echo "ok: vswitchd, vmcp and perfkit answer --help with their usage"
 
+# One version everywhere: VERSION, with +gitN.gHASH in a git tree (scripts/version.sh), a
+# form a Debian version can carry; each program prints it, and perfkit's HTML report names it.
+want=$("$ROOT/scripts/version.sh")
+[[ $want =~ ^[0-9]+\.[0-9]+\.[0-9]+(\+git[0-9]+\.g[0-9a-f]{7,})?$ ]] || fail "scripts/version.sh: '$want'"
+for p in sbin/vswitchd bin/vmcp bin/perfkit; do
+  out=$("$PREFIX/$p" --version 2>&1) || fail "$p --version: exit status $?"
+  [ "$out" = "$(basename "$p") (zvswitch) $want" ] || fail "$p --version: '$out', want '$(basename "$p") (zvswitch) $want'"
+done
+"$PREFIX/bin/perfkit" report --file "$ROOT/tests/golden/monitor/four-groups-v2.mon" \
+  --html "$STAGE/report.html" >/dev/null 2>&1 || fail "perfkit report: exit status $?"
+grep -qF "<meta name=\"generator\" content=\"perfkit (zvswitch) $want\">" "$STAGE/report.html" &&
+  grep -qxF "<p>Written by perfkit (zvswitch) $want</p>" "$STAGE/report.html" ||
+  fail "the HTML report does not name perfkit $want"
+echo "ok: vswitchd, vmcp, perfkit and the HTML report say version $want"
+
 for m in share/man/man8/vswitchd.8 share/man/man1/vmcp.1 share/man/man1/perfkit.1; do
   warn=$(groff -man -ww -z "$PREFIX/$m" 2>&1)
   [ -z "$warn" ] || fail "$m: $warn"

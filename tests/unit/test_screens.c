@@ -670,7 +670,7 @@ static void test_events(void **state)
 static void test_report_html(void **state)
 {
     const char *screens[2] = { "A <b> & \"c\"\n", "second" };
-    int len = zvs_report_html("Run <1>", screens, 2, "<svg/>\n", big, sizeof(big));
+    int len = zvs_report_html("Run <1>", NULL, screens, 2, "<svg/>\n", big, sizeof(big));
     assert_int_equal(len, (int)strlen(big));
     assert_string_equal(big,
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Run &lt;1&gt;</title>\n"
@@ -678,6 +678,19 @@ static void test_report_html(void **state)
         "<h1>Run &lt;1&gt;</h1>\n"
         "<pre>A &lt;b&gt; &amp; &quot;c&quot;\n</pre>\n<pre>second</pre>\n"
         "<div>\n<svg/>\n</div>\n</body></html>\n");
+
+    /* the generator (perfkit and its version) in a meta element and a closing line */
+    len = zvs_report_html("Run", "perfkit (zvswitch) 0.3.0+git1.g<a>", screens, 1, NULL, big,
+                          sizeof(big));
+    assert_int_equal(len, (int)strlen(big));
+    assert_string_equal(big,
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+        "<meta name=\"generator\" content=\"perfkit (zvswitch) 0.3.0+git1.g&lt;a&gt;\">"
+        "<title>Run</title>\n"
+        "<style>pre{background:#f4f4f4;padding:8px}</style></head>\n<body>\n"
+        "<h1>Run</h1>\n"
+        "<pre>A &lt;b&gt; &amp; &quot;c&quot;\n</pre>\n"
+        "<p>Written by perfkit (zvswitch) 0.3.0+git1.g&lt;a&gt;</p>\n</body></html>\n");
 }
 
 int main(void)
