@@ -30,5 +30,28 @@ out=$(scripts/layering.sh "$tmp" 2>&1); rc=$?
 [ $rc -eq 1 ] && [ "$(echo "$out" | head -n 1)" = 'lag/glue.c:1: "lacp/lacp_internal.h" is private to lacp/' ]
 check $? "a private header is refused to a folder allowed to use its owner"
 
+# Every depth: a subfolder without a line of its own follows its parent's (lag/sub/ may
+# not include daemon/), one with a line follows that line only (lag/inner/ names nothing,
+# so lacp/, which lag/ may use, is refused to it), and an include names the deepest
+# configured folder of its path (dataplane/ may not include lag/inner/).
+tmp2=$(mktemp -d); trap 'rm -rf "$tmp" "$tmp2"' EXIT
+cp -r tests/layering/fixture/. "$tmp2"
+rm "$tmp2/dataplane/forward.c"
+printf 'lag/inner:\n' >>"$tmp2/layers.conf"
+mkdir -p "$tmp2/lag/sub" "$tmp2/lag/inner"
+printf '#include "dataplane/switch.h"\n#include "daemon/daemon.h"\n' >"$tmp2/lag/sub/deep.c"
+printf '#include "inner.h"\n#include "lacp/lacp.h"\n' >"$tmp2/lag/inner/inner.c"
+: >"$tmp2/lag/inner/inner.h"
+printf '#include "lag/inner/inner.h"\n' >"$tmp2/dataplane/up.c"
+out=$(scripts/layering.sh "$tmp2" 2>&1); rc=$?
+expected='dataplane/up.c:1: dataplane/ may not include "lag/inner/inner.h" (it may use: nothing else)
+lag/inner/inner.c:2: lag/inner/ may not include "lacp/lacp.h" (it may use: nothing else)
+lag/sub/deep.c:2: lag/ may not include "daemon/daemon.h" (it may use: dataplane lacp)
+layering: 3 include(s) against the layers in 10 files'
+[ $rc -eq 1 ] && [ "$out" = "$expected" ]
+r=$?
+[ $r -eq 0 ] || { echo "depth: rc $rc, got:"; echo "$out"; }
+check $r "subfolders follow their parent's line or their own, at every depth"
+
 echo "layering: $passed passed, $failed failed"
 [ $failed -eq 0 ]
