@@ -61,16 +61,6 @@ struct zvs_pg_member {
     double   in_bps;
 };
 
-/* A bucket move waiting for its Marker Response (or the timeout). */
-struct zvs_pg_pending {
-    bool     used;
-    uint8_t  bucket;
-    uint8_t  from_slot;
-    uint8_t  to_slot;
-    uint32_t xid;                       /* Marker transaction id on the old port */
-    uint64_t deadline;                  /* move anyway at this time */
-};
-
 struct zvs_pg_params {
     char     name[9];                   /* group name, upper case, 1-8 chars */
     enum zvs_pg_hash   hash;
