@@ -1,0 +1,39 @@
+# The make demo transcript, masked for comparison (sed -E): what varies from run to run on
+# the same code goes, what the code decides stays. Masked: the build's output before the
+# story, terminal colours, dates and times of day, durations, rates (per-second figures,
+# round trips, the toolkit screens' rates) and the byte and packet volumes of the timed TCP
+# and ping runs, which are rates times a fixed time; paths under the build folder. Zeros
+# stay zeros (a discard, error or drop that appears is a difference), and everything else
+# stays: commands, responses, message ids, return codes, states, MACs, devices, members,
+# bucket joins, datagram counts.
+1,/== The physical switch/{/== The physical switch/!d}
+s/\x1b\[[0-9;]*m//g
+s#/[^ ]*/build/#BUILD/#g
+# wall clock
+s#[0-9]{4}/[0-9]{2}/[0-9]{2}#YYYY/MM/DD#g
+s#[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?#hh:mm:ss#g
+s#time [0-9]+ms#time Nms#
+s#\([0-9]+\.[0-9]+ s\)#(N s)#
+s#in about [0-9]+ s#in about N s#
+s#answered: [0-9.]+ s \(now [0-9]+ s after#answered: N s (now N s after#
+s#received in [0-9.]+ s#received in N s#
+s#  [0-9]+s( +0x)#  Ns\1#
+# rates, and the volumes of the timed runs
+/rtt |round-trip /s#= .*#= N#
+/^ +\[(SUM| +[0-9]+)\]/s#[0-9]+(\.[0-9]+)?#N#g
+s#( )[0-9]+ Mbit/s#\1N Mbit/s#g
+s#[0-9]+ MB( |$)#N MB\1#g
+s#((RX|TX) (Packets|Bytes): +)[0-9]+#\1N#g
+s#((Passes|Moves|Failover moves|Marker flushes|Marker timeouts|Resteered|Buckets): )[1-9][0-9]*#\1N#g
+# tables of rates or volumes (iperf's seconds, the switch model's counters, FCX240, FCX269,
+# PGROUP rows): every nonzero number that stands alone as a column, then columns re-spaced
+/^ +[0-9]+ +[0-9]+ +[0-9]+ *$|^ +Gi[0-9]\/[0-9]+ |^ +(>>|<<|[0-9A-F]{4} [A-Z])|^ +CCBGROUP /{
+  :a
+  s/ [0-9]*[1-9][0-9]*(\.[0-9]+)?[kM]?( |$)/ N\2/
+  ta
+  :b
+  s/ [0-9]*\.[0-9]*[1-9][0-9]*( |$)/ N\1/
+  tb
+  s/ +/ /g
+}
+s#((Out|In): )[0-9]*\.?[0-9]*[1-9][0-9.]* Mbit/s#\1N Mbit/s#g
