@@ -7,8 +7,9 @@
 #   - the socket is mode 0660, group of `nobody`; root is still OPERATOR (classes A-G);
 #   - `nobody`, mapped as LINUX1 class G, reaches the console and is refused a class B
 #     command with HCP1100E (so the mapping gave LINUX1's class G, not root's classes);
-#   - a uid in the group but not in the directory gets HCP1101E (vmcp exit 1101 capped at
-#     255); a mapped uid outside the group never reaches the console (file mode).
+#   - a uid in the group but not in the directory gets HCP1101E (vmcp exits 1, as
+#     s390-tools' vmcp for any non-zero CP return code); a mapped uid outside the group
+#     never reaches the console (file mode; vmcp exits 3, a Linux error).
 # No network: one NOUPLINK switch, no NICs. Needs root (setpriv to other uids).
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root to run vmcp as other users"
@@ -78,22 +79,22 @@ echo "ok: root is OPERATOR (QUERY VSWITCH, class B, answered)"
 expect_eq "nobody SET PORT GROUP" "$(as nobody "$GID" 'SET PORT GROUP G1 LACP ACTIVE')" \
   "HCP1100E Not authorized: SET PORT GROUP requires privilege class B
 Error: non-zero CP response for command 'SET PORT GROUP G1 LACP ACTIVE': #1100
-rc=255"
+rc=1"
 expect_eq "nobody QUERY PORT GROUP" "$(as nobody "$GID" 'QUERY PORT GROUP')" \
   "HCP1100E Not authorized: QUERY PORT GROUP requires privilege class B
 Error: non-zero CP response for command 'QUERY PORT GROUP': #1100
-rc=255"
+rc=1"
 
 # 5. In the group, not in the directory: HCP1101E, and the connection is closed.
 expect_eq "uid $STRANGER in the group" "$(as "$STRANGER" "$GID" 'QUERY PORT GROUP')" \
   "HCP1101E Console access denied: uid $STRANGER is not mapped to a CP userid
 Error: non-zero CP response for command 'QUERY PORT GROUP': #1101
-rc=255"
-
-# 6. Mapped, but not in the group: the file mode keeps it out (vmcp: 1, cannot reach).
-expect_eq "nobody outside the group" "$(as nobody "$STRANGER" 'QUERY PORT GROUP')" \
-  "vmcp: cannot reach vswitchd at $SOCK: Permission denied
 rc=1"
+
+# 6. Mapped, but not in the group: the file mode keeps it out (vmcp: 3, a Linux error).
+expect_eq "nobody outside the group" "$(as nobody "$STRANGER" 'QUERY PORT GROUP')" \
+  "Error: Could not reach vswitchd at $SOCK: Permission denied
+rc=3"
 
 # 7. The daemon is unharmed and stops cleanly (lab_cleanup checks its exit status too).
 kill -0 "$VSWITCHD_PID" || fail "vswitchd died"

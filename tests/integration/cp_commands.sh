@@ -98,6 +98,7 @@ echo "== LNXA (class G, Linux user nobody) on the console"
 out=$(as_lnxa DEFINE VSWITCH MYVSW); rc=$?
 expect_eq "class G DEFINE VSWITCH (rc $rc)" "$out" "HCP1100E Not authorized: DEFINE VSWITCH requires privilege class B
 Error: non-zero CP response for command 'DEFINE VSWITCH MYVSW': #1100"
+expect_eq "vmcp's exit status for a non-zero CP rc (s390-tools: 1)" "$rc" 1
 out=$(as_lnxa COUPLE USERID LNXB F000 TO SYSTEM CCBVSW1); rc=$?
 expect_eq "class G COUPLE for another user (rc $rc)" "$out" "HCP1100E Not authorized: COUPLE USERID requires privilege class B
 Error: non-zero CP response for command 'COUPLE USERID LNXB F000 TO SYSTEM CCBVSW1': #1100"
