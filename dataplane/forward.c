@@ -74,19 +74,21 @@ static void drop_frame(struct zvs_port *p, bool inbound, enum zvs_drop why,
     zvs_port_count_drop(p, inbound, why, zvs_wire_of(f, f->len).frames);
 }
 
-/* What one burst remembers (see the note at the top). */
+/* What one burst remembers (see the note at the top). Widest fields first: every burst
+ * zeroes it, and 64 bytes are a store fewer than the 80 of the fields in meaning order. */
 struct burst {
     uint64_t              filtered;     /* wire frames for no guest of ours (uplink) */
-    bool                  untagged_known;
+    uint64_t              filtered_bytes; /* and their bytes */
+    uint64_t              mac_key;      /* dst MAC | vid << 48 of the last lookup */
+    const struct zvs_pg_map *map;       /* port group's live map, loaded at first use */
+    uint64_t             *bucket_bytes; /* and its per-bucket load counters */
     int                   untagged_rc;  /* zvs_vlan_ingress result for an untagged frame */
     enum zvs_drop         untagged_why;
+    int                   mac_out;      /* the last lookup's answer */
+    enum zvs_pg_hash      hash;         /* the map's distribution key */
     struct zvs_vlan_class untagged_cls;
+    bool                  untagged_known;
     bool                  mac_known;
-    uint64_t              mac_key;      /* dst MAC | vid << 48 of the last lookup */
-    int                   mac_out;      /* its answer */
-    const struct zvs_pg_map *map;       /* port group's live map, loaded at first use */
-    enum zvs_pg_hash      hash;         /* and its distribution key */
-    uint64_t             *bucket_bytes; /* and its per-bucket load counters */
 };
 
 static inline uint64_t mac_vid_key(const uint8_t *mac, uint16_t vid)
@@ -477,9 +479,10 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
         if (!egress(sw, &sw->sp[out], f))
             drop_frame(ip, true, ZVS_DROP_VLAN_DENIED, f);
     } else {
-        uint32_t segs = zvs_wire_of(f, f->len).frames;
-        zvs_port_count_drop(ip, true, ZVS_DROP_FILTERED, segs);
-        b->filtered += segs;
+        struct zvs_wire w = zvs_wire_of(f, f->len);
+        zvs_port_count_drop(ip, true, ZVS_DROP_FILTERED, w.frames);
+        b->filtered += w.frames;
+        b->filtered_bytes += w.bytes;
     }
 }
 
@@ -488,10 +491,9 @@ void zvs_switch_input(struct zvs_switch *sw, struct zvs_port *in, struct zvs_fra
 {
     struct zvs_swport *s = &sw->sp[in->index];
     struct burst b = { .filtered = 0 };
-    uint64_t bytes = 0, filtered_bytes = 0, extra = 0;
+    uint64_t bytes = 0, extra = 0;
 
     for (int i = 0; i < n; i++) {
-        uint64_t before = b.filtered;
         frames[i].in_port = in->index;
         forward_one(sw, s, &frames[i], now, &b);
         uint64_t len = frames[i].len;
@@ -500,12 +502,10 @@ void zvs_switch_input(struct zvs_switch *sw, struct zvs_port *in, struct zvs_fra
             len = w.bytes;
             extra += w.frames - 1;
         }
-        if (__builtin_expect(b.filtered != before, 0))
-            filtered_bytes += len;
         bytes += len;
     }
     zvs_ctr_add(&in->ctr.in_packets, (uint64_t)n + extra - b.filtered);
-    zvs_ctr_add(&in->ctr.in_bytes, bytes - filtered_bytes);
+    zvs_ctr_add(&in->ctr.in_bytes, bytes - b.filtered_bytes);
 
     for (uint16_t i = 0; i < sw->nactive; i++) {
         struct zvs_swport *e = &sw->sp[sw->active[i]];
