@@ -39,7 +39,8 @@ enum zvs_drop {
     ZVS_DROP_MAC_FULL,                  /* learning refused: MAC table full (frame forwarded) */
     ZVS_DROP_LINK_DOWN,                 /* egress carrier down / tap down */
     ZVS_DROP_NO_UPLINK,                 /* unknown destination, no uplink to send it to */
-    ZVS_DROP_SLOW_PROTO,                /* Slow Protocols frame from a guest */
+    ZVS_DROP_SLOW_PROTO,                /* Slow Protocols frame from a guest, or on an
+                                           uplink with no handler or no room (forward.c) */
     ZVS_DROP_TX_FAIL,                   /* backend refused the frame (error) */
     ZVS_DROP_ISOLATION,                 /* guest-to-guest blocked by ISOLATION ON */
     ZVS_DROP_BAD_SRC,                   /* source MAC is a group address (error) */

@@ -19,11 +19,11 @@
  * change leaves the table as it was; an accepted one cannot fail half-way.
  *
  * Detaching a port (zvs_switch_detach_port; remove_port is detach + destroy) is for the
- * event loop between bursts, or for the Slow Protocols handler on another port: frames
- * queued for the port in the running burst are discarded and counted (LINK_DOWN) on it.
- * Hazards: the port whose burst is running must not be detached from inside that burst
- * (forward.c keeps using it), and a port-group member must leave the group's map (lag.c)
- * before it is detached, as the map names ports by index.
+ * event loop between bursts, or for the Slow Protocols handler, which forward.c calls
+ * after the burst's frames are written: no egress holds frames then (asserted).
+ * Hazards: the handler must not detach the port whose burst it is called for (its
+ * remaining frames and the backend's release still use it), and a port-group member must
+ * leave the group's map (lag.c) before it is detached, as the map names ports by index.
  *
  * Port groups: members are uplinks too (zvs_switch_add_group_port) but not failover
  * devices. Outbound frames follow the group's bucket map (distribution.h) while any member
@@ -340,34 +340,13 @@ int zvs_switch_update_guest(struct zvs_switch *sw, struct zvs_port *port,
     return 0;
 }
 
-/* Frames queued for the port in the running burst (detach from the Slow Protocols
- * handler): they will not be written; count them on the port and take it off the list of
- * egress ports the burst flushes. */
-static void drop_pending(struct zvs_switch *sw, struct zvs_swport *s)
-{
-    if (!s->active)
-        return;
-    if (s->npend)
-        zvs_port_count_drop(s->port, false, ZVS_DROP_LINK_DOWN,
-                            (uint64_t)s->npend + s->pend_extra);   /* wire frames */
-    for (uint16_t i = 0; i < sw->nactive; i++) {
-        if (sw->active[i] == s->port->index) {
-            sw->active[i] = sw->active[--sw->nactive];
-            break;
-        }
-    }
-    s->npend = 0;
-    s->pend_bytes = 0;
-    s->pend_extra = 0;
-    s->active = false;
-}
-
 struct zvs_port *zvs_switch_detach_port(struct zvs_switch *sw, struct zvs_port *port)
 {
     uint16_t idx = port->index;
     if (idx >= ZVS_MAX_PORTS || sw->sp[idx].port != port)
         return NULL;
-    drop_pending(sw, &sw->sp[idx]);
+    /* Nothing is called out of a burst (forward.c), so no frame is queued for the port. */
+    assert(!sw->sp[idx].active && sw->sp[idx].npend == 0);
     if (sw->sp[idx].is_guest) {
         zvs_mac_table_remove_port(sw->macs, idx);
         for (uint16_t i = 0; i < sw->nguests; i++) {

@@ -39,7 +39,9 @@ struct zvs_guest {
     struct zvs_vlan_port vlan;          /* PORTTYPE, access VID, granted VIDs */
 };
 
-/* Called with Slow Protocols frames (LACP, Marker) received on an uplink port. */
+/* Called with Slow Protocols frames (LACP, Marker) received on an uplink port, after the
+ * burst they came in (its other frames written), in the order they came; the frame's
+ * bytes are valid until the call returns. */
 typedef void (*zvs_slow_fn)(void *arg, struct zvs_port *port, const struct zvs_frame *f,
                             uint64_t now);
 
@@ -86,11 +88,11 @@ int zvs_switch_add_guest(struct zvs_switch *sw, struct zvs_port *port,
 int zvs_switch_update_guest(struct zvs_switch *sw, struct zvs_port *port,
                             const struct zvs_guest *guest);
 /* Uncouple / detach and hand the port back, not destroyed: its MAC entries go, an uplink
- * leaves the failover list (another RDEV takes over if it was active). Frames queued for
- * it in a running burst (a detach from the Slow Protocols handler) are discarded and
- * counted on it (out_discards, ZVS_DROP_LINK_DOWN). The caller owns the port again and
- * may re-add it. NULL if port is not attached to sw. Not for the port whose burst is
- * running; a port-group member must leave the group's map first. */
+ * leaves the failover list (another RDEV takes over if it was active). Between bursts or
+ * from the Slow Protocols handler (called after its burst is written). The caller owns
+ * the port again and may re-add it. NULL if port is not attached to sw. Not for the port
+ * whose burst is running (the handler's port); a port-group member must leave the
+ * group's map first. */
 struct zvs_port *zvs_switch_detach_port(struct zvs_switch *sw, struct zvs_port *port);
 /* Uncouple / detach: zvs_switch_detach_port, then destroy the port. 0 or -ENOENT. */
 int zvs_switch_remove_port(struct zvs_switch *sw, struct zvs_port *port);
@@ -118,7 +120,10 @@ void zvs_switch_set_isolation(struct zvs_switch *sw, bool on);
 void zvs_switch_set_macprotect(struct zvs_switch *sw, struct zvs_port *port, bool on);
 
 /* The forwarding path: process n frames received on `in`, write them to their egress
- * ports and flush those ports. Frames' bytes must stay valid until this returns. */
+ * ports and flush those ports, then hand the burst's Slow Protocols frames to the slow
+ * handler. Frames' bytes must stay valid until this returns. Up to ZVS_BATCH Slow
+ * Protocols frames a call reach the handler; more in one call are discarded and counted
+ * (ZVS_DROP_SLOW_PROTO), which zvs_switch_poll's bursts of ZVS_BATCH cannot reach. */
 void zvs_switch_input(struct zvs_switch *sw, struct zvs_port *in, struct zvs_frame *frames,
                       int n, uint64_t now);
 /* Read one burst from a port's backend, forward it, release it. Returns frames read. */

@@ -34,6 +34,14 @@ struct zvs_switch {
     uint16_t                 nactive;
     zvs_slow_fn              slow_fn;
     void                    *slow_arg;
+    /* The running burst's Slow Protocols frames for slow_fn, handed on after it, in the
+     * order they came (forward.c). It cannot overflow for a burst read by
+     * zvs_switch_poll: that is at most ZVS_BATCH frames, so at most ZVS_BATCH of them are
+     * Slow Protocols frames. A caller of zvs_switch_input with a longer burst could bring
+     * more: those are discarded and counted as every Slow Protocols frame the switch does
+     * not hand on (drops[ZVS_DROP_SLOW_PROTO], in_discards). */
+    const struct zvs_frame  *slowq[ZVS_BATCH];
+    unsigned                 nslow;
     struct zvs_switch_stats  stats;
     uint8_t                 *scratch;   /* offload fix-up: the emitted frame */
     uint8_t                 *scratch2;  /* offload fix-up: one segment */

@@ -233,100 +233,232 @@ struct walk_sink {
     uint16_t                in_port;    /* frames: their ingress port */
 };
 
-/* The walk behind zvs_qdio_sbal_parse and the adapter's output poll (inlined into both,
- * so each gets only its own sink's code). Checks as documented in qdio.h. */
+/* What the walk knows between entries. */
+struct walk {
+    uint32_t nfr;                       /* frames complete so far */
+    uint32_t remaining;                 /* bytes of the open scattered frame still due */
+    uint32_t first;                     /* entry of the open frame's header */
+    uint64_t total;                     /* bytes of all entries so far: within buf_bytes */
+    bool     in_frame;                  /* a first fragment seen, its last one not yet */
+};
+
+/* The buffer rules of qdio.h, one predicate each, true when an entry breaks the rule.
+ * An entry is checked against them in the order below; the first it breaks names the
+ * entry and the reason in SBALF. */
+
+/* Every entry: inside the data area (addr first, so data_size - addr cannot wrap). */
+static inline bool entry_outside_data_area(const struct zvs_qdio_geom *geo, uint64_t addr,
+                                           uint32_t len)
+{
+    return addr > geo->data_size || len > geo->data_size - addr;
+}
+
+/* Every entry: 1 to entry_size bytes. len - 1 wraps to UINT32_MAX for 0, so one compare
+ * covers both ends; entry_empty tells which end (ZVS_QDIO_ERR_LEN or _SIZE). Two compares
+ * here cost the core benchmark 3 instructions a frame. */
+static inline bool entry_length_out_of_range(const struct zvs_qdio_geom *geo, uint32_t len)
+{
+    return len - 1u >= geo->entry_size;
+}
+
+static inline bool entry_empty(uint32_t len)
+{
+    return len == 0;
+}
+
+/* The entries so far together within the buffer's bytes. */
+static inline bool entries_over_buffer(const struct zvs_qdio_geom *geo, uint64_t total)
+{
+    return total > geo->buf_bytes;
+}
+
+/* A frame's first entry: fragment "none" (the whole frame) or "first". */
+static inline bool starts_frame(uint32_t frag)
+{
+    return frag == ZVS_SBALE_FRAG_NONE || frag == ZVS_SBALE_FRAG_FIRST;
+}
+
+/* Fragment order: a frame starts only after the previous one ended; a middle or last
+ * fragment only continues an open one. */
+static inline bool fragment_out_of_order(const struct walk *w, uint32_t frag)
+{
+    return starts_frame(frag) ? w->in_frame : !w->in_frame;
+}
+
+/* A frame's first entry holds its header; a first fragment also holds
+ * ZVS_QDIO_MIN_FIRST_FRAG frame bytes, so the switch parses a scattered frame's headers
+ * from its first piece (ZVS_QDIO_ERR_SHORT; a whole frame's entry: ZVS_QDIO_ERR_LEN). */
+static inline bool header_entry_short(uint32_t frag, uint32_t len)
+{
+    return len < ZVS_QDIO_FHDR_LEN ||
+           (frag == ZVS_SBALE_FRAG_FIRST && len < ZVS_QDIO_FHDR_LEN + ZVS_QDIO_MIN_FIRST_FRAG);
+}
+
+/* Header and frame together fit one buffer. */
+static inline bool frame_over_buffer(const struct zvs_qdio_geom *geo, uint16_t pkt_len)
+{
+    return ZVS_QDIO_FHDR_LEN + (uint32_t)pkt_len > geo->buf_bytes;
+}
+
+/* A whole frame's entry holds exactly pkt_length bytes after the header. */
+static inline bool whole_frame_length_wrong(uint32_t here, uint16_t pkt_len)
+{
+    return here != pkt_len;
+}
+
+/* A first fragment holds part of the frame, not all of it. */
+static inline bool first_fragment_holds_frame(uint32_t here, uint16_t pkt_len)
+{
+    return here >= pkt_len;
+}
+
+/* A middle fragment leaves bytes for the last one. */
+static inline bool middle_fragment_ends_frame(uint32_t len, uint32_t remaining)
+{
+    return len >= remaining;
+}
+
+/* A last fragment brings exactly the bytes still due. */
+static inline bool last_fragment_length_wrong(uint32_t len, uint32_t remaining)
+{
+    return len != remaining;
+}
+
+/* The buffer's last entry does not leave a frame open. */
+static inline bool buffer_ends_inside_frame(const struct walk *w)
+{
+    return w->in_frame;
+}
+
+/* The entry that starts frame w->nfr: its header (into the parsed record, when that is
+ * the sink) and its bytes in iov[e]. 0 or -EPROTO. */
+static inline __attribute__((always_inline))
+int frame_start(const struct zvs_qdio_geom *geo, uint32_t e, uint32_t frag, uint32_t len,
+                uint64_t addr, struct walk *w, struct iovec iov[ZVS_QDIO_NSBALE],
+                const struct walk_sink *out, uint16_t *sbalf)
+{
+    uint16_t pkt_len;
+    struct zvs_vnet vnet;
+
+    if (header_entry_short(frag, len))
+        return parse_fail(sbalf, e, frag == ZVS_SBALE_FRAG_FIRST ? ZVS_QDIO_ERR_SHORT
+                                                                : ZVS_QDIO_ERR_LEN);
+    if (fhdr_read(geo->data + addr, &pkt_len, &vnet,
+                  out->parsed ? &out->parsed[w->nfr].hdr : NULL) < 0)
+        return parse_fail(sbalf, e, ZVS_QDIO_ERR_HDR);
+    if (frame_over_buffer(geo, pkt_len))
+        return parse_fail(sbalf, e, ZVS_QDIO_ERR_SIZE);
+    uint32_t here = len - ZVS_QDIO_FHDR_LEN;
+    if (frag == ZVS_SBALE_FRAG_NONE ? whole_frame_length_wrong(here, pkt_len)
+                                    : first_fragment_holds_frame(here, pkt_len))
+        return parse_fail(sbalf, e, ZVS_QDIO_ERR_LEN);
+
+    iov[e].iov_base = geo->data + addr + ZVS_QDIO_FHDR_LEN;
+    iov[e].iov_len = here;
+    w->first = e;
+    if (out->parsed) {
+        out->parsed[w->nfr].first = (uint8_t)e;
+        out->parsed[w->nfr].niov = 1;
+    } else {
+        struct zvs_frame *f = &out->frames[w->nfr];
+        f->data = iov[e].iov_base;
+        f->len = pkt_len;
+        f->vid = ZVS_VID_NONE;
+        f->pcp = 0;
+        f->flags = 0;
+        f->in_port = out->in_port;
+        f->nfrags = 0;
+        f->vnet = vnet;
+        f->frags = NULL;
+        f->cookie = out->cookie | w->nfr;
+    }
+    if (frag == ZVS_SBALE_FRAG_NONE) {
+        w->nfr++;
+    } else {
+        w->remaining = pkt_len - here;
+        w->in_frame = true;
+    }
+    return 0;
+}
+
+/* A middle or last fragment of the open frame: its bytes in iov[e]. 0 or -EPROTO. */
+static inline __attribute__((always_inline))
+int frame_continue(const struct zvs_qdio_geom *geo, uint32_t e, uint32_t frag, uint32_t len,
+                   uint64_t addr, struct walk *w, struct iovec iov[ZVS_QDIO_NSBALE],
+                   const struct walk_sink *out, uint16_t *sbalf)
+{
+    if (frag == ZVS_SBALE_FRAG_MIDDLE ? middle_fragment_ends_frame(len, w->remaining)
+                                      : last_fragment_length_wrong(len, w->remaining))
+        return parse_fail(sbalf, e, ZVS_QDIO_ERR_LEN);
+
+    iov[e].iov_base = geo->data + addr;
+    iov[e].iov_len = len;
+    w->remaining -= len;
+    if (out->parsed) {
+        out->parsed[w->nfr].niov++;
+    } else {
+        out->frames[w->nfr].nfrags = (uint16_t)(e - w->first + 1);
+        out->frames[w->nfr].frags = &iov[w->first];
+    }
+    if (frag == ZVS_SBALE_FRAG_LAST) {
+        w->in_frame = false;
+        w->nfr++;
+    }
+    return 0;
+}
+
+/* Check entry e of a filled buffer, read once, and take it into the walk: 1 when it is
+ * the buffer's last entry, 0 when more follow, or -EPROTO. */
+static inline __attribute__((always_inline))
+int sbale_check(const struct zvs_qdio_geom *geo, const struct zvs_sbale *sbale, uint32_t e,
+                struct walk *w, struct iovec iov[ZVS_QDIO_NSBALE], const struct walk_sink *out,
+                uint16_t *sbalf)
+{
+    uint32_t flags = __atomic_load_n(&sbale->flags, __ATOMIC_RELAXED);
+    uint32_t len = __atomic_load_n(&sbale->length, __ATOMIC_RELAXED);
+    uint64_t addr = __atomic_load_n(&sbale->addr, __ATOMIC_RELAXED);
+    uint32_t frag = flags & ZVS_SBALE_FRAG_MASK;
+    int rc;
+
+    if (__builtin_expect(entry_outside_data_area(geo, addr, len), 0))
+        return parse_fail(sbalf, e, ZVS_QDIO_ERR_ADDR);
+    if (__builtin_expect(entry_length_out_of_range(geo, len), 0))
+        return parse_fail(sbalf, e, entry_empty(len) ? ZVS_QDIO_ERR_LEN : ZVS_QDIO_ERR_SIZE);
+    w->total += len;
+    if (__builtin_expect(entries_over_buffer(geo, w->total), 0))
+        return parse_fail(sbalf, e, ZVS_QDIO_ERR_SIZE);
+    if (fragment_out_of_order(w, frag))
+        return parse_fail(sbalf, e, ZVS_QDIO_ERR_FRAG);
+    if (__builtin_expect(starts_frame(frag), 1))
+        rc = frame_start(geo, e, frag, len, addr, w, iov, out, sbalf);
+    else
+        rc = frame_continue(geo, e, frag, len, addr, w, iov, out, sbalf);
+    if (rc < 0)
+        return rc;
+    if (!(flags & ZVS_SBALE_LAST_ENTRY))
+        return 0;
+    if (buffer_ends_inside_frame(w))
+        return parse_fail(sbalf, e, ZVS_QDIO_ERR_FRAG);
+    return 1;
+}
+
+/* The walk behind zvs_qdio_sbal_parse and the adapter's output poll, entry by entry up to
+ * the one flagged last (inlined into both, so each gets only its own sink's code). Returns
+ * the frames found, *entry_bytes the bytes of all entries (headers included); or -EPROTO. */
 static inline __attribute__((always_inline))
 int sbal_walk(const struct zvs_qdio_geom *geo, const struct zvs_sbal *sbal,
               struct iovec iov[ZVS_QDIO_NSBALE], const struct walk_sink *out, uint16_t *sbalf,
               uint64_t *entry_bytes)
 {
-    uint32_t nfr = 0;
-    uint32_t remaining = 0;             /* bytes of the open scattered frame still due */
-    uint32_t first = 0;                 /* entry of the open frame's header */
-    uint64_t total = 0;                 /* bytes of all entries so far: within buf_bytes */
-    bool in_frame = false;
+    struct walk w = { .nfr = 0 };
 
     for (uint32_t e = 0; e < ZVS_QDIO_NSBALE; e++) {
-        uint32_t flags = __atomic_load_n(&sbal->e[e].flags, __ATOMIC_RELAXED);
-        uint32_t len = __atomic_load_n(&sbal->e[e].length, __ATOMIC_RELAXED);
-        uint64_t addr = __atomic_load_n(&sbal->e[e].addr, __ATOMIC_RELAXED);
-
-        if (__builtin_expect(addr > geo->data_size || len > geo->data_size - addr, 0))
-            return parse_fail(sbalf, e, ZVS_QDIO_ERR_ADDR);
-        if (__builtin_expect(len - 1u >= geo->entry_size, 0))  /* 0, or over 4 KB */
-            return parse_fail(sbalf, e, len == 0 ? ZVS_QDIO_ERR_LEN : ZVS_QDIO_ERR_SIZE);
-        total += len;
-        if (__builtin_expect(total > geo->buf_bytes, 0))
-            return parse_fail(sbalf, e, ZVS_QDIO_ERR_SIZE);
-
-        uint32_t frag = flags & ZVS_SBALE_FRAG_MASK;
-        if (__builtin_expect(frag == ZVS_SBALE_FRAG_NONE || frag == ZVS_SBALE_FRAG_FIRST, 1)) {
-            uint16_t pkt_len;
-            struct zvs_vnet vnet;
-
-            if (in_frame)
-                return parse_fail(sbalf, e, ZVS_QDIO_ERR_FRAG);
-            if (len < ZVS_QDIO_FHDR_LEN ||
-                (frag == ZVS_SBALE_FRAG_FIRST && len < ZVS_QDIO_FHDR_LEN + ZVS_QDIO_MIN_FIRST_FRAG))
-                return parse_fail(sbalf, e, frag == ZVS_SBALE_FRAG_FIRST ?
-                                  ZVS_QDIO_ERR_SHORT : ZVS_QDIO_ERR_LEN);
-            if (fhdr_read(geo->data + addr, &pkt_len, &vnet,
-                          out->parsed ? &out->parsed[nfr].hdr : NULL) < 0)
-                return parse_fail(sbalf, e, ZVS_QDIO_ERR_HDR);
-            if (ZVS_QDIO_FHDR_LEN + (uint32_t)pkt_len > geo->buf_bytes)
-                return parse_fail(sbalf, e, ZVS_QDIO_ERR_SIZE);
-            uint32_t here = len - ZVS_QDIO_FHDR_LEN;
-            if (frag == ZVS_SBALE_FRAG_NONE ? here != pkt_len : here >= pkt_len)
-                return parse_fail(sbalf, e, ZVS_QDIO_ERR_LEN);
-            iov[e].iov_base = geo->data + addr + ZVS_QDIO_FHDR_LEN;
-            iov[e].iov_len = here;
-            first = e;
-            if (out->parsed) {
-                out->parsed[nfr].first = (uint8_t)e;
-                out->parsed[nfr].niov = 1;
-            } else {
-                struct zvs_frame *f = &out->frames[nfr];
-                f->data = iov[e].iov_base;
-                f->len = pkt_len;
-                f->vid = ZVS_VID_NONE;
-                f->pcp = 0;
-                f->flags = 0;
-                f->in_port = out->in_port;
-                f->nfrags = 0;
-                f->vnet = vnet;
-                f->frags = NULL;
-                f->cookie = out->cookie | nfr;
-            }
-            if (frag == ZVS_SBALE_FRAG_NONE) {
-                nfr++;
-            } else {
-                remaining = pkt_len - here;
-                in_frame = true;
-            }
-        } else {
-            if (!in_frame)
-                return parse_fail(sbalf, e, ZVS_QDIO_ERR_FRAG);
-            if (frag == ZVS_SBALE_FRAG_MIDDLE ? len >= remaining : len != remaining)
-                return parse_fail(sbalf, e, ZVS_QDIO_ERR_LEN);
-            iov[e].iov_base = geo->data + addr;
-            iov[e].iov_len = len;
-            remaining -= len;
-            if (out->parsed) {
-                out->parsed[nfr].niov++;
-            } else {
-                out->frames[nfr].nfrags = (uint16_t)(e - first + 1);
-                out->frames[nfr].frags = &iov[first];
-            }
-            if (frag == ZVS_SBALE_FRAG_LAST) {
-                in_frame = false;
-                nfr++;
-            }
-        }
-        if (flags & ZVS_SBALE_LAST_ENTRY) {
-            if (in_frame)
-                return parse_fail(sbalf, e, ZVS_QDIO_ERR_FRAG);
-            *entry_bytes = total;       /* headers (32 per frame) + frame bytes */
-            return (int)nfr;
+        int rc = sbale_check(geo, &sbal->e[e], e, &w, iov, out, sbalf);
+        if (__builtin_expect(rc < 0, 0))
+            return rc;
+        if (rc > 0) {
+            *entry_bytes = w.total;
+            return (int)w.nfr;
         }
     }
     return parse_fail(sbalf, ZVS_QDIO_NSBALE - 1, ZVS_QDIO_ERR_NO_LAST);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fake_port.h"
+#include "dataplane/distribution.h"
 #include "dataplane/mac_table.h"
 #include "dataplane/switch.h"
 #include "dataplane/vnet.h"
@@ -682,7 +683,9 @@ static void on_slow_unregister_b(void *arg, struct zvs_port *port, const struct 
     assert_int_equal(zvs_mac_table_remove(zvs_switch_mac_table(sw), MAC_B, 0), 0);
 }
 
-static void burst_slow_handler_forgets_the_memo(void **state)
+/* The handler runs after the burst: both frames to B go out on what the table said when
+ * the burst began; the next burst sees the change. */
+static void burst_slow_handler_runs_after_the_burst(void **state)
 {
     struct lab l;
     uint8_t fr[3][128];
@@ -696,12 +699,268 @@ static void burst_slow_handler_forgets_the_memo(void **state)
     fr[1][13] = 0x09;
     len[2] = build(fr[2], MAC_B, MAC_LAN, -1, 47);
     send_burst(&l, l.up, fr, len, 3, 1);
-    assert_int_equal(l.b->nframes, 1);
+    assert_int_equal(l.b->nframes, 2);
     assert_memory_equal(l.b->frames[0].bytes, fr[0], len[0]);
+    assert_memory_equal(l.b->frames[1].bytes, fr[2], len[2]);
+    assert_int_equal(l.up->port.ctr.drops[ZVS_DROP_FILTERED], 0);
+    assert_int_equal(l.up->port.ctr.in_packets, 3);
+    assert_int_equal(l.up->port.ctr.in_bytes, len[0] + len[1] + len[2]);
+    assert_int_equal(zvs_mac_table_lookup(zvs_switch_mac_table(l.sw), MAC_B, 0), -1);
+    /* the next burst: B's MAC is gone, the frame is for no guest of ours */
+    send_burst(&l, l.up, &fr[2], &len[2], 1, 2);
+    assert_int_equal(l.b->nframes, 2);
     assert_int_equal(l.up->port.ctr.drops[ZVS_DROP_FILTERED], 1);
     /* filtered frames are not counted as received (the OSA filter drops them first) */
-    assert_int_equal(l.up->port.ctr.in_packets, 2);
-    assert_int_equal(l.up->port.ctr.in_bytes, len[0] + len[1]);
+    assert_int_equal(l.up->port.ctr.in_packets, 3);
+    zvs_switch_destroy(l.sw);
+}
+
+/* ---- Slow Protocols frames are queued during a burst and handed on after it ---------- */
+
+#define SLOW_LACP   1                   /* Slow Protocols subtypes (IEEE 802.1AX) */
+#define SLOW_MARKER 2
+
+/* A Slow Protocols frame from the LAN: subtype at byte 14, `serial` at byte 15. */
+static uint32_t build_slow(uint8_t *buf, uint8_t subtype, uint8_t serial)
+{
+    static const uint8_t slow[6] = { 0x01, 0x80, 0xC2, 0, 0, 2 };
+    uint32_t len = build(buf, slow, MAC_LAN, -1, 110);
+    buf[12] = 0x88;
+    buf[13] = 0x09;
+    buf[14] = subtype;
+    buf[15] = serial;
+    return len;
+}
+
+/* What the handler saw, call by call: the port, the frame's subtype and serial, and how
+ * many frames the guests had been given by then. */
+struct slow_log {
+    struct lab        *l;
+    int                n;
+    struct zvs_port   *port[16];
+    uint8_t            subtype[16];
+    uint8_t            serial[16];
+    int                guest_frames[16];
+};
+
+static void on_slow_log(void *arg, struct zvs_port *port, const struct zvs_frame *f,
+                        uint64_t now)
+{
+    struct slow_log *g = arg;
+    assert_true(g->n < 16);
+    g->port[g->n] = port;
+    g->subtype[g->n] = f->data[14];
+    g->serial[g->n] = f->data[15];
+    g->guest_frames[g->n] = g->l->a->nframes + g->l->b->nframes + g->l->c->nframes;
+    g->n++;
+}
+
+/* Two collecting port-group members besides the lab's RDEV. */
+static void add_members(struct lab *l, struct fake_port **m1, struct fake_port **m2)
+{
+    *m1 = fake_port_new("2C00", ZVS_CAP_CSUM | ZVS_CAP_GSO, 1500);
+    *m2 = fake_port_new("2D00", ZVS_CAP_CSUM | ZVS_CAP_GSO, 1500);
+    assert_int_equal(zvs_switch_add_group_port(l->sw, &(*m1)->port), 0);
+    assert_int_equal(zvs_switch_add_group_port(l->sw, &(*m2)->port), 0);
+    zvs_switch_set_collecting(l->sw, &(*m1)->port, true);
+    zvs_switch_set_collecting(l->sw, &(*m2)->port, true);
+}
+
+static void slow_frames_after_the_burst_in_order_per_port(void **state)
+{
+    struct lab l;
+    struct fake_port *m1, *m2;
+    uint8_t fr[8][128];
+    uint32_t len[8];
+    lab_setup(&l, false, 1, 1, 1);
+    add_members(&l, &m1, &m2);
+    struct slow_log g = { .l = &l };
+    zvs_switch_set_slow_handler(l.sw, on_slow_log, &g);
+
+    /* member 1: LACPDU, data to A, Marker, data to B, LACPDU */
+    len[0] = build_slow(fr[0], SLOW_LACP, 1);
+    len[1] = build(fr[1], MAC_A, MAC_LAN, -1, 46);
+    len[2] = build_slow(fr[2], SLOW_MARKER, 2);
+    len[3] = build(fr[3], MAC_B, MAC_LAN, -1, 47);
+    len[4] = build_slow(fr[4], SLOW_LACP, 3);
+    send_burst(&l, m1, fr, len, 5, 1);
+    assert_int_equal(g.n, 3);
+    /* member 2: Marker, data to C, LACPDU */
+    len[5] = build_slow(fr[5], SLOW_MARKER, 4);
+    len[6] = build(fr[6], MAC_C, MAC_LAN, -1, 48);
+    len[7] = build_slow(fr[7], SLOW_LACP, 5);
+    send_burst(&l, m2, &fr[5], &len[5], 3, 2);
+    assert_int_equal(g.n, 5);
+    /* member 1 again: one LACPDU alone */
+    send_burst(&l, m1, &fr[0], &len[0], 1, 3);
+
+    static const uint8_t subtype[6] = { SLOW_LACP, SLOW_MARKER, SLOW_LACP,
+                                        SLOW_MARKER, SLOW_LACP, SLOW_LACP };
+    static const uint8_t serial[6] = { 1, 2, 3, 4, 5, 1 };
+    static const int guest_frames[6] = { 2, 2, 2, 3, 3, 3 };   /* the burst's data first */
+    assert_int_equal(g.n, 6);
+    for (int i = 0; i < 6; i++) {
+        assert_ptr_equal(g.port[i], i < 3 || i == 5 ? &m1->port : &m2->port);
+        assert_int_equal(g.subtype[i], subtype[i]);
+        assert_int_equal(g.serial[i], serial[i]);
+        assert_int_equal(g.guest_frames[i], guest_frames[i]);
+    }
+    assert_int_equal(l.a->nframes, 1);
+    assert_memory_equal(l.a->frames[0].bytes, fr[1], len[1]);
+    assert_int_equal(l.b->nframes, 1);
+    assert_memory_equal(l.b->frames[0].bytes, fr[3], len[3]);
+    assert_int_equal(l.c->nframes, 1);
+    assert_memory_equal(l.c->frames[0].bytes, fr[6], len[6]);
+    assert_int_equal(l.up->nframes + m1->nframes + m2->nframes, 0);
+    /* every frame counted as received, none discarded */
+    assert_int_equal(m1->port.ctr.in_packets, 6);
+    assert_int_equal(m1->port.ctr.in_bytes, len[0] * 2 + len[1] + len[2] + len[3] + len[4]);
+    assert_int_equal(m2->port.ctr.in_packets, 3);
+    assert_int_equal(m2->port.ctr.in_bytes, len[5] + len[6] + len[7]);
+    assert_int_equal(m1->port.ctr.in_discards + m2->port.ctr.in_discards, 0);
+    zvs_switch_destroy(l.sw);
+}
+
+/* The handler does what a LACPDU may make the group do: the member leaves Collecting and
+ * the group publishes a table that sends outbound on the other member. */
+struct group_change {
+    struct zvs_switch  *sw;
+    struct zvs_port    *member;
+    struct zvs_pg_dist *dist;
+    struct zvs_pg_map  *next;
+    int                 calls;
+};
+
+static void on_slow_change_group(void *arg, struct zvs_port *port, const struct zvs_frame *f,
+                                 uint64_t now)
+{
+    struct group_change *c = arg;
+    c->calls++;
+    zvs_switch_set_collecting(c->sw, c->member, false);
+    __atomic_store_n(&c->dist->live, c->next, __ATOMIC_RELEASE);
+}
+
+static void map_all_to(struct zvs_pg_map *m, uint16_t port)
+{
+    memset(m, 0, sizeof(*m));
+    for (int i = 0; i < ZVS_PG_BUCKETS; i++) {
+        m->bucket_port[i] = port;
+        m->bucket_slot[i] = 0;
+    }
+    m->flood_port = port;
+}
+
+static void slow_handler_changing_the_group_leaves_the_burst_alone(void **state)
+{
+    struct lab l;
+    struct fake_port *m1, *m2;
+    static struct zvs_pg_dist dist;
+    struct zvs_pg_map on_m1, on_m2;
+    uint8_t fr[4][128];
+    uint32_t len[4];
+    lab_setup(&l, false, 1, 1, 1);
+    add_members(&l, &m1, &m2);
+    map_all_to(&on_m1, m1->port.index);
+    map_all_to(&on_m2, m2->port.index);
+    memset(&dist, 0, sizeof(dist));
+    dist.live = &on_m1;
+    dist.hash = ZVS_PG_HASH_DST;
+    for (int i = 0; i < ZVS_PG_MAX_MEMBERS; i++)
+        dist.member_port[i] = ZVS_PG_NO_PORT;
+    dist.member_port[0] = m1->port.index;
+    dist.member_port[1] = m2->port.index;
+    zvs_switch_set_group(l.sw, &dist);
+    struct group_change c = { .sw = l.sw, .member = &m1->port, .dist = &dist, .next = &on_m2 };
+    zvs_switch_set_slow_handler(l.sw, on_slow_change_group, &c);
+
+    /* a LACPDU first, then data: the data still finds member 1 collecting */
+    len[0] = build_slow(fr[0], SLOW_LACP, 1);
+    len[1] = build(fr[1], MAC_A, MAC_LAN, -1, 46);
+    len[2] = build_slow(fr[2], SLOW_MARKER, 2);
+    len[3] = build(fr[3], MAC_B, MAC_LAN, -1, 47);
+    send_burst(&l, m1, fr, len, 4, 1);
+    assert_int_equal(c.calls, 2);
+    assert_int_equal(l.a->nframes, 1);
+    assert_memory_equal(l.a->frames[0].bytes, fr[1], len[1]);
+    assert_int_equal(l.b->nframes, 1);
+    assert_memory_equal(l.b->frames[0].bytes, fr[3], len[3]);
+    assert_int_equal(m1->port.ctr.drops[ZVS_DROP_NOT_COLLECTING], 0);
+    assert_int_equal(m1->port.ctr.in_discards, 0);
+    assert_int_equal(m1->port.ctr.in_packets, 4);
+
+    /* after the burst the change holds: member 1 no longer collects, outbound goes to 2 */
+    send_burst(&l, m1, &fr[1], &len[1], 1, 2);
+    assert_int_equal(l.a->nframes, 1);
+    assert_int_equal(m1->port.ctr.drops[ZVS_DROP_NOT_COLLECTING], 1);
+    len[0] = build(fr[0], MAC_LAN, MAC_A, -1, 48);
+    send_burst(&l, l.a, fr, len, 1, 3);
+    assert_int_equal(m1->nframes, 0);
+    assert_int_equal(m2->nframes, 1);
+    assert_memory_equal(m2->frames[0].bytes, fr[0], len[0]);
+    zvs_switch_set_group(l.sw, NULL);
+    zvs_switch_destroy(l.sw);
+}
+
+static int slow_calls;
+static void on_slow_count(void *arg, struct zvs_port *port, const struct zvs_frame *f,
+                          uint64_t now)
+{
+    slow_calls++;
+}
+
+/* More Slow Protocols frames in one zvs_switch_input than a burst read by
+ * zvs_switch_poll can hold (ZVS_BATCH): the handler gets ZVS_BATCH, the rest are
+ * discarded and counted. */
+static void slow_frames_beyond_a_burst_are_counted(void **state)
+{
+    struct lab l;
+    enum { N = ZVS_BATCH + 3 };
+    static uint8_t fr[N][128];
+    struct zvs_frame f[N];
+    lab_setup(&l, false, 1, 1, 1);
+    zvs_switch_set_slow_handler(l.sw, on_slow_count, NULL);
+    slow_calls = 0;
+    for (int i = 0; i < N; i++) {
+        uint32_t len = build_slow(fr[i], i % 2 ? SLOW_MARKER : SLOW_LACP, (uint8_t)i);
+        f[i] = (struct zvs_frame){ .data = fr[i], .len = len };
+    }
+    zvs_switch_input(l.sw, &l.up->port, f, N, 1);
+    assert_int_equal(slow_calls, ZVS_BATCH);
+    assert_int_equal(l.up->port.ctr.drops[ZVS_DROP_SLOW_PROTO], 3);
+    assert_int_equal(l.up->port.ctr.in_discards, 3);
+    assert_int_equal(l.up->port.ctr.in_packets, N);
+    /* the queue is empty again: the next burst's frames reach the handler */
+    zvs_switch_input(l.sw, &l.up->port, f, 2, 2);
+    assert_int_equal(slow_calls, ZVS_BATCH + 2);
+    assert_int_equal(l.up->port.ctr.in_discards, 3);
+    zvs_switch_destroy(l.sw);
+}
+
+/* A handler that takes itself away (the group released): the burst's frames after it
+ * are discarded and counted, as they would be had they come after it. */
+static void on_slow_unset(void *arg, struct zvs_port *port, const struct zvs_frame *f,
+                          uint64_t now)
+{
+    slow_calls++;
+    zvs_switch_set_slow_handler(arg, NULL, NULL);
+}
+
+static void slow_handler_unset_during_delivery(void **state)
+{
+    struct lab l;
+    uint8_t fr[3][128];
+    uint32_t len[3];
+    lab_setup(&l, false, 1, 1, 1);
+    zvs_switch_set_slow_handler(l.sw, on_slow_unset, l.sw);
+    slow_calls = 0;
+    len[0] = build_slow(fr[0], SLOW_LACP, 1);
+    len[1] = build_slow(fr[1], SLOW_MARKER, 2);
+    len[2] = build_slow(fr[2], SLOW_LACP, 3);
+    send_burst(&l, l.up, fr, len, 3, 1);
+    assert_int_equal(slow_calls, 1);
+    assert_int_equal(l.up->port.ctr.drops[ZVS_DROP_SLOW_PROTO], 2);
+    assert_int_equal(l.up->port.ctr.in_discards, 2);
+    assert_int_equal(l.up->port.ctr.in_packets, 3);
     zvs_switch_destroy(l.sw);
 }
 
@@ -821,7 +1080,11 @@ int main(void)
         cmocka_unit_test(discarded_super_frame_counts_its_segments),
         cmocka_unit_test(burst_mixed_destinations_each_forwarded),
         cmocka_unit_test(burst_learning_forgets_the_memo),
-        cmocka_unit_test(burst_slow_handler_forgets_the_memo),
+        cmocka_unit_test(burst_slow_handler_runs_after_the_burst),
+        cmocka_unit_test(slow_frames_after_the_burst_in_order_per_port),
+        cmocka_unit_test(slow_handler_changing_the_group_leaves_the_burst_alone),
+        cmocka_unit_test(slow_frames_beyond_a_burst_are_counted),
+        cmocka_unit_test(slow_handler_unset_during_delivery),
         cmocka_unit_test(burst_untagged_and_tagged_on_a_trunk),
         cmocka_unit_test(burst_untagged_refusal_repeats),
         cmocka_unit_test(frame_emit_contiguous_keep),

@@ -517,27 +517,30 @@ static void detach_active_uplink_fails_over(void **state)
     assert_int_equal(destroyed, 1);
 }
 
-/* A detach from the Slow Protocols handler in the middle of a burst: the frame already
- * queued for the port is discarded and counted on it; the burst goes on. */
+/* A detach from the Slow Protocols handler: the handler runs after the burst's frames
+ * are written, so what the burst queued for the port reaches it first; the frames after
+ * the detach find it gone. */
 struct in_burst {
     struct zvs_switch *sw;
     struct zvs_port   *victim;
     struct zvs_port   *got;             /* what detach returned */
     bool               remove;          /* remove (destroy) instead of detach */
     int                calls;
+    int                victim_frames;   /* frames the victim had when the handler ran */
 };
 
 static void on_slow_detach(void *arg, struct zvs_port *port, const struct zvs_frame *f, uint64_t now)
 {
     struct in_burst *b = arg;
     b->calls++;
+    b->victim_frames = ((struct fake_port *)b->victim)->nframes;
     if (b->remove)
         assert_int_equal(zvs_switch_remove_port(b->sw, b->victim), 0);
     else
         b->got = zvs_switch_detach_port(b->sw, b->victim);
 }
 
-static void detach_in_a_burst_discards_queued_frames(void **state)
+static void detach_from_the_slow_handler_after_the_burst(void **state)
 {
     struct lab l;
     uint8_t fr[4][128];
@@ -548,8 +551,8 @@ static void detach_in_a_burst_discards_queued_frames(void **state)
     struct in_burst ib = { .sw = l.sw, .victim = &l.a->port };
     zvs_switch_set_slow_handler(l.sw, on_slow_detach, &ib);
 
-    len[0] = build(fr[0], MAC_A, MAC_LAN, -1, 46);  /* queued for A */
-    len[1] = build(fr[1], MAC_A, MAC_LAN, -1, 47);  /* queued for A */
+    len[0] = build(fr[0], MAC_A, MAC_LAN, -1, 46);  /* for A */
+    len[1] = build(fr[1], MAC_A, MAC_LAN, -1, 47);  /* for A */
     len[2] = build(fr[2], SLOW_DST, MAC_LAN, -1, 110);
     fr[2][12] = 0x88;
     fr[2][13] = 0x09;                               /* LACP: the handler detaches A */
@@ -559,18 +562,21 @@ static void detach_in_a_burst_discards_queued_frames(void **state)
     zvs_switch_input(l.sw, &l.up[0]->port, f, 4, 1);
     assert_int_equal(ib.calls, 1);
     assert_ptr_equal(ib.got, &l.a->port);
-    assert_int_equal(l.a->nframes, 0);
-    assert_int_equal(l.a->tx_calls, 0);
-    assert_int_equal(l.a->flushes, 0);
-    assert_int_equal(l.a->port.ctr.out_discards, 2);
-    assert_int_equal(l.a->port.ctr.drops[ZVS_DROP_LINK_DOWN], 2);
-    assert_int_equal(l.a->port.ctr.out_packets, 0);
+    assert_int_equal(ib.victim_frames, 2);          /* written before the handler ran */
+    assert_int_equal(l.a->nframes, 2);
+    assert_memory_equal(l.a->frames[0].bytes, fr[0], len[0]);
+    assert_memory_equal(l.a->frames[1].bytes, fr[1], len[1]);
+    assert_int_equal(l.a->tx_calls, 1);
+    assert_int_equal(l.a->flushes, 1);
+    assert_int_equal(l.a->port.ctr.out_discards, 0);
+    assert_int_equal(l.a->port.ctr.out_packets, 2);
     assert_int_equal(l.b->nframes, 1);
     assert_memory_equal(l.b->frames[0].bytes, fr[3], len[3]);
     assert_int_equal(l.b->flushes, 1);
+    assert_null(zvs_switch_port(l.sw, l.a->port.index));
 
-    /* The same with remove: the port is destroyed inside the burst, nothing touches it
-     * afterwards (ASan / valgrind would tell). */
+    /* The same with remove: B is destroyed by the handler after its frame was written,
+     * and nothing touches it afterwards (ASan / valgrind would tell). */
     l.b->destroyed = &destroyed;
     ib = (struct in_burst){ .sw = l.sw, .victim = &l.b->port, .remove = true };
     len[0] = build(fr[0], MAC_B, MAC_LAN, -1, 46);
@@ -579,11 +585,15 @@ static void detach_in_a_burst_discards_queued_frames(void **state)
         f[i] = (struct zvs_frame){ .data = fr[i], .len = len[i] };
     zvs_switch_input(l.sw, &l.up[0]->port, f, 4, 2);
     assert_int_equal(ib.calls, 1);
+    assert_int_equal(ib.victim_frames, 2);          /* frame 0 after the first burst's */
     assert_int_equal(destroyed, 1);
     assert_int_equal(l.c->nframes, 1);
     assert_memory_equal(l.c->frames[0].bytes, fr[3], len[3]);
-    /* frame 0 was queued for B and went with it; frame 1 is for A, no longer coupled */
+    /* frame 1 is for A, no longer coupled */
     assert_int_equal(l.up[0]->port.ctr.drops[ZVS_DROP_FILTERED], 1);
+    /* the next burst finds B gone */
+    zvs_switch_input(l.sw, &l.up[0]->port, f, 1, 3);
+    assert_int_equal(l.up[0]->port.ctr.drops[ZVS_DROP_FILTERED], 2);
     zvs_switch_destroy(l.sw);
     l.a->port.ops->destroy(&l.a->port);
 }
@@ -601,7 +611,7 @@ int main(void)
         cmocka_unit_test(switchover_forced_rdev_detached),
         cmocka_unit_test(detach_guest_hands_the_port_back),
         cmocka_unit_test(detach_active_uplink_fails_over),
-        cmocka_unit_test(detach_in_a_burst_discards_queued_frames),
+        cmocka_unit_test(detach_from_the_slow_handler_after_the_burst),
     };
     return cmocka_run_group_tests_name("switch_runtime", tests, NULL, NULL);
 }
