@@ -457,21 +457,26 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
         zvs_warn("netlink: %s; carrier changes will not be seen", strerror(-err));
 
     if (opt->qdio_socket) {
+        /* The error is the listen's (attach_fd holds -errno then) or, with a socket
+         * listening, the watch's. */
         d->attach_fd = zvs_qdio_attach_listen(opt->qdio_socket);
-        if (d->attach_fd < 0 ||
-            zvs_evloop_add_fd(d->loop, d->attach_fd, EPOLLIN, on_attach, d) < 0) {
-            zvs_err("cannot listen on %s: %s", opt->qdio_socket, strerror(-d->attach_fd));
+        err = d->attach_fd;
+        if (err >= 0)
+            err = zvs_evloop_add_fd(d->loop, d->attach_fd, EPOLLIN, on_attach, d);
+        if (err < 0) {
+            zvs_err("cannot listen on %s: %s", opt->qdio_socket, strerror(-err));
             goto fail;
         }
     }
     if (opt->console_path) {
         int cerr = 0;
         d->console = zvs_console_open(opt->console_path, zvsd_execute, d, &cerr);
-        if (d->console)
+        if (d->console) {
             zvs_console_on_forget(d->console, on_console_forget, d);
-        if (!d->console ||
-            zvs_evloop_add_fd(d->loop, zvs_console_listen_fd(d->console), EPOLLIN,
-                              on_console, d) < 0) {
+            cerr = zvs_evloop_add_fd(d->loop, zvs_console_listen_fd(d->console), EPOLLIN,
+                                     on_console, d);
+        }
+        if (cerr < 0) {
             zvs_err("cannot open the console %s: %s", opt->console_path, strerror(-cerr));
             goto fail;
         }
