@@ -27,12 +27,15 @@
  * (deliver: the switch takes what the guest primed), so no kind knows either.
  *
  * Live relocation (detach a NIC here with its MAC and counters, re-create it on another
- * system) needs nothing of the owner but to carry the MAC and the counters, which never are
- * behind this table. It would add two ops:
- *   save(b, out)      after unbind: the kind's state in a form the other system opens from
- *                     (tap: its name and namespace; LCS: the machine's device; a program
- *                     cannot follow, so "qdio" and "none" would refuse);
- *   restore(p, saved, env, owner, &b)  there, as open does but from the saved state.
+ * system) changes nothing of the owner's but what it carries: detaching is unbind, then
+ * close, as UNCOUPLE and DETACH NIC are now, and the MAC and the counters (the port's and
+ * the base) are the owner's, never behind this table. What a kind owns moves through two
+ * ops relocation would add:
+ *   save(b, out)      between unbind and close: the kind's state in a form the other
+ *                     system opens from (tap: its name and namespace; LCS: the machine's
+ *                     device and its kernel-drop count; a program cannot follow, so "qdio"
+ *                     and "none" would refuse);
+ *   restore(p, saved, base, &b)  there, as open does, but from the saved state.
  *
  * Rules: one thread (the owner's event loop); classes are constant and live for the
  * program. Nothing here is on the per-frame path except what wake does.
