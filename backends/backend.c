@@ -1,7 +1,8 @@
 /* backend: the registry of backend classes (see backend.h).
  *
- * Owns: the one table of classes, in the order a listing shows them. Adding a kind is
- * one entry here and its own file; the daemon never names a backend's functions.
+ * Owns: the one table of classes, in the order a listing shows them, and the classes
+ * registered from above at start-up after them. Adding a kind is one entry here (or one
+ * registration) and its own file; the daemon never names a backend's functions.
  * Hazard: zvs_backend_of matches port->ops->kind, so a class's kind must equal the kind
  * string of the port ops its open returns (memlink ports say "memlink": the dummy class
  * matches that too).
@@ -14,6 +15,8 @@
 
 #include "backends/dummy.h"
 #include "backends/memlink.h"
+#include "backends/nic_program.h"
+#include "backends/nic_tap.h"
 #include "backends/uplink_afpacket.h"
 #include "backends/uplink_pcap.h"
 
@@ -24,20 +27,37 @@ static const struct zvs_backend_class classes[] = {
       .open = zvs_uplink_pcap_open, .mac = zvs_uplink_pcap_mac },
     { .kind = "dummy", .side = ZVS_BACKEND_UPLINK, .netlink = false,
       .open = zvs_dummy_open, .mac = zvs_memlink_mac },
-    /* The guest tap is opened with its NIC by zvs_guest_tap_open (see backend.h). */
-    { .kind = "tap", .side = ZVS_BACKEND_GUEST, .netlink = false },
-    /* A Hercules machine's LCS tap: adopted with its NIC when the machine opens it
-     * (zvs_lcs_open, lcs.h), in the machine's namespace; not opened by name as a port. */
-    { .kind = "lcs", .side = ZVS_BACKEND_GUEST, .netlink = false },
+    /* The guest NIC kinds (NICBIND): opened with their NIC by zvs_nic_open. "lcs" is
+     * registered by guests/ (backend.h). */
+    { .kind = "tap", .side = ZVS_BACKEND_GUEST, .netlink = false, .nic = &zvs_nic_tap_class },
+    { .kind = "qdio", .side = ZVS_BACKEND_GUEST, .netlink = false, .nic = &zvs_nic_qdio_class },
+    { .kind = "none", .side = ZVS_BACKEND_GUEST, .netlink = false, .nic = &zvs_nic_none_class },
 };
 
 #define NCLASSES (sizeof(classes) / sizeof(classes[0]))
+
+static const struct zvs_backend_class *registered[ZVS_BACKEND_REGISTERED_MAX];
+static unsigned nregistered;
+
+int zvs_backend_register(const struct zvs_backend_class *c)
+{
+    const struct zvs_backend_class *have = zvs_backend_find(c->kind);
+    if (have)
+        return have == c ? 0 : -EEXIST;
+    if (nregistered == ZVS_BACKEND_REGISTERED_MAX)
+        return -ENOSPC;
+    registered[nregistered++] = c;
+    return 0;
+}
 
 const struct zvs_backend_class *zvs_backend_find(const char *kind)
 {
     for (size_t i = 0; kind && i < NCLASSES; i++)
         if (strcmp(classes[i].kind, kind) == 0)
             return &classes[i];
+    for (unsigned i = 0; kind && i < nregistered; i++)
+        if (strcmp(registered[i]->kind, kind) == 0)
+            return registered[i];
     return NULL;
 }
 

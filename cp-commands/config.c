@@ -357,6 +357,17 @@ static void check_groups(struct zvs_cfg *cfg)
     }
 }
 
+const char *zvs_nic_backend_kind(enum zvs_nic_backend b)
+{
+    switch (b) {
+    case ZVS_NIC_BACKEND_TAP:  return "tap";
+    case ZVS_NIC_BACKEND_QDIO: return "qdio";
+    case ZVS_NIC_BACKEND_LCS:  return "lcs";
+    case ZVS_NIC_BACKEND_NONE: break;
+    }
+    return "none";
+}
+
 /* Interface number i of the list RDEVICEs-then-NICs, or NULL if that entry has none. */
 static const char *ifname_of(const struct zvs_cfg *cfg, unsigned i)
 {

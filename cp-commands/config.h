@@ -66,6 +66,10 @@ enum zvs_nic_backend {
     ZVS_NIC_BACKEND_LCS,                /* the LCS device of the user's Hercules machine */
 };
 
+/* The kind name the backend registry knows a NICBIND by (backends/backend.h): "none",
+ * "tap", "qdio", "lcs". */
+const char *zvs_nic_backend_kind(enum zvs_nic_backend b);
+
 /* What a USER entry's machine IPLs (the IPL statement; zvswitch: Hercules machines). */
 enum zvs_ipl_kind {
     ZVS_IPL_NONE,                       /* no IPL statement: not a Hercules machine */
@@ -317,6 +321,9 @@ int zvs_cfg_dump(const struct zvs_cfg *cfg, FILE *out);
 
 int zvs_cfg_find_vswitch(const struct zvs_cfg *cfg, const char *name);  /* index or -1 */
 int zvs_cfg_find_user(const struct zvs_cfg *cfg, const char *userid);   /* index or -1 */
+/* The NIC user `user`'s Hercules machine has as its LCS device (NICBIND LCS; at most one,
+ * zvs_cfg_check_machines), or NULL. */
+const struct zvs_cfg_nic *zvs_cfg_machine_nic(const struct zvs_cfg *cfg, unsigned user);
 int zvs_cfg_find_rdevice(const struct zvs_cfg *cfg, struct zvs_rdev rdev); /* index or -1 */
 int zvs_cfg_find_group(const struct zvs_cfg *cfg, const char *name);    /* index or -1 */
 

@@ -66,6 +66,15 @@ static const char *trunk_source(const struct zvs_cfg *cfg, const struct zvs_cfg_
     return NULL;
 }
 
+const struct zvs_cfg_nic *zvs_cfg_machine_nic(const struct zvs_cfg *cfg, unsigned user)
+{
+    const struct zvs_cfg_user *usr = &cfg->user[user];
+    for (unsigned k = usr->first_nic; k < (unsigned)usr->first_nic + usr->nnic; k++)
+        if (cfg->nic[k].backend == ZVS_NIC_BACKEND_LCS)
+            return &cfg->nic[k];
+    return NULL;
+}
+
 void zvs_cfg_check_machines(struct zvs_cfg *cfg)
 {
     const char *file = file_of(cfg);

@@ -1,17 +1,18 @@
 /* vswitchd: the composition root. It is the one place that knows every piece: the parsed
  * configuration (cp-commands/config.h), the switches (switch.h), the uplink backends
- * (opened by kind through backends/backend.h), guest NICs (nic_qdio) and their drivers
- * (guest_tap), carrier events (netlink_link) and the event loop.
+ * (opened by kind through backends/backend.h), guest NICs (nic_qdio) and the kinds that
+ * drive them (backends/nic_class.h: a tap, a program, a machine's LCS tap), carrier events
+ * (netlink_link) and the event loop.
  *
  * Wiring per iteration of the event loop:
  *  - an uplink socket readable: up to UPLINK_BURSTS bursts through zvs_switch_poll;
- *  - a tap readable: the tap driver fills the NIC's output queue, then the switch polls
- *    the NIC (SIGA-w is not needed in-process: the switch polls right after the fill);
- *  - a NIC's thin interrupt (irq eventfd): the tap driver empties the input queue into
- *    the tap;
+ *  - a descriptor a NIC's kind watches (a tap readable, the NIC's thin interrupt, a
+ *    program's SIGA-w or session): the kind's wake-up, which has the switch take what the
+ *    guest primed (SIGA-w is not needed in-process: the switch polls right after a fill);
+ *  - an attach request on the attach socket: the NIC's kind grants or refuses it;
  *  - link events: carrier changes of uplinks fail over, from netlink for a Linux interface
- *    or from the port's own descriptor for a link with none (dummy); a tap's carrier is
- *    its own business;
+ *    or from the port's own descriptor for a link with none (dummy); a guest's carrier is
+ *    its kind's business;
  *  - signalfd: SIGTERM/SIGINT stop the loop, SIGUSR1 writes the counters report, SIGHUP
  *    reopens the log file (logrotate).
  * Authorization follows z/VM: a NIC couples to a VSWITCH only with a GRANT (MODIFY
@@ -19,7 +20,6 @@
  */
 #include "daemon/daemon.h"
 #include "daemon/daemon_impl.h"
-#include "backends/tap_orphans.h"
 #include "dataplane/sockpath.h"
 
 #include <errno.h>
@@ -35,11 +35,11 @@
 #include "daemon/console_users.h"
 #include "daemon/evloop.h"
 #include "backends/backend.h"
-#include "backends/guest_tap.h"
+#include "backends/nic_class.h"
+#include "guests/nic_lcs.h"
 #include "lag/lag.h"
 #include "dataplane/log.h"
 #include "dataplane/mac_table.h"
-#include "qdio/nic_qdio.h"
 #include "qdio/qdio_attach.h"
 #include "backends/netlink_link.h"
 #include "dataplane/switch.h"
@@ -65,79 +65,47 @@ static void on_uplink(void *arg, int fd, uint32_t events, uint64_t now)
             break;
 }
 
-void zvsd_on_tap(void *arg, int fd, uint32_t events, uint64_t now)
+/* ---- the NIC kinds' host (backends/nic_class.h) ----------------------------------- */
+
+/* A descriptor a NIC's kind watches is ready: the kind's wake-up. */
+static void on_nic(void *arg, int fd, uint32_t events, uint64_t now)
 {
     struct d_nic *n = arg;
-    bool backlog = false;
-    for (int i = 0; i < UPLINK_BURSTS; i++) {
-        /* Uncoupled, the driver reads and drops what the guest sends. */
-        int queued = zvs_guest_tap_pump_out(n->tap);
-        while (n->ds && zvs_switch_poll(n->ds->sw, n->port, now) > 0)
-            ;
-        if (queued == -EBADFD) {
-            /* The guest's namespace and its tap are gone: stop watching a dead fd. The
-             * NIC stays coupled; frames for it are dropped by the driver and counted. */
-            zvs_warn("%s.%04X: tap %s is gone", n->userid, n->vdev, n->ifname);
-            zvs_evloop_del_fd(n->d->loop, fd);
-            n->tap_unwatched = true;    /* the close later must not remove it twice */
-            return;
-        }
-        if (queued < ZVS_BATCH)
-            break;
-        backlog = true;
-    }
-    /* An LCS socket drops only when its buffer is full, thousands of frames: the next
-     * pass then reads a full burst, so the NIC's guest-overrun discards follow a flood
-     * within a pass at one getsockopt per busy pass, none when the guest is not ahead.
-     * Commands and monitor samples fold as well, so what they show is exact. */
-    if (backlog)
-        zvsd_lcs_fold(n);
+    zvs_nic_wake(n->side, fd, events, now);
 }
 
-void zvsd_tap_unwatch(struct zvsd *d, struct d_nic *n)
+static int nic_watch(struct zvs_nic_side *b, int fd)
 {
-    if (!n->tap_unwatched)
-        zvs_evloop_del_fd(d->loop, zvs_guest_tap_fd(n->tap));
-    zvs_evloop_del_fd(d->loop, zvs_guest_tap_irq_fd(n->tap));
-    n->tap_unwatched = false;
+    struct d_nic *n = b->owner;
+    return zvs_evloop_add_fd(n->d->loop, fd, EPOLLIN, on_nic, n);
 }
 
-void zvsd_on_nic_irq(void *arg, int fd, uint32_t events, uint64_t now)
+/* While the daemon stops, every watch left the loop already (zvsd_destroy). */
+static void nic_unwatch(struct zvs_nic_side *b, int fd)
 {
-    struct d_nic *n = arg;
-    zvs_guest_tap_pump_in(n->tap);
+    struct d_nic *n = b->owner;
+    if (!n->d->stopping)
+        zvs_evloop_del_fd(n->d->loop, fd);
 }
 
-/* An external program signalled SIGA-w: take what it primed. */
-static void on_nic_siga(void *arg, int fd, uint32_t events, uint64_t now)
+/* SIGA-w is not needed in-process: the switch polls the NIC right after the guest's side
+ * filled its output queue. */
+static void nic_deliver(struct zvs_nic_side *b, uint64_t now)
 {
-    struct d_nic *n = arg;
-    zvs_qdio_siga_ack(zvs_nic_qdio_queues(n->port));
-    while (zvs_switch_poll(n->ds->sw, n->port, now) > 0)
+    struct d_nic *n = b->owner;
+    while (n->ds && zvs_switch_poll(n->ds->sw, n->port, now) > 0)
         ;
 }
 
-void zvsd_detach_external(struct d_nic *n, uint64_t now)
-{
-    struct zvs_qdio *q = zvs_nic_qdio_queues(n->port);
-    /* Buffers the program primed before it left belong to the adapter: send them. */
-    while (zvs_switch_poll(n->ds->sw, n->port, now) > 0)
-        ;
-    zvs_evloop_del_fd(n->d->loop, zvs_qdio_siga_fd(q));
-    zvs_evloop_del_fd(n->d->loop, n->session);
-    close(n->session);
-    n->session = -1;
-    int rc = zvs_qdio_reset(q);
-    zvs_info("%s: guest program detached%s", n->port->name, rc < 0 ? " (queues busy)" : "");
-}
+const struct zvs_nic_host zvsd_nic_host = {
+    .watch = nic_watch, .unwatch = nic_unwatch, .deliver = nic_deliver,
+};
 
-/* The attach connection of an external guest: EOF (or anything) means it detached. */
-static void on_nic_session(void *arg, int fd, uint32_t events, uint64_t now)
+void zvsd_nics_fold(struct zvsd *d)
 {
-    struct d_nic *n = arg;
-    char buf[64];
-    if (read(fd, buf, sizeof(buf)) <= 0 || (events & (EPOLLHUP | EPOLLERR)))
-        zvsd_detach_external(n, now);
+    for (unsigned i = 0; i < d->nnic; i++)
+        if (d->nic[i].used)
+            zvs_nic_fold(d->nic[i].side);
 }
 
 static void on_attach(void *arg, int fd, uint32_t events, uint64_t now)
@@ -156,32 +124,9 @@ static void on_attach(void *arg, int fd, uint32_t events, uint64_t now)
         }
         return;
     }
+    /* The NIC's kind grants it, or refuses (a kind no program drives, no NIC at all). */
     struct d_nic *n = zvsd_nic_find(d, userid, vdev);
-    if (!n || !n->external) {
-        zvs_qdio_attach_refuse(client, "no NICBIND QDIO NIC for that userid and vdev");
-        zvs_warn("attach: %s %04X: no such external NIC", userid, vdev);
-        return;
-    }
-    if (!n->ds) {
-        /* Its queues exist while it is coupled (COUPLE makes them). */
-        zvs_qdio_attach_refuse(client, "NIC not coupled");
-        zvs_warn("attach: %s %04X: NIC not coupled", userid, vdev);
-        return;
-    }
-    if (n->session >= 0) {
-        zvs_qdio_attach_refuse(client, "NIC already attached");
-        return;
-    }
-    struct zvs_qdio *q = zvs_nic_qdio_queues(n->port);
-    if (zvs_qdio_attach_grant(client, zvs_qdio_memfd(q), zvs_qdio_siga_fd(q),
-                              zvs_qdio_irq_fd(q)) < 0) {
-        close(client);
-        return;
-    }
-    n->session = client;
-    zvs_evloop_add_fd(d->loop, client, EPOLLIN, on_nic_session, n);
-    zvs_evloop_add_fd(d->loop, zvs_qdio_siga_fd(q), EPOLLIN, on_nic_siga, n);
-    zvs_info("%s: guest program attached", n->port->name);
+    zvs_nic_attach(n ? n->side : NULL, client, userid, vdev);
 }
 
 static void write_report(struct zvsd *d)
@@ -473,6 +418,7 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     d->sigfd = -1;
     d->attach_fd = -1;
     d->opt = *opt;
+    d->nics.host = &zvsd_nic_host;
     d->run = zvs_cfg_new();
     d->scratch = zvs_cfg_new();
     if (!d->run || !d->scratch)
@@ -488,7 +434,8 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     d->loop = opt->virtual_start_ns
               ? zvs_evloop_create_virtual(opt->virtual_start_ns, opt->virtual_wall_us)
               : zvs_evloop_create();
-    if (!d->nic || !d->loop || zvsd_guests_create(d) < 0)
+    /* The NIC kind that lives above backends/ enters the registry (backend.h). */
+    if (!d->nic || !d->loop || zvsd_guests_create(d) < 0 || zvs_nic_lcs_register() < 0)
         goto fail;
 
     sigset_t set;
@@ -510,21 +457,26 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
         zvs_warn("netlink: %s; carrier changes will not be seen", strerror(-err));
 
     if (opt->qdio_socket) {
+        /* The error is the listen's (attach_fd holds -errno then) or, with a socket
+         * listening, the watch's. */
         d->attach_fd = zvs_qdio_attach_listen(opt->qdio_socket);
-        if (d->attach_fd < 0 ||
-            zvs_evloop_add_fd(d->loop, d->attach_fd, EPOLLIN, on_attach, d) < 0) {
-            zvs_err("cannot listen on %s: %s", opt->qdio_socket, strerror(-d->attach_fd));
+        err = d->attach_fd;
+        if (err >= 0)
+            err = zvs_evloop_add_fd(d->loop, d->attach_fd, EPOLLIN, on_attach, d);
+        if (err < 0) {
+            zvs_err("cannot listen on %s: %s", opt->qdio_socket, strerror(-err));
             goto fail;
         }
     }
     if (opt->console_path) {
         int cerr = 0;
         d->console = zvs_console_open(opt->console_path, zvsd_execute, d, &cerr);
-        if (d->console)
+        if (d->console) {
             zvs_console_on_forget(d->console, on_console_forget, d);
-        if (!d->console ||
-            zvs_evloop_add_fd(d->loop, zvs_console_listen_fd(d->console), EPOLLIN,
-                              on_console, d) < 0) {
+            cerr = zvs_evloop_add_fd(d->loop, zvs_console_listen_fd(d->console), EPOLLIN,
+                                     on_console, d);
+        }
+        if (cerr < 0) {
             zvs_err("cannot open the console %s: %s", opt->console_path, strerror(-cerr));
             goto fail;
         }
@@ -556,7 +508,7 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
         goto fail;
     }
     zvsd_reconcile(d, NULL, NULL);
-    zvsd_tap_orphans_done(d);           /* taps a crash left that no NIC took: deleted */
+    zvs_nic_env_started(&d->nics);      /* taps a crash left that no NIC took: deleted */
     if (zvs_evloop_add_idle(d->loop, on_idle, d) < 0)
         goto fail;
     if (opt->monitor_path && zvsd_monitor_open(d, zvs_evloop_clock(d->loop)) < 0)
@@ -596,12 +548,10 @@ void zvsd_destroy(struct zvsd *d)
      * and the signalfd are closed, none of them removed first (evloop.h's contract; a
      * start refused for a live daemon's socket comes this way too). */
     zvs_evloop_del_all_fds(d->loop);
-    for (unsigned i = 0; d->nic && i < d->nnic; i++) {
-        if (d->nic[i].tap)
-            zvs_guest_tap_close(d->nic[i].tap); /* the switch destroys the NIC ports */
-        if (d->nic[i].session >= 0)
-            close(d->nic[i].session);
-    }
+    d->stopping = true;
+    for (unsigned i = 0; d->nic && i < d->nnic; i++)
+        if (d->nic[i].used)
+            zvs_nic_close(d->nic[i].side);     /* the switch destroys the NIC ports */
     zvs_console_close(d->console);          /* before the loop: it closes its clients */
     d->console = NULL;      /* what the groups say as they stop (below) goes to the log */
     if (d->attach_fd >= 0) {
@@ -616,7 +566,7 @@ void zvsd_destroy(struct zvsd *d)
             zvs_timer_destroy(d->sw[i].lag_timer);
         zvs_switch_destroy(d->sw[i].sw);
     }
-    zvs_tap_orphans_free(d->orphans);    /* a failed start deletes none of them */
+    zvs_nic_env_fini(&d->nics);         /* a failed start deletes no tap a crash left */
     zvs_netlink_link_close(d->nl);
     if (d->sigfd >= 0)
         close(d->sigfd);

@@ -252,7 +252,7 @@ void zvsd_execute(void *arg, const char *userid, uint32_t privclass, const char 
         return;
     }
     zvs_info("console: %s: %s", userid, line);
-    zvsd_lcs_fold_all(d);               /* counters exact when shown, cleared or uncoupled */
+    zvsd_nics_fold(d);                  /* counters exact when shown, cleared or uncoupled */
     if (zvs_cfg_cmd_is_config(&c)) {
         configure(d, &c, userid, privclass, r);
         return;

@@ -1,13 +1,12 @@
 /* Hercules machines in vswitchd: the machine commands (cp-commands/guest_command.h) and
- * the LCS NICs of running machines.
+ * what their devices mean to the user's NICs.
  *
  * A machine is guests/vm.h's supervisor; this file gives it the daemon's event loop (its
- * output pipe and pidfd are watched, one timer serves every machine's deadline) and turns
- * its events into NIC state: when the machine's LCS tap opens, the NIC bound to it
- * (NICBIND vdev LCS) gets a guest_tap driver on a packet socket in the machine's
- * namespace (backends/lcs.h) and is bound to its queues if coupled; when the machine
- * ends, the driver goes and the NIC stays defined and coupled, discarding (and counting)
- * frames for it, as for a z/VM guest that logged off with its NIC coupled.
+ * output pipe and pidfd are watched, one timer serves every machine's deadline) and tells
+ * the user's NICs its events through their kinds (backends/nic_class.h): its device
+ * opened (machine_up), it ended (machine_gone), and, to a NIC defined while it runs, the
+ * machine itself (zvsd_guests_machine). The NIC of its LCS device (NICBIND vdev LCS,
+ * guests/nic_lcs.c) takes the tap then and lets it go; other kinds have nothing to do.
  *
  * Responses (z/VM's where general knowledge has them, ours marked in cp_messages.c):
  *   XAUTOLOG  "Command accepted" and "AUTO LOGON ***  userid   USERS = n"
@@ -27,7 +26,6 @@
 #include <sys/epoll.h>
 #include <sys/stat.h>
 
-#include "backends/lcs.h"
 #include "cp-commands/guest_command.h"
 #include "guests/vm.h"
 
@@ -73,57 +71,38 @@ static void rearm(struct zvsd_guests *g)
         zvs_timer_arm(g->timer, next * 1000000u);
 }
 
-/* The LCS NIC slot of a user, or NULL. */
-static struct d_nic *lcs_nic(struct zvsd *d, const char *userid)
+/* The machine as its NICs see it, its device open. */
+static void machine_of(const struct zvs_vm *vm, struct zvs_nic_machine *m)
 {
-    for (unsigned i = 0; i < d->nnic; i++)
-        if (d->nic[i].used && d->nic[i].lcs && strcmp(d->nic[i].userid, userid) == 0)
-            return &d->nic[i];
-    return NULL;
+    const struct zvs_vm_spec *s = zvs_vm_spec(vm);
+    *m = (struct zvs_nic_machine){ .netns_fd = zvs_vm_netns_fd(vm), .tap = zvs_vm_tap(vm),
+                                   .has_device = s->has_lcs, .devno = s->lcs_devno };
+    memcpy(m->mac, s->nic_mac, sizeof m->mac);
 }
 
-static void drop_driver(struct zvsd *d, struct d_nic *n)
+/* Each NIC of the machine's user hears it: its device opened (m), or it ended (m NULL). */
+static void tell_nics(struct zvsd *d, const struct zvs_vm *vm, const struct zvs_nic_machine *m)
 {
-    if (!n || !n->tap)
-        return;
-    if (n->ds)
-        while (zvs_switch_poll(n->ds->sw, n->port, zvs_evloop_now(d->loop)) > 0)
-            ;
-    zvsd_lcs_fold(n);                   /* the last of them, before the socket goes */
-    zvsd_tap_unwatch(d, n);
-    zvs_guest_tap_close(n->tap);        /* unbinds: the queues go back to not initialised */
-    n->tap = NULL;
-    n->ifname[0] = '\0';
-}
-
-static void adopt(struct zvsd *d, struct d_nic *n, int netns_fd, const char *ifname)
-{
-    struct zvs_guest_tap *t;
-    int err = zvs_lcs_open(netns_fd, ifname, &t);
-    if (err < 0) {
-        zvs_warn("%s.%04X: cannot open LCS tap %s: %s", n->userid, n->vdev, ifname,
-                 strerror(-err));
-        return;
+    uint64_t now = zvs_evloop_now(d->loop);
+    for (unsigned i = 0; i < d->nnic; i++) {
+        struct d_nic *n = &d->nic[i];
+        if (!n->used || strcmp(n->userid, zvs_vm_userid(vm)) != 0)
+            continue;
+        if (m)
+            zvs_nic_machine_up(n->side, m, now);
+        else
+            zvs_nic_machine_gone(n->side, now);
     }
-    drop_driver(d, n);
-    n->tap = t;
-    n->lcs_kdrops = 0;
-    snprintf(n->ifname, sizeof n->ifname, "%s", ifname);
-    if (n->port && (err = zvs_guest_tap_bind(t, n->port)) < 0)
-        zvs_warn("%s.%04X: cannot bind LCS tap %s: %s", n->userid, n->vdev, ifname,
-                 strerror(-err));
-    zvs_evloop_add_fd(d->loop, zvs_guest_tap_fd(t), EPOLLIN, zvsd_on_tap, n);
-    zvs_evloop_add_fd(d->loop, zvs_guest_tap_irq_fd(t), EPOLLIN, zvsd_on_nic_irq, n);
-    zvs_info("%s.%04X: LCS tap %s of the machine is its backend%s", n->userid, n->vdev,
-             ifname, n->port ? "" : " (NIC not coupled)");
 }
 
 static void ev_tap_open(void *ctx, struct zvs_vm *vm, int netns_fd, const char *ifname)
 {
     struct zvsd *d = ctx;
-    struct d_nic *n = lcs_nic(d, zvs_vm_userid(vm));
-    if (n)
-        adopt(d, n, netns_fd, ifname);
+    struct zvs_nic_machine m;
+    machine_of(vm, &m);
+    m.netns_fd = netns_fd;
+    m.tap = ifname;
+    tell_nics(d, vm, &m);
     rearm(d->guests);
 }
 
@@ -131,7 +110,7 @@ static void ev_gone(void *ctx, struct zvs_vm *vm, const char *why)
 {
     struct zvsd *d = ctx;
     zvs_warn("%s", why);
-    drop_driver(d, lcs_nic(d, zvs_vm_userid(vm)));
+    tell_nics(d, vm, NULL);
 }
 
 /* The guest's MAC is not its NIC's (vm.h: mac_wrong). The NIC stays its backend: what
@@ -210,7 +189,7 @@ void zvsd_guests_destroy(struct zvsd *d)
         zvs_evloop_del_fd(d->loop, zvs_vm_exit_fd(g->vm[i]));
         if (zvs_vm_out_fd(g->vm[i]) >= 0)
             zvs_evloop_del_fd(d->loop, zvs_vm_out_fd(g->vm[i]));
-        drop_driver(d, lcs_nic(d, zvs_vm_userid(g->vm[i])));
+        tell_nics(d, g->vm[i], NULL);
         zvs_vm_destroy(g->vm[i]);       /* SIGKILL and reap: no machine outlives us */
     }
     if (g->timer)
@@ -219,69 +198,14 @@ void zvsd_guests_destroy(struct zvsd *d)
     d->guests = NULL;
 }
 
-/* A NIC (re)defined while its machine runs: the machine's tap is adopted at once when it
- * is the tap this NIC describes (same LCS device, the guest's MAC the NIC's: Hercules took
- * the tap's MAC from the NIC at XAUTOLOG and cannot change it now). Otherwise the NIC
- * waits for the next XAUTOLOG, and the log says why. */
-void zvsd_guests_nic_created(struct zvsd *d, struct d_nic *n)
+bool zvsd_guests_machine(struct zvsd *d, const char *userid, struct zvs_nic_machine *m)
 {
     struct zvsd_guests *g = d->guests;
-    int k = g ? find_vm(g, n->userid) : -1;
+    int k = g ? find_vm(g, userid) : -1;
     if (k < 0 || zvs_vm_tap(g->vm[k])[0] == '\0')
-        return;                         /* not running, or its tap not open yet */
-    const struct zvs_vm_spec *s = zvs_vm_spec(g->vm[k]);
-    int u = zvs_cfg_find_user(d->run, n->userid);
-    const struct zvs_cfg_nic *nic = NULL;
-    if (u >= 0)
-        for (unsigned i = d->run->user[u].first_nic;
-             i < (unsigned)d->run->user[u].first_nic + d->run->user[u].nnic; i++)
-            if (d->run->nic[i].vdev == n->vdev)
-                nic = &d->run->nic[i];
-    if (!nic || !s->has_lcs || nic->lcs_devno != s->lcs_devno || memcmp(nic->mac, s->nic_mac, 6)) {
-        zvs_info("%s.%04X: defined while the machine runs with another LCS device or MAC: "
-                 "its tap is adopted at the next XAUTOLOG", n->userid, n->vdev);
-        return;
-    }
-    adopt(d, n, zvs_vm_netns_fd(g->vm[k]), zvs_vm_tap(g->vm[k]));
-}
-
-/* The kernel's drops of what the guest sent (lcs.h: zvs_lcs_fold_kernel_drops) become the
- * NIC's TX discards (guest-overrun) while it is coupled; lcs_kdrops keeps the sum since
- * the tap opened, coupled or not, for the LCS line of QUERY NIC DETAILS. */
-void zvsd_lcs_fold(struct d_nic *n)
-{
-    if (n->lcs && n->tap)
-        n->lcs_kdrops += zvs_lcs_fold_kernel_drops(n->tap, n->ds ? n->port : NULL);
-}
-
-/* Before anything reads the counters (a command, a monitor sample): one getsockopt per
- * running machine's NIC. */
-void zvsd_lcs_fold_all(struct zvsd *d)
-{
-    for (unsigned i = 0; i < d->nnic; i++)
-        if (d->nic[i].used)
-            zvsd_lcs_fold(&d->nic[i]);
-}
-
-/* The LCS driver's side of an LCS NIC: what the tap refused (down at a STARTLAN flap, or
- * its queue to Hercules full), which the NIC's own counters cannot show, and the kernel's
- * drops before the driver read them (the socket buffer full: the guest outran the switch),
- * which are also the NIC's guest-overrun discards while coupled. Since the tap opened
- * (the machine's XAUTOLOG). */
-void zvsd_lcs_counters(const struct d_nic *n, struct zvs_cp_response *r)
-{
-    struct zvs_guest_tap_stats st;
-    zvs_guest_tap_stats(n->tap, &st);
-    /* Kernel drops: folded when the command began (zvsd_execute), as the NIC's counters. */
-    zvs_cp_printf(r, "  LCS to guest: %llu frames  Dropped: %llu tap down  %llu tap full",
-                  (unsigned long long)st.tap_tx_frames,
-                  (unsigned long long)st.tap_tx_dropped_down,
-                  (unsigned long long)st.tap_tx_dropped_full);
-    zvs_cp_printf(r, "  LCS from guest: %llu frames  Read errors: %llu  Queue full: %llu  "
-                  "Kernel drops: %llu", (unsigned long long)st.tap_rx_frames,
-                  (unsigned long long)st.tap_rx_errors,
-                  (unsigned long long)st.tap_rx_queue_full,
-                  (unsigned long long)n->lcs_kdrops);
+        return false;                   /* not running, or its tap not open yet */
+    machine_of(g->vm[k], m);
+    return true;
 }
 
 /* ---- the commands -------------------------------------------------------------------- */
@@ -303,15 +227,12 @@ static void spec_of(struct zvsd *d, const struct zvs_cfg_user *u, struct zvs_vm_
     s->ip = u->guest_ip;
     s->prefix = u->guest_prefix;
     s->gw = u->guest_gw;
-    for (unsigned k = u->first_nic; k < (unsigned)u->first_nic + u->nnic; k++) {
-        const struct zvs_cfg_nic *n = &cfg->nic[k];
-        if (n->backend != ZVS_NIC_BACKEND_LCS)
-            continue;
+    const struct zvs_cfg_nic *n = zvs_cfg_machine_nic(cfg, (unsigned)(u - cfg->user));
+    if (n) {
         s->has_lcs = true;
         s->lcs_devno = n->lcs_devno;
         memcpy(s->nic_mac, n->mac, 6);
         zvs_lcs_tap_mac(n->mac, s->tap_mac);
-        break;
     }
 }
 

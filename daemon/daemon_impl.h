@@ -1,7 +1,8 @@
 /* vswitchd's private state, shared by the daemon's own files: daemon.c (building and
  * running the switches), daemon_reconcile.c (the data plane following the running
  * configuration), daemon_cmd.c (the CP commands that change it), daemon_query.c (the
- * QUERY responses) and daemon_monitor.c (the sampler). Private to daemon/ (the layering
+ * QUERY responses), daemon_monitor.c (the sampler), daemon_guests.c (Hercules machines)
+ * and daemon_msg.c (unsolicited messages). Private to daemon/ (the layering
  * check refuses an *_impl.h included from another folder). */
 #ifndef ZVS_DAEMON_IMPL_H
 #define ZVS_DAEMON_IMPL_H
@@ -13,7 +14,7 @@
 #include "cp-commands/config.h"
 #include "daemon/daemon.h"
 #include "daemon/evloop.h"
-#include "backends/guest_tap.h"
+#include "backends/nic_class.h"
 #include "lag/lag.h"
 #include "dataplane/log.h"
 #include "backends/netlink_link.h"
@@ -22,7 +23,6 @@
 #define ZVSD_PROBLEMS_KEPT 64            /* problems a pass remembers for the next */
 
 struct zvs_console;
-struct zvs_tap_orphans;
 struct zvsd_monitor;
 
 struct zvsd;
@@ -55,24 +55,21 @@ struct d_uplink {
     struct zvs_device_counters base;    /* COUNTERS CLEAR: subtracted in reports */
 };
 
-/* A guest NIC the daemon drives (a NIC of the running configuration with a backend).
- * The slot and, for a tap, the tap itself live as long as the NIC is defined; the NIC's
- * queues (port) exist while it is coupled, sized by that switch's QUEUESTORAGE. */
+/* A guest NIC the daemon drives (a NIC of the running configuration that its kind can
+ * drive here): the kind-independent half. The slot and its kind's instance (side: a tap, a
+ * program's attachment, a machine's LCS tap; backends/nic_class.h) live as long as the
+ * NIC is defined; the NIC's queues (port) exist while it is coupled, sized by that
+ * switch's QUEUESTORAGE. The MAC (in guest) and the counters are the slot's, never the
+ * kind's. */
 struct d_nic {
     struct zvsd          *d;
     bool                  used;         /* slot holds a NIC */
     struct d_switch      *ds;           /* coupled to this switch, or NULL */
     struct zvs_port      *port;         /* its queues while coupled (the switch owns it) */
     struct zvs_guest      guest;        /* its registration while coupled */
-    struct zvs_guest_tap *tap;          /* NICBIND TAP: the driver; NULL for QDIO */
-    char                  ifname[ZVS_IFNAME_MAX + 1];
+    struct zvs_nic_side  *side;         /* its kind's instance (never NULL while used) */
     char                  userid[ZVS_USERID_MAX + 1];
     uint16_t              vdev;
-    bool                  external;     /* a program attaches over the socket (QDIO) */
-    bool                  lcs;          /* NICBIND LCS: tap adopted while its machine runs */
-    uint64_t              lcs_kdrops;   /* LCS: the kernel's drops from the guest so far */
-    int                   session;      /* its attach connection while attached, else -1 */
-    bool                  tap_unwatched; /* its tap's fd left the loop already (tap gone) */
     struct zvs_device_counters base;    /* COUNTERS CLEAR: subtracted in reports */
 };
 
@@ -96,27 +93,24 @@ struct zvsd {
     struct zvs_cfg_rdevice   rdevice[ZVS_CFG_MAX_RDEVICES];
     uint8_t                  macprefix[3];
     struct zvsd_monitor     *mon;        /* monitor records (-m), or NULL */
-    struct zvs_tap_orphans  *orphans;    /* taps a crashed predecessor left (start only) */
-    bool                     orphans_scanned;
+    struct zvs_nic_env       nics;       /* the NIC kinds' host and per-daemon state */
+    bool                     stopping;   /* zvsd_destroy: every watch is gone already */
     unsigned                 nproblems;  /* the last reconciler pass's problems (hashes) */
     uint32_t                 problems[ZVSD_PROBLEMS_KEPT];
     struct zvsd_guests      *guests;     /* Hercules machines (daemon_guests.c) */
 };
 
 /* daemon_guests.c: Hercules machines (XAUTOLOG, FORCE, SIGNAL, SEND, QUERY NAMES/USERS/
- * CONSLOG) and their LCS NICs. */
+ * CONSLOG); their devices reach the user's NICs through the kinds' machine ops. */
 struct zvsd_guests;
 int  zvsd_guests_create(struct zvsd *d);
 void zvsd_guests_destroy(struct zvsd *d);
 /* A line for the machine commands: true when it was one (response in r). */
 bool zvsd_guests_exec(struct zvsd *d, const char *userid, uint32_t privclass, const char *line,
                       struct zvs_cp_response *r);
-/* An LCS NIC slot was (re)made: adopt its machine's tap if the machine runs. */
-void zvsd_guests_nic_created(struct zvsd *d, struct d_nic *n);
-/* QUERY NIC DETAILS of an LCS NIC whose machine runs: its driver's counters (ours). */
-void zvsd_lcs_counters(const struct d_nic *n, struct zvs_cp_response *r);
-void zvsd_lcs_fold(struct d_nic *n);
-void zvsd_lcs_fold_all(struct zvsd *d);
+/* The user's machine while it runs with its device open: true with *m (valid until the
+ * machine changes), false otherwise. */
+bool zvsd_guests_machine(struct zvsd *d, const char *userid, struct zvs_nic_machine *m);
 
 /* daemon.c: opening a real device's backend (NULL, with the reason in why, when it
  * cannot be) and watching it in the event loop. */
@@ -136,19 +130,12 @@ void zvsd_monitor_run(struct zvsd *d, uint64_t now);
 void zvsd_monitor_uplink_event(struct zvsd *d, const struct d_uplink *u, bool up,
                                uint8_t reason, uint64_t now);
 
-/* daemon_restart.c: a NICBIND TAP NIC's tap, adopted from a crashed predecessor or made
- * (0 or -errno); after the start's reconcile pass, the left taps no NIC took are deleted. */
-int  zvsd_tap_open(struct zvsd *d, const char *ifname, struct zvs_guest_tap **out);
-void zvsd_tap_orphans_done(struct zvsd *d);
-
-/* daemon.c: event callbacks the reconciler registers for a NIC. */
-void zvsd_on_tap(void *arg, int fd, uint32_t events, uint64_t now);
-void zvsd_on_nic_irq(void *arg, int fd, uint32_t events, uint64_t now);
-/* Stop watching the NIC's tap driver (its tap fd, unless that left already, and its
- * interrupt fd): call before zvs_guest_tap_close, while both are open. */
-void zvsd_tap_unwatch(struct zvsd *d, struct d_nic *n);
-/* Ends an external program's attachment to a NIC (its queues are about to go). */
-void zvsd_detach_external(struct d_nic *n, uint64_t now);
+/* daemon.c: what the daemon does for the NIC kinds' instances (backends/nic_class.h):
+ * their watches on the event loop, the switch taking what a guest primed. */
+extern const struct zvs_nic_host zvsd_nic_host;
+/* Every NIC's kind counts what it saw outside the NIC's port into it: before anything
+ * reads the counters (a command, a monitor sample). */
+void zvsd_nics_fold(struct zvsd *d);
 
 /* daemon_reconcile.c: makes the data plane match d->run (switches, uplinks, port groups,
  * NIC couplings and registrations). Problems the previous pass did not have are logged as
@@ -158,8 +145,11 @@ void zvsd_detach_external(struct d_nic *n, uint64_t now);
 int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer);
 struct d_switch *zvsd_switch_by_name(struct zvsd *d, const char *name);
 struct d_nic *zvsd_nic_find(struct zvsd *d, const char *userid, uint16_t vdev);
-/* Whether a NIC of the configuration has something to drive it here: NICBIND TAP, or
- * NICBIND QDIO / no NICBIND with the attach socket (-q) open. */
+/* A NIC of the configuration as its kind sees it (machine NULL). */
+void zvsd_nic_params(const struct zvsd *d, const struct zvs_cfg_nic *nic,
+                     struct zvs_nic_params *p);
+/* Whether a NIC of the configuration has something to drive it here (its kind says:
+ * NICBIND TAP and LCS always, QDIO and none with the attach socket, -q, open). */
 bool zvsd_nic_has_backend(const struct zvsd *d, const struct zvs_cfg_nic *nic);
 
 /* daemon_query.c: QUERY VSWITCH, NIC, VMLAN, PORT GROUP, LACP responses. */

@@ -157,7 +157,7 @@ static void sample(struct zvsd *d, uint64_t now)
     struct zvsd_monitor *m = d->mon;
     uint64_t tod = tod_of(m, now);
     unsigned n = 0;
-    zvsd_lcs_fold_all(d);               /* the kernel's drops of LCS guests' frames: D8R1 */
+    zvsd_nics_fold(d);                  /* what the kinds count outside (LCS): D8R1 */
     for (unsigned i = 0; i < d->nup && n < m->cap; i++) {
         if (!d->up[i].port)
             continue;

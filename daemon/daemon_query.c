@@ -526,6 +526,12 @@ void zvsd_report(struct zvsd *d, FILE *out)
 
 /* ---- QUERY NIC ----------------------------------------------------------------------- */
 
+/* A line a NIC's kind adds to QUERY NIC DETAILS (ctx: the response). */
+static void print_line(void *ctx, const char *line)
+{
+    zvs_cp_printf(ctx, "%s", line);
+}
+
 static void query_nic(struct zvsd *d, const struct zvs_cmd *c, const char *issuer,
                       uint32_t privclass, struct zvs_cp_response *r)
 {
@@ -555,30 +561,19 @@ static void query_nic(struct zvsd *d, const struct zvs_cmd *c, const char *issue
         shown++;
         if (!c->details)
             continue;
-        if (nic->backend == ZVS_NIC_BACKEND_LCS) {
-            /* Hercules' LCS (issue 13): ours, UNCONFIRMED shape. */
-            zvs_cp_printf(r, "  Backend: LCS %04X-%04X %s  Assigned by: %s", nic->lcs_devno,
-                          nic->lcs_devno + 1,
-                          n && n->tap ? zvs_guest_tap_name(n->tap) : "(machine not logged on)",
-                          nic->macid_source == ZVS_MACID_USER ? "USER" : "SYSTEM");
-            zvs_cp_printf(r, "  LCS carries to the guest IPv4, ARP, RARP and SNA frames only, "
-                             "untagged (no IPv6, no VLAN tags)");
-            if (n && n->tap)
-                zvsd_lcs_counters(n, r);
-        }
-        const char *backend = nic->backend == ZVS_NIC_BACKEND_TAP ? "tap" :
-                              zvsd_nic_has_backend(d, nic) ? "external QDIO program" : "none";
-        if (nic->backend != ZVS_NIC_BACKEND_LCS)
-        zvs_cp_printf(r, "  Backend: %s%s%s  Assigned by: %s", backend,
-                      nic->backend == ZVS_NIC_BACKEND_TAP ? " " : "",
-                      nic->backend == ZVS_NIC_BACKEND_TAP ? nic->ifname : "",
+        /* What drives it is its kind's to say (the LCS lines: ours, UNCONFIRMED shape). */
+        struct zvs_nic_params p;
+        char backend[64];
+        zvsd_nic_params(d, nic, &p);
+        zvs_nic_describe(&p, n ? n->side : NULL, backend, sizeof backend);
+        zvs_cp_printf(r, "  Backend: %s  Assigned by: %s", backend,
                       nic->macid_source == ZVS_MACID_USER ? "USER" : "SYSTEM");
+        zvs_nic_details(&p, n ? n->side : NULL, print_line, r);
         if (nic->vswitch >= 0 && !(n && n->ds))
             zvs_cp_printf(r, "  State: not coupled (VSWITCH %s in the configuration; see the log)",
                           nic->lan);
         if (n && n->ds) {
-            zvs_cp_printf(r, "  State: coupled%s", n->external ?
-                          (n->session >= 0 ? ", program attached" : ", no program attached") : "");
+            zvs_cp_printf(r, "  State: coupled%s", zvs_nic_coupled_state(n->side));
             show_counters(r, "  ", n->port, &n->base);
         }
         zvs_cp_printf(r, "  Device: %04X  Unit: 000  Role: CTL-READ", nic->vdev);

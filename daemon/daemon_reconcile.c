@@ -2,8 +2,9 @@
  *
  * Owns: creating and destroying switches, opening and closing their uplinks (RDEV devices
  * and port-group members), binding and unbinding port groups, coupling, uncoupling and
- * re-registering guest NICs. vswitchd builds everything through it at start, and every
- * configuration command (cp-commands/cfg_apply.c changes d->run) ends here.
+ * re-registering guest NICs (each NIC's kind opened, bound, unbound and closed through
+ * backends/nic_class.h, never named). vswitchd builds everything through it at start,
+ * and every configuration command (cp-commands/cfg_apply.c changes d->run) ends here.
  *
  * Order of one pass, chosen so nothing is ever attached to something about to go:
  *   1. NICs whose switch changed or vanished are uncoupled, NICs no longer defined freed;
@@ -31,11 +32,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "cp-commands/cp_messages.h"
-#include "backends/guest_tap.h"
 #include "monitor/monrec.h"
 #include "qdio/nic_qdio.h"
 #include "lag/pgroup.h"
@@ -106,14 +105,21 @@ struct d_nic *zvsd_nic_find(struct zvsd *d, const char *userid, uint16_t vdev)
     return NULL;
 }
 
+void zvsd_nic_params(const struct zvsd *d, const struct zvs_cfg_nic *nic,
+                     struct zvs_nic_params *p)
+{
+    *p = (struct zvs_nic_params){ .kind = zvs_nic_backend_kind(nic->backend),
+                                  .userid = d->run->user[nic->user].userid,
+                                  .vdev = nic->vdev, .ifname = nic->ifname,
+                                  .devno = nic->lcs_devno, .attach_socket = d->attach_fd >= 0 };
+    memcpy(p->mac, nic->mac, sizeof p->mac);
+}
+
 bool zvsd_nic_has_backend(const struct zvsd *d, const struct zvs_cfg_nic *nic)
 {
-    if (nic->backend == ZVS_NIC_BACKEND_TAP || nic->backend == ZVS_NIC_BACKEND_LCS)
-        return true;
-    /* A NIC nothing is bound to (DEFINE NIC) is driven by a program over the attach
-     * socket, as a z/VM guest's operating system drives the device CP gave it. */
-    return (nic->backend == ZVS_NIC_BACKEND_QDIO || nic->backend == ZVS_NIC_BACKEND_NONE) &&
-           d->attach_fd >= 0;
+    struct zvs_nic_params p;
+    zvsd_nic_params(d, nic, &p);
+    return zvs_nic_usable(&p);
 }
 
 /* ---- guest registration -------------------------------------------------------------- */
@@ -219,14 +225,12 @@ static void nic_uncouple(struct zvsd *d, struct d_nic *n, uint64_t now)
     if (!n->ds)
         return;
     zvsd_monitor_nic_gone(d, n, now);
-    if (n->external && n->session >= 0)
-        zvsd_detach_external(n, now);
-    /* What the guest already handed over is delivered before its queues go. */
+    /* What the guest already handed over is delivered before its queues go; then its
+     * kind lets them go (a program is detached, a tap stays unbound). */
     while (zvs_switch_poll(n->ds->sw, n->port, now) > 0)
         ;
+    zvs_nic_unbind(n->side, now);
     struct zvs_port *p = zvs_switch_detach_port(n->ds->sw, n->port);
-    if (n->tap)
-        zvs_guest_tap_unbind(n->tap);   /* the tap stays: the guest's device outlives it */
     if (p && p->ops->destroy)
         p->ops->destroy(p);
     char vdev[8];
@@ -241,15 +245,12 @@ static void nic_uncouple(struct zvsd *d, struct d_nic *n, uint64_t now)
 static void nic_free(struct zvsd *d, struct d_nic *n, uint64_t now)
 {
     nic_uncouple(d, n, now);
-    if (n->tap) {
-        zvsd_tap_unwatch(d, n);
-        zvs_guest_tap_close(n->tap);
-    }
-    *n = (struct d_nic){ .session = -1 };
+    zvs_nic_close(n->side);
+    *n = (struct d_nic){ 0 };
 }
 
-/* A slot for a NIC of the configuration, its tap opened (unbound). NULL when nothing
- * drives it here or the tap cannot be made (counted as a problem). */
+/* A slot for a NIC of the configuration, its kind's instance opened (unbound). NULL when
+ * nothing drives it here or the instance cannot be made (counted as a problem). */
 static struct d_nic *nic_create(struct zvsd *d, const struct zvs_cfg *cfg,
                                 const struct zvs_cfg_nic *nic, struct pass *ps)
 {
@@ -266,35 +267,23 @@ static struct d_nic *nic_create(struct zvsd *d, const struct zvs_cfg *cfg,
             return NULL;
         n = &d->nic[d->nnic++];
     }
-    *n = (struct d_nic){ .d = d, .used = true, .vdev = nic->vdev, .session = -1,
-                         .external = nic->backend != ZVS_NIC_BACKEND_TAP &&
-                                     nic->backend != ZVS_NIC_BACKEND_LCS,
-                         .lcs = nic->backend == ZVS_NIC_BACKEND_LCS };
+    *n = (struct d_nic){ .d = d, .used = true, .vdev = nic->vdev };
     snprintf(n->userid, sizeof n->userid, "%s", userid);
-    snprintf(n->ifname, sizeof n->ifname, "%s", nic->ifname);
-    if (n->external)
-        return n;
-    if (n->lcs) {
-        /* Driven once its machine is XAUTOLOGged (daemon_guests.c adopts the tap); until
-         * then frames for it are discarded and counted, as for a guest not running. */
-        zvsd_guests_nic_created(d, n);
-        return n;
-    }
-    int err = zvsd_tap_open(d, nic->ifname, &n->tap); /* adopted after a crash, or new */
+    /* The kind opens its half: a tap is made (or adopted after a crash), a machine that
+     * runs gives its device, a program attaches later. */
+    struct zvs_nic_params p;
+    struct zvs_nic_machine m;
+    zvsd_nic_params(d, nic, &p);
+    p.machine = zvsd_guests_machine(d, userid, &m) ? &m : NULL;
+    int err = zvs_nic_open(&p, &d->nics, n, &n->side);
     if (err < 0) {
-        problem(ps, userid, "%s.%04X: cannot make tap %s: %s", userid, nic->vdev,
-                nic->ifname, strerror(-err));
-        *n = (struct d_nic){ .session = -1 };
+        char what[64];
+        zvs_nic_driver(&p, NULL, what, sizeof what);
+        problem(ps, userid, "%s.%04X: cannot make %s: %s", userid, nic->vdev, what,
+                strerror(-err));
+        *n = (struct d_nic){ 0 };
         return NULL;
     }
-    /* The guest's interface uses the MAC CP assigned (MACPREFIX ++ MACID), as a z/VM
-     * guest's NIC does; MACPROTECT then holds it to that. */
-    err = zvs_guest_tap_set_mac(n->tap, nic->mac);
-    if (err < 0)
-        zvs_warn("%s.%04X: cannot set MAC on tap %s: %s", userid, nic->vdev, nic->ifname,
-                 strerror(-err));
-    zvs_evloop_add_fd(d->loop, zvs_guest_tap_fd(n->tap), EPOLLIN, zvsd_on_tap, n);
-    zvs_evloop_add_fd(d->loop, zvs_guest_tap_irq_fd(n->tap), EPOLLIN, zvsd_on_nic_irq, n);
     return n;
 }
 
@@ -325,8 +314,12 @@ static void nic_couple(struct zvsd *d, const struct grant_index *ix, const struc
         p->ops->destroy(p);
         return;
     }
-    if (n->tap && (err = zvs_guest_tap_bind(n->tap, p)) < 0) {
-        problem(ps, n->userid, "%s: cannot bind tap %s: %s", name, n->ifname, strerror(-err));
+    struct zvs_nic_params np;
+    char what[64];
+    zvsd_nic_params(d, nic, &np);
+    zvs_nic_driver(&np, n->side, what, sizeof what);
+    if ((err = zvs_nic_bind(n->side, p)) < 0) {
+        problem(ps, n->userid, "%s: cannot bind %s: %s", name, what, strerror(-err));
         zvs_switch_remove_port(ds->sw, p);
         return;
     }
@@ -337,8 +330,7 @@ static void nic_couple(struct zvsd *d, const struct grant_index *ix, const struc
     /* External: frames for it are discarded (no input buffers) until a program attaches
      * and establishes the queues, as for a z/VM guest not yet running. */
     /* The operator's line is HCP1176I below; this one adds the data plane's detail. */
-    zvs_debug("%s coupled to VSWITCH %s: MAC %s, %s%s", name, ds->cfg.name, mac,
-             n->tap ? "tap " : "external QDIO guest", n->tap ? n->ifname : "");
+    zvs_debug("%s coupled to VSWITCH %s: MAC %s, %s", name, ds->cfg.name, mac, what);
     char vdev[8];
     snprintf(vdev, sizeof vdev, "%04X", n->vdev);
     zvsd_say(d, ZVS_CPMSG_NIC_CONNECTED, n->userid, vdev, n->userid, ds->cfg.name, NULL);

@@ -1,5 +1,7 @@
-/* backend registry and dummy links: every kind found with its side and netlink source,
- * unknown kinds and the guest tap refused by open with their errors, a dummy link's near
+/* backend registry and dummy links: every kind found with its side and netlink source
+ * (the guest NIC kinds with their ops table, "lcs" once guests/ registered it, a second
+ * registration of it a no-op and another class of its kind refused), unknown kinds and
+ * the guest tap refused by open with their errors, a dummy link's near
  * end opened by name and carrying frames both ways byte for byte with its doorbell
  * readable exactly while frames wait, unknown dummy names -ENODEV, a second create
  * -EEXIST, and the MACs derived from the name. */
@@ -17,6 +19,8 @@
 #include "backends/backend.h"
 #include "backends/dummy.h"
 #include "backends/memlink.h"
+#include "backends/nic_class.h"
+#include "guests/nic_lcs.h"
 
 static void make_frame(uint8_t *buf, uint32_t len, uint8_t seed)
 {
@@ -49,8 +53,15 @@ static void test_find_each_kind(void **state)
         { "pcap", ZVS_BACKEND_UPLINK, true, true },
         { "dummy", ZVS_BACKEND_UPLINK, false, true },
         { "tap", ZVS_BACKEND_GUEST, false, false },
+        { "qdio", ZVS_BACKEND_GUEST, false, false },
+        { "none", ZVS_BACKEND_GUEST, false, false },
         { "lcs", ZVS_BACKEND_GUEST, false, false },  /* adopted with its machine's tap */
     };
+    assert_null(zvs_backend_find("lcs"));           /* registered from above, at start */
+    assert_int_equal(zvs_nic_lcs_register(), 0);
+    assert_int_equal(zvs_nic_lcs_register(), 0);
+    static const struct zvs_backend_class other = { .kind = "lcs", .side = ZVS_BACKEND_GUEST };
+    assert_int_equal(zvs_backend_register(&other), -EEXIST);
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         const struct zvs_backend_class *c = zvs_backend_find(want[i].kind);
         assert_non_null(c);
@@ -59,6 +70,8 @@ static void test_find_each_kind(void **state)
         assert_int_equal(c->netlink, want[i].netlink);
         assert_int_equal(c->open != NULL, want[i].opens);
         assert_int_equal(c->mac != NULL, want[i].opens);
+        assert_int_equal(c->nic != NULL, c->side == ZVS_BACKEND_GUEST);
+        assert_ptr_equal(zvs_nic_class_find(want[i].kind), c->nic);
     }
     assert_null(zvs_backend_find("AFPACKET"));      /* kinds are lower case */
     assert_null(zvs_backend_find(""));
