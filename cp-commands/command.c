@@ -1,8 +1,9 @@
 /* CP command parser: one command line into a struct zvs_cmd, or one z/VM-style error.
  *
- * Owns: zvs_cmd_parse: the tokenizer, matching the leading keywords against the grammar
- * table (command_grammar.c, where the commands and their abbreviations are listed), the
- * privilege check and the operand steps and values. The response buffer is
+ * Owns: zvs_cmd_parse: matching the leading keywords against the grammar table
+ * (command_grammar.c, where the commands and their abbreviations are listed), the
+ * privilege check and the operand steps and values. The line is split by the tokenizer
+ * the configuration files use (zvs_token_cut, tokens.c). The response buffer is
  * cp_response.c's, the canonical text command_format.c's.
  *
  * Names are zvs_parse_name names (1-8 of A-Z 0-9 @ # $); ALL is not a name. In the
@@ -14,8 +15,8 @@
  * UPLINK, QDIO and TO are accepted and dropped (they change nothing), so the canonical
  * text leaves UPLINK and TO out.
  *
- * Rules: tokens are separated by blanks (space, tab, CR, LF; any number), compared without
- * case. The first problem found, left to right, is the one reported, naming the token as
+ * Rules: tokens are separated by blanks (zvs_is_blank: space, tab, CR, LF; any number),
+ * compared without case. The first problem found, left to right, is the one reported, naming the token as
  * typed (upper-cased, sanitised by cp_messages.c). Privilege is checked as soon as the
  * command is known, before its operands (USERID's class B when USERID is met). The
  * operands shared with SYSTEM CONFIG (DEFINE VSWITCH, GRANT) answer with the first
@@ -49,11 +50,6 @@ struct parser {
     struct zvs_cmd         *cmd;        /* the local struct being filled */
     struct zvs_cp_response *r;
 };
-
-static bool is_blank(char ch)
-{
-    return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
-}
 
 static bool kw_match(const struct kw *k, const char *t)
 {
@@ -598,23 +594,15 @@ static void set_port_delete(char **tok, unsigned *n, unsigned max)
     *n = 5;
 }
 
-/* Splits buf (edited in place) into tokens; returns how many. */
-static unsigned tokenize(char *buf, char **tok, unsigned max)
+/* Splits buf (len bytes and a NUL, edited in place) into tokens; returns how many. */
+static unsigned tokenize(char *buf, size_t len, char **tok, unsigned max)
 {
     unsigned n = 0;
-    char *p = buf;
+    char *t;
 
-    for (;;) {
-        while (is_blank(*p))
-            p++;
-        if (*p == '\0' || n == max)
-            return n;
-        tok[n++] = p;
-        while (*p != '\0' && !is_blank(*p))
-            p++;
-        if (*p != '\0')
-            *p++ = '\0';
-    }
+    for (char *q = buf; n < max && (t = zvs_token_cut(&q, buf + len)) != NULL;)
+        tok[n++] = t;
+    return n;
 }
 
 int zvs_cmd_parse(const char *line, uint32_t privclass, struct zvs_cmd *cmd,
@@ -634,7 +622,7 @@ int zvs_cmd_parse(const char *line, uint32_t privclass, struct zvs_cmd *cmd,
         return -E2BIG;
     }
     memcpy(buf, line, len + 1);
-    p.n = tokenize(buf, tok, sizeof tok / sizeof tok[0]);
+    p.n = tokenize(buf, len, tok, sizeof tok / sizeof tok[0]);
     memset(&out, 0, sizeof out);
     set_port_delete(tok, &p.n, sizeof tok / sizeof tok[0]);
 

@@ -1042,6 +1042,10 @@ static void test_blanks_and_report_sequence(void **state)
     expect_same("set port group ccbgroup interval 30\n",
                 "SET PORT GROUP CCBGROUP INTERVAL 30", ALL_CLASSES);
     expect_same("\tq\tvsw\tccbvsw1\tdet\t", "QUERY VSWITCH CCBVSW1 DETAILS", ALL_CLASSES);
+    /* A form feed or vertical tab is no blank in a command (a file's lexer makes them
+     * blanks, tokens.c): part of the token, shown as '?'. */
+    parse_bad("Q\fVMLAN", ALL_CLASSES, "HCP001E Unknown CP command: Q?VMLAN", 1);
+    parse_bad("Q VMLAN\v", ALL_CLASSES, "HCP003E Invalid option - VMLAN?", 3);
 }
 
 /* ---- abbreviations ------------------------------------------------------------------- */
