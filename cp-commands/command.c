@@ -54,8 +54,13 @@ struct parser {
     struct zvs_cp_response *r;
 };
 
+/* The first letters are compared first: the leading keywords are tried against every
+ * command of the table, and nearly all of them differ there. */
 static bool kw_match(const struct kw *k, const char *t)
 {
+    char c = t[0] >= 'a' && t[0] <= 'z' ? (char)(t[0] - 'a' + 'A') : t[0];
+    if (c != k->word[0])
+        return false;
     size_t n = strlen(t);
     return n >= k->min && n <= strlen(k->word) && strncasecmp(t, k->word, n) == 0;
 }
