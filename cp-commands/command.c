@@ -1,8 +1,9 @@
 /* CP command parser: one command line into a struct zvs_cmd, or one z/VM-style error.
  *
- * Owns: zvs_cmd_parse: the tokenizer, matching the leading keywords against the grammar
- * table (command_grammar.c, where the commands and their abbreviations are listed), the
- * privilege check and the operand steps and values. The response buffer is
+ * Owns: zvs_cmd_parse: matching the leading keywords against the grammar table
+ * (command_grammar.c, where the commands and their abbreviations are listed), the
+ * privilege check and the operand steps and values. The line is split by the tokenizer
+ * the configuration files use (zvs_token_cut, tokens.c). The response buffer is
  * cp_response.c's, the canonical text command_format.c's.
  *
  * Names are zvs_parse_name names (1-8 of A-Z 0-9 @ # $); ALL is not a name. In the
@@ -14,15 +15,16 @@
  * UPLINK, QDIO and TO are accepted and dropped (they change nothing), so the canonical
  * text leaves UPLINK and TO out.
  *
- * Rules: tokens are separated by blanks (space, tab, CR, LF; any number), compared without
- * case. The first problem found, left to right, is the one reported, naming the token as
- * typed (upper-cased, sanitised by cp_messages.c). Privilege is checked as soon as the
- * command is known, before its operands (USERID's class B when USERID is met). The
- * operands shared with SYSTEM CONFIG (DEFINE VSWITCH, GRANT) answer with the first
- * message of that parser (messages.c, "HCP10nnE", rc = the number), their tokens
- * upper-cased first and the line sanitised like ours. The parse fills a local,
- * zeroed struct and copies it out only on success, so *cmd is untouched by a failing
- * parse and a parsed struct may be compared with memcmp (padding included).
+ * Rules: tokens are separated by blanks (zvs_is_blank: space, tab, CR, LF; any number),
+ * compared without case. SEND's text is the rest of the line as typed, from its first
+ * token, trailing blanks cut. The first problem found, left to right, is the one reported,
+ * naming the token as typed (upper-cased, sanitised by cp_messages.c). Privilege is
+ * checked as soon as the command is known, before its operands (USERID's class B when
+ * USERID is met). The operands shared with SYSTEM CONFIG (DEFINE VSWITCH, GRANT) answer
+ * with the first message of that parser (messages.c, "HCP10nnE", rc = the number), their
+ * tokens upper-cased first and the line sanitised like ours. The parse fills a local,
+ * zeroed struct and copies it out only on success, so *cmd is untouched by a failing parse
+ * and a parsed struct may be compared with memcmp (padding included).
  * Hazards: the grammar table must stay unambiguous for these rules to hold (no two
  * alternatives at one position share an abbreviation, no optional step's keyword reads as
  * the value after it); zvs_cmd_grammar_check proves it (command_grammar.c).
@@ -41,6 +43,8 @@
 /* ---- parser -------------------------------------------------------------------------- */
 
 struct parser {
+    const char             *line;       /* as typed */
+    const char             *buf;        /* its copy the tokens were cut from */
     char                  **tok;
     unsigned                n;
     unsigned                i;          /* next token */
@@ -50,13 +54,13 @@ struct parser {
     struct zvs_cp_response *r;
 };
 
-static bool is_blank(char ch)
-{
-    return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
-}
-
+/* The first letters are compared first: the leading keywords are tried against every
+ * command of the table, and nearly all of them differ there. */
 static bool kw_match(const struct kw *k, const char *t)
 {
+    char c = t[0] >= 'a' && t[0] <= 'z' ? (char)(t[0] - 'a' + 'A') : t[0];
+    if (c != k->word[0])
+        return false;
     size_t n = strlen(t);
     return n >= k->min && n <= strlen(k->word) && strncasecmp(t, k->word, n) == 0;
 }
@@ -96,6 +100,22 @@ static int value_range(struct parser *p, const char *kwname, const char *t, cons
     return -ERANGE;
 }
 
+/* The next token, a decimal min-max, into *out (left alone on error); HCP026E when the
+ * line has ended, HCP1105E naming kwname and "min-max" when it is not one. */
+static int need_dec(struct parser *p, const char *kwname, uint32_t min, uint32_t max,
+                    uint32_t *out)
+{
+    const char *t = need(p);
+    char range[24];
+
+    if (t == NULL)
+        return -EINVAL;
+    if (zvs_parse_dec(t, min, max, out) == 0)
+        return 0;
+    snprintf(range, sizeof range, "%u-%u", (unsigned)min, (unsigned)max);
+    return value_range(p, kwname, t, range);
+}
+
 /* A CP name that is not ALL into dst, or HCP002E. */
 static int parse_name_into(struct parser *p, const char *t, char dst[ZVS_NAME_MAX + 1])
 {
@@ -108,6 +128,30 @@ static int need_name(struct parser *p, char dst[ZVS_NAME_MAX + 1])
 {
     const char *t = need(p);
     return t == NULL ? -EINVAL : parse_name_into(p, t, dst);
+}
+
+/* A CP name into dst (ALL too: a machine's userid may be ALL), or HCP002E. */
+static int need_userid(struct parser *p, char dst[ZVS_NAME_MAX + 1])
+{
+    const char *t = need(p);
+    if (t == NULL)
+        return -EINVAL;
+    return zvs_parse_name(t, dst) == 0 ? 0 : invalid_operand(p, t);
+}
+
+/* SEND's text: the line as typed from the next token on, trailing blanks cut. */
+static void rest_as_typed(struct parser *p, char dst[ZVS_CMD_LINE_MAX + 1])
+{
+    const char *t = peek(p);
+    if (t == NULL)
+        return;                         /* "" */
+    const char *rest = p->line + (t - p->buf);
+    size_t n = strnlen(rest, ZVS_CMD_LINE_MAX);
+    while (n > 0 && zvs_is_blank(rest[n - 1]))
+        n--;
+    memcpy(dst, rest, n);
+    dst[n] = '\0';
+    p->i = p->n;
 }
 
 /* 1-4 hex digits. */
@@ -316,11 +360,7 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
         }
         return value_range(p, kwname, t, "1-9990, OFF");
     case VAL_MS:
-        if ((t = need(p)) == NULL)
-            return -EINVAL;
-        if (zvs_parse_dec(t, 0, DELAYTX_MAX, &cmd->delay_ms) == 0)
-            return 0;
-        return value_range(p, kwname, t, "0-10000");
+        return need_dec(p, kwname, 0, DELAYTX_MAX, &cmd->delay_ms);
     case VAL_GRANT:
         return parse_grant(p);
     case VAL_USERID:
@@ -369,12 +409,14 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
         }
         return 0;                       /* nrdev 0: the next ready backup */
     case VAL_DEVICES:
-        if ((t = need(p)) == NULL)
-            return -EINVAL;
-        if (zvs_parse_dec(t, DEVICES_MIN, DEVICES_MAX, &v) < 0)
-            return value_range(p, kwname, t, "3-3072");
+        if ((k = need_dec(p, kwname, DEVICES_MIN, DEVICES_MAX, &v)) < 0)
+            return k;
         cmd->devices = (uint16_t)v;
         return 0;
+    case VAL_WITHIN:
+        return need_dec(p, kwname, 1, WITHIN_MAX, &cmd->within_s);
+    case VAL_LINES:
+        return need_dec(p, kwname, 1, ZVS_CMD_CONSLOG_MAX, &cmd->lines);
     case VAL_POLICY:                    /* what is not given takes its default */
         if ((k = parse_keyword(p, policy, 2)) < 0)
             return k;
@@ -424,6 +466,8 @@ static int parse_choice(struct parser *p, const struct step *st)
         return -EINVAL;
     }
     const struct alt *alt = find_alt(st, t, uplink);
+    if (alt == NULL && st->bad_operand)
+        return invalid_operand(p, t);
     if (alt == NULL)
         return st->optional && !uplink ? 0 : invalid_option(p, t);
     p->i++;
@@ -517,6 +561,23 @@ static int parse_step(struct parser *p, unsigned s)
         return need_name(p, cmd->name);
     case STEP_VSWITCH_DEF:
         return parse_vswitch_def(p);
+    case STEP_USERID:
+        return need_userid(p, cmd->userid);
+    case STEP_USERID_ALL:
+        if (t != NULL && kw_match(&zvs_kw_user, t)) {
+            p->i++;                     /* USER: the userid after it may be ALL */
+        } else if (t != NULL && kw_match(&zvs_kw_all, t)) {
+            p->i++;
+            return 0;                   /* userid "" */
+        }
+        return need_userid(p, cmd->userid);
+    case STEP_VALUE_OPT:
+        if (t == NULL)
+            return 0;
+        return parse_value(p, st->val, p->def->path[p->def->npath - 1].word);
+    case STEP_TEXT:
+        rest_as_typed(p, cmd->text);
+        return 0;
     }
     assert(!"unknown step kind");
     return -EINVAL;
@@ -569,15 +630,21 @@ static bool authorized(const struct cmddef *def, uint32_t privclass)
     return false;
 }
 
+/* "class B", "class B or G", "class A, B or C". */
 static void not_authorized(const struct cmddef *def, struct zvs_cp_response *r)
 {
-    char c0[2] = { def->classes[0], '\0' };
-    if (def->classes[1] == '\0') {
-        zvs_cp_error(r, ZVS_CPMSG_NOT_AUTHORIZED, def->title, c0);
-    } else {
-        char c1[2] = { def->classes[1], '\0' };
-        zvs_cp_error(r, ZVS_CPMSG_NOT_AUTHORIZED_EITHER, def->title, c0, c1);
+    size_t n = strlen(def->classes);
+    char first[8], last[2] = { def->classes[n - 1], '\0' };
+
+    if (n == 1) {
+        zvs_cp_error(r, ZVS_CPMSG_NOT_AUTHORIZED, def->title, last);
+        return;
     }
+    if (n == 2)
+        snprintf(first, sizeof first, "%c", def->classes[0]);
+    else
+        snprintf(first, sizeof first, "%c, %c", def->classes[0], def->classes[1]);
+    zvs_cp_error(r, ZVS_CPMSG_NOT_AUTHORIZED_EITHER, def->title, first, last);
 }
 
 /* IBM's SET PORT groupname DELETE (the SET PORT GROUP page names it so): four tokens,
@@ -598,23 +665,26 @@ static void set_port_delete(char **tok, unsigned *n, unsigned max)
     *n = 5;
 }
 
-/* Splits buf (edited in place) into tokens; returns how many. */
-static unsigned tokenize(char *buf, char **tok, unsigned max)
+/* Splits buf (len bytes and a NUL, edited in place) into tokens; returns how many. */
+static unsigned tokenize(char *buf, size_t len, char **tok, unsigned max)
 {
     unsigned n = 0;
-    char *p = buf;
+    char *t;
 
-    for (;;) {
-        while (is_blank(*p))
-            p++;
-        if (*p == '\0' || n == max)
-            return n;
-        tok[n++] = p;
-        while (*p != '\0' && !is_blank(*p))
-            p++;
-        if (*p != '\0')
-            *p++ = '\0';
-    }
+    for (char *q = buf; n < max && (t = zvs_token_cut(&q, buf + len)) != NULL;)
+        tok[n++] = t;
+    return n;
+}
+
+/* What an operand left out means. */
+static void defaults(struct zvs_cmd *cmd)
+{
+    if (cmd->verb == ZVS_CMD_DEFINE_NIC)
+        cmd->devices = DEVICES_DEFAULT;
+    if (cmd->verb == ZVS_CMD_SIGNAL_SHUTDOWN)
+        cmd->within_s = ZVS_CMD_WITHIN_DEFAULT;
+    if (cmd->verb == ZVS_CMD_QUERY_CONSLOG)
+        cmd->lines = ZVS_CMD_CONSLOG_DEFAULT;
 }
 
 int zvs_cmd_parse(const char *line, uint32_t privclass, struct zvs_cmd *cmd,
@@ -623,7 +693,8 @@ int zvs_cmd_parse(const char *line, uint32_t privclass, struct zvs_cmd *cmd,
     char buf[ZVS_CMD_LINE_MAX + 1];
     char *tok[ZVS_CMD_LINE_MAX / 2 + 1];
     struct zvs_cmd out;
-    struct parser p = { .tok = tok, .privclass = privclass, .cmd = &out, .r = r };
+    struct parser p = { .line = line, .buf = buf, .tok = tok, .privclass = privclass,
+                        .cmd = &out, .r = r };
     size_t len = strnlen(line, ZVS_CMD_LINE_MAX + 1);
     int err;
 
@@ -634,7 +705,7 @@ int zvs_cmd_parse(const char *line, uint32_t privclass, struct zvs_cmd *cmd,
         return -E2BIG;
     }
     memcpy(buf, line, len + 1);
-    p.n = tokenize(buf, tok, sizeof tok / sizeof tok[0]);
+    p.n = tokenize(buf, len, tok, sizeof tok / sizeof tok[0]);
     memset(&out, 0, sizeof out);
     set_port_delete(tok, &p.n, sizeof tok / sizeof tok[0]);
 
@@ -646,8 +717,7 @@ int zvs_cmd_parse(const char *line, uint32_t privclass, struct zvs_cmd *cmd,
         return -EPERM;
     }
     out.verb = p.def->verb;
-    if (out.verb == ZVS_CMD_DEFINE_NIC)
-        out.devices = DEVICES_DEFAULT;
+    defaults(&out);
     for (unsigned s = 0; s < p.def->nsteps; s++)
         if ((err = parse_step(&p, s)) < 0)
             return err;

@@ -44,6 +44,21 @@
  *        issuer sees only the switches it may couple to and its own adapters)
  *   SET LACP rdev DROPRX|DROPTX ON|OFF             class A   (zvswitch extension: fault
  *   SET LACP rdev DELAYTX ms                       class A    knobs for tests and drills)
+ * The machine commands (Hercules machines as z/VM guests; executed by
+ * daemon/daemon_guests.c):
+ *   XAUTOLOG userid                                class A or B
+ *   FORCE userid [IMMEDIATE]                       class A   (IMMEDIATE changes nothing:
+ *                                                             a machine stops at once)
+ *   SIGNAL SHUTDOWN [USER] userid | ALL [WITHIN s] class A or C   (s 1-32767, default 300)
+ *   SEND userid [text]                             class A, B or C   (text as typed)
+ *   QUERY NAMES                                    class G
+ *   QUERY USERS userid                             class G
+ *   QUERY CONSLOG userid [n]                       class A or B   (ours: the last n lines
+ *                                                  of the machine's console log, 1-500,
+ *                                                  default 20)
+ * IBM gives SIGNAL class G a form for the issuer's own machine and XAUTOLOG and SEND
+ * class G too; they are not offered. SIGNAL's BY time and XAUTOLOG's options (ASYNCH,
+ * PASSWORD, ...) are refused as invalid options.
  * USERID u on the NIC commands is ours (z/VM's SET NIC has the same operand): class G acts
  * on its own NICs; USERID naming another user needs class B (the parser checks the class,
  * the executor checks ownership).
@@ -87,7 +102,18 @@ enum zvs_cmd_verb {
     ZVS_CMD_UNCOUPLE,                   /* target, vdev */
     ZVS_CMD_QUERY_NIC,                  /* target, has_vdev/vdev, details */
     ZVS_CMD_QUERY_VMLAN,                /* no operands */
+    ZVS_CMD_XAUTOLOG,                   /* userid */
+    ZVS_CMD_FORCE,                      /* userid */
+    ZVS_CMD_SIGNAL_SHUTDOWN,            /* userid ("" = ALL), within_s */
+    ZVS_CMD_SEND,                       /* userid, text */
+    ZVS_CMD_QUERY_NAMES,                /* no operands */
+    ZVS_CMD_QUERY_USERS,                /* userid */
+    ZVS_CMD_QUERY_CONSLOG,              /* userid, lines */
 };
+
+#define ZVS_CMD_WITHIN_DEFAULT  300     /* SIGNAL SHUTDOWN without WITHIN (our default) */
+#define ZVS_CMD_CONSLOG_DEFAULT 20      /* QUERY CONSLOG without n */
+#define ZVS_CMD_CONSLOG_MAX     500
 
 enum zvs_cmd_pg_op {
     ZVS_CMD_PG_JOIN,
@@ -161,7 +187,7 @@ struct zvs_cmd {
     struct zvs_cfg_vswitch vsw;
     /* SET VSWITCH */
     enum zvs_cmd_vs_op  vs_op;
-    char                userid[ZVS_USERID_MAX + 1]; /* GRANT / REVOKE */
+    char                userid[ZVS_USERID_MAX + 1]; /* GRANT / REVOKE; the machine */
     enum zvs_porttype   porttype;               /* GRANT PORTTYPE; UNSPEC when not given */
     bool                has_vlan;               /* GRANT VLAN vidset given */
     struct zvs_vidset   vlan;
@@ -177,6 +203,11 @@ struct zvs_cmd {
     bool                has_vdev;               /* QUERY NIC: a vdev was given (else ALL) */
     uint16_t            vdev;                   /* base virtual device number */
     uint16_t            devices;                /* DEFINE NIC DEVICES, 3-3072, default 3 */
+    /* Machine commands: `userid` names the machine. */
+    uint32_t            within_s;               /* SIGNAL SHUTDOWN WITHIN s */
+    uint32_t            lines;                  /* QUERY CONSLOG n */
+    char                text[ZVS_CMD_LINE_MAX + 1]; /* SEND: the rest of the line as typed,
+                                                   trailing blanks cut */
 };
 
 /* Parses one command line issued by a user with privilege classes `privclass`

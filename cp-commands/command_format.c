@@ -8,7 +8,8 @@
  * Rules: the text parses back (zvs_cmd_parse) to the identical struct and formats
  * identically again (the command fuzz target and tests/golden/commands/canonical.txt
  * prove it). UPLINK, QDIO and TO are accepted by the parser and not recorded, so the text
- * leaves UPLINK and TO out and always writes DEFINE NIC's QDIO and DEVICES. Like snprintf,
+ * leaves UPLINK, TO and FORCE's IMMEDIATE out and always writes DEFINE NIC's QDIO and
+ * DEVICES, SIGNAL's WITHIN and QUERY CONSLOG's n. Like snprintf,
  * the text is cut to the buffer and the length it needed is returned.
  * Hazards: a keyword or value the parser learns must be written here too, or the round
  * trip breaks (an unknown alternative is written "?", which no parse accepts).
@@ -17,6 +18,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cp-commands/command_impl.h"
 
@@ -241,6 +243,30 @@ size_t zvs_cmd_format(const struct zvs_cmd *cmd, char *buf, size_t size)
             len = catf(buf, size, len, " DETAILS");
         break;
     case ZVS_CMD_QUERY_VMLAN:
+    case ZVS_CMD_QUERY_NAMES:
+        break;
+    case ZVS_CMD_XAUTOLOG:
+    case ZVS_CMD_FORCE:
+    case ZVS_CMD_QUERY_USERS:
+        len = catf(buf, size, len, " %s", cmd->userid);
+        break;
+    case ZVS_CMD_SIGNAL_SHUTDOWN:
+        /* USER before a userid that would read as the keyword ALL or USER. */
+        if (cmd->userid[0] == '\0')
+            len = catf(buf, size, len, " SHUTDOWN ALL");
+        else if (strcmp(cmd->userid, "ALL") == 0 || strcmp(cmd->userid, "USER") == 0)
+            len = catf(buf, size, len, " SHUTDOWN USER %s", cmd->userid);
+        else
+            len = catf(buf, size, len, " SHUTDOWN %s", cmd->userid);
+        len = catf(buf, size, len, " WITHIN %u", (unsigned)cmd->within_s);
+        break;
+    case ZVS_CMD_SEND:
+        len = catf(buf, size, len, " %s", cmd->userid);
+        if (cmd->text[0] != '\0')
+            len = catf(buf, size, len, " %s", cmd->text);
+        break;
+    case ZVS_CMD_QUERY_CONSLOG:
+        len = catf(buf, size, len, " %s %u", cmd->userid, (unsigned)cmd->lines);
         break;
     }
     return len;

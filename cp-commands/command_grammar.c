@@ -52,6 +52,21 @@
  *   Query VSWitch [name | ALL] [DETails | ACCesslist | ACTive]              B or G
  *   Set LACP rdev DROPRX | DROPTX ON | OFF         A   zvswitch extension (fault drills)
  *   Set LACP rdev DELAYTX ms                       A   0-10000
+ * The machine commands (Hercules machines as z/VM guests), sources [SG] "SIGNAL", z/VM 7.1
+ * CP Commands and Utilities Reference (ibm.com/support/knowledgecenter/en/SSB27U_7.1.0/
+ * com.ibm.zvm.v710.hcpb7/signl.htm), [XA] "XAUTOLOG", z/VM 7.3 CP Commands and Utilities
+ * Reference (ibm.com/docs/en/zvm/7.3.0?topic=commands-xautolog):
+ *   XAUTOlog userid                                A, B  [XA] shows XAUTOLog; XAUTO, the
+ *                                                      form accepted since issue 13, stays
+ *   FORCE userid [IMMEdiate]                       A     (ours: diagram not read)
+ *   SIGnal SHUTdown [USER] userid | ALL [WITHIN s] A, C  [SG] USER, ALL, WITHIN in full;
+ *        s 1-32767, default 300 (ours); a token that is not SHUTDOWN is HCP002E
+ *   SEND userid [text]                             A, B, C  (ours); text: the rest of the
+ *                                                      line as typed
+ *   Query NAMes                                    G     (ours)
+ *   Query USERs userid                             G     (ours)
+ *   Query CONSLOG userid [n]                       A, B  zvswitch extension; n 1-500,
+ *                                                      default 20
  * The abbreviations of DEFINE NIC, DETACH, COUPLE, UNCOUPLE and QUERY's operands are ours
  * (no diagram read); Q and DEF/DET are CP's well-known minimums.
  * USERID u also needs class B (HCP1100E "<command> USERID requires privilege class B").
@@ -92,6 +107,7 @@ const struct kw zvs_kw_load = { "LOAD", 4 };                    /* POLICY's: our
 const struct kw zvs_kw_lbt = { "LBT", 3 };
 const struct kw zvs_kw_total = { "TOTAL", 5 };
 const struct kw zvs_kw_outbound = { "OUTBOUND", 8 };
+const struct kw zvs_kw_user = { "USER", 4 };                    /* [SG] in full */
 
 #define SET      { "SET", 1 }                /* [SV] "Set" */
 #define QUERY    { "QUERY", 1 }
@@ -201,6 +217,38 @@ const struct cmddef zvs_cmd_table[] = {
     } },
     { .verb = ZVS_CMD_QUERY_VMLAN, .classes = "G", .title = "QUERY VMLAN", .npath = 2,
       .path = { QUERY, { "VMLAN", 5 } } },
+    /* The machine commands. */
+    { ZVS_CMD_XAUTOLOG, "AB", "XAUTOLOG", 1, { { "XAUTOLOG", 5 } }, 1, {
+        { .kind = STEP_USERID },
+    } },
+    { ZVS_CMD_FORCE, "A", "FORCE", 1, { { "FORCE", 5 } }, 2, {
+        { .kind = STEP_USERID },
+        { .kind = STEP_CHOICE, .optional = true, .field = OP_NONE, .nalts = 1, .alts = {
+            { { "IMMEDIATE", 4 }, 0, VAL_NONE, false },
+        } },
+    } },
+    { ZVS_CMD_SIGNAL_SHUTDOWN, "AC", "SIGNAL", 1, { { "SIGNAL", 3 } }, 3, {
+        { .kind = STEP_CHOICE, .bad_operand = true, .field = OP_NONE, .nalts = 1, .alts = {
+            { { "SHUTDOWN", 4 }, 0, VAL_NONE, false },
+        } },
+        { .kind = STEP_USERID_ALL },
+        { .kind = STEP_CHOICE, .optional = true, .field = OP_NONE, .nalts = 1, .alts = {
+            { { "WITHIN", 6 }, 0, VAL_WITHIN, false },
+        } },
+    } },
+    { ZVS_CMD_SEND, "ABC", "SEND", 1, { { "SEND", 4 } }, 2, {
+        { .kind = STEP_USERID },
+        { .kind = STEP_TEXT },
+    } },
+    { .verb = ZVS_CMD_QUERY_NAMES, .classes = "G", .title = "QUERY NAMES", .npath = 2,
+      .path = { QUERY, { "NAMES", 3 } } },
+    { ZVS_CMD_QUERY_USERS, "G", "QUERY USERS", 2, { QUERY, { "USERS", 4 } }, 1, {
+        { .kind = STEP_USERID },
+    } },
+    { ZVS_CMD_QUERY_CONSLOG, "AB", "QUERY CONSLOG", 2, { QUERY, { "CONSLOG", 7 } }, 2, {
+        { .kind = STEP_USERID },
+        { .kind = STEP_VALUE_OPT, .val = VAL_LINES },
+    } },
 };
 
 _Static_assert(sizeof zvs_cmd_table / sizeof zvs_cmd_table[0] == NCOMMANDS,
@@ -307,7 +355,17 @@ static void step_first(const struct step *st, struct first *f)
         f->kw[f->nkw++] = &zvs_kw_system;
         break;
     case STEP_VSWITCH_DEF:
+    case STEP_VALUE_OPT:
+    case STEP_TEXT:
         f->cls = CLS_ANY;
+        break;
+    case STEP_USERID:
+        f->cls = CLS_NAME;
+        break;
+    case STEP_USERID_ALL:
+        f->kw[f->nkw++] = &zvs_kw_user;
+        f->kw[f->nkw++] = &zvs_kw_all;
+        f->cls = CLS_NAME;
         break;
     }
 }
@@ -316,7 +374,8 @@ static bool step_optional(const struct step *st)
 {
     return st->kind == STEP_NAME_OPT || st->kind == STEP_VDEV_OPT ||
            st->kind == STEP_TARGET_OPT || (st->kind == STEP_CHOICE && st->optional) ||
-           st->kind == STEP_VSWITCH_DEF;
+           st->kind == STEP_VSWITCH_DEF || st->kind == STEP_VALUE_OPT ||
+           st->kind == STEP_TEXT;
 }
 
 static bool kw_in_class(const struct kw *k, enum tok_class cls)
@@ -372,8 +431,10 @@ static int check_steps(const struct cmddef *d)
         struct first fs, fn;
         if (st->nalts > MAX_ALTS || (st->kind == STEP_CHOICE) != (st->nalts > 0))
             return -EINVAL;
-        if (st->kind == STEP_VSWITCH_DEF && s + 1 != d->nsteps)
-            return -EINVAL;
+        if ((st->kind == STEP_VSWITCH_DEF || st->kind == STEP_TEXT) && s + 1 != d->nsteps)
+            return -EINVAL;             /* they take the rest of the line */
+        if (st->bad_operand && (st->kind != STEP_CHOICE || st->optional))
+            return -EINVAL;             /* only a required choice reports a token */
         for (unsigned a = 0; a < st->nalts; a++) {
             if (!kw_sane(&st->alts[a].kw))
                 return -EINVAL;
@@ -405,11 +466,12 @@ static int check_steps(const struct cmddef *d)
 static bool classes_sane(const char *classes)
 {
     size_t n = strlen(classes);
-    if (n < 1 || n > 2 || (n == 2 && classes[0] == classes[1]))
+    if (n < 1 || n > 3)
         return false;
-    for (size_t i = 0; i < n; i++)
-        if (ZVS_PRIVCLASS(classes[i]) == 0)
+    for (size_t i = 0; i < n; i++) {
+        if (ZVS_PRIVCLASS(classes[i]) == 0 || strchr(classes + i + 1, classes[i]) != NULL)
             return false;
+    }
     return true;
 }
 
@@ -429,6 +491,7 @@ int zvs_cmd_grammar_check(void)
         { &zvs_kw_system, NULL, NULL },
         { &zvs_kw_load, &zvs_kw_lbt, NULL },
         { &zvs_kw_total, &zvs_kw_outbound, NULL },
+        { &zvs_kw_user, &zvs_kw_all, NULL },
     };
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
         for (size_t a = 0; a < 3 && sets[i][a] != NULL; a++) {

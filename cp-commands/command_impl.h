@@ -35,6 +35,8 @@ enum val_kind {
     VAL_DEVICES,                        /* 3-3072 -> devices */
     VAL_POLICY,                         /* LOAD [TOTAL | OUTBOUND] | LBT [n] -> policy, load,
                                            lbt_percent */
+    VAL_WITHIN,                         /* 1-32767 -> within_s */
+    VAL_LINES,                          /* 1-500 -> lines */
 };
 
 /* Where a STEP_CHOICE puts the chosen alternative's op. */
@@ -57,6 +59,11 @@ enum step_kind {
     STEP_CHOICE,                        /* one keyword of alts, then its value */
     STEP_SYSTEM,                        /* SYSTEM name -> cmd.name */
     STEP_VSWITCH_DEF,                   /* DEFINE VSWITCH operands to end of line -> vsw */
+    STEP_USERID,                        /* required userid (ALL is one) -> userid */
+    STEP_USERID_ALL,                    /* [USER] userid | ALL -> userid ("" = ALL) */
+    STEP_VALUE_OPT,                     /* [value of kind .val] (named in messages by the
+                                           command's last keyword) */
+    STEP_TEXT,                          /* the rest of the line as typed -> text */
 };
 
 #define MAX_PATH   3
@@ -66,14 +73,17 @@ enum step_kind {
 struct step {
     enum step_kind kind;
     bool           optional;            /* STEP_CHOICE: may be left out */
+    bool           bad_operand;         /* STEP_CHOICE: a token that is no alternative is
+                                           an invalid operand (HCP002E), not option */
     enum op_field  field;               /* STEP_CHOICE: where alt.op goes */
+    enum val_kind  val;                 /* STEP_VALUE_OPT: the value */
     unsigned       nalts;
     struct alt     alts[MAX_ALTS];
 };
 
 struct cmddef {
     enum zvs_cmd_verb verb;
-    const char       *classes;          /* the issuer needs one of these (1 or 2) */
+    const char       *classes;          /* the issuer needs one of these (1 to 3) */
     const char       *title;            /* the command in messages */
     unsigned          npath;
     struct kw         path[MAX_PATH];
@@ -83,7 +93,7 @@ struct cmddef {
 
 /* The grammar table (command_grammar.c): one entry per verb, NCOMMANDS of them (the
  * table's definition asserts the count). */
-#define NCOMMANDS 14
+#define NCOMMANDS 21
 extern const struct cmddef zvs_cmd_table[];
 
 /* Keywords that are values or markers of a step rather than a table alternative; the
@@ -111,6 +121,7 @@ extern const struct kw zvs_kw_load;
 extern const struct kw zvs_kw_lbt;
 extern const struct kw zvs_kw_total;
 extern const struct kw zvs_kw_outbound;
+extern const struct kw zvs_kw_user;
 
 /* Value limits of the operands (the parser enforces them, the canonical text relies on
  * them). */
@@ -121,6 +132,7 @@ extern const struct kw zvs_kw_outbound;
 #define DEVICES_MAX      3072u
 #define DEVICES_DEFAULT  3u
 #define LBT_PERCENT_DEFAULT 75u         /* POLICY LBT without n (as SYSTEM CONFIG) */
+#define WITHIN_MAX       32767u         /* SIGNAL SHUTDOWN WITHIN (IBM's range) */
 
 /* The table entry of a verb, or NULL. */
 const struct cmddef *zvs_cmd_find_def(enum zvs_cmd_verb verb);

@@ -80,8 +80,9 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_NO_BACKEND,               /* 1136E vdev, user */
     ZVS_CPMSG_GROUP_EMPTY_USE,          /* 1137E group */
     ZVS_CPMSG_NOTHING_TO_SHOW,          /* 1138I what */
-    /* Hercules machines (guest_command.c, daemon/daemon_guests.c). 045 and 053 are the
-     * classic CP texts (general z/VM knowledge, as 001-026); 1160-1169 are ours. */
+    /* Hercules machines (their commands are in command_grammar.c, executed by
+     * daemon/daemon_guests.c). 045 and 053 are the classic CP texts (general z/VM
+     * knowledge, as 001-026); 1160-1169 are ours. */
     ZVS_CPMSG_NOT_LOGGED_ON,            /* 045E user */
     ZVS_CPMSG_NOT_IN_DIRECTORY,         /* 053E user */
     ZVS_CPMSG_LCS_TRUNK,                /* 1160E vdev, user */

@@ -1,10 +1,12 @@
-/* Lexer, operand engine and statement dispatcher for CP statement files.
+/* Tokenizer, lexer, operand engine and statement dispatcher for CP statement files.
  *
- * Owns: the CP comment and continuation rules and the generic walk over an operand table
- * (see tokens.h for the rules). It knows no statement: SYSTEM CONFIG and USER DIRECT
- * (sysconfig.c, userdirect.c) are tables on top; the CP command parser (command.c) has its
- * own grammar table and borrows the value parsers (names, hex, decimal) and, through
- * sysconfig.c, the DEFINE VSWITCH and GRANT operand tables.
+ * Owns: what a blank and a token are (zvs_is_blank, zvs_token_cut: the files' lexer and
+ * the CP command parser split text with them), the CP comment and continuation rules and
+ * the generic walk over an operand table (see tokens.h for the rules). It knows no
+ * statement: SYSTEM CONFIG and USER DIRECT (sysconfig.c, userdirect.c) are tables on top;
+ * the CP command parser (command.c) has its own grammar table and borrows the tokenizer,
+ * the value parsers (names, hex, decimal) and, through sysconfig.c, the DEFINE VSWITCH and
+ * GRANT operand tables.
  *
  * How the lexer works: it keeps a private copy of the text and processes one physical
  * line at a time. Comments and invalid characters are overwritten with blanks in the
@@ -15,7 +17,10 @@
  * Hazards: a line whose first non-blank is '*' is a comment even in the middle of a
  * continued statement (write `CONTROLLER *` on one line); a slash-star comment does not
  * continue a statement, only a trailing comma does; bytes outside 0x20-0x7E (other than
- * blanks) are reported once per line and act as blanks, inside comments they are allowed.
+ * blanks) are reported once per line and act as blanks, inside comments they are allowed;
+ * form feed and vertical tab are blanks in a file but not in a command line (where they
+ * stay part of a token, as the console has always read them), so the lexer turns them into
+ * spaces first instead of zvs_is_blank knowing them.
  */
 #include "cp-commands/tokens.h"
 
@@ -26,9 +31,27 @@
 #include <string.h>
 #include <strings.h>
 
-static bool is_blank(char c)
+bool zvs_is_blank(char c)
 {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+char *zvs_token_cut(char **pos, char *end)
+{
+    char *q = *pos, *start;
+
+    while (q < end && zvs_is_blank(*q))
+        q++;
+    if (q == end) {
+        *pos = q;
+        return NULL;
+    }
+    start = q;
+    while (q < end && !zvs_is_blank(*q))
+        q++;
+    *q = '\0';                          /* the blank that ended it, or end */
+    *pos = q < end ? q + 1 : q;
+    return start;
 }
 
 int zvs_lexer_init(struct zvs_lexer *lx, const char *text, size_t len,
@@ -53,14 +76,18 @@ void zvs_lexer_fini(struct zvs_lexer *lx)
     lx->buf = NULL;
 }
 
-/* Blanks out comments and invalid characters of the line p..eol. */
+/* Blanks out comments and invalid characters of the line p..eol. Form feeds and
+ * vertical tabs are page layout in a file: spaces, before anything else is looked at. */
 static void clean_line(struct zvs_lexer *lx, char *p, char *eol)
 {
     bool bad_seen = false;
 
+    for (char *q = p; q < eol; q++)
+        if (*q == '\f' || *q == '\v')
+            *q = ' ';
     if (!lx->in_comment) {
         char *q = p;
-        while (q < eol && is_blank(*q))
+        while (q < eol && zvs_is_blank(*q))
             q++;
         if (q < eol && *q == '*') {
             memset(p, ' ', (size_t)(eol - p));
@@ -88,7 +115,7 @@ static void clean_line(struct zvs_lexer *lx, char *p, char *eol)
             q++;
         } else {
             unsigned char c = (unsigned char)*q;
-            if ((c < 0x20 && !is_blank((char)c)) || c > 0x7e) {
+            if ((c < 0x20 && !zvs_is_blank((char)c)) || c > 0x7e) {
                 if (!bad_seen) {
                     char hex[8];
                     snprintf(hex, sizeof hex, "X'%02X'", c);
@@ -121,19 +148,14 @@ int zvs_lexer_next(struct zvs_lexer *lx, struct zvs_stmt *st)
 
         unsigned line_tokens = 0;
         char *end = eol;
-        while (end > p && is_blank(end[-1]))
+        while (end > p && zvs_is_blank(end[-1]))
             end--;
         bool comma = end > p && end[-1] == ',';
         if (comma)
             *--end = ' ';
 
-        for (char *q = p; q < end; q++) {
-            if (is_blank(*q))
-                continue;
-            char *start = q;
-            while (q < end && !is_blank(*q))
-                q++;
-            *q = '\0';                      /* a blank, the comma, '\n' or buf[len] */
+        /* end is a blank, the comma made one, '\n' or buf[len]: writable. */
+        for (char *q = p, *start; (start = zvs_token_cut(&q, end)) != NULL;) {
             if (ntok == ZVS_TOK_MAX) {
                 if (!overflow) {
                     char lim[12];

@@ -14,6 +14,8 @@
  *     CPSYNTAX).
  *  3. zvs_stmt_dispatch() picks the statement's table by its leading keywords, takes the
  *     positional operands, and brackets the operands with begin/end callbacks.
+ * Under the lexer, the tokenizer (zvs_is_blank, zvs_token_cut) is the one CP command lines
+ * are split with too (command.c): a file and a command agree on what a token is.
  * Keywords match case-insensitively, in full or, where a table spells a keyword as IBM's
  * syntax diagram does ("QUEuestorage"), down to its upper-case part. Messages name
  * operands in upper case, in full.
@@ -65,6 +67,18 @@ void zvs_lexer_fini(struct zvs_lexer *lx);
  * (an invalid character acts as a blank), a statement that overflows ZVS_TOK_MAX or is
  * continued at end of file is reported and dropped. */
 int zvs_lexer_next(struct zvs_lexer *lx, struct zvs_stmt *st);
+
+/* ---- the tokenizer (files and command lines alike) ------------------------------------ */
+
+/* A blank between tokens: space, tab, CR, LF. A file's form feed and vertical tab are
+ * page layout: the lexer turns them into spaces before it splits a line. */
+bool zvs_is_blank(char c);
+
+/* Cuts the next token out of the text from *pos to end, in place: skips blanks, writes a
+ * NUL on the blank that ends the token (or at end, which must be writable: a blank or the
+ * string's NUL) and moves *pos past it. Returns the token, or NULL when only blanks are
+ * left. */
+char *zvs_token_cut(char **pos, char *end);
 
 /* Case-insensitive full-keyword compare. */
 bool zvs_tok_is(const struct zvs_tok *t, const char *keyword);

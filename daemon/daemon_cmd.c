@@ -243,12 +243,12 @@ void zvsd_execute(void *arg, const char *userid, uint32_t privclass, const char 
 {
     struct zvsd *d = arg;
     struct zvs_cmd c;
-    if (zvsd_guests_exec(d, userid, privclass, line, r)) {
-        zvs_info("console: %s: %s (rc %d)", userid, line, r->rc);
-        return;
-    }
     if (zvs_cmd_parse(line, privclass, &c, r) < 0) {
         zvs_info("console: %s: %s: refused (rc %d)", userid, line, r->rc);
+        return;
+    }
+    if (zvsd_guests_exec(d, userid, &c, r)) {
+        zvs_info("console: %s: %s (rc %d)", userid, line, r->rc);
         return;
     }
     zvs_info("console: %s: %s", userid, line);

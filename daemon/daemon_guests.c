@@ -1,4 +1,4 @@
-/* Hercules machines in vswitchd: the machine commands (cp-commands/guest_command.h) and
+/* Hercules machines in vswitchd: the machine commands (cp-commands/command.h) and
  * what their devices mean to the user's NICs.
  *
  * A machine is guests/vm.h's supervisor; this file gives it the daemon's event loop (its
@@ -26,7 +26,7 @@
 #include <sys/epoll.h>
 #include <sys/stat.h>
 
-#include "cp-commands/guest_command.h"
+#include "cp-commands/command.h"
 #include "guests/vm.h"
 
 #define MAX_VMS 256
@@ -353,65 +353,72 @@ static void conslog(struct zvsd *d, const char *userid, unsigned lines,
     }
 }
 
-bool zvsd_guests_exec(struct zvsd *d, const char *userid, uint32_t privclass, const char *line,
+static bool machine_verb(enum zvs_cmd_verb v)
+{
+    return v == ZVS_CMD_XAUTOLOG || v == ZVS_CMD_FORCE || v == ZVS_CMD_SIGNAL_SHUTDOWN ||
+           v == ZVS_CMD_SEND || v == ZVS_CMD_QUERY_NAMES || v == ZVS_CMD_QUERY_USERS ||
+           v == ZVS_CMD_QUERY_CONSLOG;
+}
+
+bool zvsd_guests_exec(struct zvsd *d, const char *userid, const struct zvs_cmd *c,
                       struct zvs_cp_response *r)
 {
     struct zvsd_guests *g = d->guests;
-    struct zvs_gcmd c;
-    int rc = zvs_gcmd_parse(line, privclass, &c, r);
-    if (rc == 0)
+    if (!machine_verb(c->verb))
         return false;
-    if (rc < 0 || !g)
+    if (!g)
         return true;
-    int k = c.userid[0] ? find_vm(g, c.userid) : -1;
-    switch (c.verb) {
-    case ZVS_GCMD_XAUTOLOG:
-        xautolog(d, userid, c.userid, r);
+    int k = c->userid[0] ? find_vm(g, c->userid) : -1;
+    switch (c->verb) {
+    case ZVS_CMD_XAUTOLOG:
+        xautolog(d, userid, c->userid, r);
         break;
-    case ZVS_GCMD_FORCE:
+    case ZVS_CMD_FORCE:
         if (k < 0) {
-            zvs_cp_error(r, ZVS_CPMSG_NOT_LOGGED_ON, c.userid);
+            zvs_cp_error(r, ZVS_CPMSG_NOT_LOGGED_ON, c->userid);
             break;
         }
         zvs_vm_force(g->vm[k], now_ms(d));
-        zvs_cp_printf(r, "USER DSC   LOGOFF AS  %-8s USERS = %u    FORCED BY %s", c.userid,
+        zvs_cp_printf(r, "USER DSC   LOGOFF AS  %-8s USERS = %u    FORCED BY %s", c->userid,
                       running(g) - 1, userid);
         break;
-    case ZVS_GCMD_SIGNAL_SHUTDOWN: {
+    case ZVS_CMD_SIGNAL_SHUTDOWN: {
         unsigned hit = 0;
         for (unsigned i = 0; i < g->nvm; i++) {
-            if (!g->vm[i] || (c.userid[0] && (int)i != k))
+            if (!g->vm[i] || (c->userid[0] && (int)i != k))
                 continue;
-            if (zvs_vm_signal_shutdown(g->vm[i], c.within_s, now_ms(d)) == 0) {
+            if (zvs_vm_signal_shutdown(g->vm[i], c->within_s, now_ms(d)) == 0) {
                 zvs_cp_printf(r, "User %s has been signaled to shut down (WITHIN %u)",
-                              zvs_vm_userid(g->vm[i]), (unsigned)c.within_s);
+                              zvs_vm_userid(g->vm[i]), (unsigned)c->within_s);
                 hit++;
             }
         }
         if (hit == 0)
-            zvs_cp_error(r, ZVS_CPMSG_NOT_LOGGED_ON, c.userid[0] ? c.userid : "ALL");
+            zvs_cp_error(r, ZVS_CPMSG_NOT_LOGGED_ON, c->userid[0] ? c->userid : "ALL");
         rearm(g);
         break;
     }
-    case ZVS_GCMD_SEND:
+    case ZVS_CMD_SEND:
         if (k < 0) {
-            zvs_cp_error(r, ZVS_CPMSG_NOT_LOGGED_ON, c.userid);
+            zvs_cp_error(r, ZVS_CPMSG_NOT_LOGGED_ON, c->userid);
             break;
         }
-        if (zvs_vm_send(g->vm[k], c.text) < 0)
+        if (zvs_vm_send(g->vm[k], c->text) < 0)
             zvs_cp_error(r, ZVS_CPMSG_COMMAND_FAILED, "SEND", "console busy");
         break;
-    case ZVS_GCMD_QUERY_NAMES:
+    case ZVS_CMD_QUERY_NAMES:
         names(g, r);
         break;
-    case ZVS_GCMD_QUERY_USERS:
+    case ZVS_CMD_QUERY_USERS:
         if (k < 0)
-            zvs_cp_error(r, ZVS_CPMSG_NOT_LOGGED_ON, c.userid);
+            zvs_cp_error(r, ZVS_CPMSG_NOT_LOGGED_ON, c->userid);
         else
-            zvs_cp_printf(r, "%-8s - DSC", c.userid);
+            zvs_cp_printf(r, "%-8s - DSC", c->userid);
         break;
-    case ZVS_GCMD_QUERY_CONSLOG:
-        conslog(d, c.userid, c.lines, r);
+    case ZVS_CMD_QUERY_CONSLOG:
+        conslog(d, c->userid, c->lines, r);
+        break;
+    default:                            /* not a machine verb: returned above */
         break;
     }
     return true;

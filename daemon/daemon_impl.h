@@ -105,8 +105,8 @@ struct zvsd {
 struct zvsd_guests;
 int  zvsd_guests_create(struct zvsd *d);
 void zvsd_guests_destroy(struct zvsd *d);
-/* A line for the machine commands: true when it was one (response in r). */
-bool zvsd_guests_exec(struct zvsd *d, const char *userid, uint32_t privclass, const char *line,
+/* A parsed command for the machines: true when it was one of theirs (response in r). */
+bool zvsd_guests_exec(struct zvsd *d, const char *userid, const struct zvs_cmd *c,
                       struct zvs_cp_response *r);
 /* The user's machine while it runs with its device open: true with *m (valid until the
  * machine changes), false otherwise. */

@@ -15,7 +15,7 @@
  *     "HCPnnnS ..." of printable ASCII ending in "\n" and the rc is positive (also for
  *     the DEFINE VSWITCH / GRANT operands answered by the SYSTEM CONFIG parser);
  *   - class G alone is accepted only the class G commands (the NIC commands, QUERY
- *     VMLAN, QUERY VSWITCH), never with USERID.
+ *     VMLAN, QUERY VSWITCH, QUERY NAMES, QUERY USERS), never with USERID.
  *
  *   clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
  *         tests/fuzz/fuzz_command.c cp-commands/[a-uw-z]*.c -o build/fuzz/fuzz_command
@@ -65,7 +65,7 @@ static bool class_g_verb(enum zvs_cmd_verb v)
 {
     return v == ZVS_CMD_QUERY_VSWITCH || v == ZVS_CMD_DEFINE_NIC || v == ZVS_CMD_DETACH_NIC ||
            v == ZVS_CMD_COUPLE || v == ZVS_CMD_UNCOUPLE || v == ZVS_CMD_QUERY_NIC ||
-           v == ZVS_CMD_QUERY_VMLAN;
+           v == ZVS_CMD_QUERY_VMLAN || v == ZVS_CMD_QUERY_NAMES || v == ZVS_CMD_QUERY_USERS;
 }
 
 static void check_vswitch_def(const struct zvs_cmd *cmd)
@@ -98,6 +98,12 @@ static void check_accepted(const struct zvs_cmd *cmd, uint32_t privclass)
     CHECK(cmd->nrdev <= ZVS_CMD_MAX_RDEVS);
     CHECK(cmd->interval_s <= 9990);
     CHECK(cmd->delay_ms <= 10000);
+    CHECK(cmd->verb == ZVS_CMD_SIGNAL_SHUTDOWN ? cmd->within_s >= 1 && cmd->within_s <= 32767
+                                               : cmd->within_s == 0);
+    CHECK(cmd->verb == ZVS_CMD_QUERY_CONSLOG ? cmd->lines >= 1 && cmd->lines <= 500
+                                             : cmd->lines == 0);
+    if (cmd->verb != ZVS_CMD_SEND)
+        CHECK(cmd->text[0] == '\0');
     for (unsigned i = 0; i < cmd->nrdev; i++)
         CHECK(cmd->rdev[i].port <= 0xF);
     if (cmd->verb == ZVS_CMD_SET_PORT_GROUP) {

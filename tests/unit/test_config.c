@@ -1375,6 +1375,39 @@ static void test_value_helpers(void **state)
     assert_int_equal(v, 0xDEADBEEF);
 }
 
+/* The tokenizer files and commands share: blanks are space, tab, CR and LF; a token is
+ * cut in place, end included. In a file, form feed and vertical tab are layout: blanks
+ * (a comment's '*' after one is still first), never reported. */
+static void test_tokenizer(void **state)
+{
+    char text[] = " \ta\r\nbc\fd ";
+    char *q = text, *end = text + strlen(text);
+    assert_true(zvs_is_blank(' ') && zvs_is_blank('\t') && zvs_is_blank('\r') &&
+                zvs_is_blank('\n'));
+    assert_false(zvs_is_blank('\f') || zvs_is_blank('\v') || zvs_is_blank('\0'));
+    assert_string_equal(zvs_token_cut(&q, end), "a");
+    assert_string_equal(zvs_token_cut(&q, end), "bc\fd");
+    assert_null(zvs_token_cut(&q, end));
+    assert_ptr_equal(q, end);
+
+    static const char file[] = "\f* a comment\nA\fB\vC,\n\v\n\fD\v";
+    struct zvs_msg_list list = { 0 };
+    struct zvs_msg_sink sink = { &list, "T" };
+    struct zvs_lexer lx;
+    struct zvs_stmt st;
+    assert_int_equal(zvs_lexer_init(&lx, file, sizeof file - 1, &sink), 0);
+    assert_int_equal(zvs_lexer_next(&lx, &st), 1);
+    assert_int_equal(st.ntok, 4);
+    static const char *const want[4] = { "A", "B", "C", "D" };
+    for (unsigned i = 0; i < 4; i++)
+        assert_string_equal(st.tok[i].s, want[i]);
+    assert_int_equal(st.tok[3].line, 4);
+    assert_int_equal(zvs_lexer_next(&lx, &st), 0);
+    assert_int_equal(list.n, 0);
+    zvs_lexer_fini(&lx);
+    zvs_msg_list_free(&list);
+}
+
 /* The lexer alone: tokens, their lines, continuation joins. */
 static void test_lexer(void **state)
 {
@@ -1430,6 +1463,7 @@ int main(void)
         cmocka_unit_test(test_message_cap),
         cmocka_unit_test(test_catalogue),
         cmocka_unit_test(test_value_helpers),
+        cmocka_unit_test(test_tokenizer),
         cmocka_unit_test(test_lexer),
         cmocka_unit_test(test_cfg_copy),
     };

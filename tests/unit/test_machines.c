@@ -1,7 +1,6 @@
-/* Hercules machines in the directory and the machine commands (issue 13): IPL, GUESTIP
- * and NICBIND LCS parse, check and dump; the LCS tap MAC rule holds with sequential
- * MACIDs; a TRUNK grant for an LCS NIC is refused; the machine commands parse with
- * their classes and answer bad input with exact messages. */
+/* Hercules machines in the directory (issue 13): IPL, GUESTIP and NICBIND LCS parse,
+ * check and dump; the LCS tap MAC rule holds with sequential MACIDs; a TRUNK grant for an
+ * LCS NIC is refused. The machine commands are the command grammar's: test_command.c. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,7 +14,6 @@
 #include "cp-commands/cfg_apply.h"
 #include "cp-commands/command.h"
 #include "cp-commands/config.h"
-#include "cp-commands/guest_command.h"
 
 #define SC "VMLAN MACPREFIX 02000C\n" \
            "DEFINE VSWITCH SW1 RDEV NONE\n" \
@@ -199,69 +197,6 @@ static void test_grant_trunk_refused(void **state)
     zvs_cfg_free(cfg);
 }
 
-/* One line parsed by class-set `cls`: rc and the response text. */
-static int gparse(const char *line, const char *cls, struct zvs_gcmd *c, char *text, size_t size)
-{
-    uint32_t pc = 0;
-    struct zvs_cp_response r;
-    for (const char *p = cls; *p; p++)
-        pc |= ZVS_PRIVCLASS(*p);
-    zvs_cp_response_init(&r);
-    int rc = zvs_gcmd_parse(line, pc, c, &r);
-    snprintf(text, size, "%s", r.text ? r.text : "");
-    zvs_cp_response_fini(&r);
-    return rc;
-}
-
-static void test_machine_commands(void **state)
-{
-    struct zvs_gcmd c;
-    char t[256];
-
-    assert_int_equal(gparse("xauto fp1", "B", &c, t, sizeof t), 1);
-    assert_int_equal(c.verb, ZVS_GCMD_XAUTOLOG);
-    assert_string_equal(c.userid, "FP1");
-    assert_int_equal(gparse("FORCE FP1 IMMED", "A", &c, t, sizeof t), 1);
-    assert_int_equal(c.verb, ZVS_GCMD_FORCE);
-    assert_int_equal(gparse("SIG SHUT LNX1 WITHIN 30", "C", &c, t, sizeof t), 1);
-    assert_int_equal(c.verb, ZVS_GCMD_SIGNAL_SHUTDOWN);
-    assert_int_equal(c.within_s, 30);
-    assert_string_equal(c.userid, "LNX1");
-    assert_int_equal(gparse("SIGNAL SHUTDOWN ALL", "A", &c, t, sizeof t), 1);
-    assert_string_equal(c.userid, "");
-    assert_int_equal(c.within_s, 300);
-    assert_int_equal(gparse("SIGNAL SHUTDOWN USER ALL", "A", &c, t, sizeof t), 1);
-    assert_string_equal(c.userid, "ALL");
-    assert_int_equal(gparse("SEND LNX1   ping -c 1  Host ", "C", &c, t, sizeof t), 1);
-    assert_string_equal(c.text, "ping -c 1  Host");
-    assert_int_equal(gparse("Q NAM", "G", &c, t, sizeof t), 1);
-    assert_int_equal(c.verb, ZVS_GCMD_QUERY_NAMES);
-    assert_int_equal(gparse("Q USER fp1", "G", &c, t, sizeof t), 1);
-    assert_int_equal(c.verb, ZVS_GCMD_QUERY_USERS);
-    assert_int_equal(gparse("QUERY CONSLOG FP1 5", "B", &c, t, sizeof t), 1);
-    assert_int_equal(c.lines, 5);
-    /* Not ours: left to the switch grammar. */
-    assert_int_equal(gparse("Q VSW", "B", &c, t, sizeof t), 0);
-    assert_int_equal(gparse("XAUT FP1", "B", &c, t, sizeof t), 0);
-    /* Classes and bad input. */
-    assert_true(gparse("FORCE FP1", "B", &c, t, sizeof t) < 0);
-    assert_string_equal(t, "HCP1100E Not authorized: FORCE requires privilege class A\n");
-    assert_true(gparse("XAUTOLOG FP1", "G", &c, t, sizeof t) < 0);
-    assert_string_equal(t, "HCP1140E Not authorized: XAUTOLOG requires privilege class A or B\n");
-    assert_true(gparse("SEND FP1 hi", "G", &c, t, sizeof t) < 0);
-    assert_string_equal(t, "HCP1140E Not authorized: SEND requires privilege class A, B or C\n");
-    assert_true(gparse("XAUTOLOG", "A", &c, t, sizeof t) < 0);
-    assert_string_equal(t, "HCP026E Operand missing or invalid\n");
-    assert_true(gparse("XAUTOLOG TOOLONGUSER", "A", &c, t, sizeof t) < 0);
-    assert_string_equal(t, "HCP002E Invalid operand - TOOLONGUSER\n");
-    assert_true(gparse("XAUTOLOG FP1 ASYNCH", "A", &c, t, sizeof t) < 0);
-    assert_string_equal(t, "HCP003E Invalid option - ASYNCH\n");
-    assert_true(gparse("SIGNAL SHUTDOWN FP1 WITHIN 0", "A", &c, t, sizeof t) < 0);
-    assert_string_equal(t, "HCP1105E Invalid WITHIN value - 0; valid: 1-32767\n");
-    assert_true(gparse("SIGNAL STOP FP1", "A", &c, t, sizeof t) < 0);
-    assert_string_equal(t, "HCP002E Invalid operand - STOP\n");
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,7 +204,6 @@ int main(void)
         cmocka_unit_test(test_statement_errors),
         cmocka_unit_test(test_entry_checks),
         cmocka_unit_test(test_grant_trunk_refused),
-        cmocka_unit_test(test_machine_commands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
