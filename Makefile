@@ -102,7 +102,7 @@ FUZZ_LIBS := $(foreach m,$(MODULES),$(BUILD)/fuzzobj/lib$(m).a)
 FUZZ_TESTLIB := $(BUILD)/fuzzobj/libtestlib.a
 FUZZ_SM_LIB := $(if $(SM_SRCS),$(BUILD)/fuzzobj/libswitchmodel.a)
 
-.PHONY: FORCE install layering all deps check check-fast check-labs check-guests unit integration fuzz fuzzers sanitize coverage bench demo demo-compare repro clean programs tests
+.PHONY: FORCE install deb layering all deps check check-fast check-labs check-guests unit integration fuzz fuzzers sanitize coverage bench demo demo-compare repro clean programs tests
 
 all: $(PROGRAMS) $(UNIT_BINS) $(TOOL_BINS) $(BENCH_BINS) $(SM_BIN)
 programs: $(PROGRAMS)
@@ -295,6 +295,12 @@ install: $(BUILD)/bin/vswitchd $(BUILD)/bin/vmcp $(BUILD)/bin/perfkit
 	install -m 0644 configs/service/zvswitch.logrotate $(DESTDIR)$(SYSCONFDIR)/logrotate.d/zvswitch
 	install -m 0644 configs/SYSTEM.CONFIG configs/USER.DIRECT $(DESTDIR)$(DOCDIR)/examples/
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
+
+# make deb: the Debian package build/zvswitch_VERSION_ARCH.deb (VERSION as ZVS_VERSION),
+# built by dpkg-buildpackage from debian/ on a copy of the tree under build/deb/, so that
+# everything it writes beside that copy stays in build/ (scripts/deb.sh, debian/README.md).
+deb:
+	@BUILD=$(BUILD) JOBS=$(JOBS) scripts/deb.sh '$(ZVS_VERSION)'
 
 clean:
 	rm -rf build
