@@ -102,7 +102,7 @@ FUZZ_LIBS := $(foreach m,$(MODULES),$(BUILD)/fuzzobj/lib$(m).a)
 FUZZ_TESTLIB := $(BUILD)/fuzzobj/libtestlib.a
 FUZZ_SM_LIB := $(if $(SM_SRCS),$(BUILD)/fuzzobj/libswitchmodel.a)
 
-.PHONY: FORCE install layering all deps check check-fast check-labs check-guests unit integration fuzz fuzzers sanitize coverage bench demo demo-compare repro clean programs tests
+.PHONY: FORCE install deb layering all deps check check-fast check-labs check-guests unit integration fuzz fuzzers sanitize coverage bench demo demo-compare repro clean programs tests
 
 all: $(PROGRAMS) $(UNIT_BINS) $(TOOL_BINS) $(BENCH_BINS) $(SM_BIN)
 programs: $(PROGRAMS)
@@ -266,8 +266,9 @@ repro: deps
 	@BUILD=$(BUILD) tests/repro/repro.sh --uneven
 
 # ---- installing ----------------------------------------------------------------------
-# make install [PREFIX=/usr/local] [DESTDIR=staging] [SYSCONFDIR=/etc]: the programs, their
-# man pages, the systemd unit (written with these paths), a logrotate file, and the sample
+# make install [PREFIX=/usr/local] [DESTDIR=staging] [SYSCONFDIR=/etc] [CONSOLE_GROUP=group]:
+# the programs, their man pages, the systemd unit (written with these paths; with
+# --console-group when CONSOLE_GROUP names one), a logrotate file, and the sample
 # configurations (under share/doc/zvswitch/examples: an installed /etc/zvswitch is never
 # overwritten).
 PREFIX     ?= /usr/local
@@ -277,6 +278,7 @@ BINDIR     := $(PREFIX)/bin
 MANDIR     := $(PREFIX)/share/man
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
 DOCDIR     := $(PREFIX)/share/doc/zvswitch
+CONSOLE_GROUP ?=
 
 install: $(BUILD)/bin/vswitchd $(BUILD)/bin/vmcp $(BUILD)/bin/perfkit
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -287,11 +289,18 @@ install: $(BUILD)/bin/vswitchd $(BUILD)/bin/vmcp $(BUILD)/bin/perfkit
 	install -m 0644 man/vswitchd.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 man/vmcp.1 man/perfkit.1 $(DESTDIR)$(MANDIR)/man1/
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	  -e 's|@CONSOLE_GROUP_OPT@|$(if $(CONSOLE_GROUP), --console-group $(CONSOLE_GROUP))|g' \
 	  configs/service/zvswitch.service.in > $(DESTDIR)$(UNITDIR)/zvswitch.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/zvswitch.service
 	install -m 0644 configs/service/zvswitch.logrotate $(DESTDIR)$(SYSCONFDIR)/logrotate.d/zvswitch
 	install -m 0644 configs/SYSTEM.CONFIG configs/USER.DIRECT $(DESTDIR)$(DOCDIR)/examples/
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
+
+# make deb: the Debian package build/zvswitch_VERSION_ARCH.deb (VERSION as ZVS_VERSION),
+# built by dpkg-buildpackage from debian/ on a copy of the tree under build/deb/, so that
+# everything it writes beside that copy stays in build/ (scripts/deb.sh, debian/README.md).
+deb:
+	@BUILD=$(BUILD) JOBS=$(JOBS) scripts/deb.sh '$(ZVS_VERSION)'
 
 clean:
 	rm -rf build

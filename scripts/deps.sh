@@ -14,6 +14,8 @@ PACKAGES=(
   hercules                                                     # the emulated mainframe
   gcc-s390x-linux-gnu binutils-s390x-linux-gnu                 # cross tools: guest images (make guests)
   cpio kmod xz-utils binutils                                  # the Linux guest's initramfs (make guests)
+  debhelper dpkg-dev lintian                                   # make deb: the Debian package
+  adduser man-db systemd                                       # its lab: what dpkg -i and its checks run
 )
 
 # The Linux guest image is made from Debian's s390x packages, fetched with `apt-get
