@@ -3,10 +3,14 @@
  * Owns: the byte layout of D6R21, D6R22/23, D8R1, D8R2/3 in both layout versions
  * (monitor/RECORDS.md is the table; the offsets below are the same numbers).
  * Sources: IBM, "z/VM Data Areas, Control Blocks, and Monitor Records" (the MRRECHDR,
- * MRIODVSW, MRIODVSF, MRIODVSR, MRVNDSES, MRVNDLSD pages). Only the opening of each page
- * could be read: the header, the record lengths (MRIODVSW 492 bytes in z/VM 7.1 and 7.2;
- * MRIODVSF 80, MRIODVSR 88, MRVNDLSD 60 in z/VM 7.5) and the first fields. Everything
- * else is ours and RECORDS.md says so field by field.
+ * MRIODVSW, MRIODVSF, MRIODVSR, MRVNDSES, MRVNDLSU, MRVNDLSD pages; RECORDS.md names each
+ * page and level). MRVNDLSU (z/VM 6.1) and MRIODVSF (z/VM 7.2, 7.3) could be read whole;
+ * of the others the header, the record lengths (MRIODVSW 492 bytes in z/VM 7.1 and 7.2;
+ * MRIODVSR 88, MRVNDLSD 60) and the first fields. Byte 47 of D6R22 (IODVSF_FLAG1), of
+ * D6R23 (IODVSR_LANTYPE) and of D8R2/3 (VNDLSU_LANTYPE), and D8R2/3's byte 56
+ * (VNDLSU_FLAGS) are IBM's: the decoder accepts every value IBM defines there, so a record
+ * z/VM wrote is not refused for them. Everything else is ours and RECORDS.md says so field
+ * by field.
  *
  * Version 2 (written): IBM's record length is kept whole and our own fields go after it,
  * so a tool that knows IBM's layout never finds our data where IBM has a field of its own
@@ -86,7 +90,10 @@
 #define IODVSF_LANCONT      36
 #define IODVSF_RDEV         44
 #define IODVSF_OSAPORT      46
-#define IODVSF_RSV47        47
+#define IODVSF_FLAG1        47          /* D6R22: flags; D6R23: IODVSR_LANTYPE */
+#define IODVSF_SWITCHOVER   0x80        /* IODVSF_FLAG1: SET VSWITCH SWITCHOVER; the other
+                                           bits are IBM's reserved */
+#define IODVSR_LANTYPE      47
 #define IODVSF_MGSWIEUSER   52
 #define IODVSF_RSV66        66
 #define IODVSF_SWPGROUP     68
@@ -121,8 +128,10 @@
 #define VNDLS_NICOWNER      36
 #define VNDLS_NICBASE       44
 #define VNDLS_NICTYPE       46
-#define VNDLS_RSV47         47
-#define VNDLS_RSV56         56
+#define VNDLS_LANTYPE       47          /* MRVNDLSU, z/VM 6.1 */
+#define VNDLS_FLAGS         56          /* MRVNDLSU, z/VM 6.1 */
+#define VNDLS_UPLINK        0x80        /* VNDLS_FLAGS: UPLINK NIC; the other bits reserved */
+#define VNDLS_RSV57         57
 
 #define QUEUESTORAGE_MAX    8
 
@@ -144,6 +153,26 @@ uint64_t zvs_mon_tod_to_unix_us(uint64_t tod)
     if (tod < ZVS_MON_TOD_UNIX_EPOCH)
         return 0;                       /* before 1970: not a time we write */
     return (tod - ZVS_MON_TOD_UNIX_EPOCH) >> 12;
+}
+
+/* A LAN type IBM defines for the record (or 0: ours before IBM's field was known). D8R2/3
+ * (MRVNDLSU, z/VM 6.1): 1 HiperSockets, 2 QDIO, 4 INMN, 5 IEDN. D6R23 (MRIODVSR, z/VM 7.4):
+ * 2 QDIO, 4 and 5 IBM reserved, 6 IVL. */
+static bool lan_type_known(uint8_t t, bool vnic)
+{
+    switch (t) {
+    case 0:
+    case ZVS_MON_LANTYPE_QDIO:
+    case ZVS_MON_LANTYPE_INMN:
+    case ZVS_MON_LANTYPE_IEDN:
+        return true;
+    case ZVS_MON_LANTYPE_HIPERSOCKETS:
+        return vnic;
+    case ZVS_MON_LANTYPE_IVL:
+        return !vnic;
+    default:
+        return false;
+    }
 }
 
 static bool version_known(unsigned version)
@@ -256,7 +285,8 @@ static int encode_d6r21(const struct zvs_mon_vswitch_activity *v, unsigned versi
 static int encode_d6r2x(const struct zvs_mon_vswitch_event *v, bool failure, unsigned version,
                         uint8_t *b)
 {
-    if (failure && v->reason > ZVS_MON_FAIL_DETACHED)
+    if ((failure && v->reason > ZVS_MON_FAIL_DETACHED) ||
+        (!failure && !lan_type_known(v->lan_type, false)))
         return -EINVAL;
     if (put_name(b + IODVSF_LANOWNER, v->lan_owner) < 0 ||
         put_name(b + IODVSF_LANNAME, v->lan_name) < 0 ||
@@ -267,8 +297,11 @@ static int encode_d6r2x(const struct zvs_mon_vswitch_event *v, bool failure, uns
     b[IODVSF_OSAPORT] = v->osa_port;
     /* No manager in our model: the manager userid is blank. */
     memset(b + (failure ? IODVSF_MGSWIEUSER : IODVSR_MGSWIEUSER), ZVS_EBCDIC_BLANK, 8);
-    if (!failure)
+    if (!failure) {
+        b[IODVSR_LANTYPE] = v->lan_type;
         return D6R23_LEN;
+    }
+    b[IODVSF_FLAG1] = v->switchover ? IODVSF_SWITCHOVER : 0;
     /* Our reason codes are not IBM's: v2 keeps them out of IBM's IODVSF_LANRDD_RSN. */
     b[version == ZVS_MON_FORMAT_V1 ? IODVSF_LANRDD_RSN : IODVSF_RSN_V2] = v->reason;
     return version == ZVS_MON_FORMAT_V1 ? D6R22_LEN_V1 : D6R22_LEN_V2;
@@ -300,12 +333,16 @@ static int encode_d8r1(const struct zvs_mon_vnic_activity *v, uint8_t *b)
 
 static int encode_d8r23(const struct zvs_mon_vnic_link *v, uint8_t *b)
 {
+    if (!lan_type_known(v->lan_type, true))
+        return -EINVAL;
     if (put_name(b + VNDLS_LANOWNER, v->lan_owner) < 0 ||
         put_name(b + VNDLS_LANNAME, v->lan_name) < 0 ||
         put_name(b + VNDLS_NICOWNER, v->nic_owner) < 0)
         return -EINVAL;
     be_put16(b + VNDLS_NICBASE, v->vdev);
     b[VNDLS_NICTYPE] = v->nic_type;
+    b[VNDLS_LANTYPE] = v->lan_type;
+    b[VNDLS_FLAGS] = v->uplink ? VNDLS_UPLINK : 0;
     return D8R2_LEN;
 }
 
@@ -389,7 +426,9 @@ static int decode_d6r21(const uint8_t *b, unsigned version,
 static int decode_d6r2x(const uint8_t *b, bool failure, unsigned version,
                         struct zvs_mon_vswitch_event *v)
 {
-    if (b[IODVSF_RSV47] != 0)
+    /* Byte 47 is IBM's in both: D6R22's flags (only SWITCHOVER defined), D6R23's LAN type. */
+    if (failure ? (b[IODVSF_FLAG1] & ~IODVSF_SWITCHOVER) != 0
+                : !lan_type_known(b[IODVSR_LANTYPE], false))
         return -EBADMSG;
     if (failure ? !all_zero(b + IODVSF_RSV66, 2)
                 : (!all_zero(b + IODVSR_RSV70, 2) || !all_zero(b + IODVSR_RSV80, 8)))
@@ -403,6 +442,8 @@ static int decode_d6r2x(const uint8_t *b, bool failure, unsigned version,
         return -EBADMSG;
     v->rdev = be_get16(b + IODVSF_RDEV);
     v->osa_port = b[IODVSF_OSAPORT];
+    v->switchover = failure && (b[IODVSF_FLAG1] & IODVSF_SWITCHOVER);
+    v->lan_type = failure ? 0 : b[IODVSR_LANTYPE];
     v->reason = !failure ? ZVS_MON_FAIL_NONE
               : b[version == ZVS_MON_FORMAT_V1 ? IODVSF_LANRDD_RSN : IODVSF_RSN_V2];
     if (v->reason > ZVS_MON_FAIL_DETACHED)
@@ -443,7 +484,8 @@ static int decode_d8r1(const uint8_t *b, struct zvs_mon_vnic_activity *v)
 
 static int decode_d8r23(const uint8_t *b, struct zvs_mon_vnic_link *v)
 {
-    if (b[VNDLS_RSV47] != 0 || !all_zero(b + VNDLS_RSV56, 4))
+    if (!lan_type_known(b[VNDLS_LANTYPE], true) || (b[VNDLS_FLAGS] & ~VNDLS_UPLINK) != 0 ||
+        !all_zero(b + VNDLS_RSV57, 3))
         return -EBADMSG;
     if (zvs_ebcdic_name_get(v->lan_owner, b + VNDLS_LANOWNER) < 0 ||
         zvs_ebcdic_name_get(v->lan_name, b + VNDLS_LANNAME) < 0 ||
@@ -451,6 +493,8 @@ static int decode_d8r23(const uint8_t *b, struct zvs_mon_vnic_link *v)
         return -EBADMSG;
     v->vdev = be_get16(b + VNDLS_NICBASE);
     v->nic_type = b[VNDLS_NICTYPE];
+    v->lan_type = b[VNDLS_LANTYPE];
+    v->uplink = (b[VNDLS_FLAGS] & VNDLS_UPLINK) != 0;
     return 0;
 }
 

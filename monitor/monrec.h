@@ -85,7 +85,11 @@ struct zvs_mon_vswitch_event {
     uint16_t rdev;                      /* IODVSF_LANRDD_RDEV */
     uint8_t  osa_port;                  /* IODVSF_LANRDD_OSAPORT */
     char     group[9];                  /* IODVSF_SWPGROUP */
-    uint8_t  reason;                    /* IODVSF_LANRDD_RSN (failure only), enum below */
+    uint8_t  reason;                    /* ours (failure only), enum below */
+    bool     switchover;                /* IODVSF_SWITCHOVER (failure only): SET VSWITCH
+                                           SWITCHOVER took the device down */
+    uint8_t  lan_type;                  /* IODVSR_LANTYPE (recovery only): 0 unset (ours),
+                                           ZVS_MON_LANTYPE_* */
 };
 
 enum zvs_mon_fail_reason {
@@ -122,7 +126,17 @@ struct zvs_mon_vnic_link {
     char     nic_owner[9];              /* VNDLSx_NICOWNER */
     uint16_t vdev;                      /* VNDLSx_NICBASE */
     uint8_t  nic_type;                  /* VNDLSx_NICTYPE */
+    uint8_t  lan_type;                  /* VNDLSx_LANTYPE: 0 unset (ours), ZVS_MON_LANTYPE_* */
+    bool     uplink;                    /* VNDLSx_UPLINK: the NIC is a VSWITCH's UPLINK NIC */
 };
+
+/* LAN types IBM defines (MRVNDLSU's VNDLSU_LANTYPE, z/VM 6.1; MRIODVSR's IODVSR_LANTYPE,
+ * z/VM 7.4). A decoder accepts these and 0 (our records before IBM's field was known). */
+#define ZVS_MON_LANTYPE_HIPERSOCKETS 1  /* MRVNDLSU only */
+#define ZVS_MON_LANTYPE_QDIO         2
+#define ZVS_MON_LANTYPE_INMN         4  /* MRIODVSR: "IBM reserved" */
+#define ZVS_MON_LANTYPE_IEDN         5  /* MRIODVSR: "IBM reserved" */
+#define ZVS_MON_LANTYPE_IVL          6  /* MRIODVSR only */
 
 struct zvs_mon_record {
     uint8_t  domain;                    /* ZVS_MON_DOMAIN_* */
