@@ -177,7 +177,26 @@ static bool lan_type_known(uint8_t t, bool vnic)
 
 static bool version_known(unsigned version)
 {
-    return version == ZVS_MON_FORMAT_V1 || version == ZVS_MON_FORMAT_V2;
+    return version == ZVS_MON_FORMAT_V1 || version == ZVS_MON_FORMAT_V2 ||
+           version == ZVS_MON_FORMAT_V3 || version == ZVS_MON_FORMAT_IBM;
+}
+
+/* z/VM's own records (ZVS_MON_FORMAT_IBM): the bytes we read must be there; a longer record
+ * (a later level's) is read the same. D6R21: 20-79 (MRIODVSW is 132 bytes at z/VM 4.4 and
+ * longer since); D6R22: MRIODVSF's 80; D6R23: MRIODVSR to its LAN type (47); D8R2/3:
+ * MRVNDLSU/MRVNDLSD's 56 bytes of z/VM 5.3/5.4. D8R1: IBM's layout not found, 0: skipped. */
+static size_t ibm_min_len(uint8_t domain, uint16_t number)
+{
+    if (domain == ZVS_MON_DOMAIN_IO && number == ZVS_MON_REC_D6R21)
+        return 80;
+    if (domain == ZVS_MON_DOMAIN_IO && number == ZVS_MON_REC_D6R22)
+        return 80;
+    if (domain == ZVS_MON_DOMAIN_IO && number == ZVS_MON_REC_D6R23)
+        return 48;
+    if (domain == ZVS_MON_DOMAIN_NET &&
+        (number == ZVS_MON_REC_D8R2 || number == ZVS_MON_REC_D8R3))
+        return 56;
+    return 0;
 }
 
 /* The defined length of a record in a layout version, 0 if we do not know it. */
@@ -349,7 +368,8 @@ static int encode_d8r23(const struct zvs_mon_vnic_link *v, uint8_t *b)
 int zvs_mon_encode_version(const struct zvs_mon_record *r, unsigned version, uint8_t *buf,
                            size_t cap)
 {
-    size_t len = version_known(version) ? record_len(r->domain, r->number, version) : 0;
+    size_t len = version_known(version) && version != ZVS_MON_FORMAT_IBM
+                 ? record_len(r->domain, r->number, version) : 0;
     int rc;
 
     if (len == 0 || cap < len)
@@ -379,36 +399,47 @@ int zvs_mon_encode(const struct zvs_mon_record *r, uint8_t *buf, size_t cap)
 
 /* ---- decode ----------------------------------------------------------------------- */
 
-static int decode_d6r21(const uint8_t *b, unsigned version,
-                        struct zvs_mon_vswitch_activity *v)
+/* 20-79, IBM's names (MRIODVSW): the whole of what a z/VM record gives us. */
+static int decode_d6r21_head(const uint8_t *b, struct zvs_mon_vswitch_activity *v)
 {
-    const uint8_t *t = b + d6r21_tail(version);
-    uint64_t pkt[6];
+    uint64_t *const pkt[6] = { &v->tx_packets, &v->tx_discards, &v->tx_errors,
+                               &v->rx_packets, &v->rx_discards, &v->rx_errors };
 
-    if (b[IODVSW_RSV27] != 0 || b[IODVSW_RSV31] != 0 || be_get16(t + T_BUCKETS) > 256)
-        return -EBADMSG;
-    if (zvs_ebcdic_name_get(v->controller, b + IODVSW_VMDUSER) < 0 ||
-        zvs_ebcdic_name_get(v->lan_owner, t + T_LANID_OWNER) < 0 ||
-        zvs_ebcdic_name_get(v->lan_name, t + T_LANID_NAME) < 0 ||
-        zvs_ebcdic_name_get(v->group, t + T_SWPGROUP) < 0)
+    if (zvs_ebcdic_name_get(v->controller, b + IODVSW_VMDUSER) < 0)
         return -EBADMSG;
     v->queuestorage_mb = b[IODVSW_LANFSV];
-    v->distributing = t[T_DISTRIB];
-    if (v->queuestorage_mb < 1 || v->queuestorage_mb > QUEUESTORAGE_MAX || v->distributing > 1)
+    if (v->queuestorage_mb < 1 || v->queuestorage_mb > QUEUESTORAGE_MAX)
         return -EBADMSG;
     v->rdev = be_get16(b + IODVSW_RDEVDEV);
     v->osa_port = b[IODVSW_OSAPORTN];
     v->tx_bytes = be_get64(b + IODVSW_NICTXBYT);
     v->rx_bytes = be_get64(b + IODVSW_NICRXBYT);
     for (int i = 0; i < 6; i++)
-        pkt[i] = ((uint64_t)be_get32(t + T_PKT_HI + 4 * i) << 32) |
-                 be_get32(b + IODVSW_NICTXPKT + 4 * i);
-    v->tx_packets = pkt[0];
-    v->tx_discards = pkt[1];
-    v->tx_errors = pkt[2];
-    v->rx_packets = pkt[3];
-    v->rx_discards = pkt[4];
-    v->rx_errors = pkt[5];
+        *pkt[i] = be_get32(b + IODVSW_NICTXPKT + 4 * i);
+    return 0;
+}
+
+static int decode_d6r21(const uint8_t *b, unsigned version,
+                        struct zvs_mon_vswitch_activity *v)
+{
+    const uint8_t *t = b + d6r21_tail(version);
+    uint64_t *const pkt[6] = { &v->tx_packets, &v->tx_discards, &v->tx_errors,
+                               &v->rx_packets, &v->rx_discards, &v->rx_errors };
+
+    if (version == ZVS_MON_FORMAT_IBM)
+        return decode_d6r21_head(b, v);
+    if (b[IODVSW_RSV27] != 0 || b[IODVSW_RSV31] != 0 || be_get16(t + T_BUCKETS) > 256)
+        return -EBADMSG;
+    if (decode_d6r21_head(b, v) < 0 ||
+        zvs_ebcdic_name_get(v->lan_owner, t + T_LANID_OWNER) < 0 ||
+        zvs_ebcdic_name_get(v->lan_name, t + T_LANID_NAME) < 0 ||
+        zvs_ebcdic_name_get(v->group, t + T_SWPGROUP) < 0)
+        return -EBADMSG;
+    v->distributing = t[T_DISTRIB];
+    if (v->distributing > 1)
+        return -EBADMSG;
+    for (int i = 0; i < 6; i++)
+        *pkt[i] |= (uint64_t)be_get32(t + T_PKT_HI + 4 * i) << 32;
     memcpy(v->osa_mac, t + T_OSAMAC, 6);
     v->interval_s = be_get16(t + T_SWPINTSC);
     v->markers_tx = be_get32(t + T_VQSMRKCT);
@@ -423,28 +454,34 @@ static int decode_d6r21(const uint8_t *b, unsigned version,
     return 0;
 }
 
+/* In z/VM's own records (ZVS_MON_FORMAT_IBM) the bytes IBM's pages leave reserved or that
+ * we could not place are not checked (a later level may use them), D6R23's port group is
+ * not read (its offset was not found) and the reason is 0 (IBM's codes are not ours). */
 static int decode_d6r2x(const uint8_t *b, bool failure, unsigned version,
                         struct zvs_mon_vswitch_event *v)
 {
+    bool ibm = version == ZVS_MON_FORMAT_IBM;
+
     /* Byte 47 is IBM's in both: D6R22's flags (only SWITCHOVER defined), D6R23's LAN type. */
     if (failure ? (b[IODVSF_FLAG1] & ~IODVSF_SWITCHOVER) != 0
                 : !lan_type_known(b[IODVSR_LANTYPE], false))
         return -EBADMSG;
-    if (failure ? !all_zero(b + IODVSF_RSV66, 2)
-                : (!all_zero(b + IODVSR_RSV70, 2) || !all_zero(b + IODVSR_RSV80, 8)))
+    if (!ibm && (failure ? !all_zero(b + IODVSF_RSV66, 2)
+                         : (!all_zero(b + IODVSR_RSV70, 2) || !all_zero(b + IODVSR_RSV80, 8))))
         return -EBADMSG;
-    if (failure && version == ZVS_MON_FORMAT_V2 && !all_zero(b + IODVSF_RSV81, 7))
+    if (failure && !ibm && version != ZVS_MON_FORMAT_V1 && !all_zero(b + IODVSF_RSV81, 7))
         return -EBADMSG;
     if (zvs_ebcdic_name_get(v->lan_owner, b + IODVSF_LANOWNER) < 0 ||
         zvs_ebcdic_name_get(v->lan_name, b + IODVSF_LANNAME) < 0 ||
         zvs_ebcdic_name_get(v->controller, b + IODVSF_LANCONT) < 0 ||
-        zvs_ebcdic_name_get(v->group, b + (failure ? IODVSF_SWPGROUP : IODVSR_SWPGROUP)) < 0)
+        ((failure || !ibm) &&
+         zvs_ebcdic_name_get(v->group, b + (failure ? IODVSF_SWPGROUP : IODVSR_SWPGROUP)) < 0))
         return -EBADMSG;
     v->rdev = be_get16(b + IODVSF_RDEV);
     v->osa_port = b[IODVSF_OSAPORT];
     v->switchover = failure && (b[IODVSF_FLAG1] & IODVSF_SWITCHOVER);
     v->lan_type = failure ? 0 : b[IODVSR_LANTYPE];
-    v->reason = !failure ? ZVS_MON_FAIL_NONE
+    v->reason = !failure || ibm ? ZVS_MON_FAIL_NONE
               : b[version == ZVS_MON_FORMAT_V1 ? IODVSF_LANRDD_RSN : IODVSF_RSN_V2];
     if (v->reason > ZVS_MON_FAIL_DETACHED)
         return -EBADMSG;
@@ -482,10 +519,16 @@ static int decode_d8r1(const uint8_t *b, struct zvs_mon_vnic_activity *v)
     return 0;
 }
 
-static int decode_d8r23(const uint8_t *b, struct zvs_mon_vnic_link *v)
+/* z/VM 5.3/5.4 records are 56 bytes, with 46-47 reserved and no flags: LAN type 0, no
+ * uplink. In ours (60 bytes) 57-59 are reserved and checked. */
+static int decode_d8r23(const uint8_t *b, size_t len, bool ibm, struct zvs_mon_vnic_link *v)
 {
-    if (!lan_type_known(b[VNDLS_LANTYPE], true) || (b[VNDLS_FLAGS] & ~VNDLS_UPLINK) != 0 ||
-        !all_zero(b + VNDLS_RSV57, 3))
+    bool v61 = len >= D8R2_LEN;         /* MRVNDLSU z/VM 6.1: LANTYPE at 47, FLAGS at 56 */
+
+    if (v61 && (!lan_type_known(b[VNDLS_LANTYPE], true) ||
+                (b[VNDLS_FLAGS] & ~VNDLS_UPLINK) != 0))
+        return -EBADMSG;
+    if (!ibm && !all_zero(b + VNDLS_RSV57, 3))
         return -EBADMSG;
     if (zvs_ebcdic_name_get(v->lan_owner, b + VNDLS_LANOWNER) < 0 ||
         zvs_ebcdic_name_get(v->lan_name, b + VNDLS_LANNAME) < 0 ||
@@ -493,8 +536,8 @@ static int decode_d8r23(const uint8_t *b, struct zvs_mon_vnic_link *v)
         return -EBADMSG;
     v->vdev = be_get16(b + VNDLS_NICBASE);
     v->nic_type = b[VNDLS_NICTYPE];
-    v->lan_type = b[VNDLS_LANTYPE];
-    v->uplink = (b[VNDLS_FLAGS] & VNDLS_UPLINK) != 0;
+    v->lan_type = v61 ? b[VNDLS_LANTYPE] : 0;
+    v->uplink = v61 && (b[VNDLS_FLAGS] & VNDLS_UPLINK);
     return 0;
 }
 
@@ -514,10 +557,13 @@ int zvs_mon_decode_version(const uint8_t *buf, size_t len, unsigned version,
     out->domain = buf[HDR_DM];
     out->number = be_get16(buf + HDR_RC);
     out->tod = be_get64(buf + HDR_TOD);
-    want = record_len(out->domain, out->number, version);
+    /* Ours: exactly the length of the version. z/VM's: at least the bytes we read (a later
+     * level may have lengthened the record). */
+    want = version == ZVS_MON_FORMAT_IBM ? ibm_min_len(out->domain, out->number)
+                                         : record_len(out->domain, out->number, version);
     if (want == 0)
         return -ENOTSUP;
-    if (len != want)
+    if (version == ZVS_MON_FORMAT_IBM ? len < want : len != want)
         return -EBADMSG;
     if (out->domain == ZVS_MON_DOMAIN_IO && out->number == ZVS_MON_REC_D6R21)
         rc = decode_d6r21(buf, version, &out->u.vsw);
@@ -526,7 +572,7 @@ int zvs_mon_decode_version(const uint8_t *buf, size_t len, unsigned version,
     else if (out->number == ZVS_MON_REC_D8R1)
         rc = decode_d8r1(buf, &out->u.vnic);
     else
-        rc = decode_d8r23(buf, &out->u.link);
+        rc = decode_d8r23(buf, len, version == ZVS_MON_FORMAT_IBM, &out->u.link);
     return rc;
 }
 

@@ -33,15 +33,22 @@
 #define ZVS_MON_NAME_LEN       8        /* CP names: 8 bytes blank padded on the wire */
 #define ZVS_MON_RECORD_MAX     640      /* no record of ours is longer (D6R21 v2: 580) */
 
-/* Record layout versions; the monitor file's control block says which one its records use.
+/* Record layout versions; the monitor file says which one its records use.
  *   1: our first layout: D6R21 168 bytes with our fields at 80-167 (where z/VM has fields
  *      of its own), D6R22 with our failure reason in IBM's IODVSF_LANRDD_RSN byte.
  *   2: IBM's record lengths kept whole (D6R21 492 bytes as in z/VM 7.1/7.2, D6R22 80) and
  *      our fields after them; see monitor/RECORDS.md.
- * The writer writes ZVS_MON_FORMAT_CURRENT; the reader reads both. */
+ *   3: version 2's records in z/VM's MONWRITE framing (monitor/monfile.h): what vswitchd
+ *      writes. Records byte for byte as version 2.
+ *   IBM: records as z/VM writes them, in a MONWRITE file without our control area; read
+ *      only: the fields IBM's pages give (and ours that sit where IBM's names are, marked
+ *      in RECORDS.md), our tail fields zero, D8R1 (whose layout was not found) skipped.
+ * The writer writes ZVS_MON_FORMAT_CURRENT; the reader reads them all. */
 #define ZVS_MON_FORMAT_V1      1
 #define ZVS_MON_FORMAT_V2      2
-#define ZVS_MON_FORMAT_CURRENT ZVS_MON_FORMAT_V2
+#define ZVS_MON_FORMAT_V3      3
+#define ZVS_MON_FORMAT_IBM     0x49     /* 'I': never in a file's version byte */
+#define ZVS_MON_FORMAT_CURRENT ZVS_MON_FORMAT_V3
 #define ZVS_MON_TOD_UNIX_EPOCH 0x7D91048BCA000000ull  /* TOD of 1970-01-01 00:00 UTC */
 
 /* TOD clock (bit 51 = 1 microsecond) <-> Unix microseconds. */
@@ -157,7 +164,9 @@ int zvs_mon_encode(const struct zvs_mon_record *r, uint8_t *buf, size_t cap);
  * 0, -EBADMSG (length field, reserved bytes or a field out of range), or -ENOTSUP (a
  * domain/record we do not know: the caller skips it by its length). */
 int zvs_mon_decode(const uint8_t *buf, size_t len, struct zvs_mon_record *out);
-/* The same in layout `version` (ZVS_MON_FORMAT_V1 or _V2); -EINVAL for another version. */
+/* The same in layout `version` (ZVS_MON_FORMAT_*); -EINVAL for another version (and for
+ * encoding in ZVS_MON_FORMAT_IBM, which is read only). In ZVS_MON_FORMAT_IBM a record may be
+ * longer than the bytes read (a later z/VM level's), never shorter. */
 int zvs_mon_encode_version(const struct zvs_mon_record *r, unsigned version, uint8_t *buf,
                            size_t cap);
 int zvs_mon_decode_version(const uint8_t *buf, size_t len, unsigned version,

@@ -278,7 +278,7 @@ static void test_v1_goldens(void **state)
     assert_int_equal(zvs_mon_decode_version(golden_d8r1, 128, ZVS_MON_FORMAT_V2, &b), 0);
     assert_memory_equal(&a.u.vnic, &b.u.vnic, sizeof(a.u.vnic));
     /* a version we do not know */
-    assert_int_equal(zvs_mon_decode_version(golden_d8r1, 128, 3, &a), -EINVAL);
+    assert_int_equal(zvs_mon_decode_version(golden_d8r1, 128, 4, &a), -EINVAL);
     assert_int_equal(zvs_mon_encode_version(&r, 0, (uint8_t[ZVS_MON_RECORD_MAX]){ 0 },
                                             ZVS_MON_RECORD_MAX), -EINVAL);
 }
@@ -485,7 +485,7 @@ static void test_decode_refusals(void **state)
     assert_int_equal(zvs_mon_decode(b, 60, &out), -EBADMSG);
 }
 
-/* The values z/VM itself writes in the bytes IBM defines (issue 28): MRVNDLSU's LANTYPE
+/* The values z/VM itself writes in the bytes IBM defines: MRVNDLSU's LANTYPE
  * (47) and FLAGS (56, X'80' UPLINK NIC), z/VM 6.1; MRIODVSF's FLAG1 (47, X'80'
  * SWITCHOVER), z/VM 7.2; MRIODVSR's LANTYPE (47), z/VM 7.4. Accepted and decoded; a value
  * or bit IBM leaves undefined is still refused. Offsets are IBM's, written out here. */
