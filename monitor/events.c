@@ -69,16 +69,22 @@ int zvs_events_render(const struct zvs_mon_record *ev, unsigned n, char *out, si
         if (r->domain == ZVS_MON_DOMAIN_IO) {
             const struct zvs_mon_vswitch_event *e = &r->u.vswev;
             bool fail = r->number == ZVS_MON_REC_D6R22;
-            const char *group = e->group[0] ? e->group : "........";
-            zvs_scr_printf(&b, "%s %-6s %-9s %-8.8s %04X %-8.8s ", t,
+            char line[128];
+            int len;
+
+            /* A switch without a port group shows a blank group, not an unset name. */
+            len = snprintf(line, sizeof(line), "%s %-6s %-9s %-8.8s %04X %-8.8s %-8.8s %s", t,
                            zvs_mon_record_name(r->domain, r->number),
                            fail ? "failure" : "recovery", e->lan_name, e->rdev,
-                           e->controller[0] ? e->controller : "*");
-            if (fail)                   /* no trailing blanks: the reason ends the line */
-                zvs_scr_printf(&b, "%-8.8s %s\n", group,
-                               zvs_mon_fail_reason_text(e->reason));
-            else
-                zvs_scr_printf(&b, "%.8s\n", group);
+                           e->controller[0] ? e->controller : "*", e->group,
+                           fail ? zvs_mon_fail_reason_text(e->reason) : "");
+            if (len < 0)
+                len = 0;
+            else if ((size_t)len >= sizeof(line))
+                len = (int)sizeof(line) - 1;
+            while (len > 0 && line[len - 1] == ' ')   /* no trailing blanks */
+                len--;
+            zvs_scr_printf(&b, "%.*s\n", len, line);
         } else {
             const struct zvs_mon_vnic_link *l = &r->u.link;
             zvs_scr_printf(&b, "%s %-6s %-9s %-8.8s %04X %.8s\n", t,

@@ -41,6 +41,7 @@
 #include <zlib.h>
 
 #include "monitor/be.h"
+#include "monitor/monwrite_internal.h"
 
 /* Control block */
 #define CTL_MAGIC       0               /* "ZVMW" */
@@ -56,7 +57,8 @@
 #define CTL_ENTRY_LEN   8
 #define CTL_MAX_BLOCKS  ((ZVS_MON_BLOCK - CTL_ENTRIES) / CTL_ENTRY_LEN)   /* 508 */
 /* The control block's version is the layout version of the group's records
- * (ZVS_MON_FORMAT_*, monitor/monrec.h): 1 or 2. Another version is refused. */
+ * (ZVS_MON_FORMAT_*, monitor/monrec.h): 1 or 2. Another version is refused. Version 3
+ * groups have the MONWRITE framing instead (monitor/monwrite.c). */
 #define FLAG_SAMPLE     0xE2
 #define FLAG_EVENT      0xC5
 #define MAX_REC_PER_BLOCK (ZVS_MON_BLOCK / ZVS_MON_HDR_LEN)
@@ -85,13 +87,18 @@ static uint16_t domain_bit(uint8_t domain)
     return domain < 16 ? (uint16_t)(0x8000u >> domain) : 0;
 }
 
-static uint32_t ctl_crc(const uint8_t *b)
+uint32_t mw_block_crc(const uint8_t *b, size_t hole)
 {
     static const uint8_t zero[4];
-    uint32_t crc = zvs_mon_crc32(0, b, CTL_CRC);
+    uint32_t crc = zvs_mon_crc32(0, b, hole);
 
     crc = zvs_mon_crc32(crc, zero, 4);
-    return zvs_mon_crc32(crc, b + CTL_CRC + 4, ZVS_MON_BLOCK - CTL_CRC - 4);
+    return zvs_mon_crc32(crc, b + hole + 4, ZVS_MON_BLOCK - hole - 4);
+}
+
+static uint32_t ctl_crc(const uint8_t *b)
+{
+    return mw_block_crc(b, CTL_CRC);
 }
 
 /* ==== writer ======================================================================== */
@@ -103,6 +110,7 @@ struct zvs_mon_writer {
     uint64_t max_bytes;
     unsigned keep;
     unsigned version;                   /* record layout written, ZVS_MON_FORMAT_* */
+    char    *producer;                  /* for the MONWRITE control record, or NULL */
     int      sub;                       /* live subscriber, -1 none */
     uint8_t *buf;                       /* the group being built */
     size_t   cap;
@@ -150,10 +158,13 @@ struct zvs_mon_writer *zvs_mon_writer_open(const char *path,
     w->max_bytes = opts ? opts->max_bytes : 0;
     w->keep = opts && opts->keep > 0 ? opts->keep : 1;
     w->version = opts && opts->format_version ? opts->format_version : ZVS_MON_FORMAT_CURRENT;
-    if (w->version != ZVS_MON_FORMAT_V1 && w->version != ZVS_MON_FORMAT_V2) {
+    if (w->version != ZVS_MON_FORMAT_V1 && w->version != ZVS_MON_FORMAT_V2 &&
+        w->version != ZVS_MON_FORMAT_V3) {
         rc = -EINVAL;
         goto fail;
     }
+    if (opts && opts->producer && !(w->producer = strdup(opts->producer)))
+        goto fail;
     w->fd = open_append(path, &w->size);
     if (w->fd < 0) {
         rc = w->fd;
@@ -161,8 +172,10 @@ struct zvs_mon_writer *zvs_mon_writer_open(const char *path,
     }
     return w;
 fail:
-    if (w)
+    if (w) {
         free(w->path);
+        free(w->producer);
+    }
     free(w);
     if (err)
         *err = rc;
@@ -178,6 +191,7 @@ void zvs_mon_writer_close(struct zvs_mon_writer *w)
         close(w->fd);
     free(w->buf);
     free(w->path);
+    free(w->producer);
     free(w);
 }
 
@@ -224,6 +238,8 @@ static int build_group(struct zvs_mon_writer *w, bool sample, uint64_t tod,
     unsigned nblk = 0, used = 0, inblk = 0;
     uint16_t domains = 0;
 
+    if (w->version == ZVS_MON_FORMAT_V3)
+        return mw_build(&w->buf, &w->cap, sample, tod, recs, n, w->producer);
     if (reserve(w, ZVS_MON_BLOCK) < 0)
         return -ENOMEM;
     memset(w->buf, 0, ZVS_MON_BLOCK);
@@ -410,7 +426,9 @@ struct zvs_mon_reader {
     uint8_t        stage[ZVS_MON_BLOCK];
     size_t         stage_len;
     enum rd_state  state;
-    struct ctl     ctl;
+    bool           mw;                  /* the group has the MONWRITE framing */
+    struct ctl     ctl;                 /* its control block (ZVMW framing) */
+    struct mw_ctl  mwc;                 /* its control record (MONWRITE framing) */
     uint64_t       ctl_off;
     uint8_t       *data;                /* the group's data blocks */
     size_t         data_cap;            /* in blocks */
@@ -593,7 +611,7 @@ static int ctl_parse(const uint8_t *b, struct ctl *c, const char **why)
     return 0;
 }
 
-static bool is_ctl(const uint8_t *b)
+static bool is_zvmw_ctl(const uint8_t *b)
 {
     struct ctl c;
     const char *why;
@@ -604,6 +622,20 @@ static bool is_ctl(const uint8_t *b)
         return false;
     int rc = ctl_parse(b, &c, &why);
     return rc == 0 || rc == -EPROTONOSUPPORT;
+}
+
+/* A control block of ours (either framing): what ends a group cut short. A z/VM control
+ * record is not looked for there, its data pages are counted from its entries. */
+static bool is_ctl(const uint8_t *b)
+{
+    return is_zvmw_ctl(b) ||
+           (memcmp(b + ZVS_MON_BLOCK - 80, ctl_magic, 4) == 0 && mw_is_ctl(b));
+}
+
+/* Where to start again after damage: any control block or record, z/VM's included. */
+static bool is_any_ctl(const uint8_t *b)
+{
+    return is_zvmw_ctl(b) || mw_is_ctl(b);
 }
 
 static int grow_data(struct zvs_mon_reader *rd, size_t blocks)
@@ -633,6 +665,30 @@ static int grow_rec(struct zvs_mon_reader *rd, size_t n)
     return 0;
 }
 
+/* A MONWRITE group: records bounded by the pages actually read, never a count from the
+ * file. */
+static int mw_group_decode(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
+                           struct zvs_mon_read_error *e)
+{
+    size_t cap = (size_t)rd->mwc.npages * (ZVS_MON_BLOCK / ZVS_MON_HDR_LEN);
+    uint64_t tod = 0;
+    int n;
+
+    if (grow_rec(rd, cap ? cap : 1) < 0) {
+        set_error(e, rd->ctl_off, -1, "out of memory for %zu records", cap);
+        return -ENOMEM;
+    }
+    n = mw_decode(&rd->mwc, rd->data, rd->ctl_off, rd->rec, cap, &tod, e);
+    if (n < 0)
+        return n;
+    g->sample = rd->mwc.sample;
+    g->tod = tod;
+    g->offset = rd->ctl_off;
+    g->nrec = (unsigned)n;
+    g->rec = rd->rec;
+    return 1;
+}
+
 /* Walks and decodes the group's records into rd->rec; fills g, or e. */
 static int group_decode(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
                         struct zvs_mon_read_error *e)
@@ -641,6 +697,8 @@ static int group_decode(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
     unsigned index = 0, out = 0;
     uint16_t domains = 0;
 
+    if (rd->mw)
+        return mw_group_decode(rd, g, e);
     if (grow_rec(rd, c->nrec) < 0) {
         set_error(e, rd->ctl_off, -1, "out of memory for %u records", c->nrec);
         return -ENOMEM;
@@ -706,6 +764,11 @@ static int group_decode(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
     return 1;
 }
 
+static unsigned group_blocks(const struct zvs_mon_reader *rd)
+{
+    return rd->mw ? rd->mwc.npages : rd->ctl.nblocks;
+}
+
 int zvs_mon_reader_next(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
                         struct zvs_mon_read_error *e)
 {
@@ -725,7 +788,7 @@ int zvs_mon_reader_next(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
         if (rc <= 0) {
             if (rd->state == RD_DATA)
                 set_error(e, rd->pos, -1, "group at offset %llu truncated after %u of %u data blocks",
-                          (unsigned long long)rd->ctl_off, rd->have, rd->ctl.nblocks);
+                          (unsigned long long)rd->ctl_off, rd->have, group_blocks(rd));
             else if (rc == -ENODATA)
                 set_error(e, rd->pos, -1, "truncated: %zu bytes of a block at the end",
                           rd->stage_len);
@@ -736,21 +799,28 @@ int zvs_mon_reader_next(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
         }
         switch (rd->state) {
         case RD_RESYNC:
-            if (is_ctl(rd->stage))
+            if (is_any_ctl(rd->stage))
                 rd->state = RD_CTL;
             else
                 consume_block(rd);
             break;
         case RD_CTL:
             rd->ctl_off = rd->pos;
-            rc = ctl_parse(rd->stage, &rd->ctl, &why);
+            rd->mw = memcmp(rd->stage, ctl_magic, 4) != 0;
+            rc = rd->mw ? mw_ctl_parse(rd->stage, &rd->mwc, &why)
+                        : ctl_parse(rd->stage, &rd->ctl, &why);
+            if (rc == -EBADMSG && rd->mw &&
+                memcmp(rd->stage + ZVS_MON_BLOCK - 80, ctl_magic, 4) != 0)
+                why = "not a control block (magic)";   /* neither ours nor z/VM's */
             consume_block(rd);
             if (rc == -EPROTONOSUPPORT) {
-                /* A newer writer's layout: refuse the rest rather than misread it. */
+                /* A newer writer's layout: refuse the rest rather than misread it. Each
+                 * framing names the versions it carries: 1-2 ours before, 3 MONWRITE. */
                 set_error(e, rd->ctl_off, -1,
                           "monitor file format version %u, this reader knows versions %u-%u "
                           "(read it with the perfkit of the zvswitch that wrote it)",
-                          rd->ctl.version, ZVS_MON_FORMAT_V1, ZVS_MON_FORMAT_V2);
+                          rd->mw ? rd->mwc.version : rd->ctl.version, ZVS_MON_FORMAT_V1,
+                          rd->mw ? ZVS_MON_FORMAT_V3 : ZVS_MON_FORMAT_V2);
                 rd->state = RD_END;
                 return rc;
             }
@@ -760,15 +830,15 @@ int zvs_mon_reader_next(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
                 return rc;
             }
             rd->have = 0;
-            if (rd->ctl.nblocks == 0)
+            if ((rd->mw ? rd->mwc.npages : rd->ctl.nblocks) == 0)
                 return group_decode(rd, g, e);
             rd->state = RD_DATA;
             break;
         case RD_DATA:
-            if (is_ctl(rd->stage)) {
+            if ((!rd->mw || rd->mwc.ours) && is_ctl(rd->stage)) {
                 set_error(e, rd->pos, -1,
                           "group at offset %llu cut short: control block after %u of %u data blocks",
-                          (unsigned long long)rd->ctl_off, rd->have, rd->ctl.nblocks);
+                          (unsigned long long)rd->ctl_off, rd->have, group_blocks(rd));
                 rd->state = RD_CTL;
                 return -EBADMSG;
             }
@@ -779,7 +849,7 @@ int zvs_mon_reader_next(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
             }
             memcpy(rd->data + (size_t)rd->have * ZVS_MON_BLOCK, rd->stage, ZVS_MON_BLOCK);
             consume_block(rd);
-            if (++rd->have == rd->ctl.nblocks) {
+            if (++rd->have == group_blocks(rd)) {
                 rd->state = RD_CTL;
                 return group_decode(rd, g, e);
             }

@@ -30,8 +30,11 @@ struct zvs_mon_writer;
 struct zvs_mon_writer_opts {
     uint64_t max_bytes;                 /* rotate when the file would exceed this (0: never) */
     unsigned keep;                      /* rotated files kept: name.1 .. name.keep (0: 1) */
-    unsigned format_version;            /* record layout, ZVS_MON_FORMAT_* (0: current);
-                                           1 writes the old layout (tests; old tools) */
+    unsigned format_version;            /* record layout, ZVS_MON_FORMAT_* (0: current, 3:
+                                           z/VM's MONWRITE framing); 1 and 2 write our
+                                           earlier framing and layouts (tests; old tools) */
+    const char *producer;               /* who wrote the file, e.g. "zvswitch 0.3.0": kept
+                                           in the control record's own area (version 3) */
 };
 
 /* Opens (appends to) path. NULL and *err = -errno on failure. */

@@ -3,10 +3,14 @@
  * Owns: the byte layout of D6R21, D6R22/23, D8R1, D8R2/3 in both layout versions
  * (monitor/RECORDS.md is the table; the offsets below are the same numbers).
  * Sources: IBM, "z/VM Data Areas, Control Blocks, and Monitor Records" (the MRRECHDR,
- * MRIODVSW, MRIODVSF, MRIODVSR, MRVNDSES, MRVNDLSD pages). Only the opening of each page
- * could be read: the header, the record lengths (MRIODVSW 492 bytes in z/VM 7.1 and 7.2;
- * MRIODVSF 80, MRIODVSR 88, MRVNDLSD 60 in z/VM 7.5) and the first fields. Everything
- * else is ours and RECORDS.md says so field by field.
+ * MRIODVSW, MRIODVSF, MRIODVSR, MRVNDSES, MRVNDLSU, MRVNDLSD pages; RECORDS.md names each
+ * page and level). MRVNDLSU (z/VM 6.1) and MRIODVSF (z/VM 7.2, 7.3) could be read whole;
+ * of the others the header, the record lengths (MRIODVSW 492 bytes in z/VM 7.1 and 7.2;
+ * MRIODVSR 88, MRVNDLSD 60) and the first fields. Byte 47 of D6R22 (IODVSF_FLAG1), of
+ * D6R23 (IODVSR_LANTYPE) and of D8R2/3 (VNDLSU_LANTYPE), and D8R2/3's byte 56
+ * (VNDLSU_FLAGS) are IBM's: the decoder accepts every value IBM defines there, so a record
+ * z/VM wrote is not refused for them. Everything else is ours and RECORDS.md says so field
+ * by field.
  *
  * Version 2 (written): IBM's record length is kept whole and our own fields go after it,
  * so a tool that knows IBM's layout never finds our data where IBM has a field of its own
@@ -86,7 +90,10 @@
 #define IODVSF_LANCONT      36
 #define IODVSF_RDEV         44
 #define IODVSF_OSAPORT      46
-#define IODVSF_RSV47        47
+#define IODVSF_FLAG1        47          /* D6R22: flags; D6R23: IODVSR_LANTYPE */
+#define IODVSF_SWITCHOVER   0x80        /* IODVSF_FLAG1: SET VSWITCH SWITCHOVER; the other
+                                           bits are IBM's reserved */
+#define IODVSR_LANTYPE      47
 #define IODVSF_MGSWIEUSER   52
 #define IODVSF_RSV66        66
 #define IODVSF_SWPGROUP     68
@@ -121,8 +128,10 @@
 #define VNDLS_NICOWNER      36
 #define VNDLS_NICBASE       44
 #define VNDLS_NICTYPE       46
-#define VNDLS_RSV47         47
-#define VNDLS_RSV56         56
+#define VNDLS_LANTYPE       47          /* MRVNDLSU, z/VM 6.1 */
+#define VNDLS_FLAGS         56          /* MRVNDLSU, z/VM 6.1 */
+#define VNDLS_UPLINK        0x80        /* VNDLS_FLAGS: UPLINK NIC; the other bits reserved */
+#define VNDLS_RSV57         57
 
 #define QUEUESTORAGE_MAX    8
 
@@ -146,9 +155,48 @@ uint64_t zvs_mon_tod_to_unix_us(uint64_t tod)
     return (tod - ZVS_MON_TOD_UNIX_EPOCH) >> 12;
 }
 
+/* A LAN type IBM defines for the record (or 0: ours before IBM's field was known). D8R2/3
+ * (MRVNDLSU, z/VM 6.1): 1 HiperSockets, 2 QDIO, 4 INMN, 5 IEDN. D6R23 (MRIODVSR, z/VM 7.4):
+ * 2 QDIO, 4 and 5 IBM reserved, 6 IVL. */
+static bool lan_type_known(uint8_t t, bool vnic)
+{
+    switch (t) {
+    case 0:
+    case ZVS_MON_LANTYPE_QDIO:
+    case ZVS_MON_LANTYPE_INMN:
+    case ZVS_MON_LANTYPE_IEDN:
+        return true;
+    case ZVS_MON_LANTYPE_HIPERSOCKETS:
+        return vnic;
+    case ZVS_MON_LANTYPE_IVL:
+        return !vnic;
+    default:
+        return false;
+    }
+}
+
 static bool version_known(unsigned version)
 {
-    return version == ZVS_MON_FORMAT_V1 || version == ZVS_MON_FORMAT_V2;
+    return version == ZVS_MON_FORMAT_V1 || version == ZVS_MON_FORMAT_V2 ||
+           version == ZVS_MON_FORMAT_V3 || version == ZVS_MON_FORMAT_IBM;
+}
+
+/* z/VM's own records (ZVS_MON_FORMAT_IBM): the bytes we read must be there; a longer record
+ * (a later level's) is read the same. D6R21: 20-79 (MRIODVSW is 132 bytes at z/VM 4.4 and
+ * longer since); D6R22: MRIODVSF's 80; D6R23: MRIODVSR to its LAN type (47); D8R2/3:
+ * MRVNDLSU/MRVNDLSD's 56 bytes of z/VM 5.3/5.4. D8R1: IBM's layout not found, 0: skipped. */
+static size_t ibm_min_len(uint8_t domain, uint16_t number)
+{
+    if (domain == ZVS_MON_DOMAIN_IO && number == ZVS_MON_REC_D6R21)
+        return 80;
+    if (domain == ZVS_MON_DOMAIN_IO && number == ZVS_MON_REC_D6R22)
+        return 80;
+    if (domain == ZVS_MON_DOMAIN_IO && number == ZVS_MON_REC_D6R23)
+        return 48;
+    if (domain == ZVS_MON_DOMAIN_NET &&
+        (number == ZVS_MON_REC_D8R2 || number == ZVS_MON_REC_D8R3))
+        return 56;
+    return 0;
 }
 
 /* The defined length of a record in a layout version, 0 if we do not know it. */
@@ -256,7 +304,8 @@ static int encode_d6r21(const struct zvs_mon_vswitch_activity *v, unsigned versi
 static int encode_d6r2x(const struct zvs_mon_vswitch_event *v, bool failure, unsigned version,
                         uint8_t *b)
 {
-    if (failure && v->reason > ZVS_MON_FAIL_DETACHED)
+    if ((failure && v->reason > ZVS_MON_FAIL_DETACHED) ||
+        (!failure && !lan_type_known(v->lan_type, false)))
         return -EINVAL;
     if (put_name(b + IODVSF_LANOWNER, v->lan_owner) < 0 ||
         put_name(b + IODVSF_LANNAME, v->lan_name) < 0 ||
@@ -267,8 +316,11 @@ static int encode_d6r2x(const struct zvs_mon_vswitch_event *v, bool failure, uns
     b[IODVSF_OSAPORT] = v->osa_port;
     /* No manager in our model: the manager userid is blank. */
     memset(b + (failure ? IODVSF_MGSWIEUSER : IODVSR_MGSWIEUSER), ZVS_EBCDIC_BLANK, 8);
-    if (!failure)
+    if (!failure) {
+        b[IODVSR_LANTYPE] = v->lan_type;
         return D6R23_LEN;
+    }
+    b[IODVSF_FLAG1] = v->switchover ? IODVSF_SWITCHOVER : 0;
     /* Our reason codes are not IBM's: v2 keeps them out of IBM's IODVSF_LANRDD_RSN. */
     b[version == ZVS_MON_FORMAT_V1 ? IODVSF_LANRDD_RSN : IODVSF_RSN_V2] = v->reason;
     return version == ZVS_MON_FORMAT_V1 ? D6R22_LEN_V1 : D6R22_LEN_V2;
@@ -300,19 +352,24 @@ static int encode_d8r1(const struct zvs_mon_vnic_activity *v, uint8_t *b)
 
 static int encode_d8r23(const struct zvs_mon_vnic_link *v, uint8_t *b)
 {
+    if (!lan_type_known(v->lan_type, true))
+        return -EINVAL;
     if (put_name(b + VNDLS_LANOWNER, v->lan_owner) < 0 ||
         put_name(b + VNDLS_LANNAME, v->lan_name) < 0 ||
         put_name(b + VNDLS_NICOWNER, v->nic_owner) < 0)
         return -EINVAL;
     be_put16(b + VNDLS_NICBASE, v->vdev);
     b[VNDLS_NICTYPE] = v->nic_type;
+    b[VNDLS_LANTYPE] = v->lan_type;
+    b[VNDLS_FLAGS] = v->uplink ? VNDLS_UPLINK : 0;
     return D8R2_LEN;
 }
 
 int zvs_mon_encode_version(const struct zvs_mon_record *r, unsigned version, uint8_t *buf,
                            size_t cap)
 {
-    size_t len = version_known(version) ? record_len(r->domain, r->number, version) : 0;
+    size_t len = version_known(version) && version != ZVS_MON_FORMAT_IBM
+                 ? record_len(r->domain, r->number, version) : 0;
     int rc;
 
     if (len == 0 || cap < len)
@@ -342,36 +399,47 @@ int zvs_mon_encode(const struct zvs_mon_record *r, uint8_t *buf, size_t cap)
 
 /* ---- decode ----------------------------------------------------------------------- */
 
-static int decode_d6r21(const uint8_t *b, unsigned version,
-                        struct zvs_mon_vswitch_activity *v)
+/* 20-79, IBM's names (MRIODVSW): the whole of what a z/VM record gives us. */
+static int decode_d6r21_head(const uint8_t *b, struct zvs_mon_vswitch_activity *v)
 {
-    const uint8_t *t = b + d6r21_tail(version);
-    uint64_t pkt[6];
+    uint64_t *const pkt[6] = { &v->tx_packets, &v->tx_discards, &v->tx_errors,
+                               &v->rx_packets, &v->rx_discards, &v->rx_errors };
 
-    if (b[IODVSW_RSV27] != 0 || b[IODVSW_RSV31] != 0 || be_get16(t + T_BUCKETS) > 256)
-        return -EBADMSG;
-    if (zvs_ebcdic_name_get(v->controller, b + IODVSW_VMDUSER) < 0 ||
-        zvs_ebcdic_name_get(v->lan_owner, t + T_LANID_OWNER) < 0 ||
-        zvs_ebcdic_name_get(v->lan_name, t + T_LANID_NAME) < 0 ||
-        zvs_ebcdic_name_get(v->group, t + T_SWPGROUP) < 0)
+    if (zvs_ebcdic_name_get(v->controller, b + IODVSW_VMDUSER) < 0)
         return -EBADMSG;
     v->queuestorage_mb = b[IODVSW_LANFSV];
-    v->distributing = t[T_DISTRIB];
-    if (v->queuestorage_mb < 1 || v->queuestorage_mb > QUEUESTORAGE_MAX || v->distributing > 1)
+    if (v->queuestorage_mb < 1 || v->queuestorage_mb > QUEUESTORAGE_MAX)
         return -EBADMSG;
     v->rdev = be_get16(b + IODVSW_RDEVDEV);
     v->osa_port = b[IODVSW_OSAPORTN];
     v->tx_bytes = be_get64(b + IODVSW_NICTXBYT);
     v->rx_bytes = be_get64(b + IODVSW_NICRXBYT);
     for (int i = 0; i < 6; i++)
-        pkt[i] = ((uint64_t)be_get32(t + T_PKT_HI + 4 * i) << 32) |
-                 be_get32(b + IODVSW_NICTXPKT + 4 * i);
-    v->tx_packets = pkt[0];
-    v->tx_discards = pkt[1];
-    v->tx_errors = pkt[2];
-    v->rx_packets = pkt[3];
-    v->rx_discards = pkt[4];
-    v->rx_errors = pkt[5];
+        *pkt[i] = be_get32(b + IODVSW_NICTXPKT + 4 * i);
+    return 0;
+}
+
+static int decode_d6r21(const uint8_t *b, unsigned version,
+                        struct zvs_mon_vswitch_activity *v)
+{
+    const uint8_t *t = b + d6r21_tail(version);
+    uint64_t *const pkt[6] = { &v->tx_packets, &v->tx_discards, &v->tx_errors,
+                               &v->rx_packets, &v->rx_discards, &v->rx_errors };
+
+    if (version == ZVS_MON_FORMAT_IBM)
+        return decode_d6r21_head(b, v);
+    if (b[IODVSW_RSV27] != 0 || b[IODVSW_RSV31] != 0 || be_get16(t + T_BUCKETS) > 256)
+        return -EBADMSG;
+    if (decode_d6r21_head(b, v) < 0 ||
+        zvs_ebcdic_name_get(v->lan_owner, t + T_LANID_OWNER) < 0 ||
+        zvs_ebcdic_name_get(v->lan_name, t + T_LANID_NAME) < 0 ||
+        zvs_ebcdic_name_get(v->group, t + T_SWPGROUP) < 0)
+        return -EBADMSG;
+    v->distributing = t[T_DISTRIB];
+    if (v->distributing > 1)
+        return -EBADMSG;
+    for (int i = 0; i < 6; i++)
+        *pkt[i] |= (uint64_t)be_get32(t + T_PKT_HI + 4 * i) << 32;
     memcpy(v->osa_mac, t + T_OSAMAC, 6);
     v->interval_s = be_get16(t + T_SWPINTSC);
     v->markers_tx = be_get32(t + T_VQSMRKCT);
@@ -386,24 +454,34 @@ static int decode_d6r21(const uint8_t *b, unsigned version,
     return 0;
 }
 
+/* In z/VM's own records (ZVS_MON_FORMAT_IBM) the bytes IBM's pages leave reserved or that
+ * we could not place are not checked (a later level may use them), D6R23's port group is
+ * not read (its offset was not found) and the reason is 0 (IBM's codes are not ours). */
 static int decode_d6r2x(const uint8_t *b, bool failure, unsigned version,
                         struct zvs_mon_vswitch_event *v)
 {
-    if (b[IODVSF_RSV47] != 0)
+    bool ibm = version == ZVS_MON_FORMAT_IBM;
+
+    /* Byte 47 is IBM's in both: D6R22's flags (only SWITCHOVER defined), D6R23's LAN type. */
+    if (failure ? (b[IODVSF_FLAG1] & ~IODVSF_SWITCHOVER) != 0
+                : !lan_type_known(b[IODVSR_LANTYPE], false))
         return -EBADMSG;
-    if (failure ? !all_zero(b + IODVSF_RSV66, 2)
-                : (!all_zero(b + IODVSR_RSV70, 2) || !all_zero(b + IODVSR_RSV80, 8)))
+    if (!ibm && (failure ? !all_zero(b + IODVSF_RSV66, 2)
+                         : (!all_zero(b + IODVSR_RSV70, 2) || !all_zero(b + IODVSR_RSV80, 8))))
         return -EBADMSG;
-    if (failure && version == ZVS_MON_FORMAT_V2 && !all_zero(b + IODVSF_RSV81, 7))
+    if (failure && !ibm && version != ZVS_MON_FORMAT_V1 && !all_zero(b + IODVSF_RSV81, 7))
         return -EBADMSG;
     if (zvs_ebcdic_name_get(v->lan_owner, b + IODVSF_LANOWNER) < 0 ||
         zvs_ebcdic_name_get(v->lan_name, b + IODVSF_LANNAME) < 0 ||
         zvs_ebcdic_name_get(v->controller, b + IODVSF_LANCONT) < 0 ||
-        zvs_ebcdic_name_get(v->group, b + (failure ? IODVSF_SWPGROUP : IODVSR_SWPGROUP)) < 0)
+        ((failure || !ibm) &&
+         zvs_ebcdic_name_get(v->group, b + (failure ? IODVSF_SWPGROUP : IODVSR_SWPGROUP)) < 0))
         return -EBADMSG;
     v->rdev = be_get16(b + IODVSF_RDEV);
     v->osa_port = b[IODVSF_OSAPORT];
-    v->reason = !failure ? ZVS_MON_FAIL_NONE
+    v->switchover = failure && (b[IODVSF_FLAG1] & IODVSF_SWITCHOVER);
+    v->lan_type = failure ? 0 : b[IODVSR_LANTYPE];
+    v->reason = !failure || ibm ? ZVS_MON_FAIL_NONE
               : b[version == ZVS_MON_FORMAT_V1 ? IODVSF_LANRDD_RSN : IODVSF_RSN_V2];
     if (v->reason > ZVS_MON_FAIL_DETACHED)
         return -EBADMSG;
@@ -441,9 +519,16 @@ static int decode_d8r1(const uint8_t *b, struct zvs_mon_vnic_activity *v)
     return 0;
 }
 
-static int decode_d8r23(const uint8_t *b, struct zvs_mon_vnic_link *v)
+/* z/VM 5.3/5.4 records are 56 bytes, with 46-47 reserved and no flags: LAN type 0, no
+ * uplink. In ours (60 bytes) 57-59 are reserved and checked. */
+static int decode_d8r23(const uint8_t *b, size_t len, bool ibm, struct zvs_mon_vnic_link *v)
 {
-    if (b[VNDLS_RSV47] != 0 || !all_zero(b + VNDLS_RSV56, 4))
+    bool v61 = len >= D8R2_LEN;         /* MRVNDLSU z/VM 6.1: LANTYPE at 47, FLAGS at 56 */
+
+    if (v61 && (!lan_type_known(b[VNDLS_LANTYPE], true) ||
+                (b[VNDLS_FLAGS] & ~VNDLS_UPLINK) != 0))
+        return -EBADMSG;
+    if (!ibm && !all_zero(b + VNDLS_RSV57, 3))
         return -EBADMSG;
     if (zvs_ebcdic_name_get(v->lan_owner, b + VNDLS_LANOWNER) < 0 ||
         zvs_ebcdic_name_get(v->lan_name, b + VNDLS_LANNAME) < 0 ||
@@ -451,6 +536,8 @@ static int decode_d8r23(const uint8_t *b, struct zvs_mon_vnic_link *v)
         return -EBADMSG;
     v->vdev = be_get16(b + VNDLS_NICBASE);
     v->nic_type = b[VNDLS_NICTYPE];
+    v->lan_type = v61 ? b[VNDLS_LANTYPE] : 0;
+    v->uplink = v61 && (b[VNDLS_FLAGS] & VNDLS_UPLINK);
     return 0;
 }
 
@@ -470,10 +557,13 @@ int zvs_mon_decode_version(const uint8_t *buf, size_t len, unsigned version,
     out->domain = buf[HDR_DM];
     out->number = be_get16(buf + HDR_RC);
     out->tod = be_get64(buf + HDR_TOD);
-    want = record_len(out->domain, out->number, version);
+    /* Ours: exactly the length of the version. z/VM's: at least the bytes we read (a later
+     * level may have lengthened the record). */
+    want = version == ZVS_MON_FORMAT_IBM ? ibm_min_len(out->domain, out->number)
+                                         : record_len(out->domain, out->number, version);
     if (want == 0)
         return -ENOTSUP;
-    if (len != want)
+    if (version == ZVS_MON_FORMAT_IBM ? len < want : len != want)
         return -EBADMSG;
     if (out->domain == ZVS_MON_DOMAIN_IO && out->number == ZVS_MON_REC_D6R21)
         rc = decode_d6r21(buf, version, &out->u.vsw);
@@ -482,7 +572,7 @@ int zvs_mon_decode_version(const uint8_t *buf, size_t len, unsigned version,
     else if (out->number == ZVS_MON_REC_D8R1)
         rc = decode_d8r1(buf, &out->u.vnic);
     else
-        rc = decode_d8r23(buf, &out->u.link);
+        rc = decode_d8r23(buf, len, version == ZVS_MON_FORMAT_IBM, &out->u.link);
     return rc;
 }
 

@@ -33,15 +33,22 @@
 #define ZVS_MON_NAME_LEN       8        /* CP names: 8 bytes blank padded on the wire */
 #define ZVS_MON_RECORD_MAX     640      /* no record of ours is longer (D6R21 v2: 580) */
 
-/* Record layout versions; the monitor file's control block says which one its records use.
+/* Record layout versions; the monitor file says which one its records use.
  *   1: our first layout: D6R21 168 bytes with our fields at 80-167 (where z/VM has fields
  *      of its own), D6R22 with our failure reason in IBM's IODVSF_LANRDD_RSN byte.
  *   2: IBM's record lengths kept whole (D6R21 492 bytes as in z/VM 7.1/7.2, D6R22 80) and
  *      our fields after them; see monitor/RECORDS.md.
- * The writer writes ZVS_MON_FORMAT_CURRENT; the reader reads both. */
+ *   3: version 2's records in z/VM's MONWRITE framing (monitor/monfile.h): what vswitchd
+ *      writes. Records byte for byte as version 2.
+ *   IBM: records as z/VM writes them, in a MONWRITE file without our control area; read
+ *      only: the fields IBM's pages give (and ours that sit where IBM's names are, marked
+ *      in RECORDS.md), our tail fields zero, D8R1 (whose layout was not found) skipped.
+ * The writer writes ZVS_MON_FORMAT_CURRENT; the reader reads them all. */
 #define ZVS_MON_FORMAT_V1      1
 #define ZVS_MON_FORMAT_V2      2
-#define ZVS_MON_FORMAT_CURRENT ZVS_MON_FORMAT_V2
+#define ZVS_MON_FORMAT_V3      3
+#define ZVS_MON_FORMAT_IBM     0x49     /* 'I': never in a file's version byte */
+#define ZVS_MON_FORMAT_CURRENT ZVS_MON_FORMAT_V3
 #define ZVS_MON_TOD_UNIX_EPOCH 0x7D91048BCA000000ull  /* TOD of 1970-01-01 00:00 UTC */
 
 /* TOD clock (bit 51 = 1 microsecond) <-> Unix microseconds. */
@@ -85,7 +92,11 @@ struct zvs_mon_vswitch_event {
     uint16_t rdev;                      /* IODVSF_LANRDD_RDEV */
     uint8_t  osa_port;                  /* IODVSF_LANRDD_OSAPORT */
     char     group[9];                  /* IODVSF_SWPGROUP */
-    uint8_t  reason;                    /* IODVSF_LANRDD_RSN (failure only), enum below */
+    uint8_t  reason;                    /* ours (failure only), enum below */
+    bool     switchover;                /* IODVSF_SWITCHOVER (failure only): SET VSWITCH
+                                           SWITCHOVER took the device down */
+    uint8_t  lan_type;                  /* IODVSR_LANTYPE (recovery only): 0 unset (ours),
+                                           ZVS_MON_LANTYPE_* */
 };
 
 enum zvs_mon_fail_reason {
@@ -122,7 +133,17 @@ struct zvs_mon_vnic_link {
     char     nic_owner[9];              /* VNDLSx_NICOWNER */
     uint16_t vdev;                      /* VNDLSx_NICBASE */
     uint8_t  nic_type;                  /* VNDLSx_NICTYPE */
+    uint8_t  lan_type;                  /* VNDLSx_LANTYPE: 0 unset (ours), ZVS_MON_LANTYPE_* */
+    bool     uplink;                    /* VNDLSx_UPLINK: the NIC is a VSWITCH's UPLINK NIC */
 };
+
+/* LAN types IBM defines (MRVNDLSU's VNDLSU_LANTYPE, z/VM 6.1; MRIODVSR's IODVSR_LANTYPE,
+ * z/VM 7.4). A decoder accepts these and 0 (our records before IBM's field was known). */
+#define ZVS_MON_LANTYPE_HIPERSOCKETS 1  /* MRVNDLSU only */
+#define ZVS_MON_LANTYPE_QDIO         2
+#define ZVS_MON_LANTYPE_INMN         4  /* MRIODVSR: "IBM reserved" */
+#define ZVS_MON_LANTYPE_IEDN         5  /* MRIODVSR: "IBM reserved" */
+#define ZVS_MON_LANTYPE_IVL          6  /* MRIODVSR only */
 
 struct zvs_mon_record {
     uint8_t  domain;                    /* ZVS_MON_DOMAIN_* */
@@ -143,7 +164,9 @@ int zvs_mon_encode(const struct zvs_mon_record *r, uint8_t *buf, size_t cap);
  * 0, -EBADMSG (length field, reserved bytes or a field out of range), or -ENOTSUP (a
  * domain/record we do not know: the caller skips it by its length). */
 int zvs_mon_decode(const uint8_t *buf, size_t len, struct zvs_mon_record *out);
-/* The same in layout `version` (ZVS_MON_FORMAT_V1 or _V2); -EINVAL for another version. */
+/* The same in layout `version` (ZVS_MON_FORMAT_*); -EINVAL for another version (and for
+ * encoding in ZVS_MON_FORMAT_IBM, which is read only). In ZVS_MON_FORMAT_IBM a record may be
+ * longer than the bytes read (a later z/VM level's), never shorter. */
 int zvs_mon_encode_version(const struct zvs_mon_record *r, unsigned version, uint8_t *buf,
                            size_t cap);
 int zvs_mon_decode_version(const uint8_t *buf, size_t len, unsigned version,

@@ -36,6 +36,7 @@
 #include "monitor/monfile.h"
 #include "monitor/monrec.h"
 #include "tests/fuzz/fuzz_common.h"
+#include "tests/fuzz/fuzz_monreader.h"
 
 #define BLK ZVS_MON_BLOCK
 
@@ -141,45 +142,6 @@ static void fuzz_decode(const uint8_t *data, size_t size)
     free(copy);
 }
 
-static void fuzz_reader(const uint8_t *data, size_t size)
-{
-    struct zvs_mon_group g;
-    struct zvs_mon_read_error e;
-    int err = 0;
-    size_t calls = 0, limit = size / BLK + 3;
-    struct zvs_mon_reader *rd = zvs_mon_reader_memopen(data, size, &err);
-
-    if (!rd)
-        return;
-    for (;;) {
-        int rc;
-        memset(&e, 0, sizeof(e));
-        rc = zvs_mon_reader_next(rd, &g, &e);
-        CHECK(++calls <= limit);
-        if (rc == 0)
-            break;
-        if (rc < 0) {
-            CHECK(rc == -EBADMSG || rc == -ENODATA || rc == -ENOMEM || rc == -EPROTONOSUPPORT);
-            CHECK(e.offset <= size);
-            CHECK(e.record >= -1);
-            CHECK(e.what[0] != '\0' && memchr(e.what, '\0', sizeof(e.what)) != NULL);
-            TRACE("error at %llu record %d: %s\n", (unsigned long long)e.offset, e.record,
-                  e.what);
-            continue;
-        }
-        CHECK(rc == 1);
-        CHECK(g.offset % BLK == 0 && g.offset + BLK <= size);
-        CHECK((uint64_t)g.nrec * ZVS_MON_HDR_LEN <= size - g.offset);
-        TRACE("group at %llu: %s, %u records\n", (unsigned long long)g.offset,
-              g.sample ? "sample" : "event", g.nrec);
-        for (unsigned i = 0; i < g.nrec; i++)
-            check_record(&g.rec[i]);
-    }
-    /* after the end, the end again */
-    CHECK(zvs_mon_reader_next(rd, &g, &e) == 0);
-    zvs_mon_reader_close(rd);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     uint8_t *file;
@@ -195,7 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (data[0] & 1)
         reseal(file, len);
     fuzz_decode(file, len);
-    fuzz_reader(file, len);
+    fuzz_monreader(file, len, check_record);
     free(file);
     return 0;
 }

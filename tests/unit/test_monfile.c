@@ -33,6 +33,8 @@
 
 /* The old record layout: the byte-exact tests below were written for it. */
 static const struct zvs_mon_writer_opts v1 = { .format_version = ZVS_MON_FORMAT_V1 };
+/* Layout version 2 in our first framing: what vswitchd wrote before version 3 (MONWRITE). */
+static const struct zvs_mon_writer_opts v2 = { .format_version = ZVS_MON_FORMAT_V2 };
 
 static char dir[64];
 static char path[96];
@@ -294,13 +296,14 @@ static void test_block_bytes(void **state)
     free(b);
 }
 
-/* Layout version 2 (what vswitchd writes): version byte 2, D6R21 580 bytes, D6R22 88. */
+/* Layout version 2 (what vswitchd wrote before version 3): version byte 2, D6R21 580
+ * bytes, D6R22 88. */
 static void test_block_bytes_v2(void **state)
 {
     size_t len;
     int err = 0;
 
-    write_four_opts(path, NULL);
+    write_four_opts(path, &v2);
     uint8_t *b = slurp(path, &len);
     assert_int_equal(len, 8 * BLK);
     assert_memory_equal(b, "ZVMW\x02\xE2\x02\x80", 8);           /* magic, v2, 'S', D6+D8 */
@@ -333,7 +336,7 @@ static void test_unknown_version_refused(void **state)
     char want[160];
 
     for (size_t i = 0; i < sizeof(versions); i++) {
-        write_four_opts(path, NULL);
+        write_four_opts(path, &v2);
         uint8_t *b = slurp(path, &len);
         b[2 * BLK + 4] = versions[i];   /* group 1's control block */
         reseal(b + 2 * BLK, 0);
@@ -348,7 +351,7 @@ static void test_unknown_version_refused(void **state)
         free(b);
     }
     /* the writer writes only what it can read back */
-    struct zvs_mon_writer_opts o = { .format_version = 3 };
+    struct zvs_mon_writer_opts o = { .format_version = 4 };
     assert_null(zvs_mon_writer_open(path, &o, &err));
     assert_int_equal(err, -EINVAL);
 }

@@ -278,7 +278,7 @@ static void test_v1_goldens(void **state)
     assert_int_equal(zvs_mon_decode_version(golden_d8r1, 128, ZVS_MON_FORMAT_V2, &b), 0);
     assert_memory_equal(&a.u.vnic, &b.u.vnic, sizeof(a.u.vnic));
     /* a version we do not know */
-    assert_int_equal(zvs_mon_decode_version(golden_d8r1, 128, 3, &a), -EINVAL);
+    assert_int_equal(zvs_mon_decode_version(golden_d8r1, 128, 4, &a), -EINVAL);
     assert_int_equal(zvs_mon_encode_version(&r, 0, (uint8_t[ZVS_MON_RECORD_MAX]){ 0 },
                                             ZVS_MON_RECORD_MAX), -EINVAL);
 }
@@ -481,8 +481,76 @@ static void test_decode_refusals(void **state)
     b[59] = 1;
     assert_int_equal(zvs_mon_decode(b, 60, &out), -EBADMSG);
     b[59] = 0;
-    b[47] = 1;
+    b[47] = 3;                          /* a LAN type IBM does not define (1 is HiperSockets) */
     assert_int_equal(zvs_mon_decode(b, 60, &out), -EBADMSG);
+}
+
+/* The values z/VM itself writes in the bytes IBM defines: MRVNDLSU's LANTYPE
+ * (47) and FLAGS (56, X'80' UPLINK NIC), z/VM 6.1; MRIODVSF's FLAG1 (47, X'80'
+ * SWITCHOVER), z/VM 7.2; MRIODVSR's LANTYPE (47), z/VM 7.4. Accepted and decoded; a value
+ * or bit IBM leaves undefined is still refused. Offsets are IBM's, written out here. */
+static void test_ibm_values_accepted(void **state)
+{
+    static const uint8_t vnic_types[] = { 0, 1, 2, 4, 5 }, vsr_types[] = { 0, 2, 4, 5, 6 };
+    struct zvs_mon_record r, out;
+    uint8_t b[ZVS_MON_RECORD_MAX], c[ZVS_MON_RECORD_MAX];
+
+    for (uint16_t n = ZVS_MON_REC_D8R2; n <= ZVS_MON_REC_D8R3; n++) {
+        r = d8r23(n);
+        assert_int_equal(zvs_mon_encode(&r, b, sizeof(b)), 60);
+        for (size_t i = 0; i < sizeof(vnic_types); i++) {
+            b[47] = vnic_types[i];
+            b[56] = 0x80;
+            assert_int_equal(zvs_mon_decode(b, 60, &out), 0);
+            assert_int_equal(out.u.link.lan_type, vnic_types[i]);
+            assert_true(out.u.link.uplink);
+            assert_int_equal(zvs_mon_encode(&out, c, sizeof(c)), 60);
+            assert_memory_equal(b, c, 60);          /* written back as read */
+        }
+        b[56] = 0x00;
+        assert_int_equal(zvs_mon_decode(b, 60, &out), 0);
+        assert_false(out.u.link.uplink);
+        for (unsigned t = 0; t < 256; t++) {
+            bool defined = t == 0 || t == 1 || t == 2 || t == 4 || t == 5;
+            b[47] = (uint8_t)t;
+            assert_int_equal(zvs_mon_decode(b, 60, &out), defined ? 0 : -EBADMSG);
+        }
+        b[47] = 2;
+        for (unsigned bit = 0x40; bit != 0; bit >>= 1) {
+            b[56] = (uint8_t)(0x80 | bit);          /* IBM's reserved flag bits */
+            assert_int_equal(zvs_mon_decode(b, 60, &out), -EBADMSG);
+        }
+    }
+    r = d8r23(ZVS_MON_REC_D8R2);
+    r.u.link.lan_type = 3;
+    assert_int_equal(zvs_mon_encode(&r, b, sizeof(b)), -EINVAL);
+
+    r = d6r2x(ZVS_MON_REC_D6R22);
+    r.u.vswev.switchover = true;
+    assert_int_equal(zvs_mon_encode(&r, b, sizeof(b)), 88);
+    assert_int_equal(b[47], 0x80);
+    assert_int_equal(zvs_mon_decode(b, 88, &out), 0);
+    assert_true(out.u.vswev.switchover);
+    assert_int_equal(out.u.vswev.reason, r.u.vswev.reason);
+    b[47] = 0x81;
+    assert_int_equal(zvs_mon_decode(b, 88, &out), -EBADMSG);
+
+    r = d6r2x(ZVS_MON_REC_D6R23);
+    assert_int_equal(zvs_mon_encode(&r, b, sizeof(b)), 88);
+    for (unsigned t = 0; t < 256; t++) {
+        bool defined = t == 0 || t == 2 || t == 4 || t == 5 || t == 6;
+        b[47] = (uint8_t)t;
+        assert_int_equal(zvs_mon_decode(b, 88, &out), defined ? 0 : -EBADMSG);
+        if (defined)
+            assert_int_equal(out.u.vswev.lan_type, t);
+    }
+    for (size_t i = 0; i < sizeof(vsr_types); i++) {
+        r.u.vswev.lan_type = vsr_types[i];
+        assert_int_equal(zvs_mon_encode(&r, b, sizeof(b)), 88);
+        assert_int_equal(b[47], vsr_types[i]);
+    }
+    r.u.vswev.lan_type = 1;                         /* HiperSockets: not a D6R23 type */
+    assert_int_equal(zvs_mon_encode(&r, b, sizeof(b)), -EINVAL);
 }
 
 static void test_encode_refusals(void **state)
@@ -545,6 +613,7 @@ int main(void)
         cmocka_unit_test(test_tod),
         cmocka_unit_test(test_ebcdic_names),
         cmocka_unit_test(test_decode_refusals),
+        cmocka_unit_test(test_ibm_values_accepted),
         cmocka_unit_test(test_encode_refusals),
         cmocka_unit_test(test_names_and_kinds),
     };
