@@ -41,6 +41,19 @@
 
 #define MB (1024u * 1024u)
 
+/* A real device the pass opens, opened before it changes anything (a command's pass):
+ * a device that cannot be opened fails the command while there is nothing to undo. */
+struct opened {
+    struct zvs_rdev  dev;
+    struct zvs_port *port;              /* NULL: not opened (err, why) */
+    const char      *ifname;
+    uint8_t          mac[6];
+    int              err;
+    bool             told;              /* its failure is reported already */
+    bool             taken;             /* a step used it */
+    char             why[96];
+};
+
 /* One reconciler pass: who asked (for the warnings it may read) and what went wrong. */
 struct pass {
     struct zvsd            *d;
@@ -49,6 +62,12 @@ struct pass {
     int                     count;      /* problems met, new or not */
     unsigned                nseen;      /* hashes of this pass's problems */
     uint32_t                seen[ZVSD_PROBLEMS_KEPT];
+    bool                    txn;        /* a command's pass: a new failed step fails it */
+    bool                    failed;     /* it did: the pass stops, the command rolls back */
+    char                   *why;        /* the failed step's text (txn only) */
+    size_t                  whylen;
+    unsigned                nopen;      /* devices opened ahead (txn only) */
+    struct opened          *open;
 };
 
 static uint32_t text_hash(const char *s)
@@ -63,9 +82,11 @@ static uint32_t text_hash(const char *s)
  * a NIC still not authorized) is logged at debug level only: every command makes a pass,
  * and repeating a known problem with each would bury the new ones. A new one is a warning
  * in the log and, when the issuer may see the object (owner NULL: switches and devices,
- * for class B), a "Warning:" line of the response. */
-__attribute__((format(printf, 3, 4)))
-static void problem(struct pass *ps, const char *owner, const char *fmt, ...)
+ * for class B), a "Warning:" line of the response. A failed step (failed true: something
+ * the command asked for cannot be done, as opposed to a device or an authorization still
+ * waiting) that is new fails a command's pass. */
+__attribute__((format(printf, 4, 5)))
+static void problem(struct pass *ps, bool failed, const char *owner, const char *fmt, ...)
 {
     char text[256];
     va_list ap;
@@ -87,6 +108,18 @@ static void problem(struct pass *ps, const char *owner, const char *fmt, ...)
     bool visible = !ps->viewer || (owner && strcmp(owner, ps->viewer) == 0);
     if (ps->r && visible)
         zvs_cp_printf(ps->r, "Warning: %s", text);
+    if (failed && ps->txn && !ps->failed) {
+        ps->failed = true;
+        snprintf(ps->why, ps->whylen, "%s", text);
+    }
+}
+
+/* A device that cannot be opened because it is not there yet (no interface, no RDEVICE
+ * statement) waits, NOT READY, and every pass tries it again (z/VM accepts an RDEV that
+ * is not ready); any other error is a failed step. */
+static bool device_waits(int err)
+{
+    return err == -ENODEV || err == -ENOENT;
 }
 
 struct d_switch *zvsd_switch_by_name(struct zvsd *d, const char *name)
@@ -275,11 +308,13 @@ static struct d_nic *nic_create(struct zvsd *d, const struct zvs_cfg *cfg,
     struct zvs_nic_machine m;
     zvsd_nic_params(d, nic, &p);
     p.machine = zvsd_guests_machine(d, userid, &m) ? &m : NULL;
-    int err = zvs_nic_open(&p, &d->nics, n, &n->side);
+    int err = zvsd_step_fault(d, ZVSD_STEP_NIC_OPEN);
+    if (err == 0)
+        err = zvs_nic_open(&p, &d->nics, n, &n->side);
     if (err < 0) {
         char what[64];
         zvs_nic_driver(&p, NULL, what, sizeof what);
-        problem(ps, userid, "%s.%04X: cannot make %s: %s", userid, nic->vdev, what,
+        problem(ps, true, userid, "%s.%04X: cannot make %s: %s", userid, nic->vdev, what,
                 strerror(-err));
         *n = (struct d_nic){ 0 };
         return NULL;
@@ -295,21 +330,23 @@ static void nic_couple(struct zvsd *d, const struct grant_index *ix, const struc
     struct zvs_guest g;
     nic_name(n, name, sizeof name);
     if (guest_of(ix, cfg, nic, &g) < 0) {
-        problem(ps, n->userid, "%s: not authorized for VSWITCH %s (no GRANT, no NICDEF "
+        problem(ps, false, n->userid, "%s: not authorized for VSWITCH %s (no GRANT, no NICDEF "
                 "VLAN/PORTTYPE); not coupled", name, ds->cfg.name);
         return;
     }
-    int err = 0;
-    struct zvs_port *p = zvs_nic_qdio_create(name, ds->cfg.queuestorage_mb * MB,
-                                             ZVS_NIC_MTU_DEFAULT, &err);
+    int err = zvsd_step_fault(d, ZVSD_STEP_NIC_QUEUES);
+    struct zvs_port *p = err < 0 ? NULL : zvs_nic_qdio_create(name, ds->cfg.queuestorage_mb * MB,
+                                                              ZVS_NIC_MTU_DEFAULT, &err);
     if (!p) {
-        problem(ps, n->userid, "%s: cannot make QDIO queues: %s", name, strerror(-err));
+        problem(ps, true, n->userid, "%s: cannot make QDIO queues: %s", name, strerror(-err));
         return;
     }
-    err = zvs_switch_add_guest(ds->sw, p, &g);
+    err = zvsd_step_fault(d, ZVSD_STEP_NIC_ATTACH);
+    if (err == 0)
+        err = zvs_switch_add_guest(ds->sw, p, &g);
     zvs_mac_format(g.mac, mac, sizeof mac);
     if (err < 0) {
-        problem(ps, n->userid, "%s: cannot couple to VSWITCH %s (MAC %s): %s", name,
+        problem(ps, true, n->userid, "%s: cannot couple to VSWITCH %s (MAC %s): %s", name,
                 ds->cfg.name, mac, strerror(-err));
         p->ops->destroy(p);
         return;
@@ -318,8 +355,9 @@ static void nic_couple(struct zvsd *d, const struct grant_index *ix, const struc
     char what[64];
     zvsd_nic_params(d, nic, &np);
     zvs_nic_driver(&np, n->side, what, sizeof what);
-    if ((err = zvs_nic_bind(n->side, p)) < 0) {
-        problem(ps, n->userid, "%s: cannot bind %s: %s", name, what, strerror(-err));
+    err = zvsd_step_fault(d, ZVSD_STEP_NIC_BIND);
+    if (err < 0 || (err = zvs_nic_bind(n->side, p)) < 0) {
+        problem(ps, true, n->userid, "%s: cannot bind %s: %s", name, what, strerror(-err));
         zvs_switch_remove_port(ds->sw, p);
         return;
     }
@@ -350,9 +388,12 @@ static void nic_update(const struct grant_index *ix, const struct zvs_cfg *cfg,
     }
     if (memcmp(&g, &n->guest, sizeof g) == 0)
         return;
-    int err = zvs_switch_update_guest(n->ds->sw, n->port, &g);
+    int err = zvsd_step_fault(n->d, ZVSD_STEP_NIC_UPDATE);
+    if (err == 0)
+        err = zvs_switch_update_guest(n->ds->sw, n->port, &g);
     if (err < 0) {
-        problem(ps, n->userid, "%s: cannot change its registration: %s", name, strerror(-err));
+        problem(ps, true, n->userid, "%s: cannot change its registration: %s", name,
+                strerror(-err));
         return;
     }
     n->guest = g;
@@ -407,7 +448,7 @@ static void nics_apply(struct zvsd *d, struct pass *ps)
     const struct zvs_cfg *cfg = d->run;
     struct grant_index ix;
     grant_index_build(&ix, cfg);
-    for (unsigned i = 0; i < cfg->nnic; i++) {
+    for (unsigned i = 0; i < cfg->nnic && !ps->failed; i++) {
         const struct zvs_cfg_nic *nic = &cfg->nic[i];
         const char *userid = cfg->user[nic->user].userid;
         struct d_nic *n = i < d->nnic && plays(cfg, nic, &d->nic[i])
@@ -443,6 +484,43 @@ static bool uplinks_wanted(const struct zvs_cfg_vswitch *vs)
     return vs->connect && !vs->nouplink;
 }
 
+/* The backend of `dev` for a step: the one opened ahead for this pass (open_ahead), or
+ * opened now. NULL with *err and why when it cannot be; *told when open_ahead reported
+ * that already. */
+static struct zvs_port *device_open(struct pass *ps, struct zvs_rdev dev, const char **ifname,
+                                    uint8_t mac[6], char *why, size_t whylen, int *err,
+                                    bool *told)
+{
+    for (unsigned i = 0; i < ps->nopen; i++) {
+        struct opened *o = &ps->open[i];
+        if (o->taken || !zvs_rdev_equal(o->dev, dev))
+            continue;
+        o->taken = true;
+        *ifname = o->ifname;
+        memcpy(mac, o->mac, 6);
+        snprintf(why, whylen, "%s", o->why);
+        *err = o->err;
+        *told = o->told;
+        return o->port;
+    }
+    *told = false;
+    return zvsd_open_rdev(ps->d, dev, ifname, mac, why, whylen, err);
+}
+
+static void rdev_not_opened(struct pass *ps, const char *vswitch, const char *dev,
+                            const char *why, int err)
+{
+    problem(ps, !device_waits(err), NULL, "VSWITCH %s RDEV %s cannot be opened: %s", vswitch,
+            dev, why);
+}
+
+static void member_not_opened(struct pass *ps, const char *group, const char *dev,
+                              const char *why, int err)
+{
+    problem(ps, !device_waits(err), NULL, "port group %s: device %s cannot be opened: %s",
+            group, dev, why);
+}
+
 static void rdevs_close(struct zvsd *d, struct d_switch *ds, uint64_t now)
 {
     struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL);
@@ -476,7 +554,7 @@ static bool rdev_is_open(const struct d_switch *ds, const char *dev)
 static void rdevs_open(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
                        struct pass *ps)
 {
-    for (unsigned k = 0; k < vs->nrdev; k++) {
+    for (unsigned k = 0; k < vs->nrdev && !ps->failed; k++) {
         const char *ifname = NULL;
         uint8_t mac[6];
         char dev[12];
@@ -484,14 +562,19 @@ static void rdevs_open(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
         if (rdev_is_open(ds, dev))
             continue;
         char why[96];
-        struct zvs_port *p = zvsd_open_rdev(d, vs->rdev[k], &ifname, mac, why, sizeof why);
+        int err;
+        bool told;
+        struct zvs_port *p = device_open(ps, vs->rdev[k], &ifname, mac, why, sizeof why, &err,
+                                         &told);
         if (!p) {
-            problem(ps, NULL, "VSWITCH %s RDEV %s cannot be opened: %s", vs->name, dev, why);
+            if (!told)
+                rdev_not_opened(ps, vs->name, dev, why, err);
             continue;
         }
-        if (zvs_switch_add_uplink(ds->sw, p) < 0) {
+        if (zvsd_step_fault(d, ZVSD_STEP_UPLINK_ADD) < 0 ||
+            zvs_switch_add_uplink(ds->sw, p) < 0) {
             p->ops->destroy(p);
-            problem(ps, NULL, "VSWITCH %s RDEV %s: no room for the uplink", vs->name, dev);
+            problem(ps, true, NULL, "VSWITCH %s RDEV %s: no room for the uplink", vs->name, dev);
             continue;
         }
         zvsd_track_uplink(d, ds, p, ifname, false);
@@ -550,9 +633,12 @@ static void group_join_one(struct zvsd *d, struct d_switch *ds, struct zvs_rdev 
     const char *group = zvs_lag_params(ds->lag)->pg.name;
     zvs_rdev_format(dev, rdev, sizeof rdev);
     char why[96];
-    struct zvs_port *p = zvsd_open_rdev(d, dev, &ifname, mac, why, sizeof why);
+    int err;
+    bool told;
+    struct zvs_port *p = device_open(ps, dev, &ifname, mac, why, sizeof why, &err, &told);
     if (!p) {
-        problem(ps, NULL, "port group %s: device %s cannot be opened: %s", group, rdev, why);
+        if (!told)
+            member_not_opened(ps, group, rdev, why, err);
         if (ds->nclosed < sizeof ds->closed / sizeof ds->closed[0]) {
             ds->closed[ds->nclosed].dev = dev;
             snprintf(ds->closed[ds->nclosed].why, sizeof ds->closed[0].why, "%s", why);
@@ -561,10 +647,12 @@ static void group_join_one(struct zvsd *d, struct d_switch *ds, struct zvs_rdev 
         return;
     }
     uint32_t speed = zvsd_if_speed_mbps(ifname, 10000);
-    int rc = zvs_lag_join(ds->lag, p, rdev, mac, speed, now);
+    int rc = zvsd_step_fault(d, ZVSD_STEP_JOIN);
+    if (rc == 0)
+        rc = zvs_lag_join(ds->lag, p, rdev, mac, speed, now);
     if (rc < 0) {
         p->ops->destroy(p);
-        problem(ps, NULL, "port group %s: cannot JOIN %s: %s", group, rdev, strerror(-rc));
+        problem(ps, true, NULL, "port group %s: cannot JOIN %s: %s", group, rdev, strerror(-rc));
         return;
     }
     zvsd_track_uplink(d, ds, p, ifname, true);
@@ -630,13 +718,13 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
     /* System ID: the MACPREFIX with MACID 000000, which no NIC gets: one LACP system per
      * zvswitch, as a z/VM system is one partner to its physical switch. */
     memcpy(lp.system, d->run->vmlan.macprefix, 3);
-    ds->lag = zvs_lag_create(ds->sw, &lp, now);
+    ds->lag = zvsd_step_fault(d, ZVSD_STEP_GROUP) < 0 ? NULL : zvs_lag_create(ds->sw, &lp, now);
     ds->lag_timer = ds->lag ? zvs_timer_create(d->loop, on_lag_timer, ds) : NULL;
     if (!ds->lag || !ds->lag_timer) {
         if (ds->lag)
             zvs_lag_destroy(ds->lag, now);
         ds->lag = NULL;
-        problem(ps, NULL, "VSWITCH %s: cannot create port group %s", ds->cfg.name, g->name);
+        problem(ps, true, NULL, "VSWITCH %s: cannot create port group %s", ds->cfg.name, g->name);
     }
 }
 
@@ -698,9 +786,11 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
         zvsd_untrack_uplink(d, p);
         zvs_lag_leave(ds->lag, p, now);
     }
-    for (unsigned k = 0; k < g->nport; k++)
+    for (unsigned k = 0; k < g->nport && !ps->failed; k++)
         if (!member_by_rdev(ds, g->port[k]))
             group_join_one(d, ds, g->port[k], now, ps);
+    if (ps->failed)
+        return;
     const struct zvs_lag_params *lp = zvs_lag_params(ds->lag);
     if (lp->pg.lacp != g->lacp) {
         zvs_lag_set_lacp(ds->lag, g->lacp, now);
@@ -718,6 +808,77 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
     if (created)
         zvs_info("VSWITCH %s port group %s: LACP %s, INTERVAL %u, %u member(s)", ds->cfg.name,
                  g->name, g->lacp ? "ACTIVE" : "INACTIVE", ivl, zvs_pgroup_members(pg));
+}
+
+/* ---- devices opened ahead ------------------------------------------------------------ */
+
+/* Opens `dev` ahead for this pass; a failure that is not a wait is reported now, in the
+ * words of the step that will use it (an RDEV of `vswitch`, or a member of `group`). */
+static void open_one(struct pass *ps, struct zvs_rdev dev, const char *vswitch,
+                     const char *group)
+{
+    if (ps->nopen % 16 == 0) {
+        struct opened *o = realloc(ps->open, (ps->nopen + 16) * sizeof *o);
+        if (!o)
+            return;                     /* the step opens it itself */
+        ps->open = o;
+    }
+    struct opened *o = &ps->open[ps->nopen++];
+    *o = (struct opened){ .dev = dev };
+    o->port = zvsd_open_rdev(ps->d, dev, &o->ifname, o->mac, o->why, sizeof o->why, &o->err);
+    if (o->port || device_waits(o->err))
+        return;
+    char name[12];
+    zvs_rdev_format(dev, name, sizeof name);
+    if (group)
+        member_not_opened(ps, group, name, o->why, o->err);
+    else
+        rdev_not_opened(ps, vswitch, name, o->why, o->err);
+    o->told = true;
+}
+
+/* A command's pass first opens every device it is going to open: the members and RDEVs
+ * that switch_sync and group_sync will find missing, by their rules (a group that is new
+ * or replaced: all its members; an RDEV list that changed: all of it, reopened in the
+ * new order). A device that cannot be opened then fails the command before anything has
+ * changed, so its rollback has nothing to undo. A device the pass closes and opens again
+ * (a new RDEV order) is opened here while still open: AF_PACKET and pcap allow it. */
+static void open_ahead(struct zvsd *d, struct pass *ps)
+{
+    const struct zvs_cfg *cfg = d->run;
+    for (unsigned i = 0; i < cfg->nvswitch && !ps->failed; i++) {
+        const struct zvs_cfg_vswitch *vs = &cfg->vswitch[i];
+        if (!uplinks_wanted(vs))
+            continue;
+        struct d_switch *ds = zvsd_switch_by_name(d, vs->name);
+        int gi = vs->group[0] ? zvs_cfg_find_group(cfg, vs->group) : -1;
+        bool same = gi >= 0 && ds && ds->lag &&
+                    strcmp(zvs_lag_params(ds->lag)->pg.name, vs->group) == 0;
+        for (unsigned k = 0; gi >= 0 && k < cfg->group[gi].nport && !ps->failed; k++)
+            if (!same || !member_by_rdev(ds, cfg->group[gi].port[k]))
+                open_one(ps, cfg->group[gi].port[k], vs->name, cfg->group[gi].name);
+        char built[64] = "", want[64];
+        if (ds)
+            rdevs_wanted_list(&ds->cfg, built, sizeof built);
+        rdevs_wanted_list(vs, want, sizeof want);
+        bool all = strcmp(built, want) != 0;
+        for (unsigned k = 0; k < vs->nrdev && !ps->failed; k++) {
+            char dev[12];
+            zvs_rdev_format(vs->rdev[k], dev, sizeof dev);
+            if (all || !rdev_is_open(ds, dev))
+                open_one(ps, vs->rdev[k], vs->name, NULL);
+        }
+    }
+}
+
+/* What was opened ahead and no step took (the pass stopped, or its switch could not be
+ * made) is closed: it never reached the data plane. */
+static void close_unused(struct pass *ps)
+{
+    for (unsigned i = 0; i < ps->nopen; i++)
+        if (!ps->open[i].taken && ps->open[i].port)
+            ps->open[i].port->ops->destroy(ps->open[i].port);
+    free(ps->open);
 }
 
 /* ---- switches ------------------------------------------------------------------------ */
@@ -754,9 +915,9 @@ static struct d_switch *switch_create(struct zvsd *d, const struct zvs_cfg_vswit
     /* The uplinks are opened by the attribute step: a new switch has none yet. */
     ds->cfg.nrdev = 0;
     ds->cfg.group[0] = '\0';
-    ds->sw = zvs_switch_create(&p);
+    ds->sw = zvsd_step_fault(d, ZVSD_STEP_SWITCH) < 0 ? NULL : zvs_switch_create(&p);
     if (!ds->sw) {
-        problem(ps, NULL, "VSWITCH %s: out of memory", vs->name);
+        problem(ps, true, NULL, "VSWITCH %s: out of memory", vs->name);
         return NULL;
     }
     zvs_info("VSWITCH %s defined: %s, QUEUESTORAGE %uM%s", vs->name,
@@ -770,10 +931,13 @@ static void switch_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cf
 {
     if (ds->cfg.isolation != vs->isolation) {
         zvs_switch_set_isolation(ds->sw, vs->isolation);
+        ds->cfg.isolation = vs->isolation;      /* a rollback compares with it */
         zvs_info("VSWITCH %s: ISOLATION %s", vs->name, vs->isolation ? "ON" : "OFF");
     }
     /* The group first: its fallback RDEVs are only the fallback. */
     group_sync(d, ds, vs, now, ps);
+    if (ps->failed)                     /* the RDEVs still match ds->cfg's */
+        return;
     /* Compared with what the data plane was built for, not with what is open: a device
      * that could not be opened must not make every pass bounce the ones that work. */
     char built[64], want[64];
@@ -790,24 +954,34 @@ static void switch_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cf
     ds->cfg = *vs;
 }
 
-int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer)
+int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer,
+                   char *why, size_t whylen)
 {
     const struct zvs_cfg *cfg = d->run;
     uint64_t now = zvs_evloop_now(d->loop);
-    struct pass pass = { .d = d, .r = r, .viewer = viewer }, *ps = &pass;
+    struct pass pass = { .d = d, .r = r, .viewer = viewer, .txn = why != NULL, .why = why,
+                         .whylen = whylen }, *ps = &pass;
 
-    nics_release(d, now);
-    for (unsigned i = 0; i < d->nsw; i++)
-        if (d->sw[i].sw && zvs_cfg_find_vswitch(cfg, d->sw[i].cfg.name) < 0)
-            switch_destroy(d, &d->sw[i], now);
-    for (unsigned i = 0; i < cfg->nvswitch; i++) {
+    if (ps->txn)
+        open_ahead(d, ps);
+    if (!ps->failed) {
+        nics_release(d, now);
+        for (unsigned i = 0; i < d->nsw; i++)
+            if (d->sw[i].sw && zvs_cfg_find_vswitch(cfg, d->sw[i].cfg.name) < 0)
+                switch_destroy(d, &d->sw[i], now);
+    }
+    for (unsigned i = 0; i < cfg->nvswitch && !ps->failed; i++) {
         const struct zvs_cfg_vswitch *vs = &cfg->vswitch[i];
         struct d_switch *ds = zvsd_switch_by_name(d, vs->name);
         if (!ds && !(ds = switch_create(d, vs, ps)))
             continue;
         switch_sync(d, ds, vs, now, ps);
     }
-    nics_apply(d, ps);
+    if (!ps->failed)
+        nics_apply(d, ps);
+    close_unused(ps);
+    if (ps->failed)                     /* the rollback's pass compares with the last */
+        return -EIO;                    /* pass that stands */
     memcpy(d->problems, pass.seen, pass.nseen * sizeof pass.seen[0]);
     d->nproblems = pass.nseen;
     return pass.count;

@@ -1,0 +1,104 @@
+/* A digest of the data plane as the reconciler built it, for a command's rollback to
+ * check itself: taken before the command and after the previous configuration was
+ * reconciled back, equal when the rollback undid exactly what the command did.
+ *
+ * Owns: what counts as "the same data plane": each switch slot in use (its name, the
+ * switch and group objects, the devices noted as not opened), its ports in their order
+ * (the objects, names, roles, carrier and counters: a port reopened is a new object with
+ * counters from zero), each group's members by slot, its LACP key and settings, the
+ * uplink slots (port, descriptor watched, COUNTERS CLEAR base), the NIC slots (their
+ * kind's instance, coupling, queues, registration, base).
+ * Rule: objects are compared by identity (their address), so a digest is only compared
+ * with one taken in the same process moments before; it is never stored or shown.
+ */
+#include "daemon/daemon_impl.h"
+
+#include <string.h>
+
+#include "lag/pgroup.h"
+
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ull;      /* FNV-1a 64 */
+    return h;
+}
+
+static uint64_t mix_ptr(uint64_t h, const void *p)
+{
+    return mix(h, &p, sizeof p);
+}
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+    return mix(h, s, strlen(s) + 1);
+}
+
+static uint64_t mix_counters(uint64_t h, const struct zvs_device_counters *c)
+{
+    const uint64_t v[] = { c->tx_bytes, c->tx_packets, c->tx_discards, c->tx_errors,
+                           c->rx_bytes, c->rx_packets, c->rx_discards, c->rx_errors };
+    return mix(h, v, sizeof v);
+}
+
+static uint64_t mix_switch(uint64_t h, const struct d_switch *ds)
+{
+    h = mix_str(h, ds->cfg.name);
+    h = mix_ptr(h, ds->sw);
+    h = mix(h, &ds->cfg.isolation, sizeof ds->cfg.isolation);
+    for (unsigned k = 0; k < ds->nclosed; k++)
+        h = mix_str(mix(h, &ds->closed[k].dev.devno, sizeof ds->closed[k].dev.devno),
+                    ds->closed[k].why);
+    for (const struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
+         p = zvs_switch_next_port(ds->sw, p)) {
+        struct zvs_device_counters c;
+        zvs_port_device_counters(p, &c);
+        h = mix_str(mix_ptr(h, p), p->name);
+        h = mix(h, &p->role, sizeof p->role);
+        h = mix(h, &p->carrier, sizeof p->carrier);
+        h = mix_counters(h, &c);
+    }
+    h = mix_ptr(h, ds->lag);
+    if (!ds->lag)
+        return h;
+    const struct zvs_lag_params *lp = zvs_lag_params(ds->lag);
+    const struct zvs_pg_params *pp = zvs_pgroup_params(zvs_lag_group(ds->lag));
+    h = mix(h, &lp->key, sizeof lp->key);
+    h = mix(h, &lp->pg.lacp, sizeof lp->pg.lacp);
+    h = mix(h, &pp->interval_s, sizeof pp->interval_s);
+    h = mix(h, &pp->policy, sizeof pp->policy);
+    h = mix(h, &pp->load, sizeof pp->load);
+    for (unsigned s = 0; s < ZVS_PG_MAX_MEMBERS; s++)
+        h = mix_ptr(h, zvs_lag_member_port(ds->lag, s));
+    return h;
+}
+
+uint64_t zvsd_fingerprint(const struct zvsd *d)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (unsigned i = 0; i < d->nsw; i++)
+        if (d->sw[i].sw)
+            h = mix_switch(mix(h, &i, sizeof i), &d->sw[i]);
+    for (unsigned i = 0; i < d->nup; i++) {
+        const struct d_uplink *u = &d->up[i];
+        if (!u->port)
+            continue;
+        h = mix_str(mix_ptr(mix(h, &i, sizeof i), u->port), u->ifname);
+        h = mix(h, &u->fd, sizeof u->fd);
+        h = mix(h, &u->member, sizeof u->member);
+        h = mix_counters(mix_ptr(h, u->ds), &u->base);
+    }
+    for (unsigned i = 0; i < d->nnic; i++) {
+        const struct d_nic *n = &d->nic[i];
+        if (!n->used)
+            continue;
+        h = mix_str(mix(h, &i, sizeof i), n->userid);
+        h = mix(h, &n->vdev, sizeof n->vdev);
+        h = mix_ptr(mix_ptr(mix_ptr(h, n->side), n->ds), n->port);
+        if (n->ds)
+            h = mix(h, &n->guest, sizeof n->guest);
+        h = mix_counters(h, &n->base);
+    }
+    return h;
+}
