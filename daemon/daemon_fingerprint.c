@@ -5,7 +5,8 @@
  * Owns: what counts as "the same data plane": each switch slot in use (its name, the
  * switch and group objects, the devices noted as not opened), its ports in their order
  * (the objects, names, roles, carrier and counters: a port reopened is a new object with
- * counters from zero), each group's members by slot, its LACP key and settings, the
+ * counters from zero), each group's members by slot, its LACP key, settings and Slow
+ * Protocols counters (PDUs a member sent are not taken back), the
  * uplink slots (port, descriptor watched, COUNTERS CLEAR base), the NIC slots (their
  * kind's instance, coupling, queues, registration, base).
  * Rule: objects are compared by identity (their address), so a digest is only compared
@@ -69,6 +70,10 @@ static uint64_t mix_switch(uint64_t h, const struct d_switch *ds)
     h = mix(h, &pp->interval_s, sizeof pp->interval_s);
     h = mix(h, &pp->policy, sizeof pp->policy);
     h = mix(h, &pp->load, sizeof pp->load);
+    const struct zvs_lag_stats *st = zvs_lag_stats(ds->lag);
+    const uint64_t n[] = { st->slow_rx, st->slow_tx, st->slow_tx_fail, st->slow_rx_other,
+                           st->malformed_rx, st->lacpdu_static_rx };
+    h = mix(h, n, sizeof n);
     for (unsigned s = 0; s < ZVS_PG_MAX_MEMBERS; s++)
         h = mix_ptr(h, zvs_lag_member_port(ds->lag, s));
     return h;

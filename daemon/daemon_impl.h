@@ -21,7 +21,10 @@
 #include "backends/netlink_link.h"
 #include "dataplane/switch.h"
 
-#define ZVSD_PROBLEMS_KEPT 64            /* problems a pass remembers for the next */
+/* Problems a pass remembers for the next: one per NIC and per device and a few per switch,
+ * so that a step failing again that the command did not cause is always known as such
+ * (only a step failing anew fails a command). */
+#define ZVSD_PROBLEMS_KEPT (ZVS_CFG_MAX_NICS + ZVS_CFG_MAX_RDEVICES + 4 * ZVS_CFG_MAX_VSWITCHES)
 
 struct zvs_console;
 struct zvsd_monitor;

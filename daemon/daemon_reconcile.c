@@ -647,7 +647,7 @@ static void group_join_one(struct zvsd *d, struct d_switch *ds, struct zvs_rdev 
         return;
     }
     uint32_t speed = zvsd_if_speed_mbps(ifname, 10000);
-    int rc = zvsd_step_fault(d, ZVSD_STEP_JOIN);
+    int rc = ps->txn ? 0 : zvsd_step_fault(d, ZVSD_STEP_JOIN);    /* txn: group_checked */
     if (rc == 0)
         rc = zvs_lag_join(ds->lag, p, rdev, mac, speed, now);
     if (rc < 0) {
@@ -670,6 +670,59 @@ static struct zvs_port *member_by_rdev(struct d_switch *ds, struct zvs_rdev dev)
             return p;
     }
     return NULL;
+}
+
+static bool opened_ahead(const struct pass *ps, struct zvs_rdev dev)
+{
+    for (unsigned i = 0; i < ps->nopen; i++)
+        if (!ps->open[i].taken && ps->open[i].port && zvs_rdev_equal(ps->open[i].dev, dev))
+            return true;
+    return false;
+}
+
+static bool in_group(const struct zvs_cfg_group *g, const char *dev)
+{
+    for (unsigned k = 0; k < g->nport; k++) {
+        char name[12];
+        zvs_rdev_format(g->port[k], name, sizeof name);
+        if (strcmp(name, dev) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A command's pass checks the group it is going to create and every member it is going
+ * to join (room in the group, the steps themselves) before it releases, leaves or joins
+ * anything: a group released cannot be brought back as it was, and a member that joined
+ * and left again would have sent LACPDUs, which no rollback takes back. `keep`: ds->lag
+ * is this group and stays. */
+static bool group_checked(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_group *g,
+                          bool keep, struct pass *ps)
+{
+    int rc = keep ? 0 : zvsd_step_fault(d, ZVSD_STEP_GROUP);
+    if (rc < 0) {
+        problem(ps, true, NULL, "VSWITCH %s: cannot create port group %s", ds->cfg.name,
+                g->name);
+        return false;
+    }
+    unsigned members = 0;
+    for (unsigned s = 0; keep && s < ZVS_PG_MAX_MEMBERS; s++) {
+        const struct zvs_port *p = zvs_lag_member_port(ds->lag, s);
+        members += p && in_group(g, p->name);
+    }
+    for (unsigned k = 0; k < g->nport; k++) {
+        if ((keep && member_by_rdev(ds, g->port[k])) || !opened_ahead(ps, g->port[k]))
+            continue;
+        rc = ++members > ZVS_PG_MAX_MEMBERS ? -ENOSPC : zvsd_step_fault(d, ZVSD_STEP_JOIN);
+        if (rc < 0) {
+            char rdev[12];
+            zvs_rdev_format(g->port[k], rdev, sizeof rdev);
+            problem(ps, true, NULL, "port group %s: cannot JOIN %s: %s", g->name, rdev,
+                    strerror(-rc));
+            return false;
+        }
+    }
+    return true;
 }
 
 /* The lowest LACP key no running group has. All groups share one system id (the
@@ -718,7 +771,9 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
     /* System ID: the MACPREFIX with MACID 000000, which no NIC gets: one LACP system per
      * zvswitch, as a z/VM system is one partner to its physical switch. */
     memcpy(lp.system, d->run->vmlan.macprefix, 3);
-    ds->lag = zvsd_step_fault(d, ZVSD_STEP_GROUP) < 0 ? NULL : zvs_lag_create(ds->sw, &lp, now);
+    /* A command's pass asked the step's fault ahead (group_checked). */
+    bool fail = !ps->txn && zvsd_step_fault(d, ZVSD_STEP_GROUP) < 0;
+    ds->lag = fail ? NULL : zvs_lag_create(ds->sw, &lp, now);
     ds->lag_timer = ds->lag ? zvs_timer_create(d->loop, on_lag_timer, ds) : NULL;
     if (!ds->lag || !ds->lag_timer) {
         if (ds->lag)
@@ -753,6 +808,9 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
 {
     const struct zvs_cfg *cfg = d->run;
     int gi = uplinks_wanted(vs) && vs->group[0] ? zvs_cfg_find_group(cfg, vs->group) : -1;
+    bool keep = gi >= 0 && ds->lag && strcmp(zvs_lag_params(ds->lag)->pg.name, vs->group) == 0;
+    if (ps->txn && gi >= 0 && !group_checked(d, ds, &cfg->group[gi], keep, ps))
+        return;
     ds->nclosed = 0;                    /* group_join_one notes this pass's failures */
     if (ds->lag && (gi < 0 || strcmp(zvs_lag_params(ds->lag)->pg.name, vs->group) != 0))
         group_release(d, ds, now);
@@ -771,13 +829,7 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
         struct zvs_port *p = zvs_lag_member_port(ds->lag, s);
         if (!p)
             continue;
-        bool keep = false;
-        for (unsigned k = 0; k < g->nport && !keep; k++) {
-            char dev[12];
-            zvs_rdev_format(g->port[k], dev, sizeof dev);
-            keep = strcmp(dev, p->name) == 0;
-        }
-        if (keep)
+        if (in_group(g, p->name))
             continue;
         struct d_uplink *u = uplink_of(d, p);
         if (u)
