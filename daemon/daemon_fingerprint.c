@@ -8,7 +8,8 @@
  * counters from zero), each group's members by slot, its LACP key, settings and Slow
  * Protocols counters (PDUs a member sent are not taken back), the
  * uplink slots (port, descriptor watched, COUNTERS CLEAR base), the NIC slots (their
- * kind's instance, coupling, queues, registration, base).
+ * kind's instance, coupling, queues, registration, base), and how many descriptors and
+ * timers the event loop has.
  * Rule: objects are compared by identity (their address), so a digest is only compared
  * with one taken in the same process moments before; it is never stored or shown.
  */
@@ -82,6 +83,9 @@ static uint64_t mix_switch(uint64_t h, const struct d_switch *ds)
 uint64_t zvsd_fingerprint(const struct zvsd *d)
 {
     uint64_t h = 14695981039346656037ull;
+    unsigned loop[2];                   /* watches and timers: none left behind */
+    zvs_evloop_count(d->loop, &loop[0], &loop[1]);
+    h = mix(h, loop, sizeof loop);
     for (unsigned i = 0; i < d->nsw; i++)
         if (d->sw[i].sw)
             h = mix_switch(mix(h, &i, sizeof i), &d->sw[i]);

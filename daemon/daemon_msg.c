@@ -6,6 +6,8 @@
  * only) and each switch's status as last told (HCPSWU2830I ready / HCPSWU2832E not
  * active), watched once per event-loop iteration, after the events that change it, so
  * that it follows the device and member messages that explain it.
+ * A command's messages are held until its outcome is known (zvsd_say_hold): told in their
+ * order when it stands, dropped when it is rolled back (what it said did not happen).
  * Rules: one catalogue entry per message, formatted once; the console (console.c) applies
  * the per-kind rate limit to the console and the log alike. Without a console (no -k)
  * every message is logged. A switch's status is news only when it changes by itself:

@@ -7,6 +7,7 @@
  * and every configuration command (cp-commands/cfg_apply.c changes d->run) ends here.
  *
  * Order of one pass, chosen so nothing is ever attached to something about to go:
+ *   0. a command's pass only: every device it will open is opened (open_ahead);
  *   1. NICs whose switch changed or vanished are uncoupled, NICs no longer defined freed;
  *   2. switches no longer defined are destroyed (their uplinks closed, group released);
  *   3. new switches are created;
@@ -21,9 +22,18 @@
  *    but leaves the rest in place, as at start: the switch runs without it.
  *  - QUEUESTORAGE sizes a NIC's queues when it couples; a change applies to the next
  *    COUPLE, as a z/VM guest's buffers change when its device is set up again.
+ *  - A command's pass is the forward half of a transaction (README.md, "Commands are
+ *    transactions"): a step that fails and had not failed in the previous pass stops it
+ *    (problem(..., true, ...)), and the executor reconciles back to the previous
+ *    configuration. Every step that can fail comes before any that cannot be undone:
+ *    devices are opened ahead, a group to create and the members to join are checked
+ *    (group_checked) before a group is released or a member leaves. A device that waits
+ *    for its interface and a NIC not authorized are problems, not failures.
+ *  - Every step that can fail asks step_fault.h first (tests make it fail there).
  * Hazard: the data plane is compared with d_switch.cfg (what it was built from), not with
- * the previous running configuration, so a pass is idempotent and a failed step is
- * retried by the next command's pass.
+ * the previous running configuration, so a pass is idempotent and a waiting problem is
+ * retried by the next command's pass. An attribute set before a later step fails is
+ * written into d_switch.cfg at once (ISOLATION), or the way back would not see it.
  */
 #include "daemon/daemon_impl.h"
 

@@ -4,7 +4,9 @@
  * answer its warnings and HCP1119S, leave the running configuration, every QUERY (VSWITCH
  * DETAILS, PORT GROUP, NIC DETAILS, LACP, ACCESSLIST, VMLAN), the counters report (the
  * ports the data plane holds, with their counters and MAC tables) and the data plane's
- * fingerprint byte for byte as they were, and succeed once the fault is lifted.
+ * fingerprint (daemon_fingerprint.c: with the event loop's watches and timers) byte for
+ * byte as they were, close nothing while it is watched, and succeed once the fault is
+ * lifted.
  * Commands that only let go (DETACH, LEAVE, UNCOUPLE, ...) take no step that can fail:
  * with every kind of step armed to fail they succeed and leave every fault armed.
  * The starting point is the report's system (hermetic.h: CCBGROUP on 28BA and 2902,
@@ -30,6 +32,7 @@
 #include "cp-commands/config.h"
 #include "daemon/daemon.h"
 #include "daemon/daemon_impl.h"         /* the running configuration, the fingerprint */
+#include "daemon/evloop.h"
 #include "daemon/step_fault.h"
 
 static const char *const links[] = { "osa28ba", "osa2902", "osa2a00", "osa2b00", "osa2d00",
@@ -132,6 +135,7 @@ static void rolled_back(struct herm *h, const char *line, enum zvsd_step step, u
                         int err, const char *want)
 {
     char *before = snapshot(h);
+    uint64_t misuse = zvs_evloop_misuse();
     zvsd_step_fail(h->d, step, nth, err);
     int rc;
     const char *out = herm_cp(h, "OPERATOR", "ABCDEFG", line, &rc);
@@ -141,6 +145,7 @@ static void rolled_back(struct herm *h, const char *line, enum zvsd_step step, u
     zvsd_step_fail(h->d, step, 0, 0);
     char *after = snapshot(h);
     assert_string_equal(after, before);
+    assert_int_equal(zvs_evloop_misuse(), misuse);  /* nothing closed while watched */
     free(before);
     free(after);
 }
