@@ -355,6 +355,21 @@ static void set_vswitch_macprotect(void **state)
     herm_stop(h);
 }
 
+/* A GRANT's new VLAN re-registers the coupled NIC on a VLAN AWARE switch. */
+static void set_vswitch_grant(void **state)
+{
+    struct herm *h = start();
+    herm_op(h, "DEFINE VSWITCH VAW RDEV 2A00 VLAN AWARE");
+    herm_op(h, "SET VSWITCH VAW GRANT LNXC");
+    herm_op(h, "COUPLE USERID LNXC F000 TO SYSTEM VAW");
+    rolled_back(h, "SET VSWITCH VAW GRANT LNXC VLAN 20", ZVSD_STEP_NIC_UPDATE, 1, ENOMEM,
+                "Warning: LNXC.F000: cannot change its registration: Cannot allocate memory\n"
+                FAILED("SET VSWITCH"));
+    assert_string_equal(herm_op(h, "SET VSWITCH VAW GRANT LNXC VLAN 20"), "Command complete");
+    assert_non_null(strstr(herm_op(h, "QUERY VSWITCH VAW ACCESSLIST"), "LNXC"));
+    herm_stop(h);
+}
+
 /* ---- SET PORT GROUP -------------------------------------------------------------------- */
 
 static void set_port_group_join(void **state)
@@ -459,6 +474,7 @@ int main(void)
         cmocka_unit_test(set_vswitch_group),
         cmocka_unit_test(set_vswitch_group_replaced),
         cmocka_unit_test(set_vswitch_macprotect),
+        cmocka_unit_test(set_vswitch_grant),
         cmocka_unit_test(rollback_that_cannot_undo_says_so),
         cmocka_unit_test(set_port_group_join),
         cmocka_unit_test(define_nic),
