@@ -822,7 +822,7 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
     if (ps->txn && gi >= 0 && !group_checked(d, ds, &cfg->group[gi], keep, ps))
         return;
     ds->nclosed = 0;                    /* group_join_one notes this pass's failures */
-    if (ds->lag && (gi < 0 || strcmp(zvs_lag_params(ds->lag)->pg.name, vs->group) != 0))
+    if (ds->lag && !keep)
         group_release(d, ds, now);
     if (gi < 0)
         return;
