@@ -44,12 +44,13 @@ static const uint8_t MAC_LAN[6] = { 0x02, 0x00, 0x5e, 0x00, 0x00, 0x42 };
 #define COUPLE_FAILED "HCP1119S Command COUPLE failed: THE NIC COULD NOT BE COUPLED (SEE ABOVE)"
 
 /* The report's system, converged, with traffic counted on LNXA's NIC and the members. */
-static struct herm *start_with(bool console)
+static struct herm *start_with(bool console, uint32_t monitor_s)
 {
     struct herm_opts o = {
         .sysconfig = "configs/lab/SYSTEM-CCB.CONFIG",
         .userdirect = "tests/unit/hermetic/USER-CCB.DIRECT",
         .links = links, .partner_lacp = true, .console = console,
+        .monitor_interval_s = monitor_s,
     };
     struct herm *h = herm_start(&o);
     struct herm_guest *a = herm_report_sequence(h);
@@ -66,7 +67,7 @@ static struct herm *start_with(bool console)
 
 static struct herm *start(void)
 {
-    return start_with(false);
+    return start_with(false, 0);
 }
 
 static void put(char **s, size_t *len, size_t *cap, const char *text)
@@ -129,16 +130,17 @@ static char *snapshot(struct herm *h)
     return s;
 }
 
-/* `line` with the nth step of `step` failing (err) answers `want` with rc 1119 and changes
- * nothing anyone can see; the fault fired. */
-static void rolled_back(struct herm *h, const char *line, enum zvsd_step step, unsigned nth,
-                        int err, const char *want)
+/* `line` typed by `userid` with `classes`, the nth step of `step` failing (err), answers
+ * `want` with rc 1119 and changes nothing anyone can see; the fault fired. */
+static void rolled_back_as(struct herm *h, const char *userid, const char *classes,
+                           const char *line, enum zvsd_step step, unsigned nth, int err,
+                           const char *want)
 {
     char *before = snapshot(h);
     uint64_t misuse = zvs_evloop_misuse();
     zvsd_step_fail(h->d, step, nth, err);
     int rc;
-    const char *out = herm_cp(h, "OPERATOR", "ABCDEFG", line, &rc);
+    const char *out = herm_cp(h, userid, classes, line, &rc);
     assert_string_equal(out, want);
     assert_int_equal(rc, 1119);
     assert_true(zvsd_step_count(h->d, step) >= nth);     /* the rollback's steps count */
@@ -148,6 +150,22 @@ static void rolled_back(struct herm *h, const char *line, enum zvsd_step step, u
     assert_int_equal(zvs_evloop_misuse(), misuse);  /* nothing closed while watched */
     free(before);
     free(after);
+}
+
+static void rolled_back(struct herm *h, const char *line, enum zvsd_step step, unsigned nth,
+                        int err, const char *want)
+{
+    rolled_back_as(h, "OPERATOR", "ABCDEFG", line, step, nth, err, want);
+}
+
+static long file_size(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    fclose(f);
+    return n;
 }
 
 /* ---- DEFINE VSWITCH -------------------------------------------------------------------- */
@@ -175,12 +193,16 @@ static void define_vswitch_not_made(void **state)
     herm_stop(h);
 }
 
+/* 2A00 is attached, then 2B00 cannot be: 2A00 goes again, and the monitor file has no
+ * event of it (a port that came and went within one command). */
 static void define_vswitch_uplink_not_attached(void **state)
 {
-    struct herm *h = start();
+    struct herm *h = start_with(false, 60);
+    long monitor = file_size(h->mon_path);
     rolled_back(h, "DEFINE VSWITCH RDEVSW RDEV 2A00 2B00", ZVSD_STEP_UPLINK_ADD, 2, ENOSPC,
                 "Warning: VSWITCH RDEVSW RDEV 2B00: no room for the uplink\n"
                 FAILED("DEFINE VSWITCH"));
+    assert_int_equal(file_size(h->mon_path), monitor);
     herm_replug(h, "osa2a00");
     herm_replug(h, "osa2b00");
     assert_string_equal(herm_op(h, "DEFINE VSWITCH RDEVSW RDEV 2A00 2B00"),
@@ -220,7 +242,7 @@ static void define_vswitch_group_not_made(void **state)
  * the same command once it succeeds. */
 static void define_vswitch_says_nothing_when_rolled_back(void **state)
 {
-    struct herm *h = start_with(true);
+    struct herm *h = start_with(true, 0);
     herm_op(h, "SET PORT GROUP G2 JOIN 2B00 2D00");
     herm_op(h, "SET PORT GROUP G2 LACP INACTIVE");
     int op = herm_console_attach(h, "OPERATOR", "ABCDEFG");
@@ -417,6 +439,10 @@ static void couple(void **state)
     rolled_back(h, line, ZVSD_STEP_NIC_BIND, 1, EBUSY,
                 "Warning: LNXC.F000: cannot bind external QDIO guest: Device or resource busy\n"
                 COUPLE_FAILED);
+    /* LNXC itself (class G) reads the warnings about its own NIC. */
+    rolled_back_as(h, "LNXC", "G", "COUPLE F000 TO SYSTEM CCBVSW1", ZVSD_STEP_NIC_BIND, 1,
+                   EBUSY, "Warning: LNXC.F000: cannot bind external QDIO guest: Device or "
+                   "resource busy\n" COUPLE_FAILED);
     assert_string_equal(herm_op(h, line), "NIC F000 is connected to VSWITCH SYSTEM CCBVSW1");
     herm_stop(h);
 }
