@@ -3,8 +3,8 @@
  * reconciled back, equal when the rollback undid exactly what the command did.
  *
  * Owns: what counts as "the same data plane": each switch slot in use (its name, the
- * switch and group objects, the devices noted as not opened), its ports in their order
- * (the objects, names, roles, carrier and counters: a port reopened is a new object with
+ * switch and group objects, the devices noted as not opened), its uplink ports in their
+ * order (the objects, names, carrier and counters: a port reopened is a new object with
  * counters from zero), each group's members by slot, its LACP key, settings and Slow
  * Protocols counters (PDUs a member sent are not taken back), the
  * uplink slots (port, descriptor watched, COUNTERS CLEAR base), the NIC slots (their
@@ -15,6 +15,7 @@
  */
 #include "daemon/daemon_impl.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "lag/pgroup.h"
@@ -41,7 +42,7 @@ static uint64_t mix(uint64_t h, const void *p, size_t n)
 
 static uint64_t mix_ptr(uint64_t h, const void *p)
 {
-    return mix(h, &p, sizeof p);
+    return mix64(h, (uint64_t)(uintptr_t)p);
 }
 
 static uint64_t mix_str(uint64_t h, const char *s)
@@ -49,27 +50,29 @@ static uint64_t mix_str(uint64_t h, const char *s)
     return mix(h, s, strlen(s) + 1);
 }
 
-/* A NIC's registration; its 4096-bit VLAN set folded first (a set that changed folds
- * differently, and folding is cheap). */
+/* A NIC's registration (its MAC and owner are the slot's, hashed with it); a TRUNK's
+ * 4096-bit VLAN set folded first (a set that changed folds differently), an ACCESS
+ * port's set is not used. */
 static uint64_t mix_guest(uint64_t h, const struct zvs_guest *g)
 {
     uint64_t fold = 0;
-    for (unsigned i = 0; i < sizeof g->vlan.granted / sizeof g->vlan.granted[0]; i++) {
+    for (unsigned i = 0; g->vlan.porttype == ZVS_VLAN_TRUNK &&
+                         i < sizeof g->vlan.granted / sizeof g->vlan.granted[0]; i++) {
         uint64_t w = g->vlan.granted[i];
         unsigned r = i % 64;
         fold ^= r ? (w << r) | (w >> (64 - r)) : w;     /* rotated: where a bit is counts */
     }
-    h = mix_str(mix(h, g->mac, sizeof g->mac), g->owner);
-    h = mix64(h, ((uint64_t)g->vdev << 32) | ((uint64_t)g->macprotect << 24) |
-                 ((uint64_t)g->vlan.porttype << 16) | g->vlan.access_vid);
+    h = mix64(h, ((uint64_t)g->macprotect << 24) | ((uint64_t)g->vlan.porttype << 16) |
+                 g->vlan.access_vid);
     return mix64(h, fold);
 }
 
 static uint64_t mix_counters(uint64_t h, const struct zvs_device_counters *c)
 {
-    const uint64_t v[] = { c->tx_bytes, c->tx_packets, c->tx_discards, c->tx_errors,
-                           c->rx_bytes, c->rx_packets, c->rx_discards, c->rx_errors };
-    return mix(h, v, sizeof v);
+    h = mix64(mix64(mix64(mix64(h, c->tx_bytes), c->tx_packets), c->tx_discards),
+              c->tx_errors);
+    return mix64(mix64(mix64(mix64(h, c->rx_bytes), c->rx_packets), c->rx_discards),
+                 c->rx_errors);
 }
 
 static uint64_t mix_switch(uint64_t h, const struct d_switch *ds)
@@ -80,14 +83,18 @@ static uint64_t mix_switch(uint64_t h, const struct d_switch *ds)
     for (unsigned k = 0; k < ds->nclosed; k++)
         h = mix_str(mix(h, &ds->closed[k].dev.devno, sizeof ds->closed[k].dev.devno),
                     ds->closed[k].why);
+    /* A guest's port is its NIC slot's (hashed there, by identity: only traffic moves its
+     * counters, and none flows while a command runs). An uplink's counters move with
+     * what the reconciler sends (a member's LACPDUs). */
     for (const struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
          p = zvs_switch_next_port(ds->sw, p)) {
+        if (p->role != ZVS_PORT_UPLINK)
+            continue;
+        h = mix_ptr(h, p);
         struct zvs_device_counters c;
         zvs_port_device_counters(p, &c);
-        h = mix_str(mix_ptr(h, p), p->name);
-        h = mix(h, &p->role, sizeof p->role);
-        h = mix(h, &p->carrier, sizeof p->carrier);
-        h = mix_counters(h, &c);
+        h = mix_str(h, p->name);
+        h = mix_counters(mix64(h, p->carrier), &c);
     }
     h = mix_ptr(h, ds->lag);
     if (!ds->lag)
@@ -130,8 +137,7 @@ uint64_t zvsd_fingerprint(const struct zvsd *d)
         const struct d_nic *n = &d->nic[i];
         if (!n->used)
             continue;
-        h = mix_str(mix(h, &i, sizeof i), n->userid);
-        h = mix(h, &n->vdev, sizeof n->vdev);
+        h = mix64(h, ((uint64_t)i << 16) | n->vdev);    /* a new NIC has a new side */
         h = mix_ptr(mix_ptr(mix_ptr(h, n->side), n->ds), n->port);
         if (n->ds)
             h = mix_guest(h, &n->guest);

@@ -100,7 +100,8 @@ struct zvsd {
     struct zvs_nic_env       nics;       /* the NIC kinds' host and per-daemon state */
     bool                     stopping;   /* zvsd_destroy: every watch is gone already */
     unsigned                 nproblems;  /* the last reconciler pass's problems (hashes) */
-    uint32_t                 problems[ZVSD_PROBLEMS_KEPT];
+    uint32_t                *problems;   /* one of problem_buf; a pass fills the other */
+    uint32_t                 problem_buf[2][ZVSD_PROBLEMS_KEPT];
     struct zvsd_guests      *guests;     /* Hercules machines (daemon_guests.c) */
     struct {                             /* step_fault.h: the test's armed faults */
         unsigned             nth[ZVSD_STEPS];

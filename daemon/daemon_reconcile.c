@@ -71,7 +71,7 @@ struct pass {
     const char             *viewer;     /* issuer without class B: its own NICs only */
     int                     count;      /* problems met, new or not */
     unsigned                nseen;      /* hashes of this pass's problems */
-    uint32_t                seen[ZVSD_PROBLEMS_KEPT];
+    uint32_t               *seen;       /* ZVSD_PROBLEMS_KEPT: the buffer d->problems is not */
     bool                    txn;        /* a command's pass: a new failed step fails it */
     bool                    failed;     /* it did: the pass stops, the command rolls back */
     char                   *why;        /* the failed step's text (txn only) */
@@ -1021,8 +1021,10 @@ int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer
 {
     const struct zvs_cfg *cfg = d->run;
     uint64_t now = zvs_evloop_now(d->loop);
-    struct pass pass = { .d = d, .r = r, .viewer = viewer, .txn = why != NULL, .why = why,
-                         .whylen = whylen }, *ps = &pass;
+    /* The previous pass's problems stay in d->problems until this one stands. */
+    uint32_t *seen = d->problems == d->problem_buf[0] ? d->problem_buf[1] : d->problem_buf[0];
+    struct pass pass = { .d = d, .r = r, .viewer = viewer, .seen = seen, .txn = why != NULL,
+                         .why = why, .whylen = whylen }, *ps = &pass;
 
     if (ps->txn)
         open_ahead(d, ps);
@@ -1044,7 +1046,7 @@ int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer
     close_unused(ps);
     if (ps->failed)                     /* the rollback's pass compares with the last */
         return -EIO;                    /* pass that stands */
-    memcpy(d->problems, pass.seen, pass.nseen * sizeof pass.seen[0]);
+    d->problems = pass.seen;
     d->nproblems = pass.nseen;
     return pass.count;
 }
