@@ -366,6 +366,24 @@ static void rollback_that_cannot_undo_says_so(void **state)
     herm_stop(h);
 }
 
+/* A step that failed in the pass before (here the rollback's own reopening of 2A00) and
+ * fails the same way again is not the next command's doing: that command stands. */
+static void failure_known_before_fails_nothing(void **state)
+{
+    struct herm *h = start();
+    herm_op(h, "DEFINE VSWITCH RDEVSW RDEV 2A00");
+    zvsd_step_fail(h->d, ZVSD_STEP_UPLINK_ADD, 1, ENOSPC);
+    zvsd_step_fail(h->d, ZVSD_STEP_DEVICE_OPEN, 3, EACCES);     /* the rollback's reopen */
+    int rc;
+    herm_cp(h, "OPERATOR", "ABCDEFG", "SET VSWITCH RDEVSW RDEV 2A00 2B00", &rc);
+    assert_int_equal(rc, 1119);
+    assert_int_equal(zvsd_step_count(h->d, ZVSD_STEP_DEVICE_OPEN), 3);
+    zvsd_step_fail(h->d, ZVSD_STEP_DEVICE_OPEN, 1, EACCES);
+    assert_string_equal(herm_op(h, "SET VSWITCH CCBVSW1 ISOLATION ON"), "Command complete");
+    assert_int_equal(zvsd_step_count(h->d, ZVSD_STEP_DEVICE_OPEN), 1);
+    herm_stop(h);
+}
+
 /* MACPROTECT re-registers every coupled NIC: LNXB's fails after LNXA's changed. */
 static void set_vswitch_macprotect(void **state)
 {
@@ -502,6 +520,7 @@ int main(void)
         cmocka_unit_test(set_vswitch_macprotect),
         cmocka_unit_test(set_vswitch_grant),
         cmocka_unit_test(rollback_that_cannot_undo_says_so),
+        cmocka_unit_test(failure_known_before_fails_nothing),
         cmocka_unit_test(set_port_group_join),
         cmocka_unit_test(define_nic),
         cmocka_unit_test(couple),
