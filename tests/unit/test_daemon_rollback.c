@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "hermetic.h"
+#include "backends/dummy.h"
 #include "cp-commands/config.h"
 #include "daemon/daemon.h"
 #include "daemon/daemon_impl.h"         /* the running configuration, the fingerprint */
@@ -366,6 +367,31 @@ static void rollback_that_cannot_undo_says_so(void **state)
     herm_stop(h);
 }
 
+/* A device that waited (no interface) and opens during a command's pass joins and stays
+ * after the rollback (the previous configuration wants it as well): the data plane is not
+ * what it was, and HCP1150W says so. */
+static void device_ready_during_rolled_back_command_is_said(void **state)
+{
+    struct herm *h = start();
+    assert_string_equal(herm_op(h, "SET PORT GROUP CCBGROUP JOIN 2C00"),
+                        "Command complete\n"
+                        "Warning: port group CCBGROUP: device 2C00 cannot be opened: "
+                        "interface osa2c00: No such device");
+    struct zvs_port *far = NULL;
+    assert_int_equal(zvs_dummy_create("osa2c00", &far), 0);
+    zvsd_step_fail(h->d, ZVSD_STEP_SWITCH, 1, ENOMEM);
+    int rc;
+    assert_string_equal(herm_cp(h, "OPERATOR", "ABCDEFG", "DEFINE VSWITCH RDEVSW RDEV 2A00", &rc),
+                        "Warning: VSWITCH RDEVSW: out of memory\n"
+                        "HCP1150W Command DEFINE VSWITCH was rolled back, but the data plane "
+                        "is not exactly as it was\n" FAILED("DEFINE VSWITCH"));
+    assert_int_equal(rc, 1119);
+    assert_non_null(strstr(herm_op(h, "QUERY PORT GROUP CCBGROUP"), "Members: 3"));
+    assert_null(strstr(herm_op(h, "QUERY PORT GROUP CCBGROUP"), "NOT READY"));
+    herm_stop(h);
+    far->ops->destroy(far);
+}
+
 /* A step that failed in the pass before (here the rollback's own reopening of 2A00) and
  * fails the same way again is not the next command's doing: that command stands. */
 static void failure_known_before_fails_nothing(void **state)
@@ -521,6 +547,7 @@ int main(void)
         cmocka_unit_test(set_vswitch_grant),
         cmocka_unit_test(rollback_that_cannot_undo_says_so),
         cmocka_unit_test(failure_known_before_fails_nothing),
+        cmocka_unit_test(device_ready_during_rolled_back_command_is_said),
         cmocka_unit_test(set_port_group_join),
         cmocka_unit_test(define_nic),
         cmocka_unit_test(couple),
