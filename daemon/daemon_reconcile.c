@@ -27,7 +27,8 @@
  *    (problem(..., true, ...)), and the executor reconciles back to the previous
  *    configuration. Every step that can fail comes before any that cannot be undone:
  *    devices are opened ahead, a group to create and the members to join are checked
- *    (group_checked) before a group is released or a member leaves. A device that waits
+ *    (group_checked) before a group is released or a member leaves, the RDEVs to attach
+ *    (uplinks_checked) before the RDEVs close. A device that waits
  *    for its interface and a NIC not authorized are problems, not failures.
  *  - Every step that can fail asks step_fault.h first (tests make it fail there).
  * Hazard: the data plane is compared with d_switch.cfg (what it was built from), not with
@@ -581,7 +582,7 @@ static void rdevs_open(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
                 rdev_not_opened(ps, vs->name, dev, why, err);
             continue;
         }
-        if (zvsd_step_fault(d, ZVSD_STEP_UPLINK_ADD) < 0 ||
+        if ((!ps->txn && zvsd_step_fault(d, ZVSD_STEP_UPLINK_ADD) < 0) ||   /* txn: ahead */
             zvs_switch_add_uplink(ds->sw, p) < 0) {
             p->ops->destroy(p);
             problem(ps, true, NULL, "VSWITCH %s RDEV %s: no room for the uplink", vs->name, dev);
@@ -988,6 +989,22 @@ static struct d_switch *switch_create(struct zvsd *d, const struct zvs_cfg_vswit
     return ds;
 }
 
+/* A command's pass asks the attach step of every RDEV it opened ahead before the RDEVs
+ * close (a new list closes them all): one that fails then finds them still open. The
+ * switch's own refusal (no room) cannot come after a close, which frees the room. */
+static bool uplinks_checked(struct zvsd *d, const struct zvs_cfg_vswitch *vs, struct pass *ps)
+{
+    for (unsigned k = 0; k < vs->nrdev; k++) {
+        if (!opened_ahead(ps, vs->rdev[k]) || zvsd_step_fault(d, ZVSD_STEP_UPLINK_ADD) == 0)
+            continue;
+        char dev[12];
+        zvs_rdev_format(vs->rdev[k], dev, sizeof dev);
+        problem(ps, true, NULL, "VSWITCH %s RDEV %s: no room for the uplink", vs->name, dev);
+        return false;
+    }
+    return true;
+}
+
 static void switch_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
                         uint64_t now, struct pass *ps)
 {
@@ -1005,6 +1022,8 @@ static void switch_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cf
     char built[64], want[64];
     rdevs_wanted_list(&ds->cfg, built, sizeof built);
     rdevs_wanted_list(vs, want, sizeof want);
+    if (ps->txn && uplinks_wanted(vs) && !uplinks_checked(d, vs, ps))
+        return;
     if (strcmp(built, want) != 0) {
         /* Reopened in the new order: the first with carrier carries the traffic. */
         rdevs_close(d, ds, now);
