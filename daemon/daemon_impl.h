@@ -21,10 +21,12 @@
 #include "backends/netlink_link.h"
 #include "dataplane/switch.h"
 
-/* Problems a pass remembers for the next: one per NIC and per device and a few per switch,
- * so that a step failing again that the command did not cause is always known as such
- * (only a step failing anew fails a command). */
-#define ZVSD_PROBLEMS_KEPT (ZVS_CFG_MAX_NICS + ZVS_CFG_MAX_RDEVICES + 4 * ZVS_CFG_MAX_VSWITCHES)
+/* What a pass remembers for the next (hashes of each problem's text and of its object):
+ * room for one problem per NIC and per device and a few per switch, so that a step
+ * failing for an object that had a problem already is always known as such (only a step
+ * failing anew fails a command). */
+#define ZVSD_PROBLEMS_KEPT \
+    (2 * (ZVS_CFG_MAX_NICS + ZVS_CFG_MAX_RDEVICES + 4 * ZVS_CFG_MAX_VSWITCHES))
 
 struct zvs_console;
 struct zvsd_monitor;
@@ -158,9 +160,10 @@ void zvsd_nics_fold(struct zvsd *d);
  * problems there are. Used at start and after every configuration command.
  * A command's pass (why not NULL) is a transaction's forward half: the backends it opens
  * are opened before anything changes, and the pass stops at the first step that fails
- * and had not failed in the previous pass (a device with no interface yet, a NIC not
- * authorized are waiting, not failed); it then returns -EIO with that step's text in why,
- * and the caller reconciles back to the previous configuration (daemon_cmd.c). */
+ * and had no problem for the same object in the previous pass (a device with no
+ * interface yet, a NIC not authorized are waiting, not failed); it then returns -EIO
+ * with that step's text in why, and the caller reconciles back to the previous
+ * configuration (daemon_cmd.c). */
 int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer,
                    char *why, size_t whylen);
 /* step_fault.c: 0, or the armed fault's -errno when this step of `step` is to fail. */

@@ -23,9 +23,9 @@
  *  - QUEUESTORAGE sizes a NIC's queues when it couples; a change applies to the next
  *    COUPLE, as a z/VM guest's buffers change when its device is set up again.
  *  - A command's pass is the forward half of a transaction (README.md, "Commands are
- *    transactions"): a step that fails and had not failed in the previous pass stops it
- *    (problem(..., true, ...)), and the executor reconciles back to the previous
- *    configuration. Every step that can fail comes before any that cannot be undone:
+ *    transactions"): a step that fails, and had no problem for the same object in the
+ *    previous pass, stops it (problem(ps, true, ...)); the executor reconciles back to
+ *    the previous configuration. Every step that can fail comes before any that cannot be undone:
  *    devices are opened ahead, a group to create and the members to join are checked
  *    (group_checked) before a group is released or a member leaves, the RDEVs to attach
  *    (uplinks_checked) before the RDEVs close. A device that waits
@@ -95,34 +95,45 @@ static uint32_t text_hash(const char *s)
  * in the log and, when the issuer may see the object (owner NULL: switches and devices,
  * for class B), a "Warning:" line of the response. A failed step (failed true: something
  * the command asked for cannot be done, as opposed to a device or an authorization still
- * waiting) that is new fails a command's pass. */
-__attribute__((format(printf, 4, 5)))
-static void problem(struct pass *ps, bool failed, const char *owner, const char *fmt, ...)
+ * waiting) fails a command's pass, unless the same step for the same object (`object`:
+ * the device, the NIC userid.vdev, the switch or group; `step`: step_fault.h's kind, or
+ * ZVSD_STEPS for an authorization) had a problem in the previous pass already: a device
+ * whose interface appeared but cannot be opened, a tap that could not be made at start,
+ * are not the doing of whichever command next retries them. */
+__attribute__((format(printf, 6, 7)))
+static void problem(struct pass *ps, bool failed, const char *owner, const char *object,
+                    enum zvsd_step step, const char *fmt, ...)
 {
-    char text[256];
+    char text[256], key[64];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    snprintf(key, sizeof key, "\001%s %d", object, (int)step);    /* never a problem's text */
     ps->count++;
-    uint32_t h = text_hash(text);
-    if (ps->nseen < ZVSD_PROBLEMS_KEPT)
+    uint32_t h = text_hash(text), k = text_hash(key);
+    if (ps->nseen + 2 <= ZVSD_PROBLEMS_KEPT) {
         ps->seen[ps->nseen++] = h;
+        ps->seen[ps->nseen++] = k;
+    }
     struct zvsd *d = ps->d;
+    bool known = false, object_known = false;
     for (unsigned i = 0; i < d->nproblems; i++) {
-        if (d->problems[i] == h) {
-            zvs_debug("%s (still)", text);
-            return;
-        }
+        known = known || d->problems[i] == h;
+        object_known = object_known || d->problems[i] == k;
+    }
+    if (failed && ps->txn && !ps->failed && !object_known) {
+        ps->failed = true;
+        snprintf(ps->why, ps->whylen, "%s", text);
+    }
+    if (known) {
+        zvs_debug("%s (still)", text);
+        return;
     }
     zvs_warn("%s", text);
     bool visible = !ps->viewer || (owner && strcmp(owner, ps->viewer) == 0);
     if (ps->r && visible)
         zvs_cp_printf(ps->r, "Warning: %s", text);
-    if (failed && ps->txn && !ps->failed) {
-        ps->failed = true;
-        snprintf(ps->why, ps->whylen, "%s", text);
-    }
 }
 
 /* A device that cannot be opened because it is not there yet (no interface, no RDEVICE
@@ -325,8 +336,10 @@ static struct d_nic *nic_create(struct zvsd *d, const struct zvs_cfg *cfg,
     if (err < 0) {
         char what[64];
         zvs_nic_driver(&p, NULL, what, sizeof what);
-        problem(ps, true, userid, "%s.%04X: cannot make %s: %s", userid, nic->vdev, what,
-                strerror(-err));
+        char name[24];
+        snprintf(name, sizeof name, "%s.%04X", userid, nic->vdev);
+        problem(ps, true, userid, name, ZVSD_STEP_NIC_OPEN, "%s: cannot make %s: %s", name,
+                what, strerror(-err));
         *n = (struct d_nic){ 0 };
         return NULL;
     }
@@ -341,15 +354,16 @@ static void nic_couple(struct zvsd *d, const struct grant_index *ix, const struc
     struct zvs_guest g;
     nic_name(n, name, sizeof name);
     if (guest_of(ix, cfg, nic, &g) < 0) {
-        problem(ps, false, n->userid, "%s: not authorized for VSWITCH %s (no GRANT, no NICDEF "
-                "VLAN/PORTTYPE); not coupled", name, ds->cfg.name);
+        problem(ps, false, n->userid, name, ZVSD_STEPS, "%s: not authorized for VSWITCH %s "
+                "(no GRANT, no NICDEF VLAN/PORTTYPE); not coupled", name, ds->cfg.name);
         return;
     }
     int err = zvsd_step_fault(d, ZVSD_STEP_NIC_QUEUES);
     struct zvs_port *p = err < 0 ? NULL : zvs_nic_qdio_create(name, ds->cfg.queuestorage_mb * MB,
                                                               ZVS_NIC_MTU_DEFAULT, &err);
     if (!p) {
-        problem(ps, true, n->userid, "%s: cannot make QDIO queues: %s", name, strerror(-err));
+        problem(ps, true, n->userid, name, ZVSD_STEP_NIC_QUEUES,
+                "%s: cannot make QDIO queues: %s", name, strerror(-err));
         return;
     }
     err = zvsd_step_fault(d, ZVSD_STEP_NIC_ATTACH);
@@ -357,7 +371,8 @@ static void nic_couple(struct zvsd *d, const struct grant_index *ix, const struc
         err = zvs_switch_add_guest(ds->sw, p, &g);
     zvs_mac_format(g.mac, mac, sizeof mac);
     if (err < 0) {
-        problem(ps, true, n->userid, "%s: cannot couple to VSWITCH %s (MAC %s): %s", name,
+        problem(ps, true, n->userid, name, ZVSD_STEP_NIC_ATTACH,
+                "%s: cannot couple to VSWITCH %s (MAC %s): %s", name,
                 ds->cfg.name, mac, strerror(-err));
         p->ops->destroy(p);
         return;
@@ -368,7 +383,8 @@ static void nic_couple(struct zvsd *d, const struct grant_index *ix, const struc
     zvs_nic_driver(&np, n->side, what, sizeof what);
     err = zvsd_step_fault(d, ZVSD_STEP_NIC_BIND);
     if (err < 0 || (err = zvs_nic_bind(n->side, p)) < 0) {
-        problem(ps, true, n->userid, "%s: cannot bind %s: %s", name, what, strerror(-err));
+        problem(ps, true, n->userid, name, ZVSD_STEP_NIC_BIND, "%s: cannot bind %s: %s", name,
+                what, strerror(-err));
         zvs_switch_remove_port(ds->sw, p);
         return;
     }
@@ -403,7 +419,8 @@ static void nic_update(const struct grant_index *ix, const struct zvs_cfg *cfg,
     if (err == 0)
         err = zvs_switch_update_guest(n->ds->sw, n->port, &g);
     if (err < 0) {
-        problem(ps, true, n->userid, "%s: cannot change its registration: %s", name,
+        problem(ps, true, n->userid, name, ZVSD_STEP_NIC_UPDATE,
+                "%s: cannot change its registration: %s", name,
                 strerror(-err));
         return;
     }
@@ -521,14 +538,16 @@ static struct zvs_port *device_open(struct pass *ps, struct zvs_rdev dev, const 
 static void rdev_not_opened(struct pass *ps, const char *vswitch, const char *dev,
                             const char *why, int err)
 {
-    problem(ps, !device_waits(err), NULL, "VSWITCH %s RDEV %s cannot be opened: %s", vswitch,
-            dev, why);
+    problem(ps, !device_waits(err), NULL, dev, ZVSD_STEP_DEVICE_OPEN,
+            "VSWITCH %s RDEV %s cannot be opened: %s",
+            vswitch, dev, why);
 }
 
 static void member_not_opened(struct pass *ps, const char *group, const char *dev,
                               const char *why, int err)
 {
-    problem(ps, !device_waits(err), NULL, "port group %s: device %s cannot be opened: %s",
+    problem(ps, !device_waits(err), NULL, dev, ZVSD_STEP_DEVICE_OPEN,
+            "port group %s: device %s cannot be opened: %s",
             group, dev, why);
 }
 
@@ -585,7 +604,8 @@ static void rdevs_open(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
         if ((!ps->txn && zvsd_step_fault(d, ZVSD_STEP_UPLINK_ADD) < 0) ||   /* txn: ahead */
             zvs_switch_add_uplink(ds->sw, p) < 0) {
             p->ops->destroy(p);
-            problem(ps, true, NULL, "VSWITCH %s RDEV %s: no room for the uplink", vs->name, dev);
+            problem(ps, true, NULL, dev, ZVSD_STEP_UPLINK_ADD,
+                    "VSWITCH %s RDEV %s: no room for the uplink", vs->name, dev);
             continue;
         }
         zvsd_track_uplink(d, ds, p, ifname, false);
@@ -663,7 +683,8 @@ static void group_join_one(struct zvsd *d, struct d_switch *ds, struct zvs_rdev 
         rc = zvs_lag_join(ds->lag, p, rdev, mac, speed, now);
     if (rc < 0) {
         p->ops->destroy(p);
-        problem(ps, true, NULL, "port group %s: cannot JOIN %s: %s", group, rdev, strerror(-rc));
+        problem(ps, true, NULL, rdev, ZVSD_STEP_JOIN, "port group %s: cannot JOIN %s: %s", group,
+                rdev, strerror(-rc));
         return;
     }
     zvsd_track_uplink(d, ds, p, ifname, true);
@@ -712,8 +733,8 @@ static bool group_checked(struct zvsd *d, struct d_switch *ds, const struct zvs_
 {
     int rc = keep ? 0 : zvsd_step_fault(d, ZVSD_STEP_GROUP);
     if (rc < 0) {
-        problem(ps, true, NULL, "VSWITCH %s: cannot create port group %s", ds->cfg.name,
-                g->name);
+        problem(ps, true, NULL, g->name, ZVSD_STEP_GROUP, "VSWITCH %s: cannot create port group %s",
+                ds->cfg.name, g->name);
         return false;
     }
     unsigned members = 0;
@@ -728,8 +749,8 @@ static bool group_checked(struct zvsd *d, struct d_switch *ds, const struct zvs_
         if (rc < 0) {
             char rdev[12];
             zvs_rdev_format(g->port[k], rdev, sizeof rdev);
-            problem(ps, true, NULL, "port group %s: cannot JOIN %s: %s", g->name, rdev,
-                    strerror(-rc));
+            problem(ps, true, NULL, rdev, ZVSD_STEP_JOIN, "port group %s: cannot JOIN %s: %s",
+                    g->name, rdev, strerror(-rc));
             return false;
         }
     }
@@ -790,7 +811,8 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
         if (ds->lag)
             zvs_lag_destroy(ds->lag, now);
         ds->lag = NULL;
-        problem(ps, true, NULL, "VSWITCH %s: cannot create port group %s", ds->cfg.name, g->name);
+        problem(ps, true, NULL, g->name, ZVSD_STEP_GROUP, "VSWITCH %s: cannot create port group %s",
+                ds->cfg.name, g->name);
     }
 }
 
@@ -980,7 +1002,7 @@ static struct d_switch *switch_create(struct zvsd *d, const struct zvs_cfg_vswit
     ds->cfg.group[0] = '\0';
     ds->sw = zvsd_step_fault(d, ZVSD_STEP_SWITCH) < 0 ? NULL : zvs_switch_create(&p);
     if (!ds->sw) {
-        problem(ps, true, NULL, "VSWITCH %s: out of memory", vs->name);
+        problem(ps, true, NULL, vs->name, ZVSD_STEP_SWITCH, "VSWITCH %s: out of memory", vs->name);
         return NULL;
     }
     zvs_info("VSWITCH %s defined: %s, QUEUESTORAGE %uM%s", vs->name,
@@ -999,7 +1021,8 @@ static bool uplinks_checked(struct zvsd *d, const struct zvs_cfg_vswitch *vs, st
             continue;
         char dev[12];
         zvs_rdev_format(vs->rdev[k], dev, sizeof dev);
-        problem(ps, true, NULL, "VSWITCH %s RDEV %s: no room for the uplink", vs->name, dev);
+        problem(ps, true, NULL, dev, ZVSD_STEP_UPLINK_ADD,
+                "VSWITCH %s RDEV %s: no room for the uplink", vs->name, dev);
         return false;
     }
     return true;
