@@ -53,6 +53,9 @@
  *   HCP1138I rc 0     ours  No %s to show
  *   HCP1141E rc 1141  ours  %s is not supported: %s   (a documented operand we do not
  *                           emulate, e.g. SET PORT GROUP ... LACP ACTIVE SHARED)
+ *   HCP1150W rc 0     ours  Command %s was rolled back, but the data plane is not exactly
+ *                           as it was (before HCP1119S: what the rollback could not undo
+ *                           is in the log, daemon/README.md)
  * Unsolicited (console subscribers and the log; the rc is never a command's):
  *   HCPSWU2830I       z/VM  VSWITCH SYSTEM %s status is %s.   ("ready": our reading)
  *   HCPSWU2832E       z/VM  Connection for VSWITCH SYSTEM %s is not active.
@@ -142,6 +145,8 @@ static const struct zvs_cpmsg_def catalogue[ZVS_CPMSG_COUNT] = {
         "NIC %s of user %s has no backend (NICBIND, or vswitchd -q)" },
     [ZVS_CPMSG_GROUP_EMPTY_USE]    = { 1137, 'E', 1137, "Port group %s has no devices" },
     [ZVS_CPMSG_NOTHING_TO_SHOW]    = { 1138, 'I', 0, "No %s to show" },
+    [ZVS_CPMSG_ROLLBACK_INEXACT]   = { 1150, 'W', 0,
+        "Command %s was rolled back, but the data plane is not exactly as it was" },
     [ZVS_CPMSG_NOT_LOGGED_ON]      = { 45, 'E', 45, "%s not logged on" },
     [ZVS_CPMSG_NOT_IN_DIRECTORY]   = { 53, 'E', 53, "%s not in CP directory" },
     [ZVS_CPMSG_LCS_TRUNK]          = { 1160, 'E', 1160,

@@ -80,6 +80,8 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_NO_BACKEND,               /* 1136E vdev, user */
     ZVS_CPMSG_GROUP_EMPTY_USE,          /* 1137E group */
     ZVS_CPMSG_NOTHING_TO_SHOW,          /* 1138I what */
+    /* The executor's rollback of a command the data plane could not follow. */
+    ZVS_CPMSG_ROLLBACK_INEXACT,         /* 1150W command */
     /* Hercules machines (their commands are in command_grammar.c, executed by
      * daemon/daemon_guests.c). 045 and 053 are the classic CP texts (general z/VM
      * knowledge, as 001-026); 1160-1169 are ours. */

@@ -348,7 +348,7 @@ uint32_t zvsd_if_speed_mbps(const char *ifname, uint32_t dflt)
 
 /* Opens the backend of real device `dev` (its RDEVICE ... INTERFACE mapping). */
 struct zvs_port *zvsd_open_rdev(struct zvsd *d, struct zvs_rdev dev, const char **ifname,
-                                uint8_t mac[6], char *why, size_t whylen)
+                                uint8_t mac[6], char *why, size_t whylen, int *err)
 {
     char rdev[12];
     zvs_rdev_format(dev, rdev, sizeof(rdev));
@@ -358,6 +358,7 @@ struct zvs_port *zvsd_open_rdev(struct zvsd *d, struct zvs_rdev dev, const char 
             m = (int)k;
     if (m < 0) {
         snprintf(why, whylen, "no RDEVICE ... INTERFACE statement");
+        *err = -ENOENT;
         return NULL;
     }
     *ifname = d->rdevice[m].ifname;
@@ -365,10 +366,10 @@ struct zvs_port *zvsd_open_rdev(struct zvsd *d, struct zvs_rdev dev, const char 
     const char *kind = d->opt.uplink_kind ? d->opt.uplink_kind
                        : d->rdevice[m].backend == ZVS_RDEV_BACKEND_PCAP ? "pcap" : "afpacket";
     const struct zvs_backend_class *c = zvs_backend_find(kind);
-    int err = 0;
-    struct zvs_port *p = zvs_backend_open(kind, *ifname, &err);
+    *err = zvsd_step_fault(d, ZVSD_STEP_DEVICE_OPEN);
+    struct zvs_port *p = *err < 0 ? NULL : zvs_backend_open(kind, *ifname, err);
     if (!p) {
-        snprintf(why, whylen, "interface %s: %s", *ifname, strerror(-err));
+        snprintf(why, whylen, "interface %s: %s", *ifname, strerror(-*err));
         return NULL;
     }
     c->mac(p, mac);
@@ -507,7 +508,7 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
         zvs_err("monitor: cannot listen on %s: %s", opt->monitor_live_path, strerror(-err));
         goto fail;
     }
-    zvsd_reconcile(d, NULL, NULL);
+    zvsd_reconcile(d, NULL, NULL, NULL, 0);
     zvs_nic_env_started(&d->nics);      /* taps a crash left that no NIC took: deleted */
     if (zvs_evloop_add_idle(d->loop, on_idle, d) < 0)
         goto fail;

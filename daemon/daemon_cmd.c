@@ -10,9 +10,14 @@
  *    configuration (d->scratch, zvs_cfg_copy: the used parts only) and the copy becomes
  *    the running one only when the whole command was valid. The data plane is touched
  *    only after that.
- *  - A COUPLE whose data-plane step fails (the tap cannot be bound, the MAC is taken) is
- *    rolled back: the previous configuration is restored and reconciled, and the command
- *    ends with HCP1119S, so the configuration never claims a coupling that does not exist.
+ *  - A command whose data-plane step fails (a device that cannot be opened, a member
+ *    that cannot join, a NIC that cannot be made, coupled or bound; a COUPLE that leaves
+ *    its NIC uncoupled) is rolled back: the previous configuration is restored and
+ *    reconciled back, the messages the command would have said are dropped, and the
+ *    command ends with HCP1119S, so the configuration never claims what the data plane
+ *    does not hold. The data plane's fingerprint before the command is compared with the
+ *    one after the rollback; a difference (README.md: what cannot be undone) adds
+ *    HCP1150W and an error in the log.
  *  - Changes happen inside the console's event-loop callback, between bursts, so the data
  *    path never sees half a change.
  */
@@ -85,6 +90,48 @@ static void append_response(struct zvs_cp_response *to, const struct zvs_cp_resp
     }
 }
 
+/* The command's name in HCP1119S and HCP1150W. */
+static const char *title_of(const struct zvs_cmd *c)
+{
+    switch (c->verb) {
+    case ZVS_CMD_DEFINE_VSWITCH: return "DEFINE VSWITCH";
+    case ZVS_CMD_SET_VSWITCH:    return "SET VSWITCH";
+    case ZVS_CMD_DETACH_VSWITCH: return "DETACH VSWITCH";
+    case ZVS_CMD_SET_PORT_GROUP: return "SET PORT GROUP";
+    case ZVS_CMD_DEFINE_NIC:     return "DEFINE NIC";
+    case ZVS_CMD_DETACH_NIC:     return "DETACH NIC";
+    case ZVS_CMD_COUPLE:         return "COUPLE";
+    case ZVS_CMD_UNCOUPLE:       return "UNCOUPLE";
+    default:                     return "?";
+    }
+}
+
+/* The command's data plane could not follow: the previous configuration is restored and
+ * reconciled back (undoing what the command's pass did), what the command said is
+ * dropped, and the answer is the pass's warnings (the failed step among them) and
+ * HCP1119S; HCP1150W first when the data plane is not what it was (`before`). */
+static void rollback(struct zvsd *d, const struct zvs_cmd *c, uint64_t before,
+                     const struct zvs_cp_response *warnings, const char *why,
+                     struct zvs_cp_response *r)
+{
+    swap_configs(d);
+    zvsd_reconcile(d, NULL, NULL, NULL, 0);
+    zvsd_say_release(d, false);
+    zvs_warn("%s: rolled back: %s", title_of(c),
+             why[0] ? why : "the NIC could not be coupled");
+    append_response(r, warnings);
+    if (zvsd_fingerprint(d) != before) {
+        zvs_err("%s: the rollback did not restore the data plane exactly", title_of(c));
+        zvs_cp_error(r, ZVS_CPMSG_ROLLBACK_INEXACT, title_of(c));
+    }
+    if (c->verb == ZVS_CMD_COUPLE)
+        zvs_cp_error(r, ZVS_CPMSG_COMMAND_FAILED, "COUPLE",
+                     "the NIC could not be coupled (see above)");
+    else
+        zvs_cp_error(r, ZVS_CPMSG_COMMAND_FAILED, title_of(c),
+                     "the data plane could not follow (see above)");
+}
+
 static void configure(struct zvsd *d, const struct zvs_cmd *c, const char *userid,
                       uint32_t privclass, struct zvs_cp_response *r)
 {
@@ -96,29 +143,30 @@ static void configure(struct zvsd *d, const struct zvs_cmd *c, const char *useri
     zvs_cfg_copy(d->scratch, d->run);
     if (zvs_cfg_apply(d->scratch, c, &who, r) < 0)
         return;
+    uint64_t before = zvsd_fingerprint(d);
     swap_configs(d);
-    /* The success text waits until the data plane has followed: a COUPLE that cannot be
-     * made answers with the reason and HCP1119S, not with "is connected" as well. An
-     * issuer without class B reads the warnings about its own NICs only. */
+    /* The success text waits until the data plane has followed: a command that cannot be
+     * carried out answers with the reason and HCP1119S, not with "is connected" as well.
+     * An issuer without class B reads the warnings about its own NICs only. */
     done = *r;
     zvs_cp_response_init(r);
     zvs_cp_response_init(&warnings);
-    zvsd_reconcile(d, &warnings, privclass & ZVS_PRIVCLASS('B') ? NULL : userid);
-    bool ok = true;
-    if (c->verb == ZVS_CMD_COUPLE) {
+    char why[256] = "";
+    zvsd_say_hold(d);
+    bool ok = zvsd_reconcile(d, &warnings, privclass & ZVS_PRIVCLASS('B') ? NULL : userid,
+                             why, sizeof why) >= 0;
+    if (ok && c->verb == ZVS_CMD_COUPLE) {
         const char *owner = owner_of(c, userid);
         int k = zvs_cfg_find_nic(d->run, owner, c->vdev);
         const struct d_nic *n = k >= 0 ? zvsd_nic_find(d, owner, d->run->nic[k].vdev) : NULL;
         ok = n && n->ds;
     }
-    if (ok)
+    if (ok) {
+        zvsd_say_release(d, true);
         append_response(r, &done);
-    append_response(r, &warnings);
-    if (!ok) {
-        swap_configs(d);
-        zvsd_reconcile(d, NULL, NULL);
-        zvs_cp_error(r, ZVS_CPMSG_COMMAND_FAILED, "COUPLE",
-                     "the NIC could not be coupled (see above)");
+        append_response(r, &warnings);
+    } else {
+        rollback(d, c, before, &warnings, why, r);
     }
     zvs_cp_response_fini(&done);
     zvs_cp_response_fini(&warnings);

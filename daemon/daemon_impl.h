@@ -14,13 +14,19 @@
 #include "cp-commands/config.h"
 #include "daemon/daemon.h"
 #include "daemon/evloop.h"
+#include "daemon/step_fault.h"
 #include "backends/nic_class.h"
 #include "lag/lag.h"
 #include "dataplane/log.h"
 #include "backends/netlink_link.h"
 #include "dataplane/switch.h"
 
-#define ZVSD_PROBLEMS_KEPT 64            /* problems a pass remembers for the next */
+/* What a pass remembers for the next (hashes of each problem's text and of its object):
+ * room for one problem per NIC and per device and a few per switch, so that a step
+ * failing for an object that had a problem already is always known as such (only a step
+ * failing anew fails a command). */
+#define ZVSD_PROBLEMS_KEPT \
+    (2 * (ZVS_CFG_MAX_NICS + ZVS_CFG_MAX_RDEVICES + 4 * ZVS_CFG_MAX_VSWITCHES))
 
 struct zvs_console;
 struct zvsd_monitor;
@@ -96,8 +102,17 @@ struct zvsd {
     struct zvs_nic_env       nics;       /* the NIC kinds' host and per-daemon state */
     bool                     stopping;   /* zvsd_destroy: every watch is gone already */
     unsigned                 nproblems;  /* the last reconciler pass's problems (hashes) */
-    uint32_t                 problems[ZVSD_PROBLEMS_KEPT];
+    uint32_t                *problems;   /* one of problem_buf; a pass fills the other */
+    uint32_t                 problem_buf[2][ZVSD_PROBLEMS_KEPT];
     struct zvsd_guests      *guests;     /* Hercules machines (daemon_guests.c) */
+    struct {                             /* step_fault.h: the test's armed faults */
+        unsigned             nth[ZVSD_STEPS];
+        unsigned             count[ZVSD_STEPS];
+        int                  err[ZVSD_STEPS];
+    } fault;
+    struct zvsd_held        *held;       /* unsolicited messages of a command under way */
+    unsigned                 nheld, held_cap;
+    bool                     holding;    /* zvsd_say_hold: messages wait for the outcome */
 };
 
 /* daemon_guests.c: Hercules machines (XAUTOLOG, FORCE, SIGNAL, SEND, QUERY NAMES/USERS/
@@ -112,10 +127,11 @@ bool zvsd_guests_exec(struct zvsd *d, const char *userid, const struct zvs_cmd *
  * machine changes), false otherwise. */
 bool zvsd_guests_machine(struct zvsd *d, const char *userid, struct zvs_nic_machine *m);
 
-/* daemon.c: opening a real device's backend (NULL, with the reason in why, when it
- * cannot be) and watching it in the event loop. */
+/* daemon.c: opening a real device's backend (NULL, with the reason in why and -errno in
+ * *err, when it cannot be: -ENOENT no RDEVICE statement, -ENODEV no such interface yet)
+ * and watching it in the event loop. The open is a step a test can fail (step_fault.h). */
 struct zvs_port *zvsd_open_rdev(struct zvsd *d, struct zvs_rdev dev, const char **ifname,
-                                uint8_t mac[6], char *why, size_t whylen);
+                                uint8_t mac[6], char *why, size_t whylen, int *err);
 uint32_t zvsd_if_speed_mbps(const char *ifname, uint32_t dflt);
 void zvsd_track_uplink(struct zvsd *d, struct d_switch *ds, struct zvs_port *p,
                        const char *ifname, bool member);
@@ -141,8 +157,21 @@ void zvsd_nics_fold(struct zvsd *d);
  * NIC couplings and registrations). Problems the previous pass did not have are logged as
  * warnings and, when r is not NULL, written to it as warning lines (only those about the
  * viewer's own NICs when viewer is not NULL: an issuer without class B); returns how many
- * problems there are. Used at start and after every configuration command. */
-int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer);
+ * problems there are. Used at start and after every configuration command.
+ * A command's pass (why not NULL) is a transaction's forward half: the backends it opens
+ * are opened before anything changes, and the pass stops at the first step that fails
+ * and had no problem for the same object in the previous pass (a device with no
+ * interface yet, a NIC not authorized are waiting, not failed); it then returns -EIO
+ * with that step's text in why, and the caller reconciles back to the previous
+ * configuration (daemon_cmd.c). */
+int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer,
+                   char *why, size_t whylen);
+/* step_fault.c: 0, or the armed fault's -errno when this step of `step` is to fail. */
+int zvsd_step_fault(struct zvsd *d, enum zvsd_step step);
+/* daemon_fingerprint.c: a digest of the data plane as the reconciler built it (switches,
+ * their ports in order with counters, groups and members, uplink and NIC slots, NIC
+ * registrations): equal before a command and after its rollback when nothing was lost. */
+uint64_t zvsd_fingerprint(const struct zvsd *d);
 struct d_switch *zvsd_switch_by_name(struct zvsd *d, const char *name);
 struct d_nic *zvsd_nic_find(struct zvsd *d, const char *userid, uint16_t vdev);
 /* A NIC of the configuration as its kind sees it (machine NULL). */
@@ -170,6 +199,11 @@ void zvsd_monitor_nic_gone(struct zvsd *d, const struct d_nic *n, uint64_t now);
  * with NULL) to the console's subscribers and the log; owner: the CP userid whose NIC
  * the message is about (its class G subscribers get it too), NULL for the system. */
 void zvsd_say(struct zvsd *d, enum zvs_cpmsg_id id, const char *owner, ...);
+/* A command's unsolicited messages wait for its outcome (hold), then are told in their
+ * order (release with tell true) or dropped with it (a rolled-back command said nothing).
+ * Not nested. */
+void zvsd_say_hold(struct zvsd *d);
+void zvsd_say_release(struct zvsd *d, bool tell);
 /* The port group's sink (zvs_lag_params.say; arg is the daemon). */
 void zvsd_say_lag(void *arg, enum zvs_cpmsg_id id, const char *const *args, unsigned nargs);
 /* Every iteration, after the events: a switch that became ready or lost its last

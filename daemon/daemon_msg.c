@@ -6,6 +6,8 @@
  * only) and each switch's status as last told (HCPSWU2830I ready / HCPSWU2832E not
  * active), watched once per event-loop iteration, after the events that change it, so
  * that it follows the device and member messages that explain it.
+ * A command's messages are held until its outcome is known (zvsd_say_hold): told in their
+ * order when it stands, dropped when it is rolled back (what it said did not happen).
  * Rules: one catalogue entry per message, formatted once; the console (console.c) applies
  * the per-kind rate limit to the console and the log alike. Without a console (no -k)
  * every message is logged. A switch's status is news only when it changes by itself:
@@ -14,6 +16,8 @@
 #include "daemon/daemon_impl.h"
 
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon/console.h"
@@ -26,11 +30,16 @@ static bool console_worthy(enum zvs_cpmsg_id id)
     return id != ZVS_CPMSG_MEMBER_STATE && id != ZVS_CPMSG_BUCKET_MOVED;
 }
 
-static void say_args(struct zvsd *d, enum zvs_cpmsg_id id, const char *owner,
-                     const char *const *args, unsigned nargs)
+/* A message a command said while its outcome was open (zvsd_say_hold). */
+struct zvsd_held {
+    enum zvs_cpmsg_id id;
+    bool              has_owner;
+    char              owner[ZVS_USERID_MAX + 1];
+    char              text[ZVS_CPMSG_TEXT_MAX];
+};
+
+static void tell(struct zvsd *d, enum zvs_cpmsg_id id, const char *owner, const char *text)
 {
-    char text[ZVS_CPMSG_TEXT_MAX];
-    zvs_cpmsg_format(text, sizeof text, id, args, nargs);
     if (d->console && console_worthy(id)) {
         zvs_console_notify(d->console, id, owner, text, zvs_evloop_now(d->loop),
                            zvs_evloop_wall_us(d->loop));
@@ -43,6 +52,53 @@ static void say_args(struct zvsd *d, enum zvs_cpmsg_id id, const char *owner,
         zvs_log(level, "%.*s", n, p);
         p += n + (p[n] == '\n');
     }
+}
+
+/* Held while a command's outcome is open; a message that finds no room (out of memory)
+ * is told at once rather than lost. */
+static bool hold(struct zvsd *d, enum zvs_cpmsg_id id, const char *owner, const char *text)
+{
+    if (d->nheld == d->held_cap) {
+        unsigned cap = d->held_cap ? 2 * d->held_cap : 8;
+        struct zvsd_held *h = realloc(d->held, cap * sizeof *h);
+        if (!h)
+            return false;
+        d->held = h;
+        d->held_cap = cap;
+    }
+    struct zvsd_held *h = &d->held[d->nheld++];
+    h->id = id;
+    h->has_owner = owner != NULL;
+    snprintf(h->owner, sizeof h->owner, "%s", owner ? owner : "");
+    snprintf(h->text, sizeof h->text, "%s", text);
+    return true;
+}
+
+static void say_args(struct zvsd *d, enum zvs_cpmsg_id id, const char *owner,
+                     const char *const *args, unsigned nargs)
+{
+    char text[ZVS_CPMSG_TEXT_MAX];
+    zvs_cpmsg_format(text, sizeof text, id, args, nargs);
+    if (d->holding && hold(d, id, owner, text))
+        return;
+    tell(d, id, owner, text);
+}
+
+void zvsd_say_hold(struct zvsd *d)
+{
+    d->holding = true;
+    d->nheld = 0;
+}
+
+void zvsd_say_release(struct zvsd *d, bool told)
+{
+    d->holding = false;
+    for (unsigned i = 0; told && i < d->nheld; i++)
+        tell(d, d->held[i].id, d->held[i].has_owner ? d->held[i].owner : NULL, d->held[i].text);
+    d->nheld = 0;
+    free(d->held);
+    d->held = NULL;
+    d->held_cap = 0;
 }
 
 void zvsd_say(struct zvsd *d, enum zvs_cpmsg_id id, const char *owner, ...)

@@ -7,6 +7,7 @@
  * and every configuration command (cp-commands/cfg_apply.c changes d->run) ends here.
  *
  * Order of one pass, chosen so nothing is ever attached to something about to go:
+ *   0. a command's pass only: every device it will open is opened (open_ahead);
  *   1. NICs whose switch changed or vanished are uncoupled, NICs no longer defined freed;
  *   2. switches no longer defined are destroyed (their uplinks closed, group released);
  *   3. new switches are created;
@@ -21,9 +22,19 @@
  *    but leaves the rest in place, as at start: the switch runs without it.
  *  - QUEUESTORAGE sizes a NIC's queues when it couples; a change applies to the next
  *    COUPLE, as a z/VM guest's buffers change when its device is set up again.
+ *  - A command's pass is the forward half of a transaction (README.md, "Commands are
+ *    transactions"): a step that fails, and had no problem for the same object in the
+ *    previous pass, stops it (problem(ps, true, ...)); the executor reconciles back to
+ *    the previous configuration. Every step that can fail comes before any that cannot be undone:
+ *    devices are opened ahead, a group to create and the members to join are checked
+ *    (group_checked) before a group is released or a member leaves, the RDEVs to attach
+ *    (uplinks_checked) before the RDEVs close. A device that waits
+ *    for its interface and a NIC not authorized are problems, not failures.
+ *  - Every step that can fail asks step_fault.h first (tests make it fail there).
  * Hazard: the data plane is compared with d_switch.cfg (what it was built from), not with
- * the previous running configuration, so a pass is idempotent and a failed step is
- * retried by the next command's pass.
+ * the previous running configuration, so a pass is idempotent and a waiting problem is
+ * retried by the next command's pass. An attribute set before a later step fails is
+ * written into d_switch.cfg at once (ISOLATION), or the way back would not see it.
  */
 #include "daemon/daemon_impl.h"
 
@@ -41,6 +52,19 @@
 
 #define MB (1024u * 1024u)
 
+/* A real device the pass opens, opened before it changes anything (a command's pass):
+ * a device that cannot be opened fails the command while there is nothing to undo. */
+struct opened {
+    struct zvs_rdev  dev;
+    struct zvs_port *port;              /* NULL: not opened (err, why) */
+    const char      *ifname;
+    uint8_t          mac[6];
+    int              err;
+    bool             told;              /* its failure is reported already */
+    bool             taken;             /* a step used it */
+    char             why[96];
+};
+
 /* One reconciler pass: who asked (for the warnings it may read) and what went wrong. */
 struct pass {
     struct zvsd            *d;
@@ -48,7 +72,13 @@ struct pass {
     const char             *viewer;     /* issuer without class B: its own NICs only */
     int                     count;      /* problems met, new or not */
     unsigned                nseen;      /* hashes of this pass's problems */
-    uint32_t                seen[ZVSD_PROBLEMS_KEPT];
+    uint32_t               *seen;       /* ZVSD_PROBLEMS_KEPT: the buffer d->problems is not */
+    bool                    txn;        /* a command's pass: a new failed step fails it */
+    bool                    failed;     /* it did: the pass stops, the command rolls back */
+    char                   *why;        /* the failed step's text (txn only) */
+    size_t                  whylen;
+    unsigned                nopen;      /* devices opened ahead (txn only) */
+    struct opened          *open;
 };
 
 static uint32_t text_hash(const char *s)
@@ -63,30 +93,55 @@ static uint32_t text_hash(const char *s)
  * a NIC still not authorized) is logged at debug level only: every command makes a pass,
  * and repeating a known problem with each would bury the new ones. A new one is a warning
  * in the log and, when the issuer may see the object (owner NULL: switches and devices,
- * for class B), a "Warning:" line of the response. */
-__attribute__((format(printf, 3, 4)))
-static void problem(struct pass *ps, const char *owner, const char *fmt, ...)
+ * for class B), a "Warning:" line of the response. A failed step (failed true: something
+ * the command asked for cannot be done, as opposed to a device or an authorization still
+ * waiting) fails a command's pass, unless the same step for the same object (`object`:
+ * the device, the NIC userid.vdev, the switch or group; `step`: step_fault.h's kind, or
+ * ZVSD_STEPS for an authorization) had a problem in the previous pass already: a device
+ * whose interface appeared but cannot be opened, a tap that could not be made at start,
+ * are not the doing of whichever command next retries them. */
+__attribute__((format(printf, 6, 7)))
+static void problem(struct pass *ps, bool failed, const char *owner, const char *object,
+                    enum zvsd_step step, const char *fmt, ...)
 {
-    char text[256];
+    char text[256], key[64];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    snprintf(key, sizeof key, "\001%s %d", object, (int)step);    /* never a problem's text */
     ps->count++;
-    uint32_t h = text_hash(text);
-    if (ps->nseen < ZVSD_PROBLEMS_KEPT)
+    uint32_t h = text_hash(text), k = text_hash(key);
+    if (ps->nseen + 2 <= ZVSD_PROBLEMS_KEPT) {
         ps->seen[ps->nseen++] = h;
+        ps->seen[ps->nseen++] = k;
+    }
     struct zvsd *d = ps->d;
+    bool known = false, object_known = false;
     for (unsigned i = 0; i < d->nproblems; i++) {
-        if (d->problems[i] == h) {
-            zvs_debug("%s (still)", text);
-            return;
-        }
+        known = known || d->problems[i] == h;
+        object_known = object_known || d->problems[i] == k;
+    }
+    if (failed && ps->txn && !ps->failed && !object_known) {
+        ps->failed = true;
+        snprintf(ps->why, ps->whylen, "%s", text);
+    }
+    if (known) {
+        zvs_debug("%s (still)", text);
+        return;
     }
     zvs_warn("%s", text);
     bool visible = !ps->viewer || (owner && strcmp(owner, ps->viewer) == 0);
     if (ps->r && visible)
         zvs_cp_printf(ps->r, "Warning: %s", text);
+}
+
+/* A device that cannot be opened because it is not there yet (no interface, no RDEVICE
+ * statement) waits, NOT READY, and every pass tries it again (z/VM accepts an RDEV that
+ * is not ready); any other error is a failed step. */
+static bool device_waits(int err)
+{
+    return err == -ENODEV || err == -ENOENT;
 }
 
 struct d_switch *zvsd_switch_by_name(struct zvsd *d, const char *name)
@@ -275,12 +330,16 @@ static struct d_nic *nic_create(struct zvsd *d, const struct zvs_cfg *cfg,
     struct zvs_nic_machine m;
     zvsd_nic_params(d, nic, &p);
     p.machine = zvsd_guests_machine(d, userid, &m) ? &m : NULL;
-    int err = zvs_nic_open(&p, &d->nics, n, &n->side);
+    int err = zvsd_step_fault(d, ZVSD_STEP_NIC_OPEN);
+    if (err == 0)
+        err = zvs_nic_open(&p, &d->nics, n, &n->side);
     if (err < 0) {
         char what[64];
         zvs_nic_driver(&p, NULL, what, sizeof what);
-        problem(ps, userid, "%s.%04X: cannot make %s: %s", userid, nic->vdev, what,
-                strerror(-err));
+        char name[24];
+        snprintf(name, sizeof name, "%s.%04X", userid, nic->vdev);
+        problem(ps, true, userid, name, ZVSD_STEP_NIC_OPEN, "%s: cannot make %s: %s", name,
+                what, strerror(-err));
         *n = (struct d_nic){ 0 };
         return NULL;
     }
@@ -295,21 +354,25 @@ static void nic_couple(struct zvsd *d, const struct grant_index *ix, const struc
     struct zvs_guest g;
     nic_name(n, name, sizeof name);
     if (guest_of(ix, cfg, nic, &g) < 0) {
-        problem(ps, n->userid, "%s: not authorized for VSWITCH %s (no GRANT, no NICDEF "
-                "VLAN/PORTTYPE); not coupled", name, ds->cfg.name);
+        problem(ps, false, n->userid, name, ZVSD_STEPS, "%s: not authorized for VSWITCH %s "
+                "(no GRANT, no NICDEF VLAN/PORTTYPE); not coupled", name, ds->cfg.name);
         return;
     }
-    int err = 0;
-    struct zvs_port *p = zvs_nic_qdio_create(name, ds->cfg.queuestorage_mb * MB,
-                                             ZVS_NIC_MTU_DEFAULT, &err);
+    int err = zvsd_step_fault(d, ZVSD_STEP_NIC_QUEUES);
+    struct zvs_port *p = err < 0 ? NULL : zvs_nic_qdio_create(name, ds->cfg.queuestorage_mb * MB,
+                                                              ZVS_NIC_MTU_DEFAULT, &err);
     if (!p) {
-        problem(ps, n->userid, "%s: cannot make QDIO queues: %s", name, strerror(-err));
+        problem(ps, true, n->userid, name, ZVSD_STEP_NIC_QUEUES,
+                "%s: cannot make QDIO queues: %s", name, strerror(-err));
         return;
     }
-    err = zvs_switch_add_guest(ds->sw, p, &g);
+    err = zvsd_step_fault(d, ZVSD_STEP_NIC_ATTACH);
+    if (err == 0)
+        err = zvs_switch_add_guest(ds->sw, p, &g);
     zvs_mac_format(g.mac, mac, sizeof mac);
     if (err < 0) {
-        problem(ps, n->userid, "%s: cannot couple to VSWITCH %s (MAC %s): %s", name,
+        problem(ps, true, n->userid, name, ZVSD_STEP_NIC_ATTACH,
+                "%s: cannot couple to VSWITCH %s (MAC %s): %s", name,
                 ds->cfg.name, mac, strerror(-err));
         p->ops->destroy(p);
         return;
@@ -318,8 +381,10 @@ static void nic_couple(struct zvsd *d, const struct grant_index *ix, const struc
     char what[64];
     zvsd_nic_params(d, nic, &np);
     zvs_nic_driver(&np, n->side, what, sizeof what);
-    if ((err = zvs_nic_bind(n->side, p)) < 0) {
-        problem(ps, n->userid, "%s: cannot bind %s: %s", name, what, strerror(-err));
+    err = zvsd_step_fault(d, ZVSD_STEP_NIC_BIND);
+    if (err < 0 || (err = zvs_nic_bind(n->side, p)) < 0) {
+        problem(ps, true, n->userid, name, ZVSD_STEP_NIC_BIND, "%s: cannot bind %s: %s", name,
+                what, strerror(-err));
         zvs_switch_remove_port(ds->sw, p);
         return;
     }
@@ -350,9 +415,13 @@ static void nic_update(const struct grant_index *ix, const struct zvs_cfg *cfg,
     }
     if (memcmp(&g, &n->guest, sizeof g) == 0)
         return;
-    int err = zvs_switch_update_guest(n->ds->sw, n->port, &g);
+    int err = zvsd_step_fault(n->d, ZVSD_STEP_NIC_UPDATE);
+    if (err == 0)
+        err = zvs_switch_update_guest(n->ds->sw, n->port, &g);
     if (err < 0) {
-        problem(ps, n->userid, "%s: cannot change its registration: %s", name, strerror(-err));
+        problem(ps, true, n->userid, name, ZVSD_STEP_NIC_UPDATE,
+                "%s: cannot change its registration: %s", name,
+                strerror(-err));
         return;
     }
     n->guest = g;
@@ -407,7 +476,7 @@ static void nics_apply(struct zvsd *d, struct pass *ps)
     const struct zvs_cfg *cfg = d->run;
     struct grant_index ix;
     grant_index_build(&ix, cfg);
-    for (unsigned i = 0; i < cfg->nnic; i++) {
+    for (unsigned i = 0; i < cfg->nnic && !ps->failed; i++) {
         const struct zvs_cfg_nic *nic = &cfg->nic[i];
         const char *userid = cfg->user[nic->user].userid;
         struct d_nic *n = i < d->nnic && plays(cfg, nic, &d->nic[i])
@@ -443,6 +512,45 @@ static bool uplinks_wanted(const struct zvs_cfg_vswitch *vs)
     return vs->connect && !vs->nouplink;
 }
 
+/* The backend of `dev` for a step: the one opened ahead for this pass (open_ahead), or
+ * opened now. NULL with *err and why when it cannot be; *told when open_ahead reported
+ * that already. */
+static struct zvs_port *device_open(struct pass *ps, struct zvs_rdev dev, const char **ifname,
+                                    uint8_t mac[6], char *why, size_t whylen, int *err,
+                                    bool *told)
+{
+    for (unsigned i = 0; i < ps->nopen; i++) {
+        struct opened *o = &ps->open[i];
+        if (o->taken || !zvs_rdev_equal(o->dev, dev))
+            continue;
+        o->taken = true;
+        *ifname = o->ifname;
+        memcpy(mac, o->mac, 6);
+        snprintf(why, whylen, "%s", o->why);
+        *err = o->err;
+        *told = o->told;
+        return o->port;
+    }
+    *told = false;
+    return zvsd_open_rdev(ps->d, dev, ifname, mac, why, whylen, err);
+}
+
+static void rdev_not_opened(struct pass *ps, const char *vswitch, const char *dev,
+                            const char *why, int err)
+{
+    problem(ps, !device_waits(err), NULL, dev, ZVSD_STEP_DEVICE_OPEN,
+            "VSWITCH %s RDEV %s cannot be opened: %s",
+            vswitch, dev, why);
+}
+
+static void member_not_opened(struct pass *ps, const char *group, const char *dev,
+                              const char *why, int err)
+{
+    problem(ps, !device_waits(err), NULL, dev, ZVSD_STEP_DEVICE_OPEN,
+            "port group %s: device %s cannot be opened: %s",
+            group, dev, why);
+}
+
 static void rdevs_close(struct zvsd *d, struct d_switch *ds, uint64_t now)
 {
     struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL);
@@ -476,7 +584,7 @@ static bool rdev_is_open(const struct d_switch *ds, const char *dev)
 static void rdevs_open(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
                        struct pass *ps)
 {
-    for (unsigned k = 0; k < vs->nrdev; k++) {
+    for (unsigned k = 0; k < vs->nrdev && !ps->failed; k++) {
         const char *ifname = NULL;
         uint8_t mac[6];
         char dev[12];
@@ -484,14 +592,20 @@ static void rdevs_open(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
         if (rdev_is_open(ds, dev))
             continue;
         char why[96];
-        struct zvs_port *p = zvsd_open_rdev(d, vs->rdev[k], &ifname, mac, why, sizeof why);
+        int err;
+        bool told;
+        struct zvs_port *p = device_open(ps, vs->rdev[k], &ifname, mac, why, sizeof why, &err,
+                                         &told);
         if (!p) {
-            problem(ps, NULL, "VSWITCH %s RDEV %s cannot be opened: %s", vs->name, dev, why);
+            if (!told)
+                rdev_not_opened(ps, vs->name, dev, why, err);
             continue;
         }
-        if (zvs_switch_add_uplink(ds->sw, p) < 0) {
+        if ((!ps->txn && zvsd_step_fault(d, ZVSD_STEP_UPLINK_ADD) < 0) ||   /* txn: ahead */
+            zvs_switch_add_uplink(ds->sw, p) < 0) {
             p->ops->destroy(p);
-            problem(ps, NULL, "VSWITCH %s RDEV %s: no room for the uplink", vs->name, dev);
+            problem(ps, true, NULL, dev, ZVSD_STEP_UPLINK_ADD,
+                    "VSWITCH %s RDEV %s: no room for the uplink", vs->name, dev);
             continue;
         }
         zvsd_track_uplink(d, ds, p, ifname, false);
@@ -550,9 +664,12 @@ static void group_join_one(struct zvsd *d, struct d_switch *ds, struct zvs_rdev 
     const char *group = zvs_lag_params(ds->lag)->pg.name;
     zvs_rdev_format(dev, rdev, sizeof rdev);
     char why[96];
-    struct zvs_port *p = zvsd_open_rdev(d, dev, &ifname, mac, why, sizeof why);
+    int err;
+    bool told;
+    struct zvs_port *p = device_open(ps, dev, &ifname, mac, why, sizeof why, &err, &told);
     if (!p) {
-        problem(ps, NULL, "port group %s: device %s cannot be opened: %s", group, rdev, why);
+        if (!told)
+            member_not_opened(ps, group, rdev, why, err);
         if (ds->nclosed < sizeof ds->closed / sizeof ds->closed[0]) {
             ds->closed[ds->nclosed].dev = dev;
             snprintf(ds->closed[ds->nclosed].why, sizeof ds->closed[0].why, "%s", why);
@@ -561,10 +678,13 @@ static void group_join_one(struct zvsd *d, struct d_switch *ds, struct zvs_rdev 
         return;
     }
     uint32_t speed = zvsd_if_speed_mbps(ifname, 10000);
-    int rc = zvs_lag_join(ds->lag, p, rdev, mac, speed, now);
+    int rc = ps->txn ? 0 : zvsd_step_fault(d, ZVSD_STEP_JOIN);    /* txn: group_checked */
+    if (rc == 0)
+        rc = zvs_lag_join(ds->lag, p, rdev, mac, speed, now);
     if (rc < 0) {
         p->ops->destroy(p);
-        problem(ps, NULL, "port group %s: cannot JOIN %s: %s", group, rdev, strerror(-rc));
+        problem(ps, true, NULL, rdev, ZVSD_STEP_JOIN, "port group %s: cannot JOIN %s: %s", group,
+                rdev, strerror(-rc));
         return;
     }
     zvsd_track_uplink(d, ds, p, ifname, true);
@@ -582,6 +702,59 @@ static struct zvs_port *member_by_rdev(struct d_switch *ds, struct zvs_rdev dev)
             return p;
     }
     return NULL;
+}
+
+static bool opened_ahead(const struct pass *ps, struct zvs_rdev dev)
+{
+    for (unsigned i = 0; i < ps->nopen; i++)
+        if (!ps->open[i].taken && ps->open[i].port && zvs_rdev_equal(ps->open[i].dev, dev))
+            return true;
+    return false;
+}
+
+static bool in_group(const struct zvs_cfg_group *g, const char *dev)
+{
+    for (unsigned k = 0; k < g->nport; k++) {
+        char name[12];
+        zvs_rdev_format(g->port[k], name, sizeof name);
+        if (strcmp(name, dev) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A command's pass checks the group it is going to create and every member it is going
+ * to join (room in the group, the steps themselves) before it releases, leaves or joins
+ * anything: a group released cannot be brought back as it was, and a member that joined
+ * and left again would have sent LACPDUs, which no rollback takes back. `keep`: ds->lag
+ * is this group and stays. */
+static bool group_checked(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_group *g,
+                          bool keep, struct pass *ps)
+{
+    int rc = keep ? 0 : zvsd_step_fault(d, ZVSD_STEP_GROUP);
+    if (rc < 0) {
+        problem(ps, true, NULL, g->name, ZVSD_STEP_GROUP, "VSWITCH %s: cannot create port group %s",
+                ds->cfg.name, g->name);
+        return false;
+    }
+    unsigned members = 0;
+    for (unsigned s = 0; keep && s < ZVS_PG_MAX_MEMBERS; s++) {
+        const struct zvs_port *p = zvs_lag_member_port(ds->lag, s);
+        members += p && in_group(g, p->name);
+    }
+    for (unsigned k = 0; k < g->nport; k++) {
+        if ((keep && member_by_rdev(ds, g->port[k])) || !opened_ahead(ps, g->port[k]))
+            continue;
+        rc = ++members > ZVS_PG_MAX_MEMBERS ? -ENOSPC : zvsd_step_fault(d, ZVSD_STEP_JOIN);
+        if (rc < 0) {
+            char rdev[12];
+            zvs_rdev_format(g->port[k], rdev, sizeof rdev);
+            problem(ps, true, NULL, rdev, ZVSD_STEP_JOIN, "port group %s: cannot JOIN %s: %s",
+                    g->name, rdev, strerror(-rc));
+            return false;
+        }
+    }
+    return true;
 }
 
 /* The lowest LACP key no running group has. All groups share one system id (the
@@ -630,13 +803,16 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
     /* System ID: the MACPREFIX with MACID 000000, which no NIC gets: one LACP system per
      * zvswitch, as a z/VM system is one partner to its physical switch. */
     memcpy(lp.system, d->run->vmlan.macprefix, 3);
-    ds->lag = zvs_lag_create(ds->sw, &lp, now);
+    /* A command's pass asked the step's fault ahead (group_checked). */
+    bool fail = !ps->txn && zvsd_step_fault(d, ZVSD_STEP_GROUP) < 0;
+    ds->lag = fail ? NULL : zvs_lag_create(ds->sw, &lp, now);
     ds->lag_timer = ds->lag ? zvs_timer_create(d->loop, on_lag_timer, ds) : NULL;
     if (!ds->lag || !ds->lag_timer) {
         if (ds->lag)
             zvs_lag_destroy(ds->lag, now);
         ds->lag = NULL;
-        problem(ps, NULL, "VSWITCH %s: cannot create port group %s", ds->cfg.name, g->name);
+        problem(ps, true, NULL, g->name, ZVSD_STEP_GROUP, "VSWITCH %s: cannot create port group %s",
+                ds->cfg.name, g->name);
     }
 }
 
@@ -665,8 +841,11 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
 {
     const struct zvs_cfg *cfg = d->run;
     int gi = uplinks_wanted(vs) && vs->group[0] ? zvs_cfg_find_group(cfg, vs->group) : -1;
+    bool keep = gi >= 0 && ds->lag && strcmp(zvs_lag_params(ds->lag)->pg.name, vs->group) == 0;
+    if (ps->txn && gi >= 0 && !group_checked(d, ds, &cfg->group[gi], keep, ps))
+        return;
     ds->nclosed = 0;                    /* group_join_one notes this pass's failures */
-    if (ds->lag && (gi < 0 || strcmp(zvs_lag_params(ds->lag)->pg.name, vs->group) != 0))
+    if (ds->lag && !keep)
         group_release(d, ds, now);
     if (gi < 0)
         return;
@@ -683,13 +862,7 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
         struct zvs_port *p = zvs_lag_member_port(ds->lag, s);
         if (!p)
             continue;
-        bool keep = false;
-        for (unsigned k = 0; k < g->nport && !keep; k++) {
-            char dev[12];
-            zvs_rdev_format(g->port[k], dev, sizeof dev);
-            keep = strcmp(dev, p->name) == 0;
-        }
-        if (keep)
+        if (in_group(g, p->name))
             continue;
         struct d_uplink *u = uplink_of(d, p);
         if (u)
@@ -698,9 +871,11 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
         zvsd_untrack_uplink(d, p);
         zvs_lag_leave(ds->lag, p, now);
     }
-    for (unsigned k = 0; k < g->nport; k++)
+    for (unsigned k = 0; k < g->nport && !ps->failed; k++)
         if (!member_by_rdev(ds, g->port[k]))
             group_join_one(d, ds, g->port[k], now, ps);
+    if (ps->failed)
+        return;
     const struct zvs_lag_params *lp = zvs_lag_params(ds->lag);
     if (lp->pg.lacp != g->lacp) {
         zvs_lag_set_lacp(ds->lag, g->lacp, now);
@@ -718,6 +893,77 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
     if (created)
         zvs_info("VSWITCH %s port group %s: LACP %s, INTERVAL %u, %u member(s)", ds->cfg.name,
                  g->name, g->lacp ? "ACTIVE" : "INACTIVE", ivl, zvs_pgroup_members(pg));
+}
+
+/* ---- devices opened ahead ------------------------------------------------------------ */
+
+/* Opens `dev` ahead for this pass; a failure that is not a wait is reported now, in the
+ * words of the step that will use it (an RDEV of `vswitch`, or a member of `group`). */
+static void open_one(struct pass *ps, struct zvs_rdev dev, const char *vswitch,
+                     const char *group)
+{
+    if (ps->nopen % 16 == 0) {
+        struct opened *o = realloc(ps->open, (ps->nopen + 16) * sizeof *o);
+        if (!o)
+            return;                     /* the step opens it itself */
+        ps->open = o;
+    }
+    struct opened *o = &ps->open[ps->nopen++];
+    *o = (struct opened){ .dev = dev };
+    o->port = zvsd_open_rdev(ps->d, dev, &o->ifname, o->mac, o->why, sizeof o->why, &o->err);
+    if (o->port || device_waits(o->err))
+        return;
+    char name[12];
+    zvs_rdev_format(dev, name, sizeof name);
+    if (group)
+        member_not_opened(ps, group, name, o->why, o->err);
+    else
+        rdev_not_opened(ps, vswitch, name, o->why, o->err);
+    o->told = true;
+}
+
+/* A command's pass first opens every device it is going to open: the members and RDEVs
+ * that switch_sync and group_sync will find missing, by their rules (a group that is new
+ * or replaced: all its members; an RDEV list that changed: all of it, reopened in the
+ * new order). A device that cannot be opened then fails the command before anything has
+ * changed, so its rollback has nothing to undo. A device the pass closes and opens again
+ * (a new RDEV order) is opened here while still open: AF_PACKET and pcap allow it. */
+static void open_ahead(struct zvsd *d, struct pass *ps)
+{
+    const struct zvs_cfg *cfg = d->run;
+    for (unsigned i = 0; i < cfg->nvswitch && !ps->failed; i++) {
+        const struct zvs_cfg_vswitch *vs = &cfg->vswitch[i];
+        if (!uplinks_wanted(vs))
+            continue;
+        struct d_switch *ds = zvsd_switch_by_name(d, vs->name);
+        int gi = vs->group[0] ? zvs_cfg_find_group(cfg, vs->group) : -1;
+        bool same = gi >= 0 && ds && ds->lag &&
+                    strcmp(zvs_lag_params(ds->lag)->pg.name, vs->group) == 0;
+        for (unsigned k = 0; gi >= 0 && k < cfg->group[gi].nport && !ps->failed; k++)
+            if (!same || !member_by_rdev(ds, cfg->group[gi].port[k]))
+                open_one(ps, cfg->group[gi].port[k], vs->name, cfg->group[gi].name);
+        char built[64] = "", want[64];
+        if (ds)
+            rdevs_wanted_list(&ds->cfg, built, sizeof built);
+        rdevs_wanted_list(vs, want, sizeof want);
+        bool all = strcmp(built, want) != 0;
+        for (unsigned k = 0; k < vs->nrdev && !ps->failed; k++) {
+            char dev[12];
+            zvs_rdev_format(vs->rdev[k], dev, sizeof dev);
+            if (all || !rdev_is_open(ds, dev))
+                open_one(ps, vs->rdev[k], vs->name, NULL);
+        }
+    }
+}
+
+/* What was opened ahead and no step took (the pass stopped, or its switch could not be
+ * made) is closed: it never reached the data plane. */
+static void close_unused(struct pass *ps)
+{
+    for (unsigned i = 0; i < ps->nopen; i++)
+        if (!ps->open[i].taken && ps->open[i].port)
+            ps->open[i].port->ops->destroy(ps->open[i].port);
+    free(ps->open);
 }
 
 /* ---- switches ------------------------------------------------------------------------ */
@@ -754,9 +1000,9 @@ static struct d_switch *switch_create(struct zvsd *d, const struct zvs_cfg_vswit
     /* The uplinks are opened by the attribute step: a new switch has none yet. */
     ds->cfg.nrdev = 0;
     ds->cfg.group[0] = '\0';
-    ds->sw = zvs_switch_create(&p);
+    ds->sw = zvsd_step_fault(d, ZVSD_STEP_SWITCH) < 0 ? NULL : zvs_switch_create(&p);
     if (!ds->sw) {
-        problem(ps, NULL, "VSWITCH %s: out of memory", vs->name);
+        problem(ps, true, NULL, vs->name, ZVSD_STEP_SWITCH, "VSWITCH %s: out of memory", vs->name);
         return NULL;
     }
     zvs_info("VSWITCH %s defined: %s, QUEUESTORAGE %uM%s", vs->name,
@@ -765,20 +1011,42 @@ static struct d_switch *switch_create(struct zvsd *d, const struct zvs_cfg_vswit
     return ds;
 }
 
+/* A command's pass asks the attach step of every RDEV it opened ahead before the RDEVs
+ * close (a new list closes them all): one that fails then finds them still open. The
+ * switch's own refusal (no room) cannot come after a close, which frees the room. */
+static bool uplinks_checked(struct zvsd *d, const struct zvs_cfg_vswitch *vs, struct pass *ps)
+{
+    for (unsigned k = 0; k < vs->nrdev; k++) {
+        if (!opened_ahead(ps, vs->rdev[k]) || zvsd_step_fault(d, ZVSD_STEP_UPLINK_ADD) == 0)
+            continue;
+        char dev[12];
+        zvs_rdev_format(vs->rdev[k], dev, sizeof dev);
+        problem(ps, true, NULL, dev, ZVSD_STEP_UPLINK_ADD,
+                "VSWITCH %s RDEV %s: no room for the uplink", vs->name, dev);
+        return false;
+    }
+    return true;
+}
+
 static void switch_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
                         uint64_t now, struct pass *ps)
 {
     if (ds->cfg.isolation != vs->isolation) {
         zvs_switch_set_isolation(ds->sw, vs->isolation);
+        ds->cfg.isolation = vs->isolation;      /* a rollback compares with it */
         zvs_info("VSWITCH %s: ISOLATION %s", vs->name, vs->isolation ? "ON" : "OFF");
     }
     /* The group first: its fallback RDEVs are only the fallback. */
     group_sync(d, ds, vs, now, ps);
+    if (ps->failed)                     /* the RDEVs still match ds->cfg's */
+        return;
     /* Compared with what the data plane was built for, not with what is open: a device
      * that could not be opened must not make every pass bounce the ones that work. */
     char built[64], want[64];
     rdevs_wanted_list(&ds->cfg, built, sizeof built);
     rdevs_wanted_list(vs, want, sizeof want);
+    if (ps->txn && uplinks_wanted(vs) && !uplinks_checked(d, vs, ps))
+        return;
     if (strcmp(built, want) != 0) {
         /* Reopened in the new order: the first with carrier carries the traffic. */
         rdevs_close(d, ds, now);
@@ -790,25 +1058,37 @@ static void switch_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cf
     ds->cfg = *vs;
 }
 
-int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer)
+int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer,
+                   char *why, size_t whylen)
 {
     const struct zvs_cfg *cfg = d->run;
     uint64_t now = zvs_evloop_now(d->loop);
-    struct pass pass = { .d = d, .r = r, .viewer = viewer }, *ps = &pass;
+    /* The previous pass's problems stay in d->problems until this one stands. */
+    uint32_t *seen = d->problems == d->problem_buf[0] ? d->problem_buf[1] : d->problem_buf[0];
+    struct pass pass = { .d = d, .r = r, .viewer = viewer, .seen = seen, .txn = why != NULL,
+                         .why = why, .whylen = whylen }, *ps = &pass;
 
-    nics_release(d, now);
-    for (unsigned i = 0; i < d->nsw; i++)
-        if (d->sw[i].sw && zvs_cfg_find_vswitch(cfg, d->sw[i].cfg.name) < 0)
-            switch_destroy(d, &d->sw[i], now);
-    for (unsigned i = 0; i < cfg->nvswitch; i++) {
+    if (ps->txn)
+        open_ahead(d, ps);
+    if (!ps->failed) {
+        nics_release(d, now);
+        for (unsigned i = 0; i < d->nsw; i++)
+            if (d->sw[i].sw && zvs_cfg_find_vswitch(cfg, d->sw[i].cfg.name) < 0)
+                switch_destroy(d, &d->sw[i], now);
+    }
+    for (unsigned i = 0; i < cfg->nvswitch && !ps->failed; i++) {
         const struct zvs_cfg_vswitch *vs = &cfg->vswitch[i];
         struct d_switch *ds = zvsd_switch_by_name(d, vs->name);
         if (!ds && !(ds = switch_create(d, vs, ps)))
             continue;
         switch_sync(d, ds, vs, now, ps);
     }
-    nics_apply(d, ps);
-    memcpy(d->problems, pass.seen, pass.nseen * sizeof pass.seen[0]);
+    if (!ps->failed)
+        nics_apply(d, ps);
+    close_unused(ps);
+    if (ps->failed)                     /* the rollback's pass compares with the last */
+        return -EIO;                    /* pass that stands */
+    d->problems = pass.seen;
     d->nproblems = pass.nseen;
     return pass.count;
 }

@@ -186,6 +186,15 @@ int zvs_evloop_del_fd(struct zvs_evloop *l, int fd)
     return rc;
 }
 
+void zvs_evloop_count(const struct zvs_evloop *l, unsigned *watches, unsigned *timers)
+{
+    *watches = *timers = 0;
+    for (const struct fd_watch *w = l->watches; w; w = w->next)
+        *watches += !w->dead;
+    for (const struct zvs_timer *t = l->timers; t; t = t->next)
+        ++*timers;
+}
+
 void zvs_evloop_del_all_fds(struct zvs_evloop *l)
 {
     for (struct fd_watch *w = l->watches; w; w = w->next)

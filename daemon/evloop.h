@@ -45,6 +45,9 @@ int zvs_evloop_del_fd(struct zvs_evloop *loop, int fd);
 /* Removes every watch, each while its descriptor is still open: for an owner that is about
  * to close everything it watched (a stop), so no close can come first. */
 void zvs_evloop_del_all_fds(struct zvs_evloop *loop);
+/* How many descriptors the loop watches and timers it has (armed or not): a caller that
+ * undoes what it made (a command's rollback) shows nothing was left behind. */
+void zvs_evloop_count(const struct zvs_evloop *loop, unsigned *watches, unsigned *timers);
 /* Contract breaches seen by every loop of this process since it started: deletes of an fd
  * not watched or already closed, and watches whose fd was found closed when their loop
  * was destroyed (closed before it was removed). Tests assert it does not move. */

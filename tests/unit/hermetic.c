@@ -231,6 +231,20 @@ struct herm *herm_start(const struct herm_opts *o)
     return h;
 }
 
+void herm_replug(struct herm *h, const char *name)
+{
+    struct herm_link *l = herm_link(h, name);
+    assert_non_null(l->far);
+    if (l->bell >= 0)
+        assert_int_equal(zvs_evloop_del_fd(h->loop, l->bell), 0);
+    l->far->ops->destroy(l->far);
+    l->far = NULL;
+    assert_int_equal(zvs_dummy_create(name, &l->far), 0);
+    l->bell = zvs_memlink_doorbell(l->far);
+    assert_true(l->bell >= 0);
+    assert_int_equal(zvs_evloop_add_fd(h->loop, l->bell, EPOLLIN, on_far, l), 0);
+}
+
 void herm_stop(struct herm *h)
 {
     for (unsigned i = 0; i < h->nguest; i++) {

@@ -127,6 +127,11 @@ struct herm_link *herm_link(struct herm *h, const char *name);
  * on the near end's doorbell in this same instant (dummy.h), as vswitchd hears netlink's
  * for an AF_PACKET uplink. */
 void herm_cut(struct herm *h, const char *name, bool up);
+/* Plug a new cable into the interface `name` after the daemon's end of the old one was
+ * destroyed (a dummy link opens once: its near end goes with the port that opened it),
+ * as an AF_PACKET interface stays there to be opened again: the test's far end is
+ * replaced, and the partner's engine on it carries on. */
+void herm_replug(struct herm *h, const char *name);
 /* Transmit a frame from the partner's side of a link (what the LAN sends to the switch). */
 void herm_link_send(struct herm *h, const char *name, const uint8_t *frame, uint32_t len);
 
