@@ -70,7 +70,7 @@ static const char *peek(const struct parser *p)
     return p->i < p->n ? p->tok[p->i] : NULL;
 }
 
-/* The next token, consumed; NULL (after reporting HCP026E) when the line has ended. */
+/* The next token, consumed; NULL (after reporting HCPCFC026E) when the line has ended. */
 static const char *need(struct parser *p)
 {
     const char *t = peek(p);
@@ -100,8 +100,8 @@ static int value_range(struct parser *p, const char *kwname, const char *t, cons
     return -ERANGE;
 }
 
-/* The next token, a decimal min-max, into *out (left alone on error); HCP026E when the
- * line has ended, HCP1105E naming kwname and "min-max" when it is not one. */
+/* The next token, a decimal min-max, into *out (left alone on error); HCPCFC026E when the
+ * line has ended, ZVSCMD1105E naming kwname and "min-max" when it is not one. */
 static int need_dec(struct parser *p, const char *kwname, uint32_t min, uint32_t max,
                     uint32_t *out)
 {
@@ -586,6 +586,7 @@ static int parse_step(struct parser *p, unsigned s)
 /* Finds the command named by the leading tokens. Returns it, or NULL after reporting. */
 static const struct cmddef *match_command(struct parser *p)
 {
+    static const struct kw query_kw = { "QUERY", 1 };
     bool cand[NCOMMANDS];
 
     for (size_t k = 0; k < NCOMMANDS; k++)
@@ -606,6 +607,8 @@ static const struct cmddef *match_command(struct parser *p)
             cand[k] = cand[k] && kw_match(&zvs_cmd_table[k].path[depth], t);
             any |= cand[k];
         }
+        if (depth == 0 && kw_match(&query_kw, t))
+            snprintf(p->r->module, sizeof p->r->module, "%s", ZVS_CMD_MODULE_QUERY);
         if (!any) {
             if (depth == 0)
                 zvs_cp_error(p->r, ZVS_CPMSG_UNKNOWN_COMMAND, t);
@@ -709,9 +712,11 @@ int zvs_cmd_parse(const char *line, uint32_t privclass, struct zvs_cmd *cmd,
     memset(&out, 0, sizeof out);
     set_port_delete(tok, &p.n, sizeof tok / sizeof tok[0]);
 
+    r->module[0] = '\0';
     p.def = match_command(&p);
     if (p.def == NULL)
         return -EINVAL;
+    snprintf(r->module, sizeof r->module, "%s", zvs_cmd_module(p.def->verb));
     if (!authorized(p.def, privclass)) {
         not_authorized(p.def, r);
         return -EPERM;

@@ -34,7 +34,7 @@
  *   Set PORT GROUP grp JOIn rdev [rdev ...]        B   [PG] 1-8 devices, nnnn or nnnn.Pn
  *   Set PORT GROUP grp LEAve rdev [rdev ...]       B   [PG]
  *   Set PORT GROUP grp LACP ACTive | INACTive [EXClusive | SHARED]          B   [PG];
- *        SHARED (an IVL domain's group) is refused: HCP1141E
+ *        SHARED (an IVL domain's group) is refused: ZVSCMD1141E
  *   Set PORT GROUP grp INTerval n | OFF            B   [PG] 1-9990, rounded up to 30s
  *   Set PORT GROUP grp DELETE, Set PORT grp DELETE B   [PG] (DELETE in full: ours)
  *   Set PORT GROUP grp POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]             B   (ours,
@@ -69,7 +69,7 @@
  *                                                      default 20
  * The abbreviations of DEFINE NIC, DETACH, COUPLE, UNCOUPLE and QUERY's operands are ours
  * (no diagram read); Q and DEF/DET are CP's well-known minimums.
- * USERID u also needs class B (HCP1100E "<command> USERID requires privilege class B").
+ * USERID u also needs class B (ZVSCMD1100E "<command> USERID requires privilege class B").
  * How a line is read against this table (the optional name position, blanks, the order
  * of checks) is the parser's, described at the top of command.c.
  *
@@ -262,6 +262,28 @@ const struct cmddef *zvs_cmd_find_def(enum zvs_cmd_verb verb)
         if (zvs_cmd_table[k].verb == verb)
             return &zvs_cmd_table[k];
     return NULL;
+}
+
+/* The CP module whose id IBM's messages without a fixed module carry when this command
+ * answers them (HCPSWQ003E from QUERY VSWITCH). Sources: the module names IBM's control
+ * block pages give for the command (SWQ QUERY VSWITCH, SWP QUERY PORT, VLQ QUERY LAN) and
+ * ids a real system printed (HCPNDQ040E for QUERY VIRTUAL NIC, quoted by networking-zvm;
+ * HCPCQU045E and HCPCQV003E for QUERY userid, quoted by Feilong's zvmsdk/utils.py). A
+ * command none of them names answers as CP's QUERY dispatcher (CQV) when it is a QUERY,
+ * else as its command dispatcher (CMD): ours, listed in cp-commands/README.md. */
+const char *zvs_cmd_module(enum zvs_cmd_verb verb)
+{
+    switch (verb) {
+    case ZVS_CMD_QUERY_VSWITCH:    return "SWQ";
+    case ZVS_CMD_QUERY_PORT_GROUP:
+    case ZVS_CMD_QUERY_LACP:       return "SWP";
+    case ZVS_CMD_QUERY_NIC:        return "NDQ";
+    case ZVS_CMD_QUERY_VMLAN:      return "VLQ";
+    case ZVS_CMD_QUERY_NAMES:
+    case ZVS_CMD_QUERY_USERS:      return "CQU";
+    case ZVS_CMD_QUERY_CONSLOG:    return ZVS_CMD_MODULE_QUERY;
+    default:                       return ZVS_CPMSG_MODULE_DEFAULT;
+    }
 }
 
 bool zvs_cmd_step_has_uplink(const struct step *st)

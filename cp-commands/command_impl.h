@@ -137,6 +137,11 @@ extern const struct kw zvs_kw_user;
 /* The table entry of a verb, or NULL. */
 const struct cmddef *zvs_cmd_find_def(enum zvs_cmd_verb verb);
 
+/* The CP module of a verb's messages (command_grammar.c), and of a QUERY whose operand
+ * names no command (HCPCQV003E Invalid option - FOO, as a real CP answers). */
+#define ZVS_CMD_MODULE_QUERY "CQV"
+const char *zvs_cmd_module(enum zvs_cmd_verb verb);
+
 /* True when some alternative of the step may follow the optional UPLINK keyword. */
 bool zvs_cmd_step_has_uplink(const struct step *st);
 

@@ -286,7 +286,7 @@ void zvs_cfg_free(struct zvs_cfg *cfg);
 void zvs_cfg_copy(struct zvs_cfg *dst, const struct zvs_cfg *src);
 
 /* Each returns the number of errors this call added, or -errno when the file cannot be
- * read (-EFBIG beyond ZVS_CFG_FILE_MAX; also reported as HCP1000E) or memory runs out.
+ * read (-EFBIG beyond ZVS_CFG_FILE_MAX; also reported as ZVSCFG1000E) or memory runs out.
  * `name` is the file name used in messages. _buf takes len bytes (NULs are errors). */
 int zvs_cfg_parse_sysconfig(struct zvs_cfg *cfg, const char *path);
 int zvs_cfg_parse_sysconfig_text(struct zvs_cfg *cfg, const char *name, const char *text);
@@ -306,7 +306,7 @@ int zvs_cfg_load(struct zvs_cfg *cfg, const char *sysconfig_path,
                  const char *userdirect_path);
 
 /* CPSYNTAX-like check for `vswitchd --check`: loads both files, writes every message and
- * a closing HCP1099I line to `out`. Returns the error count (0: clean) or -ENOMEM. */
+ * a closing ZVSCFG1099I line to `out`. Returns the error count (0: clean) or -ENOMEM. */
 int zvs_config_syntax_check(const char *sysconfig_path, const char *userdirect_path,
                             FILE *out);
 

@@ -33,6 +33,7 @@ void zvs_cp_response_init(struct zvs_cp_response *r)
     r->len = 0;
     r->cap = 0;
     r->rc = 0;
+    r->module[0] = '\0';
 }
 
 void zvs_cp_response_fini(struct zvs_cp_response *r)
@@ -155,7 +156,7 @@ void zvs_cp_error(struct zvs_cp_response *r, int msg, ...)
     for (unsigned i = 0; i < nargs; i++)
         args[i] = va_arg(ap, const char *);
     va_end(ap);
-    zvs_cpmsg_format(line, sizeof line, id, args, nargs);
+    zvs_cpmsg_format_in(line, sizeof line, id, r->module, args, nargs);
     response_line(r, line, strlen(line));
     r->rc = zvs_cpmsg_def(id)->rc;
 }

@@ -234,7 +234,7 @@ static void tell_carrier(struct d_uplink *u, uint64_t now)
     u->carrier_told = u->port->carrier;
 }
 
-/* The device's carrier as the operator hears it (HCP1170E / HCP1171I), before the
+/* The device's carrier as the operator hears it (ZVSVSW1170E / ZVSVSW1171I), before the
  * switch and the group act on it, so their messages follow their cause. */
 static void say_carrier(struct d_uplink *u, const char *why)
 {

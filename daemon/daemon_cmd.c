@@ -12,7 +12,7 @@
  *    only after that.
  *  - A COUPLE whose data-plane step fails (the tap cannot be bound, the MAC is taken) is
  *    rolled back: the previous configuration is restored and reconciled, and the command
- *    ends with HCP1119S, so the configuration never claims a coupling that does not exist.
+ *    ends with ZVSCMD1119S, so the configuration never claims a coupling that does not exist.
  *  - Changes happen inside the console's event-loop callback, between bursts, so the data
  *    path never sees half a change.
  */
@@ -98,7 +98,7 @@ static void configure(struct zvsd *d, const struct zvs_cmd *c, const char *useri
         return;
     swap_configs(d);
     /* The success text waits until the data plane has followed: a COUPLE that cannot be
-     * made answers with the reason and HCP1119S, not with "is connected" as well. An
+     * made answers with the reason and ZVSCMD1119S, not with "is connected" as well. An
      * issuer without class B reads the warnings about its own NICs only. */
     done = *r;
     zvs_cp_response_init(r);

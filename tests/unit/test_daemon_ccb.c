@@ -39,7 +39,7 @@ static void type_report_sequence(struct herm *h)
 {
     int rc;
     assert_string_equal(herm_cp(h, "OPERATOR", "ABCDEFG", "QUERY VSWITCH", &rc),
-                        "HCP1138I No VSWITCH to show");
+                        "ZVSCMD1138I No VSWITCH to show");
     assert_int_equal(rc, 0);
     assert_string_equal(herm_op(h, "SET PORT GROUP CCBGROUP JOIN 28BA 2902"), "Command complete");
     assert_string_equal(herm_op(h, "SET PORT GROUP CCBGROUP INTERVAL 30"), "Command complete");
@@ -48,15 +48,15 @@ static void type_report_sequence(struct herm *h)
     herm_op(h, "SET VSWITCH CCBVSW1 GRANT LNXA");
     herm_op(h, "SET VSWITCH CCBVSW1 GRANT LNXB");
     assert_string_equal(herm_cp(h, "LNXA", "G", "DEFINE VSWITCH MYVSW", &rc),
-                        "HCP1100E Not authorized: DEFINE VSWITCH requires privilege class B");
+                        "ZVSCMD1100E Not authorized: DEFINE VSWITCH requires privilege class B");
     assert_string_equal(herm_cp(h, "LNXA", "G", "COUPLE USERID LNXB F000 TO SYSTEM CCBVSW1", &rc),
-                        "HCP1100E Not authorized: COUPLE USERID requires privilege class B");
+                        "ZVSCMD1100E Not authorized: COUPLE USERID requires privilege class B");
     assert_string_equal(herm_cp(h, "LNXA", "G", "COUPLE F000 TO SYSTEM CCBVSW1", &rc),
                         "NIC F000 is connected to VSWITCH SYSTEM CCBVSW1");
     assert_int_equal(rc, 0);
     herm_op(h, "COUP USERID LNXB F000 SYSTEM CCBVSW1");
     assert_string_equal(herm_cp(h, "OPERATOR", "ABCDEFG", "COUPLE USERID LNXC F000 TO SYSTEM CCBVSW1", &rc),
-                        "HCP1121E User LNXC is not authorized to couple to VSWITCH CCBVSW1");
+                        "ZVSVSW1121E User LNXC is not authorized to couple to VSWITCH CCBVSW1");
     assert_int_equal(rc, 1121);                 /* vmcp shows 255: exit codes stop there */
 }
 
@@ -293,7 +293,7 @@ static void refused_commands_change_nothing(void **state)
     type_report_sequence(h);
     len += (size_t)snprintf(log + len, sizeof log - len,
                             "> COUPLE USERID LNXC F000 TO SYSTEM CCBVSW1\n"
-                            "HCP1121E User LNXC is not authorized to couple to VSWITCH CCBVSW1\n"
+                            "ZVSVSW1121E User LNXC is not authorized to couple to VSWITCH CCBVSW1\n"
                             "rc=255\n");
     herm_warp(h, 5.0);
     char *before = snapshot(h);
