@@ -109,6 +109,11 @@ enum zvs_cmd_verb {
     ZVS_CMD_QUERY_NAMES,                /* no operands */
     ZVS_CMD_QUERY_USERS,                /* userid */
     ZVS_CMD_QUERY_CONSLOG,              /* userid, lines */
+    /* What z/VM automation issues (xCAT, s390-tools, networking-zvm, Feilong). */
+    ZVS_CMD_QUERY_USERID,               /* no operands */
+    ZVS_CMD_QUERY_CPLEVEL,              /* no operands */
+    ZVS_CMD_QUERY_VIRTUAL_NIC,          /* has_vdev/vdev, details (the issuer's own NICs) */
+    ZVS_CMD_QUERY_LAN,                  /* name ("" = ALL), userid (OWNER; "" = any) */
 };
 
 #define ZVS_CMD_WITHIN_DEFAULT  300     /* SIGNAL SHUTDOWN without WITHIN (our default) */

@@ -67,6 +67,16 @@
  *   Query USERs userid                             G     (ours)
  *   Query CONSLOG userid [n]                       A, B  zvswitch extension; n 1-500,
  *                                                      default 20
+ * What z/VM automation issues (xCAT, s390-tools, networking-zvm, Feilong; cp-commands/
+ * README.md names the pages): [DN] the DEFINE NIC diagram was not read; TYPE QDIO is the
+ * form the clients type and DIRMAINT's NICDEF spells (`TYPE HIPERsockets | QDIO`); our
+ * minimums (no diagram read) apply to these QUERY operands:
+ *   DEFine NIC ... [QDIO | TYPE QDIO]              HIPERSOCKETS (bare or after TYPE) is
+ *        refused as an invalid option (HCPCMD003E): zvswitch emulates QDIO adapters only
+ *   Query USERID                                   G     `userid AT system`
+ *   Query CPLEVel                                  G     the z/VM level emulated
+ *   Query Virtual NIC [vdev | ALL] [DETails]       G     the issuer's own NICs
+ *   Query LAN [name | ALL] [OWNER owner]           G     VSWITCHes as CP lists them
  * The abbreviations of DEFINE NIC, DETACH, COUPLE, UNCOUPLE and QUERY's operands are ours
  * (no diagram read); Q and DEF/DET are CP's well-known minimums.
  * USERID u also needs class B (ZVSCMD1100E "<command> USERID requires privilege class B").
@@ -108,6 +118,7 @@ const struct kw zvs_kw_lbt = { "LBT", 3 };
 const struct kw zvs_kw_total = { "TOTAL", 5 };
 const struct kw zvs_kw_outbound = { "OUTBOUND", 8 };
 const struct kw zvs_kw_user = { "USER", 4 };                    /* [SG] in full */
+const struct kw zvs_kw_qdio = { "QDIO", 4 };                    /* [DN] */
 
 #define SET      { "SET", 1 }                /* [SV] "Set" */
 #define QUERY    { "QUERY", 1 }
@@ -187,8 +198,9 @@ const struct cmddef zvs_cmd_table[] = {
     { ZVS_CMD_DEFINE_NIC, "G", "DEFINE NIC", 2, { DEFINE, NIC }, 4, {
         { .kind = STEP_TARGET_OPT },
         { .kind = STEP_VDEV },
-        { .kind = STEP_CHOICE, .optional = true, .field = OP_NONE, .nalts = 1, .alts = {
+        { .kind = STEP_CHOICE, .optional = true, .field = OP_NONE, .nalts = 2, .alts = {
             { { "QDIO", 4 }, 0, VAL_NONE, false },
+            { { "TYPE", 4 }, 0, VAL_NICTYPE, false },                   /* [DN] */
         } },
         { .kind = STEP_CHOICE, .optional = true, .field = OP_NONE, .nalts = 1, .alts = {
             { { "DEVICES", 3 }, 0, VAL_DEVICES, false },
@@ -249,6 +261,22 @@ const struct cmddef zvs_cmd_table[] = {
         { .kind = STEP_USERID },
         { .kind = STEP_VALUE_OPT, .val = VAL_LINES },
     } },
+    /* What z/VM automation issues. */
+    { .verb = ZVS_CMD_QUERY_USERID, .classes = "G", .title = "QUERY USERID", .npath = 2,
+      .path = { QUERY, { "USERID", 6 } } },
+    { .verb = ZVS_CMD_QUERY_CPLEVEL, .classes = "G", .title = "QUERY CPLEVEL", .npath = 2,
+      .path = { QUERY, { "CPLEVEL", 5 } } },
+    { ZVS_CMD_QUERY_VIRTUAL_NIC, "G", "QUERY VIRTUAL NIC", 3, { QUERY, { "VIRTUAL", 1 }, NIC },
+      2, {
+        { .kind = STEP_VDEV_OPT },
+        STEP_DETAILS,
+    } },
+    { ZVS_CMD_QUERY_LAN, "G", "QUERY LAN", 2, { QUERY, { "LAN", 3 } }, 2, {
+        { .kind = STEP_NAME_OPT },
+        { .kind = STEP_CHOICE, .optional = true, .field = OP_NONE, .nalts = 1, .alts = {
+            { { "OWNER", 5 }, 0, VAL_USERID, false },
+        } },
+    } },
 };
 
 _Static_assert(sizeof zvs_cmd_table / sizeof zvs_cmd_table[0] == NCOMMANDS,
@@ -268,6 +296,7 @@ const struct cmddef *zvs_cmd_find_def(enum zvs_cmd_verb verb)
  * answers them (HCPSWQ003E from QUERY VSWITCH). Sources: the module names IBM's control
  * block pages give for the command (SWQ QUERY VSWITCH, SWP QUERY PORT, VLQ QUERY LAN) and
  * ids a real system printed (HCPNDQ040E for QUERY VIRTUAL NIC, quoted by networking-zvm;
+ * HCPNIC for DEFINE, DETACH and QUERY NIC: the NDCBK control block page;
  * HCPCQU045E and HCPCQV003E for QUERY userid, quoted by Feilong's zvmsdk/utils.py). A
  * command none of them names answers as CP's QUERY dispatcher (CQV) when it is a QUERY,
  * else as its command dispatcher (CMD): ours, listed in cp-commands/README.md. */
@@ -277,8 +306,12 @@ const char *zvs_cmd_module(enum zvs_cmd_verb verb)
     case ZVS_CMD_QUERY_VSWITCH:    return "SWQ";
     case ZVS_CMD_QUERY_PORT_GROUP:
     case ZVS_CMD_QUERY_LACP:       return "SWP";
-    case ZVS_CMD_QUERY_NIC:        return "NDQ";
-    case ZVS_CMD_QUERY_VMLAN:      return "VLQ";
+    case ZVS_CMD_QUERY_VIRTUAL_NIC: return "NDQ";
+    case ZVS_CMD_DEFINE_NIC:
+    case ZVS_CMD_DETACH_NIC:
+    case ZVS_CMD_QUERY_NIC:        return "NIC";
+    case ZVS_CMD_QUERY_VMLAN:
+    case ZVS_CMD_QUERY_LAN:        return "VLQ";
     case ZVS_CMD_QUERY_NAMES:
     case ZVS_CMD_QUERY_USERS:      return "CQU";
     case ZVS_CMD_QUERY_CONSLOG:    return ZVS_CMD_MODULE_QUERY;
@@ -425,7 +458,9 @@ static bool first_clash(const struct first *a, const struct first *b)
 }
 
 /* The optional name position may be followed by one last, optional choice of bare
- * keywords (the last-token rule decides); nothing else may share a name's tokens. */
+ * keywords (the last-token rule decides) or of keywords taking one userid (read as the
+ * keyword when a token follows: QUERY LAN ... OWNER owner); nothing else may share a
+ * name's tokens. */
 static bool name_rule_applies(const struct cmddef *d, unsigned s)
 {
     const struct step *next = &d->steps[s + 1];
@@ -433,7 +468,8 @@ static bool name_rule_applies(const struct cmddef *d, unsigned s)
         next->kind != STEP_CHOICE || !next->optional)
         return false;
     for (unsigned a = 0; a < next->nalts; a++)
-        if (next->alts[a].val != VAL_NONE || next->alts[a].uplink)
+        if ((next->alts[a].val != VAL_NONE && next->alts[a].val != VAL_USERID) ||
+            next->alts[a].uplink)
             return false;
     return true;
 }

@@ -37,6 +37,7 @@ enum val_kind {
                                            lbt_percent */
     VAL_WITHIN,                         /* 1-32767 -> within_s */
     VAL_LINES,                          /* 1-500 -> lines */
+    VAL_NICTYPE,                        /* DEFINE NIC TYPE QDIO (anything else refused) */
 };
 
 /* Where a STEP_CHOICE puts the chosen alternative's op. */
@@ -93,7 +94,7 @@ struct cmddef {
 
 /* The grammar table (command_grammar.c): one entry per verb, NCOMMANDS of them (the
  * table's definition asserts the count). */
-#define NCOMMANDS 21
+#define NCOMMANDS 25
 extern const struct cmddef zvs_cmd_table[];
 
 /* Keywords that are values or markers of a step rather than a table alternative; the
@@ -122,6 +123,7 @@ extern const struct kw zvs_kw_lbt;
 extern const struct kw zvs_kw_total;
 extern const struct kw zvs_kw_outbound;
 extern const struct kw zvs_kw_user;
+extern const struct kw zvs_kw_qdio;
 
 /* Value limits of the operands (the parser enforces them, the canonical text relies on
  * them). */

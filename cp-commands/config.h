@@ -113,6 +113,28 @@ struct zvs_cfg_vmlan {
     uint32_t macidrange_line;           /* 0: no MACIDRANGE, NICDEF MACIDs unrestricted */
 };
 
+/* The system's identity (SYSTEM CONFIG's SYSTEM_IDENTIFIER, SYSTEM_IDENTIFIER_DEFAULT and
+ * SYSTEM_USERIDS OPERATOR; rules in sysconfig.c): the name QUERY USERID shows after AT
+ * and that later multi-system work uses, and the userid root's console commands act as. */
+#define ZVS_CFG_MAX_SYSIDS       16
+#define ZVS_CFG_OPERATOR_DEFAULT "OPERATOR"
+
+struct zvs_cfg_sysid {
+    bool     lpar;                      /* SYSTEM_IDENTIFIER LPAR name; false: model cpuid */
+    char     match[ZVS_NAME_MAX + 1];   /* the LPAR name (upper case) */
+    char     sysname[ZVS_NAME_MAX + 1];
+    uint32_t line;
+};
+
+struct zvs_cfg_system {
+    unsigned             nsysid;
+    struct zvs_cfg_sysid sysid[ZVS_CFG_MAX_SYSIDS];
+    char                 default_name[ZVS_NAME_MAX + 1];   /* "": no _DEFAULT statement */
+    uint32_t             default_line;
+    char                 operator_id[ZVS_NAME_MAX + 1];    /* "": OPERATOR */
+    uint32_t             operator_line;
+};
+
 struct zvs_cfg_vswitch {
     char                name[ZVS_NAME_MAX + 1];
     uint32_t            line;           /* DEFINE VSWITCH statement (first line) */
@@ -251,6 +273,7 @@ struct zvs_cfg {
     char                   sysconfig_file[ZVS_CFG_PATH_MAX];   /* as named to the parser */
     char                   userdirect_file[ZVS_CFG_PATH_MAX];
     struct zvs_cfg_vmlan   vmlan;
+    struct zvs_cfg_system  system;
     unsigned               nvswitch;
     struct zvs_cfg_vswitch vswitch[ZVS_CFG_MAX_VSWITCHES];
     unsigned               ngrant;
@@ -274,6 +297,18 @@ struct zvs_cfg {
     unsigned               nrefused_group;
     char                   refused_group[ZVS_CFG_MAX_GROUPS][ZVS_NAME_MAX + 1];
 };
+
+/* ---- the system's identity ------------------------------------------------------------ */
+
+/* The system's name: the sysname of the first SYSTEM_IDENTIFIER LPAR entry whose LPAR name
+ * is `hostname` (upper-cased, cut to 8: the LPAR zvswitch runs in is its host), else
+ * SYSTEM_IDENTIFIER_DEFAULT's, else `hostname` itself upper-cased and cut to 8 ("ZVSWITCH"
+ * when it is empty). */
+void zvs_cfg_system_name(const struct zvs_cfg *cfg, const char *hostname,
+                         char out[ZVS_NAME_MAX + 1]);
+
+/* The userid root acts as on the console: SYSTEM_USERIDS OPERATOR's, else OPERATOR. */
+const char *zvs_cfg_operator(const struct zvs_cfg *cfg);
 
 /* ---- lifecycle and parsing ----------------------------------------------------------- */
 

@@ -73,6 +73,20 @@
  *         (default; AF_PACKET with virtio-net headers, offload metadata kept) or PCAP
  *         (libpcap: portable, no offload metadata, so the switch checksums and segments
  *         for it; see backends/uplink_pcap.c).
+ *   SYSTEM_IDentifier LPAR lparname sysname | SYSTEM_IDentifier model cpuid sysname
+ *   SYSTEM_IDentifier_DEFault sysname
+ *         The system's name, as z/VM's statements give it ("SYSTEM_IDENTIFIER Statement",
+ *         z/VM CP Planning and Administration): the entry matching the processor names
+ *         the system, else the DEFAULT. Our rule: the LPAR zvswitch runs in is its host,
+ *         so an LPAR entry matches when lparname is the host name (upper case, cut to 8);
+ *         a model/cpuid entry is checked (model 4 characters, cpuid 1-6) and kept so a
+ *         real system's file parses, but matches nothing (no processor id to compare).
+ *         Neither matching nor a DEFAULT: the host name, upper case, 8 characters
+ *         (zvs_cfg_system_name). sysname: a CP name; DEFAULT once per file.
+ *   SYSTEM_USERIDS OPERATOR userid
+ *         The system operator's userid (z/VM's SYSTEM_USERIDS statement): the userid
+ *         root's console commands act as (default OPERATOR; a LINUXUSER naming root still
+ *         replaces root's whole mapping). Once per file.
  *
  * Every statement is built in a scratch copy and stored only when it raised no error, so
  * a bad statement never leaves half a switch (or half a JOIN) behind.
@@ -117,6 +131,7 @@ struct sc_ctx {
     bool                   grp_full;    /* SET PORT GROUP: "group full" already reported */
     struct zvs_cfg_group   grp;         /* SET PORT GROUP: scratch copy of the group */
     uint32_t               grp_join_line[ZVS_CFG_MAX_GROUP_PORTS];
+    struct zvs_cfg_sysid   sysid;       /* SYSTEM_IDENTIFIER[_DEFAULT] being built */
     struct zvs_msg_list   *muted;       /* the real list while the sink points at discard */
     struct zvs_msg_list    discard;     /* messages of a statement not worth checking */
 };
@@ -993,6 +1008,113 @@ static void vmlan_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
         c->cfg->vmlan = c->vmlan;
 }
 
+/* ---- SYSTEM_IDENTIFIER, SYSTEM_IDENTIFIER_DEFAULT, SYSTEM_USERIDS -------------------- */
+
+static bool sys_name(struct sc_ctx *c, const struct zvs_tok *t, const char *what,
+                     char out[ZVS_NAME_MAX + 1])
+{
+    if (zvs_parse_name(t->s, out) == 0)
+        return true;
+    bad_value(c, t, what, RULE_NAME);
+    return false;
+}
+
+static void sysid_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
+                        unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_sysid *e = &c->sysid;
+
+    stmt_begin(c, NULL);
+    *e = (struct zvs_cfg_sysid){ .line = stmt->tok[0].line };
+    e->lpar = zvs_tok_is(&pos[0], "LPAR");
+    if (e->lpar) {
+        sys_name(c, &pos[1], "LPAR", e->match);
+    } else {
+        uint32_t v;
+        if (strlen(pos[0].s) != 4)
+            bad_value(c, &pos[0], "model", "4 characters (the machine type)");
+        if (zvs_parse_hex(pos[1].s, 1, 6, &v) < 0)
+            bad_value(c, &pos[1], "cpuid", "1-6 hex digits");
+    }
+    sys_name(c, &pos[2], "sysname", e->sysname);
+    check_room(c, e->line, c->cfg->system.nsysid, ZVS_CFG_MAX_SYSIDS, "SYSTEM_IDENTIFIER");
+}
+
+static void sysid_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_system *sy = &c->cfg->system;
+    if (stmt_clean(c))
+        sy->sysid[sy->nsysid++] = c->sysid;
+}
+
+static void sysid_default_begin(void *ctx, const struct zvs_stmt *stmt,
+                                const struct zvs_tok *pos, unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_system *sy = &c->cfg->system;
+
+    stmt_begin(c, NULL);
+    c->sysid = (struct zvs_cfg_sysid){ .line = stmt->tok[0].line };
+    if (sy->default_line != 0) {
+        char line[12];
+        num_str(line, sizeof line, sy->default_line);
+        ERR(c, stmt->tok[0].line, ZVS_MSG_ALREADY_DEFINED, "SYSTEM_IDENTIFIER_DEFAULT",
+            sy->default_name, line);
+    }
+    sys_name(c, &pos[0], "sysname", c->sysid.sysname);
+}
+
+static void sysid_default_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_system *sy = &c->cfg->system;
+    if (stmt_clean(c)) {
+        memcpy(sy->default_name, c->sysid.sysname, sizeof sy->default_name);
+        sy->default_line = c->sysid.line;
+    }
+}
+
+enum { SU_OPERATOR, SU_COUNT };
+
+static void su_operator(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                        unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_system *sy = &c->cfg->system;
+    char name[ZVS_NAME_MAX + 1];
+
+    if (sy->operator_line != 0) {
+        char line[12];
+        num_str(line, sizeof line, sy->operator_line);
+        ERR(c, kw->line, ZVS_MSG_ALREADY_DEFINED, "SYSTEM_USERIDS OPERATOR",
+            sy->operator_id, line);
+        return;
+    }
+    if (sys_name(c, val, "OPERATOR", name)) {
+        memcpy(sy->operator_id, name, sizeof name);
+        sy->operator_line = kw->line;
+    }
+}
+
+static const struct zvs_opdef system_userids_ops[SU_COUNT] = {
+    [SU_OPERATOR] = { "OPERATOR", 1, 1, false, 0, su_operator },
+};
+
+static void system_userids_begin(void *ctx, const struct zvs_stmt *stmt,
+                                 const struct zvs_tok *pos, unsigned npos)
+{
+    stmt_begin(ctx, NULL);
+}
+
+static void system_userids_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    if (given == 0)
+        ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_MISSING, "OPERATOR");
+}
+
 /* ---- operands shared with the CP commands --------------------------------------------- */
 
 #define COMMAND_LINE 1u
@@ -1074,6 +1196,14 @@ static const struct zvs_stmtdef sysconfig_stmts[] = {
       rdevice_ops, RD_COUNT, rdevice_begin, rdevice_end },
     { { "SET", "PORT" }, "SET PORT GROUP", 2, 2, { "GROUP", "groupname" },
       set_port_ops, PG_COUNT, set_port_begin, set_port_end },
+    /* SYSTEM_IDentifier before its _DEFault: "SYSTEM_ID" abbreviates both, and the
+     * first table that matches a statement takes it. */
+    { { "SYSTEM_IDentifier", NULL }, "SYSTEM_IDENTIFIER", 3, 3,
+      { "LPAR or model", "lparname or cpuid", "sysname" }, NULL, 0, sysid_begin, sysid_end },
+    { { "SYSTEM_IDentifier_DEFault", NULL }, "SYSTEM_IDENTIFIER_DEFAULT", 1, 1,
+      { "sysname" }, NULL, 0, sysid_default_begin, sysid_default_end },
+    { { "SYSTEM_USERIDS", NULL }, "SYSTEM_USERIDS", 0, 0, { NULL },
+      system_userids_ops, SU_COUNT, system_userids_begin, system_userids_end },
 };
 
 int zvs_cfg_parse_sysconfig_buf(struct zvs_cfg *cfg, const char *name, const char *buf,

@@ -8,7 +8,8 @@
  * renamed or deleted while vswitchd runs keeps the uid it had at start, as a running
  * process's credentials do.
  *
- * Root: the console maps uid 0 to OPERATOR, classes A-G, by default. A LINUXUSER that
+ * Root: the console maps uid 0 to OPERATOR, classes A-G, by default; SYSTEM CONFIG's
+ * SYSTEM_USERIDS OPERATOR userid names another userid for it. A LINUXUSER that
  * resolves to uid 0 (root, 0, or any alias of uid 0) replaces that default with its own
  * entry's userid and classes, so a site that wants root to be class B only can say so.
  */

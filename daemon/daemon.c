@@ -430,6 +430,7 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     d->nrdevice = cfg->nrdevice;
     memcpy(d->rdevice, cfg->rdevice, cfg->nrdevice * sizeof(cfg->rdevice[0]));
     memcpy(d->macprefix, cfg->vmlan.macprefix, 3);
+    zvsd_system_init(d, cfg);
     d->nic = calloc(ZVS_CFG_MAX_NICS, sizeof(*d->nic));
     d->loop = opt->virtual_start_ns
               ? zvs_evloop_create_virtual(opt->virtual_start_ns, opt->virtual_wall_us)

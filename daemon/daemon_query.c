@@ -532,6 +532,9 @@ static void print_line(void *ctx, const char *line)
     zvs_cp_printf(ctx, "%s", line);
 }
 
+/* QUERY NIC, and QUERY VIRTUAL NIC (the issuer's own NICs in the same layout, which
+ * xCAT's zvmCPUtils.pm getVswitchId reads word 4 of: the switch's name, or "None"); a
+ * device the issuer does not have answers CP's HCPNDQ040E there. */
 static void query_nic(struct zvsd *d, const struct zvs_cmd *c, const char *issuer,
                       uint32_t privclass, struct zvs_cp_response *r)
 {
@@ -585,7 +588,10 @@ static void query_nic(struct zvsd *d, const struct zvs_cmd *c, const char *issue
     if (c->has_vdev) {
         char vdev[8];
         snprintf(vdev, sizeof vdev, "%04X", c->vdev);
-        zvs_cp_error(r, ZVS_CPMSG_NIC_NOT_FOUND, vdev, owner);
+        if (c->verb == ZVS_CMD_QUERY_VIRTUAL_NIC)
+            zvs_cp_error(r, ZVS_CPMSG_DEVICE_NOT_EXIST, vdev);
+        else
+            zvs_cp_error(r, ZVS_CPMSG_NIC_NOT_FOUND, vdev, owner);
     } else {
         zvs_cp_error(r, ZVS_CPMSG_NOTHING_TO_SHOW, "NIC");
     }
@@ -754,6 +760,34 @@ static void each_group(struct zvsd *d, const struct zvs_cmd *c, struct zvs_cp_re
         zvs_cp_error(r, ZVS_CPMSG_NO_GROUPS);
 }
 
+/* ---- QUERY LAN ---------------------------------------------------------------------- */
+
+/* CP lists VSWITCHes among the LANs: each switch's header and attribute lines as QUERY
+ * VSWITCH has them (xCAT reads "VSWITCH SYSTEM name" words 0-2 and decides a network's
+ * layer by ETHERNET on the attribute line), then its state. Owner SYSTEM only: zvswitch
+ * has no guest LANs. */
+static void query_lan(struct zvsd *d, const struct zvs_cmd *c, const struct viewer *v,
+                      struct zvs_cp_response *r)
+{
+    unsigned shown = 0;
+    bool system = c->userid[0] == '\0' || strcmp(c->userid, "SYSTEM") == 0;
+    for (unsigned i = 0; system && i < d->run->nvswitch; i++) {
+        const char *name = d->run->vswitch[i].name;
+        struct d_switch *ds = zvsd_switch_by_name(d, name);
+        if (!ds || (c->name[0] && strcmp(c->name, name) != 0) || !switch_visible(d, v, name))
+            continue;
+        show_header(d, ds, v, r);
+        show_state(ds, false, r);
+        shown++;
+    }
+    if (shown)
+        return;
+    if (c->name[0])
+        zvs_cp_error(r, ZVS_CPMSG_VSWITCH_NOT_FOUND, c->name);
+    else
+        zvs_cp_error(r, ZVS_CPMSG_NOTHING_TO_SHOW, "LAN");
+}
+
 void zvsd_query(struct zvsd *d, const struct zvs_cmd *c, const char *userid,
                 uint32_t privclass, struct zvs_cp_response *r)
 {
@@ -761,12 +795,15 @@ void zvsd_query(struct zvsd *d, const struct zvs_cmd *c, const char *userid,
                         .operator = (privclass & ZVS_PRIVCLASS('B')) != 0 };
     switch (c->verb) {
     case ZVS_CMD_QUERY_VSWITCH:    query_vswitch(d, c, &v, r); break;
-    case ZVS_CMD_QUERY_NIC:        query_nic(d, c, userid, privclass, r); break;
+    case ZVS_CMD_QUERY_NIC:
+    case ZVS_CMD_QUERY_VIRTUAL_NIC: query_nic(d, c, userid, privclass, r); break;
+    case ZVS_CMD_QUERY_LAN:        query_lan(d, c, &v, r); break;
     case ZVS_CMD_QUERY_VMLAN:      query_vmlan(d, r); break;
     case ZVS_CMD_QUERY_PORT_GROUP: each_group(d, c, r, show_port_group); break;
     case ZVS_CMD_QUERY_LACP:       each_group(d, c, r, show_lacp); break;
     default:
-        zvs_cp_error(r, ZVS_CPMSG_COMMAND_FAILED, "QUERY", "not a query");
+        if (!zvsd_system_query(d, c, userid, r))
+            zvs_cp_error(r, ZVS_CPMSG_COMMAND_FAILED, "QUERY", "not a query");
         break;
     }
 }

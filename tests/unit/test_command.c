@@ -880,22 +880,22 @@ static void test_define_nic(void **state)
     expect_same("DEF NIC 600", "DEFINE NIC 0600 QDIO DEVICES 3", classes("G"));
     expect_clean("DEFINE NIC USERID LINUX1 600 DEVICES 9", classes("BG"));
     parse_bad("DEFINE NIC", classes("G"), "HCPCFC026E Operand missing or invalid", 26);
-    parse_bad("DEFINE NIC 60G", classes("G"), "HCPCMD002E Invalid operand - 60G", 2);
-    parse_bad("DEFINE NIC 10000", classes("G"), "HCPCMD002E Invalid operand - 10000", 2);
+    parse_bad("DEFINE NIC 60G", classes("G"), "HCPNIC002E Invalid operand - 60G", 2);
+    parse_bad("DEFINE NIC 10000", classes("G"), "HCPNIC002E Invalid operand - 10000", 2);
     parse_bad("DEFINE NIC 600 DEVICES 2", classes("G"),
               "ZVSCMD1105E Invalid DEVICES value - 2; valid: 3-3072", 1105);
     parse_bad("DEFINE NIC 600 DEVICES 3073", classes("G"),
               "ZVSCMD1105E Invalid DEVICES value - 3073; valid: 3-3072", 1105);
     parse_bad("DEFINE NIC 600 DEVICES", classes("G"), "HCPCFC026E Operand missing or invalid", 26);
-    parse_bad("DEFINE NIC 600 HIPERS", classes("G"), "HCPCMD003E Invalid option - HIPERS", 3);
-    parse_bad("DEFINE NIC 600 DEVICES 3 QDIO", classes("G"), "HCPCMD003E Invalid option - QDIO", 3);
-    parse_bad("DEFINE NIC 600 DE 3", classes("G"), "HCPCMD003E Invalid option - DE", 3);
+    parse_bad("DEFINE NIC 600 HIPERS", classes("G"), "HCPNIC003E Invalid option - HIPERS", 3);
+    parse_bad("DEFINE NIC 600 DEVICES 3 QDIO", classes("G"), "HCPNIC003E Invalid option - QDIO", 3);
+    parse_bad("DEFINE NIC 600 DE 3", classes("G"), "HCPNIC003E Invalid option - DE", 3);
     parse_bad("DEFINE NIC USERID", classes("BG"), "HCPCFC026E Operand missing or invalid", 26);
     parse_bad("DEFINE NIC USERID LINUX1", classes("BG"), "HCPCFC026E Operand missing or invalid",
               26);
     parse_bad("DEFINE NIC USERID 600", classes("BG"), "HCPCFC026E Operand missing or invalid", 26);
     parse_bad("DEFINE NIC USERID TOOLONGUSER 600", classes("BG"),
-              "HCPCMD002E Invalid operand - TOOLONGUSER", 2);
+              "HCPNIC002E Invalid operand - TOOLONGUSER", 2);
 }
 
 static void test_detach_nic(void **state)
@@ -908,8 +908,8 @@ static void test_detach_nic(void **state)
     assert_string_equal(c.target, "LINUX1");
     assert_int_equal(c.vdev, 0xFFFF);
     parse_bad("DETACH NIC", classes("G"), "HCPCFC026E Operand missing or invalid", 26);
-    parse_bad("DETACH NIC 600 700", classes("G"), "HCPCMD003E Invalid option - 700", 3);
-    parse_bad("DETACH NIC ALL", classes("G"), "HCPCMD002E Invalid operand - ALL", 2);
+    parse_bad("DETACH NIC 600 700", classes("G"), "HCPNIC003E Invalid option - 700", 3);
+    parse_bad("DETACH NIC ALL", classes("G"), "HCPNIC002E Invalid operand - ALL", 2);
 }
 
 static void test_couple(void **state)
@@ -977,9 +977,9 @@ static void test_query_nic(void **state)
     c = parse_ok("Q NIC USERID LINUX1", classes("BG"));
     assert_string_equal(c.target, "LINUX1");
     expect_same("Q NIC", "QUERY NIC ALL", classes("G"));
-    parse_bad("Q NIC XYZ", classes("G"), "HCPNDQ002E Invalid operand - XYZ", 2);
-    parse_bad("Q NIC 600 700", classes("G"), "HCPNDQ003E Invalid option - 700", 3);
-    parse_bad("Q NIC 600 DETAILS MORE", classes("G"), "HCPNDQ003E Invalid option - MORE", 3);
+    parse_bad("Q NIC XYZ", classes("G"), "HCPNIC002E Invalid operand - XYZ", 2);
+    parse_bad("Q NIC 600 700", classes("G"), "HCPNIC003E Invalid option - 700", 3);
+    parse_bad("Q NIC 600 DETAILS MORE", classes("G"), "HCPNIC003E Invalid option - MORE", 3);
     parse_bad("Q NIC USERID", classes("BG"), "HCPCFC026E Operand missing or invalid", 26);
     parse_bad("Q NIC", classes("B"),
               "ZVSCMD1100E Not authorized: QUERY NIC requires privilege class G", 1100);
@@ -1018,7 +1018,7 @@ static void test_userid_needs_class_b(void **state)
               "ZVSCMD1100E Not authorized: DEFINE NIC requires privilege class G", 1100);
     parse_ok("DEFINE NIC USERID LINUX1 600", classes("BG"));
     /* USERI is not USERID: read as the vdev, which it is not. */
-    parse_bad("DEFINE NIC USERI LINUX1 600", classes("BG"), "HCPCMD002E Invalid operand - USERI", 2);
+    parse_bad("DEFINE NIC USERI LINUX1 600", classes("BG"), "HCPNIC002E Invalid operand - USERI", 2);
 }
 
 /* A bad SET PORT GROUP operand is refused with one line, its own (the SYSTEM CONFIG side
@@ -1167,7 +1167,7 @@ static const struct abbrev_case abbrevs[] = {
     { "UNCOUPLE 600", "UNCOUP 600", "UNCOU 600", "HCPCMD001E Unknown CP command: UNCOU", 1 },
     { "QUERY NIC", "Q NIC", "Q NI", "HCPCQV003E Invalid option - NI", 3 },
     { "QUERY VMLAN", "Q VMLAN", "Q VMLA", "HCPCQV003E Invalid option - VMLA", 3 },
-    { "QUERY NIC 600 DETAILS", "Q NIC 600 DET", "Q NIC 600 DE", "HCPNDQ003E Invalid option - DE",
+    { "QUERY NIC 600 DETAILS", "Q NIC 600 DET", "Q NIC 600 DE", "HCPNIC003E Invalid option - DE",
       3 },
     { "QUERY VSWITCH SW1 ACCESSLIST", "Q VSW SW1 ACC", "Q VSW SW1 AC",
       "HCPSWQ003E Invalid option - AC", 3 },
@@ -1226,16 +1226,16 @@ static const struct abbrev_case abbrevs[] = {
     { "SET PORT GROUP G1 DELETE", "SET PORT GROUP G1 DELETE", "SET PORT GROUP G1 DELET",
       "HCPCMD003E Invalid option - DELET", 3 },
     { "DEFINE NIC 600 DEVICES 4", "DEF NIC 600 DEV 4", "DEF NIC 600 DE 4",
-      "HCPCMD003E Invalid option - DE", 3 },
+      "HCPNIC003E Invalid option - DE", 3 },
     { "DEFINE NIC 600 QDIO", "DEF NIC 600 QDIO", "DEF NIC 600 QDI",
-      "HCPCMD003E Invalid option - QDI", 3 },
+      "HCPNIC003E Invalid option - QDI", 3 },
     { "DEFINE NIC USERID U1 600", "DEF NIC USERID U1 600", "DEF NIC USERI U1 600",
-      "HCPCMD002E Invalid operand - USERI", 2 },
+      "HCPNIC002E Invalid operand - USERI", 2 },
     { "COUPLE 600 TO SYSTEM SW1", "COUP 600 SYSTEM SW1", "COUP 600 SYSTE SW1",
       "HCPCMD002E Invalid operand - SYSTE", 2 },
     { "COUPLE 600 TO SYSTEM SW1", "COUP 600 TO SYSTEM SW1", "COUP 600 T SYSTEM SW1",
       "HCPCMD002E Invalid operand - T", 2 },
-    { "QUERY NIC ALL", "Q NIC ALL", "Q NIC AL", "HCPNDQ002E Invalid operand - AL", 2 },
+    { "QUERY NIC ALL", "Q NIC ALL", "Q NIC AL", "HCPNIC002E Invalid operand - AL", 2 },
     /* The machine commands. SIGNAL from its diagram ("SIGnal SHUTdown", USER, ALL and
      * WITHIN in full; z/VM 7.1); XAUTOLOG's diagram (z/VM 7.3) shows XAUTOLog, and XAUTO,
      * accepted since the machines came, stays; the rest ours. "SIG SHUT AL" is no
@@ -1811,6 +1811,61 @@ static void test_catalogue(void **state)
     assert_string_equal(buf, "HCPCFC026E O");
 }
 
+/* What z/VM automation issues (cp-commands/README.md "What z/VM automation issues"):
+ * QUERY USERID, QUERY CPLEVEL, QUERY VIRTUAL NIC, QUERY LAN [name|ALL] [OWNER owner],
+ * DEFINE NIC vdev TYPE QDIO. Their errors carry their command's CP module. */
+static void test_automation_commands(void **state)
+{
+    struct zvs_cmd c;
+    assert_int_equal(parse_ok("Q USERID", classes("G")).verb, ZVS_CMD_QUERY_USERID);
+    assert_int_equal(parse_ok("QUERY CPLEVEL", classes("G")).verb, ZVS_CMD_QUERY_CPLEVEL);
+    assert_int_equal(parse_ok("q cplev", classes("G")).verb, ZVS_CMD_QUERY_CPLEVEL);
+    parse_bad("Q CPLE", classes("G"), "HCPCQV003E Invalid option - CPLE", 3);
+    parse_bad("Q USERID X", classes("G"), "HCPCMD003E Invalid option - X", 3);
+
+    c = parse_ok("Q V NIC", classes("G"));
+    assert_int_equal(c.verb, ZVS_CMD_QUERY_VIRTUAL_NIC);
+    assert_false(c.has_vdev);
+    assert_false(c.details);
+    assert_string_equal(c.target, "");
+    c = parse_ok("QUERY VIRTUAL NIC 600 DET", classes("G"));
+    assert_true(c.has_vdev);
+    assert_int_equal(c.vdev, 0x600);
+    assert_true(c.details);
+    assert_false(parse_ok("Q V NIC ALL", classes("G")).has_vdev);
+    parse_bad("Q V NIC XYZ", classes("G"), "HCPNDQ002E Invalid operand - XYZ", 2);
+    parse_bad("Q V NIC 600 700", classes("G"), "HCPNDQ003E Invalid option - 700", 3);
+    parse_bad("Q V NI", classes("G"), "HCPCQV003E Invalid option - NI", 3);
+    parse_bad("Q V", classes("G"), "HCPCFC026E Operand missing or invalid", 26);
+
+    c = parse_ok("Q LAN", classes("G"));
+    assert_int_equal(c.verb, ZVS_CMD_QUERY_LAN);
+    assert_string_equal(c.name, "");
+    assert_string_equal(c.userid, "");
+    c = parse_ok("Q LAN VSW1 OWNER SYSTEM", classes("G"));
+    assert_string_equal(c.name, "VSW1");
+    assert_string_equal(c.userid, "SYSTEM");
+    c = parse_ok("QUERY LAN ALL OWNER SYSTEM", classes("G"));
+    assert_string_equal(c.name, "");
+    assert_string_equal(c.userid, "SYSTEM");
+    c = parse_ok("Q LAN OWNER SYSTEM", classes("G"));   /* OWNER with its value: the keyword */
+    assert_string_equal(c.name, "");
+    assert_string_equal(c.userid, "SYSTEM");
+    c = parse_ok("Q LAN OWNER", classes("G"));          /* last token, no value: a LAN name */
+    assert_string_equal(c.name, "OWNER");
+    parse_bad("Q LAN VSW1 OWNER", classes("G"), "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("Q LAN VSW1 FOO", classes("G"), "HCPVLQ003E Invalid option - FOO", 3);
+
+    c = parse_ok("DEFINE NIC 600 TYPE QDIO", classes("G"));
+    assert_int_equal(c.verb, ZVS_CMD_DEFINE_NIC);
+    assert_int_equal(c.vdev, 0x600);
+    assert_int_equal(c.devices, 3);
+    assert_int_equal(parse_ok("DEF NIC 600 TYPE QDIO DEV 6", classes("G")).devices, 6);
+    parse_bad("DEF NIC 600 TYPE HIPERSOCKETS", classes("G"),
+              "HCPNIC003E Invalid option - HIPERSOCKETS", 3);
+    parse_bad("DEF NIC 600 TYPE QDIO QDIO", classes("G"), "HCPNIC003E Invalid option - QDIO", 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1856,6 +1911,7 @@ int main(void)
         cmocka_unit_test(test_set_port_group_bad_operand_one_message),
         cmocka_unit_test(test_abbreviations),
         cmocka_unit_test(test_machine_commands),
+        cmocka_unit_test(test_automation_commands),
         cmocka_unit_test(test_privilege),
         cmocka_unit_test(test_line_length),
         cmocka_unit_test(test_many_tokens),

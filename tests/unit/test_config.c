@@ -1436,6 +1436,67 @@ static void test_lexer(void **state)
     zvs_msg_list_free(&list);
 }
 
+/* SYSTEM_IDENTIFIER (an LPAR entry for this host wins), SYSTEM_IDENTIFIER_DEFAULT (else),
+ * the host name (neither: upper case, 8 characters), SYSTEM_USERIDS OPERATOR; errors store
+ * nothing. z/VM's statements ("SYSTEM_IDENTIFIER Statement", "SYSTEM_USERIDS Statement",
+ * CP Planning and Administration); the LPAR-is-the-host rule is ours (sysconfig.c). */
+static void test_system_identity(void **state)
+{
+    char name[ZVS_NAME_MAX + 1];
+    struct zvs_cfg *cfg = run("", NULL);
+    zvs_cfg_system_name(cfg, "lab-host7.example", name);
+    assert_string_equal(name, "LAB-HOST");
+    zvs_cfg_system_name(cfg, "", name);
+    assert_string_equal(name, "ZVSWITCH");
+    assert_string_equal(zvs_cfg_operator(cfg), "OPERATOR");
+    zvs_cfg_free(cfg);
+
+    cfg = run("System_Identifier LPAR VMLP1 ZVMSYS1\n"
+              "SYSTEM_IDENTIFIER 2964 0A1234 ZVMSYS2   /* a processor: never this host */\n"
+              "SYSTEM_ID_DEFAULT X\n"                 /* not an abbreviation of ours */
+              "system_identifier_default ZVSLAB1\n"
+              "SYSTEM_USERIDS OPERATOR OPER1\n", NULL);
+    assert_int_equal(zvs_cfg_errors(cfg), 1);
+    assert_int_equal(cfg->system.nsysid, 2);
+    zvs_cfg_system_name(cfg, "vmlp1", name);
+    assert_string_equal(name, "ZVMSYS1");
+    zvs_cfg_system_name(cfg, "otherhost", name);
+    assert_string_equal(name, "ZVSLAB1");
+    assert_string_equal(zvs_cfg_operator(cfg), "OPER1");
+    zvs_cfg_free(cfg);
+
+    static const char *const bad[] = {
+        "SYSTEM_IDENTIFIER LPAR VMLP1\n",                  /* sysname missing */
+        "SYSTEM_IDENTIFIER LPAR VMLP1 TOOLONGNAME\n",
+        "SYSTEM_IDENTIFIER 29640 0A1234 ZVMSYS2\n",        /* model: 4 characters */
+        "SYSTEM_IDENTIFIER 2964 XYZ ZVMSYS2\n",            /* cpuid: hex */
+        "SYSTEM_IDENTIFIER_DEFAULT A B\n",
+        "SYSTEM_IDENTIFIER_DEFAULT SECOND\n",              /* once per file */
+        "SYSTEM_USERIDS OPERATOR OPER2\n",                 /* once per file */
+        "SYSTEM_USERIDS OPERATOR BAD-NAME\n",
+        "SYSTEM_USERIDS\n",
+    };
+    cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig_text(cfg, "S",
+        "SYSTEM_IDENTIFIER_DEFAULT FIRST\nSYSTEM_USERIDS OPERATOR OPER1\n"), 0);
+    struct zvs_cfg *before = malloc(sizeof *before);
+    assert_non_null(before);
+    memcpy(before, cfg, sizeof *before);
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_true(zvs_cfg_parse_sysconfig_text(cfg, "S", bad[i]) >= 1);
+        before->msgs = cfg->msgs;
+        if (memcmp(before, cfg, sizeof *before) != 0)
+            fail_msg("statement %u changed the configuration: %s", i, bad[i]);
+    }
+    unsigned found = 0;
+    for (unsigned i = 0; i < cfg->msgs.n; i++)
+        found += strcmp(cfg->msgs.msg[i].text, "S:1: ZVSCFG1014E SYSTEM_IDENTIFIER_DEFAULT "
+                                               "FIRST is already defined on line 1") == 0;
+    assert_int_equal(found, 2);                 /* "A B" and "SECOND" */
+    free(before);
+    zvs_cfg_free(cfg);
+}
+
 int main(void)
 {
     static const struct CMUnitTest fixed[] = {
@@ -1459,6 +1520,7 @@ int main(void)
         cmocka_unit_test(test_group_error_changes_nothing),
         cmocka_unit_test(test_group_refusal_reported_once),
         cmocka_unit_test(test_group_limit),
+        cmocka_unit_test(test_system_identity),
         cmocka_unit_test(test_group_golden),
         cmocka_unit_test(test_message_cap),
         cmocka_unit_test(test_catalogue),
