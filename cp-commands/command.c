@@ -7,10 +7,10 @@
  * cp_response.c's, the canonical text command_format.c's.
  *
  * Names are zvs_parse_name names (1-8 of A-Z 0-9 @ # $); ALL is not a name. In the
- * optional name position a token that abbreviates a keyword of the (last, optional) step
- * after it and is the last token is taken as that keyword, so `Q LACP DET` shows every
- * group and `Q VSW ACC` every switch's access list; a group called DET is
- * `Q LACP DET DET`. In the optional vdev position of QUERY NIC no such rule is needed:
+ * optional name position a token that, with every token after it, reads as keywords (and
+ * their values) of the optional steps after it, in order, is taken as that keyword, so
+ * `Q LACP DET` shows every group, `Q VSW ACC` every switch's access list and `Q PORT
+ * GROUP ACTIVE DETAILS` every group in use; a group called DET is `Q LACP DET DET`. In the optional vdev position of QUERY NIC no such rule is needed:
  * no abbreviation of ALL or DETAILS is hex.
  * UPLINK, QDIO and TO are accepted and dropped (they change nothing), so the canonical
  * text leaves UPLINK and TO out.
@@ -488,18 +488,24 @@ static int parse_choice(struct parser *p, const struct step *st)
     return parse_value(p, alt->val, alt->kw.word);
 }
 
-/* True when t, the last token, is a keyword of the optional step after s (the rule for
- * the optional name position, see the top). */
+/* True when t, at the optional name position s, is instead a keyword: it and every token
+ * after it are keywords (with their values) of the optional steps after s, in order (the
+ * rule for the optional name position, see the top). */
 static bool keyword_of_next(const struct parser *p, unsigned s, const char *t)
 {
     const struct cmddef *def = p->def;
-    if (s + 1 >= def->nsteps || def->steps[s + 1].kind != STEP_CHOICE ||
-        !def->steps[s + 1].optional)
-        return false;
-    const struct alt *alt = find_alt(&def->steps[s + 1], t, false);
-    /* A bare keyword when it is the last token; one that takes a value (QUERY LAN's
-     * OWNER owner) when a token follows for its value. */
-    return alt != NULL && (alt->val == VAL_NONE ? p->i + 1 == p->n : p->i + 1 < p->n);
+    unsigned i = p->i;
+    (void)t;
+    for (unsigned k = s + 1; k < def->nsteps && i < p->n; k++) {
+        const struct step *st = &def->steps[k];
+        if (st->kind != STEP_CHOICE || !st->optional)
+            return false;
+        const struct alt *alt = find_alt(st, p->tok[i], false);
+        if (alt == NULL)
+            continue;                   /* this optional step left out */
+        i += alt->val == VAL_NONE ? 1 : 2;  /* a keyword taking a value takes one token */
+    }
+    return i == p->n;
 }
 
 static int parse_target(struct parser *p)

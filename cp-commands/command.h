@@ -169,6 +169,8 @@ enum zvs_cmd_level {
     ZVS_CMD_LEVEL_DETAILS,              /* everything, with counters */
     ZVS_CMD_LEVEL_ACCESSLIST,           /* the authorizations (GRANTs, directory) */
     ZVS_CMD_LEVEL_ACTIVE,               /* the switch lines and the coupled adapters */
+    ZVS_CMD_LEVEL_CONTROLLER,           /* the switch lines and its controller (none) */
+    ZVS_CMD_LEVEL_PROMISCUOUS,          /* the switch lines and promiscuous NICs (none) */
 };
 
 struct zvs_cmd {

@@ -200,7 +200,9 @@ size_t zvs_cmd_format(const struct zvs_cmd *cmd, char *buf, size_t size)
     case ZVS_CMD_QUERY_PORT_GROUP:
     case ZVS_CMD_QUERY_LACP:
         len = catf(buf, size, len, " %s", cmd->name[0] != '\0' ? cmd->name : "ALL");
-        if (cmd->details && cmd->verb == ZVS_CMD_QUERY_LACP)
+        if (cmd->level == ZVS_CMD_LEVEL_ACTIVE)
+            len = catf(buf, size, len, " ACTIVE");
+        if (cmd->details)
             len = catf(buf, size, len, " DETAILS");
         break;
     case ZVS_CMD_QUERY_VSWITCH:
@@ -277,6 +279,8 @@ size_t zvs_cmd_format(const struct zvs_cmd *cmd, char *buf, size_t size)
         len = catf(buf, size, len, " %s", cmd->name[0] != '\0' ? cmd->name : "ALL");
         if (cmd->userid[0] != '\0')
             len = catf(buf, size, len, " OWNER %s", cmd->userid);
+        if (cmd->level != ZVS_CMD_LEVEL_BRIEF)
+            len = catf(buf, size, len, " %s", alt_word(def, OP_LEVEL, (int)cmd->level));
         break;
     }
     return len;

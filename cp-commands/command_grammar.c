@@ -47,9 +47,13 @@
  *   UNCOUPle [USERID u] vdev                       G
  *   Query NIC [USERID u] [vdev | ALL] [DETails]    G
  *   Query VMLAN                                    G
- *   Query PORT GROUP [grp | ALL]                   B
+ *   Query PORT GROUP [grp | ALL] [ACTive] [DETails] B  ACTIVE: groups a switch uses;
+ *                                                      DETAILS changes nothing (ours)
  *   Query LACP [grp | ALL] [DETails]               B   zvswitch extension
- *   Query VSWitch [name | ALL] [DETails | ACCesslist | ACTive]              B or G
+ *   Query VSWitch [name | ALL] [DETails | ACCesslist | ACTive | CONTRoller |
+ *        PROMiscuous]                              B or G  CONTROLLER, PROMISCUOUS: what
+ *                                                      s390-tools' dbginfo.sh issues; the
+ *                                                      abbreviations are ours
  *   Set LACP rdev DROPRX | DROPTX ON | OFF         A   zvswitch extension (fault drills)
  *   Set LACP rdev DELAYTX ms                       A   0-10000
  * The machine commands (Hercules machines as z/VM guests), sources [SG] "SIGNAL", z/VM 7.1
@@ -76,7 +80,8 @@
  *   Query USERID                                   G     `userid AT system`
  *   Query CPLEVel                                  G     the z/VM level emulated
  *   Query Virtual NIC [vdev | ALL] [DETails]       G     the issuer's own NICs
- *   Query LAN [name | ALL] [OWNER owner]           G     VSWITCHes as CP lists them
+ *   Query LAN [name | ALL] [OWNER owner] [DETails | ACCesslist | ACTive]   G   VSWITCHes
+ *        as CP lists them; a level shows what QUERY VSWITCH's does
  * The abbreviations of DEFINE NIC, DETACH, COUPLE, UNCOUPLE and QUERY's operands are ours
  * (no diagram read); Q and DEF/DET are CP's well-known minimums.
  * USERID u also needs class B (ZVSCMD1100E "<command> USERID requires privilege class B").
@@ -148,8 +153,12 @@ const struct cmddef zvs_cmd_table[] = {
             { { "POLICY", 6 },   ZVS_CMD_PG_POLICY,   VAL_POLICY, false },  /* ours */
         } },
     } },
-    { ZVS_CMD_QUERY_PORT_GROUP, "B", "QUERY PORT GROUP", 3, { QUERY, PORT, GROUP }, 1, {
+    { ZVS_CMD_QUERY_PORT_GROUP, "B", "QUERY PORT GROUP", 3, { QUERY, PORT, GROUP }, 3, {
         { .kind = STEP_NAME_OPT },
+        { .kind = STEP_CHOICE, .optional = true, .field = OP_LEVEL, .nalts = 1, .alts = {
+            { { "ACTIVE", 3 }, ZVS_CMD_LEVEL_ACTIVE, VAL_NONE, false },
+        } },
+        STEP_DETAILS,
     } },
     { ZVS_CMD_QUERY_LACP, "B", "QUERY LACP", 2, { QUERY, LACP }, 2, {
         { .kind = STEP_NAME_OPT },
@@ -157,10 +166,12 @@ const struct cmddef zvs_cmd_table[] = {
     } },
     { ZVS_CMD_QUERY_VSWITCH, "BG", "QUERY VSWITCH", 2, { QUERY, VSWITCH }, 2, {
         { .kind = STEP_NAME_OPT },
-        { .kind = STEP_CHOICE, .optional = true, .field = OP_LEVEL, .nalts = 3, .alts = {
+        { .kind = STEP_CHOICE, .optional = true, .field = OP_LEVEL, .nalts = 5, .alts = {
             { DETAILS,              ZVS_CMD_LEVEL_DETAILS,    VAL_NONE, false },
             { { "ACCESSLIST", 3 },  ZVS_CMD_LEVEL_ACCESSLIST, VAL_NONE, false },
             { { "ACTIVE", 3 },      ZVS_CMD_LEVEL_ACTIVE,     VAL_NONE, false },
+            { { "CONTROLLER", 5 },  ZVS_CMD_LEVEL_CONTROLLER, VAL_NONE, false },
+            { { "PROMISCUOUS", 4 }, ZVS_CMD_LEVEL_PROMISCUOUS, VAL_NONE, false },
         } },
     } },
     { ZVS_CMD_SET_LACP_FAULT, "A", "SET LACP", 2, { SET, LACP }, 2, {
@@ -271,10 +282,15 @@ const struct cmddef zvs_cmd_table[] = {
         { .kind = STEP_VDEV_OPT },
         STEP_DETAILS,
     } },
-    { ZVS_CMD_QUERY_LAN, "G", "QUERY LAN", 2, { QUERY, { "LAN", 3 } }, 2, {
+    { ZVS_CMD_QUERY_LAN, "G", "QUERY LAN", 2, { QUERY, { "LAN", 3 } }, 3, {
         { .kind = STEP_NAME_OPT },
         { .kind = STEP_CHOICE, .optional = true, .field = OP_NONE, .nalts = 1, .alts = {
             { { "OWNER", 5 }, 0, VAL_USERID, false },
+        } },
+        { .kind = STEP_CHOICE, .optional = true, .field = OP_LEVEL, .nalts = 3, .alts = {
+            { DETAILS,              ZVS_CMD_LEVEL_DETAILS,    VAL_NONE, false },
+            { { "ACCESSLIST", 3 },  ZVS_CMD_LEVEL_ACCESSLIST, VAL_NONE, false },
+            { { "ACTIVE", 3 },      ZVS_CMD_LEVEL_ACTIVE,     VAL_NONE, false },
         } },
     } },
 };
@@ -457,20 +473,23 @@ static bool first_clash(const struct first *a, const struct first *b)
     return false;
 }
 
-/* The optional name position may be followed by one last, optional choice of bare
- * keywords (the last-token rule decides) or of keywords taking one userid (read as the
- * keyword when a token follows: QUERY LAN ... OWNER owner); nothing else may share a
- * name's tokens. */
+/* The optional name position may be followed only by optional choices of bare keywords
+ * or of keywords taking one userid (QUERY LAN ... OWNER owner): the parser reads the name
+ * position's token as a keyword when it and every token after it are those steps'
+ * keywords (and values) in order (command.c, keyword_of_next). */
 static bool name_rule_applies(const struct cmddef *d, unsigned s)
 {
-    const struct step *next = &d->steps[s + 1];
-    if (d->steps[s].kind != STEP_NAME_OPT || s + 2 != d->nsteps ||
-        next->kind != STEP_CHOICE || !next->optional)
+    if (d->steps[s].kind != STEP_NAME_OPT || s + 1 >= d->nsteps)
         return false;
-    for (unsigned a = 0; a < next->nalts; a++)
-        if ((next->alts[a].val != VAL_NONE && next->alts[a].val != VAL_USERID) ||
-            next->alts[a].uplink)
+    for (unsigned t = s + 1; t < d->nsteps; t++) {
+        const struct step *next = &d->steps[t];
+        if (next->kind != STEP_CHOICE || !next->optional)
             return false;
+        for (unsigned a = 0; a < next->nalts; a++)
+            if ((next->alts[a].val != VAL_NONE && next->alts[a].val != VAL_USERID) ||
+                next->alts[a].uplink)
+                return false;
+    }
     return true;
 }
 
@@ -514,7 +533,7 @@ static int check_steps(const struct cmddef *d)
          * one. */
         for (unsigned t = s + 1; step_optional(&d->steps[t - 1]) && t < d->nsteps; t++) {
             step_first(&d->steps[t], &fn);
-            if (first_clash(&fs, &fn) && !(t == s + 1 && name_rule_applies(d, s)))
+            if (first_clash(&fs, &fn) && !name_rule_applies(d, s))
                 return -EINVAL;
         }
     }

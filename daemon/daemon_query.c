@@ -463,6 +463,15 @@ static void show_vswitch(struct zvsd *d, const struct d_switch *ds, enum zvs_cmd
         show_state(ds, false, r);
         show_adapters(d, ds, v, false, r);
         break;
+    case ZVS_CMD_LEVEL_CONTROLLER:      /* what dbginfo.sh asks; the lines are ours */
+        show_state(ds, false, r);
+        zvs_cp_printf(r, "  Controller: %s  (no controller virtual machine: vswitchd drives "
+                      "the devices)", ds->cfg.controller[0] ? ds->cfg.controller : "*");
+        break;
+    case ZVS_CMD_LEVEL_PROMISCUOUS:
+        show_state(ds, false, r);
+        zvs_cp_printf(r, "  Promiscuous: none (zvswitch has no promiscuous mode)");
+        break;
     }
 }
 
@@ -749,6 +758,9 @@ static void each_group(struct zvsd *d, const struct zvs_cmd *c, struct zvs_cp_re
         const struct zvs_cfg_group *g = &d->run->group[i];
         if (c->name[0] && strcmp(c->name, g->name) != 0)
             continue;
+        /* ACTIVE (dbginfo.sh's "q port group all active details"): groups in use. */
+        if (c->level == ZVS_CMD_LEVEL_ACTIVE && switch_of_group(d, g->name) == NULL)
+            continue;
         show(d, g, r);
         shown++;
     }
@@ -776,8 +788,12 @@ static void query_lan(struct zvsd *d, const struct zvs_cmd *c, const struct view
         struct d_switch *ds = zvsd_switch_by_name(d, name);
         if (!ds || (c->name[0] && strcmp(c->name, name) != 0) || !switch_visible(d, v, name))
             continue;
-        show_header(d, ds, v, r);
-        show_state(ds, false, r);
+        if (c->level == ZVS_CMD_LEVEL_BRIEF) {
+            show_header(d, ds, v, r);
+            show_state(ds, false, r);
+        } else {
+            show_vswitch(d, ds, c->level, v, r);        /* QUERY VSWITCH's level */
+        }
         shown++;
     }
     if (shown)

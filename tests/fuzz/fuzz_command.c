@@ -65,7 +65,9 @@ static bool class_g_verb(enum zvs_cmd_verb v)
 {
     return v == ZVS_CMD_QUERY_VSWITCH || v == ZVS_CMD_DEFINE_NIC || v == ZVS_CMD_DETACH_NIC ||
            v == ZVS_CMD_COUPLE || v == ZVS_CMD_UNCOUPLE || v == ZVS_CMD_QUERY_NIC ||
-           v == ZVS_CMD_QUERY_VMLAN || v == ZVS_CMD_QUERY_NAMES || v == ZVS_CMD_QUERY_USERS;
+           v == ZVS_CMD_QUERY_VMLAN || v == ZVS_CMD_QUERY_NAMES || v == ZVS_CMD_QUERY_USERS ||
+           v == ZVS_CMD_QUERY_USERID || v == ZVS_CMD_QUERY_CPLEVEL ||
+           v == ZVS_CMD_QUERY_VIRTUAL_NIC || v == ZVS_CMD_QUERY_LAN;
 }
 
 static void check_vswitch_def(const struct zvs_cmd *cmd)

@@ -221,8 +221,31 @@ static void test_query_port_group(void **state)
     assert_false(c.details);
     /* ALL is three letters; AL is a name. */
     assert_string_equal(parse_ok("Q PORT GROUP AL", ALL_CLASSES).name, "AL");
-    /* No DETAILS on QUERY PORT GROUP: DET is a group name there. */
-    assert_string_equal(parse_ok("Q PORT GROUP DET", ALL_CLASSES).name, "DET");
+    /* ACTIVE and DETAILS (s390-tools' dbginfo.sh: "q port group all active details"):
+     * keywords, so DET alone is DETAILS, not a group named DET (issue 21); a group named
+     * DET is Q PORT GROUP DET DET. */
+    c = parse_ok("Q PORT GROUP DET", ALL_CLASSES);
+    assert_string_equal(c.name, "");
+    assert_true(c.details);
+    c = parse_ok("q port group all active details", ALL_CLASSES);
+    assert_string_equal(c.name, "");
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_ACTIVE);
+    assert_true(c.details);
+    c = parse_ok("Q PORT GROUP DET DET", ALL_CLASSES);
+    assert_string_equal(c.name, "DET");
+    assert_true(c.details);
+    c = parse_ok("Q PORT GROUP ACT", ALL_CLASSES);
+    assert_string_equal(c.name, "");
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_ACTIVE);
+    parse_bad("Q PORT GROUP G1 DETAILS ACTIVE", ALL_CLASSES,
+              "HCPSWP003E Invalid option - ACTIVE", 3);
+    /* QUERY VSWITCH ... CONTROLLER | PROMISCUOUS (dbginfo.sh): levels, not names. */
+    c = parse_ok("q vswitch controller", ALL_CLASSES);
+    assert_string_equal(c.name, "");
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_CONTROLLER);
+    c = parse_ok("Q VSW SW1 PROM", ALL_CLASSES);
+    assert_string_equal(c.name, "SW1");
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_PROMISCUOUS);
 }
 
 static void test_query_lacp(void **state)

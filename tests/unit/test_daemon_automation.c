@@ -232,6 +232,39 @@ static void cplevel(void **state)
     herm_stop(h);
 }
 
+/* What s390-tools' scripts/dbginfo.sh collects from CP (its VM_CMDS list) as a class B
+ * user: every command answers (rc 0), none takes an operand for a switch, LAN or group
+ * name ("... does not exist" would), and zdev's nic.c and znetconf read the layer from
+ * QUERY VSWITCH name: word 11 of the whole answer / word 3 of line 2 is ETHERNET. */
+static void dbginfo_commands(void **state)
+{
+    static const char *const cmds[] = {
+        "q userid", "q cplevel", "q v nic", "q vmlan", "q vswitch", "q vswitch details",
+        "q vswitch access", "q vswitch active", "q vswitch accesslist",
+        "q vswitch promiscuous", "q vswitch controller", "q port group all active details",
+        "q lan", "q lan all details", "q lan all access", "q nic",
+    };
+    struct herm *h = auto_start();
+    char line[256], w[64];
+    int rc;
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        const char *out = herm_cp(h, "OPERATOR", "ABCDEFG", cmds[i], &rc);
+        if (rc != 0 || strstr(out, "does not exist") != NULL)
+            fail_msg("%s: rc %d: %s", cmds[i], rc, out);
+    }
+    const char *out = herm_op(h, "query vswitch AUTOSW1");
+    const char *p = out;
+    for (unsigned k = 0; k < 11; k++)            /* zdev nic.c: argv[11] of the answer */
+        p += strspn(p, " \n"), p += strcspn(p, " \n");
+    p += strspn(p, " \n");
+    assert_int_equal(strncmp(p, "ETHERNET", 8), 0);
+    assert_string_equal(word_of(line_of(out, 1, line, sizeof line), 2, w, sizeof w),
+                        "ETHERNET");               /* znetconf: line 2, FIELD3 */
+    assert_string_equal(word_of(line_of(herm_op(h, "q lan AUTOSW1 owner SYSTEM"), 1, line,
+                                        sizeof line), 2, w, sizeof w), "ETHERNET");
+    herm_stop(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -240,6 +273,7 @@ int main(void)
         cmocka_unit_test(lan_layer_detection),
         cmocka_unit_test(define_nic_type),
         cmocka_unit_test(cplevel),
+        cmocka_unit_test(dbginfo_commands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
