@@ -708,10 +708,16 @@ static void dump_vswitch(const struct zvs_cfg *cfg, unsigned i, FILE *out)
         fprintf(out, " GROUP %s", sw->group);
     else
         fprintf(out, " NOGROUP");
-    fprintf(out, " MACPROTECT %s ISOLATION %s\n",
+    fprintf(out, " MACPROTECT %s ISOLATION %s",
             sw->macprotect == ZVS_MACPROTECT_ON ? "ON" :
             sw->macprotect == ZVS_MACPROTECT_OFF ? "OFF" : "UNSPECIFIED",
             sw->isolation ? "ON" : "OFF");
+    /* Shown when not the default, so dumps of files without them read as before. */
+    if (zvs_cfg_iptimeout(sw) != ZVS_CFG_IPTIMEOUT_DEFAULT)
+        fprintf(out, " IPTIMEOUT %u", zvs_cfg_iptimeout(sw));
+    if (sw->portbased)
+        fprintf(out, " PORTBASED");
+    fprintf(out, "\n");
 
     for (unsigned g = 0; g < cfg->ngrant; g++) {
         const struct zvs_cfg_grant *gr = &cfg->grant[g];

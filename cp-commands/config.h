@@ -151,7 +151,18 @@ struct zvs_cfg_vswitch {
     char                group[ZVS_NAME_MAX + 1];         /* port group; "" = NOGROUP */
     enum zvs_macprotect macprotect;     /* default UNSPECIFIED */
     bool                isolation;      /* ISOLATION ON; default OFF */
+    uint8_t             iptimeout_min;  /* IPTIMEOUT 1-240 minutes; 0: not given (5) */
+    bool                portbased;      /* PORTBASED; default USERBASED */
 };
+
+#define ZVS_CFG_IPTIMEOUT_DEFAULT 5     /* DEFINE VSWITCH IPTIMEOUT (minutes), z/VM's */
+#define ZVS_CFG_IPTIMEOUT_MAX     240
+
+/* A switch's IPTIMEOUT in minutes: the given value, else the default. */
+static inline unsigned zvs_cfg_iptimeout(const struct zvs_cfg_vswitch *sw)
+{
+    return sw->iptimeout_min != 0 ? sw->iptimeout_min : ZVS_CFG_IPTIMEOUT_DEFAULT;
+}
 
 /* Outbound distribution key of a port group (zvswitch extension DISTRIBUTION). */
 enum zvs_cfg_distribution {

@@ -18,9 +18,16 @@
  *         [VLAN UNAWARE | AWARE | defvid] [NATIVE natvid | NONE] [PORTTYPE ACCESS | TRUNK]
  *         [QUEUESTORAGE nM | n] [CONNECT | DISCONNECT] [NOUPLINK] [CONTROLLER * | userid]
  *         [GROUP grp | NOGROUP] [MACPROTECT ON | OFF | UNSPECIFIED] [ISOLATION ON | OFF]
+ *         [TYPE QDIO | QDIO] [UPLINK] [IPTIMEOUT 1-240] [USERBASED | PORTBASED]
+ *         [QUEUESTORAGE minM maxM]
  *         Name first, operands in any order, each once. Defaults: no RDEV, ETHERNET, VLAN
  *         UNAWARE, NATIVE 1, PORTTYPE ACCESS, QUEUESTORAGE 8M, CONNECT, CONTROLLER *,
- *         NOGROUP, MACPROTECT UNSPECIFIED, ISOLATION OFF.
+ *         NOGROUP, MACPROTECT UNSPECIFIED, ISOLATION OFF, IPTIMEOUT 5, USERBASED.
+ *         TYPE QDIO, a bare QDIO and UPLINK (before RDEV or GROUP) are z/VM 7.x spellings
+ *         that change nothing here ("DEFINE VSWITCH Statement", z/VM 7.4 CP Planning and
+ *         Administration); TYPE IQD is refused. IPTIMEOUT (minutes) is shown by QUERY
+ *         VSWITCH and carried by the monitor; PORTBASED only changes QUERY's word (zvswitch
+ *         has no port numbers to assign). QUEUESTORAGE minM maxM: see dv_queuestorage.
  *         Deviations from z/VM: our default is ETHERNET (z/VM's historical default is
  *         IP) and IP is rejected, because this switch is layer 2 only. MACPROTECT and
  *         ISOLATION are SET VSWITCH options in z/VM; we accept them here too. Our
@@ -204,7 +211,8 @@ static int parse_vid(const struct zvs_tok *t, uint16_t *out)
 enum {
     DV_RDEV, DV_ETHERNET, DV_IP, DV_VLAN, DV_NATIVE, DV_PORTTYPE, DV_QUEUESTORAGE,
     DV_CONNECT, DV_DISCONNECT, DV_NOUPLINK, DV_CONTROLLER, DV_GROUP, DV_NOGROUP,
-    DV_MACPROTECT, DV_ISOLATION, DV_COUNT
+    DV_MACPROTECT, DV_ISOLATION, DV_TYPE, DV_QDIO, DV_UPLINK, DV_IPTIMEOUT, DV_USERBASED,
+    DV_PORTBASED, DV_COUNT
 };
 
 static void dv_rdev(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
@@ -299,13 +307,66 @@ int zvs_cfg_parse_queuestorage(const char *s, uint8_t *mb)
     return 0;
 }
 
+/* "nM" (or "n") megabytes, 1-max, into *mb. */
+static int parse_megabytes(const char *s, uint32_t max, uint32_t *mb)
+{
+    char num[6];
+    size_t n = strnlen(s, sizeof num);
+    if (n > 1 && (s[n - 1] == 'M' || s[n - 1] == 'm'))
+        n--;
+    if (n >= sizeof num)
+        return -EINVAL;
+    memcpy(num, s, n);
+    num[n] = '\0';
+    return zvs_parse_dec(num, 1, max, mb);
+}
+
+/* QUEUESTORAGE n (z/VM 5.3, 1-8) or z/VM 7.4's QUEUESTORAGE minM maxM (8M 256M by
+ * default). Our rule for the 7.4 form: min <= max, each 1M-2048M; zvswitch's queues hold
+ * at most 8M, so the switch keeps min, capped at 8M (max is checked, not kept). */
 static void dv_queuestorage(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
                             unsigned nval)
 {
     struct sc_ctx *c = ctx;
+    uint32_t lo, hi;
 
-    if (zvs_cfg_parse_queuestorage(val->s, &c->sw.queuestorage_mb) < 0)
-        bad_value(c, val, "QUEUESTORAGE", "1M-8M");
+    if (nval == 1) {
+        if (zvs_cfg_parse_queuestorage(val->s, &c->sw.queuestorage_mb) < 0)
+            bad_value(c, val, "QUEUESTORAGE", "1M-8M");
+        return;
+    }
+    if (parse_megabytes(val[0].s, 2048, &lo) < 0)
+        bad_value(c, &val[0], "QUEUESTORAGE", "minM maxM, 1M-2048M each");
+    else if (parse_megabytes(val[1].s, 2048, &hi) < 0 || hi < lo)
+        bad_value(c, &val[1], "QUEUESTORAGE", "minM maxM, 1M-2048M each, min <= max");
+    else
+        c->sw.queuestorage_mb = (uint8_t)(lo < 8 ? lo : 8);
+}
+
+/* TYPE QDIO (IQD, a HiperSockets switch, is not emulated). */
+static void dv_type(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                    unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    if (!zvs_tok_is(val, "QDIO"))
+        bad_value(c, val, "TYPE", "QDIO (zvswitch emulates OSA switches only)");
+}
+
+static void dv_iptimeout(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                         unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    uint32_t v;
+    if (zvs_parse_dec(val->s, 1, ZVS_CFG_IPTIMEOUT_MAX, &v) < 0)
+        bad_value(c, val, "IPTIMEOUT", "1-240 minutes");
+    else
+        c->sw.iptimeout_min = (uint8_t)v;
+}
+
+static void dv_portbased(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                         unsigned nval)
+{
+    ((struct sc_ctx *)ctx)->sw.portbased = true;
 }
 
 static void dv_connect(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
@@ -386,7 +447,7 @@ static const struct zvs_opdef define_vswitch_ops[DV_COUNT] = {
     [DV_VLAN]         = { "VLAN", 1, 1, false, 0, dv_vlan },
     [DV_NATIVE]       = { "NATive", 1, 1, false, 0, dv_native },
     [DV_PORTTYPE]     = { "PORTType", 1, 1, false, 0, dv_porttype },
-    [DV_QUEUESTORAGE] = { "QUEuestorage", 1, 1, false, 0, dv_queuestorage },
+    [DV_QUEUESTORAGE] = { "QUEuestorage", 1, 2, true, 0, dv_queuestorage },
     [DV_CONNECT]      = { "CONnect", 0, 0, false, ZVS_OPBIT(DV_DISCONNECT), dv_connect },
     [DV_DISCONNECT]   = { "DISCONnect", 0, 0, false, 0, dv_disconnect },
     [DV_NOUPLINK]     = { "NOUPLINK", 0, 0, false, ZVS_OPBIT(DV_GROUP), dv_nouplink },
@@ -396,6 +457,14 @@ static const struct zvs_opdef define_vswitch_ops[DV_COUNT] = {
     /* Not in the 7.4 DEFINE VSWITCH diagram: SET VSWITCH's operands, its abbreviations. */
     [DV_MACPROTECT]   = { "MACProtect", 1, 1, false, 0, dv_macprotect },
     [DV_ISOLATION]    = { "ISOLation", 1, 1, false, 0, dv_isolation },
+    /* As real SYSTEM CONFIG files write them (z/VM 7.x): TYPE QDIO, a bare QDIO, the
+     * UPLINK keyword before RDEV or GROUP, IPTIMEOUT, USERBASED | PORTBASED. */
+    [DV_TYPE]         = { "TYPe", 1, 1, false, ZVS_OPBIT(DV_QDIO), dv_type },
+    [DV_QDIO]         = { "QDIO", 0, 0, false, 0, NULL },
+    [DV_UPLINK]       = { "UPLINK", 0, 0, false, ZVS_OPBIT(DV_NOUPLINK), NULL },
+    [DV_IPTIMEOUT]    = { "IPTimeout", 1, 1, false, 0, dv_iptimeout },
+    [DV_USERBASED]    = { "USERBASED", 0, 0, false, ZVS_OPBIT(DV_PORTBASED), NULL },
+    [DV_PORTBASED]    = { "PORTBASED", 0, 0, false, 0, dv_portbased },
 };
 
 /* The statement's defaults (see the top). memset first: the padding stays defined, since

@@ -152,7 +152,7 @@ static void show_header(struct zvsd *d, const struct d_switch *ds, const struct 
     zvs_cp_printf(r, "VSWITCH SYSTEM %-8s Type: QDIO    Connected: %-4u Maxconn: INFINITE",
                   vs->name, connected(d, ds, v));
     zvs_cp_printf(r, "  PERSISTENT  RESTRICTED    ETHERNET                  Accounting: OFF");
-    zvs_cp_printf(r, "  USERBASED   LOCAL");
+    zvs_cp_printf(r, "  %-11s LOCAL", vs->portbased ? "PORTBASED" : "USERBASED");
     if (vs->vlan_aware) {
         char native[8];
         if (vs->native_vid)
@@ -166,8 +166,8 @@ static void show_header(struct zvsd *d, const struct d_switch *ds, const struct 
     }
     zvs_cp_printf(r, "  MAC address: %s    MAC Protection: %s", mac,
                   macprotect_text(vs->macprotect));
-    /* IPTIMEOUT is not an operand of ours: 5 is DEFINE VSWITCH's documented default. */
-    zvs_cp_printf(r, "  IPTimeout: 5         QueueStorage: %u", vs->queuestorage_mb);
+    zvs_cp_printf(r, "  IPTimeout: %-9u QueueStorage: %u", zvs_cfg_iptimeout(vs),
+                  vs->queuestorage_mb);
     zvs_cp_printf(r, "  Isolation Status: %s", vs->isolation ? "ON" : "OFF");
 }
 

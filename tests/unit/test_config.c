@@ -1497,6 +1497,51 @@ static void test_system_identity(void **state)
     zvs_cfg_free(cfg);
 }
 
+/* DEFINE VSWITCH as real SYSTEM CONFIG files write it (z/VM 7.x, "DEFINE VSWITCH
+ * Statement", z/VM 7.4 CP Planning and Administration): a bare QDIO or TYPE QDIO, UPLINK
+ * before RDEV, IPTIMEOUT, USERBASED | PORTBASED, QUEUESTORAGE minM maxM. */
+static void test_define_vswitch_real_forms(void **state)
+{
+    struct zvs_cfg *cfg = run("DEFINE VSWITCH VSW01 QDIO UPLINK RDEV A00 ETHERNET\n"
+                              "DEFINE VSWITCH VSW02 TYPE QDIO RDEV B00 IPTIMEOUT 30 PORTBASED\n"
+                              "DEFINE VSWITCH VSW03 RDEV C00 USERBASED QUEUESTORAGE 8M 256M\n"
+                              "DEFINE VSWITCH VSW04 RDEV D00 QUEUESTORAGE 2M 4M IPT 240\n"
+                              "RDEVICE A00 INTERFACE eth0\nRDEVICE B00 INTERFACE eth1\n"
+                              "RDEVICE C00 INTERFACE eth2\nRDEVICE D00 INTERFACE eth3\n", NULL);
+    print_msgs(cfg);
+    assert_int_equal(zvs_cfg_errors(cfg), 0);
+    assert_int_equal(cfg->nvswitch, 4);
+    const struct zvs_cfg_vswitch *v = cfg->vswitch;
+    assert_int_equal(v[0].nrdev, 1);
+    assert_int_equal(v[0].rdev[0].devno, 0x0A00);
+    assert_int_equal(zvs_cfg_iptimeout(&v[0]), 5);
+    assert_false(v[0].portbased);
+    assert_int_equal(zvs_cfg_iptimeout(&v[1]), 30);
+    assert_true(v[1].portbased);
+    assert_int_equal(v[2].queuestorage_mb, 8);      /* min 8M: zvswitch's queues hold 8M */
+    assert_false(v[2].portbased);
+    assert_int_equal(v[3].queuestorage_mb, 2);
+    assert_int_equal(zvs_cfg_iptimeout(&v[3]), 240);
+    zvs_cfg_free(cfg);
+
+    static const char *const bad[] = {
+        "DEFINE VSWITCH X1 TYPE IQD\n",
+        "DEFINE VSWITCH X2 TYPE QDIO QDIO\n",
+        "DEFINE VSWITCH X3 IPTIMEOUT 0\n",
+        "DEFINE VSWITCH X4 IPTIMEOUT 241\n",
+        "DEFINE VSWITCH X5 USERBASED PORTBASED\n",
+        "DEFINE VSWITCH X6 QUEUESTORAGE 256M 8M\n",
+        "DEFINE VSWITCH X7 QUEUESTORAGE 8M 4096M\n",
+        "DEFINE VSWITCH X8 UPLINK NOUPLINK\n",
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cfg = zvs_cfg_new();
+        assert_true(zvs_cfg_parse_sysconfig_text(cfg, "S", bad[i]) >= 1);
+        assert_int_equal(cfg->nvswitch, 0);
+        zvs_cfg_free(cfg);
+    }
+}
+
 int main(void)
 {
     static const struct CMUnitTest fixed[] = {
@@ -1521,6 +1566,7 @@ int main(void)
         cmocka_unit_test(test_group_refusal_reported_once),
         cmocka_unit_test(test_group_limit),
         cmocka_unit_test(test_system_identity),
+        cmocka_unit_test(test_define_vswitch_real_forms),
         cmocka_unit_test(test_group_golden),
         cmocka_unit_test(test_message_cap),
         cmocka_unit_test(test_catalogue),

@@ -262,6 +262,10 @@ static void dbginfo_commands(void **state)
                         "ETHERNET");               /* znetconf: line 2, FIELD3 */
     assert_string_equal(word_of(line_of(herm_op(h, "q lan AUTOSW1 owner SYSTEM"), 1, line,
                                         sizeof line), 2, w, sizeof w), "ETHERNET");
+    /* SYSTEM CONFIG's IPTIMEOUT 30 (written as real files write DEFINE VSWITCH: TYPE QDIO
+     * UPLINK RDEV ...) is what QUERY VSWITCH shows. */
+    out = herm_op(h, "query vswitch AUTOSW1");
+    assert_non_null(strstr(out, "\n  IPTimeout: 30 "));
     herm_stop(h);
 }
 
