@@ -288,37 +288,28 @@ static void dv_porttype(void *ctx, const struct zvs_tok *kw, const struct zvs_to
     parse_porttype(c, val, &c->sw.porttype);
 }
 
-/* "nM" or "n", n 1-8 (megabytes of QDIO buffers for the uplink). */
-int zvs_cfg_parse_queuestorage(const char *s, uint8_t *mb)
-{
-    char num[4];
-    size_t n = strnlen(s, sizeof num);
-    uint32_t v;
-
-    if (n > 1 && (s[n - 1] == 'M' || s[n - 1] == 'm'))
-        n--;
-    if (n >= sizeof num)
-        return -EINVAL;
-    memcpy(num, s, n);
-    num[n] = '\0';
-    if (zvs_parse_dec(num, 1, 8, &v) < 0)
-        return -EINVAL;
-    *mb = (uint8_t)v;
-    return 0;
-}
-
-/* "nM" (or "n") megabytes, 1-max, into *mb. */
-static int parse_megabytes(const char *s, uint32_t max, uint32_t *mb)
+/* "nM" (or "n") megabytes, at most `digits` digits, 1-max, into *mb. */
+static int parse_megabytes(const char *s, size_t digits, uint32_t max, uint32_t *mb)
 {
     char num[6];
-    size_t n = strnlen(s, sizeof num);
+    size_t n = strnlen(s, sizeof num + 1);
     if (n > 1 && (s[n - 1] == 'M' || s[n - 1] == 'm'))
         n--;
-    if (n >= sizeof num)
+    if (n > digits || n >= sizeof num)
         return -EINVAL;
     memcpy(num, s, n);
     num[n] = '\0';
     return zvs_parse_dec(num, 1, max, mb);
+}
+
+/* "nM" or "n", n 1-8 (megabytes of QDIO buffers for the uplink). */
+int zvs_cfg_parse_queuestorage(const char *s, uint8_t *mb)
+{
+    uint32_t v;
+    if (parse_megabytes(s, 3, 8, &v) < 0)
+        return -EINVAL;
+    *mb = (uint8_t)v;
+    return 0;
 }
 
 /* QUEUESTORAGE n (z/VM 5.3, 1-8) or z/VM 7.4's QUEUESTORAGE minM maxM (8M 256M by
@@ -335,9 +326,9 @@ static void dv_queuestorage(void *ctx, const struct zvs_tok *kw, const struct zv
             bad_value(c, val, "QUEUESTORAGE", "1M-8M");
         return;
     }
-    if (parse_megabytes(val[0].s, 2048, &lo) < 0)
+    if (parse_megabytes(val[0].s, 5, 2048, &lo) < 0)
         bad_value(c, &val[0], "QUEUESTORAGE", "minM maxM, 1M-2048M each");
-    else if (parse_megabytes(val[1].s, 2048, &hi) < 0 || hi < lo)
+    else if (parse_megabytes(val[1].s, 5, 2048, &hi) < 0 || hi < lo)
         bad_value(c, &val[1], "QUEUESTORAGE", "minM maxM, 1M-2048M each, min <= max");
     else
         c->sw.queuestorage_mb = (uint8_t)(lo < 8 ? lo : 8);
