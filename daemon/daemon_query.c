@@ -168,7 +168,8 @@ static void show_header(struct zvsd *d, const struct d_switch *ds, const struct 
                   macprotect_text(vs->macprotect));
     zvs_cp_printf(r, "  IPTimeout: %-9u QueueStorage: %u", zvs_cfg_iptimeout(vs),
                   vs->queuestorage_mb);
-    zvs_cp_printf(r, "  Isolation Status: %s", vs->isolation ? "ON" : "OFF");
+    /* VEPA (reflective relay to the physical switch) is not emulated: always OFF. */
+    zvs_cp_printf(r, "  Isolation Status: %-11sVEPA Status: OFF", vs->isolation ? "ON" : "OFF");
 }
 
 static const struct d_uplink *uplink_of_port(const struct zvsd *d, const struct zvs_port *p)
@@ -435,7 +436,7 @@ static void lag_report(struct zvsd *d, const struct d_switch *ds, struct zvs_cp_
 static void show_state(const struct d_switch *ds, bool uplinks, struct zvs_cp_response *r)
 {
     if (uplinks && !ds->cfg.nouplink)
-        zvs_cp_printf(r, "  Uplink Port:");
+        zvs_cp_printf(r, " Uplink Port:");           /* one blank, as CP indents it */
     zvs_cp_printf(r, "  State: %s", switch_state(ds));
 }
 
@@ -611,9 +612,10 @@ static void query_nic(struct zvsd *d, const struct zvs_cmd *c, const char *issue
 
 /* IBM's blocks and labels where a source names them (cp-commands/README.md "QUERY
  * VMLAN"): the maintenance level, "VMLAN MAC address assignment:" with "MACADDR Prefix:",
- * the accounting defaults, the PERSISTENT and TRANSIENT counts. We have no service level
- * ("Base": nothing applied), no USERPREFIX operand and no transient LANs (always 0). The
- * last two lines are ours. */
+ * and "USER Prefix:" on its line (xCAT zxcatIVP.pl's word 6), the accounting defaults, the
+ * PERSISTENT and TRANSIENT counts. We have no service level ("Base": nothing applied), no
+ * USERPREFIX operand (USER Prefix is MACPREFIX) and no transient LANs (always 0). The last
+ * two lines are ours. */
 static void query_vmlan(struct zvsd *d, struct zvs_cp_response *r)
 {
     const struct zvs_cfg *cfg = d->run;
@@ -628,8 +630,11 @@ static void query_vmlan(struct zvsd *d, struct zvs_cp_response *r)
     zvs_cp_printf(r, "VMLAN maintenance level:");
     zvs_cp_printf(r, "  Latest Service: Base");
     zvs_cp_printf(r, "VMLAN MAC address assignment:");
-    zvs_cp_printf(r, "  MACADDR Prefix: %02X%02X%02X", v->macprefix[0], v->macprefix[1],
-                  v->macprefix[2]);
+    /* USER Prefix: the prefix of MACs a NICDEF MACID names; zvswitch's is MACPREFIX
+     * (no USERPREFIX operand). xCAT's zxcatIVP.pl reads it as the line's sixth word. */
+    zvs_cp_printf(r, "  MACADDR Prefix: %02X%02X%02X  USER Prefix: %02X%02X%02X",
+                  v->macprefix[0], v->macprefix[1], v->macprefix[2], v->macprefix[0],
+                  v->macprefix[1], v->macprefix[2]);
     if (v->macidrange_line)
         zvs_cp_printf(r, "  MACIDRANGE SYSTEM: %06X-%06X  USER: %06X-%06X",
                       (unsigned)v->system_lo, (unsigned)v->system_hi, (unsigned)v->user_lo,

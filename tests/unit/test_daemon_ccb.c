@@ -217,9 +217,9 @@ static char *collapse(const char *text)
 
 /* Issue 15: the response shapes typed from IBM's documents, never from our own output.
  * Sources (cp-commands/README.md "Responses" names them in full):
- *  [R]  IBM, "z/VM 5.3 Virtual Switch Link Aggregation" performance report,
- *       http://www.vm.ibm.com/perf/reports/zvm/html/linkagg.html: its QUERY VSWITCH
- *       DETAILS example, lines as issue 15 quotes them (blanks collapsed). Our values
+ *  [R]  issue 15's list of QUERY VSWITCH DETAILS lines (blanks collapsed; UNCONFIRMED:
+ *       once attributed to IBM's "z/VM 5.3 Virtual Switch Link Aggregation" report,
+ *       which shows no QUERY output, issue 21), with issue 21's VEPA Status. Our values
  *       replace the report's where they differ (MAC 02-00-0C-00-00-00, QueueStorage 1,
  *       RDEV 28BA/2902 driven by no controller VM: VDEV 28BA, Controller *); Type: is QDIO
  *       as z/VM 6 and later print it ([X]), not the report's VSWITCH.
@@ -243,7 +243,7 @@ static void ibm_shapes_typed_from_sources(void **state)
         "\nVLAN Unaware\n",
         "\nMAC address: 02-00-0C-00-00-00 MAC Protection: Unspecified\n",
         "\nIPTimeout: 5 QueueStorage: 1\n",
-        "\nIsolation Status: OFF\n",
+        "\nIsolation Status: OFF VEPA Status: OFF\n",      /* issue 21: VEPA beside it */
         "\nUplink Port:\nState: Ready\n",
         "\nRDEV: 28BA.P00 VDEV: 28BA Controller: * ",
         "\nRDEV: 2902.P00 VDEV: 2902 Controller: * ",
@@ -264,11 +264,17 @@ static void ibm_shapes_typed_from_sources(void **state)
     assert_memory_equal(l2, "  PERSISTENT  ", 14);
     assert_memory_equal(l2 + 28, "ETHERNET", 8);        /* where [X] has "IP" */
     assert_memory_equal(l2 + 54, "Accounting: OFF\n", 16);
-    /* [X]: QUERY VMLAN's prefix line, found as xCAT's IVP finds it. */
+    /* [X]: QUERY VMLAN's prefix line, found as xCAT's IVP finds it (zxcatIVP.pl
+     * verifyMACUserPrefix: the lines after "VMLAN MAC address assignment:", the one with
+     * "  MACADDR Prefix:", its sixth word: USER Prefix's value). */
     const char *v = herm_op(h, "QUERY VMLAN");
     const char *blk = strstr(v, "VMLAN MAC address assignment:\n");
     assert_non_null(blk);
-    assert_non_null(strstr(blk, "\n  MACADDR Prefix: 02000C\n"));
+    assert_non_null(strstr(blk, "\n  MACADDR Prefix: 02000C  USER Prefix: 02000C\n"));
+    char w[6][16];
+    assert_int_equal(sscanf(strstr(blk, "  MACADDR Prefix:"), "%15s %15s %15s %15s %15s %15s",
+                            w[0], w[1], w[2], w[3], w[4], w[5]), 6);
+    assert_string_equal(w[5], "02000C");
     /* Issue 15's list for QUERY VMLAN: maintenance level, accounting, PERSISTENT and
      * TRANSIENT (labels as the issue names them; the layout of these lines is ours). */
     assert_non_null(strstr(v, "VMLAN maintenance level:\n"));
