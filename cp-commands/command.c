@@ -10,8 +10,9 @@
  * optional name position a token that, with every token after it, reads as keywords (and
  * their values) of the optional steps after it, in order, is taken as that keyword, so
  * `Q LACP DET` shows every group, `Q VSW ACC` every switch's access list and `Q PORT
- * GROUP ACTIVE DETAILS` every group in use; a group called DET is `Q LACP DET DET`. In the optional vdev position of QUERY NIC no such rule is needed:
- * no abbreviation of ALL or DETAILS is hex.
+ * GROUP ACTIVE DETAILS` every group in use; a group called DET is `Q LACP DET DET`. In
+ * the optional vdev position of QUERY NIC no such rule is needed: no abbreviation of ALL
+ * or DETAILS is hex.
  * UPLINK, QDIO and TO are accepted and dropped (they change nothing), so the canonical
  * text leaves UPLINK and TO out.
  *

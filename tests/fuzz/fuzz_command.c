@@ -12,8 +12,9 @@
  *     (zvs_cmd_format) parses again, to the identical struct, and formats identically;
  *     parsing into a differently filled struct gives the same bytes (padding included);
  *   - refused: *cmd is byte-for-byte untouched; the response is exactly one line
- *     "HCPnnnS ..." of printable ASCII ending in "\n" and the rc is positive (also for
- *     the DEFINE VSWITCH / GRANT operands answered by the SYSTEM CONFIG parser);
+ *     "HCPmmmnnnS ..." or "ZVScccnnnnS ..." of printable ASCII ending in "\n" and the
+ *     rc is positive (also for the DEFINE VSWITCH / GRANT operands answered by the
+ *     SYSTEM CONFIG parser);
  *   - class G alone is accepted only the class G commands (the NIC commands, QUERY
  *     VMLAN, QUERY VSWITCH, QUERY NAMES, QUERY USERS), never with USERID.
  *
