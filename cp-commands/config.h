@@ -16,7 +16,7 @@
  * described at the top of sysconfig.c and userdirect.c; the cross-checks in config.c.
  *
  * Parsing never stops at the first error: every statement is checked and every error is
- * kept as a message "file:line: HCPnnnnE text" in cfg->msgs (numbers from messages.c).
+ * kept as a message "file:line: ZVSCFGnnnnE text" in cfg->msgs (numbers from messages.c).
  * A statement with an error changes nothing in the configuration. Call order:
  * parse_sysconfig, parse_userdirect, then validate (the cross-checks, MAC assignment).
  */
@@ -378,7 +378,7 @@ int zvs_cfg_find_group(const struct zvs_cfg *cfg, const char *name);    /* index
 /* z/VM's DEFINE VSWITCH command and SYSTEM CONFIG statement share one syntax, so the
  * command runs the statement's operand table. tok: the operands after the name. Same
  * defaults and end-of-statement checks as the statement, but no configuration is looked
- * at (a duplicate name is the caller's to refuse). Messages ("HCPnnnnE text", no
+ * at (a duplicate name is the caller's to refuse). Messages ("ZVSCFGnnnnE text", no
  * "file:line:" part) are added to msgs. Returns 0 with *out filled (line 0, padding
  * zero), or -EINVAL with *out untouched. */
 int zvs_cfg_parse_vswitch_def(const char *name, const char *const *tok, unsigned ntok,

@@ -36,7 +36,7 @@
  *                     and the log alike: at most ZVS_CONSOLE_MSG_BURST in a window of
  *                     ZVS_CONSOLE_MSG_WINDOW_S seconds from the first; the rest are counted
  *                     and, when the window is over, reported to class A/B subscribers and
- *                     the log as "ZVSCON1178W n HCPnnnnS message(s) not shown: more than
+ *                     the log as "ZVSCON1178W n ID message(s) not shown: more than
  *                     <burst> in <window> seconds". Any other line beginning with RS is
  *                     answered with HCPCMD001E.
  *   End               a client closing its side mid-line: the partial line is dropped

@@ -1,7 +1,7 @@
 /* CP command responses: the growing text buffer of struct zvs_cp_response and its lines.
  *
  * Owns: zvs_cp_response_init/fini, zvs_cp_printf (one formatted line) and zvs_cp_error
- * (one "HCPnnnnS" line from the cp_messages.c catalogue, rc set to the catalogue's code).
+ * (one "ID text" line from the cp_messages.c catalogue, rc set to the catalogue's code).
  *
  * Rules: a response is lines of text, each ending in "\n", NUL-terminated. An empty
  * response owns no memory (text points at a static ""), so init cannot fail and fini may

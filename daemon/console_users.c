@@ -121,7 +121,7 @@ int zvs_console_group_resolve(const char *s, gid_t *gid)
     return rc;
 }
 
-/* Writes "file:line: HCPnnnnE text" (or "file: ..." for line 0) into err. */
+/* Writes "file:line: ZVSCFGnnnnE text" (or "file: ..." for line 0) into err. */
 static void report(char *err, size_t errlen, const struct zvs_cfg *cfg, uint32_t line,
                    enum zvs_msg_id id, const char *const *args, unsigned nargs)
 {

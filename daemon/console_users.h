@@ -33,7 +33,7 @@ int zvs_console_group_resolve(const char *s, gid_t *gid);
 /* Resolves every LINUXUSER of cfg and checks that no uid is mapped by two names (root
  * in one entry and 0 in another, or two names of one uid) and that the console's map can
  * hold them all. Returns how many Linux users cfg maps, or -errno with the first problem
- * written to err as "file:line: HCPnnnnE text": -ENOENT an unknown user (ZVSCFG1067E),
+ * written to err as "file:line: ZVSCFGnnnnE text": -ENOENT an unknown user (ZVSCFG1067E),
  * -EEXIST one uid twice (ZVSCFG1068E), -ENOSPC more than the map holds (ZVSCFG1015E), another
  * lookup failure (ZVSCFG1069E), -ENOMEM. For vswitchd to refuse a bad directory before it
  * detaches. */

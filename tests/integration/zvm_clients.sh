@@ -3,7 +3,8 @@
 # The z/VM automation that exists, run against zvswitch through tools/vmcp with vmcp's
 # default behaviour (the command upper-cased, exit 1 for a non-zero CP return code), as
 # the users those clients act for: a class G guest (Linux user `nobody` mapped to LINUX1
-# by LINUXUSER) and a class B administrator (uid 65531 mapped to MAINT), and root.
+# by LINUXUSER) and a class B administrator (uid 65531 mapped to MAINT), and root (the
+# operator SYSTEM_USERIDS OPERATOR names).
 # Every value is taken out of the response with the client's own expression, written
 # here with the same meaning (not copied), cited by client, file and function, and
 # compared with what SYSTEM CONFIG and USER DIRECT below say:
@@ -43,9 +44,10 @@ install -m 0755 "$BUILD/bin/vmcp" "$WORK/vmcp"
 SOCK=$WORK/console.sock
 
 # The configuration's truth, which every extracted value is compared with.
-SYSNAME=ZVSCLI1 SWITCH=CLIVSW1 PREFIX=02000C GUEST=LINUX1 ADMINID=MAINT NIC=F000
+SYSNAME=ZVSCLI1 SWITCH=CLIVSW1 PREFIX=02000C GUEST=LINUX1 ADMINID=MAINT NIC=F000 OPER=SYSOPER
 cat >"$WORK/SYSTEM.CONFIG" <<EOF
 SYSTEM_IDENTIFIER_DEFAULT $SYSNAME
+SYSTEM_USERIDS OPERATOR $OPER
 VMLAN MACPREFIX $PREFIX
 DEFINE VSWITCH $SWITCH TYPE QDIO ETHERNET NOUPLINK
 MODIFY VSWITCH $SWITCH GRANT $GUEST
@@ -77,7 +79,8 @@ expect_eq "getHost (word 2)" "$(awk '{ print $3 }' <<<"$out")" "$SYSNAME"
 expect_eq "dbginfo.sh's userid" "$(sed -ne 's/^\([^[:space:]]*\).*$/\1/p' <<<"$out")" "$GUEST"
 expect_eq "the administrator's userid" "$(admin q userid | awk '{ print $1, $3 }')" \
   "$ADMINID $SYSNAME"
-expect_eq "root's userid" "$(root q userid | awk '{ print $1, $3 }')" "OPERATOR $SYSNAME"
+expect_eq "root's userid (SYSTEM_USERIDS OPERATOR)" "$(root q userid | awk '{ print $1, $3 }')" \
+  "$OPER $SYSNAME"
 
 # 2. NIC discovery (znetconf, xCAT getVswitchId).
 out=$(guest "q v nic $NIC") || fail "q v nic $NIC: exit $?"

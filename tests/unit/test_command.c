@@ -544,7 +544,7 @@ static void test_define_vswitch_is_the_statement(void **state)
         snprintf(line, sizeof line, "DEFINE VSWITCH SW1 %s", bad[i]);
         zvs_cp_response_init(&r);
         assert_true(zvs_cmd_parse(line, ALL_CLASSES, &c, &r) < 0);
-        /* "T:1: HCPnnnnE text" in the file, "HCPnnnnE text" on the console. */
+        /* "T:1: ZVSCFGnnnnE text" in the file, "ZVSCFGnnnnE text" on the console. */
         assert_true(strncmp(cfg->msgs.msg[0].text, "T:1: ", 5) == 0);
         snprintf(stmt, sizeof stmt, "%s\n", cfg->msgs.msg[0].text + 5);
         assert_string_equal(r.text, stmt);
