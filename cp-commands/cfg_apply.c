@@ -22,7 +22,7 @@
  * Consistency rule kept by every edit: objects created by command carry line 0 (grant,
  * group, switch, NIC): "not from a file"; names are stored upper case.
  * Decision: a command that is not a configuration command (zvs_cfg_cmd_is_config false) is
- * a caller bug: HCP1119S and -EINVAL.
+ * a caller bug: ZVSCMD1119S and -EINVAL.
  * Return codes: -ENOENT (something named does not exist), -EEXIST, -ENOSPC (a limit),
  * -EBUSY (in use, already coupled), -ENOTCONN (not coupled), -EPERM (not the owner),
  * -EACCES (not authorized to couple), -EINVAL (anything else).

@@ -30,7 +30,7 @@ unsigned zvs_apply_nic_last(const struct zvs_cfg_nic *n);
 bool zvs_apply_nic_dir_authorized(const struct zvs_cfg_nic *n);
 /* Leaves the NIC uncoupled: LAN "" and switch index -1. */
 void zvs_apply_nic_uncouple(struct zvs_cfg_nic *n);
-/* HCP1133E "No room for another <what>; the limit is <limit>"; returns -ENOSPC. */
+/* ZVSCMD1133E "No room for another <what>; the limit is <limit>"; returns -ENOSPC. */
 int zvs_apply_no_room(struct zvs_cp_response *r, const char *what, unsigned limit);
 
 /* ---- device and group lookups shared by DEFINE VSWITCH, SET VSWITCH and JOIN --------- */

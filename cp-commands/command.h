@@ -109,6 +109,11 @@ enum zvs_cmd_verb {
     ZVS_CMD_QUERY_NAMES,                /* no operands */
     ZVS_CMD_QUERY_USERS,                /* userid */
     ZVS_CMD_QUERY_CONSLOG,              /* userid, lines */
+    /* What z/VM automation issues (xCAT, s390-tools, networking-zvm, Feilong). */
+    ZVS_CMD_QUERY_USERID,               /* no operands */
+    ZVS_CMD_QUERY_CPLEVEL,              /* no operands */
+    ZVS_CMD_QUERY_VIRTUAL_NIC,          /* has_vdev/vdev, details (the issuer's own NICs) */
+    ZVS_CMD_QUERY_LAN,                  /* name ("" = ALL), userid (OWNER; "" = any) */
 };
 
 #define ZVS_CMD_WITHIN_DEFAULT  300     /* SIGNAL SHUTDOWN without WITHIN (our default) */
@@ -164,6 +169,8 @@ enum zvs_cmd_level {
     ZVS_CMD_LEVEL_DETAILS,              /* everything, with counters */
     ZVS_CMD_LEVEL_ACCESSLIST,           /* the authorizations (GRANTs, directory) */
     ZVS_CMD_LEVEL_ACTIVE,               /* the switch lines and the coupled adapters */
+    ZVS_CMD_LEVEL_CONTROLLER,           /* the switch lines and its controller (none) */
+    ZVS_CMD_LEVEL_PROMISCUOUS,          /* the switch lines and promiscuous NICs (none) */
 };
 
 struct zvs_cmd {

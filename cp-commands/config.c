@@ -61,6 +61,7 @@ void zvs_cfg_copy(struct zvs_cfg *dst, const struct zvs_cfg *src)
     memcpy(dst->sysconfig_file, src->sysconfig_file, sizeof dst->sysconfig_file);
     memcpy(dst->userdirect_file, src->userdirect_file, sizeof dst->userdirect_file);
     dst->vmlan = src->vmlan;
+    dst->system = src->system;
     dst->nvswitch = src->nvswitch;
     COPY_USED(dst, src, vswitch, nvswitch);
     dst->ngrant = src->ngrant;
@@ -74,6 +75,38 @@ void zvs_cfg_copy(struct zvs_cfg *dst, const struct zvs_cfg *src)
     COPY_USED(dst, src, user, nuser);
     dst->nnic = src->nnic;
     COPY_USED(dst, src, nic, nnic);
+}
+
+static void upper8(const char *s, char out[ZVS_NAME_MAX + 1])
+{
+    size_t n = 0;
+    for (; n < ZVS_NAME_MAX && s[n] != '\0'; n++)
+        out[n] = s[n] >= 'a' && s[n] <= 'z' ? (char)(s[n] - 'a' + 'A') : s[n];
+    out[n] = '\0';
+}
+
+void zvs_cfg_system_name(const struct zvs_cfg *cfg, const char *hostname,
+                         char out[ZVS_NAME_MAX + 1])
+{
+    char host[ZVS_NAME_MAX + 1];
+    upper8(hostname != NULL && hostname[0] != '\0' ? hostname : "ZVSWITCH", host);
+    for (unsigned i = 0; i < cfg->system.nsysid; i++) {
+        const struct zvs_cfg_sysid *e = &cfg->system.sysid[i];
+        if (e->lpar && strcmp(e->match, host) == 0) {
+            memcpy(out, e->sysname, sizeof e->sysname);
+            return;
+        }
+    }
+    if (cfg->system.default_name[0] != '\0')
+        memcpy(out, cfg->system.default_name, sizeof cfg->system.default_name);
+    else
+        memcpy(out, host, sizeof host);
+}
+
+const char *zvs_cfg_operator(const struct zvs_cfg *cfg)
+{
+    return cfg->system.operator_id[0] != '\0' ? cfg->system.operator_id
+                                               : ZVS_CFG_OPERATOR_DEFAULT;
 }
 
 void zvs_cfg_free(struct zvs_cfg *cfg)
@@ -675,10 +708,16 @@ static void dump_vswitch(const struct zvs_cfg *cfg, unsigned i, FILE *out)
         fprintf(out, " GROUP %s", sw->group);
     else
         fprintf(out, " NOGROUP");
-    fprintf(out, " MACPROTECT %s ISOLATION %s\n",
+    fprintf(out, " MACPROTECT %s ISOLATION %s",
             sw->macprotect == ZVS_MACPROTECT_ON ? "ON" :
             sw->macprotect == ZVS_MACPROTECT_OFF ? "OFF" : "UNSPECIFIED",
             sw->isolation ? "ON" : "OFF");
+    /* Shown when not the default, so dumps of files without them read as before. */
+    if (zvs_cfg_iptimeout(sw) != ZVS_CFG_IPTIMEOUT_DEFAULT)
+        fprintf(out, " IPTIMEOUT %u", zvs_cfg_iptimeout(sw));
+    if (sw->portbased)
+        fprintf(out, " PORTBASED");
+    fprintf(out, "\n");
 
     for (unsigned g = 0; g < cfg->ngrant; g++) {
         const struct zvs_cfg_grant *gr = &cfg->grant[g];

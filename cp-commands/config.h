@@ -16,7 +16,7 @@
  * described at the top of sysconfig.c and userdirect.c; the cross-checks in config.c.
  *
  * Parsing never stops at the first error: every statement is checked and every error is
- * kept as a message "file:line: HCPnnnnE text" in cfg->msgs (numbers from messages.c).
+ * kept as a message "file:line: ZVSCFGnnnnE text" in cfg->msgs (numbers from messages.c).
  * A statement with an error changes nothing in the configuration. Call order:
  * parse_sysconfig, parse_userdirect, then validate (the cross-checks, MAC assignment).
  */
@@ -113,6 +113,28 @@ struct zvs_cfg_vmlan {
     uint32_t macidrange_line;           /* 0: no MACIDRANGE, NICDEF MACIDs unrestricted */
 };
 
+/* The system's identity (SYSTEM CONFIG's SYSTEM_IDENTIFIER, SYSTEM_IDENTIFIER_DEFAULT and
+ * SYSTEM_USERIDS OPERATOR; rules in sysconfig.c): the name QUERY USERID shows after AT
+ * and that later multi-system work uses, and the userid root's console commands act as. */
+#define ZVS_CFG_MAX_SYSIDS       16
+#define ZVS_CFG_OPERATOR_DEFAULT "OPERATOR"
+
+struct zvs_cfg_sysid {
+    bool     lpar;                      /* SYSTEM_IDENTIFIER LPAR name; false: model cpuid */
+    char     match[ZVS_NAME_MAX + 1];   /* the LPAR name (upper case) */
+    char     sysname[ZVS_NAME_MAX + 1];
+    uint32_t line;
+};
+
+struct zvs_cfg_system {
+    unsigned             nsysid;
+    struct zvs_cfg_sysid sysid[ZVS_CFG_MAX_SYSIDS];
+    char                 default_name[ZVS_NAME_MAX + 1];   /* "": no _DEFAULT statement */
+    uint32_t             default_line;
+    char                 operator_id[ZVS_NAME_MAX + 1];    /* "": OPERATOR */
+    uint32_t             operator_line;
+};
+
 struct zvs_cfg_vswitch {
     char                name[ZVS_NAME_MAX + 1];
     uint32_t            line;           /* DEFINE VSWITCH statement (first line) */
@@ -129,7 +151,18 @@ struct zvs_cfg_vswitch {
     char                group[ZVS_NAME_MAX + 1];         /* port group; "" = NOGROUP */
     enum zvs_macprotect macprotect;     /* default UNSPECIFIED */
     bool                isolation;      /* ISOLATION ON; default OFF */
+    uint8_t             iptimeout_min;  /* IPTIMEOUT 1-240 minutes; 0: not given (5) */
+    bool                portbased;      /* PORTBASED; default USERBASED */
 };
+
+#define ZVS_CFG_IPTIMEOUT_DEFAULT 5     /* DEFINE VSWITCH IPTIMEOUT (minutes), z/VM's */
+#define ZVS_CFG_IPTIMEOUT_MAX     240
+
+/* A switch's IPTIMEOUT in minutes: the given value, else the default. */
+static inline unsigned zvs_cfg_iptimeout(const struct zvs_cfg_vswitch *sw)
+{
+    return sw->iptimeout_min != 0 ? sw->iptimeout_min : ZVS_CFG_IPTIMEOUT_DEFAULT;
+}
 
 /* Outbound distribution key of a port group (zvswitch extension DISTRIBUTION). */
 enum zvs_cfg_distribution {
@@ -251,6 +284,7 @@ struct zvs_cfg {
     char                   sysconfig_file[ZVS_CFG_PATH_MAX];   /* as named to the parser */
     char                   userdirect_file[ZVS_CFG_PATH_MAX];
     struct zvs_cfg_vmlan   vmlan;
+    struct zvs_cfg_system  system;
     unsigned               nvswitch;
     struct zvs_cfg_vswitch vswitch[ZVS_CFG_MAX_VSWITCHES];
     unsigned               ngrant;
@@ -275,6 +309,18 @@ struct zvs_cfg {
     char                   refused_group[ZVS_CFG_MAX_GROUPS][ZVS_NAME_MAX + 1];
 };
 
+/* ---- the system's identity ------------------------------------------------------------ */
+
+/* The system's name: the sysname of the first SYSTEM_IDENTIFIER LPAR entry whose LPAR name
+ * is `hostname` (upper-cased, cut to 8: the LPAR zvswitch runs in is its host), else
+ * SYSTEM_IDENTIFIER_DEFAULT's, else `hostname` itself upper-cased and cut to 8 ("ZVSWITCH"
+ * when it is empty). */
+void zvs_cfg_system_name(const struct zvs_cfg *cfg, const char *hostname,
+                         char out[ZVS_NAME_MAX + 1]);
+
+/* The userid root acts as on the console: SYSTEM_USERIDS OPERATOR's, else OPERATOR. */
+const char *zvs_cfg_operator(const struct zvs_cfg *cfg);
+
 /* ---- lifecycle and parsing ----------------------------------------------------------- */
 
 struct zvs_cfg *zvs_cfg_new(void);      /* defaults set; NULL when out of memory */
@@ -286,7 +332,7 @@ void zvs_cfg_free(struct zvs_cfg *cfg);
 void zvs_cfg_copy(struct zvs_cfg *dst, const struct zvs_cfg *src);
 
 /* Each returns the number of errors this call added, or -errno when the file cannot be
- * read (-EFBIG beyond ZVS_CFG_FILE_MAX; also reported as HCP1000E) or memory runs out.
+ * read (-EFBIG beyond ZVS_CFG_FILE_MAX; also reported as ZVSCFG1000E) or memory runs out.
  * `name` is the file name used in messages. _buf takes len bytes (NULs are errors). */
 int zvs_cfg_parse_sysconfig(struct zvs_cfg *cfg, const char *path);
 int zvs_cfg_parse_sysconfig_text(struct zvs_cfg *cfg, const char *name, const char *text);
@@ -306,7 +352,7 @@ int zvs_cfg_load(struct zvs_cfg *cfg, const char *sysconfig_path,
                  const char *userdirect_path);
 
 /* CPSYNTAX-like check for `vswitchd --check`: loads both files, writes every message and
- * a closing HCP1099I line to `out`. Returns the error count (0: clean) or -ENOMEM. */
+ * a closing ZVSCFG1099I line to `out`. Returns the error count (0: clean) or -ENOMEM. */
 int zvs_config_syntax_check(const char *sysconfig_path, const char *userdirect_path,
                             FILE *out);
 
@@ -332,7 +378,7 @@ int zvs_cfg_find_group(const struct zvs_cfg *cfg, const char *name);    /* index
 /* z/VM's DEFINE VSWITCH command and SYSTEM CONFIG statement share one syntax, so the
  * command runs the statement's operand table. tok: the operands after the name. Same
  * defaults and end-of-statement checks as the statement, but no configuration is looked
- * at (a duplicate name is the caller's to refuse). Messages ("HCPnnnnE text", no
+ * at (a duplicate name is the caller's to refuse). Messages ("ZVSCFGnnnnE text", no
  * "file:line:" part) are added to msgs. Returns 0 with *out filled (line 0, padding
  * zero), or -EINVAL with *out untouched. */
 int zvs_cfg_parse_vswitch_def(const char *name, const char *const *tok, unsigned ntok,

@@ -18,9 +18,16 @@
  *         [VLAN UNAWARE | AWARE | defvid] [NATIVE natvid | NONE] [PORTTYPE ACCESS | TRUNK]
  *         [QUEUESTORAGE nM | n] [CONNECT | DISCONNECT] [NOUPLINK] [CONTROLLER * | userid]
  *         [GROUP grp | NOGROUP] [MACPROTECT ON | OFF | UNSPECIFIED] [ISOLATION ON | OFF]
+ *         [TYPE QDIO | QDIO] [UPLINK] [IPTIMEOUT 1-240] [USERBASED | PORTBASED]
+ *         [QUEUESTORAGE minM maxM]
  *         Name first, operands in any order, each once. Defaults: no RDEV, ETHERNET, VLAN
  *         UNAWARE, NATIVE 1, PORTTYPE ACCESS, QUEUESTORAGE 8M, CONNECT, CONTROLLER *,
- *         NOGROUP, MACPROTECT UNSPECIFIED, ISOLATION OFF.
+ *         NOGROUP, MACPROTECT UNSPECIFIED, ISOLATION OFF, IPTIMEOUT 5, USERBASED.
+ *         TYPE QDIO, a bare QDIO and UPLINK (before RDEV or GROUP) are z/VM 7.x spellings
+ *         that change nothing here ("DEFINE VSWITCH Statement", z/VM 7.4 CP Planning and
+ *         Administration); TYPE IQD is refused. IPTIMEOUT (minutes) is shown by QUERY
+ *         VSWITCH and carried by the monitor; PORTBASED only changes QUERY's word (zvswitch
+ *         has no port numbers to assign). QUEUESTORAGE minM maxM: see dv_queuestorage.
  *         Deviations from z/VM: our default is ETHERNET (z/VM's historical default is
  *         IP) and IP is rejected, because this switch is layer 2 only. MACPROTECT and
  *         ISOLATION are SET VSWITCH options in z/VM; we accept them here too. Our
@@ -73,6 +80,20 @@
  *         (default; AF_PACKET with virtio-net headers, offload metadata kept) or PCAP
  *         (libpcap: portable, no offload metadata, so the switch checksums and segments
  *         for it; see backends/uplink_pcap.c).
+ *   SYSTEM_IDentifier LPAR lparname sysname | SYSTEM_IDentifier model cpuid sysname
+ *   SYSTEM_IDentifier_DEFault sysname
+ *         The system's name, as z/VM's statements give it ("SYSTEM_IDENTIFIER Statement",
+ *         z/VM CP Planning and Administration): the entry matching the processor names
+ *         the system, else the DEFAULT. Our rule: the LPAR zvswitch runs in is its host,
+ *         so an LPAR entry matches when lparname is the host name (upper case, cut to 8);
+ *         a model/cpuid entry is checked (model 4 characters, cpuid 1-6) and kept so a
+ *         real system's file parses, but matches nothing (no processor id to compare).
+ *         Neither matching nor a DEFAULT: the host name, upper case, 8 characters
+ *         (zvs_cfg_system_name). sysname: a CP name; DEFAULT once per file.
+ *   SYSTEM_USERIDS OPERATOR userid
+ *         The system operator's userid (z/VM's SYSTEM_USERIDS statement): the userid
+ *         root's console commands act as (default OPERATOR; a LINUXUSER naming root still
+ *         replaces root's whole mapping). Once per file.
  *
  * Every statement is built in a scratch copy and stored only when it raised no error, so
  * a bad statement never leaves half a switch (or half a JOIN) behind.
@@ -117,6 +138,7 @@ struct sc_ctx {
     bool                   grp_full;    /* SET PORT GROUP: "group full" already reported */
     struct zvs_cfg_group   grp;         /* SET PORT GROUP: scratch copy of the group */
     uint32_t               grp_join_line[ZVS_CFG_MAX_GROUP_PORTS];
+    struct zvs_cfg_sysid   sysid;       /* SYSTEM_IDENTIFIER[_DEFAULT] being built */
     struct zvs_msg_list   *muted;       /* the real list while the sink points at discard */
     struct zvs_msg_list    discard;     /* messages of a statement not worth checking */
 };
@@ -189,7 +211,8 @@ static int parse_vid(const struct zvs_tok *t, uint16_t *out)
 enum {
     DV_RDEV, DV_ETHERNET, DV_IP, DV_VLAN, DV_NATIVE, DV_PORTTYPE, DV_QUEUESTORAGE,
     DV_CONNECT, DV_DISCONNECT, DV_NOUPLINK, DV_CONTROLLER, DV_GROUP, DV_NOGROUP,
-    DV_MACPROTECT, DV_ISOLATION, DV_COUNT
+    DV_MACPROTECT, DV_ISOLATION, DV_TYPE, DV_QDIO, DV_UPLINK, DV_IPTIMEOUT, DV_USERBASED,
+    DV_PORTBASED, DV_COUNT
 };
 
 static void dv_rdev(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
@@ -265,32 +288,76 @@ static void dv_porttype(void *ctx, const struct zvs_tok *kw, const struct zvs_to
     parse_porttype(c, val, &c->sw.porttype);
 }
 
-/* "nM" or "n", n 1-8 (megabytes of QDIO buffers for the uplink). */
-int zvs_cfg_parse_queuestorage(const char *s, uint8_t *mb)
+/* "nM" (or "n") megabytes, at most `digits` digits, 1-max, into *mb. */
+static int parse_megabytes(const char *s, size_t digits, uint32_t max, uint32_t *mb)
 {
-    char num[4];
-    size_t n = strnlen(s, sizeof num);
-    uint32_t v;
-
+    char num[6];
+    size_t n = strnlen(s, sizeof num + 1);
     if (n > 1 && (s[n - 1] == 'M' || s[n - 1] == 'm'))
         n--;
-    if (n >= sizeof num)
+    if (n > digits || n >= sizeof num)
         return -EINVAL;
     memcpy(num, s, n);
     num[n] = '\0';
-    if (zvs_parse_dec(num, 1, 8, &v) < 0)
+    return zvs_parse_dec(num, 1, max, mb);
+}
+
+/* "nM" or "n", n 1-8 (megabytes of QDIO buffers for the uplink). */
+int zvs_cfg_parse_queuestorage(const char *s, uint8_t *mb)
+{
+    uint32_t v;
+    if (parse_megabytes(s, 3, 8, &v) < 0)
         return -EINVAL;
     *mb = (uint8_t)v;
     return 0;
 }
 
+/* QUEUESTORAGE n (z/VM 5.3, 1-8) or z/VM 7.4's QUEUESTORAGE minM maxM (8M 256M by
+ * default). Our rule for the 7.4 form: min <= max, each 1M-2048M; zvswitch's queues hold
+ * at most 8M, so the switch keeps min, capped at 8M (max is checked, not kept). */
 static void dv_queuestorage(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
                             unsigned nval)
 {
     struct sc_ctx *c = ctx;
+    uint32_t lo, hi;
 
-    if (zvs_cfg_parse_queuestorage(val->s, &c->sw.queuestorage_mb) < 0)
-        bad_value(c, val, "QUEUESTORAGE", "1M-8M");
+    if (nval == 1) {
+        if (zvs_cfg_parse_queuestorage(val->s, &c->sw.queuestorage_mb) < 0)
+            bad_value(c, val, "QUEUESTORAGE", "1M-8M");
+        return;
+    }
+    if (parse_megabytes(val[0].s, 5, 2048, &lo) < 0)
+        bad_value(c, &val[0], "QUEUESTORAGE", "minM maxM, 1M-2048M each");
+    else if (parse_megabytes(val[1].s, 5, 2048, &hi) < 0 || hi < lo)
+        bad_value(c, &val[1], "QUEUESTORAGE", "minM maxM, 1M-2048M each, min <= max");
+    else
+        c->sw.queuestorage_mb = (uint8_t)(lo < 8 ? lo : 8);
+}
+
+/* TYPE QDIO (IQD, a HiperSockets switch, is not emulated). */
+static void dv_type(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                    unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    if (!zvs_tok_is(val, "QDIO"))
+        bad_value(c, val, "TYPE", "QDIO (zvswitch emulates OSA switches only)");
+}
+
+static void dv_iptimeout(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                         unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    uint32_t v;
+    if (zvs_parse_dec(val->s, 1, ZVS_CFG_IPTIMEOUT_MAX, &v) < 0)
+        bad_value(c, val, "IPTIMEOUT", "1-240 minutes");
+    else
+        c->sw.iptimeout_min = (uint8_t)v;
+}
+
+static void dv_portbased(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                         unsigned nval)
+{
+    ((struct sc_ctx *)ctx)->sw.portbased = true;
 }
 
 static void dv_connect(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
@@ -371,7 +438,7 @@ static const struct zvs_opdef define_vswitch_ops[DV_COUNT] = {
     [DV_VLAN]         = { "VLAN", 1, 1, false, 0, dv_vlan },
     [DV_NATIVE]       = { "NATive", 1, 1, false, 0, dv_native },
     [DV_PORTTYPE]     = { "PORTType", 1, 1, false, 0, dv_porttype },
-    [DV_QUEUESTORAGE] = { "QUEuestorage", 1, 1, false, 0, dv_queuestorage },
+    [DV_QUEUESTORAGE] = { "QUEuestorage", 1, 2, true, 0, dv_queuestorage },
     [DV_CONNECT]      = { "CONnect", 0, 0, false, ZVS_OPBIT(DV_DISCONNECT), dv_connect },
     [DV_DISCONNECT]   = { "DISCONnect", 0, 0, false, 0, dv_disconnect },
     [DV_NOUPLINK]     = { "NOUPLINK", 0, 0, false, ZVS_OPBIT(DV_GROUP), dv_nouplink },
@@ -381,6 +448,14 @@ static const struct zvs_opdef define_vswitch_ops[DV_COUNT] = {
     /* Not in the 7.4 DEFINE VSWITCH diagram: SET VSWITCH's operands, its abbreviations. */
     [DV_MACPROTECT]   = { "MACProtect", 1, 1, false, 0, dv_macprotect },
     [DV_ISOLATION]    = { "ISOLation", 1, 1, false, 0, dv_isolation },
+    /* As real SYSTEM CONFIG files write them (z/VM 7.x): TYPE QDIO, a bare QDIO, the
+     * UPLINK keyword before RDEV or GROUP, IPTIMEOUT, USERBASED | PORTBASED. */
+    [DV_TYPE]         = { "TYPe", 1, 1, false, ZVS_OPBIT(DV_QDIO), dv_type },
+    [DV_QDIO]         = { "QDIO", 0, 0, false, 0, NULL },
+    [DV_UPLINK]       = { "UPLINK", 0, 0, false, ZVS_OPBIT(DV_NOUPLINK), NULL },
+    [DV_IPTIMEOUT]    = { "IPTimeout", 1, 1, false, 0, dv_iptimeout },
+    [DV_USERBASED]    = { "USERBASED", 0, 0, false, ZVS_OPBIT(DV_PORTBASED), NULL },
+    [DV_PORTBASED]    = { "PORTBASED", 0, 0, false, 0, dv_portbased },
 };
 
 /* The statement's defaults (see the top). memset first: the padding stays defined, since
@@ -993,6 +1068,113 @@ static void vmlan_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
         c->cfg->vmlan = c->vmlan;
 }
 
+/* ---- SYSTEM_IDENTIFIER, SYSTEM_IDENTIFIER_DEFAULT, SYSTEM_USERIDS -------------------- */
+
+static bool sys_name(struct sc_ctx *c, const struct zvs_tok *t, const char *what,
+                     char out[ZVS_NAME_MAX + 1])
+{
+    if (zvs_parse_name(t->s, out) == 0)
+        return true;
+    bad_value(c, t, what, RULE_NAME);
+    return false;
+}
+
+static void sysid_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
+                        unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_sysid *e = &c->sysid;
+
+    stmt_begin(c, NULL);
+    *e = (struct zvs_cfg_sysid){ .line = stmt->tok[0].line };
+    e->lpar = zvs_tok_is(&pos[0], "LPAR");
+    if (e->lpar) {
+        sys_name(c, &pos[1], "LPAR", e->match);
+    } else {
+        uint32_t v;
+        if (strlen(pos[0].s) != 4)
+            bad_value(c, &pos[0], "model", "4 characters (the machine type)");
+        if (zvs_parse_hex(pos[1].s, 1, 6, &v) < 0)
+            bad_value(c, &pos[1], "cpuid", "1-6 hex digits");
+    }
+    sys_name(c, &pos[2], "sysname", e->sysname);
+    check_room(c, e->line, c->cfg->system.nsysid, ZVS_CFG_MAX_SYSIDS, "SYSTEM_IDENTIFIER");
+}
+
+static void sysid_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_system *sy = &c->cfg->system;
+    if (stmt_clean(c))
+        sy->sysid[sy->nsysid++] = c->sysid;
+}
+
+static void sysid_default_begin(void *ctx, const struct zvs_stmt *stmt,
+                                const struct zvs_tok *pos, unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_system *sy = &c->cfg->system;
+
+    stmt_begin(c, NULL);
+    c->sysid = (struct zvs_cfg_sysid){ .line = stmt->tok[0].line };
+    if (sy->default_line != 0) {
+        char line[12];
+        num_str(line, sizeof line, sy->default_line);
+        ERR(c, stmt->tok[0].line, ZVS_MSG_ALREADY_DEFINED, "SYSTEM_IDENTIFIER_DEFAULT",
+            sy->default_name, line);
+    }
+    sys_name(c, &pos[0], "sysname", c->sysid.sysname);
+}
+
+static void sysid_default_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_system *sy = &c->cfg->system;
+    if (stmt_clean(c)) {
+        memcpy(sy->default_name, c->sysid.sysname, sizeof sy->default_name);
+        sy->default_line = c->sysid.line;
+    }
+}
+
+enum { SU_OPERATOR, SU_COUNT };
+
+static void su_operator(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                        unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_system *sy = &c->cfg->system;
+    char name[ZVS_NAME_MAX + 1];
+
+    if (sy->operator_line != 0) {
+        char line[12];
+        num_str(line, sizeof line, sy->operator_line);
+        ERR(c, kw->line, ZVS_MSG_ALREADY_DEFINED, "SYSTEM_USERIDS OPERATOR",
+            sy->operator_id, line);
+        return;
+    }
+    if (sys_name(c, val, "OPERATOR", name)) {
+        memcpy(sy->operator_id, name, sizeof name);
+        sy->operator_line = kw->line;
+    }
+}
+
+static const struct zvs_opdef system_userids_ops[SU_COUNT] = {
+    [SU_OPERATOR] = { "OPERATOR", 1, 1, false, 0, su_operator },
+};
+
+static void system_userids_begin(void *ctx, const struct zvs_stmt *stmt,
+                                 const struct zvs_tok *pos, unsigned npos)
+{
+    stmt_begin(ctx, NULL);
+}
+
+static void system_userids_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    if (given == 0)
+        ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_MISSING, "OPERATOR");
+}
+
 /* ---- operands shared with the CP commands --------------------------------------------- */
 
 #define COMMAND_LINE 1u
@@ -1074,6 +1256,14 @@ static const struct zvs_stmtdef sysconfig_stmts[] = {
       rdevice_ops, RD_COUNT, rdevice_begin, rdevice_end },
     { { "SET", "PORT" }, "SET PORT GROUP", 2, 2, { "GROUP", "groupname" },
       set_port_ops, PG_COUNT, set_port_begin, set_port_end },
+    /* SYSTEM_IDentifier before its _DEFault: "SYSTEM_ID" abbreviates both, and the
+     * first table that matches a statement takes it. */
+    { { "SYSTEM_IDentifier", NULL }, "SYSTEM_IDENTIFIER", 3, 3,
+      { "LPAR or model", "lparname or cpuid", "sysname" }, NULL, 0, sysid_begin, sysid_end },
+    { { "SYSTEM_IDentifier_DEFault", NULL }, "SYSTEM_IDENTIFIER_DEFAULT", 1, 1,
+      { "sysname" }, NULL, 0, sysid_default_begin, sysid_default_end },
+    { { "SYSTEM_USERIDS", NULL }, "SYSTEM_USERIDS", 0, 0, { NULL },
+      system_userids_ops, SU_COUNT, system_userids_begin, system_userids_end },
 };
 
 int zvs_cfg_parse_sysconfig_buf(struct zvs_cfg *cfg, const char *name, const char *buf,

@@ -113,6 +113,10 @@ struct zvsd {
     struct zvsd_held        *held;       /* unsolicited messages of a command under way */
     unsigned                 nheld, held_cap;
     bool                     holding;    /* zvsd_say_hold: messages wait for the outcome */
+    char                     sysname[ZVS_NAME_MAX + 1]; /* the system's name (QUERY USERID) */
+    int64_t                  ipl_wall_s;  /* when vswitchd started (QUERY CPLEVEL's IPL) */
+    int64_t                  built_wall_s; /* the program file's time ("Generated at"), 0:
+                                             unknown */
 };
 
 /* daemon_guests.c: Hercules machines (XAUTOLOG, FORCE, SIGNAL, SEND, QUERY NAMES/USERS/
@@ -182,6 +186,12 @@ void zvsd_nic_params(const struct zvsd *d, const struct zvs_cfg_nic *nic,
 bool zvsd_nic_has_backend(const struct zvsd *d, const struct zvs_cfg_nic *nic);
 
 /* daemon_query.c: QUERY VSWITCH, NIC, VMLAN, PORT GROUP, LACP responses. */
+/* daemon_system.c: the system's identity (QUERY USERID, QUERY CPLEVEL); zvsd_system_init
+ * names the system from the configuration and the host name, and stamps the start. */
+void zvsd_system_init(struct zvsd *d, const struct zvs_cfg *cfg);
+bool zvsd_system_query(struct zvsd *d, const struct zvs_cmd *c, const char *userid,
+                       struct zvs_cp_response *r);
+
 void zvsd_query(struct zvsd *d, const struct zvs_cmd *c, const char *userid,
                 uint32_t privclass, struct zvs_cp_response *r);
 /* A port's z/VM-view counters minus its COUNTERS CLEAR base. */

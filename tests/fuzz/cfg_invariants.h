@@ -75,7 +75,7 @@ static void check_invariants(const struct zvs_cfg *cfg)
     for (unsigned i = 0; i < cfg->msgs.n; i++) {
         const struct zvs_msg *m = &cfg->msgs.msg[i];
         CHECK(memchr(m->text, '\0', sizeof m->text) != NULL);
-        CHECK(strstr(m->text, "HCP10") != NULL);
+        CHECK(strstr(m->text, "ZVSCFG10") != NULL);
         errors += m->severity == 'E' || m->severity == 'S';
     }
     CHECK(errors + cfg->msgs.dropped >= cfg->msgs.errors);
