@@ -31,6 +31,7 @@
  *    (fhdr_read), and the frame flags are left to the switch, which classifies anyway.
  *    A buffer of such whole frames takes one pass of fewer compares (out_walk_plain) that
  *    accepts exactly what the full walk accepts, and hands anything else to that walk.
+ *    Release updates a buffer's count once for its frames in a row, not once a frame.
  *
  * Hazards: frame descriptors point into memory another process can still write (a
  * hostile guest may change bytes the switch already looked at). Consumers must not rely
@@ -836,16 +837,26 @@ void zvs_qdio_release(struct zvs_qdio *q, const struct zvs_frame *frames, int n)
 {
     uint64_t processed = q->ctr.out_bufs_processed;
 
-    for (int i = 0; i < n; i++) {
+    /* A buffer's frames come in a row (as poll_output handed them out): one run of
+     * frames of one buffer is one update of its count, as many decrements would be. */
+    for (int i = 0; i < n;) {
         uint64_t b = frames[i].cookie >> 8;
+        int j = i + 1;
 
-        assert(b < ZVS_QDIO_NBUFS && q->out_held[b] > 0);
+        while (j < n && frames[j].cookie >> 8 == b)
+            j++;
+        uint32_t run = (uint32_t)(j - i);
+        i = j;
+        assert(b < ZVS_QDIO_NBUFS && q->out_held[b] >= run);
         if (b >= ZVS_QDIO_NBUFS || q->out_held[b] == 0)
             continue;                   /* not ours: never hand a buffer back twice */
-        if (--q->out_held[b] == 0) {
+        if (run >= q->out_held[b]) {    /* more than it holds: the rest are not ours */
+            q->out_held[b] = 0;
             q->outq->sbalf[b] = 0;
             zvs_slsb_set(&q->outq->slsb[b], ZVS_SLSB_P_OUTPUT_EMPTY);
             q->ctr.out_bufs_processed++;
+        } else {
+            q->out_held[b] = (uint8_t)(q->out_held[b] - run);
         }
     }
     if (q->ctr.out_bufs_processed != processed)
