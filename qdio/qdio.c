@@ -31,7 +31,9 @@
  *    (fhdr_read), and the frame flags are left to the switch, which classifies anyway.
  *    A buffer of such whole frames takes one pass of fewer compares (out_walk_plain) that
  *    accepts exactly what the full walk accepts, and hands anything else to that walk.
- *    Release updates a buffer's count once for its frames in a row, not once a frame.
+ *    Release updates a buffer's count once for its frames in a row, not once a frame,
+ *    and releasing exactly what the last poll handed out (zvs_switch_poll's burst) takes
+ *    the buffers from that poll's record without reading the frames.
  *
  * Hazards: frame descriptors point into memory another process can still write (a
  * hostile guest may change bytes the switch already looked at). Consumers must not rely
@@ -493,6 +495,9 @@ void zvs_qdio_shm_counters(const struct zvs_qdio_shm_hdr *h, struct zvs_qdio_cou
 
 /* ---- Adapter side ---------------------------------------------------------------- */
 
+#define OUT_REC_BUFS  4u    /* buffers a poll's record holds: 32 frames packed 16 a buffer
+                               (a third for a staged buffer's rest); more: no record */
+
 struct zvs_qdio {
     int                        memfd;
     int                        siga_fd;     /* program -> adapter */
@@ -515,6 +520,13 @@ struct zvs_qdio {
     struct iovec     out_iov[ZVS_QDIO_NBUFS][ZVS_QDIO_NSBALE];
     struct zvs_frame out_stage[ZVS_QDIO_NSBALE];    /* descriptors of a buffer taken when
                                                        the caller had room for fewer */
+    /* What the last poll handed out, buffer by buffer, so that releasing exactly those
+     * frames (zvs_switch_poll does, every burst) is one update per buffer. */
+    const struct zvs_frame *rec_frames;     /* the array it filled; NULL: no record */
+    int              rec_n;                 /* frames it handed out */
+    uint8_t          rec_nbufs;
+    uint8_t          rec_buf[OUT_REC_BUFS]; /* their buffers in order, */
+    uint8_t          rec_cnt[OUT_REC_BUFS]; /* and each one's frames */
 
     /* Input queue (frames to the guest). */
     uint32_t         in_next;               /* next buffer to take */
@@ -788,20 +800,36 @@ static int out_take(struct zvs_qdio *q, struct zvs_frame *dst, uint16_t in_port,
     }
 }
 
+/* Note in the poll's record that `count` frames of buffer b were handed out; *nrec
+ * becomes OUT_REC_BUFS + 1 (no record) when they do not fit. */
+static inline void rec_add(struct zvs_qdio *q, uint32_t *nrec, uint32_t b, uint32_t count)
+{
+    if (*nrec < OUT_REC_BUFS) {
+        q->rec_buf[*nrec] = (uint8_t)b;
+        q->rec_cnt[*nrec] = (uint8_t)count;
+        ++*nrec;
+    } else {
+        *nrec = OUT_REC_BUFS + 1;
+    }
+}
+
 int zvs_qdio_poll_output(struct zvs_qdio *q, struct zvs_frame *out, int max, uint16_t in_port)
 {
     uint64_t errors = q->ctr.out_errors;
     uint64_t bytes = 0;
+    uint32_t nrec = 0;
     int n = 0;
 
     while (n < max) {
         if (q->out_cur >= 0) {
             /* Frames left over from a buffer taken when out[] had less room. */
+            int from = n;
             while (n < max && q->out_cur_next < q->out_nframes) {
                 const struct zvs_frame *f = &q->out_stage[q->out_cur_next++];
                 bytes += f->len;
                 out[n++] = *f;
             }
+            rec_add(q, &nrec, (uint32_t)q->out_cur, (uint32_t)(n - from));
             if (q->out_cur_next == q->out_nframes)
                 q->out_cur = -1;
             continue;
@@ -813,6 +841,7 @@ int zvs_qdio_poll_output(struct zvs_qdio *q, struct zvs_frame *out, int max, uin
         if (nfr == 0)
             break;
         if (direct) {
+            rec_add(q, &nrec, (uint32_t)(out[n].cookie >> 8), (uint32_t)nfr);
             n += nfr;
             bytes += buf_bytes;
         } else {
@@ -821,6 +850,9 @@ int zvs_qdio_poll_output(struct zvs_qdio *q, struct zvs_frame *out, int max, uin
             q->out_nframes = (uint8_t)nfr;
         }
     }
+    q->rec_frames = n > 0 && nrec <= OUT_REC_BUFS ? out : NULL;
+    q->rec_n = n;
+    q->rec_nbufs = (uint8_t)nrec;
     /* Publish only what this call changed (the program reads these from the region). */
     if (n > 0) {
         q->ctr.out_frames += (uint64_t)n;
@@ -833,32 +865,47 @@ int zvs_qdio_poll_output(struct zvs_qdio *q, struct zvs_frame *out, int max, uin
     return n;
 }
 
+/* run frames of buffer b are back: its count goes down by as many (by what it holds at
+ * most: the rest are not ours), and the buffer returns to the program at 0. */
+static inline void give_back(struct zvs_qdio *q, uint64_t b, uint32_t run)
+{
+    assert(b < ZVS_QDIO_NBUFS && q->out_held[b] >= run);
+    if (b >= ZVS_QDIO_NBUFS || q->out_held[b] == 0)
+        return;                         /* not ours: never hand a buffer back twice */
+    if (run >= q->out_held[b]) {
+        q->out_held[b] = 0;
+        q->outq->sbalf[b] = 0;
+        zvs_slsb_set(&q->outq->slsb[b], ZVS_SLSB_P_OUTPUT_EMPTY);
+        q->ctr.out_bufs_processed++;
+    } else {
+        q->out_held[b] = (uint8_t)(q->out_held[b] - run);
+    }
+}
+
 void zvs_qdio_release(struct zvs_qdio *q, const struct zvs_frame *frames, int n)
 {
     uint64_t processed = q->ctr.out_bufs_processed;
 
-    /* A buffer's frames come in a row (as poll_output handed them out): one run of
-     * frames of one buffer is one update of its count, as many decrements would be. */
-    for (int i = 0; i < n;) {
-        uint64_t b = frames[i].cookie >> 8;
-        int j = i + 1;
+    if (n > 0 && frames == q->rec_frames && n == q->rec_n &&
+        frames[0].cookie >> 8 == q->rec_buf[0] &&
+        frames[n - 1].cookie >> 8 == q->rec_buf[q->rec_nbufs - 1]) {
+        /* Exactly what the last poll handed out: its record says which buffers. */
+        for (uint32_t k = 0; k < q->rec_nbufs; k++)
+            give_back(q, q->rec_buf[k], q->rec_cnt[k]);
+    } else {
+        /* A buffer's frames come in a row (as poll_output handed them out): one run of
+         * frames of one buffer is one update of its count, as many decrements would be. */
+        for (int i = 0; i < n;) {
+            uint64_t b = frames[i].cookie >> 8;
+            int j = i + 1;
 
-        while (j < n && frames[j].cookie >> 8 == b)
-            j++;
-        uint32_t run = (uint32_t)(j - i);
-        i = j;
-        assert(b < ZVS_QDIO_NBUFS && q->out_held[b] >= run);
-        if (b >= ZVS_QDIO_NBUFS || q->out_held[b] == 0)
-            continue;                   /* not ours: never hand a buffer back twice */
-        if (run >= q->out_held[b]) {    /* more than it holds: the rest are not ours */
-            q->out_held[b] = 0;
-            q->outq->sbalf[b] = 0;
-            zvs_slsb_set(&q->outq->slsb[b], ZVS_SLSB_P_OUTPUT_EMPTY);
-            q->ctr.out_bufs_processed++;
-        } else {
-            q->out_held[b] = (uint8_t)(q->out_held[b] - run);
+            while (j < n && frames[j].cookie >> 8 == b)
+                j++;
+            give_back(q, b, (uint32_t)(j - i));
+            i = j;
         }
     }
+    q->rec_frames = NULL;               /* a record serves one release */
     if (q->ctr.out_bufs_processed != processed)
         __atomic_store_n(&q->hdr->adapter.out_bufs_processed, q->ctr.out_bufs_processed,
                          __ATOMIC_RELAXED);
