@@ -228,15 +228,15 @@ static inline void copy_bytes(uint8_t *dst, const uint8_t *src, uint32_t len)
 }
 
 /* Write one frame that is not the plain case (a tag edit, scattered bytes, too large for
- * a slot, or no slot left) into slot pos: its length, or 0 when it is refused (counted,
- * *why set). Out of line: the plain case is the hot path. */
-static __attribute__((noinline)) uint32_t tx_one(struct memlink *m, struct memlink_ring *r,
-                                                 uint32_t pos, uint32_t room,
-                                                 const struct zvs_tx *tx, enum zvs_drop *why)
+ * a slot, or no slot left) into slot s, whose bytes are at dst: its length, or 0 when it
+ * is refused (counted, *why set). Out of line: the plain case is the hot path. */
+static __attribute__((noinline)) uint32_t tx_one(struct memlink *m, const struct memlink_ring *r,
+                                                 struct memlink_slot *s, uint8_t *dst,
+                                                 uint32_t room, const struct zvs_tx *tx,
+                                                 enum zvs_drop *why)
 {
     const struct zvs_frame *f = tx->f;
     enum zvs_tag_op op = (enum zvs_tag_op)tx->tag_op;
-    struct memlink_slot *s = &r->slots[pos];
 
     if (zvs_frame_out_len(f, op) > r->slot_size) {
         m->stats.tx_oversize++;
@@ -248,7 +248,7 @@ static __attribute__((noinline)) uint32_t tx_one(struct memlink *m, struct memli
         *why = ZVS_DROP_NO_BUFFER;
         return 0;
     }
-    s->len = zvs_frame_emit(f, op, tx->vid, r->mem + (size_t)pos * r->slot_size, &s->vnet);
+    s->len = zvs_frame_emit(f, op, tx->vid, dst, &s->vnet);
     s->out = false;
     return s->len;
 }
@@ -257,11 +257,13 @@ static int ml_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_d
 {
     struct memlink *m = ml_of(p);
     struct memlink_ring *r = m->sent;
-    const uint32_t slot_size = r->slot_size, nslots = r->nslots;
-    uint32_t room = nslots - ring_used(r);      /* only this call fills the ring */
-    uint32_t pos = r->head % nslots;
+    const uint32_t slot_size = r->slot_size;
+    const uint32_t room = r->nslots - ring_used(r);     /* only this call fills the ring */
+    const uint32_t pos = r->head % r->nslots;
+    struct memlink_slot *s = &r->slots[pos], *const s_end = r->slots + r->nslots;
+    uint8_t *dst = r->mem + (size_t)pos * slot_size;
     uint64_t bytes = 0;
-    int done = 0;
+    uint32_t done = 0;
 
     if (!p->carrier) {
         m->stats.tx_link_down += n > 0 ? (uint64_t)n : 0;
@@ -273,27 +275,30 @@ static int ml_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_d
         uint32_t len = f->len;
 
         if (__builtin_expect(txs[i].tag_op == ZVS_TAG_KEEP && f->nfrags == 0 &&
-                             len <= slot_size && room != 0, 1)) {
+                             len <= slot_size && done < room, 1)) {
             /* The common case, bytes as they are in one piece: one copy. */
-            struct memlink_slot *s = &r->slots[pos];
-            copy_bytes(r->mem + (size_t)pos * slot_size, f->data, len);
+            copy_bytes(dst, f->data, len);
             s->len = len;
             s->vnet = f->vnet;
             s->out = false;
-        } else if ((len = tx_one(m, r, pos, room, &txs[i], why)) == 0) {
+        } else if ((len = tx_one(m, r, s, dst, room - done, &txs[i], why)) == 0) {
             continue;
         }
-        pos = pos + 1 == nslots ? 0 : pos + 1;
-        room--;
         bytes += len;
         done++;
+        if (++s == s_end) {             /* the next slot, in ring order */
+            s = r->slots;
+            dst = r->mem;
+        } else {
+            dst += slot_size;
+        }
     }
-    r->head += (uint32_t)done;
-    m->stats.tx_frames += (uint64_t)done;       /* once per call, not per frame */
+    r->head += done;
+    m->stats.tx_frames += done;                 /* once per call, not per frame */
     m->stats.tx_bytes += bytes;
     if (done && r->bell >= 0)
         ring_bell(r);
-    return done;
+    return (int)done;
 }
 
 static int ml_rx(struct zvs_port *p, struct zvs_frame *out, int max)
