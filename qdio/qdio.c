@@ -495,6 +495,15 @@ void zvs_qdio_shm_counters(const struct zvs_qdio_shm_hdr *h, struct zvs_qdio_cou
 
 /* ---- Adapter side ---------------------------------------------------------------- */
 
+/* What out_walk_plain's one compare of an entry's length and one of its address test
+ * against (plain_bounds_of). */
+struct plain_bounds {
+    uint32_t room;                      /* entry_size - header: 33..room + 32 bytes pass;
+                                           0: no fast pass */
+    uint64_t addr_max;                  /* data_size - entry_size: an entry starting here
+                                           or before lies inside the data area */
+};
+
 #define OUT_REC_BUFS  4u    /* buffers a poll's record holds: 32 frames packed 16 a buffer
                                (a third for a staged buffer's rest); more: no record */
 
@@ -508,7 +517,7 @@ struct zvs_qdio {
     struct zvs_qdio_queue_shm *inq;
     struct zvs_qdio_queue_shm *outq;
     struct zvs_qdio_geom       geo;
-    uint32_t                   whole_room;  /* out_walk_plain's entry bound, 0: none */
+    struct plain_bounds        plain;       /* out_walk_plain's bounds */
     struct zvs_qdio_adapter_counters ctr;   /* authoritative; published to hdr->adapter */
 
     /* Output queue (frames from the guest). */
@@ -573,14 +582,19 @@ static void init_header(struct zvs_qdio *q, uint32_t queuestorage)
     }
 }
 
-/* Bytes after the header an entry may hold for the fast pass's one compare of its
- * length, or 0 (no fast pass) for a geometry where its shortcuts would not hold: an
- * entry not larger than a header, or larger than the data area. */
-static uint32_t whole_frame_room(const struct zvs_qdio_geom *geo)
+/* out_walk_plain's bounds for the NIC's geometry, or room 0 (no fast pass) where its
+ * shortcuts would not hold: an entry not larger than a header, larger than the data
+ * area, or 16 entries that could together exceed a buffer's bytes. */
+static struct plain_bounds plain_bounds_of(const struct zvs_qdio_geom *geo)
 {
-    if (geo->entry_size <= ZVS_QDIO_FHDR_LEN || geo->entry_size > geo->data_size)
-        return 0;
-    return geo->entry_size - ZVS_QDIO_FHDR_LEN;
+    struct plain_bounds pb = { .room = 0, .addr_max = 0 };
+
+    if (geo->entry_size <= ZVS_QDIO_FHDR_LEN || geo->entry_size > geo->data_size ||
+        (uint64_t)geo->entry_size * ZVS_QDIO_NSBALE > geo->buf_bytes)
+        return pb;
+    pb.room = geo->entry_size - ZVS_QDIO_FHDR_LEN;
+    pb.addr_max = geo->data_size - geo->entry_size;
+    return pb;
 }
 
 int zvs_qdio_create(uint32_t queuestorage, struct zvs_qdio **out)
@@ -618,7 +632,7 @@ int zvs_qdio_create(uint32_t queuestorage, struct zvs_qdio **out)
     q->geo.entry_size = ZVS_QDIO_ENTRY_SIZE;
     q->geo.buf_bytes = ZVS_QDIO_BUF_MAX;
     q->geo.buf_entries = ZVS_QDIO_NSBALE;
-    q->whole_room = whole_frame_room(&q->geo);
+    q->plain = plain_bounds_of(&q->geo);
     q->out_cur = -1;
     q->in_cur = -1;
     init_header(q, queuestorage);
@@ -719,19 +733,19 @@ static void out_refuse(struct zvs_qdio *q, uint32_t b, uint16_t sbalf)
 /* Every entry of the buffer, up to the one flagged last, is a whole frame (fragment
  * "none": no frame is ever open, so fragment order holds) that passes every rule of
  * sbale_check: 33..entry_size bytes (one compare: not empty, within the entry size, room
- * for the header and a frame byte), inside the data area (len <= entry_size <= data_size,
- * so data_size - len cannot wrap), within the buffer's bytes with the entries before it,
- * and a header that passes fhdr_read's test of a plain frame, whose pkt_length is the
- * entry's bytes after the header (so it is not 0, and header and frame fit the buffer as
- * the entry does). Returns the frames, *entry_bytes their entries' bytes; -1: give up. */
-static int out_walk_plain(const struct zvs_qdio_geom *geo, uint32_t room,
-                          const struct zvs_sbal *sbal, struct zvs_frame *dst, uint64_t cookie,
-                          uint16_t in_port, uint64_t *entry_bytes)
+ * for the header and a frame byte), inside the data area (it starts at addr_max or before
+ * and holds at most entry_size bytes; one that starts later gives up, the full walk
+ * decides), within the buffer's bytes with the entries before it (16 entries of at most
+ * entry_size cannot exceed them, plain_bounds_of), and a header that passes fhdr_read's
+ * test of a plain frame (id layer 2, hdr_length 32, no offload metadata), whose
+ * pkt_length is the entry's bytes after the header (so it is not 0, and header and frame
+ * fit the buffer as the entry does). Returns the frames, *entry_bytes their entries'
+ * bytes; -1: give up. Out of line: a loop of its own keeps its values in registers. */
+static __attribute__((noinline))
+int out_walk_plain(const uint8_t *data, struct plain_bounds pb, const struct zvs_sbal *sbal,
+                   struct zvs_frame *dst, uint64_t cookie, uint16_t in_port,
+                   uint64_t *entry_bytes)
 {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    const uint8_t *data = geo->data;
-    const uint64_t data_size = geo->data_size;
-    const uint64_t buf_bytes = geo->buf_bytes;
     uint64_t total = 0;
 
     for (uint32_t e = 0; e < ZVS_QDIO_NSBALE; e++) {
@@ -739,29 +753,27 @@ static int out_walk_plain(const struct zvs_qdio_geom *geo, uint32_t room,
         uint32_t flags = __atomic_load_n(&sbale->flags, __ATOMIC_RELAXED);
         uint32_t len = __atomic_load_n(&sbale->length, __ATOMIC_RELAXED);
         uint64_t addr = __atomic_load_n(&sbale->addr, __ATOMIC_RELAXED);
-        uint64_t w0, w2;
-        uint16_t w3;
+        uint32_t pkt_len = len - ZVS_QDIO_FHDR_LEN;
 
-        total += len;
         if ((flags & ZVS_SBALE_FRAG_MASK) != ZVS_SBALE_FRAG_NONE ||
-            len - (ZVS_QDIO_FHDR_LEN + 1u) >= room || addr > data_size - len ||
-            total > buf_bytes)
+            pkt_len - 1u >= pb.room || addr > pb.addr_max)
             return -1;
-        memcpy(&w0, data + addr, 8);
-        memcpy(&w2, data + addr + 16, 8);
-        memcpy(&w3, data + addr + 24, 2);
-        if ((w0 & FHDR_W0_CHECKED) != FHDR_W0_PLAIN || (w2 | w3) != 0 ||
-            __builtin_bswap16((uint16_t)(w0 >> 48)) != len - ZVS_QDIO_FHDR_LEN)
+        const uint8_t *raw = data + addr;
+        uint64_t w2;
+        uint16_t w3;
+        memcpy(&w2, raw + 16, 8);       /* vnet flags, gso_type, hdr_len, gso_size, csum_start */
+        memcpy(&w3, raw + 24, 2);       /* csum_offset */
+        if (raw[0] != ZVS_QETH_HDR_LAYER2 || raw[5] != ZVS_QDIO_FHDR_LEN ||
+            zvs_be16(raw + 6) != pkt_len || (w2 | w3) != 0)
             return -1;
-        dst[e] = (struct zvs_frame){ .data = data + addr + ZVS_QDIO_FHDR_LEN,
-                                     .len = len - ZVS_QDIO_FHDR_LEN, .in_port = in_port,
-                                     .cookie = cookie | e };
+        total += len;
+        dst[e] = (struct zvs_frame){ .data = raw + ZVS_QDIO_FHDR_LEN, .len = pkt_len,
+                                     .in_port = in_port, .cookie = cookie | e };
         if (flags & ZVS_SBALE_LAST_ENTRY) {
             *entry_bytes = total;
             return (int)e + 1;
         }
     }
-#endif
     return -1;
 }
 
@@ -785,7 +797,7 @@ static int out_take(struct zvs_qdio *q, struct zvs_frame *dst, uint16_t in_port,
         q->out_next = (b + 1) % ZVS_QDIO_NBUFS;
         const struct walk_sink sink = { .frames = dst, .cookie = (uint64_t)b << 8,
                                         .in_port = in_port };
-        int nfr = out_walk_plain(&q->geo, q->whole_room, &q->outq->sbal[b], dst, sink.cookie,
+        int nfr = out_walk_plain(q->geo.data, q->plain, &q->outq->sbal[b], dst, sink.cookie,
                                  in_port, &entry_bytes);
         if (__builtin_expect(nfr < 0, 0))
             nfr = sbal_walk(&q->geo, &q->outq->sbal[b], q->out_iov[b], &sink, &sbalf,
