@@ -421,27 +421,28 @@ static __attribute__((noinline)) bool egress_survivor(struct zvs_switch *sw,
  * would decide for it what it decided for the memo's frame, and the frame is classified,
  * counted and queued as forward_one would. The egress's carrier is read for every frame,
  * as egress() does (a backend's failed write may take it down); the egress is on the
- * active list since the memo's frame was queued. The memo's fields are held in locals
- * for the run: nothing in the run changes them. */
+ * active list since the memo's frame was queued. The memo's fields and the egress's queue
+ * length are held in locals for the run (nothing else changes them in it): the queue's
+ * bytes and the group bucket's load are added once per write and once per run, the same
+ * sums a frame at a time would make. */
 static int memo_run(struct zvs_switch *sw, const struct hdr_memo *m, struct zvs_frame *frames,
                     int i, int n, uint16_t in_port, uint64_t *bytes)
 {
     const uint64_t w0 = m->w0, w1 = m->w1;
     struct zvs_swport *s = m->out;
     const struct zvs_port *p = s->port;
-    uint64_t *bucket = m->bucket;
-    const uint32_t lim = m->max_len - ZVS_ETH_HLEN, grow = m->grow;
+    const uint32_t lim = m->max_len - ZVS_ETH_HLEN;
     const uint16_t vid = m->vid;
-    const uint8_t op = m->op;
-    uint64_t sum = 0;
+    struct zvs_tx tx = { .f = NULL, .tag_op = m->op, .vid = vid };
+    struct zvs_frame *f = frames + i, *const end = frames + n;
+    uint64_t sum = 0, written = 0;      /* bytes of the run; of them, in pend_bytes */
+    uint16_t npend = s->npend, first = npend;   /* the run's frames: pend[first..npend) */
 
-    for (; i < n; i++) {
-        struct zvs_frame *f = &frames[i];
+    for (; f < end; f++) {
         uint64_t h0, h1;
 
         if (f->nfrags != 0 || f->len - ZVS_ETH_HLEN > lim ||
-            f->vnet.gso_type != ZVS_VNET_GSO_NONE || (f->vnet.flags & ZVS_VNET_F_NEEDS_CSUM) ||
-            !p->carrier)
+            (f->vnet.gso_type | (f->vnet.flags & ZVS_VNET_F_NEEDS_CSUM)) != 0 || !p->carrier)
             break;
         memcpy(&h0, f->data, 8);
         memcpy(&h1, f->data + 6, 8);
@@ -451,19 +452,23 @@ static int memo_run(struct zvs_switch *sw, const struct hdr_memo *m, struct zvs_
         f->vid = vid;
         f->pcp = 0;
         f->flags = 0;
-        if (bucket)
-            *bucket += f->len;
-        struct zvs_tx *t = &s->pend[s->npend++];
-        t->f = f;
-        t->tag_op = op;
-        t->vid = vid;
-        s->pend_bytes += f->len + grow;
+        tx.f = f;
+        s->pend[npend++] = tx;
         sum += f->len;
-        if (s->npend == ZVS_BATCH)
+        if (npend == ZVS_BATCH) {
+            s->npend = npend;
+            s->pend_bytes += sum - written + (uint64_t)(npend - first) * m->grow;
+            written = sum;
             flush_port(sw, s);
+            npend = first = s->npend;
+        }
     }
+    s->npend = npend;
+    s->pend_bytes += sum - written + (uint64_t)(npend - first) * m->grow;
+    if (m->bucket)
+        *m->bucket += sum;
     *bytes += sum;
-    return i;
+    return (int)(f - frames);
 }
 
 /* The uplink for an outbound frame: the port group's choice (bucket of the MAC suffix,
