@@ -746,10 +746,10 @@ int out_walk_plain(const uint8_t *data, struct plain_bounds pb, const struct zvs
                    struct zvs_frame *dst, uint64_t cookie, uint16_t in_port,
                    uint64_t *entry_bytes)
 {
-    uint64_t total = 0;
+    const struct zvs_sbale *sbale = sbal->e, *const end = sbal->e + ZVS_QDIO_NSBALE;
+    uint64_t total = 0, ck = cookie;    /* ck: the cookie of entry sbale's frame */
 
-    for (uint32_t e = 0; e < ZVS_QDIO_NSBALE; e++) {
-        const struct zvs_sbale *sbale = &sbal->e[e];
+    for (; sbale < end; sbale++, dst++, ck++) {
         uint32_t flags = __atomic_load_n(&sbale->flags, __ATOMIC_RELAXED);
         uint32_t len = __atomic_load_n(&sbale->length, __ATOMIC_RELAXED);
         uint64_t addr = __atomic_load_n(&sbale->addr, __ATOMIC_RELAXED);
@@ -767,11 +767,11 @@ int out_walk_plain(const uint8_t *data, struct plain_bounds pb, const struct zvs
             zvs_be16(raw + 6) != pkt_len || (w2 | w3) != 0)
             return -1;
         total += len;
-        dst[e] = (struct zvs_frame){ .data = raw + ZVS_QDIO_FHDR_LEN, .len = pkt_len,
-                                     .in_port = in_port, .cookie = cookie | e };
+        *dst = (struct zvs_frame){ .data = raw + ZVS_QDIO_FHDR_LEN, .len = pkt_len,
+                                   .in_port = in_port, .cookie = ck };
         if (flags & ZVS_SBALE_LAST_ENTRY) {
             *entry_bytes = total;
-            return (int)e + 1;
+            return (int)(ck - cookie) + 1;
         }
     }
     return -1;
