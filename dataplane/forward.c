@@ -431,7 +431,7 @@ static int memo_run(struct zvs_switch *sw, const struct hdr_memo *m, struct zvs_
     const uint64_t w0 = m->w0, w1 = m->w1;
     struct zvs_swport *s = m->out;
     const struct zvs_port *p = s->port;
-    const uint32_t lim = m->max_len - ZVS_ETH_HLEN;
+    const uint32_t lim = m->max_len - ZVS_ETH_HLEN, grow = m->grow;
     const uint16_t vid = m->vid;
     struct zvs_tx tx = { .f = NULL, .tag_op = m->op, .vid = vid };
     struct zvs_frame *f = frames + i, *const end = frames + n;
@@ -457,14 +457,14 @@ static int memo_run(struct zvs_switch *sw, const struct hdr_memo *m, struct zvs_
         sum += f->len;
         if (npend == ZVS_BATCH) {
             s->npend = npend;
-            s->pend_bytes += sum - written + (uint64_t)(npend - first) * m->grow;
+            s->pend_bytes += sum - written + (uint64_t)(npend - first) * grow;
             written = sum;
             flush_port(sw, s);
             npend = first = s->npend;
         }
     }
     s->npend = npend;
-    s->pend_bytes += sum - written + (uint64_t)(npend - first) * m->grow;
+    s->pend_bytes += sum - written + (uint64_t)(npend - first) * grow;
     if (m->bucket)
         *m->bucket += sum;
     *bytes += sum;
