@@ -15,7 +15,12 @@
 #   BENCH <name> <value> <unit>
 #   BENCH <name> <value> <unit> <peer> <peer_value> <ratio>
 #   BENCH <name> <value> <unit> <peer_value> <ratio>        (peer taken from <name>)
+#   NOTRUN <name> <reason, words>
 # One measurement per line; every other line is a log line and is kept in the log only.
+# NOTRUN says a measurement was not taken for a reason that is no failure of this run
+# (bench_repro.sh: the gains it takes from the latest `make repro` when there is none):
+# its row reads "not run (<reason>)", its target is neither met nor missed, and its JSON
+# object has "value":null, "met":null and "not_run":"<reason>".
 #   name        [A-Za-z0-9_.-]+, e.g. veth_tcp_gbps_vs_ovs
 #   value       a number (our result), e.g. 9.41
 #   unit        one token without blanks, e.g. Gbit/s, Mpps, Tx/s, us
@@ -78,10 +83,10 @@ status=0
 
 note() { echo "$*" >>"$NOTES"; echo "bench: $*" >&2; }
 
-# Keep a command's BENCH lines; the whole output goes to its log.
+# Keep a command's BENCH and NOTRUN lines; the whole output goes to its log.
 collect() {
   local log=$1
-  grep '^BENCH ' "$log" >>"$LINES" || true
+  grep -E '^(BENCH|NOTRUN) ' "$log" >>"$LINES" || true
 }
 
 run_core() {
@@ -233,6 +238,19 @@ report() {
       row("measurement", "value", "unit", "peer", "ratio", "target", "status")
       row("-----------", "-----", "----", "----", "-----", "------", "------")
     }
+    $1 == "NOTRUN" {
+      if (NF < 3 || !tok($2)) { bad[++nbad] = $0; next }
+      name = $2; reason = $3
+      for (i = 4; i <= NF; i++) reason = reason " " $i
+      target = ""; state = "not run (" reason ")"
+      if (name in top) { target = tval[name]; seen[name] = 1 }
+      o = "{\"name\":" jstr(name) ",\"value\":null"
+      if (target != "") o = o ",\"target\":" target ",\"met\":null"
+      objs[++nobj] = o ",\"not_run\":" jstr(reason) "}"
+      notrun++
+      row(name, "-", "", "", "", target != "" ? top[name] " " target : "", state)
+      next
+    }
     {
       n = NF; name = $2; value = $3; unit = $4; peer = ""; pv = ""; ratio = ""
       if (n == 7) { peer = $5; pv = $6; ratio = $7 }
@@ -279,7 +297,8 @@ report() {
       close(json)
       for (i = 1; i <= nbad; i++)
         printf "bench: malformed line ignored: %s\n", bad[i]
-      printf "\nbench: %d measurements, %d target(s) missed; written to %s\n", nobj, missed + 0, json
+      printf "\nbench: %d measurements, %d target(s) missed, %d not run; written to %s\n", \
+             nobj, missed + 0, notrun + 0, json
       exit (nbad > 0 ? 2 : (missed > 0 ? 3 : 0))
     }' "$LINES"
 }
