@@ -584,12 +584,14 @@ static void init_header(struct zvs_qdio *q, uint32_t queuestorage)
 
 /* out_walk_plain's bounds for the NIC's geometry, or room 0 (no fast pass) where its
  * shortcuts would not hold: an entry not larger than a header, larger than the data
- * area, or 16 entries that could together exceed a buffer's bytes. */
+ * area, holding more frame bytes than a 16-bit pkt_length counts, or 16 entries that
+ * could together exceed a buffer's bytes. */
 static struct plain_bounds plain_bounds_of(const struct zvs_qdio_geom *geo)
 {
     struct plain_bounds pb = { .room = 0, .addr_max = 0 };
 
     if (geo->entry_size <= ZVS_QDIO_FHDR_LEN || geo->entry_size > geo->data_size ||
+        geo->entry_size - ZVS_QDIO_FHDR_LEN > UINT16_MAX ||
         (uint64_t)geo->entry_size * ZVS_QDIO_NSBALE > geo->buf_bytes)
         return pb;
     pb.room = geo->entry_size - ZVS_QDIO_FHDR_LEN;
@@ -763,8 +765,9 @@ int out_walk_plain(const uint8_t *data, struct plain_bounds pb, const struct zvs
         uint16_t w3;
         memcpy(&w2, raw + 16, 8);       /* vnet flags, gso_type, hdr_len, gso_size, csum_start */
         memcpy(&w3, raw + 24, 2);       /* csum_offset */
+        /* pkt_len <= room <= UINT16_MAX here: its compare with pkt_length is on 16 bits */
         if (raw[0] != ZVS_QETH_HDR_LAYER2 || raw[5] != ZVS_QDIO_FHDR_LEN ||
-            zvs_be16(raw + 6) != pkt_len || (w2 | w3) != 0)
+            zvs_be16(raw + 6) != (uint16_t)pkt_len || (w2 | w3) != 0)
             return -1;
         total += len;
         *dst = (struct zvs_frame){ .data = raw + ZVS_QDIO_FHDR_LEN, .len = pkt_len,
