@@ -22,8 +22,8 @@ LATEST="repro_str_gain_mtu1492_50 repro_str_gain_mtu8992_10 repro_str_gain_mtu89
 met_lines() {
   cat <<'LINES'
 BENCH core_64b_mpps 25.0 Mpps
-BENCH core_instr_per_frame 293.3 instr/frame
-BENCH core_instr_per_frame_switch 149.0 instr/frame
+BENCH core_instr_per_frame 292.9 instr/frame
+BENCH core_instr_per_frame_switch 148.0 instr/frame
 BENCH core_instr_per_frame_guest 144.3 instr/frame
 BENCH dist_ns_per_frame 1.0 ns
 BENCH balance_max_over_mean_skewed_2p_load 1.01 x
