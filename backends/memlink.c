@@ -288,8 +288,7 @@ static int ml_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_d
             /* The common case, bytes as they are in one piece: one copy. */
             copy_bytes(dst, f->data, len);
             s->len = len;
-            s->vnet = f->vnet;
-            s->out = false;
+            s->vnet = f->vnet;          /* s->out is false: tail passed it when it was back */
         } else if ((len = tx_one(m, r, s, dst, room - done, &txs[i], why)) == 0) {
             continue;
         }
