@@ -237,12 +237,12 @@ static inline void copy_bytes(uint8_t *dst, const uint8_t *src, uint32_t len)
 }
 
 /* Write one frame that is not the plain case (a tag edit, scattered bytes, too large for
- * a slot, or no slot left) into slot s, whose bytes are at dst: its length, or 0 when it
- * is refused (counted, *why set). Out of line: the plain case is the hot path. */
-static __attribute__((noinline)) uint32_t tx_one(struct memlink *m, const struct memlink_ring *r,
-                                                 struct memlink_slot *s, uint8_t *dst,
-                                                 uint32_t room, const struct zvs_tx *tx,
-                                                 enum zvs_drop *why)
+ * a slot, or no slot left) into slot s, whose bytes are at dst: its length, or -1 when
+ * it is refused (counted, *why set). Out of line: the plain case is the hot path. */
+static __attribute__((noinline)) int64_t tx_one(struct memlink *m, const struct memlink_ring *r,
+                                                struct memlink_slot *s, uint8_t *dst,
+                                                uint32_t room, const struct zvs_tx *tx,
+                                                enum zvs_drop *why)
 {
     const struct zvs_frame *f = tx->f;
     enum zvs_tag_op op = (enum zvs_tag_op)tx->tag_op;
@@ -250,12 +250,12 @@ static __attribute__((noinline)) uint32_t tx_one(struct memlink *m, const struct
     if (zvs_frame_out_len(f, op) > r->slot_size) {
         m->stats.tx_oversize++;
         *why = ZVS_DROP_TX_FAIL;
-        return 0;
+        return -1;
     }
     if (room == 0) {
         m->stats.tx_ring_full++;
         *why = ZVS_DROP_NO_BUFFER;
-        return 0;
+        return -1;
     }
     s->len = zvs_frame_emit(f, op, tx->vid, dst, &s->vnet);
     s->out = false;
@@ -289,8 +289,11 @@ static int ml_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_d
             copy_bytes(dst, f->data, len);
             s->len = len;
             s->vnet = f->vnet;          /* s->out is false: tail passed it when it was back */
-        } else if ((len = tx_one(m, r, s, dst, room - done, &txs[i], why)) == 0) {
-            continue;
+        } else {
+            int64_t rc = tx_one(m, r, s, dst, room - done, &txs[i], why);
+            if (rc < 0)
+                continue;
+            len = (uint32_t)rc;
         }
         bytes += len;
         done++;
