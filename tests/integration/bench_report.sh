@@ -60,11 +60,13 @@ for k in $LATEST; do
   grep -qx "NOTRUN $k make repro has not been run" "$B/latest.txt" ||
     fail "bench_repro.sh --latest-only does not say $k was not run: $(cat "$B/latest.txt")"
 done
-grep -q '^BENCH ' "$B/latest.txt" && fail "bench_repro.sh --latest-only measured: $(cat "$B/latest.txt")"
+grep -q '^BENCH ' "$B/latest.txt" &&
+  fail "bench_repro.sh --latest-only measured: $(cat "$B/latest.txt")"
 ok "without repro.json, bench_repro.sh says the gains of the latest make repro were not run"
 
 { met_lines; grep -E '^(BENCH|NOTRUN) ' "$B/latest.txt"; } >"$B/bench-logs/measurements.txt"
-report "$B" || fail "run.sh --report-only (strict) failed on a run with nothing missed: $(cat "$B/table.txt")"
+report "$B" ||
+  fail "run.sh --report-only (strict) failed on a run with nothing missed: $(cat "$B/table.txt")"
 for k in $LATEST; do
   grep -E "^$k .*not run \(make repro has not been run\)$" "$B/table.txt" >/dev/null ||
     fail "the table's row of $k: $(grep "^$k " "$B/table.txt")"
