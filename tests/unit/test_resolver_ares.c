@@ -1,0 +1,266 @@
+/* names/resolver_ares.c against a DNS server of the test's own on UDP loopback: the answers
+ * are crafted bytes, so what c-ares' parsers make of a good, an oversized, a malformed, a
+ * truncated or a failing answer, and of no answer at all, is checked without a real
+ * server. The test plays the owner's event loop with poll() on the descriptors the
+ * resolver asks it to watch (c-ares reads the real clock here; each case is bounded). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "names/resolver_ares.h"
+
+enum mode { GOOD, GOOD_V6, NXDOMAIN, SERVFAIL, MALFORMED, TRUNCATED, OVERSIZED, SILENT };
+
+struct world {
+    int                  srv;           /* the fake server's UDP socket */
+    enum mode            mode;
+    int                  fds[8];        /* what the resolver asked us to watch */
+    unsigned             nfd;
+    bool                 done;
+    struct zvs_res_answer a;
+    unsigned             queries_seen;
+};
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int host_watch(void *arg, int fd, bool write)
+{
+    struct world *w = arg;
+    for (unsigned i = 0; i < w->nfd; i++)
+        if (w->fds[i] == fd)
+            return 0;
+    if (w->nfd == 8)
+        return -ENOSPC;
+    w->fds[w->nfd++] = fd;
+    return 0;
+}
+
+static void host_unwatch(void *arg, int fd)
+{
+    struct world *w = arg;
+    for (unsigned i = 0; i < w->nfd; i++)
+        if (w->fds[i] == fd)
+            w->fds[i] = w->fds[--w->nfd];
+}
+
+static void on_done(void *arg, uint64_t token, const struct zvs_res_answer *a, uint64_t now)
+{
+    struct world *w = arg;
+    assert_int_equal(token, 77);
+    w->a = *a;
+    w->done = true;
+}
+
+static size_t put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; return 2; }
+static size_t put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)(v >> 16)); put16(p + 2, (uint16_t)v); return 4; }
+
+/* One answer record: a pointer to the question's name, type, class IN, TTL, data. */
+static size_t put_rr(uint8_t *p, uint16_t type, uint32_t ttl, const uint8_t *data, uint16_t n)
+{
+    size_t o = 0;
+    o += put16(p + o, 0xC00C);
+    o += put16(p + o, type);
+    o += put16(p + o, 1);
+    o += put32(p + o, ttl);
+    o += put16(p + o, n);
+    memcpy(p + o, data, n);
+    return o + n;
+}
+
+/* Answers one query the way the case says. */
+static void serve(struct world *w)
+{
+    uint8_t q[512], r[1024];
+    struct sockaddr_storage from;
+    socklen_t flen = sizeof from;
+    ssize_t n = recvfrom(w->srv, q, sizeof q, 0, (struct sockaddr *)&from, &flen);
+    if (n < 12)
+        return;
+    w->queries_seen++;
+    size_t qend = 12;
+    while (qend < (size_t)n && q[qend])
+        qend += q[qend] + 1u;
+    qend += 5;                          /* the root label, QTYPE, QCLASS */
+    if (qend > (size_t)n || w->mode == SILENT)
+        return;
+    uint16_t qtype = (uint16_t)(q[qend - 4] << 8 | q[qend - 3]);
+    memcpy(r, q, qend);
+    uint16_t flags = 0x8180;            /* QR, RD, RA */
+    unsigned an = 0;
+    size_t o = qend;
+    uint8_t v4[4] = { 192, 0, 2, 33 };
+    uint8_t v6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x33 };
+    switch (w->mode) {
+    case GOOD:
+    case GOOD_V6:
+        if (qtype == 1) {
+            o += put_rr(r + o, 1, 42, v4, 4);
+            an = 1;
+        } else if (qtype == 28 && w->mode == GOOD_V6) {
+            o += put_rr(r + o, 28, 17, v6, 16);
+            an = 1;
+        }
+        break;
+    case NXDOMAIN:
+        flags |= 3;
+        break;
+    case SERVFAIL:
+        flags |= 2;
+        break;
+    case MALFORMED:                     /* one answer claimed, cut inside its record */
+        o += put_rr(r + o, 1, 42, v4, 4);
+        o -= 7;
+        an = 1;
+        break;
+    case TRUNCATED:                     /* TC set; the TCP retry finds no listener */
+        flags |= 0x0200;
+        break;
+    case OVERSIZED:
+        for (unsigned i = 0; i < ZVS_RES_MAX_ADDRS + 1; i++) {
+            v4[3] = (uint8_t)(i + 1);
+            o += put_rr(r + o, 1, 42, v4, 4);
+        }
+        an = ZVS_RES_MAX_ADDRS + 1;
+        break;
+    case SILENT:
+        return;
+    }
+    put16(r + 2, flags);
+    put16(r + 4, 1);
+    put16(r + 6, (uint16_t)an);
+    put16(r + 8, 0);
+    put16(r + 10, 0);
+    sendto(w->srv, r, o, 0, (struct sockaddr *)&from, flen);
+}
+
+/* One lookup of `name` with the server in `mode`; the answer is in w->a. */
+static void lookup(struct world *w, enum mode mode, enum zvs_res_order order)
+{
+    memset(w, 0, sizeof *w);
+    w->mode = mode;
+    w->srv = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    assert_true(w->srv >= 0);
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    assert_int_equal(bind(w->srv, (struct sockaddr *)&sa, sizeof sa), 0);
+    socklen_t sl = sizeof sa;
+    getsockname(w->srv, (struct sockaddr *)&sa, &sl);
+    char servers[64];
+    snprintf(servers, sizeof servers, "127.0.0.1:%u", ntohs(sa.sin_port));
+    struct zvs_res_ares_params p = { .servers = servers, .timeout_ms = 300, .tries = 1 };
+    struct zvs_res_host host = { host_watch, host_unwatch, w };
+    int err;
+    struct zvs_resolver *r = zvs_resolver_ares_create(&p, &host, on_done, w, &err);
+    assert_non_null(r);
+    char shown[128];
+    zvs_resolver_servers(r, shown, sizeof shown);
+    assert_string_equal(shown, servers);
+    assert_int_equal(zvs_resolver_query(r, "peer.lab", order, 77, mono_ns()), 0);
+    uint64_t give_up = mono_ns() + 3000000000ull;
+    while (!w->done && mono_ns() < give_up) {
+        struct pollfd pf[9];
+        unsigned np = 0;
+        pf[np++] = (struct pollfd){ .fd = w->srv, .events = POLLIN };
+        for (unsigned i = 0; i < w->nfd; i++)
+            pf[np++] = (struct pollfd){ .fd = w->fds[i], .events = POLLIN };
+        uint64_t now = mono_ns();
+        uint64_t wake = zvs_resolver_next_wakeup(r, now);
+        int ms = 50;
+        if (wake)
+            ms = wake <= now ? 0 : (int)((wake - now) / 1000000 + 1);
+        poll(pf, np, ms < 50 ? ms : 50);
+        if (pf[0].revents & POLLIN)
+            serve(w);
+        for (unsigned i = 1; i < np && !w->done; i++)
+            if (pf[i].revents)
+                zvs_resolver_fd_ready(r, pf[i].fd, true, false, mono_ns());
+        if (!w->done)
+            zvs_resolver_run(r, mono_ns());
+    }
+    assert_true(w->done);
+    zvs_resolver_destroy(r);
+    assert_int_equal(w->nfd, 0);        /* every socket unwatched before it closed */
+    close(w->srv);
+}
+
+static void good_answer_with_ttl(void **state)
+{
+    struct world w;
+    char s[ZVS_RES_ADDR_STR];
+    lookup(&w, GOOD, ZVS_RES_ORDER_V4);
+    assert_int_equal(w.a.status, ZVS_RES_OK);
+    assert_int_equal(w.a.naddr, 1);
+    assert_int_equal(w.a.ttl_s, 42);
+    zvs_res_addr_format(&w.a.addr[0], s, sizeof s);
+    assert_string_equal(s, "192.0.2.33");
+}
+
+static void both_families_in_our_order(void **state)
+{
+    struct world w;
+    char s[ZVS_RES_ADDR_STR];
+    lookup(&w, GOOD_V6, ZVS_RES_ORDER_V6_V4);
+    assert_int_equal(w.a.status, ZVS_RES_OK);
+    assert_int_equal(w.a.naddr, 2);
+    assert_int_equal(w.a.ttl_s, 17);               /* the smaller TTL */
+    zvs_res_addr_format(&w.a.addr[0], s, sizeof s);
+    assert_string_equal(s, "2001:db8::33");
+    assert_int_equal(w.queries_seen, 2);            /* A and AAAA */
+}
+
+static void failures_mapped(void **state)
+{
+    struct world w;
+    lookup(&w, NXDOMAIN, ZVS_RES_ORDER_V4);
+    assert_int_equal(w.a.status, ZVS_RES_NXDOMAIN);
+    /* c-ares 1.18 ends a query every server answered SERVFAIL with the status it starts
+     * with, ECONNREFUSED, as it ends one no server could be reached for: "no server" */
+    lookup(&w, SERVFAIL, ZVS_RES_ORDER_V4);
+    assert_int_equal(w.a.status, ZVS_RES_NOSERVER);
+    lookup(&w, SILENT, ZVS_RES_ORDER_V4);
+    assert_int_equal(w.a.status, ZVS_RES_TIMEOUT);
+    assert_int_equal(w.a.naddr, 0);
+}
+
+static void bad_answers_are_failures(void **state)
+{
+    struct world w;
+    lookup(&w, OVERSIZED, ZVS_RES_ORDER_V4);
+    assert_int_equal(w.a.status, ZVS_RES_OVERSIZED);
+    assert_int_equal(w.a.naddr, 0);
+    lookup(&w, MALFORMED, ZVS_RES_ORDER_V4);
+    assert_int_not_equal(w.a.status, ZVS_RES_OK);
+    assert_int_equal(w.a.naddr, 0);
+    print_message("malformed answer: %s\n", zvs_res_status_name(w.a.status));
+    lookup(&w, TRUNCATED, ZVS_RES_ORDER_V4);
+    assert_int_not_equal(w.a.status, ZVS_RES_OK);
+    assert_int_equal(w.a.naddr, 0);
+    print_message("truncated answer: %s\n", zvs_res_status_name(w.a.status));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(good_answer_with_ttl),
+        cmocka_unit_test(both_families_in_our_order),
+        cmocka_unit_test(failures_mapped),
+        cmocka_unit_test(bad_answers_are_failures),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
