@@ -417,6 +417,14 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
         return need_dec(p, kwname, 1, WITHIN_MAX, &cmd->within_s);
     case VAL_LINES:
         return need_dec(p, kwname, 1, ZVS_CMD_CONSLOG_MAX, &cmd->lines);
+    case VAL_HOSTNAME: {
+        if ((t = need(p)) == NULL)
+            return -EINVAL;
+        enum zvs_hostname_err e = zvs_hostname_check(t, strlen(t), cmd->hostname);
+        if (e == ZVS_HOSTNAME_OK)
+            return 0;
+        return value_range(p, kwname, t, zvs_hostname_err_text(e));
+    }
     case VAL_POLICY:                    /* what is not given takes its default */
         if ((k = parse_keyword(p, policy, 2)) < 0)
             return k;
@@ -478,6 +486,7 @@ static int parse_choice(struct parser *p, const struct step *st)
     case OP_VS:      cmd->vs_op = (enum zvs_cmd_vs_op)alt->op; break;
     case OP_LEVEL:   cmd->level = (enum zvs_cmd_level)alt->op; break;
     case OP_DETAILS: cmd->details = true; break;
+    case OP_RES:     cmd->res_op = (enum zvs_cmd_res_op)alt->op; break;
     }
     return parse_value(p, alt->val, alt->kw.word);
 }

@@ -66,6 +66,12 @@
  *   HCP1176I          ours  NIC %s of user %s is connected to VSWITCH SYSTEM %s
  *   HCP1177I          ours  NIC %s of user %s is disconnected from VSWITCH SYSTEM %s
  *   HCP1178W          ours  %s %s message(s) not shown: more than %s in %s seconds
+ * The name layer (ids ZVS + component + 4 digits + severity, zvswitch's own scheme):
+ *   ZVSRES0001E rc 1  ours  Name %s is already watched
+ *   ZVSRES0002E rc 2  ours  Name %s is not watched
+ *   ZVSRES0003I       ours  Name %s resolves to %s (was %s)              (unsolicited)
+ *   ZVSRES0004W       ours  Name %s cannot be resolved: %s; %s           (unsolicited)
+ *   ZVSRES0005I       ours  Name %s resolves again to %s                 (unsolicited)
  * "z/VM" there: number and text as a real z/VM 6.4 wrote them (cp_messages.h names the
  * capture); IBM's page for them was not found.
  * DEFINE VSWITCH operands go through the SYSTEM CONFIG statement's operand table, so their
@@ -175,6 +181,13 @@ static const struct zvs_cpmsg_def catalogue[ZVS_CPMSG_COUNT] = {
         "NIC %s of user %s is disconnected from VSWITCH SYSTEM %s" },
     [ZVS_CPMSG_SUPPRESSED]         = { 1178, 'W', 0,
         "%s %s message(s) not shown: more than %s in %s seconds" },
+    [ZVS_CPMSG_RES_WATCHED]        = { 1, 'E', 1, "Name %s is already watched", "RES", 0, 1 },
+    [ZVS_CPMSG_RES_NOT_WATCHED]    = { 2, 'E', 2, "Name %s is not watched", "RES", 0, 1 },
+    [ZVS_CPMSG_RES_CHANGED]        = { 3, 'I', 0, "Name %s resolves to %s (was %s)",
+                                       "RES", 1, 1 },
+    [ZVS_CPMSG_RES_FAILING]        = { 4, 'W', 0, "Name %s cannot be resolved: %s; %s",
+                                       "RES", 1, 1 },
+    [ZVS_CPMSG_RES_RECOVERED]      = { 5, 'I', 0, "Name %s resolves again to %s", "RES", 1, 1 },
 };
 
 const struct zvs_cpmsg_def *zvs_cpmsg_def(enum zvs_cpmsg_id id)
@@ -226,6 +239,16 @@ static size_t put_arg(char *buf, size_t size, size_t len, const char *arg, int a
     return len;
 }
 
+size_t zvs_cpmsg_id_text(enum zvs_cpmsg_id id, char *buf, size_t size)
+{
+    const struct zvs_cpmsg_def *def = zvs_cpmsg_def(id);
+    int n = def->zvs ? snprintf(buf, size, "ZVS%s%04u%c", def->module, (unsigned)def->number,
+                                def->severity)
+                     : snprintf(buf, size, "HCP%s%03u%c", def->module ? def->module : "",
+                                (unsigned)def->number, def->severity);
+    return n > 0 ? (size_t)n : 0;
+}
+
 size_t zvs_cpmsg_format(char *buf, size_t size, enum zvs_cpmsg_id id,
                         const char *const *args, unsigned nargs)
 {
@@ -236,9 +259,10 @@ size_t zvs_cpmsg_format(char *buf, size_t size, enum zvs_cpmsg_id id,
 
     if (size > 0)
         buf[0] = '\0';
-    int n = snprintf(head, sizeof head, "HCP%s%03u%c ", def->module ? def->module : "",
-                     (unsigned)def->number, def->severity);
-    assert(n > 0 && (size_t)n < sizeof head);
+    int n = (int)zvs_cpmsg_id_text(id, head, sizeof head - 1);
+    assert(n > 0 && (size_t)n < sizeof head - 1);
+    head[n++] = ' ';
+    head[n] = '\0';
     len = put_lit(buf, size, len, head, (size_t)n);
     for (const char *p = def->text; *p != '\0'; ) {
         const char *ph = strstr(p, "%s");

@@ -104,6 +104,14 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_NIC_CONNECTED,            /* 1176I vdev, user, switch */
     ZVS_CPMSG_NIC_DISCONNECTED,         /* 1177I vdev, user, switch */
     ZVS_CPMSG_SUPPRESSED,               /* 1178W count, message id, limit, seconds */
+    /* The name layer (names/; ids ZVS + component RES + 4 digits, the scheme zvswitch's
+     * own messages move to): the running configuration's RESOLVER commands, then
+     * unsolicited messages of the daemon's watched names (daemon/daemon_names.c). */
+    ZVS_CPMSG_RES_WATCHED,              /* ZVSRES0001E name */
+    ZVS_CPMSG_RES_NOT_WATCHED,          /* ZVSRES0002E name */
+    ZVS_CPMSG_RES_CHANGED,              /* ZVSRES0003I name, addresses, previous */
+    ZVS_CPMSG_RES_FAILING,              /* ZVSRES0004W name, error, state */
+    ZVS_CPMSG_RES_RECOVERED,            /* ZVSRES0005I name, addresses */
     ZVS_CPMSG_COUNT
 };
 
@@ -121,6 +129,8 @@ struct zvs_cpmsg_def {
                                            HCPSWU2830I), NULL: none (HCP1170E) */
     int         asis;                   /* arguments keep their case: Linux interface
                                            names, a cause in words (never typed input) */
+    int         zvs;                    /* zvswitch's own id: "ZVS" module, 4 digits
+                                           (ZVSRES0001E); numbers count per module */
 };
 
 /* The catalogue entry of `id` (never NULL for a valid id). */
@@ -128,6 +138,10 @@ const struct zvs_cpmsg_def *zvs_cpmsg_def(enum zvs_cpmsg_id id);
 
 /* Number of "%s" placeholders in the text of `id`. */
 unsigned zvs_cpmsg_nargs(enum zvs_cpmsg_id id);
+
+/* The message's id ("HCP1170E", "HCPSWU2830I", "ZVSRES0003I") into buf; returns the length
+ * it needed (like snprintf). */
+size_t zvs_cpmsg_id_text(enum zvs_cpmsg_id id, char *buf, size_t size);
 
 /* "HCPnnnS text" (no newline) with args substituted and sanitised as described above;
  * a missing argument shows as "?". A text with a second line gives "HCPnnnS line1\n

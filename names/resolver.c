@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -97,4 +98,55 @@ void zvs_res_answer_order(struct zvs_res_answer *a, enum zvs_res_order order)
                 out[n++] = a->addr[i];
     memcpy(a->addr, out, n * sizeof out[0]);
     a->naddr = n;
+}
+
+/* The port after an address ("" or ":n"), 53 when none; false when not 1-65535. */
+static bool server_port(const char *s, unsigned *port)
+{
+    *port = 53;
+    if (*s == '\0')
+        return true;
+    if (*s != ':' || s[1] < '0' || s[1] > '9' || strlen(s + 1) > 5)
+        return false;
+    char *end;
+    unsigned long v = strtoul(s + 1, &end, 10);
+    if (*end != '\0' || v < 1 || v > 65535)
+        return false;
+    *port = (unsigned)v;
+    return true;
+}
+
+bool zvs_res_server_parse(const char *s, char *canon, size_t len)
+{
+    char host[ZVS_RES_ADDR_STR];
+    const char *rest;
+    struct zvs_res_addr a;
+    unsigned port;
+
+    if (s[0] == '[') {                  /* [v6] or [v6]:port */
+        const char *close = strchr(s, ']');
+        if (!close || (size_t)(close - s - 1) >= sizeof host)
+            return false;
+        memcpy(host, s + 1, (size_t)(close - s - 1));
+        host[close - s - 1] = '\0';
+        rest = close + 1;
+        if (!zvs_res_addr_parse(host, &a) || a.family != AF_INET6)
+            return false;
+    } else if (zvs_res_addr_parse(s, &a)) {
+        rest = "";                      /* a bare address, v4 or v6 */
+    } else {                            /* v4:port */
+        const char *colon = strchr(s, ':');
+        if (!colon || (size_t)(colon - s) >= sizeof host)
+            return false;
+        memcpy(host, s, (size_t)(colon - s));
+        host[colon - s] = '\0';
+        rest = colon;
+        if (!zvs_res_addr_parse(host, &a) || a.family != AF_INET)
+            return false;
+    }
+    if (!server_port(rest, &port))
+        return false;
+    zvs_res_addr_format(&a, host, sizeof host);
+    int n = snprintf(canon, len, a.family == AF_INET6 ? "[%s]:%u" : "%s:%u", host, port);
+    return n > 0 && (size_t)n < len;
 }

@@ -124,6 +124,13 @@ void zvs_res_addr_format(const struct zvs_res_addr *a, char *buf, size_t len);
 /* An address literal: true with *out. */
 bool zvs_res_addr_parse(const char *s, struct zvs_res_addr *out);
 bool zvs_res_addr_equal(const struct zvs_res_addr *a, const struct zvs_res_addr *b);
+/* A DNS server as configuration gives it: "192.0.2.1", "192.0.2.1:5353", "2001:db8::1",
+ * "[2001:db8::1]:5353" (port 1-65535, default 53). Its canonical form, the one c-ares'
+ * ares_set_servers_ports_csv takes ("192.0.2.1:53", "[2001:db8::1]:53"), goes to canon
+ * (ZVS_RES_SERVER_STR bytes). True when valid. */
+#define ZVS_RES_SERVER_STR  (ZVS_RES_ADDR_STR + 8)
+bool zvs_res_server_parse(const char *s, char *canon, size_t len);
+
 /* Orders an answer's addresses by `order` (stable within a family) and drops the family a
  * single-family order does not ask for. */
 void zvs_res_answer_order(struct zvs_res_answer *a, enum zvs_res_order order);

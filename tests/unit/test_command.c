@@ -1785,9 +1785,19 @@ static void test_catalogue(void **state)
                     d->severity == 'S');
         /* Errors end a command with their number as rc; notices with 0. */
         assert_int_equal(d->rc, d->severity == 'E' || d->severity == 'S' ? d->number : 0);
-        for (int j = 0; j < i; j++)
-            assert_int_not_equal(zvs_cpmsg_def((enum zvs_cpmsg_id)j)->number, d->number);
+        /* Every id once: HCP numbers among HCP ids, ZVS numbers per component. */
+        for (int j = 0; j < i; j++) {
+            const struct zvs_cpmsg_def *e = zvs_cpmsg_def((enum zvs_cpmsg_id)j);
+            if (e->zvs == d->zvs && (!d->zvs || strcmp(e->module, d->module) == 0))
+                assert_int_not_equal(e->number, d->number);
+        }
+        if (d->zvs)
+            assert_true(d->module != NULL && strlen(d->module) == 3);
     }
+    /* zvswitch's own ids: ZVS, the component, four digits, the severity. */
+    const char *nm[] = { "peer1.lab" };
+    zvs_cpmsg_format(buf, sizeof buf, ZVS_CPMSG_RES_WATCHED, nm, 1);
+    assert_string_equal(buf, "ZVSRES0001E Name PEER1.LAB is already watched");
     zvs_cpmsg_format(buf, sizeof buf, ZVS_CPMSG_UNKNOWN_COMMAND, args, 1);
     assert_string_equal(buf, "HCP001E Unknown CP command: A??B");
     zvs_cpmsg_format(buf, sizeof buf, ZVS_CPMSG_DEVICE_IN_GROUP, args, 1);
