@@ -98,6 +98,7 @@ struct zvsd {
     unsigned                 nproblems;  /* the last reconciler pass's problems (hashes) */
     uint32_t                 problems[ZVSD_PROBLEMS_KEPT];
     struct zvsd_guests      *guests;     /* Hercules machines (daemon_guests.c) */
+    struct zvsd_names       *names;      /* watched names (daemon_names.c) */
 };
 
 /* daemon_guests.c: Hercules machines (XAUTOLOG, FORCE, SIGNAL, SEND, QUERY NAMES/USERS/
@@ -111,6 +112,17 @@ bool zvsd_guests_exec(struct zvsd *d, const char *userid, const struct zvs_cmd *
 /* The user's machine while it runs with its device open: true with *m (valid until the
  * machine changes), false otherwise. */
 bool zvsd_guests_machine(struct zvsd *d, const char *userid, struct zvs_nic_machine *m);
+
+/* daemon_names.c: the names of RESOLVER WATCH kept resolved (names/), their resolver's
+ * sockets and deadline on the loop; QUERY RESOLVER; the counters report's lines. */
+struct zvsd_names;
+int  zvsd_names_create(struct zvsd *d);
+void zvsd_names_destroy(struct zvsd *d);
+/* Makes the watched names, servers and order follow d->run (every reconcile pass). */
+void zvsd_names_reconcile(struct zvsd *d);
+void zvsd_names_query(struct zvsd *d, struct zvs_cp_response *r);
+/* The counters report's resolver lines (none while no name was ever looked up). */
+void zvsd_names_report(struct zvsd *d, struct zvs_cp_response *r);
 
 /* daemon.c: opening a real device's backend (NULL, with the reason in why, when it
  * cannot be) and watching it in the event loop. */

@@ -808,6 +808,7 @@ int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer
         switch_sync(d, ds, vs, now, ps);
     }
     nics_apply(d, ps);
+    zvsd_names_reconcile(d);
     memcpy(d->problems, pass.seen, pass.nseen * sizeof pass.seen[0]);
     d->nproblems = pass.nseen;
     return pass.count;
