@@ -78,6 +78,10 @@ void zvs_cfg_copy(struct zvs_cfg *dst, const struct zvs_cfg *src)
     dst->resolver.server_line = src->resolver.server_line;
     dst->resolver.order = src->resolver.order;
     dst->resolver.order_line = src->resolver.order_line;
+    dst->resolver.timeout_ms = src->resolver.timeout_ms;
+    dst->resolver.timeout_line = src->resolver.timeout_line;
+    dst->resolver.minttl_s = src->resolver.minttl_s;
+    dst->resolver.minttl_line = src->resolver.minttl_line;
     dst->nuser = src->nuser;
     COPY_USED(dst, src, user, nuser);
     dst->nnic = src->nnic;
@@ -802,6 +806,10 @@ static void dump_resolver(const struct zvs_cfg_resolver *r, FILE *out)
     }
     if (r->order_line)
         fprintf(out, "RESOLVER ORDER %s\n", zvs_cfg_order_text(r->order));
+    if (r->timeout_line)
+        fprintf(out, "RESOLVER TIMEOUT %u\n", (unsigned)r->timeout_ms);
+    if (r->minttl_line)
+        fprintf(out, "RESOLVER MINTTL %u\n", (unsigned)r->minttl_s);
     for (unsigned i = 0; i < r->nwatch; i++)
         fprintf(out, "RESOLVER WATCH %s\n", r->watch[i]);
 }

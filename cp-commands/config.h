@@ -214,6 +214,10 @@ struct zvs_cfg_resolver {
     uint32_t           server_line;
     enum zvs_res_order order;           /* ORDER, default IPV4 IPV6 */
     uint32_t           order_line;
+    uint32_t           timeout_ms;      /* TIMEOUT: per try of a server, 0: c-ares' 2000 */
+    uint32_t           timeout_line;
+    uint32_t           minttl_s;        /* MINTTL: the TTL floor, 0: names/' 5 s */
+    uint32_t           minttl_line;
 };
 
 /* RESOLVER ORDER's words for an order ("IPV4 IPV6", "IPV6", ...). */

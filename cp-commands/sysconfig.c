@@ -74,14 +74,18 @@
  *         (libpcap: portable, no offload metadata, so the switch checksums and segments
  *         for it; see backends/uplink_pcap.c).
  *   RESOLVER [WATCH name [name ..]] [SERVER addr [addr [addr]]] [ORDER IPV4 | IPV6 [IPV4 |
- *         IPV6]]  (zvswitch extension: the name layer, names/)
+ *         IPV6]] [TIMEOUT ms] [MINTTL s]  (zvswitch extension: the name layer, names/)
  *         WATCH: host names vswitchd keeps resolved (RFC 1035/1123 syntax, at most 253
  *         characters, labels of 1-63; an address literal is taken as resolved), shown by
  *         QUERY RESOLVER; each name once in all, at most 256. SERVER: the DNS servers to
  *         ask, address or address:port ([v6]:port for IPv6 with a port; default port 53),
  *         at most 3; without it the host's resolver configuration (resolv.conf) is used.
- *         ORDER: which address families and in which order (default IPV4 IPV6). SERVER
- *         and ORDER may be given once in the file; WATCH accumulates over statements.
+ *         ORDER: which address families and in which order (default IPV4 IPV6).
+ *         TIMEOUT: how long one try of a server waits for its answer, 100-30000 ms
+ *         (default 2000; c-ares tries each server twice, doubling the wait). MINTTL: the
+ *         floor of a TTL, 1-3600 s (default 5): a record is looked up again at most that
+ *         often, whatever TTL it carries (0 from dnsmasq's local names). SERVER, ORDER,
+ *         TIMEOUT and MINTTL may be given once in the file; WATCH accumulates.
  *         Names are kept in lower case without a trailing dot.
  *
  * Every statement is built in a scratch copy and stored only when it raised no error, so
@@ -135,6 +139,8 @@ struct sc_ctx {
     char                   rs_server[ZVS_CFG_MAX_DNS][ZVS_RES_SERVER_STR];
     bool                   rs_order_given;
     enum zvs_res_order     rs_order;
+    uint32_t               rs_timeout_ms; /* RESOLVER: TIMEOUT, MINTTL */
+    uint32_t               rs_minttl_s;
     struct zvs_msg_list   *muted;       /* the real list while the sink points at discard */
     struct zvs_msg_list    discard;     /* messages of a statement not worth checking */
 };
@@ -1013,7 +1019,7 @@ static void vmlan_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
 
 /* ---- RESOLVER [WATCH name ..] [SERVER addr ..] [ORDER IPV4 | IPV6 ..] ---------------- */
 
-enum { RS_WATCH, RS_SERVER, RS_ORDER, RS_COUNT };
+enum { RS_WATCH, RS_SERVER, RS_ORDER, RS_TIMEOUT, RS_MINTTL, RS_COUNT };
 
 static void rs_watch(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
                      unsigned nval)
@@ -1086,10 +1092,42 @@ static void rs_order(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *
     c->rs_order_given = true;
 }
 
+/* TIMEOUT ms and MINTTL s: a number in range, once per file. */
+static void rs_number(struct sc_ctx *c, const struct zvs_tok *kw, const struct zvs_tok *val,
+                      const char *what, uint32_t lo, uint32_t hi, uint32_t prev_line,
+                      uint32_t *out)
+{
+    char line[12], rule[32];
+    if (prev_line != 0) {
+        num_str(line, sizeof line, prev_line);
+        ERR(c, kw->line, ZVS_MSG_ALREADY_DEFINED, "RESOLVER", what, line);
+    }
+    snprintf(rule, sizeof rule, "%u-%u", (unsigned)lo, (unsigned)hi);
+    if (zvs_parse_dec(val->s, lo, hi, out) < 0)
+        bad_value(c, val, what, rule);
+}
+
+static void rs_timeout(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                       unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    rs_number(c, kw, val, "TIMEOUT", 100, 30000, c->cfg->resolver.timeout_line,
+              &c->rs_timeout_ms);
+}
+
+static void rs_minttl(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                      unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    rs_number(c, kw, val, "MINTTL", 1, 3600, c->cfg->resolver.minttl_line, &c->rs_minttl_s);
+}
+
 static const struct zvs_opdef resolver_ops[RS_COUNT] = {
-    [RS_WATCH]  = { "WATCH", 1, ZVS_TOK_MAX, true, 0, rs_watch },
-    [RS_SERVER] = { "SERVER", 1, ZVS_CFG_MAX_DNS, true, 0, rs_server },
-    [RS_ORDER]  = { "ORDER", 1, 2, true, 0, rs_order },
+    [RS_WATCH]   = { "WATCH", 1, ZVS_TOK_MAX, true, 0, rs_watch },
+    [RS_SERVER]  = { "SERVER", 1, ZVS_CFG_MAX_DNS, true, 0, rs_server },
+    [RS_ORDER]   = { "ORDER", 1, 2, true, 0, rs_order },
+    [RS_TIMEOUT] = { "TIMEOUT", 1, 1, false, 0, rs_timeout },
+    [RS_MINTTL]  = { "MINTTL", 1, 1, false, 0, rs_minttl },
 };
 
 static void resolver_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
@@ -1109,7 +1147,8 @@ static void resolver_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
     struct zvs_cfg_resolver *r = &c->cfg->resolver;
 
     if (given == 0)
-        ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_MISSING, "WATCH, SERVER or ORDER");
+        ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_MISSING,
+            "WATCH, SERVER, ORDER, TIMEOUT or MINTTL");
     if (!stmt_clean(c))
         return;
     for (unsigned i = 0; i < c->rs_nwatch; i++) {
@@ -1124,6 +1163,14 @@ static void resolver_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
     if (c->rs_order_given) {
         r->order = c->rs_order;
         r->order_line = stmt->tok[0].line;
+    }
+    if (given & ZVS_OPBIT(RS_TIMEOUT)) {
+        r->timeout_ms = c->rs_timeout_ms;
+        r->timeout_line = stmt->tok[0].line;
+    }
+    if (given & ZVS_OPBIT(RS_MINTTL)) {
+        r->minttl_s = c->rs_minttl_s;
+        r->minttl_line = stmt->tok[0].line;
     }
 }
 

@@ -143,7 +143,10 @@ int zvsd_names_create(struct zvsd *d)
     if (!nm)
         return -ENOMEM;
     nm->d = d;
-    struct zvs_names_params p = { .event = on_event, .arg = nm };
+    struct zvs_names_params p = {
+        .ttl_floor_s = d->run->resolver.minttl_s,   /* RESOLVER MINTTL, 0: the default */
+        .event = on_event, .arg = nm,
+    };
     nm->t = zvs_names_create(&p);
     nm->timer = zvs_timer_create(d->loop, on_timer, nm);
     d->names = nm;
@@ -188,7 +191,7 @@ static void resolver_sync(struct zvsd_names *nm, const struct zvs_cfg_resolver *
     if (zvs_evloop_is_virtual(nm->d->loop)) {
         r = zvs_resolver_mem_create(zvs_names_answer, nm->t);
     } else {
-        struct zvs_res_ares_params p = { .servers = csv };
+        struct zvs_res_ares_params p = { .servers = csv, .timeout_ms = cr->timeout_ms };
         struct zvs_res_host host = { host_watch, host_unwatch, nm };
         int err = 0;
         r = zvs_resolver_ares_create(&p, &host, zvs_names_answer, nm->t, &err);

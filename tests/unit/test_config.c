@@ -825,7 +825,8 @@ static void test_resolver(void **state)
 {
     struct zvs_cfg *cfg = run("RESOLVER WATCH Peer1.Example.ORG. 192.0.2.9\n"
                               "RESOLVER SERVER 127.0.0.1:5353 [::1]:53 10.0.0.1 ORDER IPV6 IPV4\n"
-                              "RESOLVER WATCH peer2.lab\n", NULL);
+                              "RESOLVER WATCH peer2.lab\n"
+                              "RESOLVER TIMEOUT 500 MINTTL 1\n", NULL);
     assert_int_equal(zvs_cfg_errors(cfg), 0);
     const struct zvs_cfg_resolver *r = &cfg->resolver;
     assert_int_equal(r->nwatch, 3);
@@ -836,9 +837,13 @@ static void test_resolver(void **state)
     assert_string_equal(r->server[1], "[::1]:53");
     assert_string_equal(r->server[2], "10.0.0.1:53");
     assert_int_equal(r->order, ZVS_RES_ORDER_V6_V4);
+    assert_int_equal(r->timeout_ms, 500);
+    assert_int_equal(r->minttl_s, 1);
     char *d = dump_str(cfg);
     assert_non_null(strstr(d, "RESOLVER SERVER 127.0.0.1:5353 [::1]:53 10.0.0.1:53\n"
                               "RESOLVER ORDER IPV6 IPV4\n"
+                              "RESOLVER TIMEOUT 500\n"
+                              "RESOLVER MINTTL 1\n"
                               "RESOLVER WATCH peer1.example.org\n"
                               "RESOLVER WATCH 192.0.2.9\n"
                               "RESOLVER WATCH peer2.lab\n"));
@@ -849,7 +854,8 @@ static void test_resolver(void **state)
               "RESOLVER WATCH b.lab bad_name A.LAB. c..d\n"
               "RESOLVER SERVER 1.2.3 [::1 127.0.0.1:0 ORDER IPV4 IPV4\n"
               "RESOLVER ORDER IPV5\n"
-              "RESOLVER\n", NULL);
+              "RESOLVER\n"
+              "RESOLVER TIMEOUT 99 MINTTL 0\n", NULL);
     static const char *const want[] = {
         SC "2: HCP1003E Operand WATCH value bad_name is not valid (character not allowed in a host name)",
         SC "2: HCP1014E RESOLVER WATCH a.lab is already defined on line 1",
@@ -859,7 +865,9 @@ static void test_resolver(void **state)
         SC "3: HCP1003E Operand SERVER value 127.0.0.1:0 is not valid (address, address:port or [IPv6 address]:port)",
         SC "3: HCP1003E Operand ORDER value IPV4 is not valid (IPV4 or IPV6, one or both in order)",
         SC "4: HCP1003E Operand ORDER value IPV5 is not valid (IPV4 or IPV6, one or both in order)",
-        SC "5: HCP1002E Operand WATCH, SERVER or ORDER is missing",
+        SC "5: HCP1002E Operand WATCH, SERVER, ORDER, TIMEOUT or MINTTL is missing",
+        SC "6: HCP1003E Operand TIMEOUT value 99 is not valid (100-30000)",
+        SC "6: HCP1003E Operand MINTTL value 0 is not valid (1-3600)",
         NULL };
     expect_msgs(cfg, want);
     assert_int_equal(cfg->resolver.nwatch, 1);      /* b.lab went with its statement */
