@@ -116,11 +116,12 @@ static int host_watch(void *arg, int fd, bool write)
     for (unsigned i = 0; i < nm->nfd; i++)
         if (nm->fd[i] == fd)
             return zvs_evloop_mod_fd(nm->d->loop, fd, ev);
-    if (nm->nfd == NAMES_FDS_MAX)
-        return -ENOSPC;
-    int e = zvs_evloop_add_fd(nm->d->loop, fd, ev, on_fd, nm);
+    int e = nm->nfd == NAMES_FDS_MAX ? -ENOSPC
+                                      : zvs_evloop_add_fd(nm->d->loop, fd, ev, on_fd, nm);
     if (e == 0)
         nm->fd[nm->nfd++] = fd;
+    else                                /* its lookups end by their timeouts */
+        zvs_warn("resolver: cannot watch socket %d: %s", fd, strerror(-e));
     return e;
 }
 
