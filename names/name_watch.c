@@ -274,7 +274,9 @@ void zvs_names_answer(void *arg, uint64_t token, const struct zvs_res_answer *a,
     if (!n->used || n->gen != gen)
         return;                         /* unwatched while it ran */
     if (a->status == ZVS_RES_CANCELLED) {
-        n->due = t->swapping && now ? now : (t->swapping ? 1 : 0);
+        /* A resolver replaced: due at once on the new one (1 is before any `now`); a
+         * table being destroyed asks nothing again. */
+        n->due = t->swapping ? 1 : 0;
         return;
     }
     answered(t, n, a, now);
