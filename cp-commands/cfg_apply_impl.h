@@ -55,6 +55,9 @@ int zvs_apply_detach_vswitch(struct zvs_cfg *cfg, const struct zvs_cmd *cmd,
 /* cfg_apply_group.c */
 int zvs_apply_set_port_group(struct zvs_cfg *cfg, const struct zvs_cmd *cmd,
                              struct zvs_cp_response *r);
+/* cfg_apply_resolver.c: RESOLVER WATCH | UNWATCH (ours) */
+int zvs_apply_resolver(struct zvs_cfg *cfg, const struct zvs_cmd *cmd,
+                       struct zvs_cp_response *r);
 /* cfg_apply_nic.c: DEFINE NIC, DETACH NIC, COUPLE, UNCOUPLE */
 int zvs_apply_nic_command(struct zvs_cfg *cfg, const struct zvs_cmd *cmd,
                           const struct zvs_issuer *who, struct zvs_cp_response *r);

@@ -424,6 +424,14 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
         /* HIPERSOCKETS (a documented type zvswitch does not emulate) is refused as the
          * bare HIPERSOCKETS always was: CP's invalid option. */
         return kw_match(&zvs_kw_qdio, t) ? 0 : invalid_option(p, t);
+    case VAL_HOSTNAME: {
+        if ((t = need(p)) == NULL)
+            return -EINVAL;
+        enum zvs_hostname_err e = zvs_hostname_check(t, strlen(t), cmd->hostname);
+        if (e == ZVS_HOSTNAME_OK)
+            return 0;
+        return value_range(p, kwname, t, zvs_hostname_err_text(e));
+    }
     case VAL_POLICY:                    /* what is not given takes its default */
         if ((k = parse_keyword(p, policy, 2)) < 0)
             return k;
@@ -485,6 +493,7 @@ static int parse_choice(struct parser *p, const struct step *st)
     case OP_VS:      cmd->vs_op = (enum zvs_cmd_vs_op)alt->op; break;
     case OP_LEVEL:   cmd->level = (enum zvs_cmd_level)alt->op; break;
     case OP_DETAILS: cmd->details = true; break;
+    case OP_RES:     cmd->res_op = (enum zvs_cmd_res_op)alt->op; break;
     }
     return parse_value(p, alt->val, alt->kw.word);
 }

@@ -44,6 +44,9 @@
  *        issuer sees only the switches it may couple to and its own adapters)
  *   SET LACP rdev DROPRX|DROPTX ON|OFF             class A   (zvswitch extension: fault
  *   SET LACP rdev DELAYTX ms                       class A    knobs for tests and drills)
+ *   RESOLVER WATCH | UNWATCH name                  class B   (ours: the name layer; a host
+ *                                                  name kept resolved, names/)
+ *   QUERY RESOLVER                                 class B   (ours)
  * The machine commands (Hercules machines as z/VM guests; executed by
  * daemon/daemon_guests.c):
  *   XAUTOLOG userid                                class A or B
@@ -114,6 +117,15 @@ enum zvs_cmd_verb {
     ZVS_CMD_QUERY_CPLEVEL,              /* no operands */
     ZVS_CMD_QUERY_VIRTUAL_NIC,          /* has_vdev/vdev, details (the issuer's own NICs) */
     ZVS_CMD_QUERY_LAN,                  /* name ("" = ALL), userid (OWNER; "" = any) */
+    /* The name layer (ours). */
+    ZVS_CMD_RESOLVER,                   /* res_op, hostname (zvswitch extension) */
+    ZVS_CMD_QUERY_RESOLVER,             /* no operands */
+};
+
+/* RESOLVER <one of these> name. */
+enum zvs_cmd_res_op {
+    ZVS_CMD_RES_WATCH,                  /* keep the name resolved (QUERY RESOLVER shows it) */
+    ZVS_CMD_RES_UNWATCH,
 };
 
 #define ZVS_CMD_WITHIN_DEFAULT  300     /* SIGNAL SHUTDOWN without WITHIN (our default) */
@@ -215,6 +227,9 @@ struct zvs_cmd {
     uint32_t            lines;                  /* QUERY CONSLOG n */
     char                text[ZVS_CMD_LINE_MAX + 1]; /* SEND: the rest of the line as typed,
                                                    trailing blanks cut */
+    enum zvs_cmd_res_op res_op;                 /* RESOLVER WATCH | UNWATCH */
+    char                hostname[ZVS_HOSTNAME_MAX + 1]; /* RESOLVER: canonical (lower case,
+                                                   no trailing dot; names/name_syntax.h) */
 };
 
 /* Parses one command line issued by a user with privilege classes `privclass`

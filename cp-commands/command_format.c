@@ -248,6 +248,11 @@ size_t zvs_cmd_format(const struct zvs_cmd *cmd, char *buf, size_t size)
         break;
     case ZVS_CMD_QUERY_VMLAN:
     case ZVS_CMD_QUERY_NAMES:
+    case ZVS_CMD_QUERY_RESOLVER:
+        break;
+    case ZVS_CMD_RESOLVER:
+        len = catf(buf, size, len, " %s %s", alt_word(def, OP_RES, (int)cmd->res_op),
+                   cmd->hostname);
         break;
     case ZVS_CMD_XAUTOLOG:
     case ZVS_CMD_FORCE:

@@ -56,6 +56,9 @@
  *                                                      abbreviations are ours
  *   Set LACP rdev DROPRX | DROPTX ON | OFF         A   zvswitch extension (fault drills)
  *   Set LACP rdev DELAYTX ms                       A   0-10000
+ *   RESOLVER WATCH | UNWATCH name                  B   (ours, keywords in full): name
+ *        a host name (RFC 1035/1123, names/name_syntax.h) or an address literal
+ *   Query RESOLVER                                 B   (ours, in full)
  * The machine commands (Hercules machines as z/VM guests), sources [SG] "SIGNAL", z/VM 7.1
  * CP Commands and Utilities Reference (ibm.com/support/knowledgecenter/en/SSB27U_7.1.0/
  * com.ibm.zvm.v710.hcpb7/signl.htm), [XA] "XAUTOLOG", z/VM 7.3 CP Commands and Utilities
@@ -293,6 +296,15 @@ const struct cmddef zvs_cmd_table[] = {
             { { "ACTIVE", 3 },      ZVS_CMD_LEVEL_ACTIVE,     VAL_NONE, false },
         } },
     } },
+    /* The name layer (ours). */
+    { ZVS_CMD_RESOLVER, "B", "RESOLVER", 1, { { "RESOLVER", 8 } }, 1, {
+        { .kind = STEP_CHOICE, .field = OP_RES, .nalts = 2, .alts = {
+            { { "WATCH", 5 },   ZVS_CMD_RES_WATCH,   VAL_HOSTNAME, false },
+            { { "UNWATCH", 7 }, ZVS_CMD_RES_UNWATCH, VAL_HOSTNAME, false },
+        } },
+    } },
+    { .verb = ZVS_CMD_QUERY_RESOLVER, .classes = "B", .title = "QUERY RESOLVER", .npath = 2,
+      .path = { QUERY, { "RESOLVER", 8 } } },
 };
 
 _Static_assert(sizeof zvs_cmd_table / sizeof zvs_cmd_table[0] == NCOMMANDS,
@@ -330,7 +342,8 @@ const char *zvs_cmd_module(enum zvs_cmd_verb verb)
     case ZVS_CMD_QUERY_LAN:        return "VLQ";
     case ZVS_CMD_QUERY_NAMES:
     case ZVS_CMD_QUERY_USERS:      return "CQU";
-    case ZVS_CMD_QUERY_CONSLOG:    return ZVS_CMD_MODULE_QUERY;
+    case ZVS_CMD_QUERY_CONSLOG:
+    case ZVS_CMD_QUERY_RESOLVER:   return ZVS_CMD_MODULE_QUERY;
     default:                       return ZVS_CPMSG_MODULE_DEFAULT;
     }
 }

@@ -38,10 +38,11 @@ enum val_kind {
     VAL_WITHIN,                         /* 1-32767 -> within_s */
     VAL_LINES,                          /* 1-500 -> lines */
     VAL_NICTYPE,                        /* DEFINE NIC TYPE QDIO (anything else refused) */
+    VAL_HOSTNAME,                       /* a host name or address -> hostname */
 };
 
 /* Where a STEP_CHOICE puts the chosen alternative's op. */
-enum op_field { OP_NONE, OP_PG, OP_FAULT, OP_VS, OP_LEVEL, OP_DETAILS };
+enum op_field { OP_NONE, OP_PG, OP_FAULT, OP_VS, OP_LEVEL, OP_DETAILS, OP_RES };
 
 struct alt {
     struct kw     kw;
@@ -94,7 +95,7 @@ struct cmddef {
 
 /* The grammar table (command_grammar.c): one entry per verb, NCOMMANDS of them (the
  * table's definition asserts the count). */
-#define NCOMMANDS 25
+#define NCOMMANDS 27
 extern const struct cmddef zvs_cmd_table[];
 
 /* Keywords that are values or markers of a step rather than a table alternative; the

@@ -71,6 +71,18 @@ void zvs_cfg_copy(struct zvs_cfg *dst, const struct zvs_cfg *src)
     dst->ngroup = src->ngroup;
     COPY_USED(dst, src, group, ngroup);
     COPY_USED(dst, src, group_join_line, ngroup);
+    dst->resolver.nwatch = src->resolver.nwatch;
+    COPY_USED(dst, src, resolver.watch, resolver.nwatch);
+    COPY_USED(dst, src, resolver.watch_line, resolver.nwatch);
+    dst->resolver.nserver = src->resolver.nserver;
+    memcpy(dst->resolver.server, src->resolver.server, sizeof dst->resolver.server);
+    dst->resolver.server_line = src->resolver.server_line;
+    dst->resolver.order = src->resolver.order;
+    dst->resolver.order_line = src->resolver.order_line;
+    dst->resolver.timeout_ms = src->resolver.timeout_ms;
+    dst->resolver.timeout_line = src->resolver.timeout_line;
+    dst->resolver.minttl_s = src->resolver.minttl_s;
+    dst->resolver.minttl_line = src->resolver.minttl_line;
     dst->nuser = src->nuser;
     COPY_USED(dst, src, user, nuser);
     dst->nnic = src->nnic;
@@ -245,6 +257,17 @@ int zvs_cfg_find_vswitch(const struct zvs_cfg *cfg, const char *name)
     return -1;
 }
 
+int zvs_cfg_find_watch(const struct zvs_cfg_resolver *r, const char *name)
+{
+    char canon[ZVS_HOSTNAME_MAX + 1];
+    if (zvs_hostname_check(name, strlen(name), canon) != ZVS_HOSTNAME_OK)
+        return -1;
+    for (unsigned i = 0; i < r->nwatch; i++)
+        if (strcmp(r->watch[i], canon) == 0)
+            return (int)i;
+    return -1;
+}
+
 int zvs_cfg_find_user(const struct zvs_cfg *cfg, const char *userid)
 {
     for (unsigned i = 0; i < cfg->nuser; i++)
@@ -388,6 +411,17 @@ static void check_groups(struct zvs_cfg *cfg)
             ZVS_MSG(&cfg->msgs, file, grp->line, ZVS_MSG_GROUP_EMPTY, grp->name,
                     cfg->vswitch[s].name);
     }
+}
+
+const char *zvs_cfg_order_text(enum zvs_res_order o)
+{
+    switch (o) {
+    case ZVS_RES_ORDER_V4_V6: return "IPV4 IPV6";
+    case ZVS_RES_ORDER_V6_V4: return "IPV6 IPV4";
+    case ZVS_RES_ORDER_V4:    return "IPV4";
+    case ZVS_RES_ORDER_V6:    return "IPV6";
+    }
+    return "?";
 }
 
 const char *zvs_nic_backend_kind(enum zvs_nic_backend b)
@@ -800,6 +834,25 @@ static void dump_nic(const struct zvs_cfg_nic *n, FILE *out)
     }
 }
 
+/* RESOLVER statements, only when one was given (older dumps stay as they were). */
+static void dump_resolver(const struct zvs_cfg_resolver *r, FILE *out)
+{
+    if (r->nserver) {
+        fprintf(out, "RESOLVER SERVER");
+        for (unsigned i = 0; i < r->nserver; i++)
+            fprintf(out, " %s", r->server[i]);
+        fprintf(out, "\n");
+    }
+    if (r->order_line)
+        fprintf(out, "RESOLVER ORDER %s\n", zvs_cfg_order_text(r->order));
+    if (r->timeout_line)
+        fprintf(out, "RESOLVER TIMEOUT %u\n", (unsigned)r->timeout_ms);
+    if (r->minttl_line)
+        fprintf(out, "RESOLVER MINTTL %u\n", (unsigned)r->minttl_s);
+    for (unsigned i = 0; i < r->nwatch; i++)
+        fprintf(out, "RESOLVER WATCH %s\n", r->watch[i]);
+}
+
 int zvs_cfg_dump(const struct zvs_cfg *cfg, FILE *out)
 {
     const struct zvs_cfg_vmlan *v = &cfg->vmlan;
@@ -821,6 +874,7 @@ int zvs_cfg_dump(const struct zvs_cfg *cfg, FILE *out)
         fprintf(out, "RDEVICE %s INTERFACE %s%s\n", dev, cfg->rdevice[i].ifname,
                 cfg->rdevice[i].backend == ZVS_RDEV_BACKEND_PCAP ? " BACKEND PCAP" : "");
     }
+    dump_resolver(&cfg->resolver, out);
     for (unsigned i = 0; i < cfg->nuser; i++) {
         const struct zvs_cfg_user *u = &cfg->user[i];
         char st[24], mx[24], cl[40];

@@ -29,6 +29,8 @@
 #include <stdio.h>
 
 #include "cp-commands/messages.h"
+#include "names/name_syntax.h"
+#include "names/resolver.h"
 
 #define ZVS_CFG_MAX_VSWITCHES  64
 #define ZVS_CFG_MAX_GRANTS     1024     /* MODIFY VSWITCH ... GRANT statements, all switches */
@@ -46,6 +48,8 @@
 #define ZVS_CFG_MAX_LINUXUSERS 8        /* LINUXUSER names of one USER entry */
 #define ZVS_LINUXUSER_MAX      32       /* a Linux user name (useradd's limit) or a uid */
 #define ZVS_NAME_MAX           8        /* switch and group names (same value in tokens.h) */
+#define ZVS_CFG_MAX_WATCH      256      /* RESOLVER WATCH names (zvswitch extension) */
+#define ZVS_CFG_MAX_DNS        3        /* RESOLVER SERVER addresses (resolv.conf's MAXNS) */
 
 enum zvs_porttype {
     ZVS_PORTTYPE_UNSPEC,                /* not given: the switch's PORTTYPE applies */
@@ -232,6 +236,29 @@ struct zvs_cfg_rdevice {
     uint32_t              line;
 };
 
+/* The name layer (zvswitch extension RESOLVER, sysconfig.c): the names vswitchd keeps
+ * resolved, where it asks, in which address order. */
+struct zvs_cfg_resolver {
+    unsigned           nwatch;
+    char               watch[ZVS_CFG_MAX_WATCH][ZVS_HOSTNAME_MAX + 1]; /* canonical */
+    uint32_t           watch_line[ZVS_CFG_MAX_WATCH];   /* 0: by command */
+    unsigned           nserver;         /* 0: the host's resolver configuration */
+    char               server[ZVS_CFG_MAX_DNS][ZVS_RES_SERVER_STR];    /* "ip:port" */
+    uint32_t           server_line;
+    enum zvs_res_order order;           /* ORDER, default IPV4 IPV6 */
+    uint32_t           order_line;
+    uint32_t           timeout_ms;      /* TIMEOUT: per try of a server, 0: c-ares' 2000 */
+    uint32_t           timeout_line;
+    uint32_t           minttl_s;        /* MINTTL: the TTL floor, 0: names/' 5 s */
+    uint32_t           minttl_line;
+};
+
+/* RESOLVER ORDER's words for an order ("IPV4 IPV6", "IPV6", ...). */
+const char *zvs_cfg_order_text(enum zvs_res_order o);
+
+/* The index of a watched name (any case, trailing dot or not), or -1. */
+int zvs_cfg_find_watch(const struct zvs_cfg_resolver *r, const char *name);
+
 struct zvs_cfg_user {
     char     userid[ZVS_USERID_MAX + 1];
     bool     identity;                  /* IDENTITY entry rather than USER */
@@ -296,6 +323,7 @@ struct zvs_cfg {
     /* First line of the SET PORT GROUP statement whose JOIN added group[g].port[p] (for
      * the messages of validate). */
     uint32_t               group_join_line[ZVS_CFG_MAX_GROUPS][ZVS_CFG_MAX_GROUP_PORTS];
+    struct zvs_cfg_resolver resolver;
     unsigned               nuser;
     struct zvs_cfg_user    user[ZVS_CFG_MAX_USERS];
     unsigned               nnic;

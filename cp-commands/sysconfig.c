@@ -94,6 +94,20 @@
  *         The system operator's userid (z/VM's SYSTEM_USERIDS statement): the userid
  *         root's console commands act as (default OPERATOR; a LINUXUSER naming root still
  *         replaces root's whole mapping). Once per file.
+ *   RESOLVER [WATCH name [name ..]] [SERVER addr [addr [addr]]] [ORDER IPV4 | IPV6 [IPV4 |
+ *         IPV6]] [TIMEOUT ms] [MINTTL s]  (zvswitch extension: the name layer, names/)
+ *         WATCH: host names vswitchd keeps resolved (RFC 1035/1123 syntax, at most 253
+ *         characters, labels of 1-63; an address literal is taken as resolved), shown by
+ *         QUERY RESOLVER; each name once in all, at most 256. SERVER: the DNS servers to
+ *         ask, address or address:port ([v6]:port for IPv6 with a port; default port 53),
+ *         at most 3; without it the host's resolver configuration (resolv.conf) is used.
+ *         ORDER: which address families and in which order (default IPV4 IPV6).
+ *         TIMEOUT: how long one try of a server waits for its answer, 100-30000 ms
+ *         (default 2000; c-ares tries each server twice, doubling the wait). MINTTL: the
+ *         floor of a TTL, 1-3600 s (default 5): a record is looked up again at most that
+ *         often, whatever TTL it carries (0 from dnsmasq's local names). SERVER, ORDER,
+ *         TIMEOUT and MINTTL may be given once in the file; WATCH accumulates.
+ *         Names are kept in lower case without a trailing dot.
  *
  * Every statement is built in a scratch copy and stored only when it raised no error, so
  * a bad statement never leaves half a switch (or half a JOIN) behind.
@@ -117,6 +131,8 @@
 #define RULE_VIDSET  "VLAN IDs 1-4094 or ranges lo-hi"
 #define RULE_IFNAME  "Linux interface name: 1-15 characters, no / : or blanks"
 #define RULE_RANGE   "xxxxxx-xxxxxx, 6 hex digits each, low <= high"
+#define RULE_SERVER  "address, address:port or [IPv6 address]:port"
+#define RULE_ORDER   "IPV4 or IPV6, one or both in order"
 
 struct sc_ctx {
     struct zvs_cfg        *cfg;
@@ -139,6 +155,14 @@ struct sc_ctx {
     struct zvs_cfg_group   grp;         /* SET PORT GROUP: scratch copy of the group */
     uint32_t               grp_join_line[ZVS_CFG_MAX_GROUP_PORTS];
     struct zvs_cfg_sysid   sysid;       /* SYSTEM_IDENTIFIER[_DEFAULT] being built */
+    const struct zvs_tok  *rs_watch;    /* RESOLVER: the WATCH names (valid to its end) */
+    unsigned               rs_nwatch;
+    unsigned               rs_nserver;  /* RESOLVER: SERVER, canonical */
+    char                   rs_server[ZVS_CFG_MAX_DNS][ZVS_RES_SERVER_STR];
+    bool                   rs_order_given;
+    enum zvs_res_order     rs_order;
+    uint32_t               rs_timeout_ms; /* RESOLVER: TIMEOUT, MINTTL */
+    uint32_t               rs_minttl_s;
     struct zvs_msg_list   *muted;       /* the real list while the sink points at discard */
     struct zvs_msg_list    discard;     /* messages of a statement not worth checking */
 };
@@ -1175,6 +1199,163 @@ static void system_userids_end(void *ctx, const struct zvs_stmt *stmt, uint64_t 
         ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_MISSING, "OPERATOR");
 }
 
+/* ---- RESOLVER [WATCH name ..] [SERVER addr ..] [ORDER IPV4 | IPV6 ..] ---------------- */
+
+enum { RS_WATCH, RS_SERVER, RS_ORDER, RS_TIMEOUT, RS_MINTTL, RS_COUNT };
+
+static void rs_watch(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                     unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    const struct zvs_cfg_resolver *r = &c->cfg->resolver;
+    char canon[ZVS_HOSTNAME_MAX + 1], prev[ZVS_HOSTNAME_MAX + 1], line[12];
+
+    for (unsigned i = 0; i < nval; i++) {
+        enum zvs_hostname_err e = zvs_hostname_check(val[i].s, strlen(val[i].s), canon);
+        if (e != ZVS_HOSTNAME_OK) {
+            bad_value(c, &val[i], "WATCH", zvs_hostname_err_text(e));
+            continue;
+        }
+        int k = zvs_cfg_find_watch(r, canon);
+        for (unsigned j = 0; j < i && k < 0; j++)
+            if (zvs_hostname_check(val[j].s, strlen(val[j].s), prev) == ZVS_HOSTNAME_OK &&
+                strcmp(prev, canon) == 0) {
+                num_str(line, sizeof line, val[j].line);
+                ERR(c, val[i].line, ZVS_MSG_ALREADY_DEFINED, "RESOLVER WATCH", canon, line);
+                k = -2;
+            }
+        if (k >= 0) {
+            num_str(line, sizeof line, r->watch_line[k]);
+            ERR(c, val[i].line, ZVS_MSG_ALREADY_DEFINED, "RESOLVER WATCH", canon, line);
+        }
+    }
+    check_room(c, kw->line, r->nwatch + nval - 1, ZVS_CFG_MAX_WATCH, "RESOLVER WATCH");
+    c->rs_watch = val;
+    c->rs_nwatch = nval;
+}
+
+static void rs_server(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                      unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    char line[12];
+
+    if (c->cfg->resolver.server_line != 0) {
+        num_str(line, sizeof line, c->cfg->resolver.server_line);
+        ERR(c, kw->line, ZVS_MSG_ALREADY_DEFINED, "RESOLVER", "SERVER", line);
+    }
+    for (unsigned i = 0; i < nval && i < ZVS_CFG_MAX_DNS; i++)
+        if (!zvs_res_server_parse(val[i].s, c->rs_server[i], sizeof c->rs_server[i]))
+            bad_value(c, &val[i], "SERVER", RULE_SERVER);
+    c->rs_nserver = nval;
+}
+
+static void rs_order(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                     unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    char line[12];
+    bool v4 = zvs_tok_is(&val[0], "IPV4"), v6 = zvs_tok_is(&val[0], "IPV6");
+
+    if (c->cfg->resolver.order_line != 0) {
+        num_str(line, sizeof line, c->cfg->resolver.order_line);
+        ERR(c, kw->line, ZVS_MSG_ALREADY_DEFINED, "RESOLVER", "ORDER", line);
+    }
+    if (!v4 && !v6) {
+        bad_value(c, &val[0], "ORDER", RULE_ORDER);
+        return;
+    }
+    if (nval == 2 && !zvs_tok_is(&val[1], v4 ? "IPV6" : "IPV4")) {
+        bad_value(c, &val[1], "ORDER", RULE_ORDER);
+        return;
+    }
+    c->rs_order = nval == 2 ? (v4 ? ZVS_RES_ORDER_V4_V6 : ZVS_RES_ORDER_V6_V4)
+                            : (v4 ? ZVS_RES_ORDER_V4 : ZVS_RES_ORDER_V6);
+    c->rs_order_given = true;
+}
+
+/* TIMEOUT ms and MINTTL s: a number in range, once per file. */
+static void rs_number(struct sc_ctx *c, const struct zvs_tok *kw, const struct zvs_tok *val,
+                      const char *what, uint32_t lo, uint32_t hi, uint32_t prev_line,
+                      uint32_t *out)
+{
+    char line[12], rule[32];
+    if (prev_line != 0) {
+        num_str(line, sizeof line, prev_line);
+        ERR(c, kw->line, ZVS_MSG_ALREADY_DEFINED, "RESOLVER", what, line);
+    }
+    snprintf(rule, sizeof rule, "%u-%u", (unsigned)lo, (unsigned)hi);
+    if (zvs_parse_dec(val->s, lo, hi, out) < 0)
+        bad_value(c, val, what, rule);
+}
+
+static void rs_timeout(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                       unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    rs_number(c, kw, val, "TIMEOUT", 100, 30000, c->cfg->resolver.timeout_line,
+              &c->rs_timeout_ms);
+}
+
+static void rs_minttl(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                      unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    rs_number(c, kw, val, "MINTTL", 1, 3600, c->cfg->resolver.minttl_line, &c->rs_minttl_s);
+}
+
+static const struct zvs_opdef resolver_ops[RS_COUNT] = {
+    [RS_WATCH]   = { "WATCH", 1, ZVS_TOK_MAX, true, 0, rs_watch },
+    [RS_SERVER]  = { "SERVER", 1, ZVS_CFG_MAX_DNS, true, 0, rs_server },
+    [RS_ORDER]   = { "ORDER", 1, 2, true, 0, rs_order },
+    [RS_TIMEOUT] = { "TIMEOUT", 1, 1, false, 0, rs_timeout },
+    [RS_MINTTL]  = { "MINTTL", 1, 1, false, 0, rs_minttl },
+};
+
+static void resolver_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
+                           unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+    stmt_begin(c, NULL);
+    c->rs_watch = NULL;
+    c->rs_nwatch = 0;
+    c->rs_nserver = 0;
+    c->rs_order_given = false;
+}
+
+static void resolver_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_resolver *r = &c->cfg->resolver;
+
+    if (given == 0)
+        ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_MISSING,
+            "WATCH, SERVER, ORDER, TIMEOUT or MINTTL");
+    if (!stmt_clean(c))
+        return;
+    for (unsigned i = 0; i < c->rs_nwatch; i++) {
+        zvs_hostname_check(c->rs_watch[i].s, strlen(c->rs_watch[i].s), r->watch[r->nwatch]);
+        r->watch_line[r->nwatch++] = c->rs_watch[i].line;
+    }
+    if (given & ZVS_OPBIT(RS_SERVER)) {
+        memcpy(r->server, c->rs_server, sizeof r->server);
+        r->nserver = c->rs_nserver;
+        r->server_line = stmt->tok[0].line;
+    }
+    if (c->rs_order_given) {
+        r->order = c->rs_order;
+        r->order_line = stmt->tok[0].line;
+    }
+    if (given & ZVS_OPBIT(RS_TIMEOUT)) {
+        r->timeout_ms = c->rs_timeout_ms;
+        r->timeout_line = stmt->tok[0].line;
+    }
+    if (given & ZVS_OPBIT(RS_MINTTL)) {
+        r->minttl_s = c->rs_minttl_s;
+        r->minttl_line = stmt->tok[0].line;
+    }
+}
+
 /* ---- operands shared with the CP commands --------------------------------------------- */
 
 #define COMMAND_LINE 1u
@@ -1264,6 +1445,8 @@ static const struct zvs_stmtdef sysconfig_stmts[] = {
       { "sysname" }, NULL, 0, sysid_default_begin, sysid_default_end },
     { { "SYSTEM_USERIDS", NULL }, "SYSTEM_USERIDS", 0, 0, { NULL },
       system_userids_ops, SU_COUNT, system_userids_begin, system_userids_end },
+    { { "RESOLVER", NULL }, "RESOLVER", 0, 0, { NULL },
+      resolver_ops, RS_COUNT, resolver_begin, resolver_end },
 };
 
 int zvs_cfg_parse_sysconfig_buf(struct zvs_cfg *cfg, const char *name, const char *buf,

@@ -437,7 +437,8 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
               ? zvs_evloop_create_virtual(opt->virtual_start_ns, opt->virtual_wall_us)
               : zvs_evloop_create();
     /* The NIC kind that lives above backends/ enters the registry (backend.h). */
-    if (!d->nic || !d->loop || zvsd_guests_create(d) < 0 || zvs_nic_lcs_register() < 0)
+    if (!d->nic || !d->loop || zvsd_guests_create(d) < 0 || zvs_nic_lcs_register() < 0 ||
+        zvsd_names_create(d) < 0)
         goto fail;
 
     sigset_t set;
@@ -551,6 +552,7 @@ void zvsd_destroy(struct zvsd *d)
      * start refused for a live daemon's socket comes this way too). */
     zvs_evloop_del_all_fds(d->loop);
     d->stopping = true;
+    zvsd_names_destroy(d);                  /* c-ares closes its sockets */
     for (unsigned i = 0; d->nic && i < d->nnic; i++)
         if (d->nic[i].used)
             zvs_nic_close(d->nic[i].side);     /* the switch destroys the NIC ports */

@@ -102,6 +102,7 @@ static const char *title_of(const struct zvs_cmd *c)
     case ZVS_CMD_DETACH_NIC:     return "DETACH NIC";
     case ZVS_CMD_COUPLE:         return "COUPLE";
     case ZVS_CMD_UNCOUPLE:       return "UNCOUPLE";
+    case ZVS_CMD_RESOLVER:       return "RESOLVER";
     default:                     return "?";
     }
 }

@@ -530,6 +530,7 @@ void zvsd_report(struct zvsd *d, FILE *out)
         show_vswitch(d, ds, c.level, &v, &r);
         show_report_extras(d, ds, &r);
     }
+    zvsd_names_report(d, &r);
     fputs(r.text, out);
     zvs_cp_response_fini(&r);
 }
@@ -822,6 +823,7 @@ void zvsd_query(struct zvsd *d, const struct zvs_cmd *c, const char *userid,
     case ZVS_CMD_QUERY_VMLAN:      query_vmlan(d, r); break;
     case ZVS_CMD_QUERY_PORT_GROUP: each_group(d, c, r, show_port_group); break;
     case ZVS_CMD_QUERY_LACP:       each_group(d, c, r, show_lacp); break;
+    case ZVS_CMD_QUERY_RESOLVER:   zvsd_names_query(d, r); break;
     default:
         if (!zvsd_system_query(d, c, userid, r))
             zvs_cp_error(r, ZVS_CPMSG_COMMAND_FAILED, "QUERY", "not a query");

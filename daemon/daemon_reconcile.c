@@ -1088,6 +1088,9 @@ int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer
     close_unused(ps);
     if (ps->failed)                     /* the rollback's pass compares with the last */
         return -EIO;                    /* pass that stands */
+    /* Watched names follow only a configuration that stands (they cannot fail a pass;
+     * a rollback's pass brings back the names of the one before). */
+    zvsd_names_reconcile(d);
     d->problems = pass.seen;
     d->nproblems = pass.nseen;
     return pass.count;

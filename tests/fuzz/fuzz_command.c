@@ -141,6 +141,16 @@ static void check_accepted(const struct zvs_cmd *cmd, uint32_t privclass)
         CHECK(cmd->name[0] != '\0');
     if (cmd->has_vdev)
         CHECK(cmd->verb == ZVS_CMD_QUERY_NIC);
+    /* RESOLVER: a host name the syntax check accepts, in its canonical form; else none. */
+    if (cmd->verb == ZVS_CMD_RESOLVER) {
+        char canon[ZVS_HOSTNAME_MAX + 1];
+        size_t hl = strnlen(cmd->hostname, sizeof cmd->hostname);
+        CHECK(hl > 0 && hl <= ZVS_HOSTNAME_MAX);
+        CHECK(zvs_hostname_check(cmd->hostname, hl, canon) == ZVS_HOSTNAME_OK);
+        CHECK(strcmp(canon, cmd->hostname) == 0);
+    } else {
+        CHECK(cmd->hostname[0] == '\0');
+    }
     if (cmd->target[0] != '\0')
         CHECK(privclass & ZVS_PRIVCLASS('B'));
     if (!(privclass & ZVS_PRIVCLASS('B')))

@@ -1343,6 +1343,52 @@ static void test_not_config_refused(void **state)
     }
 }
 
+/* ---- RESOLVER WATCH | UNWATCH --------------------------------------------------------- */
+
+static struct zvs_cmd resolver_cmd(enum zvs_cmd_res_op op, const char *name)
+{
+    struct zvs_cmd c = cmd_new(ZVS_CMD_RESOLVER, "");
+    c.res_op = op;
+    set_str(c.hostname, sizeof c.hostname, name);
+    return c;
+}
+
+/* Names added in order and removed keeping the others' order; a watched name again, a
+ * name not watched and the 257th name refused with cfg unchanged byte for byte. */
+static void test_resolver_watch(void **state)
+{
+    struct zvs_cfg *cfg = *state;
+    struct zvs_cmd c;
+    char name[32];
+
+    assert_true(zvs_cfg_cmd_is_config(&(struct zvs_cmd){ .verb = ZVS_CMD_RESOLVER }));
+    c = resolver_cmd(ZVS_CMD_RES_WATCH, "peer1.lab");
+    expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    c = resolver_cmd(ZVS_CMD_RES_WATCH, "peer2.lab");
+    expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    c = resolver_cmd(ZVS_CMD_RES_WATCH, "peer1.lab");
+    expect_err(cfg, &c, &OPERATOR, -EEXIST, 1, "ZVSRES0001E Name PEER1.LAB is already watched");
+    c = resolver_cmd(ZVS_CMD_RES_UNWATCH, "peer3.lab");
+    expect_err(cfg, &c, &OPERATOR, -ENOENT, 2, "ZVSRES0002E Name PEER3.LAB is not watched");
+    c = resolver_cmd(ZVS_CMD_RES_UNWATCH, "peer1.lab");
+    expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    assert_int_equal(cfg->resolver.nwatch, 1);
+    assert_string_equal(cfg->resolver.watch[0], "peer2.lab");
+    assert_int_equal(cfg->resolver.watch_line[0], 0);       /* by command */
+    char *d = dump_str(cfg);
+    assert_non_null(strstr(d, "RESOLVER WATCH peer2.lab\n"));
+    assert_null(strstr(d, "peer1.lab"));
+    free(d);
+    for (unsigned i = cfg->resolver.nwatch; i < ZVS_CFG_MAX_WATCH; i++) {
+        snprintf(name, sizeof name, "host%u.lab", i);
+        c = resolver_cmd(ZVS_CMD_RES_WATCH, name);
+        expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    }
+    c = resolver_cmd(ZVS_CMD_RES_WATCH, "one.more.lab");
+    expect_err(cfg, &c, &OPERATOR, -ENOSPC, 1133,
+               "ZVSCMD1133E No room for another RESOLVER WATCH; the limit is 256");
+}
+
 /* ---- atomicity: every refusal leaves everything as it was ---------------------------- */
 
 struct bad {
@@ -1499,6 +1545,7 @@ int main(void)
         cmocka_unit_test(test_is_config),
         cmocka_unit_test_setup_teardown(test_not_config_refused, rich_setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals_change_nothing, rich_setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resolver_watch, rich_setup, teardown),
     };
     return cmocka_run_group_tests_name("cfg_apply", tests, NULL, NULL);
 }

@@ -819,6 +819,63 @@ static void test_rdevice_backend(void **state)
     zvs_cfg_free(cfg);
 }
 
+/* RESOLVER (ours): names kept canonical and accumulated, servers and order once, every
+ * bad value named, a statement with an error storing nothing; the dump shows it. */
+static void test_resolver(void **state)
+{
+    struct zvs_cfg *cfg = run("RESOLVER WATCH Peer1.Example.ORG. 192.0.2.9\n"
+                              "RESOLVER SERVER 127.0.0.1:5353 [::1]:53 10.0.0.1 ORDER IPV6 IPV4\n"
+                              "RESOLVER WATCH peer2.lab\n"
+                              "RESOLVER TIMEOUT 500 MINTTL 1\n", NULL);
+    assert_int_equal(zvs_cfg_errors(cfg), 0);
+    const struct zvs_cfg_resolver *r = &cfg->resolver;
+    assert_int_equal(r->nwatch, 3);
+    assert_string_equal(r->watch[0], "peer1.example.org");
+    assert_int_equal(r->watch_line[2], 3);
+    assert_int_equal(zvs_cfg_find_watch(r, "PEER2.LAB."), 2);
+    assert_int_equal(r->nserver, 3);
+    assert_string_equal(r->server[1], "[::1]:53");
+    assert_string_equal(r->server[2], "10.0.0.1:53");
+    assert_int_equal(r->order, ZVS_RES_ORDER_V6_V4);
+    assert_int_equal(r->timeout_ms, 500);
+    assert_int_equal(r->minttl_s, 1);
+    char *d = dump_str(cfg);
+    assert_non_null(strstr(d, "RESOLVER SERVER 127.0.0.1:5353 [::1]:53 10.0.0.1:53\n"
+                              "RESOLVER ORDER IPV6 IPV4\n"
+                              "RESOLVER TIMEOUT 500\n"
+                              "RESOLVER MINTTL 1\n"
+                              "RESOLVER WATCH peer1.example.org\n"
+                              "RESOLVER WATCH 192.0.2.9\n"
+                              "RESOLVER WATCH peer2.lab\n"));
+    free(d);
+    zvs_cfg_free(cfg);
+
+    cfg = run("RESOLVER WATCH a.lab\n"
+              "RESOLVER WATCH b.lab bad_name A.LAB. c..d\n"
+              "RESOLVER SERVER 1.2.3 [::1 127.0.0.1:0 ORDER IPV4 IPV4\n"
+              "RESOLVER ORDER IPV5\n"
+              "RESOLVER\n"
+              "RESOLVER TIMEOUT 99 MINTTL 0\n", NULL);
+    static const char *const want[] = {
+        SC "2: ZVSCFG1003E Operand WATCH value bad_name is not valid (character not allowed in a host name)",
+        SC "2: ZVSCFG1014E RESOLVER WATCH a.lab is already defined on line 1",
+        SC "2: ZVSCFG1003E Operand WATCH value c..d is not valid (empty label)",
+        SC "3: ZVSCFG1003E Operand SERVER value 1.2.3 is not valid (address, address:port or [IPv6 address]:port)",
+        SC "3: ZVSCFG1003E Operand SERVER value [::1 is not valid (address, address:port or [IPv6 address]:port)",
+        SC "3: ZVSCFG1003E Operand SERVER value 127.0.0.1:0 is not valid (address, address:port or [IPv6 address]:port)",
+        SC "3: ZVSCFG1003E Operand ORDER value IPV4 is not valid (IPV4 or IPV6, one or both in order)",
+        SC "4: ZVSCFG1003E Operand ORDER value IPV5 is not valid (IPV4 or IPV6, one or both in order)",
+        SC "5: ZVSCFG1002E Operand WATCH, SERVER, ORDER, TIMEOUT or MINTTL is missing",
+        SC "6: ZVSCFG1003E Operand TIMEOUT value 99 is not valid (100-30000)",
+        SC "6: ZVSCFG1003E Operand MINTTL value 0 is not valid (1-3600)",
+        NULL };
+    expect_msgs(cfg, want);
+    assert_int_equal(cfg->resolver.nwatch, 1);      /* b.lab went with its statement */
+    assert_int_equal(cfg->resolver.nserver, 0);
+    assert_int_equal(cfg->resolver.order_line, 0);
+    zvs_cfg_free(cfg);
+}
+
 /* A statement with an error stores nothing; the first DEFINE of a name wins. */
 static void test_error_stores_nothing(void **state)
 {
@@ -1552,6 +1609,7 @@ int main(void)
         cmocka_unit_test(test_lexical_rules),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_rdevice_backend),
+        cmocka_unit_test(test_resolver),
         cmocka_unit_test(test_error_stores_nothing),
         cmocka_unit_test(test_linuxuser),
         cmocka_unit_test(test_nicdef_modifier),
