@@ -3,9 +3,8 @@
  * Owns: the table below, the one place that defines the id, severity, return code and
  * text of every message a CP command or the operator console answers with, and the
  * formatter. A new message of IBM's gets IBM's id and its source in cp-commands/README.md;
- * a new message of ours takes the next unused number of 1100-1199 under its component's
- * prefix (cp_messages.h), never an HCP id; the name resolver's (ZVSRES) count from 0001
- * in a range of their own. Either way: an entry here, a line in
+ * a new message of ours takes the next unused number of its component's block of 1100-1299
+ * (cp_messages.h) under its component's prefix, never an HCP id. Either way: an entry here, a line in
  * cp-commands/README.md's message table and a golden line in
  * tests/golden/commands/errors.txt (or a test that compares its text).
  *
@@ -137,13 +136,13 @@ static const struct zvs_cpmsg_def catalogue[ZVS_CPMSG_COUNT] = {
         "NIC %s of user %s is disconnected from VSWITCH SYSTEM %s", "ZVSNIC" },
     [ZVS_CPMSG_SUPPRESSED]         = { 1178, 'W', 0,
         "%s %s message(s) not shown: more than %s in %s seconds", "ZVSCON" },
-    [ZVS_CPMSG_RES_WATCHED]        = { 1, 'E', 1, "Name %s is already watched", "ZVSRES" },
-    [ZVS_CPMSG_RES_NOT_WATCHED]    = { 2, 'E', 2, "Name %s is not watched", "ZVSRES" },
-    [ZVS_CPMSG_RES_CHANGED]        = { 3, 'I', 0,
+    [ZVS_CPMSG_RES_WATCHED]        = { 1200, 'E', 1200, "Name %s is already watched", "ZVSRES" },
+    [ZVS_CPMSG_RES_NOT_WATCHED]    = { 1201, 'E', 1201, "Name %s is not watched", "ZVSRES" },
+    [ZVS_CPMSG_RES_CHANGED]        = { 1202, 'I', 0,
         "Name %s resolves to %s (was %s)", "ZVSRES", 1 },
-    [ZVS_CPMSG_RES_FAILING]        = { 4, 'W', 0,
+    [ZVS_CPMSG_RES_FAILING]        = { 1203, 'W', 0,
         "Name %s cannot be resolved: %s; %s", "ZVSRES", 1 },
-    [ZVS_CPMSG_RES_RECOVERED]      = { 5, 'I', 0, "Name %s resolves again to %s", "ZVSRES", 1 },
+    [ZVS_CPMSG_RES_RECOVERED]      = { 1204, 'I', 0, "Name %s resolves again to %s", "ZVSRES", 1 },
 };
 
 const struct zvs_cpmsg_def *zvs_cpmsg_def(enum zvs_cpmsg_id id)
@@ -204,7 +203,7 @@ int zvs_cpmsg_id(char *buf, size_t size, enum zvs_cpmsg_id id, const char *modul
     else
         snprintf(head, sizeof head, "HCP%.3s",
                  module != NULL && *module != '\0' ? module : ZVS_CPMSG_MODULE_DEFAULT);
-    /* Ours have four digits (ZVSRES0001E), IBM's three (HCPCMD001E). */
+    /* Ours have four digits (ZVSRES1200E), IBM's three (HCPCMD001E). */
     int digits = strncmp(head, "ZVS", 3) == 0 ? 4 : 3;
     return snprintf(buf, size, "%s%0*u%c", head, digits, (unsigned)def->number,
                     def->severity);

@@ -21,11 +21,10 @@
  *     parser and responses), CON (the operator console), VSW (switches and uplinks), NIC
  *     (guest NICs), LAG (port groups), GST (guests and machines), CFG (the configuration
  *     files, messages.c), RES (the name resolver, names/); IVL and VXL are reserved for
- *     multi-system and overlays. The numbers are 1100-1199 (1000-1099 are CFG's), unique
- *     across components and never reused; rc = the number. RES alone counts from 0001
- *     (ZVSRES0001E-ZVSRES0005I, as the name layer numbered them): its ids differ
- *     from every other by the component, its rc 1 and 2 are the same numbers as
- *     HCPCMD001E's and HCPxxx002E's.
+ *     multi-system and overlays. The numbers are unique across components and never
+ *     reused, so that rc = the number tells every message apart: CFG 1000-1099 (messages.c),
+ *     the components of 1100-1199 as numbered so far, then a block of 1200-1299 for each
+ *     new component: RES 1200-1219, VXL 1220-1259, IVL 1260-1299.
  *
  * Texts hold only "%s" placeholders and every argument is a string (as in messages.c):
  * the formatter substitutes, it is not printf. Each argument is shown upper-cased, with
@@ -118,11 +117,11 @@ enum zvs_cpmsg_id {
     /* The name layer (names/; component RES, numbered from 0001): the running
      * configuration's RESOLVER commands, then unsolicited messages of the daemon's
      * watched names (daemon/daemon_names.c). */
-    ZVS_CPMSG_RES_WATCHED,              /* ZVSRES0001E name */
-    ZVS_CPMSG_RES_NOT_WATCHED,          /* ZVSRES0002E name */
-    ZVS_CPMSG_RES_CHANGED,              /* ZVSRES0003I name, addresses, previous */
-    ZVS_CPMSG_RES_FAILING,              /* ZVSRES0004W name, error, state */
-    ZVS_CPMSG_RES_RECOVERED,            /* ZVSRES0005I name, addresses */
+    ZVS_CPMSG_RES_WATCHED,              /* ZVSRES1200E name */
+    ZVS_CPMSG_RES_NOT_WATCHED,          /* ZVSRES1201E name */
+    ZVS_CPMSG_RES_CHANGED,              /* ZVSRES1202I name, addresses, previous */
+    ZVS_CPMSG_RES_FAILING,              /* ZVSRES1203W name, error, state */
+    ZVS_CPMSG_RES_RECOVERED,            /* ZVSRES1204I name, addresses */
     ZVS_CPMSG_COUNT
 };
 
@@ -132,7 +131,7 @@ enum zvs_cpmsg_id {
 
 struct zvs_cpmsg_def {
     uint16_t    number;                 /* the digits after the prefix: 3 after HCP,
-                                           4 after ZVS (ZVSRES0001E) */
+                                           4 after ZVS (ZVSRES1200E) */
     char        severity;               /* I, W, E, S */
     int         rc;                     /* CP return code the command ends with */
     const char *text;                   /* "%s" placeholders only; "\n" starts a second
@@ -155,7 +154,7 @@ unsigned zvs_cpmsg_nargs(enum zvs_cpmsg_id id);
 /* The module an IBM message without a fixed module names when no command is known. */
 #define ZVS_CPMSG_MODULE_DEFAULT "CMD"
 
-/* The message's id, e.g. "HCPSWQ003E", "ZVSLAG1172E" or "ZVSRES0001E", into buf
+/* The message's id, e.g. "HCPSWQ003E", "ZVSLAG1172E" or "ZVSRES1200E", into buf
  * (snprintf's contract: the number has 3 digits after HCP, 4 after ZVS);
  * `module` (3 letters, NULL: ZVS_CPMSG_MODULE_DEFAULT) is the answering command's CP
  * module, used only by a message whose catalogue entry has no prefix. */

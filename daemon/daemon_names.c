@@ -8,7 +8,7 @@
  * ORDER change; the names it was looking up are asked again on the new one.
  *
  * What a name does reaches the operator as it happens: a change of its addresses
- * (ZVSRES0003I), its first failure (ZVSRES0004W), an answer after failures (ZVSRES0005I),
+ * (ZVSRES1202I), its first failure (ZVSRES1203W), an answer after failures (ZVSRES1204I),
  * each told to the console's subscribers and the log (zvsd_say). The name's user today is
  * RESOLVER WATCH itself: QUERY RESOLVER shows the addresses in use. The IVL domain's and
  * VXLAN's peers will watch through the same table, with themselves as the name's user.

@@ -1367,9 +1367,9 @@ static void test_resolver_watch(void **state)
     c = resolver_cmd(ZVS_CMD_RES_WATCH, "peer2.lab");
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
     c = resolver_cmd(ZVS_CMD_RES_WATCH, "peer1.lab");
-    expect_err(cfg, &c, &OPERATOR, -EEXIST, 1, "ZVSRES0001E Name PEER1.LAB is already watched");
+    expect_err(cfg, &c, &OPERATOR, -EEXIST, 1200, "ZVSRES1200E Name PEER1.LAB is already watched");
     c = resolver_cmd(ZVS_CMD_RES_UNWATCH, "peer3.lab");
-    expect_err(cfg, &c, &OPERATOR, -ENOENT, 2, "ZVSRES0002E Name PEER3.LAB is not watched");
+    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1201, "ZVSRES1201E Name PEER3.LAB is not watched");
     c = resolver_cmd(ZVS_CMD_RES_UNWATCH, "peer1.lab");
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
     assert_int_equal(cfg->resolver.nwatch, 1);

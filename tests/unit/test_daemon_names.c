@@ -2,7 +2,7 @@
  * executor, the in-memory resolver the daemon uses on a virtual loop (zvsd_resolver), the
  * record changed and seen in QUERY RESOLVER at the answer after the TTL's exact instant,
  * the server gone (retrying, the last address kept) and back within one backoff step, the
- * operator told each step on the console (ZVSRES0003I/0004W/0005I), refusals of bad names,
+ * operator told each step on the console (ZVSRES1202I/0004W/0005I), refusals of bad names,
  * and the LACP group undisturbed throughout (a LACPDU every second on each link). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -61,7 +61,7 @@ static void watched_name_follows_its_record(void **state)
     contains(q, "Name: peer1.lab  state: resolved  TTL: 30  next lookup in 30 s");
     contains(q, "  Addresses: 192.0.2.10");
     assert_string_equal(herm_console_read(h, op),
-        "5.001s ZVSRES0003I Name peer1.lab resolves to 192.0.2.10 (was no address)\n");
+        "5.001s ZVSRES1202I Name peer1.lab resolves to 192.0.2.10 (was no address)\n");
 
     /* the record changes: seen at the first lookup after the TTL, 35.001 s */
     set_peer(h, "192.0.2.20", 30);
@@ -70,7 +70,7 @@ static void watched_name_follows_its_record(void **state)
     herm_warp(h, 35.0 + 0.002);
     contains(herm_op(h, "QUERY RESOLVER"), "  Addresses: 192.0.2.20");
     assert_string_equal(herm_console_read(h, op),
-        "35.002s ZVSRES0003I Name peer1.lab resolves to 192.0.2.20 (was 192.0.2.10)\n");
+        "35.002s ZVSRES1202I Name peer1.lab resolves to 192.0.2.20 (was 192.0.2.10)\n");
 
     /* the server goes: at 65.002 s the lookup times out 5 s later; the address stays */
     zvs_resolver_mem_down(zvsd_resolver(h->d), true, 5 * HERM_S);
@@ -80,7 +80,7 @@ static void watched_name_follows_its_record(void **state)
     contains(q, "  Addresses: 192.0.2.20");
     contains(q, "  Last error: timeout");
     assert_string_equal(herm_console_read(h, op),
-        "70.002s ZVSRES0004W Name peer1.lab cannot be resolved: timeout; last addresses "
+        "70.002s ZVSRES1203W Name peer1.lab cannot be resolved: timeout; last addresses "
         "kept, retrying\n");
     /* it returns: the retry one backoff step (1 s) after the failure succeeds */
     zvs_resolver_mem_down(zvsd_resolver(h->d), false, 0);
@@ -88,8 +88,8 @@ static void watched_name_follows_its_record(void **state)
     herm_op(h, "RESOLVER WATCH 198.51.100.7");
     herm_golden("resolver_query.txt", herm_op(h, "QUERY RESOLVER"));     /* the shape */
     assert_string_equal(herm_console_read(h, op),
-        "71.003s ZVSRES0005I Name peer1.lab resolves again to 192.0.2.20\n"
-        "71.100s ZVSRES0003I Name 198.51.100.7 resolves to 198.51.100.7 (was no address)\n");
+        "71.003s ZVSRES1204I Name peer1.lab resolves again to 192.0.2.20\n"
+        "71.100s ZVSRES1202I Name 198.51.100.7 resolves to 198.51.100.7 (was no address)\n");
     herm_op(h, "RESOLVER UNWATCH 198.51.100.7");
 
     /* the group never noticed: a LACPDU every second on each link (fast timeout) */
@@ -132,11 +132,11 @@ static void bad_names_refused(void **state)
     assert_int_equal(rc, 1100);                     /* class B */
     herm_op(h, "RESOLVER WATCH PEER1.LAB");
     t = herm_cp(h, "OPERATOR", "ABCDEFG", "RESOLVER WATCH peer1.lab.", &rc);
-    assert_int_equal(rc, 1);
-    contains(t, "ZVSRES0001E Name PEER1.LAB is already watched");
+    assert_int_equal(rc, 1200);
+    contains(t, "ZVSRES1200E Name PEER1.LAB is already watched");
     t = herm_cp(h, "OPERATOR", "ABCDEFG", "RESOLVER UNWATCH PEER2.LAB", &rc);
-    assert_int_equal(rc, 2);
-    contains(t, "ZVSRES0002E Name PEER2.LAB is not watched");
+    assert_int_equal(rc, 1201);
+    contains(t, "ZVSRES1201E Name PEER2.LAB is not watched");
     /* an address literal is watched as resolved, never looked up */
     herm_op(h, "RESOLVER WATCH 198.51.100.7");
     herm_warp(h, 1.0);
