@@ -38,6 +38,9 @@ struct zvs_cluster_cb {
     void (*deliver)(void *arg, uint32_t from, const void *msg, size_t len);
     /* votequorum: quorate or not, and the nodes it counted. */
     void (*quorum)(void *arg, bool quorate, const uint32_t *nodes, unsigned n);
+    /* The engine went away under a joined system (corosync died or restarted): its view
+     * and quorum are gone, nothing more is delivered; join again once it is back. */
+    void (*lost)(void *arg);
     void *arg;
 };
 

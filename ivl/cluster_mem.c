@@ -31,6 +31,7 @@ struct mem_node {
     unsigned            next_side;
     uint64_t            due;            /* when next_* become seen, NO_DUE: nothing pending */
     bool                joined;         /* in the CPG group */
+    bool                lost;           /* engine died under its joined owner: tell it */
     struct mem_cluster *h;              /* its handle, NULL when none */
     uint32_t            view[ZVS_CL_MAX_NODES];
     unsigned            nview;
@@ -162,6 +163,7 @@ void zvs_cluster_mem_set_engine(struct zvs_cluster_mem_net *net, uint32_t node_i
     if (!up) {
         /* its own view dies with the engine; the others keep it in theirs (`joined` stays
          * as they last knew it) until the token timeout */
+        nd->lost = nd->h && nd->joined;
         nd->have_view = nd->have_quorum = false;
         nd->nview = nd->nq = 0;
     } else {
@@ -263,6 +265,19 @@ static void deliver_queue(struct zvs_cluster_mem_net *net)
     }
 }
 
+/* Owners whose engine died under them hear it (the Corosync library's dispatch fails). */
+static void tell_lost(struct zvs_cluster_mem_net *net)
+{
+    for (unsigned i = 0; i < net->n; i++) {
+        struct mem_node *nd = &net->node[i];
+        if (!nd->lost)
+            continue;
+        nd->lost = false;
+        if (nd->h && nd->h->base.cb.lost)
+            nd->h->base.cb.lost(nd->h->base.cb.arg);
+    }
+}
+
 static void net_run(struct zvs_cluster_mem_net *net, uint64_t now)
 {
     if (now > net->now)
@@ -270,6 +285,7 @@ static void net_run(struct zvs_cluster_mem_net *net, uint64_t now)
     if (net->running)
         return;
     net->running = true;
+    tell_lost(net);
     for (unsigned round = 0; round < MAX_ROUNDS; round++) {
         for (unsigned i = 0; i < net->n; i++) {
             struct mem_node *nd = &net->node[i];
@@ -302,6 +318,7 @@ static int mem_join(struct zvs_cluster *c)
     if (nd->joined)
         return -EALREADY;
     nd->joined = true;
+    nd->lost = false;
     nd->have_view = false;
     mc(c)->net->dirty = true;
     return 0;
@@ -360,6 +377,7 @@ static void mem_destroy(struct zvs_cluster *c)
 {
     struct mem_node *nd = mc(c)->node;
     nd->h = NULL;
+    nd->lost = false;
     if (nd->engine)
         nd->joined = false;             /* CPG sees its client go at once */
     nd->have_view = nd->have_quorum = false;

@@ -8,7 +8,8 @@
  *     engine is up, that joined the group and that can reach each other (the same `side`
  *     of a cut IVL); votequorum counts the engines that are up on a side;
  *   - a clean leave is seen at once; a system that dies or is cut off is seen after the
- *     token timeout (totem's failure detection), a join at the next run;
+ *     token timeout (totem's failure detection), a join at the next run; an engine that
+ *     dies under its joined owner is told to that owner (lost) at the next run;
  *   - messages are delivered in one agreed order to every member of the sender's view,
  *     the sender included, at the next run; a message in flight when a member leaves
  *     reaches only those still in the view (virtual synchrony).

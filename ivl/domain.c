@@ -20,6 +20,8 @@ struct zvs_ivl_domain {
 
     enum zvs_ivl_status       alone;        /* ALONE_* when running alone, else ACTIVE */
     bool                      joined, have_view, have_quorum, quorate;
+    bool                      engine_lost;  /* the engine went away after the join */
+    uint64_t                  retry_at;     /* next join attempt while engine_lost */
     struct peer               peer[ZVS_CL_MAX_NODES];   /* the others in the view */
     unsigned                  npeers;
 
@@ -37,6 +39,7 @@ static const char *const status_names[] = {
     [ZVS_IVL_ALONE_UNCONFIGURED] = "ALONE (NO IVL DOMAIN CONFIGURED)",
     [ZVS_IVL_ALONE_NO_ENGINE] = "ALONE (COROSYNC NOT RUNNING)",
     [ZVS_IVL_JOINING] = "JOINING",
+    [ZVS_IVL_ENGINE_LOST] = "COROSYNC LOST",
     [ZVS_IVL_NO_QUORUM] = "NO QUORUM",
     [ZVS_IVL_REFUSED] = "REFUSED (GROUP DEFINITION DIFFERS)",
     [ZVS_IVL_ACTIVE] = "ACTIVE",
@@ -102,6 +105,8 @@ static enum zvs_ivl_status compute_status(const struct zvs_ivl_domain *d)
 {
     if (is_alone(d))
         return d->alone;
+    if (d->engine_lost)
+        return ZVS_IVL_ENGINE_LOST;
     if (!d->joined || !d->have_view || !d->have_quorum)
         return ZVS_IVL_JOINING;
     if (!d->quorate)
@@ -213,6 +218,19 @@ static void on_quorum(void *arg, bool quorate, const uint32_t *nodes, unsigned n
     evaluate(d, false);
 }
 
+#define RETRY_NS 1000000000ull         /* a join again, while the engine is lost */
+
+static void on_lost(void *arg)
+{
+    struct zvs_ivl_domain *d = arg;
+    d->joined = d->have_view = d->have_quorum = d->quorate = false;
+    d->npeers = 0;
+    d->engine_lost = true;
+    d->retry_at = 0;
+    d->sent_len = 0;
+    evaluate(d, true);
+}
+
 struct zvs_ivl_domain *zvs_ivl_domain_new(const struct zvs_ivl_domain_cfg *cfg,
                                           struct zvs_cluster *cl,
                                           void (*changed)(void *arg), void *arg)
@@ -230,7 +248,8 @@ struct zvs_ivl_domain *zvs_ivl_domain_new(const struct zvs_ivl_domain_cfg *cfg,
     d->status = compute_status(d);
     if (cl)
         cl->cb = (struct zvs_cluster_cb){ .confchg = on_confchg, .deliver = on_deliver,
-                                          .quorum = on_quorum, .arg = d };
+                                          .quorum = on_quorum, .lost = on_lost,
+                                          .arg = d };
     return d;
 }
 
@@ -272,6 +291,15 @@ void zvs_ivl_domain_set_members(struct zvs_ivl_domain *d, const struct zvs_ivl_m
 
 void zvs_ivl_domain_run(struct zvs_ivl_domain *d, uint64_t now)
 {
+    if (d->cl && d->engine_lost && now >= d->retry_at) {
+        if (zvs_cluster_join(d->cl) == 0) {
+            d->joined = true;
+            d->engine_lost = false;
+            evaluate(d, false);
+        } else {
+            d->retry_at = now + RETRY_NS;
+        }
+    }
     if (d->cl && d->joined)
         zvs_cluster_run(d->cl, now);
 }

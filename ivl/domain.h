@@ -12,7 +12,9 @@
  *     distribution, key, actor system) or index disagrees with it refuses to share. Both
  *     sides report the disagreement; only the one that disagrees leaves;
  *   - with no cluster (not configured) or no engine at start, the system runs alone and
- *     keeps its own members aggregating, and says so (status);
+ *     keeps its own members aggregating, and says so (status); an engine lost after the
+ *     join is not "alone": the others may hold the LAG by now, so this system leaves it
+ *     and joins again (once a second) until the engine is back;
  *   - HEARTBEAT TIMEOUT (IBM's) is corosync's token timeout: a difference is reported.
  * Free of the daemon: the owner feeds it its members and reads its answers.
  */
@@ -29,6 +31,7 @@ enum zvs_ivl_status {
     ZVS_IVL_ALONE_UNCONFIGURED,         /* no cluster configured: runs alone */
     ZVS_IVL_ALONE_NO_ENGINE,            /* corosync not running at start: runs alone */
     ZVS_IVL_JOINING,                    /* joined, no view or no quorum answer yet */
+    ZVS_IVL_ENGINE_LOST,                /* corosync went away after the join: retrying */
     ZVS_IVL_NO_QUORUM,                  /* in a partition without quorum */
     ZVS_IVL_REFUSED,                    /* its definition disagrees with the domain's */
     ZVS_IVL_ACTIVE,                     /* quorate and agreeing: shares the LAG */
@@ -73,6 +76,7 @@ int  zvs_ivl_domain_start(struct zvs_ivl_domain *d);
 /* This system's members and their states now (replicated when they change). */
 void zvs_ivl_domain_set_members(struct zvs_ivl_domain *d, const struct zvs_ivl_member *m,
                                 unsigned n);
+/* The cluster's work due by `now`, and a join again after the engine was lost. */
 void zvs_ivl_domain_run(struct zvs_ivl_domain *d, uint64_t now);
 
 enum zvs_ivl_status zvs_ivl_domain_status(const struct zvs_ivl_domain *d);

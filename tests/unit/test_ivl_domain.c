@@ -1,7 +1,8 @@
 /* The IVL domain (ivl/domain.c) over the in-memory cluster (ivl/cluster_mem.c) on virtual
  * time: three systems converge and replicate their members; a system cut off by the IVL
  * loses quorum and leaves the LAG while the other two keep it, and rejoins; a system killed
- * (vswitchd and its corosync) is seen gone after the token timeout and restarts; two
+ * (vswitchd and its corosync) is seen gone after the token timeout and restarts; a
+ * corosync that dies under a running vswitchd takes that system out until it is back; two
  * systems with auto_tie_breaker (the lowest node id keeps the LAG; killing it takes the LAG
  * down by design); a definition or index that disagrees (reported on both sides, refused
  * by the one that differs); no corosync; HEARTBEAT TIMEOUT against the token timeout;
@@ -233,6 +234,33 @@ static void killed_system_restarts(void **state)
     lab_free(l);
 }
 
+/* Corosync alone dies under a running vswitchd: that system leaves the LAG at once (the
+ * others will hold it without it after the token timeout: keeping it would split the
+ * aggregation), tries to join again once a second, and is back when the engine is. */
+static void engine_lost_leaves_then_rejoins(void **state)
+{
+    struct lab *l = lab_new(3, false);
+    struct zvs_ivl_system_view v[ZVS_CL_MAX_NODES];
+    lab_up(l);
+    zvs_cluster_mem_set_engine(l->net, 2, false, l->now);
+    run_until(l, l->now + 10 * MS);
+    assert_status(l, 2, ZVS_IVL_ENGINE_LOST);
+    assert_false(zvs_ivl_domain_aggregating(l->d[2]));
+    assert_string_equal(zvs_ivl_status_name(ZVS_IVL_ENGINE_LOST), "COROSYNC LOST");
+    run_until(l, l->now + (TOKEN_MS + 10) * MS);
+    assert_null(known(l, 1, 2, v));
+    assert_status(l, 1, ZVS_IVL_ACTIVE);
+    assert_status(l, 2, ZVS_IVL_ENGINE_LOST);
+    zvs_cluster_mem_set_engine(l->net, 2, true, l->now);
+    run_until(l, l->now + 1010 * MS);
+    for (unsigned n = 1; n <= 3; n++) {
+        assert_status(l, n, ZVS_IVL_ACTIVE);
+        assert_int_equal(zvs_ivl_domain_systems(l->d[n], v, ZVS_CL_MAX_NODES), 3);
+    }
+    assert_int_equal(known(l, 1, 2, v)->nmembers, 2);
+    lab_free(l);
+}
+
 static void clean_stop_is_seen_at_once(void **state)
 {
     struct lab *l = lab_new(3, false);
@@ -407,6 +435,7 @@ int main(void)
         cmocka_unit_test(converge_and_replicate),
         cmocka_unit_test(partition_leaves_lag_and_rejoins),
         cmocka_unit_test(killed_system_restarts),
+        cmocka_unit_test(engine_lost_leaves_then_rejoins),
         cmocka_unit_test(clean_stop_is_seen_at_once),
         cmocka_unit_test(two_systems_auto_tie_breaker),
         cmocka_unit_test(two_systems_without_tie_breaker),
