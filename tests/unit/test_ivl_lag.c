@@ -8,7 +8,9 @@
  * 0x0302); when the IVL is cut so that system 3 is alone, it loses quorum after the token
  * timeout and leaves the aggregation with a final LACPDU (the partner keeps the other
  * four, never a split LAG), and comes back when the IVL heals; a system whose group
- * definition differs refuses to share and the partner never aggregates its ports. */
+ * definition differs refuses to share and the partner never aggregates its ports; a
+ * system killed with its links up is dropped by the partner at LACP's short timeout, one
+ * killed with its links at once, while the other two keep the LAG. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,6 +51,7 @@ struct lab {
     struct zvs_lag             *plag;
     struct zvs_port            *pm[2 * NSYS];
     uint64_t                    now;
+    bool                        dead[NSYS + 1];   /* killed: its loop no longer runs */
 };
 
 static struct zvs_switch *new_switch(const char *name)
@@ -137,6 +140,8 @@ static void pump_until(struct lab *l, uint64_t until)
     for (; l->now <= until; l->now += 10 * MS) {
         for (unsigned n = 1; n <= NSYS; n++) {
             struct sys *s = &l->s[n];
+            if (l->dead[n])
+                continue;
             poll_members(s->sw, s->m, 2, l->now);
             zvs_ivl_domain_run(s->d, l->now);
             zvs_lag_domain_sync(s->lag, s->d, l->now);
@@ -161,12 +166,18 @@ static bool partner_slot_distributing(const struct lab *l, unsigned slot)
     return pm && pm->distributing;
 }
 
+/* The three systems set up and run until the partner aggregates all six ports. */
+static void lab_converged(struct lab *l)
+{
+    lab_setup(l, 1);
+    pump_until(l, T0 + 4 * SEC);
+    assert_int_equal(distributing(l->plag), 6);
+}
+
 static void one_lag_across_three_systems(void **state)
 {
     struct lab l;
-    lab_setup(&l, 1);
-    pump_until(&l, T0 + 4 * SEC);
-    assert_int_equal(distributing(l.plag), 6);
+    lab_converged(&l);
     for (unsigned n = 1; n <= NSYS; n++) {
         assert_int_equal(distributing(l.s[n].lag), 2);
         assert_int_equal(zvs_ivl_domain_status(l.s[n].d), ZVS_IVL_ACTIVE);
@@ -191,9 +202,7 @@ static void one_lag_across_three_systems(void **state)
 static void cut_ivl_lone_system_leaves_the_lag(void **state)
 {
     struct lab l;
-    lab_setup(&l, 1);
-    pump_until(&l, T0 + 4 * SEC);
-    assert_int_equal(distributing(l.plag), 6);
+    lab_converged(&l);
     uint64_t cut = l.now;
     zvs_cluster_mem_set_side(l.net, 3, 1, cut);
     /* before the token timeout nothing changes */
@@ -229,12 +238,65 @@ static void disagreeing_system_never_joins_the_lag(void **state)
     lab_teardown(&l);
 }
 
+/* A system killed (vswitchd and its corosync) with its OSA links left up: the partner
+ * learns it only from LACP's short timeout (3 s: the silent system-loss gap, under the
+ * 3.5 s target), the other two keep quorum and their members throughout. */
+static void killed_system_silent_links(void **state)
+{
+    struct lab l;
+    lab_converged(&l);
+    uint64_t kill = l.now;
+    l.dead[2] = true;
+    zvs_cluster_mem_set_engine(l.net, 2, false, kill);
+    uint64_t gone = 0;
+    while (!gone && l.now < kill + 5 * SEC) {
+        pump_until(&l, l.now + 10 * MS);
+        if (!partner_slot_distributing(&l, 2) && !partner_slot_distributing(&l, 3))
+            gone = l.now;
+        assert_int_equal(distributing(l.s[1].lag), 2);
+        assert_int_equal(distributing(l.s[3].lag), 2);
+    }
+    assert_true(gone >= kill + 2900 * MS);
+    assert_true(gone <= kill + 3500 * MS);
+    assert_int_equal(distributing(l.plag), 4);
+    assert_int_equal(zvs_ivl_domain_status(l.s[1].d), ZVS_IVL_ACTIVE);
+    assert_int_equal(zvs_ivl_domain_status(l.s[3].d), ZVS_IVL_ACTIVE);
+    lab_teardown(&l);
+}
+
+/* A system dies with its links: the partner takes them out in the carrier event itself
+ * (the carrier system-loss gap: 0 ms of virtual time, under the 100 ms target). */
+static void killed_system_with_its_links(void **state)
+{
+    struct lab l;
+    lab_setup(&l, 1);
+    pump_until(&l, T0 + 4 * SEC);
+    l.dead[3] = true;
+    zvs_cluster_mem_set_engine(l.net, 3, false, l.now);
+    for (unsigned i = 0; i < 2; i++) {
+        struct zvs_port *p = l.pm[4 + i];
+        zvs_memlink_set_carrier(l.s[3].m[i], false);
+        zvs_memlink_set_carrier(p, false);
+        p->carrier = false;
+        zvs_switch_set_carrier(l.psw, p, false);
+        zvs_lag_carrier(l.plag, p, false, l.now);
+    }
+    assert_int_equal(distributing(l.plag), 4);
+    pump_until(&l, l.now + (TOKEN_MS + 50) * MS);
+    assert_int_equal(distributing(l.plag), 4);
+    assert_int_equal(zvs_ivl_domain_status(l.s[1].d), ZVS_IVL_ACTIVE);
+    assert_int_equal(distributing(l.s[1].lag), 2);
+    lab_teardown(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_lag_across_three_systems),
         cmocka_unit_test(cut_ivl_lone_system_leaves_the_lag),
         cmocka_unit_test(disagreeing_system_never_joins_the_lag),
+        cmocka_unit_test(killed_system_silent_links),
+        cmocka_unit_test(killed_system_with_its_links),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
