@@ -52,6 +52,7 @@ struct lab {
     struct zvs_port            *pm[2 * NSYS];
     uint64_t                    now;
     bool                        dead[NSYS + 1];   /* killed: its loop no longer runs */
+    unsigned                    nsys;             /* 2 or 3 */
 };
 
 static struct zvs_switch *new_switch(const char *name)
@@ -71,18 +72,21 @@ static struct zvs_lag_params group_params(uint8_t index, const uint8_t sys[6], u
     return lp;
 }
 
-static void lab_setup(struct lab *l, uint16_t key3)
+/* nsys systems (2 with votequorum's auto_tie_breaker, as the generated corosync.conf
+ * has it); key3: system 3's actor key (1 agrees). */
+static void lab_setup_n(struct lab *l, unsigned nsys, uint16_t key3)
 {
     uint32_t ids[NSYS] = { 1, 2, 3 };
     memset(l, 0, sizeof *l);
     l->now = T0;
-    l->net = zvs_cluster_mem_net_new(ids, NSYS, TOKEN_MS, false);
+    l->nsys = nsys;
+    l->net = zvs_cluster_mem_net_new(ids, nsys, TOKEN_MS, nsys == 2);
     assert_non_null(l->net);
     l->psw = new_switch("PARTNER");
     struct zvs_lag_params pp = group_params(0, SYS_PARTNER, 7);
     l->plag = zvs_lag_create(l->psw, &pp, l->now);
     assert_non_null(l->plag);
-    for (unsigned n = 1; n <= NSYS; n++) {
+    for (unsigned n = 1; n <= l->nsys; n++) {
         struct sys *s = &l->s[n];
         char name[8];
         snprintf(name, sizeof name, "SYS%u", n % 10);
@@ -115,9 +119,14 @@ static void lab_setup(struct lab *l, uint16_t key3)
     }
 }
 
+static void lab_setup(struct lab *l, uint16_t key3)
+{
+    lab_setup_n(l, NSYS, key3);
+}
+
 static void lab_teardown(struct lab *l)
 {
-    for (unsigned n = 1; n <= NSYS; n++) {
+    for (unsigned n = 1; n <= l->nsys; n++) {
         zvs_ivl_domain_free(l->s[n].d);
         zvs_lag_destroy(l->s[n].lag, l->now);
         zvs_switch_destroy(l->s[n].sw);
@@ -138,7 +147,7 @@ static void poll_members(struct zvs_switch *sw, struct zvs_port **m, unsigned n,
 static void pump_until(struct lab *l, uint64_t until)
 {
     for (; l->now <= until; l->now += 10 * MS) {
-        for (unsigned n = 1; n <= NSYS; n++) {
+        for (unsigned n = 1; n <= l->nsys; n++) {
             struct sys *s = &l->s[n];
             if (l->dead[n])
                 continue;
@@ -148,7 +157,7 @@ static void pump_until(struct lab *l, uint64_t until)
             if (zvs_lag_next_wakeup(s->lag) <= l->now)
                 zvs_lag_run(s->lag, l->now);
         }
-        poll_members(l->psw, l->pm, 2 * NSYS, l->now);
+        poll_members(l->psw, l->pm, 2 * l->nsys, l->now);
         if (zvs_lag_next_wakeup(l->plag) <= l->now)
             zvs_lag_run(l->plag, l->now);
     }
@@ -238,6 +247,22 @@ static void disagreeing_system_never_joins_the_lag(void **state)
     lab_teardown(&l);
 }
 
+/* System n dies (vswitchd and corosync) and its OSA links with it: the partner's ports
+ * see carrier go, as a physical switch's do. */
+static void kill_with_links(struct lab *l, unsigned n)
+{
+    l->dead[n] = true;
+    zvs_cluster_mem_set_engine(l->net, n, false, l->now);
+    for (unsigned i = 0; i < 2; i++) {
+        struct zvs_port *p = l->pm[2 * (n - 1) + i];
+        zvs_memlink_set_carrier(l->s[n].m[i], false);
+        zvs_memlink_set_carrier(p, false);
+        p->carrier = false;
+        zvs_switch_set_carrier(l->psw, p, false);
+        zvs_lag_carrier(l->plag, p, false, l->now);
+    }
+}
+
 /* A system killed (vswitchd and its corosync) with its OSA links left up: the partner
  * learns it only from LACP's short timeout (3 s: the silent system-loss gap, under the
  * 3.5 s target), the other two keep quorum and their members throughout. */
@@ -271,21 +296,40 @@ static void killed_system_with_its_links(void **state)
     struct lab l;
     lab_setup(&l, 1);
     pump_until(&l, T0 + 4 * SEC);
-    l.dead[3] = true;
-    zvs_cluster_mem_set_engine(l.net, 3, false, l.now);
-    for (unsigned i = 0; i < 2; i++) {
-        struct zvs_port *p = l.pm[4 + i];
-        zvs_memlink_set_carrier(l.s[3].m[i], false);
-        zvs_memlink_set_carrier(p, false);
-        p->carrier = false;
-        zvs_switch_set_carrier(l.psw, p, false);
-        zvs_lag_carrier(l.plag, p, false, l.now);
-    }
+    kill_with_links(&l, 3);
     assert_int_equal(distributing(l.plag), 4);
     pump_until(&l, l.now + (TOKEN_MS + 50) * MS);
     assert_int_equal(distributing(l.plag), 4);
     assert_int_equal(zvs_ivl_domain_status(l.s[1].d), ZVS_IVL_ACTIVE);
     assert_int_equal(distributing(l.s[1].lag), 2);
+    lab_teardown(&l);
+}
+
+/* Two systems: votequorum's auto_tie_breaker lets the lowest node id keep the LAG when
+ * the IVL is cut, and so killing the lowest node id takes the whole LAG down, by design
+ * (README: an arbiter, corosync-qnetd, is what lets the survivor keep it). */
+static void two_systems_lowest_node_decides(void **state)
+{
+    struct lab l;
+    lab_setup_n(&l, 2, 1);
+    pump_until(&l, T0 + 4 * SEC);
+    assert_int_equal(distributing(l.plag), 4);
+    zvs_cluster_mem_set_side(l.net, 2, 1, l.now);
+    pump_until(&l, l.now + (TOKEN_MS + 50) * MS);
+    assert_int_equal(zvs_ivl_domain_status(l.s[1].d), ZVS_IVL_ACTIVE);
+    assert_int_equal(zvs_ivl_domain_status(l.s[2].d), ZVS_IVL_NO_QUORUM);
+    assert_int_equal(distributing(l.plag), 2);
+    assert_int_equal(distributing(l.s[1].lag), 2);
+    zvs_cluster_mem_set_side(l.net, 2, 0, l.now);
+    pump_until(&l, l.now + (TOKEN_MS + 4000) * MS);
+    assert_int_equal(distributing(l.plag), 4);
+    /* the lowest node id dies with its links: the survivor has half the votes without
+     * the tie-breaker, so nothing is left in the aggregation */
+    kill_with_links(&l, 1);
+    pump_until(&l, l.now + (TOKEN_MS + 50) * MS);
+    assert_int_equal(zvs_ivl_domain_status(l.s[2].d), ZVS_IVL_NO_QUORUM);
+    assert_int_equal(distributing(l.s[2].lag), 0);
+    assert_int_equal(distributing(l.plag), 0);
     lab_teardown(&l);
 }
 
@@ -297,6 +341,7 @@ int main(void)
         cmocka_unit_test(disagreeing_system_never_joins_the_lag),
         cmocka_unit_test(killed_system_silent_links),
         cmocka_unit_test(killed_system_with_its_links),
+        cmocka_unit_test(two_systems_lowest_node_decides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
