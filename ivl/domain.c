@@ -241,6 +241,15 @@ struct zvs_ivl_domain *zvs_ivl_domain_new(const struct zvs_ivl_domain_cfg *cfg,
         return NULL;
     }
     d->cfg = *cfg;
+    /* what this system would tell the others must be a state the others can read */
+    struct zvs_ivl_state s;
+    uint8_t buf[ZVS_IVL_STATE_MAX];
+    own_state(d, false, &s);
+    if (zvs_ivl_state_encode(&s, buf, sizeof buf) < 0) {
+        zvs_cluster_destroy(cl);
+        free(d);
+        return NULL;
+    }
     d->cl = cl;
     d->changed = changed;
     d->arg = arg;

@@ -65,7 +65,8 @@ struct zvs_ivl_counters {
 struct zvs_ivl_domain;
 
 /* The domain over `cl` (owned from now on; NULL: not configured, the system runs alone).
- * `changed` is called whenever status, aggregating or another system's state changes. */
+ * `changed` is called whenever status, aggregating or another system's state changes.
+ * NULL (and `cl` destroyed) for names CP would not take or an index outside 1..3. */
 struct zvs_ivl_domain *zvs_ivl_domain_new(const struct zvs_ivl_domain_cfg *cfg,
                                           struct zvs_cluster *cl,
                                           void (*changed)(void *arg), void *arg);

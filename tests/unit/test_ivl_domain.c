@@ -388,6 +388,20 @@ static void no_engine_or_no_cluster_runs_alone(void **state)
     zvs_ivl_domain_free(d);
 }
 
+static void bad_configuration_refused(void **state)
+{
+    struct zvs_ivl_domain_cfg c = cfg_of(1);
+    c.index = 4;
+    assert_null(zvs_ivl_domain_new(&c, NULL, NULL, NULL));
+    c = cfg_of(1);
+    strcpy(c.group, "lower");
+    assert_null(zvs_ivl_domain_new(&c, NULL, NULL, NULL));
+    /* the cluster handle given is destroyed, not leaked (valgrind) */
+    struct lab *l = lab_new(2, true);
+    assert_null(zvs_ivl_domain_new(&c, zvs_cluster_mem_new(l->net, 1, NULL), NULL, NULL));
+    lab_free(l);
+}
+
 static void heartbeat_against_token(void **state)
 {
     struct lab *l = lab_new(2, true);
@@ -443,6 +457,7 @@ int main(void)
         cmocka_unit_test(disagreeing_definition_refuses),
         cmocka_unit_test(index_collision_refuses_higher_node),
         cmocka_unit_test(no_engine_or_no_cluster_runs_alone),
+        cmocka_unit_test(bad_configuration_refused),
         cmocka_unit_test(heartbeat_against_token),
         cmocka_unit_test(malformed_state_counted_and_dropped),
     };
