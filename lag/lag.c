@@ -25,6 +25,7 @@
 
 #include "lacp/lacp_show.h"
 #include "lacp/pdu.h"
+#include "ivl/port_number.h"
 #include "dataplane/log.h"
 
 struct lag_member {
@@ -50,6 +51,7 @@ struct zvs_lag {
     struct lag_member           m[ZVS_PG_MAX_MEMBERS];
     struct zvs_lag_stats        stats;
     uint64_t                    now;        /* time of the current entry point */
+    bool                        held;       /* zvs_lag_set_domain_hold: members kept out */
     struct zvs_ratelimit        rl;         /* malformed-frame log lines */
     struct zvs_ratelimit        move_rl;    /* bucket move log lines */
 };
@@ -347,9 +349,12 @@ void zvs_lag_destroy(struct zvs_lag *lag, uint64_t now)
     free(lag);
 }
 
-/* Actor port number: the device number, unique in the group and never 0 (802.1AX). */
+/* Actor port number: the device number, unique in the group and never 0 (802.1AX); in a
+ * SHARED group, the domain's number, unique across its systems. */
 static uint16_t port_number(const struct zvs_lag *lag, const char *rdev, unsigned slot)
 {
+    if (lag->params.domain_index)
+        return zvs_ivl_port_number(lag->params.domain_index, slot);
     char *end;
     unsigned long dev = strtoul(rdev, &end, 16);
     unsigned long pn = 0;
@@ -401,7 +406,9 @@ int zvs_lag_join(struct zvs_lag *lag, struct zvs_port *port, const char *rdev,
     m->number = port_number(lag, rdev, (unsigned)slot);
     struct zvs_lacp_marker_cb mcb = { .send = marker_send, .done = marker_done };
     zvs_lacp_marker_init(&m->marker, m->number, lag->params.system, &mcb, m);
-    if (lag->params.pg.lacp) {
+    if (lag->held) {
+        /* kept out until the domain lets this system aggregate */
+    } else if (lag->params.pg.lacp) {
         rc = start_lacp(lag, m);
         if (rc < 0)
             zvs_log(ZVS_LOG_ERROR, "port group %s: LACP on %s failed to start: %d",
@@ -445,7 +452,7 @@ void zvs_lag_carrier(struct zvs_lag *lag, struct zvs_port *port, bool up, uint64
     if (m->lacp_running)
         zvs_lacp_port_set_enabled(&m->lacp, up, now);
     else
-        apply_state(m, up, up);
+        apply_state(m, up && !lag->held, up && !lag->held);
     zvs_pgroup_set_cause(lag->group, ZVS_PG_CAUSE_LACP);
 }
 
@@ -462,12 +469,44 @@ void zvs_lag_set_lacp(struct zvs_lag *lag, bool on, uint64_t now)
         if (on) {
             /* the engine starts DETACHED: close both directions until it says otherwise */
             apply_state(m, false, false);
-            start_lacp(lag, m);
+            if (!lag->held)
+                start_lacp(lag, m);
         } else {
             stop_lacp(m, "LACP changed");
+            apply_state(m, m->port->carrier && !lag->held, m->port->carrier && !lag->held);
+        }
+    }
+}
+
+void zvs_lag_set_domain_hold(struct zvs_lag *lag, bool hold, uint64_t now)
+{
+    lag->now = now;
+    if (lag->held == hold)
+        return;
+    lag->held = hold;
+    for (unsigned i = 0; i < ZVS_PG_MAX_MEMBERS; i++) {
+        struct lag_member *m = &lag->m[i];
+        if (!m->port)
+            continue;
+        if (hold) {
+            const char *why = "IVL domain: this system may not aggregate";
+            stop_lacp(m, why);
+            m->stopping = why;          /* a static member: ZVSLAG1172E names the cause */
+            apply_state(m, false, false);
+            m->stopping = NULL;
+        } else if (lag->params.pg.lacp) {
+            if (start_lacp(lag, m) < 0)
+                zvs_log(ZVS_LOG_ERROR, "port group %s: LACP on %s failed to start",
+                        lag->params.pg.name, m->rdev);
+        } else {
             apply_state(m, m->port->carrier, m->port->carrier);
         }
     }
+}
+
+bool zvs_lag_domain_held(const struct zvs_lag *lag)
+{
+    return lag->held;
 }
 
 void zvs_lag_slow_input(struct zvs_lag *lag, struct zvs_port *port, const struct zvs_frame *f,

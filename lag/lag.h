@@ -34,6 +34,10 @@ struct zvs_lag_params {
     uint16_t system_priority;           /* actor System ID, first half (0: 32768) */
     uint8_t  system[6];                 /* actor System ID, MAC */
     uint16_t key;                       /* actor key of every member (0: 1) */
+    /* SHARED in an IVL domain (ivl/): this system's index there, 1..3, and port numbers
+     * unique across the domain (ivl/port_number.h); 0: the group is this system's alone
+     * and a member's port number is its device number. */
+    uint8_t  domain_index;
     /* Where a member's state changes go, as catalogue messages (cp_messages.h: ZVSLAG1172E,
      * ZVSLAG1173I, ZVSLAG1174I with their string arguments): the daemon's console and log.
      * NULL: the log. Called inside the engines' callbacks (it must not call into the
@@ -76,6 +80,14 @@ int  zvs_lag_leave(struct zvs_lag *lag, struct zvs_port *port, uint64_t now);
 void zvs_lag_carrier(struct zvs_lag *lag, struct zvs_port *port, bool up, uint64_t now);
 /* SET PORT GROUP ... LACP ACTIVE | INACTIVE on the running group. */
 void zvs_lag_set_lacp(struct zvs_lag *lag, bool on, uint64_t now);
+/* A SHARED group's domain (ivl/domain.h) says this system may not be in the aggregation
+ * (no quorum, or its definition disagrees): `hold` takes every member out (its engine
+ * stops with a final LACPDU out of sync, so the partner drops the links at once rather
+ * than keep a split aggregation; a static member stops collecting and distributing) and
+ * keeps new members and carrier changes out; releasing it starts them again as a JOIN
+ * would. */
+void zvs_lag_set_domain_hold(struct zvs_lag *lag, bool hold, uint64_t now);
+bool zvs_lag_domain_held(const struct zvs_lag *lag);
 
 /* A Slow Protocols frame received on a member (the switch's slow handler). */
 void zvs_lag_slow_input(struct zvs_lag *lag, struct zvs_port *port, const struct zvs_frame *f,

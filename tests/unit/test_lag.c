@@ -55,14 +55,16 @@ static struct zvs_guest guest(const char *owner, const uint8_t *mac)
     return g;
 }
 
+/* domain_index: 1..3 for a group SHARED in an IVL domain (this side's system index). */
 static void side_init(struct side *s, const char *name, const uint8_t sys[6], bool lacp,
-                      uint64_t now)
+                      uint8_t domain_index, uint64_t now)
 {
     struct zvs_switch_params p = { .vlan = { .aware = false } };
     snprintf(p.name, sizeof p.name, "%s", name);
     s->sw = zvs_switch_create(&p);
     assert_non_null(s->sw);
-    struct zvs_lag_params lp = { .pg = { .name = "ETHGRP", .lacp = lacp } };
+    struct zvs_lag_params lp = { .pg = { .name = "ETHGRP", .lacp = lacp },
+                                 .domain_index = domain_index };
     memcpy(lp.system, sys, 6);
     s->lag = zvs_lag_create(s->sw, &lp, now);
     assert_non_null(s->lag);
@@ -79,12 +81,13 @@ static void side_join(struct side *s, const uint8_t sys[6], uint64_t now)
     }
 }
 
-static void bb_setup(struct bb *t, bool lacp_a, bool lacp_b)
+/* Side A's group SHARED as system `domain_a` of an IVL domain (0: not shared). */
+static void bb_setup_shared(struct bb *t, bool lacp_a, bool lacp_b, uint8_t domain_a)
 {
     memset(t, 0, sizeof *t);
     t->now = T0;
-    side_init(&t->a, "VSWA", SYS_A, lacp_a, t->now);
-    side_init(&t->b, "VSWB", SYS_B, lacp_b, t->now);
+    side_init(&t->a, "VSWA", SYS_A, lacp_a, domain_a, t->now);
+    side_init(&t->b, "VSWB", SYS_B, lacp_b, 0, t->now);
     for (int i = 0; i < 2; i++)
         assert_int_equal(zvs_memlink_pair(i ? "A2902" : "A28BA", i ? "B2902" : "B28BA",
                                           64, 0, &t->a.m[i], &t->b.m[i]), 0);
@@ -98,6 +101,11 @@ static void bb_setup(struct bb *t, bool lacp_a, bool lacp_b)
     assert_int_equal(zvs_switch_add_guest(t->a.sw, &t->a.g[0]->port, &ga), 0);
     assert_int_equal(zvs_switch_add_guest(t->b.sw, &t->b.g[0]->port, &g1), 0);
     assert_int_equal(zvs_switch_add_guest(t->b.sw, &t->b.g[1]->port, &g2), 0);
+}
+
+static void bb_setup(struct bb *t, bool lacp_a, bool lacp_b)
+{
+    bb_setup_shared(t, lacp_a, lacp_b, 0);
 }
 
 static void side_fini(struct side *s, uint64_t now)
@@ -668,6 +676,72 @@ static void test_report_names_members_and_states(void **state)
     bb_teardown(&t);
 }
 
+/* A group SHARED in an IVL domain numbers its ports by the system's index (the partner
+ * sees 0x0201 and 0x0202 for system 2), so several systems' members differ in one LAG. */
+static void test_shared_group_numbers_ports_by_domain_index(void **state)
+{
+    struct bb t;
+    bb_setup_shared(&t, true, true, 2);
+    pump_until(&t, T0 + 3 * SEC);
+    assert_true(both_distributing(&t));
+    for (unsigned i = 0; i < 2; i++) {
+        assert_int_equal(zvs_lacp_port_actor(zvs_lag_member_lacp(t.a.lag, i))->port,
+                         0x0201 + i);
+        assert_int_equal(zvs_lacp_port_partner(zvs_lag_member_lacp(t.b.lag, i))->port,
+                         0x0201 + i);
+        assert_int_equal(zvs_lacp_port_actor(zvs_lag_member_lacp(t.b.lag, i))->port,
+                         i ? 0x2902 : 0x28BA);
+    }
+    bb_teardown(&t);
+}
+
+/* The domain takes this system out (no quorum): its members stop at once and a final
+ * LACPDU out of sync makes the partner drop the links within one exchange, not at its
+ * 3 s timeout; released, they converge again as after a JOIN. */
+static void test_domain_hold_takes_members_out_with_final_pdu(void **state)
+{
+    struct bb t;
+    bb_setup_shared(&t, true, true, 1);
+    pump_until(&t, T0 + 3 * SEC);
+    assert_true(both_distributing(&t));
+    uint64_t tx = zvs_lag_stats(t.a.lag)->slow_tx;
+    zvs_lag_set_domain_hold(t.a.lag, true, t.now);
+    assert_true(zvs_lag_domain_held(t.a.lag));
+    assert_int_equal(zvs_pgroup_distributing(zvs_lag_group(t.a.lag)), 0);
+    assert_int_equal(zvs_lag_stats(t.a.lag)->slow_tx, tx + 2);   /* one final PDU each */
+    pump_until(&t, t.now + 20 * MS);
+    assert_int_equal(zvs_pgroup_distributing(zvs_lag_group(t.b.lag)), 0);
+    /* held: a carrier flap brings nothing back */
+    cut(&t, 0, false);
+    cut(&t, 0, true);
+    pump_until(&t, t.now + 3 * SEC);
+    assert_int_equal(zvs_pgroup_distributing(zvs_lag_group(t.a.lag)), 0);
+    assert_int_equal(zvs_pgroup_distributing(zvs_lag_group(t.b.lag)), 0);
+    zvs_lag_set_domain_hold(t.a.lag, false, t.now);
+    pump_until(&t, t.now + 3 * SEC);
+    assert_true(both_distributing(&t));
+    assert_int_equal(zvs_lacp_port_actor(zvs_lag_member_lacp(t.a.lag, 1))->port, 0x0102);
+    bb_teardown(&t);
+}
+
+/* A static SHARED group held by the domain stops collecting and distributing, and a
+ * carrier change does not bring it back until the hold ends. */
+static void test_domain_hold_static_group(void **state)
+{
+    struct bb t;
+    bb_setup_shared(&t, false, false, 3);
+    pump_until(&t, T0 + 100 * MS);
+    assert_int_equal(zvs_pgroup_distributing(zvs_lag_group(t.a.lag)), 2);
+    zvs_lag_set_domain_hold(t.a.lag, true, t.now);
+    assert_int_equal(zvs_pgroup_distributing(zvs_lag_group(t.a.lag)), 0);
+    cut(&t, 1, false);
+    cut(&t, 1, true);
+    assert_int_equal(zvs_pgroup_distributing(zvs_lag_group(t.a.lag)), 0);
+    zvs_lag_set_domain_hold(t.a.lag, false, t.now);
+    assert_int_equal(zvs_pgroup_distributing(zvs_lag_group(t.a.lag)), 2);
+    bb_teardown(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -686,6 +760,9 @@ int main(void)
         cmocka_unit_test(test_leave_moves_buckets_and_removes_port),
         cmocka_unit_test(test_rdev_fallback_while_group_down),
         cmocka_unit_test(test_report_names_members_and_states),
+        cmocka_unit_test(test_shared_group_numbers_ports_by_domain_index),
+        cmocka_unit_test(test_domain_hold_takes_members_out_with_final_pdu),
+        cmocka_unit_test(test_domain_hold_static_group),
     };
     return cmocka_run_group_tests_name("lag", tests, NULL, NULL);
 }
