@@ -124,6 +124,10 @@ void zvsd_untrack_uplink(struct zvsd *d, struct zvs_port *p);
 
 /* daemon_monitor.c: monitor records (sampled in zvsd_monitor_run, every iteration). */
 int  zvsd_monitor_open(struct zvsd *d, uint64_t now);
+/* The system's name as QUERY USERID shows it (z/VM's SYSTEM_IDENTIFIER): for now the host
+ * name, upper case, at most 8 characters ("" if it cannot be had). The one place the
+ * monitor takes it from: the SYSTEM CONFIG statement will answer here. */
+void zvsd_system_name(const struct zvsd *d, char out[9]);
 void zvsd_monitor_close(struct zvsd *d, uint64_t now);
 void zvsd_monitor_run(struct zvsd *d, uint64_t now);
 /* D6R22 (up false, with a zvs_mon_fail_reason) or D6R23 for an uplink, now. */

@@ -353,6 +353,21 @@ static int live_listen(struct zvsd *d, const char *path)
     return fd;
 }
 
+void zvsd_system_name(const struct zvsd *d, char out[9])
+{
+    char host[256];
+    unsigned n = 0;
+
+    (void)d;
+    if (gethostname(host, sizeof(host)) == 0) {
+        host[sizeof(host) - 1] = '\0';
+        for (; n < 8 && host[n] && host[n] != '.'; n++)
+            out[n] = host[n] >= 'a' && host[n] <= 'z' ? (char)(host[n] - 'a' + 'A') :
+                     host[n] >= 0x20 && host[n] <= 0x7E ? host[n] : '?';
+    }
+    out[n] = '\0';
+}
+
 int zvsd_monitor_open(struct zvsd *d, uint64_t now)
 {
     struct zvsd_monitor *m = calloc(1, sizeof *m);
@@ -362,11 +377,12 @@ int zvsd_monitor_open(struct zvsd *d, uint64_t now)
     m->cap = ZVS_CFG_MAX_VSWITCHES * (ZVS_CFG_MAX_RDEV + ZVS_CFG_MAX_GROUP_PORTS) + ZVS_CFG_MAX_NICS;
     m->recs = calloc(m->cap, sizeof *m->recs);
     m->nic_up = calloc(ZVS_CFG_MAX_NICS, sizeof *m->nic_up);
-    char producer[64];
+    char producer[64], system[9];
     struct zvs_mon_writer_opts o = { .max_bytes = d->opt.monitor_max_bytes, .keep = 3,
-                                     .producer = producer };
+                                     .producer = producer, .system = system };
 
     snprintf(producer, sizeof(producer), "zvswitch %s", zvs_version());
+    zvsd_system_name(d, system);
     int err = 0;
     m->w = m->recs && m->nic_up ? zvs_mon_writer_open(d->opt.monitor_path, &o, &err) : NULL;
     m->timer = zvs_timer_create(d->loop, on_monitor_timer, d);
