@@ -7,6 +7,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential clang llvm libclang-rt-14-dev pkg-config    # compilers, sanitizer runtimes
   libpcap-dev zlib1g-dev libc-ares-dev libcmocka-dev           # libraries we link
+  libmicrohttpd-dev                                            # perfkit serve's HTTP
   lcov valgrind                                                # coverage, leak checking
   iproute2 iperf3 ethtool nftables iputils-ping procps psmisc  # namespace labs
   tcpreplay tshark python3-scapy                               # pcap replay and decoding
