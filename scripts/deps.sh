@@ -17,6 +17,8 @@ PACKAGES=(
   cpio kmod xz-utils binutils                                  # the Linux guest's initramfs (make guests)
   debhelper dpkg-dev lintian                                   # make deb: the Debian package
   adduser man-db systemd                                       # its lab: what dpkg -i and its checks run
+  chromium chromium-driver python3-selenium                    # perfkit serve's lab: a headless browser
+  prometheus                                                   # promtool and a server to scrape /metrics
 )
 
 # The Linux guest image is made from Debian's s390x packages, fetched with `apt-get
@@ -60,5 +62,9 @@ fi
 trap '[ $made_policy -eq 1 ] && rm -f "$policy"' EXIT
 echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# --force-unsafe-io: dpkg skips its fsync per unpacked file; a machine that loses power
+# mid-install reinstalls. Measured on chromium (reinstalled, lists fetched, 2 runs each):
+# 21.2 s and 8.7 s without, 13.1 s and 7.2 s with.
+apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-unsafe-io \
+  "${missing[@]}" >/dev/null
 echo "deps: done"
