@@ -31,6 +31,7 @@ struct web_opts {
 #define WEB_MAX_HEADERS    4096u        /* bytes of request line and headers we read */
 #define WEB_CONN_TIMEOUT_S 10u          /* a connection that says nothing is closed */
 #define WEB_CHART_POINTS   120u         /* intervals a chart shows */
+#define WEB_NICE           10           /* perfkit serve's scheduling priority (nice) */
 
 struct web {
     struct store     st;
