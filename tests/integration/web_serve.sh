@@ -115,4 +115,33 @@ expect_eq "refused: not_found (the unknown screen; an unknown interval is a page
 expect_eq "refused: headers" "$(r headers)" 2
 [ "$(r connections)" -gt 0 ] || fail "the flood's connections past the limit were not counted"
 echo "ok: refused: connections $(r connections)"
+# The live stream: a stand-in for vswitchd's --monitor-live socket sends a whole file and
+# closes, twice (vswitchd stopped and started again); perfkit serve connects again, and
+# its counters go on growing from where they were: 28BA's bytes are sample 4's twice.
+LIVE=$WORK/live.sock
+"$GEN" "$WORK/live.file" -n 5 -s 1 -y LIVESYS || fail "monfile_gen"
+python3 - "$LIVE" "$WORK/live.file" <<'PY' &
+import os, socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(4)
+data = open(sys.argv[2], "rb").read()
+for n in range(3):
+    c, _ = s.accept()
+    if n < 2:
+        c.sendall(data)
+        c.close()
+    else:
+        time.sleep(20)                  # the third stays open and quiet until killed
+PY
+PIDS+=($!)
+wait_for 5 test -S "$LIVE" || fail "no stand-in live socket"
+"$PERFKIT" serve --live "$LIVE" --listen 127.0.0.1:0 >"$WORK/live.out" 2>&1 &
+PIDS+=($!)
+wait_for 5 grep -q serving "$WORK/live.out" || fail "perfkit serve --live: $(cat "$WORK/live.out")"
+LURL=$(sed -n 's/.*serving \(http:[^ ]*\) .*/\1/p' "$WORK/live.out")
+wait_for 6 sh -c "curl -sf '${LURL}metrics' | grep -q '^zvswitch_monitor_samples_total{system=\"LIVESYS\"} 10\$'" ||
+  fail "the stream was not read twice: $(curl -sf "${LURL}metrics" | grep samples_total)"
+v=$(curl -sf "${LURL}metrics" | awk '/^zvswitch_uplink_transmit_bytes_total\{.*rdev="28BA"/ { print $2 }')
+expect_eq "28BA transmit bytes across a restart of the stream" "$v" $((2 * 10 * 100000))
 echo "web_serve: ok"

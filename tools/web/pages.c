@@ -67,7 +67,7 @@ static void system_line(struct web *w, struct wbuf *out)
         wbuf_printf(out, ", <a class=\"err\" href=\"/errors\">%u damaged groups</a>",
                     w->st.nerrors);
     if (w->st.ended)
-        wbuf_puts(out, ", the live stream has ended");
+        wbuf_puts(out, ", <span class=\"err\">the live stream has ended: connecting again</span>");
     wbuf_puts(out, "</p>\n");
 }
 

@@ -321,12 +321,8 @@ int web_serve(const struct web_opts *o)
     int sig;
     sigwait(&sigs, &sig);
     stop = 1;
-    if (f.src.fd >= 0)
-        shutdown(f.src.fd, SHUT_RDWR);  /* wakes a read of the live stream */
     MHD_stop_daemon(d);
-    pthread_join(reader, NULL);
-    if (f.src.fd >= 0)
-        close(f.src.fd);
+    pthread_join(reader, NULL);         /* it closes the source */
     rc = 0;
     goto out;
 out_source:

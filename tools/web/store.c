@@ -7,11 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #define FOLLOW_POLL_MS 200              /* a file that stopped growing is looked at again */
+#define LIVE_TICK_MS   250              /* a live read returns this often to see *stop */
+#define RECONNECT_MS   1000             /* a live stream that ended is tried again */
 
 int store_init(struct store *st)
 {
@@ -158,6 +161,9 @@ int store_open(struct store_source *src)
         src->fd = connect_live(src->live);
         if (src->fd < 0)
             return src->fd;
+        /* reads wake up to look at *stop (the reader answers -EAGAIN, nothing lost) */
+        struct timeval tv = { 0, LIVE_TICK_MS * 1000 };
+        setsockopt(src->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
         src->rd = zvs_mon_reader_fdopen(src->fd, &err);
     } else {
         src->rd = zvs_mon_reader_open(src->file, &err);
@@ -171,9 +177,40 @@ int store_open(struct store_source *src)
     return 0;
 }
 
+static void close_source(struct store_source *src)
+{
+    zvs_mon_reader_close(src->rd);
+    src->rd = NULL;
+    if (src->fd >= 0)
+        close(src->fd);
+    src->fd = -1;
+}
+
+static void set_ended(struct store *st, bool ended)
+{
+    pthread_mutex_lock(&st->lock);
+    st->ended = ended;
+    pthread_mutex_unlock(&st->lock);
+}
+
+/* The live stream ended (vswitchd stopped, restarted, or dropped a reader that fell
+ * behind): connect again every RECONNECT_MS until it is back or *stop. */
+static void reconnect(struct store *st, struct store_source *src)
+{
+    close_source(src);
+    set_ended(st, true);
+    while (!*src->stop) {
+        nap_ms(RECONNECT_MS);
+        if (!*src->stop && store_open(src) == 0) {
+            set_ended(st, false);
+            return;
+        }
+    }
+}
+
 void store_follow(struct store *st, struct store_source *src)
 {
-    while (!*src->stop) {
+    while (!*src->stop && src->rd) {
         struct zvs_mon_group g;
         struct zvs_mon_read_error e;
         memset(&e, 0, sizeof(e));
@@ -184,19 +221,18 @@ void store_follow(struct store *st, struct store_source *src)
                                 (unsigned long long)g.offset);
             continue;
         }
+        if (rc == -EAGAIN)              /* a live read's tick: nothing yet */
+            continue;
         if (rc < 0 && !*src->stop) {
             store_add_error(st, "offset %llu, record %d: %s", (unsigned long long)e.offset,
                             e.record, e.what[0] ? e.what : strerror(-rc));
             if (rc != -EPROTONOSUPPORT && rc != -ENODATA)
                 continue;
         }
-        if (src->live)                  /* the stream ended: vswitchd stopped */
-            break;
-        nap_ms(FOLLOW_POLL_MS);         /* the file may grow: a clean end is not final */
+        if (src->live)
+            reconnect(st, src);
+        else
+            nap_ms(FOLLOW_POLL_MS);     /* the file may grow: a clean end is not final */
     }
-    pthread_mutex_lock(&st->lock);
-    st->ended = src->live != NULL;
-    pthread_mutex_unlock(&st->lock);
-    zvs_mon_reader_close(src->rd);
-    src->rd = NULL;
+    close_source(src);
 }

@@ -38,7 +38,7 @@ struct store {
     char     errors[STORE_MAX_ERRORS][200];     /* "offset N, record R: what", the last ones */
     unsigned nerrors;                   /* all reported (errors[] keeps the last ones) */
     char     system[9];                 /* from the last control record that named it */
-    bool     ended;                     /* the source ended (live stream closed) */
+    bool     ended;                     /* the live stream is gone (being reconnected) */
     /* Called under the lock for every new sample, with the one before (NULL: the first):
      * the metrics' cumulative counters. */
     void   (*on_sample)(void *arg, const struct store *st, const struct store_sample *prev,
@@ -71,8 +71,10 @@ struct store_source {
 };
 /* Opens the source (src->rd, src->fd): 0 or -errno. */
 int store_open(struct store_source *src);
-/* Reads the source into st until *stop (then shutdown(src->fd) wakes a live read) or, for
- * a live stream, its end; closes the reader (the caller closes src->fd after). */
+/* Reads the source into st until *stop (a live read looks at it every 250 ms) and closes
+ * it. A live stream that ends (vswitchd stopped or restarted) is connected again every
+ * second, st->ended set meanwhile; its counters going back to zero are a reset to the
+ * screens and growth to /metrics (metrics.h). */
 void store_follow(struct store *st, struct store_source *src);
 
 #endif
