@@ -44,9 +44,9 @@ n=$(get FCX240 | sed -n 's/.*Interval [0-9]* of \([0-9]*\).*/\1/p')
 echo "ok: $n intervals served"
 
 # The cells of every row are perfkit's fields for the same interval.
-check_cells() {  # SCREEN INDEX
-  get "$1?i=$2" >"$WORK/page.html" || fail "GET $1?i=$2"
-  "$PERFKIT" "$1" --file "$MON" --index "$2" >"$WORK/screen.txt" 2>/dev/null
+check_cells() {  # SCREEN [INDEX]
+  get "$1${2:+?i=$2}" >"$WORK/page.html" || fail "GET $1${2:+?i=$2}"
+  "$PERFKIT" "$1" --file "$MON" ${2:+--index "$2"} >"$WORK/screen.txt" 2>/dev/null
   python3 - "$WORK/page.html" "$WORK/screen.txt" "$1" <<'PY' || fail "$1 interval $2: cells differ from perfkit's fields"
 import html, re, sys
 page, text, screen = open(sys.argv[1]).read(), open(sys.argv[2]).read().splitlines(), sys.argv[3]
@@ -55,7 +55,8 @@ for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", page, re.S):
     tds = [html.unescape(re.sub("<[^>]*>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
     if tds:
         rows.append(sum((c.split() for c in tds), []))
-head = next(i for i, l in enumerate(text) if l.startswith("Addr "))
+first = {"PGROUP": "Group ", "EVENTS": "Date "}.get(screen, "Addr ")
+head = next(i for i, l in enumerate(text) if l.startswith(first))
 want = [l.split() for l in text[head + 1:] if l.strip()]
 if screen == "FCX269":
     want = [["<<", "System", ">>"] + w[-8:] if w[0] == "<<" else w for w in want]
@@ -64,10 +65,11 @@ if rows != want:
     sys.exit(1)
 PY
 }
-for i in 1 2 3; do check_cells FCX240 $i; check_cells FCX269 $i; done
-echo "ok: FCX240 and FCX269 cells are perfkit's fields (intervals 1-3)"
+for i in 1 2 3; do check_cells FCX240 $i; check_cells FCX269 $i; check_cells PGROUP $i; done
+echo "ok: FCX240, FCX269 and PGROUP cells are perfkit's fields (intervals 1-3)"
 get EVENTS | grep -q "<td class=\"t\">carrier lost</td>" || fail "EVENTS has no carrier loss"
-echo "ok: EVENTS"
+check_cells EVENTS
+echo "ok: EVENTS cells are perfkit EVENTS' fields"
 
 # The file grows: a new interval appears.
 wait_for 6 sh -c "[ \"\$(curl -sf '${URL}FCX240' | sed -n 's/.*Interval [0-9]* of \([0-9]*\).*/\1/p')\" -gt $n ]" ||
