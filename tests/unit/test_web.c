@@ -6,7 +6,8 @@
  *    labels carry the system's name, gauges follow the last sample, a NIC that is gone
  *    shows coupled 0;
  *  - navigation, unknown screens and intervals; the request checks (method, "..",
- *    control characters, oversized headers) and their HTTP statuses.
+ *    control characters, oversized headers) and their HTTP statuses; connections counted
+ *    per client address (IPv4 and its IPv6-mapped form alike) and in all.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,7 +15,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +332,46 @@ static void test_request_checks(void **state)
     assert_int_equal(request_status(REFUSED_NOT_FOUND), 404);
 }
 
+static struct sockaddr_in v4(const char *a)
+{
+    struct sockaddr_in sa = { .sin_family = AF_INET };
+    assert_int_equal(inet_pton(AF_INET, a, &sa.sin_addr), 1);
+    return sa;
+}
+
+/* One address may hold at most its share; the others still get in up to the total. */
+static void test_connections_per_address(void **state)
+{
+    struct conns *c = conns_new(5, 2);
+    struct sockaddr_in a = v4("127.0.0.1"), b = v4("127.0.0.2"), d = v4("192.0.2.7");
+    struct sockaddr_in6 a6 = { .sin6_family = AF_INET6 };
+    (void)state;
+    assert_non_null(c);
+    a6.sin6_addr.s6_addr[10] = a6.sin6_addr.s6_addr[11] = 0xFF;   /* ::ffff:127.0.0.1 */
+    a6.sin6_addr.s6_addr[12] = 127;
+    a6.sin6_addr.s6_addr[15] = 1;
+    assert_true(conns_may_open(c, (struct sockaddr *)&a));
+    conns_open(c, (struct sockaddr *)&a);
+    conns_open(c, (struct sockaddr *)&a6);              /* the same client */
+    assert_false(conns_may_open(c, (struct sockaddr *)&a));
+    assert_false(conns_may_open(c, (struct sockaddr *)&a6));
+    assert_true(conns_may_open(c, (struct sockaddr *)&b));
+    conns_open(c, (struct sockaddr *)&b);
+    conns_open(c, (struct sockaddr *)&b);
+    conns_open(c, (struct sockaddr *)&d);
+    assert_int_equal(conns_total(c), 5);
+    assert_false(conns_may_open(c, (struct sockaddr *)&d));  /* the total is reached */
+    conns_close(c, (struct sockaddr *)&a);
+    assert_true(conns_may_open(c, (struct sockaddr *)&a));
+    assert_true(conns_may_open(c, (struct sockaddr *)&d));
+    conns_close(c, (struct sockaddr *)&a6);
+    conns_close(c, (struct sockaddr *)&b);
+    conns_close(c, (struct sockaddr *)&b);
+    conns_close(c, (struct sockaddr *)&d);
+    assert_int_equal(conns_total(c), 0);
+    conns_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -337,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_metrics_never_go_backwards),
         cmocka_unit_test(test_navigation_and_unknowns),
         cmocka_unit_test(test_request_checks),
+        cmocka_unit_test(test_connections_per_address),
     };
     return cmocka_run_group_tests_name("web", tests, NULL, NULL);
 }

@@ -3,12 +3,14 @@
  * here), and refuses, counting each in /metrics: other methods (405), paths with ".." or
  * control characters (400), unknown pages (404), request headers over WEB_MAX_HEADERS
  * (431; past the connection's memory limit libmicrohttpd refuses them itself, counted
- * when the request ends), and connections past WEB_MAX_CONNS (closed at accept).
+ * when the request ends), and connections past WEB_MAX_CONNS_IP from one address or
+ * WEB_MAX_CONNS in all (closed at accept: conns.c).
  *
  * libmicrohttpd (GNU, Debian's libmicrohttpd-dev) runs the connections in its own thread
  * with epoll or poll; the records are read by a second thread (store_follow). Pages are
  * made under the store's lock from whole groups. */
 #include "tools/web/web.h"
+#include "tools/web/conns.h"
 #include "tools/web/request.h"
 
 #include <arpa/inet.h>
@@ -33,31 +35,37 @@ static void refuse_count(struct web *w, enum metrics_refusal r)
     __atomic_fetch_add(&w->refused[r], 1, __ATOMIC_RELAXED);
 }
 
-static unsigned active;                 /* connections open now */
-
 static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
 {
     struct web *w = cls;
-    unsigned max = w->o->max_conns ? w->o->max_conns : WEB_MAX_CONNS;
-    (void)addr;
     (void)len;
-    if (__atomic_load_n(&active, __ATOMIC_RELAXED) >= max) {
+    if (!conns_may_open(w->conns, addr)) {
         refuse_count(w, REFUSED_CONNECTIONS);
         return MHD_NO;
     }
     return MHD_YES;
 }
 
+/* Counts connections per client address; the address is kept with the connection (its
+ * socket context) for the close. */
 static void notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                               enum MHD_ConnectionNotificationCode toe)
 {
-    (void)cls;
-    (void)c;
-    (void)socket_context;
-    if (toe == MHD_CONNECTION_NOTIFY_STARTED)
-        __atomic_fetch_add(&active, 1, __ATOMIC_RELAXED);
-    else
-        __atomic_fetch_sub(&active, 1, __ATOMIC_RELAXED);
+    struct web *w = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        struct sockaddr_storage *ss = calloc(1, sizeof(*ss));
+        if (ss && ci && ci->client_addr)
+            memcpy(ss, ci->client_addr, ci->client_addr->sa_family == AF_INET6 ?
+                   sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+        *socket_context = ss;
+        conns_open(w->conns, (struct sockaddr *)ss);
+    } else {
+        conns_close(w->conns, (struct sockaddr *)*socket_context);
+        free(*socket_context);
+        *socket_context = NULL;
+    }
 }
 
 /* Every request that got as far as its request line; its marker until the handler runs. */
@@ -264,7 +272,10 @@ int web_serve(const struct web_opts *o)
     w.st.max_samples = STORE_MAX_SAMPLES;
     w.st.max_events = STORE_MAX_EVENTS;
     w.m = metrics_new();
-    if (!w.m) {
+    w.conns = conns_new(o->max_conns ? o->max_conns : WEB_MAX_CONNS, WEB_MAX_CONNS_IP);
+    if (!w.m || !w.conns) {
+        metrics_free(w.m);
+        conns_free(w.conns);
         store_destroy(&w.st);
         return -ENOMEM;
     }
@@ -330,6 +341,7 @@ out_source:
     if (f.src.fd >= 0)
         close(f.src.fd);
 out:
+    conns_free(w.conns);
     metrics_free(w.m);
     store_destroy(&w.st);
     return rc;

@@ -3,7 +3,7 @@
  * process: it only reads monitor data and never sends vswitchd a command.
  *
  * Files, one job each: server.c (the HTTP server and the routes), request.c (what a
- * request must be to get a page), pages.c
+ * request must be to get a page), conns.c (connections per client address), pages.c
  * (menu, screens and navigation as HTML), charts.c (per-OSA and per-NIC charts and their
  * data endpoint), metrics.c (/metrics), store.c (the records read so far and the thread
  * that reads them), wbuf.c (the pages' text buffer).
@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "tools/web/conns.h"
 #include "tools/web/metrics.h"
 #include "tools/web/store.h"
 #include "tools/web/wbuf.h"
@@ -36,6 +37,7 @@ struct web_opts {
 struct web {
     struct store     st;
     struct metrics  *m;
+    struct conns    *conns;             /* connections open, per client address */
     const struct web_opts *o;
     uint64_t refused[REFUSED_NREASONS]; /* under st.lock */
 };
