@@ -17,7 +17,7 @@ PACKAGES=(
   cpio kmod xz-utils binutils                                  # the Linux guest's initramfs (make guests)
   debhelper dpkg-dev lintian                                   # make deb: the Debian package
   adduser man-db systemd                                       # its lab: what dpkg -i and its checks run
-  chromium chromium-driver python3-selenium                    # perfkit serve's lab: a headless browser
+  curl chromium chromium-driver python3-selenium               # perfkit serve's labs: a client, a headless browser
   prometheus                                                   # promtool and a server to scrape /metrics
 )
 
