@@ -43,7 +43,7 @@ void page_head(struct wbuf *out, const char *title, unsigned refresh_s)
               "body{font-family:monospace;background:#000;color:#6f6;margin:1em}\n"
               "a{color:#8cf}table{border-collapse:collapse}\n"
               "th,td{border:1px solid #264;padding:1px 6px;text-align:right;white-space:pre}\n"
-              "th{color:#fff}td.t{text-align:left}tr.sys td{color:#ff6}\n"
+              "th{color:#fff}td.t,th.t{text-align:left}tr.sys td{color:#ff6}\n"
               ".err{color:#f66}nav{margin:.5em 0}\n"
               "</style></head><body>\n");
 }
@@ -127,7 +127,7 @@ static void head_cells(struct wbuf *out, const char *const *names, unsigned n)
 {
     wbuf_puts(out, "<tr>");
     for (unsigned k = 0; k < n; k++)
-        wbuf_printf(out, "<th>%s</th>", names[k]);
+        wbuf_printf(out, "<th class=\"t\">%s</th>", names[k]);
     for (unsigned k = 0; k < ZVS_SCR_NCOL; k++)
         wbuf_printf(out, "<th>%s</th>", cols[k]);
     wbuf_puts(out, "</tr>\n");
