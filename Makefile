@@ -110,6 +110,7 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. $(PKG_CFLAGS) -MMD -MP -fsaniti
 FUZZ_LIBS := $(foreach m,$(MODULES),$(BUILD)/fuzzobj/lib$(m).a)
 FUZZ_TESTLIB := $(BUILD)/fuzzobj/libtestlib.a
 FUZZ_SM_LIB := $(if $(SM_SRCS),$(BUILD)/fuzzobj/libswitchmodel.a)
+FUZZ_WEB_LIB := $(if $(WEB_SRCS),$(BUILD)/fuzzobj/libperfkitweb.a)
 
 .PHONY: FORCE install deb layering all deps check check-fast check-labs check-guests unit integration fuzz fuzzers sanitize coverage bench demo demo-compare repro clean programs tests
 
@@ -198,9 +199,15 @@ $(FUZZ_TESTLIB): $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(TESTLIB_SRCS))
 $(BUILD)/fuzzobj/libswitchmodel.a: $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(SM_SRCS))
 	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@ $^
-$(BUILD)/fuzz/%: $(BUILD)/fuzzobj/tests/fuzz/%.o $(FUZZ_SM_LIB) $(FUZZ_TESTLIB) $(FUZZ_LIBS)
+$(BUILD)/fuzzobj/tools/web/%.o: FUZZ_CFLAGS += $(WEB_CFLAGS)
+$(FUZZ_WEB_LIB): $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(WEB_SRCS))
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined $< $(FUZZ_SM_LIB) $(FUZZ_TESTLIB) $(FUZZ_LIBS) $(LDLIBS) -o $@
+	rm -f $@; ar rcs $@ $^
+# perfkit serve's pages (tools/web/) are linked too; none of the targets calls the server
+# itself, so libmicrohttpd is not.
+$(BUILD)/fuzz/%: $(BUILD)/fuzzobj/tests/fuzz/%.o $(FUZZ_SM_LIB) $(FUZZ_TESTLIB) $(FUZZ_WEB_LIB) $(FUZZ_LIBS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined $< $(FUZZ_SM_LIB) $(FUZZ_TESTLIB) $(FUZZ_WEB_LIB) $(FUZZ_LIBS) $(LDLIBS) -lpthread -o $@
 
 # ---- tests ---------------------------------------------------------------------------
 # tests/run.sh runs the tests (which side by side: see its top) and ends with one line
