@@ -74,6 +74,15 @@ lib_srcs  = $(filter-out $(MAINS),$(wildcard $(1)/*.c))
 lib_objs  = $(patsubst %.c,$(BUILD)/obj/%.o,$(call lib_srcs,$(1)))
 fuzz_objs = $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(call lib_srcs,$(1)))
 LIBS     := $(foreach m,$(MODULES),$(BUILD)/lib$(m).a)
+# perfkit serve (tools/web/): a library of its own linked into perfkit and the unit tests
+# only, and libmicrohttpd on perfkit's link only: vswitchd, the tests and the other tools
+# never serve HTTP, so they neither link it nor need its -dev package to build. (A unit
+# test that calls the server itself would need WEB_LDLIBS too; none does: they test the
+# pages, the exposition and the request checks, which do not call libmicrohttpd.)
+WEB_SRCS := $(wildcard tools/web/*.c)
+WEB_LIB  := $(if $(WEB_SRCS),$(BUILD)/libperfkitweb.a)
+WEB_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
+WEB_LDLIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null) -lpthread
 LINKLIBS := $(LIBS)
 # Code only tests, tools and benchmarks use (workload generators, test harnesses).
 TESTLIB_SRCS := $(wildcard tests/lib/*.c)
@@ -102,6 +111,7 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. $(PKG_CFLAGS) -MMD -MP -fsaniti
 FUZZ_LIBS := $(foreach m,$(MODULES),$(BUILD)/fuzzobj/lib$(m).a)
 FUZZ_TESTLIB := $(BUILD)/fuzzobj/libtestlib.a
 FUZZ_SM_LIB := $(if $(SM_SRCS),$(BUILD)/fuzzobj/libswitchmodel.a)
+FUZZ_WEB_LIB := $(if $(WEB_SRCS),$(BUILD)/fuzzobj/libperfkitweb.a)
 
 .PHONY: FORCE install deb layering all deps check check-fast check-labs check-guests unit integration fuzz fuzzers sanitize coverage bench demo demo-compare repro clean programs tests
 
@@ -145,14 +155,22 @@ $(BUILD)/bin/%: $(BUILD)/obj/daemon/%.o $(LIBS)
 $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $< $(LINKLIBS) $(LDLIBS) -o $@
+$(BUILD)/bin/perfkit: $(BUILD)/obj/tools/perfkit.o $(WEB_LIB) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(WEB_LIB) $(LINKLIBS) $(LDLIBS) $(WEB_LDLIBS) -o $@
+
+$(BUILD)/obj/tools/web/%.o: CFLAGS += $(WEB_CFLAGS)
+$(WEB_LIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(WEB_SRCS))
+	@mkdir -p $(dir $@)
+	rm -f $@; ar rcs $@ $^
 
 $(TESTLIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(TESTLIB_SRCS))
 	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@ $^
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_HELPER_OBJS) $(TESTLIB) $(LIBS) $(SM_LIB)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_HELPER_OBJS) $(TESTLIB) $(LIBS) $(SM_LIB) $(WEB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $< $(TEST_HELPER_OBJS) $(SM_LIB) $(TESTLIB) $(LINKLIBS) $(LDLIBS) $(CMOCKA_LIBS) -o $@
+	$(CC) $(LDFLAGS) $< $(TEST_HELPER_OBJS) $(SM_LIB) $(TESTLIB) $(WEB_LIB) $(LINKLIBS) $(LDLIBS) $(CMOCKA_LIBS) -lpthread -o $@
 
 $(BUILD)/libswitchmodel.a: $(patsubst %.c,$(BUILD)/obj/%.o,$(SM_SRCS))
 	@mkdir -p $(dir $@)
@@ -182,9 +200,15 @@ $(FUZZ_TESTLIB): $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(TESTLIB_SRCS))
 $(BUILD)/fuzzobj/libswitchmodel.a: $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(SM_SRCS))
 	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@ $^
-$(BUILD)/fuzz/%: $(BUILD)/fuzzobj/tests/fuzz/%.o $(FUZZ_SM_LIB) $(FUZZ_TESTLIB) $(FUZZ_LIBS)
+$(BUILD)/fuzzobj/tools/web/%.o: FUZZ_CFLAGS += $(WEB_CFLAGS)
+$(FUZZ_WEB_LIB): $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(WEB_SRCS))
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined $< $(FUZZ_SM_LIB) $(FUZZ_TESTLIB) $(FUZZ_LIBS) $(LDLIBS) -o $@
+	rm -f $@; ar rcs $@ $^
+# perfkit serve's pages (tools/web/) are linked too; none of the targets calls the server
+# itself, so libmicrohttpd is not.
+$(BUILD)/fuzz/%: $(BUILD)/fuzzobj/tests/fuzz/%.o $(FUZZ_SM_LIB) $(FUZZ_TESTLIB) $(FUZZ_WEB_LIB) $(FUZZ_LIBS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined $< $(FUZZ_SM_LIB) $(FUZZ_TESTLIB) $(FUZZ_WEB_LIB) $(FUZZ_LIBS) $(LDLIBS) -lpthread -o $@
 
 # ---- tests ---------------------------------------------------------------------------
 # tests/run.sh runs the tests (which side by side: see its top) and ends with one line

@@ -363,11 +363,12 @@ int zvsd_monitor_open(struct zvsd *d, uint64_t now)
     m->cap = ZVS_CFG_MAX_VSWITCHES * (ZVS_CFG_MAX_RDEV + ZVS_CFG_MAX_GROUP_PORTS) + ZVS_CFG_MAX_NICS;
     m->recs = calloc(m->cap, sizeof *m->recs);
     m->nic_up = calloc(ZVS_CFG_MAX_NICS, sizeof *m->nic_up);
-    char producer[64];
+    char producer[64], system[9];
     struct zvs_mon_writer_opts o = { .max_bytes = d->opt.monitor_max_bytes, .keep = 3,
-                                     .producer = producer };
+                                     .producer = producer, .system = system };
 
     snprintf(producer, sizeof(producer), "zvswitch %s", zvs_version());
+    snprintf(system, sizeof(system), "%s", d->sysname);   /* SYSTEM_IDENTIFIER (daemon_system.c) */
     int err = 0;
     m->w = m->recs && m->nic_up ? zvs_mon_writer_open(d->opt.monitor_path, &o, &err) : NULL;
     m->timer = zvs_timer_create(d->loop, on_monitor_timer, d);

@@ -111,6 +111,7 @@ struct zvs_mon_writer {
     unsigned keep;
     unsigned version;                   /* record layout written, ZVS_MON_FORMAT_* */
     char    *producer;                  /* for the MONWRITE control record, or NULL */
+    char    *system;                    /* likewise, the system's name, or NULL */
     int      sub;                       /* live subscriber, -1 none */
     uint8_t *buf;                       /* the group being built */
     size_t   cap;
@@ -165,6 +166,16 @@ struct zvs_mon_writer *zvs_mon_writer_open(const char *path,
     }
     if (opts && opts->producer && !(w->producer = strdup(opts->producer)))
         goto fail;
+    if (opts && opts->system && opts->system[0]) {
+        for (const char *c = opts->system; *c; c++) {
+            if (*c < 0x20 || *c > 0x7E || c - opts->system >= 8) {
+                rc = -EINVAL;           /* a name no reader would take back */
+                goto fail;
+            }
+        }
+        if (!(w->system = strdup(opts->system)))
+            goto fail;
+    }
     w->fd = open_append(path, &w->size);
     if (w->fd < 0) {
         rc = w->fd;
@@ -175,6 +186,7 @@ fail:
     if (w) {
         free(w->path);
         free(w->producer);
+        free(w->system);
     }
     free(w);
     if (err)
@@ -192,6 +204,7 @@ void zvs_mon_writer_close(struct zvs_mon_writer *w)
     free(w->buf);
     free(w->path);
     free(w->producer);
+    free(w->system);
     free(w);
 }
 
@@ -239,7 +252,8 @@ static int build_group(struct zvs_mon_writer *w, bool sample, uint64_t tod,
     uint16_t domains = 0;
 
     if (w->version == ZVS_MON_FORMAT_V3)
-        return mw_build(&w->buf, &w->cap, sample, tod, recs, n, w->producer);
+        return mw_build(&w->buf, &w->cap, sample, tod, recs, n, w->producer,
+                        w->system);
     if (reserve(w, ZVS_MON_BLOCK) < 0)
         return -ENOMEM;
     memset(w->buf, 0, ZVS_MON_BLOCK);
@@ -684,6 +698,7 @@ static int mw_group_decode(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
     g->sample = rd->mwc.sample;
     g->tod = tod;
     g->offset = rd->ctl_off;
+    memcpy(g->system, rd->mwc.system, sizeof(g->system));
     g->nrec = (unsigned)n;
     g->rec = rd->rec;
     return 1;
@@ -759,6 +774,7 @@ static int group_decode(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
     g->sample = c->sample;
     g->tod = c->tod;
     g->offset = rd->ctl_off;
+    g->system[0] = '\0';               /* our first framing has no place for it */
     g->nrec = out;
     g->rec = rd->rec;
     return 1;

@@ -35,6 +35,9 @@ struct zvs_mon_writer_opts {
                                            earlier framing and layouts (tests; old tools) */
     const char *producer;               /* who wrote the file, e.g. "zvswitch 0.3.0": kept
                                            in the control record's own area (version 3) */
+    const char *system;                 /* the system's name (SYSTEM_IDENTIFIER, up to 8
+                                           characters), beside the producer (version 3);
+                                           NULL or "": none */
 };
 
 /* Opens (appends to) path. NULL and *err = -errno on failure. */
@@ -63,6 +66,8 @@ struct zvs_mon_group {
     bool     sample;                    /* sample group (else events) */
     uint64_t tod;                       /* the group's TOD (interval end for samples) */
     uint64_t offset;                    /* byte offset of its control block */
+    char     system[9];                 /* the system's name from the control record, ""
+                                           when the writer gave none (or older files) */
     unsigned nrec;
     struct zvs_mon_record *rec;         /* owned by the reader, valid until the next call */
 };

@@ -40,14 +40,21 @@
 #define AREA            4016
 #define AREA_MAGIC      (AREA + 0)      /* "ZVMW" */
 #define AREA_VERSION    (AREA + 4)
-#define AREA_RSV5       (AREA + 5)      /* 3 */
+#define AREA_FLAGS      (AREA + 5)      /* AREA_F_*; zero in files written before them */
+#define AREA_RSV6       (AREA + 6)      /* 2 */
 #define AREA_TOD        (AREA + 8)
 #define AREA_NPAGES     (AREA + 16)
 #define AREA_NREC       (AREA + 20)
 #define AREA_DATACRC    (AREA + 24)
-#define AREA_PRODUCER   (AREA + 28)     /* ASCII, NUL padded */
+#define AREA_PRODUCER   (AREA + 28)     /* ASCII, NUL padded: 44 bytes, 36 with a system */
+#define AREA_SYSTEM     (AREA + 64)     /* ASCII, NUL padded, 8 bytes: with AREA_F_SYSTEM */
 #define AREA_RSV72      (AREA + 72)     /* 4 */
 #define AREA_CRC        (AREA + 76)     /* CRC-32 of the record with these 4 bytes zero */
+
+/* AREA_FLAGS. The system's name came after the producer, in the producer's last 8 bytes:
+ * the flag says which reading a control record takes, so a file written before it (flags
+ * zero, a producer of up to 44 characters) reads as it always did. */
+#define AREA_F_SYSTEM   0x80
 
 /* D1R13 MRMTREOF, D1R11 MRMTREND: a header alone, 20 bytes. */
 #define DOMAIN_MONITOR  1
@@ -106,13 +113,16 @@ static int new_page(uint8_t **buf, size_t *cap, unsigned page)
 }
 
 int mw_build(uint8_t **buf, size_t *cap, bool sample, uint64_t tod,
-             const struct zvs_mon_record *recs, unsigned n, const char *producer)
+             const struct zvs_mon_record *recs, unsigned n, const char *producer,
+             const char *system)
 {
     uint8_t rec[ZVS_MON_RECORD_MAX], *ctl;
     unsigned page = 0, off = 0;
     bool any = n > 0 || sample;         /* a sample group always has its interval end */
     uint16_t domains = 0;
     size_t plen = producer ? strlen(producer) : 0;
+    size_t slen = system ? strlen(system) : 0;
+    size_t pmax = slen ? MW_PRODUCER_LEN - MW_SYSTEM_LEN : MW_PRODUCER_LEN;
 
     if (grow(buf, cap, ZVS_MON_BLOCK) < 0)
         return -ENOMEM;
@@ -159,13 +169,30 @@ int mw_build(uint8_t **buf, size_t *cap, bool sample, uint64_t tod,
     be_put32(ctl + AREA_NREC, n);
     be_put32(ctl + AREA_DATACRC, any ? zvs_mon_crc32(0, ctl + ZVS_MON_BLOCK,
                                                        (size_t)(page + 1) * ZVS_MON_BLOCK) : 0);
-    memcpy(ctl + AREA_PRODUCER, producer ? producer : "",
-           plen > MW_PRODUCER_LEN ? MW_PRODUCER_LEN : plen);
+    memcpy(ctl + AREA_PRODUCER, producer ? producer : "", plen > pmax ? pmax : plen);
+    if (slen) {
+        ctl[AREA_FLAGS] = AREA_F_SYSTEM;
+        memcpy(ctl + AREA_SYSTEM, system, slen > MW_SYSTEM_LEN ? MW_SYSTEM_LEN : slen);
+    }
     be_put32(ctl + AREA_CRC, area_crc(ctl));
     return any ? (int)page + 1 : 0;
 }
 
 /* ==== parsing the control record ===================================================== */
+
+/* n bytes at p as a NUL-padded printable ASCII string into out (n + 1 bytes); false when
+ * a byte is not printable or text follows a NUL. */
+static bool ascii_field(const uint8_t *p, unsigned n, char *out)
+{
+    for (unsigned i = 0; i < n; i++) {
+        uint8_t ch = p[i];
+        if ((ch != 0 && (ch < 0x20 || ch > 0x7E)) || (ch != 0 && i > 0 && p[i - 1] == 0))
+            return false;
+        out[i] = (char)ch;
+    }
+    out[n] = '\0';
+    return true;
+}
 
 static int parse_area(const uint8_t *b, struct mw_ctl *c, const char **why)
 {
@@ -179,7 +206,9 @@ static int parse_area(const uint8_t *b, struct mw_ctl *c, const char **why)
         *why = "monitor file format version unknown";
         return -EPROTONOSUPPORT;
     }
-    if (b[AREA_RSV5] || b[AREA_RSV5 + 1] || b[AREA_RSV5 + 2] || be_get32(b + AREA_RSV72)) {
+    uint8_t flags = b[AREA_FLAGS];
+    if ((flags & ~AREA_F_SYSTEM) || b[AREA_RSV6] || b[AREA_RSV6 + 1] ||
+        be_get32(b + AREA_RSV72)) {
         *why = "control record: reserved bytes of our area not zero";
         return -EBADMSG;
     }
@@ -187,16 +216,18 @@ static int parse_area(const uint8_t *b, struct mw_ctl *c, const char **why)
     c->npages = be_get32(b + AREA_NPAGES);
     c->nrec = be_get32(b + AREA_NREC);
     c->crc = be_get32(b + AREA_DATACRC);
-    for (unsigned i = 0; i < MW_PRODUCER_LEN; i++) {
-        uint8_t ch = b[AREA_PRODUCER + i];
-        if ((ch != 0 && (ch < 0x20 || ch > 0x7E)) ||
-            (ch != 0 && i > 0 && b[AREA_PRODUCER + i - 1] == 0)) {
-            *why = "control record: producer not NUL-padded printable ASCII";
-            return -EBADMSG;
-        }
-        c->producer[i] = (char)ch;
+    bool has_system = flags & AREA_F_SYSTEM;
+    if (!ascii_field(b + AREA_PRODUCER,
+                     has_system ? MW_PRODUCER_LEN - MW_SYSTEM_LEN : MW_PRODUCER_LEN,
+                     c->producer)) {
+        *why = "control record: producer not NUL-padded printable ASCII";
+        return -EBADMSG;
     }
-    c->producer[MW_PRODUCER_LEN] = '\0';
+    if (has_system && (!ascii_field(b + AREA_SYSTEM, MW_SYSTEM_LEN, c->system) ||
+                       c->system[0] == '\0')) {
+        *why = "control record: system name not NUL-padded printable ASCII";
+        return -EBADMSG;
+    }
     return 0;
 }
 

@@ -8,7 +8,7 @@
  * more data after it ends with D1R13 (MRMTREOF, end of frame) and a sample interval ends
  * with D1R11 (MRMTREND, interval end), as z/VM writes them.
  *
- * zvswitch's own data (layout version, producer, TOD, counts, CRC-32s) sits in the last 80
+ * zvswitch's own data (layout version, producer, system name, TOD, counts, CRC-32s) sits in the last 80
  * bytes of the control record, our area, which an IBM reader never reaches: it reads as
  * many entries as the IUCV message's MCA start and end addresses (bytes 12-19) say (one),
  * and the entries after ours are zero. A control record without our area is z/VM's own
@@ -25,7 +25,8 @@
 
 #define MW_MAX_ENTRIES   ((4016 - 40) / 12)     /* entries that fit before our area */
 #define MW_MAX_PAGES     1024                   /* data pages of one group we accept */
-#define MW_PRODUCER_LEN  44
+#define MW_PRODUCER_LEN  44                     /* 36 when the system's name follows */
+#define MW_SYSTEM_LEN    8                      /* the SYSTEM_IDENTIFIER name */
 
 /* A parsed control record. */
 struct mw_ctl {
@@ -44,6 +45,7 @@ struct mw_ctl {
         unsigned page;                  /* its first data page, counted from 0 */
     } ent[MW_MAX_ENTRIES];
     char     producer[MW_PRODUCER_LEN + 1];
+    char     system[MW_SYSTEM_LEN + 1];  /* "" in files without it */
 };
 
 /* CRC-32 of a 4096-byte block with the 4 bytes at `hole` taken as zero: the control
@@ -58,7 +60,8 @@ bool mw_is_ctl(const uint8_t *b);
 /* Builds a group (control record and data pages) into *buf, growing it; returns the
  * number of data pages or -errno. */
 int mw_build(uint8_t **buf, size_t *cap, bool sample, uint64_t tod,
-             const struct zvs_mon_record *recs, unsigned n, const char *producer);
+             const struct zvs_mon_record *recs, unsigned n, const char *producer,
+             const char *system);
 
 /* Walks the data pages (npages of them at pages; the file offset of the control record is
  * ctl_off), decoding our records into out (room for cap) and skipping the rest. Returns the

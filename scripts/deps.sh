@@ -7,6 +7,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential clang llvm libclang-rt-14-dev pkg-config    # compilers, sanitizer runtimes
   libpcap-dev zlib1g-dev libc-ares-dev libcmocka-dev           # libraries we link
+  libmicrohttpd-dev                                            # perfkit serve's HTTP
   lcov valgrind                                                # coverage, leak checking
   iproute2 iperf3 ethtool nftables iputils-ping procps psmisc  # namespace labs
   tcpreplay tshark python3-scapy                               # pcap replay and decoding
@@ -17,6 +18,8 @@ PACKAGES=(
   cpio kmod xz-utils binutils                                  # the Linux guest's initramfs (make guests)
   debhelper dpkg-dev lintian                                   # make deb: the Debian package
   adduser man-db systemd                                       # its lab: what dpkg -i and its checks run
+  curl chromium chromium-driver python3-selenium               # perfkit serve's labs: a client, a headless browser
+  prometheus                                                   # promtool and a server to scrape /metrics
 )
 
 # The Linux guest image is made from Debian's s390x packages, fetched with `apt-get
@@ -60,5 +63,9 @@ fi
 trap '[ $made_policy -eq 1 ] && rm -f "$policy"' EXIT
 echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# --force-unsafe-io: dpkg skips its fsync per unpacked file; a machine that loses power
+# mid-install reinstalls. Measured on chromium (reinstalled, lists fetched, 2 runs each):
+# 21.2 s and 8.7 s without, 13.1 s and 7.2 s with.
+apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-unsafe-io \
+  "${missing[@]}" >/dev/null
 echo "deps: done"

@@ -9,6 +9,7 @@
  *   perfkit EVENTS --file F                        (ours: D6R22/23, D8R2/3 in order)
  *   perfkit chart --file F --svg out.svg
  *   perfkit report --file F --html out.html
+ *   perfkit serve --file F | --live SOCKET [--listen ADDR:PORT]   (tools/web/web.h)
  *
  * An interval is the time between two consecutive sample groups; interval n (from 1)
  * ends at the (n+1)-th sample group. The default is the last interval. --interval picks
@@ -29,26 +30,11 @@
 #include <time.h>
 
 #include "monitor/monfile.h"
+#include "tools/web/web.h"
 
 #define BUF_START (64u * 1024u)
 #define BUF_MAX   (256u * 1024u * 1024u)
 #define MAX_ERRORS_IN_A_ROW 100000u     /* a reader that never advances */
-
-struct sample {
-    uint64_t tod;
-    unsigned nrec;
-    struct zvs_mon_record *rec;
-};
-
-struct samples {
-    struct sample *s;
-    unsigned n;
-    unsigned cap;
-    unsigned errors;                    /* bad groups reported */
-    struct zvs_mon_record *ev;          /* every event record, in file order */
-    unsigned nev;
-    unsigned evcap;
-};
 
 struct opts {
     const char *screen;                 /* FCX240, FCX269, PGROUP, chart, report */
@@ -56,6 +42,8 @@ struct opts {
     const char *interval;               /* hh:mm:ss */
     const char *svg;
     const char *html;
+    const char *live_socket;            /* serve --live SOCKET */
+    const char *listen;                 /* serve --listen */
     long index;                         /* 1.., 0 = not given */
     bool all, csv, json, nav, live;
 };
@@ -70,38 +58,9 @@ static void usage(FILE *out)
             "       perfkit EVENTS --file F\n"
             "       perfkit chart --file F --svg out.svg\n"
             "       perfkit report --file F --html out.html\n"
+            "       perfkit serve --file F | --live SOCKET [--listen ADDR:PORT]"
+            " (default " WEB_DEFAULT_LISTEN ")\n"
             "       perfkit --help | --version\n");
-}
-
-static void free_samples(struct samples *ss)
-{
-    for (unsigned i = 0; i < ss->n; i++)
-        free(ss->s[i].rec);
-    free(ss->s);
-    free(ss->ev);
-    memset(ss, 0, sizeof(*ss));
-}
-
-static int add_sample(struct samples *ss, const struct zvs_mon_group *g)
-{
-    if (ss->n == ss->cap) {
-        unsigned cap = ss->cap ? ss->cap * 2 : 64;
-        struct sample *s = realloc(ss->s, cap * sizeof(*s));
-        if (!s)
-            return -ENOMEM;
-        ss->s = s;
-        ss->cap = cap;
-    }
-    struct sample *s = &ss->s[ss->n];
-    s->rec = malloc((g->nrec ? g->nrec : 1) * sizeof(*s->rec));
-    if (!s->rec)
-        return -ENOMEM;
-    if (g->nrec)
-        memcpy(s->rec, g->rec, g->nrec * sizeof(*s->rec));
-    s->nrec = g->nrec;
-    s->tod = g->tod;
-    ss->n++;
-    return 0;
 }
 
 static void report_error(const char *name, const struct zvs_mon_read_error *e, int rc)
@@ -114,26 +73,8 @@ static void report_error(const char *name, const struct zvs_mon_read_error *e, i
                 (unsigned long long)e->offset, e->record, strerror(-rc));
 }
 
-static int add_events(struct samples *ss, const struct zvs_mon_group *g)
-{
-    if (g->nrec > ss->evcap - ss->nev) {
-        unsigned cap = ss->evcap ? ss->evcap : 64;
-        while (cap - ss->nev < g->nrec)
-            cap *= 2;
-        struct zvs_mon_record *p = realloc(ss->ev, cap * sizeof(*p));
-        if (!p)
-            return -ENOMEM;
-        ss->ev = p;
-        ss->evcap = cap;
-    }
-    if (g->nrec)
-        memcpy(ss->ev + ss->nev, g->rec, g->nrec * sizeof(*g->rec));
-    ss->nev += g->nrec;
-    return 0;
-}
-
 /* Reads every group of the reader: samples for the screens, events for EVENTS. */
-static int load(struct zvs_mon_reader *rd, const char *name, struct samples *ss)
+static int load(struct zvs_mon_reader *rd, const char *name, struct store *ss)
 {
     unsigned in_a_row = 0;
     for (;;) {
@@ -145,19 +86,19 @@ static int load(struct zvs_mon_reader *rd, const char *name, struct samples *ss)
             return 0;
         if (rc < 0) {
             report_error(name, &e, rc);
-            ss->errors++;
+            ss->nerrors++;
             if (++in_a_row >= MAX_ERRORS_IN_A_ROW || rc == -ENOMEM || rc == -EPROTONOSUPPORT)
                 return rc;
             continue;
         }
         in_a_row = 0;
-        rc = g.sample ? add_sample(ss, &g) : add_events(ss, &g);
+        rc = store_add(ss, &g);
         if (rc < 0)
             return rc;
     }
 }
 
-static struct zvs_scr_sample view(const struct sample *s)
+static struct zvs_scr_sample view(const struct store_sample *s)
 {
     return (struct zvs_scr_sample){ .tod = s->tod, .rec = s->rec, .nrec = s->nrec };
 }
@@ -257,7 +198,7 @@ static render_fn screen_fn(const char *name)
 }
 
 /* Prints interval i (1..n-1); first tells CSV whether to print its header. */
-static int print_interval(const struct samples *ss, unsigned i, render_fn fn,
+static int print_interval(const struct store *ss, unsigned i, render_fn fn,
                           const struct opts *o, bool first)
 {
     struct zvs_scr_sample a = view(&ss->s[i - 1]), b = view(&ss->s[i]);
@@ -289,24 +230,7 @@ static long parse_hms(const char *s)
     return (long)(h * 3600 + m * 60 + sec);
 }
 
-static long sod(uint64_t tod)
-{
-    return (long)(zvs_scr_tod_unix_s(tod) % 86400);
-}
-
-/* The first interval containing time of day t (start < t <= end), 0 if none. */
-static unsigned find_interval(const struct samples *ss, long t)
-{
-    for (unsigned i = 1; i < ss->n; i++) {
-        long a = sod(ss->s[i - 1].tod), z = sod(ss->s[i].tod);
-        bool in = a < z ? (a < t && t <= z) : (t > a || t <= z);   /* across midnight */
-        if (in)
-            return i;
-    }
-    return 0;
-}
-
-static int navigate(const struct samples *ss, unsigned cur, render_fn fn,
+static int navigate(const struct store *ss, unsigned cur, render_fn fn,
                     const struct opts *o)
 {
     char line[128];
@@ -337,7 +261,7 @@ static int navigate(const struct samples *ss, unsigned cur, render_fn fn,
                 printf("perfkit: no previous interval\n");
             } else if (strncmp(line, "g ", 2) == 0) {
                 long t = parse_hms(line + 2);
-                unsigned i = t >= 0 ? find_interval(ss, t) : 0;
+                unsigned i = t >= 0 ? store_find_time(ss, t) : 0;
                 if (i) {
                     cur = i;
                     break;
@@ -367,7 +291,7 @@ static int write_file(const char *path, const char *text)
 }
 
 /* The chart's SVG over all intervals, malloc'ed; NULL on error. */
-static char *chart_of(const struct samples *ss)
+static char *chart_of(const struct store *ss)
 {
     unsigned max = 0;
     for (unsigned i = 1; i < ss->n; i++)
@@ -395,7 +319,7 @@ static char *chart_of(const struct samples *ss)
     return svg;
 }
 
-static int do_chart(const struct samples *ss, const struct opts *o)
+static int do_chart(const struct store *ss, const struct opts *o)
 {
     char *svg = chart_of(ss);
     if (!svg)
@@ -409,17 +333,17 @@ static int do_chart(const struct samples *ss, const struct opts *o)
 
 static int fill_events(const void *ctx, char *buf, size_t cap)
 {
-    const struct samples *ss = ctx;
+    const struct store *ss = ctx;
     return zvs_events_render(ss->ev, ss->nev, buf, cap);
 }
 
 /* The EVENTS screen of every event record read, malloc'ed; NULL and *err on error. */
-static char *events_text(const struct samples *ss, int *err)
+static char *events_text(const struct store *ss, int *err)
 {
     return render_growing(fill_events, ss, err);
 }
 
-static int do_events(const struct samples *ss)
+static int do_events(const struct store *ss)
 {
     int err = 0;
     char *text = events_text(ss, &err);
@@ -432,7 +356,7 @@ static int do_events(const struct samples *ss)
     return 0;
 }
 
-static int do_report(const struct samples *ss, const struct opts *o)
+static int do_report(const struct store *ss, const struct opts *o)
 {
     if (ss->n < 2) {
         fprintf(stderr, "perfkit: %s: no complete interval\n", o->file);
@@ -492,9 +416,13 @@ static int do_live(render_fn fn, const struct opts *o)
         fprintf(stderr, "perfkit: stdin: %s\n", strerror(-err));
         return err;
     }
-    struct samples ss = { 0 };
-    int rc = 0;
+    struct store ss;
+    int rc = store_init(&ss);
     bool first = true;
+    if (rc < 0) {
+        zvs_mon_reader_close(rd);
+        return rc;
+    }
     for (;;) {
         struct zvs_mon_group g;
         struct zvs_mon_read_error e;
@@ -504,14 +432,14 @@ static int do_live(render_fn fn, const struct opts *o)
             break;
         if (rc < 0) {
             report_error("stdin", &e, rc);
-            ss.errors++;
-            if (rc == -EAGAIN || rc == -EPROTONOSUPPORT || ss.errors >= MAX_ERRORS_IN_A_ROW)
+            ss.nerrors++;
+            if (rc == -EAGAIN || rc == -EPROTONOSUPPORT || ss.nerrors >= MAX_ERRORS_IN_A_ROW)
                 break;
             continue;
         }
         if (!g.sample)
             continue;
-        rc = add_sample(&ss, &g);
+        rc = store_add(&ss, &g);
         if (rc < 0)
             break;
         if (ss.n >= 2) {
@@ -524,8 +452,8 @@ static int do_live(render_fn fn, const struct opts *o)
             ss.n = 1;
         }
     }
-    unsigned errors = ss.errors;
-    free_samples(&ss);
+    unsigned errors = ss.nerrors;
+    store_destroy(&ss);
     zvs_mon_reader_close(rd);
     return rc < 0 ? rc : (errors ? 1 : 0);
 }
@@ -538,7 +466,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--file") == 0 && v) {
+        bool serve = strcmp(o->screen, "serve") == 0;
+        if (serve && strcmp(a, "--live") == 0 && v) {
+            o->live_socket = v;
+            i++;
+        } else if (serve && strcmp(a, "--listen") == 0 && v) {
+            o->listen = v;
+            i++;
+        } else if (strcmp(a, "--file") == 0 && v) {
             o->file = v;
             i++;
         } else if (strcmp(a, "--interval") == 0 && v) {
@@ -572,6 +507,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
     }
     if ((o->interval != NULL) + (o->index != 0) + o->all > 1 || (o->csv && o->json))
         return -EINVAL;
+    if (strcmp(o->screen, "serve") == 0)
+        return (o->file != NULL) + (o->live_socket != NULL) == 1 && !o->svg && !o->html &&
+               !o->nav && !o->csv && !o->json && !o->all && !o->index && !o->interval ? 0 :
+               -EINVAL;
     if (strcmp(o->screen, "chart") == 0)
         return o->file && o->svg ? 0 : -EINVAL;
     if (strcmp(o->screen, "report") == 0)
@@ -601,6 +540,13 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (strcmp(o.screen, "serve") == 0) {
+        char generator[96];
+        snprintf(generator, sizeof generator, "perfkit (zvswitch) %s", zvs_version());
+        struct web_opts wo = { .file = o.file, .live = o.live_socket, .listen = o.listen,
+                               .generator = generator };
+        return web_serve(&wo) < 0 ? 2 : 0;
+    }
     render_fn fn = screen_fn(o.screen);
     if (o.live)
         return do_live(fn, &o) < 0 ? 2 : 0;
@@ -611,13 +557,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "perfkit: %s: %s\n", o.file, strerror(-err));
         return 2;
     }
-    struct samples ss = { 0 };
+    struct store ss;
+    if (store_init(&ss) < 0) {
+        zvs_mon_reader_close(rd);
+        return 2;
+    }
     int rc = load(rd, o.file, &ss);
     zvs_mon_reader_close(rd);
     if (rc == -ENOMEM || rc == -EPROTONOSUPPORT) {
         if (rc == -ENOMEM)
             fprintf(stderr, "perfkit: %s: out of memory\n", o.file);
-        free_samples(&ss);
+        store_destroy(&ss);
         return 2;
     }
     int status = 0;
@@ -649,7 +599,7 @@ int main(int argc, char **argv)
         pick = (unsigned)o.index;
     } else if (o.interval) {
         long t = parse_hms(o.interval);
-        pick = t >= 0 ? find_interval(&ss, t) : 0;
+        pick = t >= 0 ? store_find_time(&ss, t) : 0;
         if (!pick) {
             fprintf(stderr, "perfkit: %s: no interval contains %s\n", o.file, o.interval);
             status = 2;
@@ -665,8 +615,8 @@ int main(int argc, char **argv)
         status = print_interval(&ss, pick, fn, &o, true) < 0 ? 2 : 0;
     }
 out:
-    if (status == 0 && ss.errors)
+    if (status == 0 && ss.nerrors)
         status = 1;
-    free_samples(&ss);
+    store_destroy(&ss);
     return status;
 }

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,7 +207,17 @@ static void monitor_samples_each_interval(void **state)
     char text[4096];
     size_t len = 0;
     int samples = 0;
+    /* Every group names the system (the host name, upper case, 8 characters, until SYSTEM
+     * CONFIG's SYSTEM_IDENTIFIER): perfkit serve's "system" label. */
+    char host[256], want[9];
+    unsigned wn = 0;
+    assert_int_equal(gethostname(host, sizeof host), 0);
+    host[sizeof host - 1] = '\0';
+    for (; wn < 8 && host[wn] && host[wn] != '.'; wn++)
+        want[wn] = (char)toupper((unsigned char)host[wn]);
+    want[wn] = '\0';
     while (zvs_mon_reader_next(rd, &g, &e) == 1) {
+        assert_string_equal(g.system, want);
         uint64_t at_us = zvs_mon_tod_to_unix_us(g.tod) - HERM_WALL_US;
         len += (size_t)snprintf(text + len, sizeof text - len, "%s at %llu.%06llu s: %u records\n",
                                 g.sample ? "sample" : "event", (unsigned long long)(at_us / 1000000),

@@ -482,6 +482,57 @@ static void test_damage_and_mixed_framings(void **state)
 
 /* z/VM's own file, damaged: a record spanning its frame, an entry whose frames are not all
  * in the file. */
+/* The system's name rides in our area beside the producer: read back as written, absent
+ * ("") from a writer that gave none, a 44-character producer of a file without it is still
+ * read whole, and a name no reader would take back is refused when the writer opens. */
+static void test_system_name(void **state)
+{
+    static const char long_producer[] = "zvswitch 0.3.0+git999.g0123456789abcdef01234";
+    struct zvs_mon_record smp[NDEV + 2], ev[4];
+    struct zvs_mon_writer_opts with = { .producer = long_producer, .system = "LABSYS01" };
+    struct zvs_mon_writer_opts without = { .producer = long_producer };
+    struct zvs_mon_writer_opts bad = { .system = "TOOLONG12" };
+    struct zvs_mon_writer_opts ctl = { .system = "A\tB" };
+    struct zvs_mon_group g;
+    struct zvs_mon_read_error e;
+    int err = 0;
+
+    assert_int_equal(strlen(long_producer), 44);
+    ours(smp, ev);
+    struct zvs_mon_writer *w = zvs_mon_writer_open(path, &with, &err);
+    assert_non_null(w);
+    assert_int_equal(zvs_mon_write_group(w, true, TOD0, smp, NDEV + 2), 0);
+    zvs_mon_writer_close(w);
+    w = zvs_mon_writer_open(path, &without, &err);
+    assert_non_null(w);
+    assert_int_equal(zvs_mon_write_group(w, false, TOD0 + SEC, ev, 4), 0);
+    zvs_mon_writer_close(w);
+
+    struct zvs_mon_reader *rd = zvs_mon_reader_open(path, &err);
+    assert_non_null(rd);
+    assert_int_equal(zvs_mon_reader_next(rd, &g, &e), 1);
+    assert_true(g.sample);
+    assert_string_equal(g.system, "LABSYS01");
+    assert_int_equal(zvs_mon_reader_next(rd, &g, &e), 1);
+    assert_false(g.sample);
+    assert_string_equal(g.system, "");
+    assert_int_equal(zvs_mon_reader_next(rd, &g, &e), 0);
+    zvs_mon_reader_close(rd);
+
+    size_t len;
+    uint8_t *b = slurp(path, &len);
+    assert_memory_equal(b + 4044, long_producer, 36);      /* cut to make room */
+    assert_memory_equal(b + 4080, "LABSYS01", 8);
+    size_t second = len - 2 * ZVS_MON_BLOCK;                /* the event group: 1 frame */
+    assert_memory_equal(b + second + 4044, long_producer, 44);
+    free(b);
+
+    assert_null(zvs_mon_writer_open(path, &bad, &err));
+    assert_int_equal(err, -EINVAL);
+    assert_null(zvs_mon_writer_open(path, &ctl, &err));
+    assert_int_equal(err, -EINVAL);
+}
+
 static void test_ibm_file_damage(void **state)
 {
     uint8_t r[100], *f = NULL;
@@ -522,6 +573,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ours_read_by_ibm_reader, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damage_and_mixed_framings, setup, teardown),
         cmocka_unit_test(test_ibm_file_damage),
+        cmocka_unit_test_setup_teardown(test_system_name, setup, teardown),
     };
     return cmocka_run_group_tests_name("monwrite", tests, NULL, NULL);
 }
