@@ -25,13 +25,18 @@ lacp_ovs_lab() {
   ip -n "$NS_LAN" link set eth0 up
   ip -n "$NS_LAN" addr add "${LAB_IP[lan]}/24" dev eth0
   OVS_DIR=$WORK/ovs
-  trap 'ovs_peer_stop "$OVS_DIR"; lab_cleanup' EXIT
+  # The test's status survives OVS's stop (lab_cleanup exits with the status it finds).
+  trap 's=$?; ovs_peer_stop "$OVS_DIR"; (exit $s); lab_cleanup' EXIT
+  # The exchange captured from OVS's first PDU on, which its bond sends as it comes up
+  # (with LACP slow, the next only 30 s later): both ends of 28BA's wire, ovs-28ba up for
+  # it (ovs_peer_start sets its members up too).
+  ip -n "$NS_PHY" link set ovs-28ba up
+  CAP_PEER_IF=ovs-28ba capture_exchange
   ovs_peer_start "$NS_PHY" "$OVS_DIR" "ovs-28ba ovs-2902" ovs-lan "$time" "$OVS_SYSID" ||
     fail "OVS did not start"
   local sysconf=$WORK/SYSTEM.CONFIG
   cp "$ROOT/configs/lab/SYSTEM-GROUP.CONFIG" "$sysconf"
   [ "$time" = slow ] && echo "SET PORT GROUP ETHGRP TIMEOUT LONG" >>"$sysconf"
-  CAP_PEER_IF=ovs-28ba capture_exchange
   local t0=$SECONDS
   LAB_TAPS="a b" lab_vswitchd "$sysconf" "$ROOT/configs/lab/USER.DIRECT"
   wait_for 20 distributing_is 2 || fail "vswitchd: not distributing on both: $(cat "$(lab_stats)")"
