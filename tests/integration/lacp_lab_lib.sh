@@ -39,12 +39,19 @@ capture_exchange() {
   CAP_ON=1
 }
 
-# Stops the capture and checks every PDU in it (ours and the peer's) with tshark: Slow
-# Protocols decoded as LACP or Marker, no expert info at warning level or above. With
-# SAVE_PCAP=FILE the first frames are kept as a fixture (tests/pcap/zvs_*_exchange.pcap).
+# exchange_converged: both sides have converged now. The capture runs three more fast
+# periods after it (PDUs from both sides); what the lab does meanwhile on the wire's
+# other member, or by pings, counts toward them.
+exchange_converged() { CAP_CONVERGED=$EPOCHREALTIME; }
+
+# Stops the capture three fast periods after exchange_converged, and checks every PDU in
+# it (ours and the peer's) with tshark: Slow Protocols decoded as LACP or Marker, no
+# expert info at warning level or above. With SAVE_PCAP=FILE the first frames are kept
+# as a fixture (tests/pcap/zvs_*_exchange.pcap).
 check_exchange() {
   [ -n "${CAP_ON:-}" ] || { echo "note: tshark missing, no capture check"; return 0; }
-  sleep 3                               # three more fast periods: PDUs from both sides
+  sleep "$(awk -v t0="${CAP_CONVERGED:-$EPOCHREALTIME}" -v now="$EPOCHREALTIME" \
+    'BEGIN { d = 3 - (now - t0); printf "%.2f", (d > 0 ? d : 0) }')"
   cap_stop "$WORK/cap-sw.pcap"; cap_stop "$WORK/cap-phy.pcap"
   if [ "${1:-}" = static ]; then
     n=$(cat <(tshark -r "$WORK/cap-sw.pcap" 2>/dev/null) <(tshark -r "$WORK/cap-phy.pcap" 2>/dev/null) | wc -l)
@@ -91,7 +98,7 @@ lacp_lab() {
   sm show etherchannel summary
   wait_for 10 bundled_is 2 || fail "switch model did not bundle both ports: $(sm show etherchannel summary)"
   echo "ok: switch model bundled both members"
-  if [ "$mode" = on ]; then check_exchange static; else check_exchange; fi
+  exchange_converged
   if [ "$mode" != on ]; then
     sm show lacp neighbor | tee "$WORK/neighbor"
     grep -q '0200.0c00.0000\|02-00-0C-00-00-00\|02:00:0c:00:00:00' "$WORK/neighbor" ||
@@ -102,6 +109,7 @@ lacp_lab() {
   ip netns exec "$NS_A" ping -c 5 -i 0.1 -W 1 "${LAB_IP[lan]}" >"$WORK/ping1" || fail "ping A -> LAN: $(cat "$WORK/ping1")"
   ip netns exec "$NS_B" ping -c 5 -i 0.1 -W 1 "${LAB_IP[lan]}" >"$WORK/ping2" || fail "ping B -> LAN"
   echo "ok: guests reach the LAN host across the port channel"
+  if [ "$mode" = on ]; then check_exchange static; else check_exchange; fi
 
   # A member goes down on the physical switch: carrier loss on our side.
   sm shutdown Gi2/23 >/dev/null || fail "switch model: shutdown Gi2/23"

@@ -42,7 +42,7 @@ lacp_ovs_lab() {
   wait_for 20 distributing_is 2 || fail "vswitchd: not distributing on both: $(cat "$(lab_stats)")"
   ovs_peer_wait_negotiated "$OVS_DIR" 20 || fail "OVS not negotiated: $(ovs_peer_lacp_show "$OVS_DIR")"
   echo "ok: both sides negotiated, both members distributing, after about $((SECONDS - t0)) s ($time)"
-  check_exchange
+  exchange_converged
   ovs_peer_lacp_show "$OVS_DIR" | tee "$WORK/ovs-lacp"
   grep -q "partner sys_id: 02:00:0c:00:00:00" "$WORK/ovs-lacp" || fail "OVS does not see zvswitch's system"
   grep -q "port_id: 10426\|port_id: 0x28ba\|10426" "$WORK/ovs-lacp" || fail "OVS does not see port 28BA"
@@ -57,6 +57,7 @@ lacp_ovs_lab() {
   ip netns exec "$NS_A" ping -c 5 -i 0.1 -W 1 "${LAB_IP[lan]}" >"$WORK/ping" || fail "ping across OVS"
   ip netns exec "$NS_B" ping -c 5 -i 0.1 -W 1 "${LAB_IP[lan]}" >"$WORK/ping" || fail "ping B across OVS"
   echo "ok: traffic crosses the aggregated link through OVS"
+  check_exchange
   ip -n "$NS_PHY" link set ovs-28ba down
   wait_for 5 distributing_is 1 || fail "vswitchd did not drop the member whose link went down"
   ip netns exec "$NS_A" ping -c 3 -i 0.1 -W 1 "${LAB_IP[lan]}" >/dev/null || fail "ping with one member"
