@@ -23,14 +23,14 @@
 #  - integration scripts say what they are on a line "# check: hermetic|parallel|alone
 #    (why)": hermetic (no root, no namespaces, no timing: part of fast, side by side),
 #    parallel (a lab that neither measures rates nor races timers: two at a time),
-#    light (LACP timers of seconds, but little CPU: no iperf3, no capture, no valgrind, no
-#    flood; two at a time, only beside another light lab), long (a functional lab of a
-#    minute or more whose emulator takes one core, a Linux boot under Hercules: it starts
-#    first in the light labs' pool and keeps one lane, the light labs sharing the other
-#    core), alone (failover or throughput under load, rate limits, valgrind, monitor
-#    rates, capture start-up races), guests (the guest images' own labs, without the
-#    switch: only `tests/run.sh guests`, make check-guests). A script without that line
-#    runs alone.
+#    light (LACP timers of seconds, but little CPU, a few percent of one core: no iperf3,
+#    no flood, captures only once tshark says it captures; two at a time, only beside
+#    another light lab), long (a functional lab of a minute or more whose emulator takes
+#    one core, a Linux boot under Hercules: it starts first, in a lane of its own, and the
+#    light labs run two at a time beside it on the other core), alone (failover or
+#    throughput under load, rate limits, LACP bounds under traffic, monitor rates),
+#    guests (the guest images' own labs, without the switch: only `tests/run.sh guests`,
+#    make check-guests). A script without that line runs alone.
 #  - fuzz targets run side by side.
 # Each test writes its own log in $BUILD/test-logs/; its result line is printed when it
 # ends (never interleaved), with the log's tail when it failed. TEST_JOBS=1 runs
@@ -81,6 +81,7 @@ it_scripts() {  # it_scripts CLASS...
 
 # ---- one test: start it in the background, account for it when it ends ----------------
 declare -A RUNNING=()     # pid -> "kind name start"
+declare -A LANE=()        # pid -> 1: a long lab in a lane of its own (run_pool leaves it out)
 
 start_job() {  # start_job KIND NAME
   local kind=$1 name=$2
@@ -140,7 +141,7 @@ reap_one() {  # waits for one running test to end and accounts for it
   wait -n -p pid "${!RUNNING[@]}"; rc=$?
   [ -n "$pid" ] && [ -n "${RUNNING[$pid]:-}" ] || return 0
   read -r kind name start <<<"${RUNNING[$pid]}"
-  unset "RUNNING[$pid]"
+  unset "RUNNING[$pid]" "LANE[$pid]"
   "finish_$kind" "$name" "$rc" "$(( $(date +%s) - start ))"
 }
 
@@ -155,14 +156,24 @@ selected() {  # selected NAME: TEST_ONLY is unset or one of its patterns matches
   return 1
 }
 
-run_pool() {  # run_pool N KIND:NAME...: at most N at once, each accounted when it ends
+run_pool() {  # run_pool N KIND:NAME...: at most N at once (beside the lanes of
+              # run_lanes), each accounted when it ends; returns when all have ended
   local n=$1 job; shift
   for job in "$@"; do
     selected "${job#*:}" || continue
-    while [ ${#RUNNING[@]} -ge "$n" ]; do reap_one; done
+    while [ $(( ${#RUNNING[@]} - ${#LANE[@]} )) -ge "$n" ]; do reap_one; done
     start_job "${job%%:*}" "${job#*:}"
   done
   while [ ${#RUNNING[@]} -gt 0 ]; do reap_one; done
+}
+
+run_lanes() {  # run_lanes KIND:NAME...: start each in a lane of its own, return at once
+  local job
+  for job in "$@"; do
+    selected "${job#*:}" || continue
+    start_job "${job%%:*}" "${job#*:}"
+    LANE[$!]=1
+  done
 }
 
 # Interrupted: stop what runs (timeout passes the signal to the test's process group, and
@@ -231,9 +242,10 @@ jobs_of() {  # jobs_of ARRAY CMD...
   rm -f "$tmp"
 }
 
-# Side-by-side jobs first (longest kinds first: fuzz, scripts, unit), then the alone ones.
+# Side-by-side jobs first (longest kinds first: fuzz, scripts, unit), then the light labs
+# beside the long ones, then the alone ones.
 run_parts() {  # run_parts unit|fuzz|hermetic|labs ...
-  local p side=() light=() alone=() j
+  local p side=() long=() light=() alone=() j
   for p in "$@"; do
     case $p in
       fuzz) jobs_of j fuzz_jobs; side=("${j[@]}" "${side[@]}") ;;
@@ -241,13 +253,15 @@ run_parts() {  # run_parts unit|fuzz|hermetic|labs ...
       unit) jobs_of j unit_jobs parallel; side+=("${j[@]}")
             jobs_of j unit_jobs alone; alone+=("${j[@]}") ;;
       labs) jobs_of j it_jobs parallel; side+=("${j[@]}")
-            jobs_of j it_jobs long; light+=("${j[@]}")       # the long ones first
+            jobs_of j it_jobs long; long+=("${j[@]}")
             jobs_of j it_jobs light; light+=("${j[@]}")
             jobs_of j it_jobs alone; alone+=("${j[@]}") ;;
       guests) jobs_of j it_jobs guests; alone+=("${j[@]}") ;;
     esac
   done
   run_pool "$TEST_JOBS" "${side[@]}"
+  # One after another (TEST_JOBS=1), a long lab is one more in the light labs' pool.
+  if [ "$TEST_JOBS" -gt 1 ]; then run_lanes "${long[@]}"; else light=("${long[@]}" "${light[@]}"); fi
   run_pool "$TEST_JOBS" "${light[@]}"
   run_pool 1 "${alone[@]}"
 }

@@ -45,17 +45,24 @@ KPKG=$(apt-cache depends "linux-image-$ARCH:$ARCH" 2>/dev/null |
 PKGS=("$KPKG" busybox-static)
 [ "$WITH_IPERF3" = 1 ] && PKGS+=(iperf3 libiperf0 libc6 libsctp1 libssl3)
 
-# fetch PKG: the cached .deb of PKG, downloaded once.
+# cached PKG: the cached .deb of PKG, if any.
+cached() { ls "$CACHE/${1}_"*"_$ARCH.deb" 2>/dev/null | tail -1 || true; }
+
+# The packages not cached yet, downloaded once, in one apt-get call: apt starts once and
+# queues them all (one call per package, one after another, took about 20 s).
+missing=()
+for p in "${PKGS[@]}"; do [ -n "$(cached "$p")" ] || missing+=("$p:$ARCH"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "guests-linux: downloading ${missing[*]}" >&2
+  (cd "$CACHE" && apt-get download -q=2 "${missing[@]}" >/dev/null 2>"$CACHE/apt.err") ||
+    die "apt-get download ${missing[*]} failed: $(tail -3 "$CACHE/apt.err")"
+fi
+
+# fetch PKG: the cached .deb of PKG.
 fetch() {
-  local p=$1 f
-  f=$(ls "$CACHE/${p}_"*"_$ARCH.deb" 2>/dev/null | tail -1 || true)
-  if [ -z "$f" ]; then
-    echo "guests-linux: downloading $p:$ARCH" >&2
-    (cd "$CACHE" && apt-get download -q=2 "$p:$ARCH" >/dev/null 2>"$CACHE/apt.err") ||
-      die "apt-get download $p:$ARCH failed: $(tail -3 "$CACHE/apt.err")"
-    f=$(ls "$CACHE/${p}_"*"_$ARCH.deb" 2>/dev/null | tail -1 || true)
-    [ -n "$f" ] || die "no .deb for $p after download"
-  fi
+  local f
+  f=$(cached "$1")
+  [ -n "$f" ] || die "no .deb for $1 after download"
   echo "$f"
 }
 

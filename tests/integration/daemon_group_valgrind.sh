@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: alone (valgrind; LACP timers)
+# check: light (valgrind; LACP timers with waits of 20-40 s; pings only)
 # vswitchd with everything this release added, under valgrind: a two-port LACP group
 # against the switch model, the operator console (JOIN/LEAVE/LACP/INTERVAL/QUERY and a
 # refused command), monitor records with the live socket, a member's link lost and back,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: alone (valgrind)
+# check: light (valgrind on a daemon with no LACP and 10 pings; waits of 5 s)
 # vswitchd as an operator runs it: --check on good and bad files, background mode with a
 # pidfile, clean shutdown on SIGTERM, and a run under valgrind with traffic that must end
 # with no error and no leak.

@@ -361,7 +361,13 @@ done
 grep -qE "Drops:.*guest-overrun $fdisc( |$)" "$WORK/qvs" ||
   fail "QUERY VSWITCH DETAILS: no 'guest-overrun $fdisc': $(grep Drops "$WORK/qvs")"
 echo "ok: QUERY VSWITCH LABVSW1 DETAILS shows FP1 and FP2"
-sleep 2.5
+# The flood's intervals (2 s each) are in the monitor file once written: waited for,
+# bounded, rather than a fixed 2.5 s; the checks below read them.
+flood_sampled() {
+  "$PERFKIT" FCX269 --file "$MON" --all 2>/dev/null >"$WORK/fcx269" &&
+    grep -q FP1 "$WORK/fcx269" && awk '$4 == "FP2" && $12 != ".0" { f = 1 } END { exit !f }' "$WORK/fcx269"
+}
+wait_for 5 flood_sampled
 "$PERFKIT" FCX269 --file "$MON" --all >"$WORK/fcx269" || fail "perfkit FCX269 rc $?"
 for u in FP1 FP2; do
   grep -q "$u" "$WORK/fcx269" || fail "FCX269 lacks $u: $(head -20 "$WORK/fcx269")"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: alone (SIGSTOP windows of 0.2-0.3 s; failover)
+# check: light (SIGSTOP window: 0.3 s for two pings to reach their taps, the carrier event waited for; failover; pings only)
 # A member's link goes while frames for it are on their way: they reach the LAN through
 # the other member instead of being lost.
 #
@@ -33,7 +33,11 @@ ip netns exec "$NS_B" ping -c 1 -W 4 "${LAB_IP[lan2]}" >"$WORK/pb" 2>&1 &
 pb=$!
 sleep 0.3                               # both requests are in the taps
 ip -n "$NS_PHY" link set sw-osa2902 down
-sleep 0.2                               # the carrier event is queued behind them
+# The carrier event is queued behind them once the kernel's link watch has run for osa2902
+# (it sets the operational state and sends the netlink event together, under the lock
+# that `ip` takes to read the state): waited for, rather than a fixed 0.2 s.
+carrier_event_sent() { ip -n "$NS_SW" -br link show osa2902 | awk '$2 ~ /DOWN/ { f = 1 } END { exit !f }'; }
+wait_for 5 carrier_event_sent || fail "osa2902 did not lose its carrier"
 kill -CONT "$VSWITCHD_PID"
 wait $pa || fail "A's echo request was lost: $(cat "$WORK/pa")"
 wait $pb || fail "B's echo request was lost: $(cat "$WORK/pb")"

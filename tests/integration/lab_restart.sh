@@ -168,7 +168,12 @@ PYEOF
 echo "ok: the TCP stream across the crash completed and carried data after the restart"
 
 # The monitor file after the restart: the torn group is skipped, old and new intervals read.
-sleep 2.2
+# (The new process has written an interval a second since the restart, seconds ago: waited
+# for, bounded, rather than a fixed 2.2 s.)
+intervals_after_restart() {
+  [ "$("$PERFKIT" FCX240 --file "$MON" --all 2>/dev/null | grep -c '^FCX240')" -ge $((MON_N1 + 1)) ]
+}
+wait_for 5 intervals_after_restart
 "$PERFKIT" FCX240 --file "$MON" --all >"$WORK/mon3" 2>"$WORK/mon3.err"
 rc=$?
 [ $rc -le 1 ] || fail "perfkit after the restart rc $rc"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: alone (a tshark capture that must be running 2 s after its start)
+# check: light (exact counts of a few frames in windows of 0.5 s; no timers; the capture waited for)
 # VLAN AWARE switch: LNXA and LNXB on access VLAN 10, LNXC on VLAN 20, the uplink a trunk
 # with native VLAN 1, MACPROTECT ON. The LAN side sends tagged frames built with scapy
 # (this kernel has no VLAN interfaces). Checks: broadcast stays in its VLAN, frames leave
@@ -40,9 +40,10 @@ expect_eq "LNXC rx_packets (other VLAN)" "$(counter "$R" LNXC rx_packets)" 0
 
 # 2. A broadcast from A: B gets it, C does not, the uplink sends it tagged with VLAN 10.
 ip netns exec "$NS_LAN" timeout 8 tshark -i eth0 -a duration:5 -c 1 -f "vlan 10 and icmp" \
-  -T fields -e vlan.id -e eth.src >"$WORK/cap" 2>/dev/null &
+  -T fields -e vlan.id -e eth.src >"$WORK/cap" 2>"$WORK/cap.err" &
 CAP=$!
-sleep 2
+# The broadcast goes once tshark captures (it says so), not after a fixed start-up time.
+wait_for 10 grep -q "Capturing on" "$WORK/cap.err" || fail "tshark did not start: $(cat "$WORK/cap.err")"
 ip netns exec "$NS_A" ping -b -c 1 -W 1 10.77.0.255 >/dev/null 2>&1
 wait $CAP
 read -r vid src <"$WORK/cap" || true

@@ -8,6 +8,7 @@
 # the other, and comes back. With LACP, also that PDUs stopped by the partner (drop-tx)
 # take the member out within the short timeout.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/ovs_lib.sh"          # cap_begin, cap_ready, cap_stop
 
 # group_field REPORT FIELD: "Distributing" or "Members" of the PORT GROUP block.
 group_field() {
@@ -25,26 +26,33 @@ bundled_members() {  # members the switch model shows as bundled (P)
 # Capture of the LACP exchange on OSA port 28BA from its first PDU (a LAB_HOOK). Both ends
 # of the wire are tapped: vswitchd's AF_PACKET sends bypass the qdisc layer, where a tap on
 # the sending side would see them, so each side's PDUs are captured where they arrive.
-# CAP_PEER_IF: the peer's end of the wire (the switch model's sw-osa28ba by default).
+# CAP_PEER_IF: the peer's end of the wire (the switch model's sw-osa28ba by default). Both
+# start side by side and the lab goes on once both capture (not after a fixed start-up
+# time, which a loaded machine can exceed).
 capture_exchange() {
   command -v tshark >/dev/null || return 0
   CAP=$WORK/exchange.pcap
-  ip netns exec "$NS_SW" timeout 60 tshark -q -i osa28ba -f "ether proto 0x8809" \
-    -w "$WORK/cap-sw.pcap" >/dev/null 2>&1 &
-  CAP_PID=$!
-  ip netns exec "$NS_PHY" timeout 60 tshark -q -i "${CAP_PEER_IF:-sw-osa28ba}" \
-    -f "ether proto 0x8809" -w "$WORK/cap-phy.pcap" >/dev/null 2>&1 &
-  CAP_PID2=$!
-  sleep 1.5                             # tshark's start-up, before the first PDU
+  cap_begin "$NS_SW" osa28ba "$WORK/cap-sw.pcap" 60 || fail "capture on osa28ba"
+  cap_begin "$NS_PHY" "${CAP_PEER_IF:-sw-osa28ba}" "$WORK/cap-phy.pcap" 60 || fail "capture on the peer's end"
+  cap_ready "$WORK/cap-sw.pcap" && cap_ready "$WORK/cap-phy.pcap" ||
+    fail "tshark did not start capturing the LACP exchange"
+  CAP_ON=1
 }
 
-# Stops the capture and checks every PDU in it (ours and the peer's) with tshark: Slow
-# Protocols decoded as LACP or Marker, no expert info at warning level or above. With
-# SAVE_PCAP=FILE the first frames are kept as a fixture (tests/pcap/zvs_*_exchange.pcap).
+# exchange_converged: both sides have converged now. The capture runs three more fast
+# periods after it (PDUs from both sides); what the lab does meanwhile on the wire's
+# other member, or by pings, counts toward them.
+exchange_converged() { CAP_CONVERGED=$EPOCHREALTIME; }
+
+# Stops the capture three fast periods after exchange_converged, and checks every PDU in
+# it (ours and the peer's) with tshark: Slow Protocols decoded as LACP or Marker, no
+# expert info at warning level or above. With SAVE_PCAP=FILE the first frames are kept
+# as a fixture (tests/pcap/zvs_*_exchange.pcap).
 check_exchange() {
-  [ -n "${CAP_PID:-}" ] || { echo "note: tshark missing, no capture check"; return 0; }
-  sleep 3                               # three more fast periods: PDUs from both sides
-  kill -INT "$CAP_PID" "$CAP_PID2" 2>/dev/null; wait "$CAP_PID" "$CAP_PID2" 2>/dev/null
+  [ -n "${CAP_ON:-}" ] || { echo "note: tshark missing, no capture check"; return 0; }
+  sleep "$(awk -v t0="${CAP_CONVERGED:-$EPOCHREALTIME}" -v now="$EPOCHREALTIME" \
+    'BEGIN { d = 3 - (now - t0); printf "%.2f", (d > 0 ? d : 0) }')"
+  cap_stop "$WORK/cap-sw.pcap"; cap_stop "$WORK/cap-phy.pcap"
   if [ "${1:-}" = static ]; then
     n=$(cat <(tshark -r "$WORK/cap-sw.pcap" 2>/dev/null) <(tshark -r "$WORK/cap-phy.pcap" 2>/dev/null) | wc -l)
     expect_eq "Slow Protocols frames on a static (LACP INACTIVE) link" "$n" 0
@@ -90,7 +98,7 @@ lacp_lab() {
   sm show etherchannel summary
   wait_for 10 bundled_is 2 || fail "switch model did not bundle both ports: $(sm show etherchannel summary)"
   echo "ok: switch model bundled both members"
-  if [ "$mode" = on ]; then check_exchange static; else check_exchange; fi
+  exchange_converged
   if [ "$mode" != on ]; then
     sm show lacp neighbor | tee "$WORK/neighbor"
     grep -q '0200.0c00.0000\|02-00-0C-00-00-00\|02:00:0c:00:00:00' "$WORK/neighbor" ||
@@ -101,6 +109,7 @@ lacp_lab() {
   ip netns exec "$NS_A" ping -c 5 -i 0.1 -W 1 "${LAB_IP[lan]}" >"$WORK/ping1" || fail "ping A -> LAN: $(cat "$WORK/ping1")"
   ip netns exec "$NS_B" ping -c 5 -i 0.1 -W 1 "${LAB_IP[lan]}" >"$WORK/ping2" || fail "ping B -> LAN"
   echo "ok: guests reach the LAN host across the port channel"
+  if [ "$mode" = on ]; then check_exchange static; else check_exchange; fi
 
   # A member goes down on the physical switch: carrier loss on our side.
   sm shutdown Gi2/23 >/dev/null || fail "switch model: shutdown Gi2/23"

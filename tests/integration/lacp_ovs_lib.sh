@@ -25,19 +25,24 @@ lacp_ovs_lab() {
   ip -n "$NS_LAN" link set eth0 up
   ip -n "$NS_LAN" addr add "${LAB_IP[lan]}/24" dev eth0
   OVS_DIR=$WORK/ovs
-  trap 'ovs_peer_stop "$OVS_DIR"; lab_cleanup' EXIT
+  # The test's status survives OVS's stop (lab_cleanup exits with the status it finds).
+  trap 's=$?; ovs_peer_stop "$OVS_DIR"; (exit $s); lab_cleanup' EXIT
+  # The exchange captured from OVS's first PDU on, which its bond sends as it comes up
+  # (with LACP slow, the next only 30 s later): both ends of 28BA's wire, ovs-28ba up for
+  # it (ovs_peer_start sets its members up too).
+  ip -n "$NS_PHY" link set ovs-28ba up
+  CAP_PEER_IF=ovs-28ba capture_exchange
   ovs_peer_start "$NS_PHY" "$OVS_DIR" "ovs-28ba ovs-2902" ovs-lan "$time" "$OVS_SYSID" ||
     fail "OVS did not start"
   local sysconf=$WORK/SYSTEM.CONFIG
   cp "$ROOT/configs/lab/SYSTEM-GROUP.CONFIG" "$sysconf"
   [ "$time" = slow ] && echo "SET PORT GROUP ETHGRP TIMEOUT LONG" >>"$sysconf"
-  CAP_PEER_IF=ovs-28ba capture_exchange
   local t0=$SECONDS
   LAB_TAPS="a b" lab_vswitchd "$sysconf" "$ROOT/configs/lab/USER.DIRECT"
   wait_for 20 distributing_is 2 || fail "vswitchd: not distributing on both: $(cat "$(lab_stats)")"
   ovs_peer_wait_negotiated "$OVS_DIR" 20 || fail "OVS not negotiated: $(ovs_peer_lacp_show "$OVS_DIR")"
   echo "ok: both sides negotiated, both members distributing, after about $((SECONDS - t0)) s ($time)"
-  check_exchange
+  exchange_converged
   ovs_peer_lacp_show "$OVS_DIR" | tee "$WORK/ovs-lacp"
   grep -q "partner sys_id: 02:00:0c:00:00:00" "$WORK/ovs-lacp" || fail "OVS does not see zvswitch's system"
   grep -q "port_id: 10426\|port_id: 0x28ba\|10426" "$WORK/ovs-lacp" || fail "OVS does not see port 28BA"
@@ -52,6 +57,7 @@ lacp_ovs_lab() {
   ip netns exec "$NS_A" ping -c 5 -i 0.1 -W 1 "${LAB_IP[lan]}" >"$WORK/ping" || fail "ping across OVS"
   ip netns exec "$NS_B" ping -c 5 -i 0.1 -W 1 "${LAB_IP[lan]}" >"$WORK/ping" || fail "ping B across OVS"
   echo "ok: traffic crosses the aggregated link through OVS"
+  check_exchange
   ip -n "$NS_PHY" link set ovs-28ba down
   wait_for 5 distributing_is 1 || fail "vswitchd did not drop the member whose link went down"
   ip netns exec "$NS_A" ping -c 3 -i 0.1 -W 1 "${LAB_IP[lan]}" >/dev/null || fail "ping with one member"

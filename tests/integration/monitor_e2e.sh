@@ -19,6 +19,10 @@ MON=$WORK/monitor.file
 VSWITCHD_ARGS="-l info -m $MON -i 2 --monitor-live $WORK/monitor.live" LAB_TAPS="a b" \
   lab_group_start "$WORK/sm.conf" "$ROOT/configs/lab/SYSTEM-GROUP.CONFIG" "$ROOT/configs/lab/USER.DIRECT"
 wait_for 15 distributing_is 2 || fail "group not up"
+# Intervals in the monitor file; sampled_after N: one more than N, so a sample was written
+# after the stream that just ended (its tail is in it). Waited for, not slept for (2.5 s).
+intervals() { "$PERFKIT" FCX240 --file "$MON" --all 2>/dev/null | grep -c '^FCX240'; }
+sampled_after() { [ "$(intervals)" -gt "$1" ]; }
 LAB_TAPS="a b" lab_static_arp
 ip netns exec "$NS_LAN" iperf3 -s -1 -D >/dev/null 2>&1
 sleep 0.5
@@ -26,7 +30,8 @@ sleep 0.5
 # frame on the wire (14 Ethernet + 20 IP + 8 UDP headers): 5.15 MB/s of frames.
 ip netns exec "$NS_A" iperf3 -u -c "${LAB_IP[lan]}" -b 40M -l 1400 -t 9 >"$WORK/iperf" 2>&1 ||
   fail "iperf3: $(tail -3 "$WORK/iperf")"
-sleep 2.5                                # one more sample after the stream
+n=$(intervals)
+wait_for 5 sampled_after "$n" || fail "no monitor sample after the UDP stream"
 kill -0 "$VSWITCHD_PID" || fail "vswitchd died"
 
 "$PERFKIT" FCX240 --file "$MON" --all >"$WORK/fcx240" || fail "perfkit FCX240 rc $?"
@@ -52,11 +57,27 @@ echo "ok: FCX269 shows the guest's rate"
 # lab's MTU is lab_group_start's 1500). Counted as one packet each, a super-frame showed
 # about 50 KB a packet. Rates from the CSV: unrounded, unlike the screen's k and M.
 MTU=1500
+# The live stream (checked below) is read meanwhile: a reader on the socket gets each new
+# interval as it is written, and perfkit --live renders it (stdin). It runs 7 s, beside
+# the TCP stream, which no rate is judged on.
+timeout 7 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    sys.stdout.buffer.write(b)
+    sys.stdout.buffer.flush()
+' "$WORK/monitor.live" | timeout 8 "$PERFKIT" FCX240 --live >"$WORK/live.out" 2>"$WORK/live.err" &
+LIVE=$!
 ip netns exec "$NS_LAN" iperf3 -s -1 -D >/dev/null 2>&1
 sleep 0.5
 ip netns exec "$NS_A" iperf3 -c "${LAB_IP[lan]}" -t 5 >"$WORK/iperf-tcp" 2>&1 ||
   fail "iperf3 TCP: $(tail -3 "$WORK/iperf-tcp")"
-sleep 2.5                                # one more sample after the stream
+n=$(intervals)
+wait_for 5 sampled_after "$n" || fail "no monitor sample after the TCP stream"
 "$PERFKIT" FCX240 --file "$MON" --all --csv >"$WORK/fcx240.csv" || fail "perfkit FCX240 --csv rc $?"
 awk -F, -v lim=$((MTU + 18)) '
     NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
@@ -89,19 +110,8 @@ grep '^FCX240' "$WORK/nav" | awk '{ print $6 }' >"$WORK/nav.starts"
 echo "ok: interval navigation (n, n, p)"
 "$PERFKIT" PGROUP --file "$MON" --all | grep -q "^ETHGRP   LABVSW1  28BA" || fail "PGROUP screen"
 
-# The live stream: a reader on the socket gets each new interval as it is written, and
-# perfkit --live renders it (stdin).
-timeout 7 python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-while True:
-    b = s.recv(65536)
-    if not b:
-        break
-    sys.stdout.buffer.write(b)
-    sys.stdout.buffer.flush()
-' "$WORK/monitor.live" | timeout 8 "$PERFKIT" FCX240 --live >"$WORK/live.out" 2>"$WORK/live.err"
+# The live stream, read since the TCP stream began.
+wait $LIVE
 n=$(grep -c '^FCX240' "$WORK/live.out")
 [ "$n" -ge 2 ] || fail "perfkit --live showed $n screens in 6 s of 2 s intervals: $(cat "$WORK/live.err")"
 grep -q "^28BA LABVSW1" "$WORK/live.out" || fail "live screen has no 28BA row"

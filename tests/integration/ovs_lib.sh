@@ -28,6 +28,9 @@
 #   cap_start NS IFACE FILE [SECONDS] tshark on IFACE in NS, Slow Protocols frames only
 #                                     (ether proto 0x8809), pcap format, into FILE; returns
 #                                     once capturing; stops by itself after SECONDS (60)
+#   cap_begin NS IFACE FILE [SECONDS] the same, returning at once (several captures start
+#                                     side by side); cap_ready FILE then waits until it is
+#                                     capturing (10 s at most; 1 and stopped if not)
 #   cap_stop FILE                     stops that capture (TERM, then KILL) and waits for it
 #   cap_stop_all                      stops every capture still running (for traps)
 #
@@ -171,19 +174,25 @@ ovs_peer_wait_negotiated() {  # DIR SECONDS [BOND]
 }
 
 cap_start() {  # NS IFACE FILE [SECONDS]
-  local ns=$1 ifc=$2 file=$3 secs=${4:-60} pid
-  command -v tshark >/dev/null || { echo "cap_start: tshark missing" >&2; return 1; }
+  cap_begin "$@" && cap_ready "$3"
+}
+
+cap_begin() {  # NS IFACE FILE [SECONDS]
+  local ns=$1 ifc=$2 file=$3 secs=${4:-60}
+  command -v tshark >/dev/null || { echo "cap_begin: tshark missing" >&2; return 1; }
   rm -f "$file" "$file.err"
   # -F pcap: libpcap format, so libpcap readers (lacp_pcapgen --parse, tcpreplay) take it.
   ip netns exec "$ns" timeout $((secs + 5)) tshark -n -q -i "$ifc" -F pcap -w "$file" \
     -f 'ether proto 0x8809' -a "duration:$secs" 2>"$file.err" &
-  pid=$!
-  OVS_CAP_PIDS[$file]=$pid
-  # Capturing once the file has its header and tshark said so.
-  local end=$((SECONDS + 10))
+  OVS_CAP_PIDS[$file]=$!
+}
+
+cap_ready() {  # FILE: capturing once the file has its header and tshark said so
+  local file=$1 pid=${OVS_CAP_PIDS[$1]:-} end=$((SECONDS + 10))
+  [ -n "$pid" ] || { echo "cap_ready: no capture into $file" >&2; return 1; }
   until [ -s "$file" ] && grep -q "Capturing on" "$file.err" 2>/dev/null; do
     if ! kill -0 "$pid" 2>/dev/null || [ $SECONDS -ge "$end" ]; then
-      echo "cap_start: tshark on $ifc did not start: $(cat "$file.err")" >&2
+      echo "cap_ready: tshark did not start: $(cat "$file.err")" >&2
       cap_stop "$file"
       return 1
     fi

@@ -14,11 +14,14 @@
  * "attached" once the queues are up, "reattached" at each re-attach (flushed: a test can
  * wait for the line) and "sent N received M reattached K" at the end.
  * -S: a guest that never reads: attach (printing "attached"), send nothing, read nothing,
- * and hold the attachment for -t seconds, so its input queue fills and stays full.
+ * and hold the attachment for -t seconds, so its input queue fills and stays full; a
+ * SIGTERM ends the hold early (a test that has counted what it needed), and either way
+ * it detaches cleanly and exits 0.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +91,14 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    /* -S: SIGTERM is taken by sigtimedwait below, blocked from before "attached" on, so
+     * one sent as soon as the line is read is not lost. */
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    if (stall)
+        sigprocmask(SIG_BLOCK, &term, NULL);
+
     struct zvs_qdio_session *ses;
     char err[128];
     int rc = zvs_qdio_session_open(sock, user, (uint16_t)vdev, NULL, &ses, err, sizeof(err));
@@ -103,7 +114,7 @@ int main(int argc, char **argv)
     if (stall) {
         struct timespec ts = { .tv_sec = (time_t)timeout,
                                .tv_nsec = (long)((timeout - (double)(time_t)timeout) * 1e9) };
-        nanosleep(&ts, NULL);
+        sigtimedwait(&term, NULL, &ts);
         zvs_qdio_session_close(ses);
         return 0;
     }
