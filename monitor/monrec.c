@@ -18,6 +18,8 @@
  * space is ours, moves out of IBM's IODVSF_LANRDD_RSN byte (left zero) to 80.
  * Version 1 (read, and written for tests): our first layout, D6R21 168 bytes with our
  * fields at 80, D6R22 80 bytes with our reason at 76.
+ * Version 3: version 2's records, but D8R1 at MRVNDSES's z/VM 5.3 layout (316 bytes) as
+ * zpmd (the open-source z/VM monitor decoder) reads it; IBM's page was not found.
  *
  * Rules: integers big-endian; names 8 bytes EBCDIC 037 blank padded; reserved bytes zero.
  * The decoder trusts nothing: the buffer length must equal MRHDRLEN and the length defined
@@ -105,21 +107,35 @@
 #define IODVSR_SWPGROUP     72
 #define IODVSR_RSV80        80
 
-/* D8R1 MRVNDSES (128, ours) */
-#define D8R1_LEN            128
-#define VNDSES_OWNER        20
-#define VNDSES_VDEVDEV      28
-#define VNDSES_NICMAC       30
-#define VNDSES_NICTRANP     36
-#define VNDSES_NICTYPE      37
-#define VNDSES_VSWITCH      38
-#define VNDSES_RSV39        39
-#define VNDSES_LANID_OWNER  40
-#define VNDSES_LANID_NAME   48
-#define VNDSES_SESTXBYT     56
-#define VNDSES_SESRXBYT     64
-#define VNDSES_SESTXPKT     72          /* TXPKT, TXDSC, TXERR, RXPKT, RXDSC, RXERR: 8 each */
-#define VNDSES_SWPGROUP     120
+/* D8R1 MRVNDSES, two layouts sharing one codec (offsets per layout below):
+ *  - IBM's z/VM 5.3 layout, 316 bytes (RECORDS.md: taken from zpmd's decoder, IBM's page
+ *    not found): what layout version 3 writes now, and z/VM's own records;
+ *  - our first layout, 128 bytes, all ours: versions 1 and 2, and version 3 files written
+ *    before IBM's layout was known (told apart from IBM's by the length alone).
+ * In IBM's layout every field we fill has IBM's place, so nothing of ours is appended;
+ * IBM's fields we do not model (VDEVSUB, lock and defer counts, PCI counts, SWPINTSC, the
+ * per-device table, the request counts) are zero and not checked on decode. */
+#define D8R1_LEN_OURS       128
+#define D8R1_LEN_53         316
+#define VNDSES_RSV39        39          /* ours: reserved */
+#define VNDSES53_RSV22      22          /* 2, after VNDSES_VDEVSUB */
+#define VNDSES53_NICBASE    34          /* the NIC's base device: VDEVDEV again in ours */
+#define VNDSES53_RSV61      61          /* 3, after VNDSES_VSWITCH */
+#define VNDSES53_RSV186     186         /* 2, after VNDSES_SWPINTSC */
+#define VNDSES53_DEVTAB     188         /* 8 x (NIDDVNUM 2, reserved 2, VRTPFRME 4) */
+
+struct d8r1_layout {
+    uint16_t len, owner, vdevdev, nicmac, nictranp, nictype, vswitch, lanid_owner,
+             lanid_name, sestxbyt, sesrxbyt, sestxpkt, swpgroup;
+};
+
+/* SESTXPKT is the first of six 8-byte counters: TXPKT, TXDSC, TXERR, RXPKT, RXDSC, RXERR. */
+static const struct d8r1_layout d8r1_ours = {
+    D8R1_LEN_OURS, 20, 28, 30, 36, 37, 38, 40, 48, 56, 64, 72, 120,
+};
+static const struct d8r1_layout d8r1_53 = {
+    D8R1_LEN_53, 24, 32, 36, 42, 43, 60, 44, 52, 96, 104, 112, 176,
+};
 
 /* D8R2 MRVNDLSU / D8R3 MRVNDLSD (60) */
 #define D8R2_LEN            60
@@ -184,7 +200,7 @@ static bool version_known(unsigned version)
 /* z/VM's own records (ZVS_MON_FORMAT_IBM): the bytes we read must be there; a longer record
  * (a later level's) is read the same. D6R21: 20-79 (MRIODVSW is 132 bytes at z/VM 4.4 and
  * longer since); D6R22: MRIODVSF's 80; D6R23: MRIODVSR to its LAN type (47); D8R2/3:
- * MRVNDLSU/MRVNDLSD's 56 bytes of z/VM 5.3/5.4. D8R1: IBM's layout not found, 0: skipped. */
+ * MRVNDLSU/MRVNDLSD's 56 bytes of z/VM 5.3/5.4; D8R1: MRVNDSES's 316 bytes of z/VM 5.3. */
 static size_t ibm_min_len(uint8_t domain, uint16_t number)
 {
     if (domain == ZVS_MON_DOMAIN_IO && number == ZVS_MON_REC_D6R21)
@@ -196,6 +212,8 @@ static size_t ibm_min_len(uint8_t domain, uint16_t number)
     if (domain == ZVS_MON_DOMAIN_NET &&
         (number == ZVS_MON_REC_D8R2 || number == ZVS_MON_REC_D8R3))
         return 56;
+    if (domain == ZVS_MON_DOMAIN_NET && number == ZVS_MON_REC_D8R1)
+        return D8R1_LEN_53;
     return 0;
 }
 
@@ -214,7 +232,8 @@ static size_t record_len(uint8_t domain, uint16_t number, unsigned version)
     }
     if (domain == ZVS_MON_DOMAIN_NET) {
         switch (number) {
-        case ZVS_MON_REC_D8R1: return D8R1_LEN;
+        case ZVS_MON_REC_D8R1: return version == ZVS_MON_FORMAT_V3 ? D8R1_LEN_53
+                                                                 : D8R1_LEN_OURS;
         case ZVS_MON_REC_D8R2:
         case ZVS_MON_REC_D8R3: return D8R2_LEN;
         default: return 0;
@@ -327,28 +346,41 @@ static int encode_d6r2x(const struct zvs_mon_vswitch_event *v, bool failure, uns
     return version == ZVS_MON_FORMAT_V1 ? D6R22_LEN_V1 : D6R22_LEN_V2;
 }
 
-static int encode_d8r1(const struct zvs_mon_vnic_activity *v, uint8_t *b)
+/* The layout of a D8R1 of `len` bytes in layout `version`: IBM's 5.3 layout in version 3
+ * and z/VM's own records (whose length may be a later level's), our first layout in
+ * versions 1 and 2 and in a version 3 record of its 128 bytes. */
+static const struct d8r1_layout *d8r1_layout(unsigned version, size_t len)
+{
+    if (version == ZVS_MON_FORMAT_IBM)
+        return &d8r1_53;
+    return version == ZVS_MON_FORMAT_V3 && len == D8R1_LEN_53 ? &d8r1_53 : &d8r1_ours;
+}
+
+static int encode_d8r1(const struct zvs_mon_vnic_activity *v, const struct d8r1_layout *l,
+                       uint8_t *b)
 {
     const uint64_t cnt[6] = { v->tx_packets, v->tx_discards, v->tx_errors,
                               v->rx_packets, v->rx_discards, v->rx_errors };
 
     if (v->vswitch > 1)
         return -EINVAL;
-    if (put_name(b + VNDSES_OWNER, v->owner) < 0 ||
-        put_name(b + VNDSES_LANID_OWNER, v->lan_owner) < 0 ||
-        put_name(b + VNDSES_LANID_NAME, v->lan_name) < 0 ||
-        put_name(b + VNDSES_SWPGROUP, v->group) < 0)
+    if (put_name(b + l->owner, v->owner) < 0 ||
+        put_name(b + l->lanid_owner, v->lan_owner) < 0 ||
+        put_name(b + l->lanid_name, v->lan_name) < 0 ||
+        put_name(b + l->swpgroup, v->group) < 0)
         return -EINVAL;
-    be_put16(b + VNDSES_VDEVDEV, v->vdev);
-    memcpy(b + VNDSES_NICMAC, v->mac, 6);
-    b[VNDSES_NICTRANP] = v->transport;
-    b[VNDSES_NICTYPE] = v->nic_type;
-    b[VNDSES_VSWITCH] = v->vswitch;
-    be_put64(b + VNDSES_SESTXBYT, v->tx_bytes);
-    be_put64(b + VNDSES_SESRXBYT, v->rx_bytes);
+    be_put16(b + l->vdevdev, v->vdev);
+    if (l == &d8r1_53)
+        be_put16(b + VNDSES53_NICBASE, v->vdev);    /* ours: one device per NIC */
+    memcpy(b + l->nicmac, v->mac, 6);
+    b[l->nictranp] = v->transport;
+    b[l->nictype] = v->nic_type;
+    b[l->vswitch] = v->vswitch;
+    be_put64(b + l->sestxbyt, v->tx_bytes);
+    be_put64(b + l->sesrxbyt, v->rx_bytes);
     for (int i = 0; i < 6; i++)
-        be_put64(b + VNDSES_SESTXPKT + 8 * i, cnt[i]);
-    return D8R1_LEN;
+        be_put64(b + l->sestxpkt + 8 * i, cnt[i]);
+    return l->len;
 }
 
 static int encode_d8r23(const struct zvs_mon_vnic_link *v, uint8_t *b)
@@ -385,7 +417,7 @@ int zvs_mon_encode_version(const struct zvs_mon_record *r, unsigned version, uin
     else if (r->domain == ZVS_MON_DOMAIN_IO)
         rc = encode_d6r2x(&r->u.vswev, r->number == ZVS_MON_REC_D6R22, version, buf);
     else if (r->number == ZVS_MON_REC_D8R1)
-        rc = encode_d8r1(&r->u.vnic, buf);
+        rc = encode_d8r1(&r->u.vnic, d8r1_layout(version, len), buf);
     else
         rc = encode_d8r23(&r->u.link, buf);
     if (rc < 0)
@@ -490,28 +522,49 @@ static int decode_d6r2x(const uint8_t *b, bool failure, unsigned version,
     return 0;
 }
 
-static int decode_d8r1(const uint8_t *b, struct zvs_mon_vnic_activity *v)
+/* Reserved bytes of ours are checked; in IBM's layout also that NICBASE is VDEVDEV (we
+ * write one device per NIC). In z/VM's own records neither is (IBM's NICBASE may differ,
+ * IBM's reserved bytes a later level may use) and VNDSES_VSWITCH, whose values IBM's
+ * page was not read for, is taken as "coupled to a VSWITCH" when nonzero. */
+static bool d8r1_ours_ok(const uint8_t *b, const struct d8r1_layout *l)
 {
+    if (l == &d8r1_ours)
+        return b[VNDSES_RSV39] == 0;
+    if (!all_zero(b + VNDSES53_RSV22, 2) || !all_zero(b + VNDSES53_RSV61, 3) ||
+        !all_zero(b + VNDSES53_RSV186, 2) ||
+        be_get16(b + VNDSES53_NICBASE) != be_get16(b + l->vdevdev))
+        return false;
+    for (int i = 0; i < 8; i++)
+        if (!all_zero(b + VNDSES53_DEVTAB + 8 * i + 2, 2))
+            return false;
+    return true;
+}
+
+static int decode_d8r1(const uint8_t *b, size_t len, unsigned version,
+                       struct zvs_mon_vnic_activity *v)
+{
+    const struct d8r1_layout *l = d8r1_layout(version, len);
+    bool ibm = version == ZVS_MON_FORMAT_IBM;
     uint64_t cnt[6];
 
-    if (b[VNDSES_RSV39] != 0)
+    if (!ibm && !d8r1_ours_ok(b, l))
         return -EBADMSG;
-    if (zvs_ebcdic_name_get(v->owner, b + VNDSES_OWNER) < 0 ||
-        zvs_ebcdic_name_get(v->lan_owner, b + VNDSES_LANID_OWNER) < 0 ||
-        zvs_ebcdic_name_get(v->lan_name, b + VNDSES_LANID_NAME) < 0 ||
-        zvs_ebcdic_name_get(v->group, b + VNDSES_SWPGROUP) < 0)
+    if (zvs_ebcdic_name_get(v->owner, b + l->owner) < 0 ||
+        zvs_ebcdic_name_get(v->lan_owner, b + l->lanid_owner) < 0 ||
+        zvs_ebcdic_name_get(v->lan_name, b + l->lanid_name) < 0 ||
+        zvs_ebcdic_name_get(v->group, b + l->swpgroup) < 0)
         return -EBADMSG;
-    v->vswitch = b[VNDSES_VSWITCH];
+    v->vswitch = ibm ? b[l->vswitch] != 0 : b[l->vswitch];
     if (v->vswitch > 1)
         return -EBADMSG;
-    v->vdev = be_get16(b + VNDSES_VDEVDEV);
-    memcpy(v->mac, b + VNDSES_NICMAC, 6);
-    v->transport = b[VNDSES_NICTRANP];
-    v->nic_type = b[VNDSES_NICTYPE];
-    v->tx_bytes = be_get64(b + VNDSES_SESTXBYT);
-    v->rx_bytes = be_get64(b + VNDSES_SESRXBYT);
+    v->vdev = be_get16(b + l->vdevdev);
+    memcpy(v->mac, b + l->nicmac, 6);
+    v->transport = b[l->nictranp];
+    v->nic_type = b[l->nictype];
+    v->tx_bytes = be_get64(b + l->sestxbyt);
+    v->rx_bytes = be_get64(b + l->sesrxbyt);
     for (int i = 0; i < 6; i++)
-        cnt[i] = be_get64(b + VNDSES_SESTXPKT + 8 * i);
+        cnt[i] = be_get64(b + l->sestxpkt + 8 * i);
     v->tx_packets = cnt[0];
     v->tx_discards = cnt[1];
     v->tx_errors = cnt[2];
@@ -565,14 +618,17 @@ int zvs_mon_decode_version(const uint8_t *buf, size_t len, unsigned version,
                                          : record_len(out->domain, out->number, version);
     if (want == 0)
         return -ENOTSUP;
-    if (version == ZVS_MON_FORMAT_IBM ? len < want : len != want)
+    /* A version 3 D8R1 of our first layout's 128 bytes: a file written before IBM's. */
+    if (version == ZVS_MON_FORMAT_IBM ? len < want
+        : len != want && !(version == ZVS_MON_FORMAT_V3 && out->domain == ZVS_MON_DOMAIN_NET &&
+                           out->number == ZVS_MON_REC_D8R1 && len == D8R1_LEN_OURS))
         return -EBADMSG;
     if (out->domain == ZVS_MON_DOMAIN_IO && out->number == ZVS_MON_REC_D6R21)
         rc = decode_d6r21(buf, version, &out->u.vsw);
     else if (out->domain == ZVS_MON_DOMAIN_IO)
         rc = decode_d6r2x(buf, out->number == ZVS_MON_REC_D6R22, version, &out->u.vswev);
     else if (out->number == ZVS_MON_REC_D8R1)
-        rc = decode_d8r1(buf, &out->u.vnic);
+        rc = decode_d8r1(buf, len, version, &out->u.vnic);
     else
         rc = decode_d8r23(buf, len, version == ZVS_MON_FORMAT_IBM, &out->u.link);
     return rc;

@@ -39,10 +39,12 @@
  *   2: IBM's record lengths kept whole (D6R21 492 bytes as in z/VM 7.1/7.2, D6R22 80) and
  *      our fields after them; see monitor/RECORDS.md.
  *   3: version 2's records in z/VM's MONWRITE framing (monitor/monfile.h): what vswitchd
- *      writes. Records byte for byte as version 2.
+ *      writes. Records byte for byte as version 2 but D8R1: MRVNDSES at z/VM 5.3's layout
+ *      (316 bytes, zpmd's offsets: IBM's page not found); a 128-byte D8R1 (files written
+ *      before it) is read at our first layout.
  *   IBM: records as z/VM writes them, in a MONWRITE file without our control area; read
  *      only: the fields IBM's pages give (and ours that sit where IBM's names are, marked
- *      in RECORDS.md), our tail fields zero, D8R1 (whose layout was not found) skipped.
+ *      in RECORDS.md), our tail fields zero, D8R1 at z/VM 5.3's layout (316 bytes or more).
  * The writer writes ZVS_MON_FORMAT_CURRENT; the reader reads them all. */
 #define ZVS_MON_FORMAT_V1      1
 #define ZVS_MON_FORMAT_V2      2

@@ -11,7 +11,8 @@
  * frame of data to follow"; "the record itself will not be spanned across a frame
  * boundary"); MRMTREND (D1R11, interval end: the last record of a sample interval);
  * MRIODVSW (z/VM 7.1, 492 bytes), MRIODVSF (z/VM 7.2), MRIODVSR (z/VM 7.4), MRVNDLSU
- * (z/VM 6.1). D6R21's 32-79 are the one part no IBM page we found shows: IBM's field names
+ * (z/VM 6.1); MRVNDSES (z/VM 5.3) at the offsets of zpmd's decoder (IBM's page not found).
+ * D6R21's 32-79 are the one part no IBM page we found shows: IBM's field names
  * (VMDUSER, NICTXBYT, NICRXBYT, then six 4-byte NIC counters) in the order of IBM's field
  * list, marked where they are written.
  */
@@ -61,6 +62,17 @@ struct ibm_d8r23 {                      /* MRVNDLSU, z/VM 6.1 (MRVNDLSD the same
     uint8_t  nictype, lantype, flags;
 };
 size_t ibm_put_d8r23(uint8_t *b, uint16_t number, uint64_t tod, const struct ibm_d8r23 *v);
+
+struct ibm_d8r1 {                       /* MRVNDSES, z/VM 5.3 (zpmd's offsets) */
+    const char *owner, *lanowner, *lanname, *swpgroup;
+    uint16_t vdevdev;                   /* NICBASE written the same */
+    uint8_t  nicmac[6];
+    uint8_t  nictranp, nictype, vswitch;
+    uint64_t ses[8];                    /* SESTXBYT, SESRXBYT, SESTXPKT, SESTXDSC, SESTXERR,
+                                           SESRXPKT, SESRXDSC, SESRXERR */
+};
+size_t ibm_put_d8r1(uint8_t *b, uint64_t tod, const struct ibm_d8r1 *v);       /* 316 */
+void ibm_get_d8r1(const uint8_t *b, struct ibm_d8r1 *v, char names[4][9]);
 
 /* ---- writing a MONWRITE file ---------------------------------------------------------- */
 

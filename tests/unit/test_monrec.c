@@ -1,6 +1,7 @@
 /* Monitor record codec: golden bytes of D6R21, D6R22 and D8R1 (written from the layout in
  * monitor/RECORDS.md, field by field) in layout version 2 (written) and version 1 (still
- * read), round trips of every record, the TOD clock of a known date, EBCDIC names, and
+ * read), D8R1 also at IBM's z/VM 5.3 layout (version 3) and our first (versions 1-2, and
+ * read in version 3), round trips of every record, the TOD clock of a known date, EBCDIC names, and
  * every refusal of the decoder and encoder with its reason.
  */
 #include <stdarg.h>
@@ -105,6 +106,30 @@ static const uint8_t golden_d8r1[] = {
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0A,  /* 112 VNDSES_SESRXERR */
     0xC5, 0xE3, 0xC8, 0xC7, 0xD9, 0xD7, 0x40, 0x40,  /* 120 VNDSES_SWPGROUP "ETHGRP" */
 };
+
+/* D8R1 at MRVNDSES's z/VM 5.3 layout (version 3), 316 bytes: the same record as
+ * golden_d8r1, each field at its 5.3 offset (RECORDS.md); everything else zero. */
+static uint8_t golden_d8r1_53[316];
+
+static void build_d8r1_53(void)
+{
+    uint8_t *g = golden_d8r1_53;
+
+    memset(g, 0, sizeof(golden_d8r1_53));
+    memcpy(g, golden_d8r1, 20);         /* MRRECHDR ... */
+    g[1] = 0x3C;                        /* ... MRHDRLEN X'013C' */
+    g[0] = 0x01;
+    memcpy(g + 24, golden_d8r1 + 20, 8);        /* VNDSES_OWNER */
+    memcpy(g + 32, golden_d8r1 + 28, 2);        /* VNDSES_VDEVDEV */
+    memcpy(g + 34, golden_d8r1 + 28, 2);        /* VNDSES_NICBASE: the same device */
+    memcpy(g + 36, golden_d8r1 + 30, 6);        /* VNDSES_NICMAC */
+    g[42] = 0x02;                               /* VNDSES_NICTRANP */
+    g[43] = 0x02;                               /* VNDSES_NICTYPE */
+    memcpy(g + 44, golden_d8r1 + 40, 16);       /* VNDSES_LANID */
+    g[60] = 0x01;                               /* VNDSES_VSWITCH */
+    memcpy(g + 96, golden_d8r1 + 56, 64);       /* SESTXBYT .. SESRXERR */
+    memcpy(g + 176, golden_d8r1 + 120, 8);      /* VNDSES_SWPGROUP */
+}
 
 /* D6R21 v2, 580 bytes: MRHDRLEN X'0244'; 20-79 as v1; 80-491 zero (IBM's fields we cannot
  * place); 492-579 our tail, byte for byte v1's 80-167. */
@@ -326,11 +351,15 @@ static void test_d6r22_golden(void **state)
 
 static void test_d8r1_golden(void **state)
 {
-    struct zvs_mon_record r = d8r1(), out;
+    struct zvs_mon_record r = d8r1(), out, b;
 
     assert_int_equal(sizeof(golden_d8r1), 128);
-    check_golden(&r, golden_d8r1, sizeof(golden_d8r1));
+    check_golden_version(&r, ZVS_MON_FORMAT_V2, golden_d8r1, sizeof(golden_d8r1));
+    check_golden(&r, golden_d8r1_53, sizeof(golden_d8r1_53));
+    assert_int_equal(zvs_mon_decode(golden_d8r1_53, sizeof(golden_d8r1_53), &b), 0);
+    /* a version 3 file written before IBM's layout: our first layout, by its length */
     assert_int_equal(zvs_mon_decode(golden_d8r1, sizeof(golden_d8r1), &out), 0);
+    assert_memory_equal(&out, &b, sizeof(out));
     const struct zvs_mon_vnic_activity *v = &out.u.vnic;
     assert_string_equal(v->owner, "LINUX01");
     assert_int_equal(v->vdev, 0x0600);
@@ -390,7 +419,7 @@ static void test_d6r23_d8r2_d8r3_round_trip(void **state)
     round_trip(&r, 580);
     r = d8r1();
     r.u.vnic.rx_errors = UINT64_MAX;
-    round_trip(&r, 128);
+    round_trip(&r, 316);                /* MRVNDSES, z/VM 5.3 */
 }
 
 static void test_tod(void **state)
@@ -489,6 +518,33 @@ static void test_decode_refusals(void **state)
     refuse(golden_d6r22, 88, 87, 1, -EBADMSG);  /* our reserved 81-87 */
     refuse(golden_d6r21, 580, 200, 0x5A, 0);    /* IBM's 80-491: not ours, ignored */
     refuse(golden_d8r1, 128, 38, 2, -EBADMSG);                   /* VSWITCH flag */
+    /* D8R1 at z/VM 5.3's layout: reserved bytes, NICBASE, VSWITCH, a name; IBM's fields
+     * we do not model are ignored */
+    refuse(golden_d8r1_53, 316, 23, 1, -EBADMSG);
+    refuse(golden_d8r1_53, 316, 62, 1, -EBADMSG);
+    refuse(golden_d8r1_53, 316, 187, 1, -EBADMSG);
+    refuse(golden_d8r1_53, 316, 188 + 8 * 7 + 3, 1, -EBADMSG);  /* the last device's */
+    refuse(golden_d8r1_53, 316, 35, 0x01, -EBADMSG);            /* NICBASE not VDEVDEV */
+    refuse(golden_d8r1_53, 316, 60, 2, -EBADMSG);
+    refuse(golden_d8r1_53, 316, 183, 0xC1, -EBADMSG);           /* "ETHGRP A" */
+    refuse(golden_d8r1_53, 316, 20, 0x12, 0);                   /* VDEVSUB */
+    refuse(golden_d8r1_53, 316, 70, 0x5A, 0);                   /* NIC_LOCKREQS */
+    refuse(golden_d8r1_53, 316, 185, 30, 0);                    /* SWPINTSC */
+    refuse(golden_d8r1_53, 316, 315, 0x5A, 0);                  /* STKDEFERSLO */
+    /* a D8R1 of neither length in version 3; one shorter than MRVNDSES in z/VM's own */
+    memcpy(b, golden_d8r1_53, 316);
+    b[0] = 0;
+    b[1] = 136;
+    assert_int_equal(zvs_mon_decode(b, 136, &out), -EBADMSG);
+    assert_int_equal(zvs_mon_decode_version(b, 136, ZVS_MON_FORMAT_IBM, &out), -EBADMSG);
+    b[0] = 0x01;
+    b[1] = 0x3C;
+    assert_int_equal(zvs_mon_decode_version(b, 316, ZVS_MON_FORMAT_IBM, &out), 0);
+    assert_string_equal(out.u.vnic.owner, "LINUX01");
+    b[60] = 0x80;                       /* z/VM's VSWITCH byte: any nonzero is coupled */
+    b[23] = 0x5A;                       /* reserved in 5.3, perhaps not later: not ours */
+    assert_int_equal(zvs_mon_decode_version(b, 316, ZVS_MON_FORMAT_IBM, &out), 0);
+    assert_int_equal(out.u.vnic.vswitch, 1);
     /* not ours: unknown record or domain, skipped by the caller */
     refuse(golden_d6r21, 580, 7, 20, -ENOTSUP);                  /* D6R20 */
     refuse(golden_d6r21, 580, 4, 7, -ENOTSUP);                   /* D7R21 */
@@ -626,6 +682,7 @@ static void test_names_and_kinds(void **state)
 int main(void)
 {
     build_v2_goldens();
+    build_d8r1_53();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_d6r21_golden),
         cmocka_unit_test(test_d6r21_iptimeout),

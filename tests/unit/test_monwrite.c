@@ -7,7 +7,9 @@
  *  - a file vswitchd's writer wrote is read by the independent reader, every IBM field
  *    compared with what was written, the framing checked as IBM's pages describe it;
  *  - damage in a version 3 group is reported and the next group still reads, and a file of
- *    version 2 groups appended with version 3 groups reads whole.
+ *    version 2 groups appended with version 3 groups reads whole;
+ *  - z/VM's D8R1 (MRVNDSES at z/VM 5.3's layout) from the independent writer is read into
+ *    FCX269's rows, and one shorter than that layout is refused.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -304,7 +306,7 @@ static void test_ours_read_by_ibm_reader(void **state)
     zvs_mon_writer_close(w);
     uint8_t *b = slurp(path, &len);
 
-    /* the sample group: one entry, 12 * 580 + 2 * 128 bytes in frames of at most 7
+    /* the sample group: one entry, 12 * 580 + 2 * 316 bytes in frames of at most 7
      * D6R21s, D1R13 between them, D1R11 last */
     assert_int_equal(ibm_read_group(b, len, &off, g, &why), 1);
     assert_int_equal(g->type, IBM_TYPE_SAMPLE);
@@ -335,6 +337,28 @@ static void test_ours_read_by_ibm_reader(void **state)
     }
     assert_true(g->rec[NDEV].domain == 8 && g->rec[NDEV].number == 1);
     assert_true(g->rec[NDEV + 1].domain == 8 && g->rec[NDEV + 1].number == 1);
+    for (int i = NDEV; i < NDEV + 2; i++) {     /* MRVNDSES at z/VM 5.3's layout */
+        const struct zvs_mon_vnic_activity *v = &smp[i].u.vnic;
+        struct ibm_d8r1 d;
+        char names[4][9];
+
+        assert_int_equal(g->rec[i].len, 316);
+        ibm_get_d8r1(g->rec[i].p, &d, names);
+        assert_string_equal(d.owner, v->owner);
+        assert_int_equal(d.vdevdev, v->vdev);
+        assert_memory_equal(d.nicmac, v->mac, 6);
+        assert_int_equal(d.nictranp, v->transport);
+        assert_int_equal(d.nictype, v->nic_type);
+        assert_string_equal(d.lanowner, v->lan_owner);
+        assert_string_equal(d.lanname, v->lan_name);
+        assert_int_equal(d.vswitch, v->vswitch);
+        assert_true(d.ses[0] == v->tx_bytes && d.ses[1] == v->rx_bytes &&
+                    d.ses[2] == v->tx_packets && d.ses[3] == v->tx_discards &&
+                    d.ses[4] == v->tx_errors && d.ses[5] == v->rx_packets &&
+                    d.ses[6] == v->rx_discards && d.ses[7] == v->rx_errors);
+        assert_string_equal(d.swpgroup, v->group);
+        assert_memory_equal(g->rec[i].p + 34, g->rec[i].p + 32, 2);     /* NICBASE */
+    }
     assert_true(g->rec[NDEV + 2].domain == 1 && g->rec[NDEV + 2].number == 11);
     assert_int_equal(g->rec[NDEV + 2].len, 20);
     assert_memory_equal(g->rec[NDEV + 2].p + 8, "\xDE\x6E\x75\xAA\x78\x38\x00\x00", 8);
@@ -566,6 +590,136 @@ static void test_ibm_file_damage(void **state)
     free(f);
 }
 
+/* ---- z/VM's D8R1 (MRVNDSES, z/VM 5.3) into FCX269 ------------------------------------ */
+
+static const struct ibm_d8r1 nic_a0 = { "LNXA", "SYSTEM", "VSW1", "ETHGRP", 0xF000,
+                                        { 2, 0, 0, 0, 0, 0x0A }, 2, 2, 1,
+                                        { 1000, 2000, 10, 0, 0, 20, 0, 0 } };
+static const struct ibm_d8r1 nic_b0 = { "LNXB", "SYSTEM", "VSW1", "", 0x0600,
+                                        { 2, 0, 0, 0, 0, 0x0B }, 2, 2, 1,
+                                        { 0, 0, 0, 0, 0, 0, 0, 0 } };
+/* 30 s later: every delta a multiple of 30 */
+static const struct ibm_d8r1 nic_a1 = { "LNXA", "SYSTEM", "VSW1", "ETHGRP", 0xF000,
+                                        { 2, 0, 0, 0, 0, 0x0A }, 2, 2, 1,
+                                        { 1000 + 90000, 2000 + 180000, 10 + 60, 30, 0,
+                                          20 + 120, 0, 60 } };
+static const struct ibm_d8r1 nic_b1 = { "LNXB", "SYSTEM", "VSW1", "", 0x0600,
+                                        { 2, 0, 0, 0, 0, 0x0B }, 2, 2, 1,
+                                        { 3000, 0, 30, 0, 0, 0, 0, 0 } };
+
+static void ibm_d8r1_interval(uint8_t **file, size_t *len, uint64_t tod,
+                              const struct ibm_d8r1 *a, const struct ibm_d8r1 *b)
+{
+    uint8_t r[400];
+    struct ibm_set s;
+    struct ibm_set *one[1] = { &s };
+
+    ibm_set_begin(&s, IBM_TYPE_SAMPLE, 0x00A00200, 0x5A);
+    ibm_set_add(&s, r, ibm_put_d8r1(r, tod, a), tod);
+    ibm_set_add(&s, r, other(r, 8, 4, 80, tod), tod);          /* a record we do not read */
+    ibm_set_add(&s, r, ibm_put_d8r1(r, tod, b), tod);
+    ibm_set_end_interval(&s, tod);
+    ibm_file_append(file, len, one, 1);
+    ibm_set_free(&s);
+}
+
+static void expect_nic(const struct zvs_mon_record *r, const struct ibm_d8r1 *d)
+{
+    const struct zvs_mon_vnic_activity *v = &r->u.vnic;
+
+    assert_true(r->domain == 8 && r->number == 1);
+    assert_string_equal(v->owner, d->owner);
+    assert_int_equal(v->vdev, d->vdevdev);
+    assert_memory_equal(v->mac, d->nicmac, 6);
+    assert_string_equal(v->lan_owner, d->lanowner);
+    assert_string_equal(v->lan_name, d->lanname);
+    assert_string_equal(v->group, d->swpgroup);
+    assert_true(v->transport == d->nictranp && v->nic_type == d->nictype && v->vswitch == 1);
+    assert_true(v->tx_bytes == d->ses[0] && v->rx_bytes == d->ses[1] &&
+                v->tx_packets == d->ses[2] && v->tx_discards == d->ses[3] &&
+                v->tx_errors == d->ses[4] && v->rx_packets == d->ses[5] &&
+                v->rx_discards == d->ses[6] && v->rx_errors == d->ses[7]);
+}
+
+static void test_ibm_d8r1_fcx269(void **state)
+{
+    uint8_t *file = NULL;
+    size_t len = 0;
+    struct zvs_mon_reader *rd;
+    struct zvs_mon_group g;
+    struct zvs_mon_read_error e;
+    struct zvs_scr_sample s0, s1;
+    struct zvs_scr_row *rows;
+    double sys[ZVS_SCR_NCOL];
+    char out[4096];
+    int err = 0;
+
+    ibm_d8r1_interval(&file, &len, TOD0, &nic_a0, &nic_b0);
+    ibm_d8r1_interval(&file, &len, TOD0 + 30 * SEC, &nic_a1, &nic_b1);
+    rd = zvs_mon_reader_memopen(file, len, &err);
+    assert_non_null(rd);
+    assert_int_equal(zvs_mon_reader_next(rd, &g, &e), 1);
+    assert_int_equal(g.nrec, 2);
+    expect_nic(&g.rec[0], &nic_a0);
+    expect_nic(&g.rec[1], &nic_b0);
+    s0 = keep(&g);
+    assert_int_equal(zvs_mon_reader_next(rd, &g, &e), 1);
+    assert_int_equal(g.nrec, 2);
+    expect_nic(&g.rec[0], &nic_a1);
+    expect_nic(&g.rec[1], &nic_b1);
+    s1 = keep(&g);
+    assert_int_equal(zvs_mon_reader_next(rd, &g, &e), 0);
+    zvs_mon_reader_close(rd);
+
+    /* FCX269: by Addr, rates over the 30 s */
+    assert_int_equal(zvs_fcx269_rows(&s0, &s1, &rows, sys), 2);
+    assert_int_equal(rows[0].rec->u.vnic.vdev, 0x0600);
+    assert_true(rows[0].rate[ZVS_SCR_T_BYTE] == 100.0 && rows[0].rate[ZVS_SCR_T_PACK] == 1.0 &&
+                rows[0].rate[ZVS_SCR_R_BYTE] == 0.0);
+    assert_int_equal(rows[1].rec->u.vnic.vdev, 0xF000);
+    assert_true(rows[1].rate[ZVS_SCR_T_BYTE] == 3000.0 && rows[1].rate[ZVS_SCR_T_PACK] == 2.0 &&
+                rows[1].rate[ZVS_SCR_T_DISC] == 1.0 && rows[1].rate[ZVS_SCR_R_BYTE] == 6000.0 &&
+                rows[1].rate[ZVS_SCR_R_PACK] == 4.0 && rows[1].rate[ZVS_SCR_R_ERR] == 2.0);
+    free(rows);
+    assert_true(zvs_fcx269_render(&s0, &s1, out, sizeof(out)) > 0);
+    assert_non_null(strstr(out, "0600 SYSTEM   VSW1     LNXB     0600 ........ X 2 Q"));
+    assert_non_null(strstr(out, "F000 SYSTEM   VSW1     LNXA     F000 ETHGRP   X 2 Q"));
+    free((void *)s0.rec);
+    free((void *)s1.rec);
+    free(file);
+}
+
+/* A z/VM D8R1 shorter than MRVNDSES's 316 bytes is refused, never read past its end. */
+static void test_ibm_d8r1_short(void **state)
+{
+    uint8_t r[400], *file = NULL;
+    size_t len = 0;
+    struct ibm_set s;
+    struct ibm_set *one[1] = { &s };
+    struct zvs_mon_reader *rd;
+    struct zvs_mon_group g;
+    struct zvs_mon_read_error e;
+    int err = 0;
+
+    ibm_set_begin(&s, IBM_TYPE_SAMPLE, 0x00A00000, 0);
+    ibm_put_d8r1(r, TOD0, &nic_a0);
+    r[0] = 0;
+    r[1] = 128;                         /* our first layout's length, in a z/VM file */
+    ibm_set_add(&s, r, 128, TOD0);
+    ibm_set_end_interval(&s, TOD0);
+    ibm_file_append(&file, &len, one, 1);
+    ibm_set_free(&s);
+    ibm_d8r1_interval(&file, &len, TOD0 + 30 * SEC, &nic_a1, &nic_b1);
+    rd = zvs_mon_reader_memopen(file, len, &err);
+    memset(&e, 0, sizeof(e));
+    assert_int_equal(zvs_mon_reader_next(rd, &g, &e), -EBADMSG);
+    assert_true(e.offset == IBM_FRAME);         /* the record, first in the first frame */
+    assert_int_equal(zvs_mon_reader_next(rd, &g, &e), 1);      /* the next group reads */
+    assert_int_equal(g.nrec, 2);
+    zvs_mon_reader_close(rd);
+    free(file);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -573,6 +727,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ours_read_by_ibm_reader, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damage_and_mixed_framings, setup, teardown),
         cmocka_unit_test(test_ibm_file_damage),
+        cmocka_unit_test(test_ibm_d8r1_fcx269),
+        cmocka_unit_test(test_ibm_d8r1_short),
         cmocka_unit_test_setup_teardown(test_system_name, setup, teardown),
     };
     return cmocka_run_group_tests_name("monwrite", tests, NULL, NULL);

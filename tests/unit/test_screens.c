@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "monitor/monrec.h"
 #include "monitor/screens.h"
 
 #ifndef GOLDEN_DIR
@@ -372,6 +373,18 @@ static const char *const fcx269_report[] = {
     "F010 SYSTEM   LOCALNET TCPIP    F010 ........   3 H     .0     .0     .0     .0     .",
 };
 
+/* The records as a monitor file carries them: encoded and decoded in layout `version`. */
+static void through_codec(struct zvs_mon_record *r, unsigned n, unsigned version)
+{
+    uint8_t b[ZVS_MON_RECORD_MAX];
+
+    for (unsigned i = 0; i < n; i++) {
+        int len = zvs_mon_encode_version(&r[i], version, b, sizeof(b));
+        assert_true(len > 0);
+        assert_int_equal(zvs_mon_decode_version(b, (size_t)len, version, &r[i]), 0);
+    }
+}
+
 static void test_fcx269_report(void **state)
 {
     /* Record order as the daemon might write it; the screen sorts by Addr (stably).
@@ -401,6 +414,19 @@ static void test_fcx269_report(void **state)
     assert_true(len > 0);
     check_report_prefix(big, fcx269_report, 15);
     check_golden("fcx269.txt", big);
+    /* the same traffic through D8R1 at MRVNDSES's z/VM 5.3 layout (version 3) and at our
+     * first layout (version 2): the same screen */
+    for (unsigned v = ZVS_MON_FORMAT_V2; v <= ZVS_MON_FORMAT_V3; v++) {
+        struct zvs_mon_record c[10], p[10];
+        memcpy(c, cur, sizeof(c));
+        memcpy(p, prevrec, sizeof(p));
+        through_codec(c, 10, v);
+        through_codec(p, 10, v);
+        now.rec = c;
+        prev.rec = p;
+        assert_true(zvs_fcx269_render(&prev, &now, big, sizeof(big)) > 0);
+        check_golden("fcx269.txt", big);
+    }
 }
 
 static void test_fcx269_decimals_sessions(void **state)
