@@ -143,6 +143,19 @@ void zvsd_names_reconcile(struct zvsd *d);
 void zvsd_names_query(struct zvsd *d, struct zvs_cp_response *r);
 /* The counters report's resolver lines (none while no name was ever looked up). */
 void zvsd_names_report(struct zvsd *d, struct zvs_cp_response *r);
+/* The table of watched names, NULL before zvsd_names_create (daemon_monitor_names.c). */
+struct zvs_names;
+const struct zvs_names *zvsd_names_table(struct zvsd *d);
+
+/* daemon_monitor_names.c: the watched names in the monitor. The resolver's counters into
+ * *v, false (no record) while no name is watched; a name's event (enum zvs_name_event) as
+ * a D15R2, now. */
+struct zvs_mon_resolver_activity;
+struct zvs_name;
+struct zvs_res_addr;
+bool zvsd_monitor_names_sample(struct zvsd *d, struct zvs_mon_resolver_activity *v);
+void zvsd_monitor_name_event(struct zvsd *d, const struct zvs_name *n, unsigned ev,
+                             const struct zvs_res_addr *old, unsigned nold, uint64_t now);
 
 /* daemon.c: opening a real device's backend (NULL, with the reason in why and -errno in
  * *err, when it cannot be: -ENOENT no RDEVICE statement, -ENODEV no such interface yet)
@@ -159,6 +172,9 @@ void zvsd_untrack_uplink(struct zvsd *d, struct zvs_port *p);
 int  zvsd_monitor_open(struct zvsd *d, uint64_t now);
 void zvsd_monitor_close(struct zvsd *d, uint64_t now);
 void zvsd_monitor_run(struct zvsd *d, uint64_t now);
+/* One event record of the daemon's other parts, stamped now (nothing without -m). */
+struct zvs_mon_record;
+void zvsd_monitor_event(struct zvsd *d, struct zvs_mon_record *r, uint64_t now);
 /* D6R22 (up false, with a zvs_mon_fail_reason) or D6R23 for an uplink, now. */
 void zvsd_monitor_uplink_event(struct zvsd *d, const struct d_uplink *u, bool up,
                                uint8_t reason, uint64_t now);

@@ -9,7 +9,8 @@
  *  - D6R21 per uplink device (RDEVs and every port-group member), D8R1 per coupled NIC;
  *    D6R22/D6R23 when an uplink stops/starts carrying traffic (a group member leaving or
  *    entering Distributing, an RDEV losing or regaining carrier), with the reason; D8R2/D8R3
- *    when a NIC's link goes up or down.
+ *    when a NIC's link goes up or down; while names are watched, the resolver's D15R1
+ *    (daemon_monitor_names.c, which also writes their D15R2 events).
  *  - Uplink changes are looked at every event-loop iteration (a handful of members); NIC
  *    links every ZVS_MON_NIC_SCAN_MS, since a switch may have thousands of NICs.
  * Hazard: events are written as they happen, one group each; a flapping link writes one
@@ -154,6 +155,14 @@ static void write_group(struct zvsd *d, bool sample, uint64_t tod,
         zvs_warn("monitor: cannot write %s: %s", d->opt.monitor_path, strerror(-rc));
 }
 
+void zvsd_monitor_event(struct zvsd *d, struct zvs_mon_record *r, uint64_t now)
+{
+    if (!d->mon)
+        return;
+    r->tod = tod_of(d->mon, now);
+    write_group(d, false, r->tod, r, 1);
+}
+
 static void sample(struct zvsd *d, uint64_t now)
 {
     struct zvsd_monitor *m = d->mon;
@@ -175,6 +184,11 @@ static void sample(struct zvsd *d, uint64_t now)
         *r = (struct zvs_mon_record){ .domain = ZVS_MON_DOMAIN_NET, .number = ZVS_MON_REC_D8R1,
                                       .tod = tod };
         fill_vnic(&d->nic[i], &r->u.vnic);
+    }
+    if (n < m->cap && zvsd_monitor_names_sample(d, &m->recs[n].u.res)) {
+        m->recs[n].domain = ZVS_MON_DOMAIN_ZVS;     /* only while names are watched */
+        m->recs[n].number = ZVS_MON_REC_D15R1;
+        m->recs[n++].tod = tod;
     }
     write_group(d, true, tod, m->recs, n);
 }
@@ -360,7 +374,8 @@ int zvsd_monitor_open(struct zvsd *d, uint64_t now)
     if (!m)
         return -ENOMEM;
     m->live_fd = -1;
-    m->cap = ZVS_CFG_MAX_VSWITCHES * (ZVS_CFG_MAX_RDEV + ZVS_CFG_MAX_GROUP_PORTS) + ZVS_CFG_MAX_NICS;
+    m->cap = ZVS_CFG_MAX_VSWITCHES * (ZVS_CFG_MAX_RDEV + ZVS_CFG_MAX_GROUP_PORTS) + ZVS_CFG_MAX_NICS
+             + 1;                               /* the resolver's D15R1 */
     m->recs = calloc(m->cap, sizeof *m->recs);
     m->nic_up = calloc(ZVS_CFG_MAX_NICS, sizeof *m->nic_up);
     char producer[64], system[9];

@@ -9,7 +9,8 @@
  *
  * What a name does reaches the operator as it happens: a change of its addresses
  * (ZVSRES1202I), its first failure (ZVSRES1203W), an answer after failures (ZVSRES1204I),
- * each told to the console's subscribers and the log (zvsd_say). The name's user today is
+ * each told to the console's subscribers and the log (zvsd_say), and written to the
+ * monitor as a D15R2 (daemon_monitor_names.c). The name's user today is
  * RESOLVER WATCH itself: QUERY RESOLVER shows the addresses in use. The IVL domain's and
  * VXLAN's peers will watch through the same table, with themselves as the name's user.
  *
@@ -88,6 +89,7 @@ static void on_event(void *arg, const struct zvs_name *n, enum zvs_name_event ev
         zvsd_say(nm->d, ZVS_CPMSG_RES_RECOVERED, NULL, n->name, now_s, NULL);
         break;
     }
+    zvsd_monitor_name_event(nm->d, n, ev, old, nold, now);
 }
 
 static void on_timer(void *arg, struct zvs_timer *t, uint64_t now)
@@ -235,6 +237,11 @@ void zvsd_names_reconcile(struct zvsd *d)
             zvs_names_watch(nm->t, cr->watch[i], NULL, now) == 0)
             zvs_info("resolver: watching %s", cr->watch[i]);
     rearm(nm, now);
+}
+
+const struct zvs_names *zvsd_names_table(struct zvsd *d)
+{
+    return d->names ? d->names->t : NULL;
 }
 
 struct zvs_resolver *zvsd_resolver(struct zvsd *d)

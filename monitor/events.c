@@ -1,6 +1,8 @@
 /* EVENTS, our screen of the monitor's event records: D6R22 (an uplink device failed) and
  * D6R23 (it came up or recovered) with the failure reason, and D8R2/D8R3 (a guest NIC's
- * link went up or down). The Performance Toolkit has no such list we could find: the
+ * link went up or down), and our D15R2 (a watched host name's addresses changed, it began
+ * failing or it recovered: its own line, name, old and new addresses, state, TTL, last
+ * error). The Performance Toolkit has no such list we could find: the
  * layout is ours (monitor/SCREENS.md, "EVENTS").
  *
  * Rules: one line per event record, in the order given (the file's order, which is the
@@ -10,7 +12,9 @@
  */
 #include "monitor/screens.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <time.h>
 
 const char *zvs_mon_fail_reason_text(uint8_t reason)
@@ -28,7 +32,8 @@ const char *zvs_mon_fail_reason_text(uint8_t reason)
 
 static bool is_event(const struct zvs_mon_record *r)
 {
-    return (r->domain == ZVS_MON_DOMAIN_IO &&
+    return (r->domain == ZVS_MON_DOMAIN_ZVS && r->number == ZVS_MON_REC_D15R2) ||
+           (r->domain == ZVS_MON_DOMAIN_IO &&
             (r->number == ZVS_MON_REC_D6R22 || r->number == ZVS_MON_REC_D6R23)) ||
            (r->domain == ZVS_MON_DOMAIN_NET &&
             (r->number == ZVS_MON_REC_D8R2 || r->number == ZVS_MON_REC_D8R3));
@@ -45,6 +50,55 @@ static void when(uint64_t tod, char out[24])
         return;
     }
     snprintf(out + 19, 5, ".%03u", (unsigned)(us / 1000u % 1000u));
+}
+
+/* A D15R2's codes as words: QUERY RESOLVER's (names/), which monitor/ may not include. */
+static const char *res_event_text(uint8_t ev)
+{
+    static const char *const text[] = { "changed", "failing", "recovered" };
+    return ev < 3 ? text[ev] : "?";
+}
+
+const char *zvs_mon_res_state_text(uint8_t state)
+{
+    static const char *const text[] = { "resolving", "resolved", "retrying", "failed" };
+    return state <= ZVS_MON_RES_STATE_MAX ? text[state] : "?";
+}
+
+const char *zvs_mon_res_error_text(uint8_t err)
+{
+    static const char *const text[] = {
+        "none", "NXDOMAIN", "no address", "timeout", "SERVFAIL", "no server", "bad answer",
+        "oversized answer", "no memory", "cancelled",
+    };
+    return err <= ZVS_MON_RES_ERROR_MAX ? text[err] : "?";
+}
+
+static void res_addrs(struct zvs_scr_buf *b, const struct zvs_mon_res_addr *a, unsigned n)
+{
+    if (!n)
+        zvs_scr_printf(b, "-");
+    for (unsigned i = 0; i < n; i++) {
+        char s[INET6_ADDRSTRLEN];
+        if (!inet_ntop(a[i].family == 6 ? AF_INET6 : AF_INET, a[i].addr, s, sizeof(s)))
+            snprintf(s, sizeof(s), "?");
+        zvs_scr_printf(b, "%s%s", i ? " " : "", s);
+    }
+}
+
+/* "name old -> new; state, TTL n, last error e": the name's own line, not the device
+ * columns (a DNS name is no CP name and has no switch). */
+static void res_event_line(struct zvs_scr_buf *b, const char *t, const struct zvs_mon_record *r)
+{
+    const struct zvs_mon_resolver_event *e = &r->u.resev;
+
+    zvs_scr_printf(b, "%s %-6s %-9s %s ", t, zvs_mon_record_name(r->domain, r->number),
+                   res_event_text(e->event), e->name);
+    res_addrs(b, e->old, e->nold);
+    zvs_scr_printf(b, " -> ");
+    res_addrs(b, e->now, e->nnew);
+    zvs_scr_printf(b, "; %s, TTL %u, last error %s\n", zvs_mon_res_state_text(e->state),
+                   e->ttl_s, zvs_mon_res_error_text(e->last_error));
 }
 
 int zvs_events_render(const struct zvs_mon_record *ev, unsigned n, char *out, size_t cap)
@@ -66,7 +120,9 @@ int zvs_events_render(const struct zvs_mon_record *ev, unsigned n, char *out, si
         if (!is_event(r))
             continue;
         when(r->tod, t);
-        if (r->domain == ZVS_MON_DOMAIN_IO) {
+        if (r->domain == ZVS_MON_DOMAIN_ZVS) {
+            res_event_line(&b, t, r);
+        } else if (r->domain == ZVS_MON_DOMAIN_IO) {
             const struct zvs_mon_vswitch_event *e = &r->u.vswev;
             bool fail = r->number == ZVS_MON_REC_D6R22;
             char line[128];

@@ -1,6 +1,7 @@
 /* Monitor record codec: struct zvs_mon_record <-> the bytes of one z/VM-shaped record.
  *
- * Owns: the byte layout of D6R21, D6R22/23, D8R1, D8R2/3 in both layout versions
+ * Owns: the byte layout of D6R21, D6R22/23, D8R1, D8R2/3 in both layout versions, and of
+ * our resolver records D15R1/D15R2 (domain 15, which IBM does not define; version 3 only)
  * (monitor/RECORDS.md is the table; the offsets below are the same numbers).
  * Sources: IBM, "z/VM Data Areas, Control Blocks, and Monitor Records" (the MRRECHDR,
  * MRIODVSW, MRIODVSF, MRIODVSR, MRVNDSES, MRVNDLSU, MRVNDLSD pages; RECORDS.md names each
@@ -149,6 +150,29 @@ static const struct d8r1_layout d8r1_53 = {
 #define VNDLS_UPLINK        0x80        /* VNDLS_FLAGS: UPLINK NIC; the other bits reserved */
 #define VNDLS_RSV57         57
 
+/* D15R1 (72, ours): the resolver's counters */
+#define D15R1_LEN           72
+#define RESACT_WATCHED      20
+#define RESACT_INFLIGHT     24
+#define RESACT_LOOKUPS      28          /* LOOKUPS, FAILURES, BADANS, CHANGES, DEFERRED: 8 each */
+#define RESACT_RSV68        68
+
+/* D15R2 (576, ours): a watched name's event */
+#define D15R2_LEN           576
+#define RESEV_EVENT         20
+#define RESEV_STATE         21
+#define RESEV_ERROR         22
+#define RESEV_NAMELEN       23
+#define RESEV_TTL           24
+#define RESEV_NOLD          28
+#define RESEV_NNEW          29
+#define RESEV_RSV30         30
+#define RESEV_OLD           32          /* 8 slots of 18: family, reserved, 16 address bytes */
+#define RESEV_NEW           176
+#define RESEV_SLOT          18
+#define RESEV_NAME          320         /* 256 bytes: ASCII, NUL padded */
+#define RESEV_NAME_FIELD    256
+
 #define QUEUESTORAGE_MAX    8
 
 static bool all_zero(const uint8_t *p, size_t n)
@@ -230,6 +254,13 @@ static size_t record_len(uint8_t domain, uint16_t number, unsigned version)
         default: return 0;
         }
     }
+    if (domain == ZVS_MON_DOMAIN_ZVS && version == ZVS_MON_FORMAT_V3) {
+        switch (number) {
+        case ZVS_MON_REC_D15R1: return D15R1_LEN;
+        case ZVS_MON_REC_D15R2: return D15R2_LEN;
+        default: return 0;
+        }
+    }
     if (domain == ZVS_MON_DOMAIN_NET) {
         switch (number) {
         case ZVS_MON_REC_D8R1: return version == ZVS_MON_FORMAT_V3 ? D8R1_LEN_53
@@ -258,6 +289,12 @@ const char *zvs_mon_record_name(uint8_t domain, uint16_t number)
         case ZVS_MON_REC_D8R3: return "D8R3";
         default: break;
         }
+    } else if (domain == ZVS_MON_DOMAIN_ZVS) {
+        switch (number) {
+        case ZVS_MON_REC_D15R1: return "D15R1";
+        case ZVS_MON_REC_D15R2: return "D15R2";
+        default: break;
+        }
     }
     return "unknown";
 }
@@ -265,7 +302,8 @@ const char *zvs_mon_record_name(uint8_t domain, uint16_t number)
 bool zvs_mon_is_sample(uint8_t domain, uint16_t number)
 {
     return (domain == ZVS_MON_DOMAIN_IO && number == ZVS_MON_REC_D6R21) ||
-           (domain == ZVS_MON_DOMAIN_NET && number == ZVS_MON_REC_D8R1);
+           (domain == ZVS_MON_DOMAIN_NET && number == ZVS_MON_REC_D8R1) ||
+           (domain == ZVS_MON_DOMAIN_ZVS && number == ZVS_MON_REC_D15R1);
 }
 
 /* ---- encode ----------------------------------------------------------------------- */
@@ -398,6 +436,82 @@ static int encode_d8r23(const struct zvs_mon_vnic_link *v, uint8_t *b)
     return D8R2_LEN;
 }
 
+static int encode_d15r1(const struct zvs_mon_resolver_activity *v, uint8_t *b)
+{
+    const uint64_t cnt[5] = { v->lookups, v->failures, v->bad_answers, v->changes,
+                              v->deferred };
+
+    if (v->bad_answers > v->failures)
+        return -EINVAL;
+    be_put32(b + RESACT_WATCHED, v->watched);
+    be_put32(b + RESACT_INFLIGHT, v->in_flight);
+    for (int i = 0; i < 5; i++)
+        be_put64(b + RESACT_LOOKUPS + 8 * i, cnt[i]);
+    return D15R1_LEN;
+}
+
+/* A host name as names/ keeps it: lower-case letters, digits, '-', '.', and an address
+ * literal's ':' (IPv6); 1-253 characters. */
+static bool res_name_ok(const char *s, size_t len)
+{
+    if (len == 0 || len > ZVS_MON_RES_NAME_MAX)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+              c == ':'))
+            return false;
+    }
+    return true;
+}
+
+static bool res_addr_ok(const struct zvs_mon_res_addr *a)
+{
+    return a->family == 6 || (a->family == 4 && all_zero(a->addr + 4, 12));
+}
+
+static bool res_event_ok(const struct zvs_mon_resolver_event *v)
+{
+    if (v->event > ZVS_MON_RES_EV_RECOVERED || v->state > ZVS_MON_RES_STATE_MAX ||
+        v->last_error > ZVS_MON_RES_ERROR_MAX || v->nold > ZVS_MON_RES_ADDRS ||
+        v->nnew > ZVS_MON_RES_ADDRS)
+        return false;
+    for (unsigned i = 0; i < v->nold; i++)
+        if (!res_addr_ok(&v->old[i]))
+            return false;
+    for (unsigned i = 0; i < v->nnew; i++)
+        if (!res_addr_ok(&v->now[i]))
+            return false;
+    return true;
+}
+
+static void put_res_addrs(uint8_t *p, const struct zvs_mon_res_addr *a, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        p[RESEV_SLOT * i] = a[i].family;
+        memcpy(p + RESEV_SLOT * i + 2, a[i].addr, 16);
+    }
+}
+
+static int encode_d15r2(const struct zvs_mon_resolver_event *v, uint8_t *b)
+{
+    size_t len = strnlen(v->name, sizeof(v->name));
+
+    if (!res_name_ok(v->name, len) || !res_event_ok(v))
+        return -EINVAL;
+    b[RESEV_EVENT] = v->event;
+    b[RESEV_STATE] = v->state;
+    b[RESEV_ERROR] = v->last_error;
+    b[RESEV_NAMELEN] = (uint8_t)len;
+    be_put32(b + RESEV_TTL, v->ttl_s);
+    b[RESEV_NOLD] = v->nold;
+    b[RESEV_NNEW] = v->nnew;
+    put_res_addrs(b + RESEV_OLD, v->old, v->nold);
+    put_res_addrs(b + RESEV_NEW, v->now, v->nnew);
+    memcpy(b + RESEV_NAME, v->name, len);
+    return D15R2_LEN;
+}
+
 int zvs_mon_encode_version(const struct zvs_mon_record *r, unsigned version, uint8_t *buf,
                            size_t cap)
 {
@@ -412,7 +526,10 @@ int zvs_mon_encode_version(const struct zvs_mon_record *r, unsigned version, uin
     buf[HDR_DM] = r->domain;
     be_put16(buf + HDR_RC, r->number);
     be_put64(buf + HDR_TOD, r->tod);
-    if (r->domain == ZVS_MON_DOMAIN_IO && r->number == ZVS_MON_REC_D6R21)
+    if (r->domain == ZVS_MON_DOMAIN_ZVS)
+        rc = r->number == ZVS_MON_REC_D15R1 ? encode_d15r1(&r->u.res, buf)
+                                             : encode_d15r2(&r->u.resev, buf);
+    else if (r->domain == ZVS_MON_DOMAIN_IO && r->number == ZVS_MON_REC_D6R21)
         rc = encode_d6r21(&r->u.vsw, version, buf);
     else if (r->domain == ZVS_MON_DOMAIN_IO)
         rc = encode_d6r2x(&r->u.vswev, r->number == ZVS_MON_REC_D6R22, version, buf);
@@ -596,6 +713,61 @@ static int decode_d8r23(const uint8_t *b, size_t len, bool ibm, struct zvs_mon_v
     return 0;
 }
 
+static int decode_d15r1(const uint8_t *b, struct zvs_mon_resolver_activity *v)
+{
+    uint64_t *const cnt[5] = { &v->lookups, &v->failures, &v->bad_answers, &v->changes,
+                               &v->deferred };
+
+    if (!all_zero(b + RESACT_RSV68, 4))
+        return -EBADMSG;
+    v->watched = be_get32(b + RESACT_WATCHED);
+    v->in_flight = be_get32(b + RESACT_INFLIGHT);
+    for (int i = 0; i < 5; i++)
+        *cnt[i] = be_get64(b + RESACT_LOOKUPS + 8 * i);
+    return v->bad_answers > v->failures ? -EBADMSG : 0;
+}
+
+/* n slots used, the rest zero; a used slot's reserved byte zero. */
+static int get_res_addrs(const uint8_t *p, struct zvs_mon_res_addr *a, unsigned n)
+{
+    for (unsigned i = 0; i < ZVS_MON_RES_ADDRS; i++) {
+        const uint8_t *s = p + RESEV_SLOT * i;
+        if (i >= n) {
+            if (!all_zero(s, RESEV_SLOT))
+                return -EBADMSG;
+            continue;
+        }
+        if (s[1] != 0)
+            return -EBADMSG;
+        a[i].family = s[0];
+        memcpy(a[i].addr, s + 2, 16);
+    }
+    return 0;
+}
+
+static int decode_d15r2(const uint8_t *b, struct zvs_mon_resolver_event *v)
+{
+    size_t len = b[RESEV_NAMELEN];
+
+    if (!all_zero(b + RESEV_RSV30, 2) || len > ZVS_MON_RES_NAME_MAX ||
+        !all_zero(b + RESEV_NAME + len, RESEV_NAME_FIELD - len))
+        return -EBADMSG;
+    memcpy(v->name, b + RESEV_NAME, len);
+    v->name[len] = '\0';
+    v->event = b[RESEV_EVENT];
+    v->state = b[RESEV_STATE];
+    v->last_error = b[RESEV_ERROR];
+    v->ttl_s = be_get32(b + RESEV_TTL);
+    v->nold = b[RESEV_NOLD];
+    v->nnew = b[RESEV_NNEW];
+    if (!res_name_ok(v->name, len) || v->nold > ZVS_MON_RES_ADDRS ||
+        v->nnew > ZVS_MON_RES_ADDRS ||
+        get_res_addrs(b + RESEV_OLD, v->old, v->nold) < 0 ||
+        get_res_addrs(b + RESEV_NEW, v->now, v->nnew) < 0 || !res_event_ok(v))
+        return -EBADMSG;
+    return 0;
+}
+
 int zvs_mon_decode_version(const uint8_t *buf, size_t len, unsigned version,
                            struct zvs_mon_record *out)
 {
@@ -623,7 +795,10 @@ int zvs_mon_decode_version(const uint8_t *buf, size_t len, unsigned version,
         : len != want && !(version == ZVS_MON_FORMAT_V3 && out->domain == ZVS_MON_DOMAIN_NET &&
                            out->number == ZVS_MON_REC_D8R1 && len == D8R1_LEN_OURS))
         return -EBADMSG;
-    if (out->domain == ZVS_MON_DOMAIN_IO && out->number == ZVS_MON_REC_D6R21)
+    if (out->domain == ZVS_MON_DOMAIN_ZVS)
+        rc = out->number == ZVS_MON_REC_D15R1 ? decode_d15r1(buf, &out->u.res)
+                                               : decode_d15r2(buf, &out->u.resev);
+    else if (out->domain == ZVS_MON_DOMAIN_IO && out->number == ZVS_MON_REC_D6R21)
         rc = decode_d6r21(buf, version, &out->u.vsw);
     else if (out->domain == ZVS_MON_DOMAIN_IO)
         rc = decode_d6r2x(buf, out->number == ZVS_MON_REC_D6R22, version, &out->u.vswev);

@@ -10,6 +10,10 @@
  *   D8R1   MRVNDSES  Virtual NIC Session Activity (sample), one per coupled NIC
  *   D8R2   MRVNDLSU  Virtual NIC link up (event)
  *   D8R3   MRVNDLSD  Virtual NIC link down (event)
+ *   D15R1  (ours)    Resolver activity (sample): the watched names' cumulative counters
+ *   D15R2  (ours)    Resolver name event: a watched name's addresses or state changed
+ * Domain 15 is one IBM does not define: a reader of z/VM monitor data skips its records by
+ * MRHDRLEN, as it skips every domain it does not know.
  *
  * Pure: no I/O, no clock. Names are kept in ASCII upper case here and converted at the
  * codec boundary.
@@ -30,8 +34,12 @@
 #define ZVS_MON_REC_D8R1       1
 #define ZVS_MON_REC_D8R2       2
 #define ZVS_MON_REC_D8R3       3
+#define ZVS_MON_DOMAIN_ZVS     15       /* ours: no IBM domain has this number */
+#define ZVS_MON_REC_D15R1      1
+#define ZVS_MON_REC_D15R2      2
 #define ZVS_MON_NAME_LEN       8        /* CP names: 8 bytes blank padded on the wire */
-#define ZVS_MON_RECORD_MAX     640      /* no record of ours is longer (D6R21 v2: 580) */
+#define ZVS_MON_RECORD_MAX     640      /* no record of ours is longer (D6R21 v2: 580,
+                                           D15R2: 576) */
 
 /* Record layout versions; the monitor file says which one its records use.
  *   1: our first layout: D6R21 168 bytes with our fields at 80-167 (where z/VM has fields
@@ -142,6 +150,43 @@ struct zvs_mon_vnic_link {
     bool     uplink;                    /* VNDLSx_UPLINK: the NIC is a VSWITCH's UPLINK NIC */
 };
 
+/* D15R1: the resolver's counters (names/name_watch.h), cumulative over the daemon's life;
+ * rates come from two samples as for D6R21. */
+struct zvs_mon_resolver_activity {
+    uint32_t watched;                   /* names watched now */
+    uint32_t in_flight;                 /* lookups running now */
+    uint64_t lookups;                   /* queries started */
+    uint64_t failures;                  /* lookups that failed */
+    uint64_t bad_answers;               /* of the failures: bad, oversized or empty answers */
+    uint64_t changes;                   /* address changes told */
+    uint64_t deferred;                  /* due lookups held back by the bound on lookups */
+};
+
+#define ZVS_MON_RES_ADDRS      8        /* addresses a D15R2 carries, each way */
+#define ZVS_MON_RES_NAME_MAX   253      /* a host name as text (RFC 1035) */
+#define ZVS_MON_RES_EV_CHANGED   0      /* its addresses changed (first answer included) */
+#define ZVS_MON_RES_EV_FAILING   1      /* the first failure after an answer or a watch */
+#define ZVS_MON_RES_EV_RECOVERED 2      /* an answer after failures, addresses unchanged */
+#define ZVS_MON_RES_STATE_MAX    3      /* resolving, resolved, retrying, failed */
+#define ZVS_MON_RES_ERROR_MAX    9      /* names/resolver.h's statuses, 0 = none */
+
+struct zvs_mon_res_addr {
+    uint8_t  family;                    /* 4 IPv4, 6 IPv6 */
+    uint8_t  addr[16];                  /* IPv4 in the first 4 bytes, the rest zero */
+};
+
+/* D15R2: one event of a watched name. The codes are names/'s (the daemon maps them):
+ * monitor/ may not include names/. */
+struct zvs_mon_resolver_event {
+    char     name[ZVS_MON_RES_NAME_MAX + 1];   /* lower case, as watched */
+    uint8_t  event;                     /* ZVS_MON_RES_EV_* */
+    uint8_t  state;                     /* enum zvs_name_state, 0-3 */
+    uint8_t  last_error;                /* enum zvs_res_status, 0 (none) - 9 */
+    uint32_t ttl_s;                     /* as the last good answer gave it */
+    uint8_t  nold, nnew;                /* 0-ZVS_MON_RES_ADDRS */
+    struct zvs_mon_res_addr old[ZVS_MON_RES_ADDRS], now[ZVS_MON_RES_ADDRS];
+};
+
 /* LAN types IBM defines (MRVNDLSU's VNDLSU_LANTYPE, z/VM 6.1; MRIODVSR's IODVSR_LANTYPE,
  * z/VM 7.4). A decoder accepts these and 0 (our records before IBM's field was known). */
 #define ZVS_MON_LANTYPE_HIPERSOCKETS 1  /* MRVNDLSU only */
@@ -159,6 +204,8 @@ struct zvs_mon_record {
         struct zvs_mon_vswitch_event    vswev;  /* D6R22, D6R23 */
         struct zvs_mon_vnic_activity    vnic;   /* D8R1 */
         struct zvs_mon_vnic_link        link;   /* D8R2, D8R3 */
+        struct zvs_mon_resolver_activity res;   /* D15R1 */
+        struct zvs_mon_resolver_event   resev;  /* D15R2 */
     } u;
 };
 

@@ -64,12 +64,26 @@ int zvs_pgroup_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sa
 
 /* ---- events (events.c) ------------------------------------------------------------- */
 
-/* EVENTS (ours): one line per D6R22/D6R23/D8R2/D8R3 of ev[0..n) in that order (other
- * records are skipped): date and time (UTC, ms) of the record, record, event, VSWITCH,
- * RDEV or NIC address, controller or NIC owner, port group, failure reason. */
+/* EVENTS (ours): one line per D6R22/D6R23/D8R2/D8R3/D15R2 of ev[0..n) in that order
+ * (other records are skipped): date and time (UTC, ms) of the record, record, event,
+ * VSWITCH, RDEV or NIC address, controller or NIC owner, port group, failure reason; a
+ * D15R2: the host name, old -> new addresses, state, TTL and last error. */
 int zvs_events_render(const struct zvs_mon_record *ev, unsigned n, char *out, size_t cap);
 /* The D6R22 reason as words ("carrier lost", ...); "" for none or an unknown code. */
 const char *zvs_mon_fail_reason_text(uint8_t reason);
+/* A D15R2's state ("resolved", ...) and last error ("none", "timeout", ...) as QUERY
+ * RESOLVER words them; "?" for a code the record does not define. */
+const char *zvs_mon_res_state_text(uint8_t state);
+const char *zvs_mon_res_error_text(uint8_t err);
+
+/* ---- RESOLVER (resscreen.c) ---------------------------------------------------------- */
+
+/* RESOLVER (ours): the D15R1 of the interval's end, names watched and lookups in flight
+ * as they were then, and the rates of its counters over the interval (from the D15R1 of
+ * its start, or from zero without one); "No resolver record" when the system watched no
+ * name. -EINVAL for an empty interval. */
+int zvs_resolver_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
+                        char *out, size_t cap);
 
 /* ---- export (export.c) -------------------------------------------------------------- */
 

@@ -1,12 +1,14 @@
-/* perfkit: the Performance Toolkit of zvswitch. Renders FCX240 (VSWITCH), FCX269 (VNIC)
- * and PGROUP (our port-group screen) for any interval of a monitor file or for the live
+/* perfkit: the Performance Toolkit of zvswitch. Renders FCX240 (VSWITCH), FCX269 (VNIC),
+ * PGROUP (our port-group screen) and RESOLVER (ours: the name resolver) for any interval of a monitor file or for the live
  * stream, exports the same data as CSV or JSON, and draws the SVG chart / HTML report.
  *
  *   perfkit FCX240|FCX269|PGROUP --file F [--interval hh:mm:ss | --index n | --all]
  *                                          [--csv | --json]
- *   perfkit FCX240|FCX269|PGROUP --file F --nav    (stdin: n, p, g hh:mm:ss, q)
- *   perfkit FCX240|FCX269|PGROUP --live            (the live stream on stdin)
- *   perfkit EVENTS --file F                        (ours: D6R22/23, D8R2/3 in order)
+ *   perfkit FCX240|FCX269|PGROUP|RESOLVER --file F --nav  (stdin: n, p, g hh:mm:ss, q)
+ *   perfkit FCX240|FCX269|PGROUP|RESOLVER --live          (the live stream on stdin)
+ *   perfkit RESOLVER --file F [--interval hh:mm:ss | --index n | --all]   (ours, D15R1;
+ *                                          no CSV or JSON)
+ *   perfkit EVENTS --file F              (ours: D6R22/23, D8R2/3, D15R2 in order)
  *   perfkit chart --file F --svg out.svg
  *   perfkit report --file F --html out.html
  *   perfkit serve --file F | --live SOCKET [--listen ADDR:PORT]   (tools/web/web.h)
@@ -53,8 +55,9 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: perfkit FCX240|FCX269|PGROUP --file F [--interval hh:mm:ss | --index n"
             " | --all] [--csv | --json]\n"
-            "       perfkit FCX240|FCX269|PGROUP --file F --nav\n"
-            "       perfkit FCX240|FCX269|PGROUP --live   (monitor stream on stdin)\n"
+            "       perfkit FCX240|FCX269|PGROUP|RESOLVER --file F --nav\n"
+            "       perfkit FCX240|FCX269|PGROUP|RESOLVER --live   (monitor stream on stdin)\n"
+            "       perfkit RESOLVER --file F [--interval hh:mm:ss | --index n | --all]\n"
             "       perfkit EVENTS --file F\n"
             "       perfkit chart --file F --svg out.svg\n"
             "       perfkit report --file F --html out.html\n"
@@ -194,6 +197,8 @@ static render_fn screen_fn(const char *name)
         g_screen = ZVS_SCR_PGROUP;
         return zvs_pgroup_render;
     }
+    if (strcmp(name, "RESOLVER") == 0)
+        return zvs_resolver_render;     /* no export (parse_args refuses --csv, --json) */
     return NULL;
 }
 
@@ -519,6 +524,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         return o->file && !o->live && !o->nav && !o->csv && !o->json && !o->index &&
                !o->interval && !o->all ? 0 : -EINVAL;
     if (!screen_fn(o->screen))
+        return -EINVAL;
+    if (strcmp(o->screen, "RESOLVER") == 0 && (o->csv || o->json))
         return -EINVAL;
     if (o->live)
         return o->file || o->nav ? -EINVAL : 0;

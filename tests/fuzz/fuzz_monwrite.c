@@ -7,7 +7,8 @@
  * at a checksum. Bit 1: "z/VM's" - our area is zeroed in every block that has one, so the
  * same file is read as one z/VM wrote (entries counted from the IUCV message, records in
  * IBM's layouts). The seeds cover control entries pointing outside the file, records
- * spanning a frame, record lengths of 0 and past the frame, D1R13 and D1R11.
+ * spanning a frame, record lengths of 0 and past the frame, D1R13 and D1R11, and our
+ * resolver records of domain 15 (D15R1 samples, a D15R2 event with IPv4 and IPv6).
  *
  * Invariants:
  *   - next() returns 1, 0 or a negative errno; an error names an offset within the input

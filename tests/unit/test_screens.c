@@ -740,6 +740,97 @@ static void test_report_html(void **state)
         "<p>Written by perfkit (zvswitch) 0.3.0+git1.g&lt;a&gt;</p>\n</body></html>\n");
 }
 
+/* ---- RESOLVER, and the resolver's events in EVENTS --------------------------------- */
+
+static struct zvs_mon_record d15r1(uint64_t tod, uint32_t watched, uint64_t lookups,
+                                   uint64_t failures, uint64_t changes)
+{
+    struct zvs_mon_record r = { .domain = ZVS_MON_DOMAIN_ZVS, .number = ZVS_MON_REC_D15R1,
+                                .tod = tod };
+    r.u.res.watched = watched;
+    r.u.res.in_flight = 1;
+    r.u.res.lookups = lookups;
+    r.u.res.failures = failures;
+    r.u.res.bad_answers = failures / 2;
+    r.u.res.changes = changes;
+    r.u.res.deferred = lookups / 10;
+    return r;
+}
+
+/* Counts over the interval and their rates: 30 s, 12 lookups (0.400/s), 3 failures; a
+ * sample without a D15R1 before counts from zero, one without after says so. */
+static void test_resolver_screen(void **state)
+{
+    uint64_t t0 = tod_of(2026, 3, 1, 12, 0, 0), t1 = tod_of(2026, 3, 1, 12, 0, 30);
+    struct zvs_mon_record a[2] = { vsw(0x28BA, "CCBVSW1", "TCPCB1", 0, 0, 0, 0, 0, 0),
+                                   d15r1(t0, 3, 100, 4, 7) };
+    struct zvs_mon_record b[2] = { vsw(0x28BA, "CCBVSW1", "TCPCB1", 0, 0, 0, 0, 0, 0),
+                                   d15r1(t1, 3, 112, 7, 9) };
+    struct zvs_scr_sample prev = { t0, a, 2 }, cur = { t1, b, 2 };
+
+    assert_true(zvs_resolver_render(&prev, &cur, big, sizeof(big)) > 0);
+    check_golden("resolver.txt", big);
+    prev.nrec = 1;                                      /* no D15R1 before: from zero */
+    assert_true(zvs_resolver_render(&prev, &cur, big, sizeof(big)) > 0);
+    assert_non_null(strstr(big, "In the interval                   112      7      3      9"
+                                "     11\n"));
+    cur.nrec = 1;                                       /* no name watched */
+    assert_true(zvs_resolver_render(&prev, &cur, big, sizeof(big)) > 0);
+    assert_string_equal(big,
+        "RESOLVER      Data for 2026/03/01  Interval 12:00:00 - 12:00:30    Monitor\n"
+        "No resolver record: the system watched no host name.\n");
+    assert_int_equal(zvs_resolver_render(&cur, &prev, big, sizeof(big)), -EINVAL);
+    assert_int_equal(zvs_resolver_render(&prev, &cur, big, 20), -ENOSPC);
+}
+
+static struct zvs_mon_record d15r2(uint64_t tod, uint8_t event, uint8_t state, uint8_t err)
+{
+    struct zvs_mon_record r = { .domain = ZVS_MON_DOMAIN_ZVS, .number = ZVS_MON_REC_D15R2,
+                                .tod = tod };
+    struct zvs_mon_resolver_event *e = &r.u.resev;
+    snprintf(e->name, sizeof(e->name), "peer1.example.net");
+    e->event = event;
+    e->state = state;
+    e->last_error = err;
+    e->ttl_s = 300;
+    e->nold = 1;
+    e->old[0] = (struct zvs_mon_res_addr){ 4, { 192, 0, 2, 7 } };
+    e->nnew = 2;
+    e->now[0] = (struct zvs_mon_res_addr){ 4, { 192, 0, 2, 8 } };
+    e->now[1] = (struct zvs_mon_res_addr){ 6, { 0x20, 0x01, 0x0d, 0xb8, [15] = 8 } };
+    return r;
+}
+
+/* EVENTS lists the resolver's D15R2 among the uplinks' and NICs' events, in file order. */
+static void test_events_resolver(void **state)
+{
+    uint64_t t = tod_of(2026, 3, 1, 12, 0, 5);
+    struct zvs_mon_record ev[4];
+    memset(ev, 0, sizeof(ev));
+    ev[0] = d15r2(t, ZVS_MON_RES_EV_CHANGED, 1, 0);
+    ev[1].domain = ZVS_MON_DOMAIN_IO;
+    ev[1].number = ZVS_MON_REC_D6R22;
+    ev[1].tod = t + (250000ull << 12);
+    snprintf(ev[1].u.vswev.lan_owner, 9, "SYSTEM");
+    snprintf(ev[1].u.vswev.lan_name, 9, "CCBVSW1");
+    ev[1].u.vswev.rdev = 0x2902;
+    ev[1].u.vswev.reason = ZVS_MON_FAIL_CARRIER;
+    ev[2] = d15r2(t + (3000000ull << 12), ZVS_MON_RES_EV_FAILING, 2, 3);   /* timeout */
+    ev[2].u.resev.old[0] = ev[2].u.resev.now[0];
+    ev[2].u.resev.old[1] = ev[2].u.resev.now[1];
+    ev[2].u.resev.nold = 2;
+    ev[3] = d15r2(t + (4000000ull << 12), ZVS_MON_RES_EV_CHANGED, 3, 1);   /* NXDOMAIN */
+    ev[3].u.resev.nold = 2;
+    ev[3].u.resev.old[0] = ev[2].u.resev.now[0];
+    ev[3].u.resev.old[1] = ev[2].u.resev.now[1];
+    ev[3].u.resev.nnew = 0;
+    assert_true(zvs_events_render(ev, 4, big, sizeof(big)) > 0);
+    check_golden("events_resolver.txt", big);
+    assert_string_equal(zvs_mon_res_state_text(4), "?");
+    assert_string_equal(zvs_mon_res_error_text(9), "cancelled");
+    assert_string_equal(zvs_mon_res_error_text(10), "?");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -760,6 +851,8 @@ int main(void)
         cmocka_unit_test(test_fcx240_no_controller),
         cmocka_unit_test(test_events),
         cmocka_unit_test(test_report_html),
+        cmocka_unit_test(test_resolver_screen),
+        cmocka_unit_test(test_events_resolver),
     };
     return cmocka_run_group_tests_name("screens", tests, NULL, NULL);
 }
