@@ -55,7 +55,7 @@ static unsigned running(const struct zvsd_guests *g)
 {
     unsigned n = 0;
     for (unsigned i = 0; i < g->nvm; i++)
-        n += g->vm[i] != NULL;
+        n += g->vm[i] != NULL && zvs_vm_logged_on(g->vm[i]);
     return n;
 }
 
@@ -312,7 +312,7 @@ static void names(struct zvsd_guests *g, struct zvs_cp_response *r)
     char line[128] = "";
     unsigned k = 0;
     for (unsigned i = 0; i < g->nvm; i++) {
-        if (!g->vm[i])
+        if (!g->vm[i] || !zvs_vm_logged_on(g->vm[i]))   /* forced: gone for CP already */
             continue;
         size_t n = strlen(line);
         snprintf(line + n, sizeof line - n, "%s%-8s - DSC", k % 4 ? " , " : "",
@@ -374,13 +374,13 @@ bool zvsd_guests_exec(struct zvsd *d, const char *userid, const struct zvs_cmd *
         xautolog(d, userid, c->userid, r);
         break;
     case ZVS_CMD_FORCE:
-        if (k < 0) {
+        if (k < 0 || !zvs_vm_logged_on(g->vm[k])) {      /* forced already: logged off */
             zvs_cp_error(r, ZVS_CPMSG_NOT_LOGGED_ON, c->userid);
             break;
         }
         zvs_vm_force(g->vm[k], now_ms(d));
         zvs_cp_printf(r, "USER DSC   LOGOFF AS  %-8s USERS = %u    FORCED BY %s", c->userid,
-                      running(g) - 1, userid);
+                      running(g), userid);
         break;
     case ZVS_CMD_SIGNAL_SHUTDOWN: {
         unsigned hit = 0;

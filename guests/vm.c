@@ -387,6 +387,7 @@ int zvs_vm_send(struct zvs_vm *vm, const char *text)
 }
 
 enum zvs_vm_state zvs_vm_state(const struct zvs_vm *vm) { return vm->state; }
+bool zvs_vm_logged_on(const struct zvs_vm *vm) { return vm->state != ZVS_VM_OFF && !vm->killed; }
 const char *zvs_vm_userid(const struct zvs_vm *vm) { return vm->spec.userid; }
 const char *zvs_vm_log_path(const struct zvs_vm *vm) { return vm->log_path; }
 const char *zvs_vm_tap(const struct zvs_vm *vm) { return vm->tap; }

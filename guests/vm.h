@@ -131,6 +131,10 @@ int  zvs_vm_send(struct zvs_vm *vm, const char *text);
 int  zvs_vm_http_request(const char *cmd, char *buf, size_t size);
 
 enum zvs_vm_state zvs_vm_state(const struct zvs_vm *vm);
+/* Whether the user is logged on as CP sees it: false from the moment its Hercules is killed
+ * (FORCE, a missed SIGNAL SHUTDOWN deadline, a start that failed) although the process is
+ * reaped later; QUERY NAMES and the USERS count follow this, as FORCE answers at once. */
+bool zvs_vm_logged_on(const struct zvs_vm *vm);
 const char *zvs_vm_userid(const struct zvs_vm *vm);
 const char *zvs_vm_log_path(const struct zvs_vm *vm);
 const char *zvs_vm_tap(const struct zvs_vm *vm);    /* "" until HHCLC073I */

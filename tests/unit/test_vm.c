@@ -410,7 +410,9 @@ static void force_ends_it_once(void **state)
     struct world *w = *state;
     struct zvs_vm *vm = start(w, 0);
     emit(w, vm, "HHCLC073I 0600: TAP device tap0 opened\n", 1);
+    assert_true(zvs_vm_logged_on(vm));
     zvs_vm_force(vm, 100);
+    assert_false(zvs_vm_logged_on(vm));  /* logged off at once, reaped later */
     zvs_vm_force(vm, 101);
     assert_int_equal(w->f.kills, 1);     /* SIGKILL once */
     assert_int_equal(w->f.last_sig, SIGKILL);
