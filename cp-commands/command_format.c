@@ -100,7 +100,14 @@ static size_t cat_vswitch_def(char *buf, size_t size, size_t len,
     else
         len = catf(buf, size, len, " NOGROUP");
     len = catf(buf, size, len, " MACPROTECT %s", macprotect_word(v->macprotect));
-    return catf(buf, size, len, " ISOLATION %s", onoff_word(v->isolation));
+    len = catf(buf, size, len, " ISOLATION %s", onoff_word(v->isolation));
+    /* Only when given, so that the canonical text of a command without them reads as
+     * before and parses back to the same switch (iptimeout_min 0: the default). */
+    if (v->iptimeout_min != 0)
+        len = catf(buf, size, len, " IPTIMEOUT %u", (unsigned)v->iptimeout_min);
+    if (v->portbased)
+        len = catf(buf, size, len, " PORTBASED");
+    return len;
 }
 
 static size_t cat_set_vswitch(char *buf, size_t size, size_t len, const struct cmddef *def,
