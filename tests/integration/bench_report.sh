@@ -43,6 +43,7 @@ BENCH veth_tcp_gbps_vs_bridge 19.0 Gbit/s 28.0 0.68
 BENCH repro_str_gain_mtu1492_10 2.19 x
 BENCH repro_rr_gain_mtu1492_50 1.52 x
 BENCH repro_cp_cpu_per_mb_ratio 0.93 ratio
+BENCH web_flood_iperf_ratio 0.95 ratio
 LINES
 }
 
