@@ -123,11 +123,13 @@ const char *zvs_guest_tap_name(const struct zvs_guest_tap *t);
 /* Guest -> switch: read up to ZVS_GUEST_TAP_BURST frames (or until EAGAIN) into the NIC's
  * output buffers and prime them (unbound: read and drop them). Returns frames queued
  * (>= 0), or -errno when the tap is unusable (EBADFD: deleted) and nothing was queued.
- * Then zvs_switch_poll the NIC. */
+ * Then zvs_switch_poll the NIC. An adopted packet socket is read with recvmmsg (one
+ * system call for up to 16 frames) and stops at the first short batch. */
 int  zvs_guest_tap_pump_out(struct zvs_guest_tap *t);
 /* Switch -> guest: write every frame of the primed input buffers to the tap, then re-arm
  * the thin interrupt. Never blocks: frames the tap cannot take are dropped and counted.
- * Returns frames taken from the queue (written or dropped); 0 while unbound. */
+ * Returns frames taken from the queue (written or dropped); 0 while unbound. An adopted
+ * packet socket is written with sendmmsg, ZVS_BATCH frames a call at most. */
 int  zvs_guest_tap_pump_in(struct zvs_guest_tap *t);
 
 void zvs_guest_tap_stats(const struct zvs_guest_tap *t, struct zvs_guest_tap_stats *out);
