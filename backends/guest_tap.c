@@ -161,6 +161,23 @@ struct zvs_guest_tap {
     struct zvs_guest_tap_stats st;
 };
 
+/* The batch state of an adopted socket, its messages pointing at their own iovecs. */
+static struct sock_batch *sock_batch_new(uint32_t max_frame)
+{
+    struct sock_batch *s = calloc(1, sizeof *s);
+
+    if (!s)
+        return NULL;
+    s->slot = malloc((size_t)SOCK_RX_BATCH * (max_frame + 1u));
+    if (!s->slot) {
+        free(s);
+        return NULL;
+    }
+    for (unsigned k = 0; k < SOCK_TX_BATCH; k++)
+        s->tmsg[k].msg_hdr.msg_iov = s->tiov[k];
+    return s;
+}
+
 /* ---- Set-up -------------------------------------------------------------------------- */
 
 /* One RTM_NEWLINK setting one attribute of ifindex (len bytes, at most 64); the kernel's
@@ -478,11 +495,9 @@ int zvs_guest_tap_adopt(int fd, const char *name, struct zvs_guest_tap **out)
     t->ovf = malloc(t->max_frame + 1u);
     /* The slots are touched only as far as frames reach: small frames never touch more
      * than their first page of each. */
-    t->sb = calloc(1, sizeof *t->sb);
-    if (t->sb)
-        t->sb->slot = malloc((size_t)SOCK_RX_BATCH * (t->max_frame + 1u));
+    t->sb = sock_batch_new(t->max_frame);
     snprintf(t->name, sizeof t->name, "%s", name);
-    if (t->epfd < 0 || !t->ovf || !t->sb || !t->sb->slot) {
+    if (t->epfd < 0 || !t->ovf || !t->sb) {
         int rc = t->epfd < 0 ? -errno : -ENOMEM;
         t->fd = -1;                     /* the caller keeps its fd on failure */
         zvs_guest_tap_close(t);
@@ -967,10 +982,8 @@ static void in_write(void *arg, const struct zvs_qdio_rx *rx)
     for (uint32_t i = 0; i < rx->niov; i++)
         iov[i + 1] = rx->iov[i];
     if (s) {
-        struct mmsghdr *m = &s->tmsg[s->tn];
-        memset(m, 0, sizeof *m);
-        m->msg_hdr.msg_iov = iov;
-        m->msg_hdr.msg_iovlen = rx->niov + 1;
+        /* the rest of the message is as sock_batch_init left it: no name, no control */
+        s->tmsg[s->tn].msg_hdr.msg_iovlen = rx->niov + 1;
         s->tlen[s->tn++] = rx->len;
         if (s->tn == SOCK_TX_BATCH)
             in_flush(t);
