@@ -16,12 +16,17 @@
 # Only one machine runs at a time. A round: GEN to the LAN host's port 9 at full rate
 # (rate 0), 1 s to settle, then the LAN interface's rx counters (the kernel's: no user
 # program on the receiving side to be the bottleneck) over BENCH_SECS (default 3), STOP.
-# BENCH_REPS rounds (default 3) per size, zvswitch and bridge interleaved; a value is the
+# Over the same window the guest's own count of frames generated (STATS gen_out) gives
+# its generation rate, printed beside what arrived, so a reader sees whether the emulator
+# or the switch set the pace; and, for zvswitch, vswitchd's CPU time (user + system, from
+# /proc) over the frames that arrived is its CPU per LCS frame.
+# BENCH_REPS rounds (default 5) per size, zvswitch and bridge interleaved; a value is the
 # median.
 #
 # Output (tests/bench/run.sh's line protocol; ratio > 1 means zvswitch is better):
 #   BENCH hercules_lcs_fps_64b <zvs> frames/s bridge <bridge> <zvs/bridge>
 #   BENCH hercules_lcs_mbps_1514 <zvs> Mbit/s bridge <bridge> <zvs/bridge>
+#   BENCH hercules_lcs_vswitchd_us_per_frame <us> us          (64-byte rounds' median)
 # Lines starting with # are the log: every round, with what the LCS driver counted.
 # On this 2-core machine the emulator's CPU thread takes a core whenever the program
 # runs; the bridge forwards in the kernel's softirq, zvswitch in vswitchd, which shares
@@ -30,8 +35,8 @@
 # namespace and interface made here is removed on exit.
 set -u
 BENCH_SECS=${BENCH_SECS:-3}
-BENCH_REPS=${BENCH_REPS:-3}
-[ -n "${HB_TIMED:-}" ] || HB_TIMED=1 exec timeout -k 10 300 bash "$0" "$@"
+BENCH_REPS=${BENCH_REPS:-5}
+[ -n "${HB_TIMED:-}" ] || HB_TIMED=1 exec timeout -k 10 600 bash "$0" "$@"
 [ "$(id -u)" -eq 0 ] || { echo "bench_hercules: needs root for network namespaces"; exit 77; }
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/../integration/hercules_bare_lib.sh"
@@ -129,7 +134,12 @@ stop_br() {
   wait_for 5 bash -c "! ip -n '$NS_BR' link show tap0" || fail "tap0 stayed"
 }
 
-# round KIND SIZE: prints "fps mbps"
+gen_out() {  # gen_out IP: frames the guest has generated (its own counter)
+  ctl "$1" STATS | awk '$1 == "gen_out" { print $2 }'
+}
+
+# round KIND SIZE: prints "fps mbps gen_fps us_per_frame" (us_per_frame: vswitchd's CPU
+# per frame that arrived; 0 for the bridge, whose work is the kernel's)
 round() {
   local kind=$1 size=$2 ip lan dev
   if [ "$kind" = zvs ]; then ip=10.77.0.50 lan=10.77.0.100 dev=eth0; start_zvs
@@ -138,16 +148,23 @@ round() {
   sleep 1
   local a b t0 t1 cpu0 cpu1 hz
   hz=$(getconf CLK_TCK)
+  local g0 g1
+  g0=$(gen_out $ip)
   read -r a b < <(lan_rx $dev); t0=$(date +%s.%N); cpu0=$(cpu_ticks)
   sleep "$BENCH_SECS"
   read -r c d < <(lan_rx $dev); t1=$(date +%s.%N); cpu1=$(cpu_ticks)
+  g1=$(gen_out $ip)
   local stop; stop=$(ctl $ip STOP) || fail "$kind: STOP"
-  echo "# $kind size $size: $((c - a)) frames, $((d - b)) bytes at the LAN; guest $stop;" \
+  [ -n "$g0" ] && [ -n "$g1" ] || g0=0 g1=0
+  [ "$kind" = zvs ] || cpu1=$cpu0
+  echo "# $kind size $size: $((c - a)) frames, $((d - b)) bytes at the LAN; guest $stop" \
+    "($((g1 - g0)) generated in the window);" \
     "vswitchd $(awk -v c=$((cpu1 - cpu0)) -v hz="$hz" -v t0="$t0" -v t1="$t1" \
     'BEGIN { printf "%.0f", 100 * c / hz / (t1 - t0) }')% of a core" >&2
   if [ "$kind" = zvs ]; then stop_zvs >&2; else stop_br; fi
-  awk -v p=$((c - a)) -v B=$((d - b)) -v t0="$t0" -v t1="$t1" \
-    'BEGIN { printf "%.0f %.1f\n", p / (t1 - t0), B * 8 / (t1 - t0) / 1e6 }'
+  awk -v p=$((c - a)) -v B=$((d - b)) -v g=$((g1 - g0)) -v c=$((cpu1 - cpu0)) -v hz="$hz" \
+    -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.0f %.1f %.0f %.3f\n", p / (t1 - t0),
+      B * 8 / (t1 - t0) / 1e6, g / (t1 - t0), (p > 0 ? c / hz / p * 1e6 : 0) }'
 }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$VSWITCHD_PID/stat"; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -157,10 +174,13 @@ for size in 64 1514; do
   for r in $(seq "$BENCH_REPS"); do
     round zvs $size >>"$WORK/zvs.$size"
     round br $size >>"$WORK/br.$size"
-    echo "# round $r size $size: zvs $(tail -1 "$WORK/zvs.$size"), bridge $(tail -1 "$WORK/br.$size") (frames/s Mbit/s)"
+    echo "# round $r size $size: zvs $(tail -1 "$WORK/zvs.$size"), bridge $(tail -1 "$WORK/br.$size")" \
+      "(frames/s at the LAN, Mbit/s, frames/s the guest generated, vswitchd us/frame)"
   done
 done
 z=$(cut -d' ' -f1 "$WORK/zvs.64" | median); b=$(cut -d' ' -f1 "$WORK/br.64" | median)
 awk -v z="$z" -v b="$b" 'BEGIN { printf "BENCH hercules_lcs_fps_64b %d frames/s bridge %d %.3f\n", z, b, (b > 0 ? z / b : 0) }'
 z=$(cut -d' ' -f2 "$WORK/zvs.1514" | median); b=$(cut -d' ' -f2 "$WORK/br.1514" | median)
 awk -v z="$z" -v b="$b" 'BEGIN { printf "BENCH hercules_lcs_mbps_1514 %.1f Mbit/s bridge %.1f %.3f\n", z, b, (b > 0 ? z / b : 0) }'
+z=$(cut -d' ' -f4 "$WORK/zvs.64" | median)
+awk -v z="$z" 'BEGIN { printf "BENCH hercules_lcs_vswitchd_us_per_frame %.3f us\n", z }'
