@@ -57,7 +57,17 @@
  *   processed at once. A tap that is down or gone (EIO, ENETDOWN, EBADFD, ...) or full
  *   (EAGAIN, ENOBUFS) drops the frame and counts it: never a wait, never a retry; when the
  *   tap is up again the next frame simply goes through.
- * - Nothing is allocated per frame; iovecs and virtio-net headers live on the stack.
+ * - An adopted packet socket (the LCS kind's) is read and written in batches: one
+ *   recvmmsg for up to the open buffer's free pages, message k into page k (its 32-byte
+ *   header room first), its tail past the page into slot k of the batch's slots; each
+ *   frame is committed where it landed while it fits its page and every frame before it
+ *   took one page (all of an LCS at MTU 1500 do), and from the first that does not the
+ *   rest of the batch are moved whole into their slots and copied once. Toward the guest,
+ *   the frames of the input buffers are gathered (iovecs into the buffers' pages) and sent
+ *   with one sendmmsg per ZVS_BATCH frames and at the end of each receive. A tap's fd
+ *   cannot do either (it is not a socket): one readv or writev a frame there.
+ * - Nothing is allocated per frame; iovecs and virtio-net headers live on the stack, or
+ *   for an adopted socket in its batch state, made with the driver.
  * - Restart: the tap is persistent (TUNSETPERSIST) and carries an alias naming the
  *   daemon's namespace (tap_orphans.h), so a crash leaves the guest's interface, its
  *   addresses and TCP connections in place; close drops the persistence first, so a clean
@@ -111,6 +121,29 @@ _Static_assert(sizeof(struct virtio_net_hdr) == 10, "virtio_net_hdr layout");
 _Static_assert((ZVS_QDIO_FRAME_MAX - ZVS_ETH_HLEN - ZVS_VLAN_HLEN + 535) / 536 <=
                ZVS_GUEST_TAP_GSO_SEGS, "a full super-frame at MSS 536 within gso_max_segs");
 
+/* An adopted packet socket is read with recvmmsg and written with sendmmsg: one system
+ * call for up to an output buffer's 16 pages of frames, and one for up to ZVS_BATCH frames
+ * toward the guest, where a tap's fd takes one readv or writev a frame. */
+#define SOCK_RX_BATCH ZVS_QDIO_NSBALE
+#define SOCK_TX_BATCH ZVS_BATCH
+#define PAGE_ROOM     (ZVS_QDIO_ENTRY_SIZE - ZVS_QDIO_FHDR_LEN) /* a frame in one page */
+
+struct sock_batch {
+    /* Guest -> switch: message k lands in page k of the open buffer's free pages (the
+     * zero-copy slot of the k-th frame while every frame before it takes one page), its
+     * tail past the page in slot k. */
+    struct mmsghdr        rmsg[SOCK_RX_BATCH];
+    struct iovec          riov[SOCK_RX_BATCH][3];
+    struct virtio_net_hdr rvh[SOCK_RX_BATCH];
+    uint8_t              *slot;         /* SOCK_RX_BATCH x (max_frame + 1) bytes */
+    /* Switch -> guest: frames gathered from the input buffers until a sendmmsg. */
+    struct mmsghdr        tmsg[SOCK_TX_BATCH];
+    struct iovec          tiov[SOCK_TX_BATCH][ZVS_QDIO_NSBALE + 1];
+    struct virtio_net_hdr tvh[SOCK_TX_BATCH];
+    uint32_t              tlen[SOCK_TX_BATCH];
+    unsigned              tn;
+};
+
 struct zvs_guest_tap {
     int                        fd;      /* the tap */
     int                        epfd;    /* the interrupt fd: epoll set of the NIC's irq fd */
@@ -124,8 +157,26 @@ struct zvs_guest_tap {
     bool                       oversize_logged;
     bool                       persist; /* TUNSETPERSIST on: dropped at close */
     bool                       adopted; /* fd is a packet socket on someone's device */
+    struct sock_batch         *sb;      /* adopted: the batched socket calls' state */
     struct zvs_guest_tap_stats st;
 };
+
+/* The batch state of an adopted socket, its messages pointing at their own iovecs. */
+static struct sock_batch *sock_batch_new(uint32_t max_frame)
+{
+    struct sock_batch *s = calloc(1, sizeof *s);
+
+    if (!s)
+        return NULL;
+    s->slot = malloc((size_t)SOCK_RX_BATCH * (max_frame + 1u));
+    if (!s->slot) {
+        free(s);
+        return NULL;
+    }
+    for (unsigned k = 0; k < SOCK_TX_BATCH; k++)
+        s->tmsg[k].msg_hdr.msg_iov = s->tiov[k];
+    return s;
+}
 
 /* ---- Set-up -------------------------------------------------------------------------- */
 
@@ -442,8 +493,11 @@ int zvs_guest_tap_adopt(int fd, const char *name, struct zvs_guest_tap **out)
     t->st.max_frame = t->max_frame;
     t->st.mtu = ZVS_GUEST_TAP_MTU_DEFAULT;
     t->ovf = malloc(t->max_frame + 1u);
+    /* The slots are touched only as far as frames reach: small frames never touch more
+     * than their first page of each. */
+    t->sb = sock_batch_new(t->max_frame);
     snprintf(t->name, sizeof t->name, "%s", name);
-    if (t->epfd < 0 || !t->ovf) {
+    if (t->epfd < 0 || !t->ovf || !t->sb) {
         int rc = t->epfd < 0 ? -errno : -ENOMEM;
         t->fd = -1;                     /* the caller keeps its fd on failure */
         zvs_guest_tap_close(t);
@@ -532,6 +586,9 @@ void zvs_guest_tap_close(struct zvs_guest_tap *t)
     if (t->epfd >= 0)
         close(t->epfd);
     free(t->ovf);
+    if (t->sb)
+        free(t->sb->slot);
+    free(t->sb);
     free(t);
 }
 
@@ -615,6 +672,49 @@ static int out_copy_fresh(struct zvs_guest_tap *t, const struct iovec *iov, int 
     return zvs_qdio_guest_tx_commit(t->g, len, v);
 }
 
+/* A frame read as r bytes (virtio-net header included): its length in *len and its
+ * metadata in *v, or false when it is dropped (counted). */
+static bool out_check(struct zvs_guest_tap *t, size_t r, const struct virtio_net_hdr *vh,
+                      struct zvs_vnet *v, uint32_t *len)
+{
+    if (r <= VH_LEN) {
+        t->st.tap_rx_errors++;          /* a tap never gives an empty frame */
+        return false;
+    }
+    if (r - VH_LEN > t->max_frame) {
+        t->st.tap_rx_oversize++;
+        if (!t->oversize_logged) {
+            t->oversize_logged = true;
+            zvs_warn("guest_tap %s: frame larger than a NIC buffer holds (%u bytes) "
+                     "dropped; was gso_max_size raised on the tap?", t->name, t->max_frame);
+        }
+        return false;
+    }
+    *len = (uint32_t)(r - VH_LEN);
+    if (!zvs_virtio_hdr_decode(vh, true, *len, v)) {
+        t->st.tap_rx_bad_vnet++;
+        return false;
+    }
+    return true;
+}
+
+/* Count a read frame by its commit's result rc. Returns 1 (queued), 0 (dropped: metadata
+ * the adapter would refuse), or rc when no output buffer took it (-ENOBUFS, -EIO). */
+static int out_counted(struct zvs_guest_tap *t, int rc, uint32_t len)
+{
+    if (rc == -ENOBUFS || rc == -EIO) {
+        t->st.tap_rx_no_buffer++;       /* read, but nowhere to put it */
+        return rc;
+    }
+    if (rc < 0) {
+        t->st.tap_rx_bad_vnet++;        /* metadata the adapter would refuse */
+        return 0;
+    }
+    t->st.tap_rx_frames++;
+    t->st.tap_rx_bytes += len;
+    return 1;
+}
+
 /* Read one frame into the open output buffer. Returns 1 when a frame was queued, 0 when
  * one was read and dropped, -EAGAIN when the tap is empty, -ENOBUFS when the output
  * queue is full, or another -errno. */
@@ -640,37 +740,12 @@ static int out_one(struct zvs_guest_tap *t)
     ssize_t r = readv(t->fd, iov, n + 2);
     if (r < 0)
         return -errno;
-    if ((size_t)r <= VH_LEN) {
-        t->st.tap_rx_errors++;          /* a tap never gives an empty frame */
+    uint32_t len;
+    if (!out_check(t, (size_t)r, &vh, &v, &len))
         return 0;
-    }
-    if ((size_t)r - VH_LEN > t->max_frame) {
-        t->st.tap_rx_oversize++;
-        if (!t->oversize_logged) {
-            t->oversize_logged = true;
-            zvs_warn("guest_tap %s: frame larger than a NIC buffer holds (%u bytes) "
-                     "dropped; was gso_max_size raised on the tap?", t->name, t->max_frame);
-        }
-        return 0;
-    }
-    uint32_t len = (uint32_t)((size_t)r - VH_LEN);
-    if (!zvs_virtio_hdr_decode(&vh, true, len, &v)) {
-        t->st.tap_rx_bad_vnet++;
-        return 0;
-    }
     int rc = len <= room ? zvs_qdio_guest_tx_commit(t->g, len, &v)
                          : out_copy_fresh(t, iov + 1, n, room, len, &v);
-    if (rc == -ENOBUFS || rc == -EIO) {
-        t->st.tap_rx_no_buffer++;       /* read, but nowhere to put it */
-        return rc;
-    }
-    if (rc < 0) {
-        t->st.tap_rx_bad_vnet++;        /* metadata the adapter would refuse */
-        return 0;
-    }
-    t->st.tap_rx_frames++;
-    t->st.tap_rx_bytes += len;
-    return 1;
+    return out_counted(t, rc, len);
 }
 
 /* Unbound: read what the guest sent and drop it (counted), a burst at most. Returns 0,
@@ -696,16 +771,129 @@ static int out_drop_unbound(struct zvs_guest_tap *t)
     return 0;
 }
 
+/* ---- Guest -> switch on an adopted packet socket: recvmmsg ---------------------------- */
+
+/* A whole frame f of len bytes copied into the open buffer, or a fresh one when the open
+ * buffer's rest is too small. Returns tx_reserve's or tx_commit's result. */
+static int out_copy(struct zvs_guest_tap *t, const uint8_t *f, uint32_t len,
+                    const struct zvs_vnet *v)
+{
+    struct iovec iov[ZVS_QDIO_NSBALE];
+    size_t room = 0;
+
+    int k = zvs_qdio_guest_tx_reserve(t->g, iov, ZVS_QDIO_NSBALE);
+    for (int i = 0; i < k; i++)
+        room += iov[i].iov_len;
+    if (k > 0 && room < len) {
+        (void)zvs_qdio_guest_tx_flush(t->g);
+        k = zvs_qdio_guest_tx_reserve(t->g, iov, ZVS_QDIO_NSBALE);
+    }
+    if (k < 0)
+        return k;
+    iov_scatter(iov, k, f, len);
+    t->st.tap_rx_copied++;
+    return zvs_qdio_guest_tx_commit(t->g, len, v);
+}
+
+/* Frames from..m-1 of the batch moved whole into their slots (head from the page, the
+ * tail is there already), so that copies may overwrite the pages they landed in. */
+static void out_batch_move(struct sock_batch *s, int from, int m)
+{
+    for (int k = from; k < m; k++) {
+        size_t r = s->rmsg[k].msg_len;
+        size_t head = r <= VH_LEN ? 0 : r - VH_LEN;
+        memcpy((uint8_t *)s->riov[k][2].iov_base - PAGE_ROOM, s->riov[k][1].iov_base,
+               head < PAGE_ROOM ? head : PAGE_ROOM);
+    }
+}
+
+/* One recvmmsg of at most `want` frames, message k into page k of the open buffer's free
+ * pages. Each frame is committed where it landed while it fits its page and every frame
+ * before it took one page; from the first that does not (a larger frame, a dropped one,
+ * a buffer primed at its pack limit), the rest are moved to their slots and copied.
+ * *asked and *got: messages asked for and read. Returns frames queued, or -errno
+ * (-EAGAIN: nothing to read, -ENOBUFS: no output buffer for what was read or to read). */
+static int out_batch(struct zvs_guest_tap *t, int want, int *asked, int *got)
+{
+    struct sock_batch *s = t->sb;
+    struct iovec res[ZVS_QDIO_NSBALE];
+    size_t slot_len = t->max_frame + 1u;
+
+    *asked = *got = 0;
+    int n = zvs_qdio_guest_tx_reserve(t->g, res, ZVS_QDIO_NSBALE);
+    if (n < 0)
+        return n;
+    if (n > want)
+        n = want;
+    for (int k = 0; k < n; k++) {
+        uint8_t *page = (uint8_t *)res[k].iov_base + (k == 0 ? 0 : ZVS_QDIO_FHDR_LEN);
+        uint8_t *slot = s->slot + (size_t)k * slot_len;
+        s->riov[k][0] = (struct iovec){ .iov_base = &s->rvh[k], .iov_len = VH_LEN };
+        s->riov[k][1] = (struct iovec){ .iov_base = page, .iov_len = PAGE_ROOM };
+        /* One byte beyond max_frame tells an oversize frame, as in out_one. */
+        s->riov[k][2] = (struct iovec){ .iov_base = slot + PAGE_ROOM,
+                                        .iov_len = slot_len - PAGE_ROOM };
+        memset(&s->rmsg[k], 0, sizeof s->rmsg[k]);
+        s->rmsg[k].msg_hdr.msg_iov = s->riov[k];
+        s->rmsg[k].msg_hdr.msg_iovlen = 3;
+    }
+    *asked = n;
+    int m = recvmmsg(t->fd, s->rmsg, (unsigned)n, MSG_DONTWAIT, NULL);
+    if (m < 0)
+        return -errno;
+    *got = m;
+    int queued = 0;
+    bool moved = false;
+    for (int k = 0; k < m; k++) {
+        struct zvs_vnet v;
+        uint32_t len;
+        int rc;
+        /* MSG_TRUNC: larger than every iovec together, so past max_frame too */
+        size_t r = s->rmsg[k].msg_hdr.msg_flags & MSG_TRUNC ? VH_LEN + slot_len
+                                                              : s->rmsg[k].msg_len;
+        if (!moved) {
+            struct iovec next;
+            rc = zvs_qdio_guest_tx_reserve(t->g, &next, 1);
+            bool in_place = rc > 0 && next.iov_base == s->riov[k][1].iov_base &&
+                            r <= VH_LEN + PAGE_ROOM;
+            if (!in_place) {
+                /* Copies below may take these pages (the adapter reads only committed
+                 * entries of a primed buffer, and only when the daemon delivers, after
+                 * this pump). */
+                out_batch_move(s, k, m);
+                moved = true;
+            }
+        }
+        if (!out_check(t, r, &s->rvh[k], &v, &len))
+            continue;
+        rc = moved ? out_copy(t, (uint8_t *)s->riov[k][2].iov_base - PAGE_ROOM, len, &v)
+                   : zvs_qdio_guest_tx_commit(t->g, len, &v);
+        rc = out_counted(t, rc, len);
+        if (rc < 0) {
+            t->st.tap_rx_no_buffer += (uint64_t)(m - k - 1); /* read, nowhere to go */
+            return rc;
+        }
+        queued += rc;
+    }
+    return queued;
+}
+
 int zvs_guest_tap_pump_out(struct zvs_guest_tap *t)
 {
-    int queued = 0, err = 0;
+    int queued = 0, err = 0, read = 0;
 
     if (!t->g)
         return out_drop_unbound(t);
-    for (int i = 0; i < ZVS_GUEST_TAP_BURST; i++) {
-        int rc = out_one(t);
+    /* A frame a step from a tap's fd; a batch from an adopted socket, until one comes
+     * short (the socket is empty). */
+    while (read < ZVS_GUEST_TAP_BURST) {
+        int asked = 1, got = 1;
+        int rc = t->sb ? out_batch(t, ZVS_GUEST_TAP_BURST - read, &asked, &got) : out_one(t);
+        read += got;
         if (rc >= 0) {
             queued += rc;
+            if (got < asked)
+                break;
             continue;
         }
         if (rc == -EINTR)
@@ -732,33 +920,77 @@ static bool errno_is_down(int e)
            e == EPIPE;
 }
 
-static void in_write(void *arg, const struct zvs_qdio_rx *rx)
+/* Count one frame of len bytes written as r bytes (virtio-net header included), or its
+ * errno e when r < 0. */
+static void in_counted(struct zvs_guest_tap *t, ssize_t r, uint32_t len, int e)
 {
-    struct zvs_guest_tap *t = arg;
-    struct iovec iov[ZVS_QDIO_NSBALE + 1];
-    struct virtio_net_hdr vh;
-
-    if (rx->niov > ZVS_QDIO_NSBALE || !zvs_virtio_hdr_encode(&rx->hdr.vnet, true, &vh)) {
-        t->st.tap_tx_errors++;
-        return;
-    }
-    iov[0].iov_base = &vh;
-    iov[0].iov_len = VH_LEN;
-    for (uint32_t i = 0; i < rx->niov; i++)
-        iov[i + 1] = rx->iov[i];
-    ssize_t r = writev(t->fd, iov, (int)rx->niov + 1);
-    if (r == (ssize_t)(VH_LEN + rx->len)) {
+    if (r == (ssize_t)(VH_LEN + len)) {
         t->st.tap_tx_frames++;
-        t->st.tap_tx_bytes += rx->len;
+        t->st.tap_tx_bytes += len;
     } else if (r >= 0) {
         t->st.tap_tx_errors++;          /* a tap takes a frame whole or not at all */
-    } else if (errno == EAGAIN || errno == ENOBUFS) {
+    } else if (e == EAGAIN || e == ENOBUFS) {
         t->st.tap_tx_dropped_full++;
-    } else if (errno_is_down(errno)) {
+    } else if (errno_is_down(e)) {
         t->st.tap_tx_dropped_down++;
     } else {
         t->st.tap_tx_errors++;          /* EINVAL: the kernel refused the metadata */
     }
+}
+
+/* The frames gathered for an adopted packet socket, sent with sendmmsg. A frame the
+ * kernel refuses is counted and dropped, and the rest still go: each frame meets what it
+ * met with one writev. The input buffers they point into are not re-used before this:
+ * only the switch fills them, when the daemon delivers, after pump_in. */
+static void in_flush(struct zvs_guest_tap *t)
+{
+    struct sock_batch *s = t->sb;
+    unsigned i = 0;
+
+    while (i < s->tn) {
+        int r = sendmmsg(t->fd, s->tmsg + i, s->tn - i, MSG_DONTWAIT);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            in_counted(t, -1, s->tlen[i], errno);
+            i++;
+            continue;
+        }
+        for (int k = 0; k < r; k++, i++)
+            in_counted(t, (ssize_t)s->tmsg[i].msg_len, s->tlen[i], 0);
+    }
+    s->tn = 0;
+}
+
+static void in_write(void *arg, const struct zvs_qdio_rx *rx)
+{
+    struct zvs_guest_tap *t = arg;
+    struct iovec one[ZVS_QDIO_NSBALE + 1], *iov = one;
+    struct virtio_net_hdr vh1, *vh = &vh1;
+    struct sock_batch *s = t->sb;
+
+    if (s) {                            /* gathered for in_flush */
+        iov = s->tiov[s->tn];
+        vh = &s->tvh[s->tn];
+    }
+    if (rx->niov > ZVS_QDIO_NSBALE || !zvs_virtio_hdr_encode(&rx->hdr.vnet, true, vh)) {
+        t->st.tap_tx_errors++;
+        return;
+    }
+    iov[0].iov_base = vh;
+    iov[0].iov_len = VH_LEN;
+    for (uint32_t i = 0; i < rx->niov; i++)
+        iov[i + 1] = rx->iov[i];
+    if (s) {
+        /* the rest of the message is as sock_batch_init left it: no name, no control */
+        s->tmsg[s->tn].msg_hdr.msg_iovlen = rx->niov + 1;
+        s->tlen[s->tn++] = rx->len;
+        if (s->tn == SOCK_TX_BATCH)
+            in_flush(t);
+        return;
+    }
+    ssize_t r = writev(t->fd, iov, (int)rx->niov + 1);
+    in_counted(t, r, rx->len, errno);
 }
 
 int zvs_guest_tap_pump_in(struct zvs_guest_tap *t)
@@ -772,8 +1004,11 @@ int zvs_guest_tap_pump_in(struct zvs_guest_tap *t)
         int n;
         /* The input queue holds at most N armed buffers (64 at 8M) of 16 frames, and only
          * the switch fills it, so this ends. */
-        while ((n = zvs_qdio_guest_receive(t->g, ZVS_QDIO_NBUFS, in_write, t)) > 0)
+        while ((n = zvs_qdio_guest_receive(t->g, ZVS_QDIO_NBUFS, in_write, t)) > 0) {
             total += n;
+            if (t->sb)
+                in_flush(t);
+        }
         if (!zvs_qdio_guest_arm_irq(t->g))
             break;
     }

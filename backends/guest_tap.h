@@ -85,7 +85,10 @@ int  zvs_guest_tap_reopen(const char *ifname, int netns_fd, struct zvs_port *nic
  * Ethernet frames each after a 10-byte virtio-net header, non-blocking (an AF_PACKET
  * socket with PACKET_VNET_HDR bound to a device: backends/lcs.c). Opened unbound; the
  * driver owns fd from then on (closed by zvs_guest_tap_close). No tap ioctls are made
- * (MTU 1500, carrier untouched). 0, or -errno with fd still the caller's. */
+ * (MTU 1500, carrier untouched). fd must be a socket: it is read with recvmmsg and
+ * written with sendmmsg, the driver keeping 16 frame slots of 64 KB for the frames of a
+ * batch that do not stay where they landed (address space; pages are touched only as far
+ * as such frames reach). 0, or -errno with fd still the caller's. */
 int  zvs_guest_tap_adopt(int fd, const char *name, struct zvs_guest_tap **out);
 /* Drive NIC port `nic` (COUPLE): a previous binding is released first (as by unbind);
  * then the driver attaches to the NIC's queues in this process, initialises them, clears
@@ -123,11 +126,13 @@ const char *zvs_guest_tap_name(const struct zvs_guest_tap *t);
 /* Guest -> switch: read up to ZVS_GUEST_TAP_BURST frames (or until EAGAIN) into the NIC's
  * output buffers and prime them (unbound: read and drop them). Returns frames queued
  * (>= 0), or -errno when the tap is unusable (EBADFD: deleted) and nothing was queued.
- * Then zvs_switch_poll the NIC. */
+ * Then zvs_switch_poll the NIC. An adopted packet socket is read with recvmmsg (one
+ * system call for up to 16 frames) and stops at the first short batch. */
 int  zvs_guest_tap_pump_out(struct zvs_guest_tap *t);
 /* Switch -> guest: write every frame of the primed input buffers to the tap, then re-arm
  * the thin interrupt. Never blocks: frames the tap cannot take are dropped and counted.
- * Returns frames taken from the queue (written or dropped); 0 while unbound. */
+ * Returns frames taken from the queue (written or dropped); 0 while unbound. An adopted
+ * packet socket is written with sendmmsg, ZVS_BATCH frames a call at most. */
 int  zvs_guest_tap_pump_in(struct zvs_guest_tap *t);
 
 void zvs_guest_tap_stats(const struct zvs_guest_tap *t, struct zvs_guest_tap_stats *out);

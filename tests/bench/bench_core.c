@@ -37,17 +37,7 @@
 #include "dataplane/switch.h"
 #include "tests/lib/workload.h"
 
-#if defined(__has_include) && !defined(ZVS_BENCH_NO_CALLGRIND_H)
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#define HAVE_CALLGRIND_H 1
-#endif
-#endif
-#ifndef HAVE_CALLGRIND_H
-#define HAVE_CALLGRIND_H 0
-#define CALLGRIND_START_INSTRUMENTATION do { } while (0)
-#define CALLGRIND_STOP_INSTRUMENTATION do { } while (0)
-#endif
+#include "tests/bench/bench_callgrind.h"
 
 #define BENCH_QS_MB     1u                     /* QUEUESTORAGE 1M, as in the report's runs */
 #define BENCH_SLOTS     256u                   /* memlink ring slots (a NIC tx ring) */

@@ -16,12 +16,19 @@
 # Only one machine runs at a time. A round: GEN to the LAN host's port 9 at full rate
 # (rate 0), 1 s to settle, then the LAN interface's rx counters (the kernel's: no user
 # program on the receiving side to be the bottleneck) over BENCH_SECS (default 3), STOP.
-# BENCH_REPS rounds (default 3) per size, zvswitch and bridge interleaved; a value is the
+# The guest's own count of frames generated (gen_out in STOP's answer; the machine is
+# started afresh for each round) over the time from GEN to STOP is its generation rate,
+# printed beside what arrived, so a reader sees whether the emulator or the switch set the
+# pace (a STATS query in the window is not used: under full load it may not get through);
+# and, for zvswitch, vswitchd's CPU time (user + system, from /proc) over the frames that
+# arrived is its CPU per LCS frame.
+# BENCH_REPS rounds (default 5) per size, zvswitch and bridge interleaved; a value is the
 # median.
 #
 # Output (tests/bench/run.sh's line protocol; ratio > 1 means zvswitch is better):
 #   BENCH hercules_lcs_fps_64b <zvs> frames/s bridge <bridge> <zvs/bridge>
 #   BENCH hercules_lcs_mbps_1514 <zvs> Mbit/s bridge <bridge> <zvs/bridge>
+#   BENCH hercules_lcs_vswitchd_us_per_frame <us> us          (64-byte rounds' median)
 # Lines starting with # are the log: every round, with what the LCS driver counted.
 # On this 2-core machine the emulator's CPU thread takes a core whenever the program
 # runs; the bridge forwards in the kernel's softirq, zvswitch in vswitchd, which shares
@@ -30,8 +37,8 @@
 # namespace and interface made here is removed on exit.
 set -u
 BENCH_SECS=${BENCH_SECS:-3}
-BENCH_REPS=${BENCH_REPS:-3}
-[ -n "${HB_TIMED:-}" ] || HB_TIMED=1 exec timeout -k 10 300 bash "$0" "$@"
+BENCH_REPS=${BENCH_REPS:-5}
+[ -n "${HB_TIMED:-}" ] || HB_TIMED=1 exec timeout -k 10 600 bash "$0" "$@"
 [ "$(id -u)" -eq 0 ] || { echo "bench_hercules: needs root for network namespaces"; exit 77; }
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/../integration/hercules_bare_lib.sh"
@@ -129,12 +136,15 @@ stop_br() {
   wait_for 5 bash -c "! ip -n '$NS_BR' link show tap0" || fail "tap0 stayed"
 }
 
-# round KIND SIZE: prints "fps mbps"
+# round KIND SIZE: prints "fps mbps gen_fps us_per_frame" (us_per_frame: vswitchd's CPU
+# per frame that arrived; 0 for the bridge, whose work is the kernel's)
 round() {
   local kind=$1 size=$2 ip lan dev
   if [ "$kind" = zvs ]; then ip=10.77.0.50 lan=10.77.0.100 dev=eth0; start_zvs
   else ip=10.78.0.50 lan=10.78.0.100 dev=eth1; start_br; fi
   [ "$(ctl $ip "GEN $lan 9 $size 0 0")" = OK ] || fail "$kind: GEN"
+  local tg0 tg1 gen
+  tg0=$(date +%s.%N)
   sleep 1
   local a b t0 t1 cpu0 cpu1 hz
   hz=$(getconf CLK_TCK)
@@ -142,12 +152,17 @@ round() {
   sleep "$BENCH_SECS"
   read -r c d < <(lan_rx $dev); t1=$(date +%s.%N); cpu1=$(cpu_ticks)
   local stop; stop=$(ctl $ip STOP) || fail "$kind: STOP"
+  tg1=$(date +%s.%N)
+  gen=$(awk '$2 == "gen_out" { print $3 }' <<<"$stop")
+  [ -n "$gen" ] || gen=0
+  [ "$kind" = zvs ] || cpu1=$cpu0
   echo "# $kind size $size: $((c - a)) frames, $((d - b)) bytes at the LAN; guest $stop;" \
     "vswitchd $(awk -v c=$((cpu1 - cpu0)) -v hz="$hz" -v t0="$t0" -v t1="$t1" \
     'BEGIN { printf "%.0f", 100 * c / hz / (t1 - t0) }')% of a core" >&2
   if [ "$kind" = zvs ]; then stop_zvs >&2; else stop_br; fi
-  awk -v p=$((c - a)) -v B=$((d - b)) -v t0="$t0" -v t1="$t1" \
-    'BEGIN { printf "%.0f %.1f\n", p / (t1 - t0), B * 8 / (t1 - t0) / 1e6 }'
+  awk -v p=$((c - a)) -v B=$((d - b)) -v g="$gen" -v c=$((cpu1 - cpu0)) -v hz="$hz" \
+    -v t0="$t0" -v t1="$t1" -v tg0="$tg0" -v tg1="$tg1" 'BEGIN { printf "%.0f %.1f %.0f %.3f\n",
+      p / (t1 - t0), B * 8 / (t1 - t0) / 1e6, g / (tg1 - tg0), (p > 0 ? c / hz / p * 1e6 : 0) }'
 }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$VSWITCHD_PID/stat"; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -157,10 +172,13 @@ for size in 64 1514; do
   for r in $(seq "$BENCH_REPS"); do
     round zvs $size >>"$WORK/zvs.$size"
     round br $size >>"$WORK/br.$size"
-    echo "# round $r size $size: zvs $(tail -1 "$WORK/zvs.$size"), bridge $(tail -1 "$WORK/br.$size") (frames/s Mbit/s)"
+    echo "# round $r size $size: zvs $(tail -1 "$WORK/zvs.$size"), bridge $(tail -1 "$WORK/br.$size")" \
+      "(frames/s at the LAN, Mbit/s, frames/s the guest generated, vswitchd us/frame)"
   done
 done
 z=$(cut -d' ' -f1 "$WORK/zvs.64" | median); b=$(cut -d' ' -f1 "$WORK/br.64" | median)
 awk -v z="$z" -v b="$b" 'BEGIN { printf "BENCH hercules_lcs_fps_64b %d frames/s bridge %d %.3f\n", z, b, (b > 0 ? z / b : 0) }'
 z=$(cut -d' ' -f2 "$WORK/zvs.1514" | median); b=$(cut -d' ' -f2 "$WORK/br.1514" | median)
 awk -v z="$z" -v b="$b" 'BEGIN { printf "BENCH hercules_lcs_mbps_1514 %.1f Mbit/s bridge %.1f %.3f\n", z, b, (b > 0 ? z / b : 0) }'
+z=$(cut -d' ' -f4 "$WORK/zvs.64" | median)
+awk -v z="$z" 'BEGIN { printf "BENCH hercules_lcs_vswitchd_us_per_frame %.3f us\n", z }'

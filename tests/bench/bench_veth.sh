@@ -32,7 +32,13 @@
 #   BENCH veth_tcp_gbps_mtu1500_vs_ovs <zvs> Gbit/s ovs <ovs> <zvs/ovs>
 #   BENCH veth_tcp_gbps_mtu1500_vs_bridge <zvs> Gbit/s bridge <bridge> <zvs/bridge>
 #   BENCH veth_tcp_vswitchd_cpu_mtu1500 <percent of one core> %cpu
-# and the same for mtu9000. Lines starting with # are the log: each run with the CPU its
+#   BENCH veth_tcp_vswitchd_cpu_per_gbps_mtu1500 <percent of one core per Gbit/s> %cpu/Gbps
+#   BENCH veth_tcp_gbps_mtu1500_spread <max - min over the rounds> Gbit/s
+# and the same for mtu9000 (the CPU per Gbit/s is each round's CPU over its throughput,
+# the median of the rounds). Every zvswitch round also checks that vswitchd forwarded what
+# iperf3 moved: the uplink's tx_bytes over the round at least the bytes the receiver got
+# and at most the bytes sent plus 6 % (headers) and 1 MB (iperf3's control), or the run
+# fails: every measured frame went through vswitchd in user space. Lines starting with # are the log: each run with the CPU its
 # switch daemon and the whole machine used, vswitchd's counters report, the average bytes
 # per frame guest -> LAN (far above the MTU: super-frames crossed whole).
 #
@@ -267,17 +273,34 @@ reach() {  # reach NAME GUEST_NS
     die "$1: guest cannot ping the LAN"
 }
 
-# json_of JSONFILE: "<receiver's bits_per_second> <sender's mean RTT in us>" of an iperf3 -J
-# output, nothing when the run failed.
+# json_of JSONFILE: "<receiver's bits_per_second> <sender's mean RTT in us> <bytes
+# received> <bytes sent>" of an iperf3 -J output, nothing when the run failed.
 json_of() {
   if command -v jq >/dev/null; then
-    jq -re '"\(.end.sum_received.bits_per_second) \(.end.streams[0].sender.mean_rtt // 0)"' \
+    jq -re '"\(.end.sum_received.bits_per_second) \(.end.streams[0].sender.mean_rtt // 0) \(.end.sum_received.bytes) \(.end.sum_sent.bytes)"' \
       "$1" 2>/dev/null
   else
     /usr/bin/python3 -c 'import json, sys
 e = json.load(open(sys.argv[1]))["end"]
-print(e["sum_received"]["bits_per_second"], e["streams"][0]["sender"].get("mean_rtt", 0))' \
+print(e["sum_received"]["bits_per_second"], e["streams"][0]["sender"].get("mean_rtt", 0),
+      e["sum_received"]["bytes"], e["sum_sent"]["bytes"])' \
       "$1" 2>/dev/null
+  fi
+}
+
+zvs_tx_bytes() {  # the bytes vswitchd sent on the uplink (28BA) so far
+  local report
+  report=$(lab_stats) && counter "$report" 28BA tx_bytes
+}
+
+# bytes_match RUN FWD RECEIVED SENT: vswitchd forwarded FWD bytes toward the LAN while
+# iperf3 moved RECEIVED of SENT; returns 1 (logged) when they do not match.
+bytes_match() {
+  if awk -v f="$2" -v r="$3" -v s="$4" 'BEGIN { exit !(f >= r && f <= s * 1.06 + 1e6) }'; then
+    log "$1: vswitchd forwarded $2 bytes, iperf3 received $3 of $4 sent: match"
+  else
+    log "$1: vswitchd forwarded $2 bytes, iperf3 received $3 of $4 sent: MISMATCH"
+    return 1
   fi
 }
 
@@ -294,7 +317,8 @@ sys_ticks() {  # sys_ticks: "busy total" jiffies of all CPUs, from /proc/stat
 # $BDIR/cpu-NAME. Returns 1 if the run failed.
 run_one() {
   local name=$1 rep=$2 ns=$3 pid=${4:-} out=$BDIR/$1-$2.json
-  local t0 t1 c0=0 c1 s0 s1 bps rtt gbps what=""
+  local t0 t1 c0=0 c1 s0 s1 bps rtt rbytes sbytes gbps what="" f0=""
+  [ "$name" = zvswitch ] && f0=$(zvs_tx_bytes)
   [ -n "$pid" ] && c0=$(cpu_ticks "$pid")
   s0=$(sys_ticks)
   t0=$(date +%s%N)
@@ -308,10 +332,14 @@ run_one() {
   CLIENT_PID=
   t1=$(date +%s%N)
   s1=$(sys_ticks)
-  read -r bps rtt <<<"$(json_of "$out")"
+  read -r bps rtt rbytes sbytes <<<"$(json_of "$out")"
   if [ -z "$bps" ] || [ "$bps" = null ]; then
     log "$name mtu $MTU run $rep: FAILED: $(grep -m1 '"error"' "$out" || tail -n 1 "$out")"
     return 1
+  fi
+  if [ -n "$f0" ]; then
+    bytes_match "$name mtu $MTU run $rep" "$(( $(zvs_tx_bytes) - f0 ))" "$rbytes" "$sbytes" ||
+      return 1
   fi
   if [ -n "$pid" ]; then
     c1=$(cpu_ticks "$pid")
@@ -321,6 +349,8 @@ run_one() {
   fi
   gbps=$(awk -v b="$bps" 'BEGIN { printf "%.2f\n", b / 1e9 }')
   echo "$gbps" >>"$BDIR/gbps-$name"
+  [ -n "$pid" ] && awk -v c="$(tail -n 1 "$BDIR/cpu-$name")" -v g="$gbps" \
+    'BEGIN { if (g > 0) printf "%.2f\n", c / g }' >>"$BDIR/cpu-per-gbps-$name"
   # shellcheck disable=SC2086
   set -- $s0 $s1
   log "$name mtu $MTU run $rep: $gbps Gbit/s (${what}machine $(awk -v b="$(($3 - $1))" \
@@ -332,6 +362,11 @@ median() {  # median FILE: of the numbers in FILE, one per line (nothing if none
   [ -s "$1" ] || return 0
   sort -g "$1" | awk '{ v[NR] = $1 }
     END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+spread() {  # spread FILE: max - min of the numbers in FILE (nothing if none)
+  [ -s "$1" ] || return 0
+  sort -g "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f\n", hi - lo }'
 }
 
 ratio() {  # ratio A B: A / B, nothing when B is missing or 0
@@ -392,6 +427,13 @@ child() {
     [ -n "$r" ] && echo "BENCH ${name}_vs_bridge $zvs Gbit/s bridge $br $r"
     [ -s "$BDIR/cpu-zvswitch" ] &&
       echo "BENCH veth_tcp_vswitchd_cpu_mtu$MTU $(median "$BDIR/cpu-zvswitch") %cpu"
+    [ -s "$BDIR/cpu-per-gbps-zvswitch" ] &&
+      echo "BENCH veth_tcp_vswitchd_cpu_per_gbps_mtu$MTU $(median "$BDIR/cpu-per-gbps-zvswitch") %cpu/Gbps"
+    echo "BENCH ${name}_spread $(spread "$BDIR/gbps-zvswitch") Gbit/s"
+    for sw in zvswitch bridge ovs; do
+      [ -s "$BDIR/gbps-$sw" ] &&
+        log "$sw mtu $MTU Gbit/s per round: $(tr '\n' ' ' <"$BDIR/gbps-$sw")(spread $(spread "$BDIR/gbps-$sw"))"
+    done
   fi
   [ "$failed" -eq 0 ] || die "some runs failed (see above)"
   exit 0
