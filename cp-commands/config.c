@@ -703,6 +703,7 @@ static void dump_group(const struct zvs_cfg_group *g, FILE *out)
         [ZVS_CFG_DIST_DESTINATION] = "DESTINATION",
         [ZVS_CFG_DIST_SOURCE] = "SOURCE",
         [ZVS_CFG_DIST_BOTH] = "BOTH",
+        [ZVS_CFG_DIST_UDPPORT] = "UDPPORT",
     };
     char dev[12];
 

@@ -136,6 +136,7 @@ enum zvs_cfg_distribution {
     ZVS_CFG_DIST_DESTINATION,           /* destination MAC's last byte (default) */
     ZVS_CFG_DIST_SOURCE,                /* source MAC's last byte */
     ZVS_CFG_DIST_BOTH,                  /* both, XORed */
+    ZVS_CFG_DIST_UDPPORT,               /* the outer UDP source port (a VXLAN underlay) */
 };
 
 /* INTERVAL rebalancing policy (zvswitch extension POLICY). */

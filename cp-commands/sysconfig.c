@@ -36,7 +36,8 @@
  *         port (given, or the switch's default) carries one VLAN id; one GRANT per user
  *         and switch.
  *   SET PORT GROUP grp [JOIN rdev [rdev ..]] [LACP ACTIVE | INACTIVE] [INTERVAL n | OFF]
- *         [EXCLUSIVE] [TIMEOUT SHORT | LONG] [DISTRIBUTION DESTINATION | SOURCE | BOTH]
+ *         [EXCLUSIVE] [TIMEOUT SHORT | LONG]
+ *         [DISTRIBUTION DESTINATION | SOURCE | BOTH | UDPPORT]
  *         [POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]]
  *         The text of the CP command ("z/VM CP Commands and Utilities Reference", SET
  *         PORT GROUP), so it can be pasted from a
@@ -53,9 +54,11 @@
  *         zvswitch extensions (not z/VM operands):
  *           TIMEOUT SHORT | LONG  the LACP timeout we ask of the partner: SHORT (default,
  *                                 fast: LACPDUs every 1 s, 3 s expiry) or LONG (30 s, 90 s)
- *           DISTRIBUTION DESTINATION | DEST | SOURCE | SRC | BOTH  which MAC's last byte
- *                                 picks a frame's port bucket (default DESTINATION; BOTH:
- *                                 the two bytes XORed)
+ *           DISTRIBUTION DESTINATION | DEST | SOURCE | SRC | BOTH | UDPPORT  which MAC's
+ *                                 last byte picks a frame's port bucket (default
+ *                                 DESTINATION; BOTH: the two bytes XORed), or UDPPORT: a
+ *                                 UDP frame's source port (a VXLAN underlay, RFC 7348
+ *                                 section 5), other frames by destination MAC
  *           POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]  what an INTERVAL pass rebalances
  *                                 for: LOAD (default), even out measured load, a port's
  *                                 load being its inbound plus its outbound (TOTAL,
@@ -653,7 +656,9 @@ static void pg_distribution(void *ctx, const struct zvs_tok *kw, const struct zv
         c->grp.distribution = ZVS_CFG_DIST_SOURCE;
     else if (zvs_tok_is(val, "BOTH"))
         c->grp.distribution = ZVS_CFG_DIST_BOTH;
-    else
+    else if (zvs_tok_is(val, "UDPPORT"))
+        c->grp.distribution = ZVS_CFG_DIST_UDPPORT;
+    else    /* the text existing automation matches; UDPPORT is the VXLAN underlay's */
         bad_value(c, val, "DISTRIBUTION", "DESTINATION, SOURCE or BOTH");
 }
 

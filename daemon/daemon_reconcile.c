@@ -786,7 +786,8 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
     struct zvs_lag_params lp = {
         .pg = {
             .hash = g->distribution == ZVS_CFG_DIST_SOURCE ? ZVS_PG_HASH_SRC :
-                    g->distribution == ZVS_CFG_DIST_BOTH ? ZVS_PG_HASH_SRC_DST : ZVS_PG_HASH_DST,
+                    g->distribution == ZVS_CFG_DIST_BOTH ? ZVS_PG_HASH_SRC_DST :
+                    g->distribution == ZVS_CFG_DIST_UDPPORT ? ZVS_PG_HASH_UDP_SPORT : ZVS_PG_HASH_DST,
             .policy = g->policy == ZVS_CFG_POLICY_LBT ? ZVS_PG_POLICY_LBT : ZVS_PG_POLICY_LOAD,
             .interval_s = pass_interval(d, g),
             .lacp = g->lacp,

@@ -350,8 +350,8 @@ static __attribute__((noinline)) bool egress_survivor(struct zvs_switch *sw,
     return egress(sw, &sw->sp[to], f);
 }
 
-/* The uplink for an outbound frame: the port group's choice (bucket of the MAC suffix,
- * or the designated port for broadcast and multicast) while a member distributes, else
+/* The uplink for an outbound frame: the port group's choice (bucket of the MAC suffix or
+ * the outer UDP source port, or the designated port for broadcast and multicast) while a member distributes, else
  * the active RDEV; -1 when there is none. The map is read once per burst. */
 static inline int uplink_for(struct zvs_switch *sw, struct burst *b, const struct zvs_frame *f)
 {
@@ -365,7 +365,8 @@ static inline int uplink_for(struct zvs_switch *sw, struct burst *b, const struc
         if (m->flood_port != ZVS_PG_NO_PORT) {
             if (f->data[0] & 1)
                 return m->flood_port;
-            unsigned bucket = zvs_pg_bucket(b->hash, f->data, f->data + ZVS_ETH_ALEN);
+            uint32_t avail = f->nfrags ? (uint32_t)f->frags[0].iov_len : f->len;
+            unsigned bucket = zvs_pg_frame_bucket(b->hash, f->data, avail);
             uint16_t port = m->bucket_port[bucket];
             if (port != ZVS_PG_NO_PORT) {
                 b->bucket_bytes[bucket] += f->len;
