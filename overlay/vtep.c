@@ -87,6 +87,11 @@ struct zvs_uarp *zvs_vtep_uarp(struct zvs_vtep *v)
 
 /* ---- configuration ------------------------------------------------------------------ */
 
+void zvs_vtep_set_underlay_mtu(struct zvs_vtep *v, uint32_t mtu)
+{
+    v->cfg.underlay_mtu = mtu ? mtu : DEFAULT_MTU;
+}
+
 int zvs_vtep_map_vni(struct zvs_vtep *v, uint16_t vid, uint32_t vni)
 {
     if (vni > ZVS_VXLAN_VNI_MAX || vid > ZVS_VID_MAX)

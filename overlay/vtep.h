@@ -121,6 +121,9 @@ struct zvs_vtep *zvs_vtep_create(const struct zvs_vtep_config *cfg);
 void zvs_vtep_destroy(struct zvs_vtep *v);
 const struct zvs_vtep_config *zvs_vtep_config_of(const struct zvs_vtep *v);
 
+/* The underlay's IP MTU (the uplink port's, when the VTEP is put on it). */
+void zvs_vtep_set_underlay_mtu(struct zvs_vtep *v, uint32_t mtu);
+
 /* VLAN vid (0: a VLAN UNAWARE switch) travels as vni. 0, -EINVAL (vni above 24 bits,
  * vid above 4094), -EEXIST (vid or vni mapped already), -ENOSPC. */
 int zvs_vtep_map_vni(struct zvs_vtep *v, uint16_t vid, uint32_t vni);
