@@ -35,8 +35,9 @@ OPT      ?= -O2
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wpointer-arith -Wcast-align -Wformat=2 -Wno-unused-parameter
 # Libraries we link, found the ecosystem's way (pkg-config; `make deps` installs their -dev
-# packages): libpcap for the PCAP uplink backend, zlib for the monitor file's CRC-32.
-PKGS     := libpcap zlib
+# packages): libpcap for the PCAP uplink backend, zlib for the monitor file's CRC-32,
+# libc-ares for the names layer's lookups (names/resolver_ares.c).
+PKGS     := libpcap zlib libcares
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS   := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -I. $(PKG_CFLAGS) -MMD -MP \
             $(EXTRA_CFLAGS)
@@ -66,7 +67,7 @@ endif
 
 # Libraries, top layer first: a library may use only those after it (`make layering` checks
 # the includes against layers.conf), so they link in this order with no link group.
-MODULES  := daemon guests overlay lag backends qdio dataplane cp-commands monitor lacp
+MODULES  := daemon guests overlay lag backends qdio dataplane cp-commands monitor lacp names
 MAINS    := daemon/vswitchd.c $(wildcard tools/*.c)
 
 lib_srcs  = $(filter-out $(MAINS),$(wildcard $(1)/*.c))

@@ -14,7 +14,8 @@
  * This file: zvs_cfg_apply (refuses what is not a configuration command, dispatches the rest
  * to one handler family per file: cfg_apply_vswitch.c for DEFINE / SET / DETACH VSWITCH
  * with GRANT and REVOKE, cfg_apply_group.c for SET PORT GROUP, cfg_apply_nic.c for
- * DEFINE / DETACH NIC, COUPLE and UNCOUPLE), zvs_cfg_cmd_is_config, the lookups of
+ * DEFINE / DETACH NIC, COUPLE and UNCOUPLE, cfg_apply_resolver.c for RESOLVER WATCH and
+ * UNWATCH), zvs_cfg_cmd_is_config, the lookups of
  * cfg_apply.h and the small helpers and device lookups the handlers share
  * (cfg_apply_impl.h). Each handler file's note holds the rules and decisions of its
  * commands.
@@ -22,7 +23,7 @@
  * Consistency rule kept by every edit: objects created by command carry line 0 (grant,
  * group, switch, NIC): "not from a file"; names are stored upper case.
  * Decision: a command that is not a configuration command (zvs_cfg_cmd_is_config false) is
- * a caller bug: HCP1119S and -EINVAL.
+ * a caller bug: ZVSCMD1119S and -EINVAL.
  * Return codes: -ENOENT (something named does not exist), -EEXIST, -ENOSPC (a limit),
  * -EBUSY (in use, already coupled), -ENOTCONN (not coupled), -EPERM (not the owner),
  * -EACCES (not authorized to couple), -EINVAL (anything else).
@@ -190,6 +191,7 @@ bool zvs_cfg_cmd_is_config(const struct zvs_cmd *cmd)
     case ZVS_CMD_DETACH_NIC:
     case ZVS_CMD_COUPLE:
     case ZVS_CMD_UNCOUPLE:
+    case ZVS_CMD_RESOLVER:
         return true;
     default:
         return false;
@@ -214,6 +216,7 @@ int zvs_cfg_apply(struct zvs_cfg *cfg, const struct zvs_cmd *cmd, const struct z
     case ZVS_CMD_SET_VSWITCH:    rc = zvs_apply_set_vswitch(cfg, cmd, r); break;
     case ZVS_CMD_DETACH_VSWITCH: rc = zvs_apply_detach_vswitch(cfg, cmd, r); break;
     case ZVS_CMD_SET_PORT_GROUP: rc = zvs_apply_set_port_group(cfg, cmd, r); break;
+    case ZVS_CMD_RESOLVER:       rc = zvs_apply_resolver(cfg, cmd, r); break;
     default:                     rc = zvs_apply_nic_command(cfg, cmd, who, r); break;
     }
     if (rc == 0)

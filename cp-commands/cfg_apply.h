@@ -11,9 +11,9 @@
  *   DEFINE VSWITCH, SET VSWITCH GRANT | REVOKE | RDEV | GROUP | NOGROUP | CONNECT |
  *   DISCONNECT | QUEUESTORAGE | ISOLATION | MACPROTECT, DETACH VSWITCH,
  *   SET PORT GROUP JOIN | LEAVE | LACP | INTERVAL | DELETE, DEFINE NIC, DETACH NIC,
- *   COUPLE, UNCOUPLE.
+ *   COUPLE, UNCOUPLE, RESOLVER WATCH | UNWATCH (ours).
  * Other verbs (queries, COUNTERS CLEAR, SWITCHOVER, SET LACP) change no configuration:
- * zvs_cfg_apply refuses them with -EINVAL and HCP1119S (a caller bug).
+ * zvs_cfg_apply refuses them with -EINVAL and ZVSCMD1119S (a caller bug).
  */
 #ifndef ZVS_CFG_APPLY_H
 #define ZVS_CFG_APPLY_H

@@ -30,7 +30,7 @@ unsigned zvs_apply_nic_last(const struct zvs_cfg_nic *n);
 bool zvs_apply_nic_dir_authorized(const struct zvs_cfg_nic *n);
 /* Leaves the NIC uncoupled: LAN "" and switch index -1. */
 void zvs_apply_nic_uncouple(struct zvs_cfg_nic *n);
-/* HCP1133E "No room for another <what>; the limit is <limit>"; returns -ENOSPC. */
+/* ZVSCMD1133E "No room for another <what>; the limit is <limit>"; returns -ENOSPC. */
 int zvs_apply_no_room(struct zvs_cp_response *r, const char *what, unsigned limit);
 
 /* ---- device and group lookups shared by DEFINE VSWITCH, SET VSWITCH and JOIN --------- */
@@ -55,6 +55,9 @@ int zvs_apply_detach_vswitch(struct zvs_cfg *cfg, const struct zvs_cmd *cmd,
 /* cfg_apply_group.c */
 int zvs_apply_set_port_group(struct zvs_cfg *cfg, const struct zvs_cmd *cmd,
                              struct zvs_cp_response *r);
+/* cfg_apply_resolver.c: RESOLVER WATCH | UNWATCH (ours) */
+int zvs_apply_resolver(struct zvs_cfg *cfg, const struct zvs_cmd *cmd,
+                       struct zvs_cp_response *r);
 /* cfg_apply_nic.c: DEFINE NIC, DETACH NIC, COUPLE, UNCOUPLE */
 int zvs_apply_nic_command(struct zvs_cfg *cfg, const struct zvs_cmd *cmd,
                           const struct zvs_issuer *who, struct zvs_cp_response *r);

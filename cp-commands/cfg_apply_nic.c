@@ -12,10 +12,10 @@
  *
  * Decisions (the lead's, and ours where marked):
  *   - Privilege classes are the parser's check (zvs_cmd_parse); here only NIC ownership:
- *     an issuer without class B naming another user's NIC gets HCP1134E. The owner must be
- *     a directory user (HCP1126E).
+ *     an issuer without class B naming another user's NIC gets ZVSNIC1134E. The owner must be
+ *     a directory user (ZVSGST1126E).
  *   - DEFINE NIC: cmd.devices 0 means the default 3 (ours). A range passing FFFF is
- *     HCP1105E (ours): "Invalid DEVICES value - n; valid: 3-m" when some count fits at
+ *     ZVSCMD1105E (ours): "Invalid DEVICES value - n; valid: 3-m" when some count fits at
  *     that vdev, else "Invalid vdev value - FFFE; valid: 0000-FFFD" (the highest vdev
  *     that holds n devices). The NIC is TYPE QDIO with line 0 (no statement), which
  *     zvs_cfg_dump shows as TYPE QDIO.
@@ -23,7 +23,7 @@
  *     defaults 000001-FFFFFF when no MACIDRANGE) used by no NIC (USER or SYSTEM source);
  *     MAC = MACPREFIX ++ MACID.
  *   - COUPLE: besides the lead's checks, a NICDEF VLAN set of more than one id on an
- *     ACCESS port (NICDEF PORTTYPE, else the switch's) is refused with HCP1130E, the rule
+ *     ACCESS port (NICDEF PORTTYPE, else the switch's) is refused with ZVSVSW1130E, the rule
  *     validate applies to a NICDEF LAN SYSTEM (ours, for consistency).
  */
 #include "cp-commands/cfg_apply_impl.h"
@@ -64,7 +64,7 @@ static int nic_owner(const struct zvs_cfg *cfg, const struct zvs_cmd *cmd,
     return u;
 }
 
-/* The NIC of user u holding cmd->vdev, or a negative errno after HCP1122E. */
+/* The NIC of user u holding cmd->vdev, or a negative errno after ZVSNIC1122E. */
 static int owned_nic(const struct zvs_cfg *cfg, unsigned u, const struct zvs_cmd *cmd,
                      struct zvs_cp_response *r)
 {
@@ -128,7 +128,7 @@ static void nic_remove(struct zvs_cfg *cfg, unsigned u, unsigned i)
     cfg->user[u].nnic--;
 }
 
-/* HCP1105E for a range past FFFF (see the decisions at the top). */
+/* ZVSCMD1105E for a range past FFFF (see the decisions at the top). */
 static int past_ffff(uint16_t vdev, unsigned devices, struct zvs_cp_response *r)
 {
     unsigned room = 0x10000u - vdev;

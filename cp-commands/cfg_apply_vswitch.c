@@ -12,17 +12,17 @@
  *
  * Decisions (the lead's, and ours where marked):
  *   - GRANT of an already granted user modifies the grant as z/VM does: PORTTYPE replaced
- *     when given, VLANs added to the set; the VLAN aware rule (HCP1129E) and the ACCESS
- *     one-VLAN rule (HCP1130E, on the resulting set and PORTTYPE) are checked as for
+ *     when given, VLANs added to the set; the VLAN aware rule (ZVSVSW1129E) and the ACCESS
+ *     one-VLAN rule (ZVSVSW1130E, on the resulting set and PORTTYPE) are checked as for
  *     MODIFY VSWITCH in SYSTEM CONFIG. Any valid userid may be granted (not logged on or
  *     not in the directory is fine, as in z/VM). More than ZVS_VIDSET_MAX ranges after the
- *     merge: HCP1133E (ours).
+ *     merge: ZVSCMD1133E (ours).
  *   - REVOKE uncouples the user's NICs on that switch that have no directory
  *     authorization (NICDEF PORTTYPE or VLAN), listing each before "Command complete".
  *   - An RDEV (DEFINE VSWITCH, SET VSWITCH RDEV) needs an RDEVICE mapping and may be
  *     neither another switch's RDEV nor a member of any port group (its own switch's group
  *     included: the RDEVs are the group's fallback uplink, config.c).
- *   - SET VSWITCH RDEV / GROUP / CONNECT / DISCONNECT on a NOUPLINK switch: HCP1135E.
+ *   - SET VSWITCH RDEV / GROUP / CONNECT / DISCONNECT on a NOUPLINK switch: ZVSVSW1135E.
  *     NOGROUP is always accepted (a NOUPLINK switch has no group to clear).
  */
 #include "cp-commands/cfg_apply_impl.h"

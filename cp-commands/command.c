@@ -7,11 +7,12 @@
  * cp_response.c's, the canonical text command_format.c's.
  *
  * Names are zvs_parse_name names (1-8 of A-Z 0-9 @ # $); ALL is not a name. In the
- * optional name position a token that abbreviates a keyword of the (last, optional) step
- * after it and is the last token is taken as that keyword, so `Q LACP DET` shows every
- * group and `Q VSW ACC` every switch's access list; a group called DET is
- * `Q LACP DET DET`. In the optional vdev position of QUERY NIC no such rule is needed:
- * no abbreviation of ALL or DETAILS is hex.
+ * optional name position a token that, with every token after it, reads as keywords (and
+ * their values) of the optional steps after it, in order, is taken as that keyword, so
+ * `Q LACP DET` shows every group, `Q VSW ACC` every switch's access list and `Q PORT
+ * GROUP ACTIVE DETAILS` every group in use; a group called DET is `Q LACP DET DET`. In
+ * the optional vdev position of QUERY NIC no such rule is needed: no abbreviation of ALL
+ * or DETAILS is hex.
  * UPLINK, QDIO and TO are accepted and dropped (they change nothing), so the canonical
  * text leaves UPLINK and TO out.
  *
@@ -70,7 +71,7 @@ static const char *peek(const struct parser *p)
     return p->i < p->n ? p->tok[p->i] : NULL;
 }
 
-/* The next token, consumed; NULL (after reporting HCP026E) when the line has ended. */
+/* The next token, consumed; NULL (after reporting HCPCFC026E) when the line has ended. */
 static const char *need(struct parser *p)
 {
     const char *t = peek(p);
@@ -100,8 +101,8 @@ static int value_range(struct parser *p, const char *kwname, const char *t, cons
     return -ERANGE;
 }
 
-/* The next token, a decimal min-max, into *out (left alone on error); HCP026E when the
- * line has ended, HCP1105E naming kwname and "min-max" when it is not one. */
+/* The next token, a decimal min-max, into *out (left alone on error); HCPCFC026E when the
+ * line has ended, ZVSCMD1105E naming kwname and "min-max" when it is not one. */
 static int need_dec(struct parser *p, const char *kwname, uint32_t min, uint32_t max,
                     uint32_t *out)
 {
@@ -116,7 +117,7 @@ static int need_dec(struct parser *p, const char *kwname, uint32_t min, uint32_t
     return value_range(p, kwname, t, range);
 }
 
-/* A CP name that is not ALL into dst, or HCP002E. */
+/* A CP name that is not ALL into dst, or HCPxxx002E (the command's module). */
 static int parse_name_into(struct parser *p, const char *t, char dst[ZVS_NAME_MAX + 1])
 {
     if (kw_match(&zvs_kw_all, t) || zvs_parse_name(t, dst) < 0)
@@ -130,7 +131,7 @@ static int need_name(struct parser *p, char dst[ZVS_NAME_MAX + 1])
     return t == NULL ? -EINVAL : parse_name_into(p, t, dst);
 }
 
-/* A CP name into dst (ALL too: a machine's userid may be ALL), or HCP002E. */
+/* A CP name into dst (ALL too: a machine's userid may be ALL), or HCPxxx002E (the command's module). */
 static int need_userid(struct parser *p, char dst[ZVS_NAME_MAX + 1])
 {
     const char *t = need(p);
@@ -417,6 +418,20 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
         return need_dec(p, kwname, 1, WITHIN_MAX, &cmd->within_s);
     case VAL_LINES:
         return need_dec(p, kwname, 1, ZVS_CMD_CONSLOG_MAX, &cmd->lines);
+    case VAL_NICTYPE:
+        if ((t = need(p)) == NULL)
+            return -EINVAL;
+        /* HIPERSOCKETS (a documented type zvswitch does not emulate) is refused as the
+         * bare HIPERSOCKETS always was: CP's invalid option. */
+        return kw_match(&zvs_kw_qdio, t) ? 0 : invalid_option(p, t);
+    case VAL_HOSTNAME: {
+        if ((t = need(p)) == NULL)
+            return -EINVAL;
+        enum zvs_hostname_err e = zvs_hostname_check(t, strlen(t), cmd->hostname);
+        if (e == ZVS_HOSTNAME_OK)
+            return 0;
+        return value_range(p, kwname, t, zvs_hostname_err_text(e));
+    }
     case VAL_POLICY:                    /* what is not given takes its default */
         if ((k = parse_keyword(p, policy, 2)) < 0)
             return k;
@@ -478,18 +493,29 @@ static int parse_choice(struct parser *p, const struct step *st)
     case OP_VS:      cmd->vs_op = (enum zvs_cmd_vs_op)alt->op; break;
     case OP_LEVEL:   cmd->level = (enum zvs_cmd_level)alt->op; break;
     case OP_DETAILS: cmd->details = true; break;
+    case OP_RES:     cmd->res_op = (enum zvs_cmd_res_op)alt->op; break;
     }
     return parse_value(p, alt->val, alt->kw.word);
 }
 
-/* True when t, the last token, is a keyword of the optional step after s (the rule for
- * the optional name position, see the top). */
+/* True when t, at the optional name position s, is instead a keyword: it and every token
+ * after it are keywords (with their values) of the optional steps after s, in order (the
+ * rule for the optional name position, see the top). */
 static bool keyword_of_next(const struct parser *p, unsigned s, const char *t)
 {
     const struct cmddef *def = p->def;
-    return s + 1 < def->nsteps && def->steps[s + 1].kind == STEP_CHOICE &&
-           def->steps[s + 1].optional && p->i + 1 == p->n &&
-           find_alt(&def->steps[s + 1], t, false) != NULL;
+    unsigned i = p->i;
+    (void)t;
+    for (unsigned k = s + 1; k < def->nsteps && i < p->n; k++) {
+        const struct step *st = &def->steps[k];
+        if (st->kind != STEP_CHOICE || !st->optional)
+            return false;
+        const struct alt *alt = find_alt(st, p->tok[i], false);
+        if (alt == NULL)
+            continue;                   /* this optional step left out */
+        i += alt->val == VAL_NONE ? 1 : 2;  /* a keyword taking a value takes one token */
+    }
+    return i == p->n;
 }
 
 static int parse_target(struct parser *p)
@@ -586,6 +612,7 @@ static int parse_step(struct parser *p, unsigned s)
 /* Finds the command named by the leading tokens. Returns it, or NULL after reporting. */
 static const struct cmddef *match_command(struct parser *p)
 {
+    static const struct kw query_kw = { "QUERY", 1 };
     bool cand[NCOMMANDS];
 
     for (size_t k = 0; k < NCOMMANDS; k++)
@@ -606,6 +633,8 @@ static const struct cmddef *match_command(struct parser *p)
             cand[k] = cand[k] && kw_match(&zvs_cmd_table[k].path[depth], t);
             any |= cand[k];
         }
+        if (depth == 0 && kw_match(&query_kw, t))
+            snprintf(p->r->module, sizeof p->r->module, "%s", ZVS_CMD_MODULE_QUERY);
         if (!any) {
             if (depth == 0)
                 zvs_cp_error(p->r, ZVS_CPMSG_UNKNOWN_COMMAND, t);
@@ -709,9 +738,11 @@ int zvs_cmd_parse(const char *line, uint32_t privclass, struct zvs_cmd *cmd,
     memset(&out, 0, sizeof out);
     set_port_delete(tok, &p.n, sizeof tok / sizeof tok[0]);
 
+    r->module[0] = '\0';
     p.def = match_command(&p);
     if (p.def == NULL)
         return -EINVAL;
+    snprintf(r->module, sizeof r->module, "%s", zvs_cmd_module(p.def->verb));
     if (!authorized(p.def, privclass)) {
         not_authorized(p.def, r);
         return -EPERM;

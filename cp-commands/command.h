@@ -44,6 +44,9 @@
  *        issuer sees only the switches it may couple to and its own adapters)
  *   SET LACP rdev DROPRX|DROPTX ON|OFF             class A   (zvswitch extension: fault
  *   SET LACP rdev DELAYTX ms                       class A    knobs for tests and drills)
+ *   RESOLVER WATCH | UNWATCH name                  class B   (ours: the name layer; a host
+ *                                                  name kept resolved, names/)
+ *   QUERY RESOLVER                                 class B   (ours)
  * The machine commands (Hercules machines as z/VM guests; executed by
  * daemon/daemon_guests.c):
  *   XAUTOLOG userid                                class A or B
@@ -109,6 +112,20 @@ enum zvs_cmd_verb {
     ZVS_CMD_QUERY_NAMES,                /* no operands */
     ZVS_CMD_QUERY_USERS,                /* userid */
     ZVS_CMD_QUERY_CONSLOG,              /* userid, lines */
+    /* What z/VM automation issues (xCAT, s390-tools, networking-zvm, Feilong). */
+    ZVS_CMD_QUERY_USERID,               /* no operands */
+    ZVS_CMD_QUERY_CPLEVEL,              /* no operands */
+    ZVS_CMD_QUERY_VIRTUAL_NIC,          /* has_vdev/vdev, details (the issuer's own NICs) */
+    ZVS_CMD_QUERY_LAN,                  /* name ("" = ALL), userid (OWNER; "" = any) */
+    /* The name layer (ours). */
+    ZVS_CMD_RESOLVER,                   /* res_op, hostname (zvswitch extension) */
+    ZVS_CMD_QUERY_RESOLVER,             /* no operands */
+};
+
+/* RESOLVER <one of these> name. */
+enum zvs_cmd_res_op {
+    ZVS_CMD_RES_WATCH,                  /* keep the name resolved (QUERY RESOLVER shows it) */
+    ZVS_CMD_RES_UNWATCH,
 };
 
 #define ZVS_CMD_WITHIN_DEFAULT  300     /* SIGNAL SHUTDOWN without WITHIN (our default) */
@@ -164,6 +181,8 @@ enum zvs_cmd_level {
     ZVS_CMD_LEVEL_DETAILS,              /* everything, with counters */
     ZVS_CMD_LEVEL_ACCESSLIST,           /* the authorizations (GRANTs, directory) */
     ZVS_CMD_LEVEL_ACTIVE,               /* the switch lines and the coupled adapters */
+    ZVS_CMD_LEVEL_CONTROLLER,           /* the switch lines and its controller (none) */
+    ZVS_CMD_LEVEL_PROMISCUOUS,          /* the switch lines and promiscuous NICs (none) */
 };
 
 struct zvs_cmd {
@@ -208,6 +227,9 @@ struct zvs_cmd {
     uint32_t            lines;                  /* QUERY CONSLOG n */
     char                text[ZVS_CMD_LINE_MAX + 1]; /* SEND: the rest of the line as typed,
                                                    trailing blanks cut */
+    enum zvs_cmd_res_op res_op;                 /* RESOLVER WATCH | UNWATCH */
+    char                hostname[ZVS_HOSTNAME_MAX + 1]; /* RESOLVER: canonical (lower case,
+                                                   no trailing dot; names/name_syntax.h) */
 };
 
 /* Parses one command line issued by a user with privilege classes `privclass`

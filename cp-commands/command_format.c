@@ -164,7 +164,8 @@ static size_t cat_nic(char *buf, size_t size, size_t len, const struct zvs_cmd *
 {
     if (cmd->target[0] != '\0')
         len = catf(buf, size, len, " USERID %s", cmd->target);
-    if (cmd->verb == ZVS_CMD_QUERY_NIC && !cmd->has_vdev)
+    if ((cmd->verb == ZVS_CMD_QUERY_NIC || cmd->verb == ZVS_CMD_QUERY_VIRTUAL_NIC) &&
+        !cmd->has_vdev)
         return catf(buf, size, len, " ALL");
     return catf(buf, size, len, " %04X", (unsigned)cmd->vdev);
 }
@@ -199,7 +200,9 @@ size_t zvs_cmd_format(const struct zvs_cmd *cmd, char *buf, size_t size)
     case ZVS_CMD_QUERY_PORT_GROUP:
     case ZVS_CMD_QUERY_LACP:
         len = catf(buf, size, len, " %s", cmd->name[0] != '\0' ? cmd->name : "ALL");
-        if (cmd->details && cmd->verb == ZVS_CMD_QUERY_LACP)
+        if (cmd->level == ZVS_CMD_LEVEL_ACTIVE)
+            len = catf(buf, size, len, " ACTIVE");
+        if (cmd->details)
             len = catf(buf, size, len, " DETAILS");
         break;
     case ZVS_CMD_QUERY_VSWITCH:
@@ -238,12 +241,18 @@ size_t zvs_cmd_format(const struct zvs_cmd *cmd, char *buf, size_t size)
         len = cat_nic(buf, size, len, cmd);
         break;
     case ZVS_CMD_QUERY_NIC:
+    case ZVS_CMD_QUERY_VIRTUAL_NIC:
         len = cat_nic(buf, size, len, cmd);
         if (cmd->details)
             len = catf(buf, size, len, " DETAILS");
         break;
     case ZVS_CMD_QUERY_VMLAN:
     case ZVS_CMD_QUERY_NAMES:
+    case ZVS_CMD_QUERY_RESOLVER:
+        break;
+    case ZVS_CMD_RESOLVER:
+        len = catf(buf, size, len, " %s %s", alt_word(def, OP_RES, (int)cmd->res_op),
+                   cmd->hostname);
         break;
     case ZVS_CMD_XAUTOLOG:
     case ZVS_CMD_FORCE:
@@ -267,6 +276,16 @@ size_t zvs_cmd_format(const struct zvs_cmd *cmd, char *buf, size_t size)
         break;
     case ZVS_CMD_QUERY_CONSLOG:
         len = catf(buf, size, len, " %s %u", cmd->userid, (unsigned)cmd->lines);
+        break;
+    case ZVS_CMD_QUERY_USERID:
+    case ZVS_CMD_QUERY_CPLEVEL:
+        break;
+    case ZVS_CMD_QUERY_LAN:
+        len = catf(buf, size, len, " %s", cmd->name[0] != '\0' ? cmd->name : "ALL");
+        if (cmd->userid[0] != '\0')
+            len = catf(buf, size, len, " OWNER %s", cmd->userid);
+        if (cmd->level != ZVS_CMD_LEVEL_BRIEF)
+            len = catf(buf, size, len, " %s", alt_word(def, OP_LEVEL, (int)cmd->level));
         break;
     }
     return len;

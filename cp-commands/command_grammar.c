@@ -34,7 +34,7 @@
  *   Set PORT GROUP grp JOIn rdev [rdev ...]        B   [PG] 1-8 devices, nnnn or nnnn.Pn
  *   Set PORT GROUP grp LEAve rdev [rdev ...]       B   [PG]
  *   Set PORT GROUP grp LACP ACTive | INACTive [EXClusive | SHARED]          B   [PG];
- *        SHARED (an IVL domain's group) is refused: HCP1141E
+ *        SHARED (an IVL domain's group) is refused: ZVSCMD1141E
  *   Set PORT GROUP grp INTerval n | OFF            B   [PG] 1-9990, rounded up to 30s
  *   Set PORT GROUP grp DELETE, Set PORT grp DELETE B   [PG] (DELETE in full: ours)
  *   Set PORT GROUP grp POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]             B   (ours,
@@ -43,15 +43,22 @@
  *   DETach NIC [USERID u] vdev                     G
  *   COUPle [USERID u] vdev [TO] SYSTEM name        G   [CO]; USERID is ours. Another
  *                                                      owner (a guest LAN) is refused:
- *                                                      HCP002E naming it
+ *                                                      HCPxxx002E naming it
  *   UNCOUPle [USERID u] vdev                       G
  *   Query NIC [USERID u] [vdev | ALL] [DETails]    G
  *   Query VMLAN                                    G
- *   Query PORT GROUP [grp | ALL]                   B
+ *   Query PORT GROUP [grp | ALL] [ACTive] [DETails] B  ACTIVE: groups a switch uses;
+ *                                                      DETAILS changes nothing (ours)
  *   Query LACP [grp | ALL] [DETails]               B   zvswitch extension
- *   Query VSWitch [name | ALL] [DETails | ACCesslist | ACTive]              B or G
+ *   Query VSWitch [name | ALL] [DETails | ACCesslist | ACTive | CONTRoller |
+ *        PROMiscuous]                              B or G  CONTROLLER, PROMISCUOUS: what
+ *                                                      s390-tools' dbginfo.sh issues; the
+ *                                                      abbreviations are ours
  *   Set LACP rdev DROPRX | DROPTX ON | OFF         A   zvswitch extension (fault drills)
  *   Set LACP rdev DELAYTX ms                       A   0-10000
+ *   RESOLVER WATCH | UNWATCH name                  B   (ours, keywords in full): name
+ *        a host name (RFC 1035/1123, names/name_syntax.h) or an address literal
+ *   Query RESOLVER                                 B   (ours, in full)
  * The machine commands (Hercules machines as z/VM guests), sources [SG] "SIGNAL", z/VM 7.1
  * CP Commands and Utilities Reference (ibm.com/support/knowledgecenter/en/SSB27U_7.1.0/
  * com.ibm.zvm.v710.hcpb7/signl.htm), [XA] "XAUTOLOG", z/VM 7.3 CP Commands and Utilities
@@ -60,16 +67,27 @@
  *                                                      form accepted since issue 13, stays
  *   FORCE userid [IMMEdiate]                       A     (ours: diagram not read)
  *   SIGnal SHUTdown [USER] userid | ALL [WITHIN s] A, C  [SG] USER, ALL, WITHIN in full;
- *        s 1-32767, default 300 (ours); a token that is not SHUTDOWN is HCP002E
+ *        s 1-32767, default 300 (ours); a token that is not SHUTDOWN is HCPxxx002E
  *   SEND userid [text]                             A, B, C  (ours); text: the rest of the
  *                                                      line as typed
  *   Query NAMes                                    G     (ours)
  *   Query USERs userid                             G     (ours)
  *   Query CONSLOG userid [n]                       A, B  zvswitch extension; n 1-500,
  *                                                      default 20
+ * What z/VM automation issues (xCAT, s390-tools, networking-zvm, Feilong; cp-commands/
+ * README.md names the pages): [DN] the DEFINE NIC diagram was not read; TYPE QDIO is the
+ * form the clients type and DIRMAINT's NICDEF spells (`TYPE HIPERsockets | QDIO`); our
+ * minimums (no diagram read) apply to these QUERY operands:
+ *   DEFine NIC ... [QDIO | TYPE QDIO]              HIPERSOCKETS (bare or after TYPE) is
+ *        refused as an invalid option (HCPCMD003E): zvswitch emulates QDIO adapters only
+ *   Query USERID                                   G     `userid AT system`
+ *   Query CPLEVel                                  G     the z/VM level emulated
+ *   Query Virtual NIC [vdev | ALL] [DETails]       G     the issuer's own NICs
+ *   Query LAN [name | ALL] [OWNER owner] [DETails | ACCesslist | ACTive]   G   VSWITCHes
+ *        as CP lists them; a level shows what QUERY VSWITCH's does
  * The abbreviations of DEFINE NIC, DETACH, COUPLE, UNCOUPLE and QUERY's operands are ours
  * (no diagram read); Q and DEF/DET are CP's well-known minimums.
- * USERID u also needs class B (HCP1100E "<command> USERID requires privilege class B").
+ * USERID u also needs class B (ZVSCMD1100E "<command> USERID requires privilege class B").
  * How a line is read against this table (the optional name position, blanks, the order
  * of checks) is the parser's, described at the top of command.c.
  *
@@ -108,6 +126,7 @@ const struct kw zvs_kw_lbt = { "LBT", 3 };
 const struct kw zvs_kw_total = { "TOTAL", 5 };
 const struct kw zvs_kw_outbound = { "OUTBOUND", 8 };
 const struct kw zvs_kw_user = { "USER", 4 };                    /* [SG] in full */
+const struct kw zvs_kw_qdio = { "QDIO", 4 };                    /* [DN] */
 
 #define SET      { "SET", 1 }                /* [SV] "Set" */
 #define QUERY    { "QUERY", 1 }
@@ -137,8 +156,12 @@ const struct cmddef zvs_cmd_table[] = {
             { { "POLICY", 6 },   ZVS_CMD_PG_POLICY,   VAL_POLICY, false },  /* ours */
         } },
     } },
-    { ZVS_CMD_QUERY_PORT_GROUP, "B", "QUERY PORT GROUP", 3, { QUERY, PORT, GROUP }, 1, {
+    { ZVS_CMD_QUERY_PORT_GROUP, "B", "QUERY PORT GROUP", 3, { QUERY, PORT, GROUP }, 3, {
         { .kind = STEP_NAME_OPT },
+        { .kind = STEP_CHOICE, .optional = true, .field = OP_LEVEL, .nalts = 1, .alts = {
+            { { "ACTIVE", 3 }, ZVS_CMD_LEVEL_ACTIVE, VAL_NONE, false },
+        } },
+        STEP_DETAILS,
     } },
     { ZVS_CMD_QUERY_LACP, "B", "QUERY LACP", 2, { QUERY, LACP }, 2, {
         { .kind = STEP_NAME_OPT },
@@ -146,10 +169,12 @@ const struct cmddef zvs_cmd_table[] = {
     } },
     { ZVS_CMD_QUERY_VSWITCH, "BG", "QUERY VSWITCH", 2, { QUERY, VSWITCH }, 2, {
         { .kind = STEP_NAME_OPT },
-        { .kind = STEP_CHOICE, .optional = true, .field = OP_LEVEL, .nalts = 3, .alts = {
+        { .kind = STEP_CHOICE, .optional = true, .field = OP_LEVEL, .nalts = 5, .alts = {
             { DETAILS,              ZVS_CMD_LEVEL_DETAILS,    VAL_NONE, false },
             { { "ACCESSLIST", 3 },  ZVS_CMD_LEVEL_ACCESSLIST, VAL_NONE, false },
             { { "ACTIVE", 3 },      ZVS_CMD_LEVEL_ACTIVE,     VAL_NONE, false },
+            { { "CONTROLLER", 5 },  ZVS_CMD_LEVEL_CONTROLLER, VAL_NONE, false },
+            { { "PROMISCUOUS", 4 }, ZVS_CMD_LEVEL_PROMISCUOUS, VAL_NONE, false },
         } },
     } },
     { ZVS_CMD_SET_LACP_FAULT, "A", "SET LACP", 2, { SET, LACP }, 2, {
@@ -187,8 +212,9 @@ const struct cmddef zvs_cmd_table[] = {
     { ZVS_CMD_DEFINE_NIC, "G", "DEFINE NIC", 2, { DEFINE, NIC }, 4, {
         { .kind = STEP_TARGET_OPT },
         { .kind = STEP_VDEV },
-        { .kind = STEP_CHOICE, .optional = true, .field = OP_NONE, .nalts = 1, .alts = {
+        { .kind = STEP_CHOICE, .optional = true, .field = OP_NONE, .nalts = 2, .alts = {
             { { "QDIO", 4 }, 0, VAL_NONE, false },
+            { { "TYPE", 4 }, 0, VAL_NICTYPE, false },                   /* [DN] */
         } },
         { .kind = STEP_CHOICE, .optional = true, .field = OP_NONE, .nalts = 1, .alts = {
             { { "DEVICES", 3 }, 0, VAL_DEVICES, false },
@@ -249,6 +275,36 @@ const struct cmddef zvs_cmd_table[] = {
         { .kind = STEP_USERID },
         { .kind = STEP_VALUE_OPT, .val = VAL_LINES },
     } },
+    /* What z/VM automation issues. */
+    { .verb = ZVS_CMD_QUERY_USERID, .classes = "G", .title = "QUERY USERID", .npath = 2,
+      .path = { QUERY, { "USERID", 6 } } },
+    { .verb = ZVS_CMD_QUERY_CPLEVEL, .classes = "G", .title = "QUERY CPLEVEL", .npath = 2,
+      .path = { QUERY, { "CPLEVEL", 5 } } },
+    { ZVS_CMD_QUERY_VIRTUAL_NIC, "G", "QUERY VIRTUAL NIC", 3, { QUERY, { "VIRTUAL", 1 }, NIC },
+      2, {
+        { .kind = STEP_VDEV_OPT },
+        STEP_DETAILS,
+    } },
+    { ZVS_CMD_QUERY_LAN, "G", "QUERY LAN", 2, { QUERY, { "LAN", 3 } }, 3, {
+        { .kind = STEP_NAME_OPT },
+        { .kind = STEP_CHOICE, .optional = true, .field = OP_NONE, .nalts = 1, .alts = {
+            { { "OWNER", 5 }, 0, VAL_USERID, false },
+        } },
+        { .kind = STEP_CHOICE, .optional = true, .field = OP_LEVEL, .nalts = 3, .alts = {
+            { DETAILS,              ZVS_CMD_LEVEL_DETAILS,    VAL_NONE, false },
+            { { "ACCESSLIST", 3 },  ZVS_CMD_LEVEL_ACCESSLIST, VAL_NONE, false },
+            { { "ACTIVE", 3 },      ZVS_CMD_LEVEL_ACTIVE,     VAL_NONE, false },
+        } },
+    } },
+    /* The name layer (ours). */
+    { ZVS_CMD_RESOLVER, "B", "RESOLVER", 1, { { "RESOLVER", 8 } }, 1, {
+        { .kind = STEP_CHOICE, .field = OP_RES, .nalts = 2, .alts = {
+            { { "WATCH", 5 },   ZVS_CMD_RES_WATCH,   VAL_HOSTNAME, false },
+            { { "UNWATCH", 7 }, ZVS_CMD_RES_UNWATCH, VAL_HOSTNAME, false },
+        } },
+    } },
+    { .verb = ZVS_CMD_QUERY_RESOLVER, .classes = "B", .title = "QUERY RESOLVER", .npath = 2,
+      .path = { QUERY, { "RESOLVER", 8 } } },
 };
 
 _Static_assert(sizeof zvs_cmd_table / sizeof zvs_cmd_table[0] == NCOMMANDS,
@@ -262,6 +318,34 @@ const struct cmddef *zvs_cmd_find_def(enum zvs_cmd_verb verb)
         if (zvs_cmd_table[k].verb == verb)
             return &zvs_cmd_table[k];
     return NULL;
+}
+
+/* The CP module whose id IBM's messages without a fixed module carry when this command
+ * answers them (HCPSWQ003E from QUERY VSWITCH). Sources: the module names IBM's control
+ * block pages give for the command (SWQ QUERY VSWITCH, SWP QUERY PORT, VLQ QUERY LAN) and
+ * ids a real system printed (HCPNDQ040E for QUERY VIRTUAL NIC, quoted by networking-zvm;
+ * HCPNIC for DEFINE, DETACH and QUERY NIC: the NDCBK control block page;
+ * HCPCQU045E and HCPCQV003E for QUERY userid, quoted by Feilong's zvmsdk/utils.py). A
+ * command none of them names answers as CP's QUERY dispatcher (CQV) when it is a QUERY,
+ * else as its command dispatcher (CMD): ours, listed in cp-commands/README.md. */
+const char *zvs_cmd_module(enum zvs_cmd_verb verb)
+{
+    switch (verb) {
+    case ZVS_CMD_QUERY_VSWITCH:    return "SWQ";
+    case ZVS_CMD_QUERY_PORT_GROUP:
+    case ZVS_CMD_QUERY_LACP:       return "SWP";
+    case ZVS_CMD_QUERY_VIRTUAL_NIC: return "NDQ";
+    case ZVS_CMD_DEFINE_NIC:
+    case ZVS_CMD_DETACH_NIC:
+    case ZVS_CMD_QUERY_NIC:        return "NIC";
+    case ZVS_CMD_QUERY_VMLAN:
+    case ZVS_CMD_QUERY_LAN:        return "VLQ";
+    case ZVS_CMD_QUERY_NAMES:
+    case ZVS_CMD_QUERY_USERS:      return "CQU";
+    case ZVS_CMD_QUERY_CONSLOG:
+    case ZVS_CMD_QUERY_RESOLVER:   return ZVS_CMD_MODULE_QUERY;
+    default:                       return ZVS_CPMSG_MODULE_DEFAULT;
+    }
 }
 
 bool zvs_cmd_step_has_uplink(const struct step *st)
@@ -402,17 +486,23 @@ static bool first_clash(const struct first *a, const struct first *b)
     return false;
 }
 
-/* The optional name position may be followed by one last, optional choice of bare
- * keywords (the last-token rule decides); nothing else may share a name's tokens. */
+/* The optional name position may be followed only by optional choices of bare keywords
+ * or of keywords taking one userid (QUERY LAN ... OWNER owner): the parser reads the name
+ * position's token as a keyword when it and every token after it are those steps'
+ * keywords (and values) in order (command.c, keyword_of_next). */
 static bool name_rule_applies(const struct cmddef *d, unsigned s)
 {
-    const struct step *next = &d->steps[s + 1];
-    if (d->steps[s].kind != STEP_NAME_OPT || s + 2 != d->nsteps ||
-        next->kind != STEP_CHOICE || !next->optional)
+    if (d->steps[s].kind != STEP_NAME_OPT || s + 1 >= d->nsteps)
         return false;
-    for (unsigned a = 0; a < next->nalts; a++)
-        if (next->alts[a].val != VAL_NONE || next->alts[a].uplink)
+    for (unsigned t = s + 1; t < d->nsteps; t++) {
+        const struct step *next = &d->steps[t];
+        if (next->kind != STEP_CHOICE || !next->optional)
             return false;
+        for (unsigned a = 0; a < next->nalts; a++)
+            if ((next->alts[a].val != VAL_NONE && next->alts[a].val != VAL_USERID) ||
+                next->alts[a].uplink)
+                return false;
+    }
     return true;
 }
 
@@ -456,7 +546,7 @@ static int check_steps(const struct cmddef *d)
          * one. */
         for (unsigned t = s + 1; step_optional(&d->steps[t - 1]) && t < d->nsteps; t++) {
             step_first(&d->steps[t], &fn);
-            if (first_clash(&fs, &fn) && !(t == s + 1 && name_rule_applies(d, s)))
+            if (first_clash(&fs, &fn) && !name_rule_applies(d, s))
                 return -EINVAL;
         }
     }

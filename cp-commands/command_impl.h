@@ -37,10 +37,12 @@ enum val_kind {
                                            lbt_percent */
     VAL_WITHIN,                         /* 1-32767 -> within_s */
     VAL_LINES,                          /* 1-500 -> lines */
+    VAL_NICTYPE,                        /* DEFINE NIC TYPE QDIO (anything else refused) */
+    VAL_HOSTNAME,                       /* a host name or address -> hostname */
 };
 
 /* Where a STEP_CHOICE puts the chosen alternative's op. */
-enum op_field { OP_NONE, OP_PG, OP_FAULT, OP_VS, OP_LEVEL, OP_DETAILS };
+enum op_field { OP_NONE, OP_PG, OP_FAULT, OP_VS, OP_LEVEL, OP_DETAILS, OP_RES };
 
 struct alt {
     struct kw     kw;
@@ -74,7 +76,7 @@ struct step {
     enum step_kind kind;
     bool           optional;            /* STEP_CHOICE: may be left out */
     bool           bad_operand;         /* STEP_CHOICE: a token that is no alternative is
-                                           an invalid operand (HCP002E), not option */
+                                           an invalid operand (HCPxxx002E), not option */
     enum op_field  field;               /* STEP_CHOICE: where alt.op goes */
     enum val_kind  val;                 /* STEP_VALUE_OPT: the value */
     unsigned       nalts;
@@ -93,7 +95,7 @@ struct cmddef {
 
 /* The grammar table (command_grammar.c): one entry per verb, NCOMMANDS of them (the
  * table's definition asserts the count). */
-#define NCOMMANDS 21
+#define NCOMMANDS 27
 extern const struct cmddef zvs_cmd_table[];
 
 /* Keywords that are values or markers of a step rather than a table alternative; the
@@ -122,6 +124,7 @@ extern const struct kw zvs_kw_lbt;
 extern const struct kw zvs_kw_total;
 extern const struct kw zvs_kw_outbound;
 extern const struct kw zvs_kw_user;
+extern const struct kw zvs_kw_qdio;
 
 /* Value limits of the operands (the parser enforces them, the canonical text relies on
  * them). */
@@ -136,6 +139,11 @@ extern const struct kw zvs_kw_user;
 
 /* The table entry of a verb, or NULL. */
 const struct cmddef *zvs_cmd_find_def(enum zvs_cmd_verb verb);
+
+/* The CP module of a verb's messages (command_grammar.c), and of a QUERY whose operand
+ * names no command (HCPCQV003E Invalid option - FOO, as a real CP answers). */
+#define ZVS_CMD_MODULE_QUERY "CQV"
+const char *zvs_cmd_module(enum zvs_cmd_verb verb);
 
 /* True when some alternative of the step may follow the optional UPLINK keyword. */
 bool zvs_cmd_step_has_uplink(const struct step *st);

@@ -61,6 +61,7 @@ void zvs_cfg_copy(struct zvs_cfg *dst, const struct zvs_cfg *src)
     memcpy(dst->sysconfig_file, src->sysconfig_file, sizeof dst->sysconfig_file);
     memcpy(dst->userdirect_file, src->userdirect_file, sizeof dst->userdirect_file);
     dst->vmlan = src->vmlan;
+    dst->system = src->system;
     dst->nvswitch = src->nvswitch;
     COPY_USED(dst, src, vswitch, nvswitch);
     dst->ngrant = src->ngrant;
@@ -70,10 +71,54 @@ void zvs_cfg_copy(struct zvs_cfg *dst, const struct zvs_cfg *src)
     dst->ngroup = src->ngroup;
     COPY_USED(dst, src, group, ngroup);
     COPY_USED(dst, src, group_join_line, ngroup);
+    dst->resolver.nwatch = src->resolver.nwatch;
+    COPY_USED(dst, src, resolver.watch, resolver.nwatch);
+    COPY_USED(dst, src, resolver.watch_line, resolver.nwatch);
+    dst->resolver.nserver = src->resolver.nserver;
+    memcpy(dst->resolver.server, src->resolver.server, sizeof dst->resolver.server);
+    dst->resolver.server_line = src->resolver.server_line;
+    dst->resolver.order = src->resolver.order;
+    dst->resolver.order_line = src->resolver.order_line;
+    dst->resolver.timeout_ms = src->resolver.timeout_ms;
+    dst->resolver.timeout_line = src->resolver.timeout_line;
+    dst->resolver.minttl_s = src->resolver.minttl_s;
+    dst->resolver.minttl_line = src->resolver.minttl_line;
     dst->nuser = src->nuser;
     COPY_USED(dst, src, user, nuser);
     dst->nnic = src->nnic;
     COPY_USED(dst, src, nic, nnic);
+}
+
+static void upper8(const char *s, char out[ZVS_NAME_MAX + 1])
+{
+    size_t n = 0;
+    for (; n < ZVS_NAME_MAX && s[n] != '\0'; n++)
+        out[n] = s[n] >= 'a' && s[n] <= 'z' ? (char)(s[n] - 'a' + 'A') : s[n];
+    out[n] = '\0';
+}
+
+void zvs_cfg_system_name(const struct zvs_cfg *cfg, const char *hostname,
+                         char out[ZVS_NAME_MAX + 1])
+{
+    char host[ZVS_NAME_MAX + 1];
+    upper8(hostname != NULL && hostname[0] != '\0' ? hostname : "ZVSWITCH", host);
+    for (unsigned i = 0; i < cfg->system.nsysid; i++) {
+        const struct zvs_cfg_sysid *e = &cfg->system.sysid[i];
+        if (e->lpar && strcmp(e->match, host) == 0) {
+            memcpy(out, e->sysname, sizeof e->sysname);
+            return;
+        }
+    }
+    if (cfg->system.default_name[0] != '\0')
+        memcpy(out, cfg->system.default_name, sizeof cfg->system.default_name);
+    else
+        memcpy(out, host, sizeof host);
+}
+
+const char *zvs_cfg_operator(const struct zvs_cfg *cfg)
+{
+    return cfg->system.operator_id[0] != '\0' ? cfg->system.operator_id
+                                               : ZVS_CFG_OPERATOR_DEFAULT;
 }
 
 void zvs_cfg_free(struct zvs_cfg *cfg)
@@ -208,6 +253,17 @@ int zvs_cfg_find_vswitch(const struct zvs_cfg *cfg, const char *name)
 {
     for (unsigned i = 0; i < cfg->nvswitch; i++)
         if (strcasecmp(cfg->vswitch[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+int zvs_cfg_find_watch(const struct zvs_cfg_resolver *r, const char *name)
+{
+    char canon[ZVS_HOSTNAME_MAX + 1];
+    if (zvs_hostname_check(name, strlen(name), canon) != ZVS_HOSTNAME_OK)
+        return -1;
+    for (unsigned i = 0; i < r->nwatch; i++)
+        if (strcmp(r->watch[i], canon) == 0)
             return (int)i;
     return -1;
 }
@@ -355,6 +411,17 @@ static void check_groups(struct zvs_cfg *cfg)
             ZVS_MSG(&cfg->msgs, file, grp->line, ZVS_MSG_GROUP_EMPTY, grp->name,
                     cfg->vswitch[s].name);
     }
+}
+
+const char *zvs_cfg_order_text(enum zvs_res_order o)
+{
+    switch (o) {
+    case ZVS_RES_ORDER_V4_V6: return "IPV4 IPV6";
+    case ZVS_RES_ORDER_V6_V4: return "IPV6 IPV4";
+    case ZVS_RES_ORDER_V4:    return "IPV4";
+    case ZVS_RES_ORDER_V6:    return "IPV6";
+    }
+    return "?";
 }
 
 const char *zvs_nic_backend_kind(enum zvs_nic_backend b)
@@ -675,10 +742,16 @@ static void dump_vswitch(const struct zvs_cfg *cfg, unsigned i, FILE *out)
         fprintf(out, " GROUP %s", sw->group);
     else
         fprintf(out, " NOGROUP");
-    fprintf(out, " MACPROTECT %s ISOLATION %s\n",
+    fprintf(out, " MACPROTECT %s ISOLATION %s",
             sw->macprotect == ZVS_MACPROTECT_ON ? "ON" :
             sw->macprotect == ZVS_MACPROTECT_OFF ? "OFF" : "UNSPECIFIED",
             sw->isolation ? "ON" : "OFF");
+    /* Shown when not the default, so dumps of files without them read as before. */
+    if (zvs_cfg_iptimeout(sw) != ZVS_CFG_IPTIMEOUT_DEFAULT)
+        fprintf(out, " IPTIMEOUT %u", zvs_cfg_iptimeout(sw));
+    if (sw->portbased)
+        fprintf(out, " PORTBASED");
+    fprintf(out, "\n");
 
     for (unsigned g = 0; g < cfg->ngrant; g++) {
         const struct zvs_cfg_grant *gr = &cfg->grant[g];
@@ -762,6 +835,25 @@ static void dump_nic(const struct zvs_cfg_nic *n, FILE *out)
     }
 }
 
+/* RESOLVER statements, only when one was given (older dumps stay as they were). */
+static void dump_resolver(const struct zvs_cfg_resolver *r, FILE *out)
+{
+    if (r->nserver) {
+        fprintf(out, "RESOLVER SERVER");
+        for (unsigned i = 0; i < r->nserver; i++)
+            fprintf(out, " %s", r->server[i]);
+        fprintf(out, "\n");
+    }
+    if (r->order_line)
+        fprintf(out, "RESOLVER ORDER %s\n", zvs_cfg_order_text(r->order));
+    if (r->timeout_line)
+        fprintf(out, "RESOLVER TIMEOUT %u\n", (unsigned)r->timeout_ms);
+    if (r->minttl_line)
+        fprintf(out, "RESOLVER MINTTL %u\n", (unsigned)r->minttl_s);
+    for (unsigned i = 0; i < r->nwatch; i++)
+        fprintf(out, "RESOLVER WATCH %s\n", r->watch[i]);
+}
+
 int zvs_cfg_dump(const struct zvs_cfg *cfg, FILE *out)
 {
     const struct zvs_cfg_vmlan *v = &cfg->vmlan;
@@ -783,6 +875,7 @@ int zvs_cfg_dump(const struct zvs_cfg *cfg, FILE *out)
         fprintf(out, "RDEVICE %s INTERFACE %s%s\n", dev, cfg->rdevice[i].ifname,
                 cfg->rdevice[i].backend == ZVS_RDEV_BACKEND_PCAP ? " BACKEND PCAP" : "");
     }
+    dump_resolver(&cfg->resolver, out);
     for (unsigned i = 0; i < cfg->nuser; i++) {
         const struct zvs_cfg_user *u = &cfg->user[i];
         char st[24], mx[24], cl[40];

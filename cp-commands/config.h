@@ -16,7 +16,7 @@
  * described at the top of sysconfig.c and userdirect.c; the cross-checks in config.c.
  *
  * Parsing never stops at the first error: every statement is checked and every error is
- * kept as a message "file:line: HCPnnnnE text" in cfg->msgs (numbers from messages.c).
+ * kept as a message "file:line: ZVSCFGnnnnE text" in cfg->msgs (numbers from messages.c).
  * A statement with an error changes nothing in the configuration. Call order:
  * parse_sysconfig, parse_userdirect, then validate (the cross-checks, MAC assignment).
  */
@@ -29,6 +29,8 @@
 #include <stdio.h>
 
 #include "cp-commands/messages.h"
+#include "names/name_syntax.h"
+#include "names/resolver.h"
 
 #define ZVS_CFG_MAX_VSWITCHES  64
 #define ZVS_CFG_MAX_GRANTS     1024     /* MODIFY VSWITCH ... GRANT statements, all switches */
@@ -46,6 +48,8 @@
 #define ZVS_CFG_MAX_LINUXUSERS 8        /* LINUXUSER names of one USER entry */
 #define ZVS_LINUXUSER_MAX      32       /* a Linux user name (useradd's limit) or a uid */
 #define ZVS_NAME_MAX           8        /* switch and group names (same value in tokens.h) */
+#define ZVS_CFG_MAX_WATCH      256      /* RESOLVER WATCH names (zvswitch extension) */
+#define ZVS_CFG_MAX_DNS        3        /* RESOLVER SERVER addresses (resolv.conf's MAXNS) */
 
 enum zvs_porttype {
     ZVS_PORTTYPE_UNSPEC,                /* not given: the switch's PORTTYPE applies */
@@ -113,6 +117,28 @@ struct zvs_cfg_vmlan {
     uint32_t macidrange_line;           /* 0: no MACIDRANGE, NICDEF MACIDs unrestricted */
 };
 
+/* The system's identity (SYSTEM CONFIG's SYSTEM_IDENTIFIER, SYSTEM_IDENTIFIER_DEFAULT and
+ * SYSTEM_USERIDS OPERATOR; rules in sysconfig.c): the name QUERY USERID shows after AT
+ * and that later multi-system work uses, and the userid root's console commands act as. */
+#define ZVS_CFG_MAX_SYSIDS       16
+#define ZVS_CFG_OPERATOR_DEFAULT "OPERATOR"
+
+struct zvs_cfg_sysid {
+    bool     lpar;                      /* SYSTEM_IDENTIFIER LPAR name; false: model cpuid */
+    char     match[ZVS_NAME_MAX + 1];   /* the LPAR name (upper case) */
+    char     sysname[ZVS_NAME_MAX + 1];
+    uint32_t line;
+};
+
+struct zvs_cfg_system {
+    unsigned             nsysid;
+    struct zvs_cfg_sysid sysid[ZVS_CFG_MAX_SYSIDS];
+    char                 default_name[ZVS_NAME_MAX + 1];   /* "": no _DEFAULT statement */
+    uint32_t             default_line;
+    char                 operator_id[ZVS_NAME_MAX + 1];    /* "": OPERATOR */
+    uint32_t             operator_line;
+};
+
 struct zvs_cfg_vswitch {
     char                name[ZVS_NAME_MAX + 1];
     uint32_t            line;           /* DEFINE VSWITCH statement (first line) */
@@ -129,7 +155,18 @@ struct zvs_cfg_vswitch {
     char                group[ZVS_NAME_MAX + 1];         /* port group; "" = NOGROUP */
     enum zvs_macprotect macprotect;     /* default UNSPECIFIED */
     bool                isolation;      /* ISOLATION ON; default OFF */
+    uint8_t             iptimeout_min;  /* IPTIMEOUT 1-240 minutes; 0: not given (5) */
+    bool                portbased;      /* PORTBASED; default USERBASED */
 };
+
+#define ZVS_CFG_IPTIMEOUT_DEFAULT 5     /* DEFINE VSWITCH IPTIMEOUT (minutes), z/VM's */
+#define ZVS_CFG_IPTIMEOUT_MAX     240
+
+/* A switch's IPTIMEOUT in minutes: the given value, else the default. */
+static inline unsigned zvs_cfg_iptimeout(const struct zvs_cfg_vswitch *sw)
+{
+    return sw->iptimeout_min != 0 ? sw->iptimeout_min : ZVS_CFG_IPTIMEOUT_DEFAULT;
+}
 
 /* Outbound distribution key of a port group (zvswitch extension DISTRIBUTION). */
 enum zvs_cfg_distribution {
@@ -200,6 +237,29 @@ struct zvs_cfg_rdevice {
     uint32_t              line;
 };
 
+/* The name layer (zvswitch extension RESOLVER, sysconfig.c): the names vswitchd keeps
+ * resolved, where it asks, in which address order. */
+struct zvs_cfg_resolver {
+    unsigned           nwatch;
+    char               watch[ZVS_CFG_MAX_WATCH][ZVS_HOSTNAME_MAX + 1]; /* canonical */
+    uint32_t           watch_line[ZVS_CFG_MAX_WATCH];   /* 0: by command */
+    unsigned           nserver;         /* 0: the host's resolver configuration */
+    char               server[ZVS_CFG_MAX_DNS][ZVS_RES_SERVER_STR];    /* "ip:port" */
+    uint32_t           server_line;
+    enum zvs_res_order order;           /* ORDER, default IPV4 IPV6 */
+    uint32_t           order_line;
+    uint32_t           timeout_ms;      /* TIMEOUT: per try of a server, 0: c-ares' 2000 */
+    uint32_t           timeout_line;
+    uint32_t           minttl_s;        /* MINTTL: the TTL floor, 0: names/' 5 s */
+    uint32_t           minttl_line;
+};
+
+/* RESOLVER ORDER's words for an order ("IPV4 IPV6", "IPV6", ...). */
+const char *zvs_cfg_order_text(enum zvs_res_order o);
+
+/* The index of a watched name (any case, trailing dot or not), or -1. */
+int zvs_cfg_find_watch(const struct zvs_cfg_resolver *r, const char *name);
+
 struct zvs_cfg_user {
     char     userid[ZVS_USERID_MAX + 1];
     bool     identity;                  /* IDENTITY entry rather than USER */
@@ -252,6 +312,7 @@ struct zvs_cfg {
     char                   sysconfig_file[ZVS_CFG_PATH_MAX];   /* as named to the parser */
     char                   userdirect_file[ZVS_CFG_PATH_MAX];
     struct zvs_cfg_vmlan   vmlan;
+    struct zvs_cfg_system  system;
     unsigned               nvswitch;
     struct zvs_cfg_vswitch vswitch[ZVS_CFG_MAX_VSWITCHES];
     unsigned               ngrant;
@@ -263,6 +324,7 @@ struct zvs_cfg {
     /* First line of the SET PORT GROUP statement whose JOIN added group[g].port[p] (for
      * the messages of validate). */
     uint32_t               group_join_line[ZVS_CFG_MAX_GROUPS][ZVS_CFG_MAX_GROUP_PORTS];
+    struct zvs_cfg_resolver resolver;
     unsigned               nuser;
     struct zvs_cfg_user    user[ZVS_CFG_MAX_USERS];
     unsigned               nnic;
@@ -276,6 +338,18 @@ struct zvs_cfg {
     char                   refused_group[ZVS_CFG_MAX_GROUPS][ZVS_NAME_MAX + 1];
 };
 
+/* ---- the system's identity ------------------------------------------------------------ */
+
+/* The system's name: the sysname of the first SYSTEM_IDENTIFIER LPAR entry whose LPAR name
+ * is `hostname` (upper-cased, cut to 8: the LPAR zvswitch runs in is its host), else
+ * SYSTEM_IDENTIFIER_DEFAULT's, else `hostname` itself upper-cased and cut to 8 ("ZVSWITCH"
+ * when it is empty). */
+void zvs_cfg_system_name(const struct zvs_cfg *cfg, const char *hostname,
+                         char out[ZVS_NAME_MAX + 1]);
+
+/* The userid root acts as on the console: SYSTEM_USERIDS OPERATOR's, else OPERATOR. */
+const char *zvs_cfg_operator(const struct zvs_cfg *cfg);
+
 /* ---- lifecycle and parsing ----------------------------------------------------------- */
 
 struct zvs_cfg *zvs_cfg_new(void);      /* defaults set; NULL when out of memory */
@@ -287,7 +361,7 @@ void zvs_cfg_free(struct zvs_cfg *cfg);
 void zvs_cfg_copy(struct zvs_cfg *dst, const struct zvs_cfg *src);
 
 /* Each returns the number of errors this call added, or -errno when the file cannot be
- * read (-EFBIG beyond ZVS_CFG_FILE_MAX; also reported as HCP1000E) or memory runs out.
+ * read (-EFBIG beyond ZVS_CFG_FILE_MAX; also reported as ZVSCFG1000E) or memory runs out.
  * `name` is the file name used in messages. _buf takes len bytes (NULs are errors). */
 int zvs_cfg_parse_sysconfig(struct zvs_cfg *cfg, const char *path);
 int zvs_cfg_parse_sysconfig_text(struct zvs_cfg *cfg, const char *name, const char *text);
@@ -307,7 +381,7 @@ int zvs_cfg_load(struct zvs_cfg *cfg, const char *sysconfig_path,
                  const char *userdirect_path);
 
 /* CPSYNTAX-like check for `vswitchd --check`: loads both files, writes every message and
- * a closing HCP1099I line to `out`. Returns the error count (0: clean) or -ENOMEM. */
+ * a closing ZVSCFG1099I line to `out`. Returns the error count (0: clean) or -ENOMEM. */
 int zvs_config_syntax_check(const char *sysconfig_path, const char *userdirect_path,
                             FILE *out);
 
@@ -333,7 +407,7 @@ int zvs_cfg_find_group(const struct zvs_cfg *cfg, const char *name);    /* index
 /* z/VM's DEFINE VSWITCH command and SYSTEM CONFIG statement share one syntax, so the
  * command runs the statement's operand table. tok: the operands after the name. Same
  * defaults and end-of-statement checks as the statement, but no configuration is looked
- * at (a duplicate name is the caller's to refuse). Messages ("HCPnnnnE text", no
+ * at (a duplicate name is the caller's to refuse). Messages ("ZVSCFGnnnnE text", no
  * "file:line:" part) are added to msgs. Returns 0 with *out filled (line 0, padding
  * zero), or -EINVAL with *out untouched. */
 int zvs_cfg_parse_vswitch_def(const char *name, const char *const *tok, unsigned ntok,

@@ -4,8 +4,8 @@
  * Protocol (one connection may carry any number of commands, one at a time or pipelined):
  *   client -> server  one command line terminated by "\n" (a "\r" before it is dropped).
  *                     At most ZVS_CMD_LINE_MAX bytes before the "\n"; a longer line is
- *                     discarded up to its "\n" and answered with HCP1102E. A line with a
- *                     NUL byte is answered with HCP1107E. Neither reaches exec.
+ *                     discarded up to its "\n" and answered with ZVSCMD1102E. A line with a
+ *                     NUL byte is answered with ZVSCON1107E. Neither reaches exec.
  *   server -> client  the response lines ("\n"-terminated, never an RS byte), then the
  *                     terminator line "\x1eRC=<n>\n": ASCII RS (0x1E), "RC=", the CP return
  *                     code in decimal. Responses come in the order of the lines.
@@ -13,9 +13,9 @@
  *                     the uid map gives the CP userid and privilege classes the commands
  *                     run with. Default map: uid 0 -> OPERATOR, classes A-G; more come
  *                     from the USER DIRECT's LINUXUSER statements (console_users.h). An
- *                     unmapped uid gets one line (HCP1101E) and a terminator with rc
+ *                     unmapped uid gets one line (ZVSCON1101E) and a terminator with rc
  *                     1101, and is closed. When ZVS_CONSOLE_MAX_CLIENTS are connected, a
- *                     newcomer gets HCP1106E (rc 1106) and is closed.
+ *                     newcomer gets ZVSCON1106E (rc 1106) and is closed.
  *   Who may connect   the socket file is mode 0600 (root only), or 0660 with a group
  *                     (zvs_console_set_group): the file mode keeps strangers out before
  *                     they reach the uid map, which still decides for everyone who does.
@@ -28,17 +28,17 @@
  *                     time (since 1970, UTC) when it happened, written only between two
  *                     responses, never inside one. A client that never asked never gets
  *                     one, so an old client is unaffected. The messages are the catalogue's
- *                     (cp_messages.h: HCPSWU2830I, HCPSWU2832E, HCP1170E-HCP1178W); each
+ *                     (cp_messages.h: HCPSWU2830I, HCPSWU2832E, ZVSVSW1170E-ZVSCON1178W); each
  *                     also goes to the daemon's log. Who gets what: a subscriber with
  *                     class A or B every message; one with class G (and neither A nor B)
- *                     only those about its own NICs (HCP1176I/HCP1177I of its userid).
+ *                     only those about its own NICs (ZVSNIC1176I/ZVSNIC1177I of its userid).
  *                     Rate limit, per message kind (catalogue entry) for all subscribers
  *                     and the log alike: at most ZVS_CONSOLE_MSG_BURST in a window of
  *                     ZVS_CONSOLE_MSG_WINDOW_S seconds from the first; the rest are counted
  *                     and, when the window is over, reported to class A/B subscribers and
- *                     the log as "HCP1178W n HCPnnnnS message(s) not shown: more than
+ *                     the log as "ZVSCON1178W n ID message(s) not shown: more than
  *                     <burst> in <window> seconds". Any other line beginning with RS is
- *                     answered with HCP001E.
+ *                     answered with HCPCMD001E.
  *   End               a client closing its side mid-line: the partial line is dropped
  *                     (never executed). A client that does not read its responses for
  *                     ZVS_CONSOLE_WRITE_TIMEOUT_MS is dropped.

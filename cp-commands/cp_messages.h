@@ -1,23 +1,30 @@
 /* The CP command message catalogue: every error and notice a CP command (or the operator
- * console) answers with, as "HCPnnnS text" (3 digits below 1000, 4 above), each with the
- * CP return code the command ends with.
+ * console) answers with, as "ID text", each with the CP return code the command ends with.
  *
- * Provenance (the catalogue table in cp_messages.c marks each entry):
- *   - 001, 002, 003, 026 are the classic CP messages every z/VM programmer knows
- *     ("Unknown CP command", "Invalid operand", "Invalid option", "Operand missing or
- *     invalid"), with CP's convention that the return code is the message number.
- *     They come from general z/VM knowledge: the public IBM pages we could read ("z/VM
- *     CP Messages and Codes" was not among them) confirm no HCP number or text.
- *   - SWU2830I and SWU2832E (the unsolicited VSWITCH status messages) are z/VM's number
- *     and text as a real z/VM 6.4 system wrote them on the operator console (captured
- *     in SDL-Hercules-390/hyperion issue 229: "HCPSWU2830I VSWITCH SYSTEM VMINTRA1
- *     status is disconnected following error.", "HCPSWU2832E Connection for VSWITCH
- *     SYSTEM VMINTRA1 is not active." and its second line). IBM's own page for them
- *     was not found, and the status word "ready" is our reading of that message (not
- *     seen in the capture): UNCONFIRMED.
- *   - 1100-1199 are OURS (UNCONFIRMED: the real numbers and texts for these conditions are
- *     not in any source we have). Range 1000-1099 belongs to the configuration files
- *     (messages.c). Our return codes follow the same convention: rc = message number.
+ * Ids (cp-commands/README.md, "Message ids", has the rule and every id with its source):
+ *   - IBM's messages keep IBM's id: "HCP" + the CP module + the number (3 digits) + the
+ *     severity. Where a real system's id is known the module is fixed in the table
+ *     (HCPCMD001E, HCPCFC026E, HCPNDQ040E, HCPSWU2830I); otherwise it is the module of
+ *     the command that answers (zvs_cmd_module, command_grammar.c: HCPSWQ003E from QUERY
+ *     VSWITCH, HCPCQV003E from a QUERY that names no command), as CP's ids are.
+ *     Sources: HCPCMD001E, HCPCQV003E, HCPCFC026E, HCPCQU045E as real systems printed
+ *     them (quoted in Feilong's zvmsdk/utils.py and z/VM course material); HCPNDQ040E
+ *     (networking-zvm's tests, a real QUERY VIRTUAL NIC answer); HCPSWU2830I and
+ *     HCPSWU2832E as a real z/VM 6.4 wrote them on the operator console (captured in
+ *     SDL-Hercules-390/hyperion issue 229: "HCPSWU2830I VSWITCH SYSTEM VMINTRA1 status is
+ *     disconnected following error.", "HCPSWU2832E Connection for VSWITCH SYSTEM VMINTRA1
+ *     is not active." and its second line; the status word "ready" is our reading,
+ *     UNCONFIRMED). CP's convention holds: the return code is the message number.
+ *   - Messages that exist only in zvswitch are OURS and never carry an HCP id (an IBM
+ *     number names another message: HCP1010W is a disabled wait): "ZVS" + a component of
+ *     ours + 4 digits + the severity, e.g. ZVSLAG1172E. Components: CMD (the command
+ *     parser and responses), CON (the operator console), VSW (switches and uplinks), NIC
+ *     (guest NICs), LAG (port groups), GST (guests and machines), CFG (the configuration
+ *     files, messages.c), RES (the name resolver, names/); IVL and VXL are reserved for
+ *     multi-system and overlays. The numbers are unique across components and never
+ *     reused, so that rc = the number tells every message apart: CFG 1000-1099 (messages.c),
+ *     the components of 1100-1199 as numbered so far, then a block of 1200-1299 for each
+ *     new component: RES 1200-1219, VXL 1220-1259, IVL 1260-1299.
  *
  * Texts hold only "%s" placeholders and every argument is a string (as in messages.c):
  * the formatter substitutes, it is not printf. Each argument is shown upper-cased, with
@@ -36,6 +43,7 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_INVALID_OPERAND,          /* 002E operand */
     ZVS_CPMSG_INVALID_OPTION,           /* 003E option */
     ZVS_CPMSG_OPERAND_MISSING,          /* 026E (no argument) */
+    ZVS_CPMSG_DEVICE_NOT_EXIST,         /* NDQ040E vdev (QUERY VIRTUAL NIC) */
     ZVS_CPMSG_NOT_AUTHORIZED,           /* 1100E command, class */
     ZVS_CPMSG_LINE_TOO_LONG,            /* 1102E limit */
     ZVS_CPMSG_TOO_MANY_DEVICES,         /* 1103E device, limit */
@@ -106,21 +114,33 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_NIC_CONNECTED,            /* 1176I vdev, user, switch */
     ZVS_CPMSG_NIC_DISCONNECTED,         /* 1177I vdev, user, switch */
     ZVS_CPMSG_SUPPRESSED,               /* 1178W count, message id, limit, seconds */
+    /* The name layer (names/; component RES, numbered from 0001): the running
+     * configuration's RESOLVER commands, then unsolicited messages of the daemon's
+     * watched names (daemon/daemon_names.c). */
+    ZVS_CPMSG_RES_WATCHED,              /* ZVSRES1200E name */
+    ZVS_CPMSG_RES_NOT_WATCHED,          /* ZVSRES1201E name */
+    ZVS_CPMSG_RES_CHANGED,              /* ZVSRES1202I name, addresses, previous */
+    ZVS_CPMSG_RES_FAILING,              /* ZVSRES1203W name, error, state */
+    ZVS_CPMSG_RES_RECOVERED,            /* ZVSRES1204I name, addresses */
     ZVS_CPMSG_COUNT
 };
 
-#define ZVS_CPMSG_ARGS_MAX  6           /* most "%s" one text has (HCP1175I) */
+#define ZVS_CPMSG_ARGS_MAX  6           /* most "%s" one text has (ZVSLAG1175I) */
 #define ZVS_CPMSG_ARG_MAX   64          /* characters of one argument shown */
 #define ZVS_CPMSG_TEXT_MAX  512         /* one formatted line, NUL included */
 
 struct zvs_cpmsg_def {
-    uint16_t    number;                 /* the digits after HCP (and the module) */
+    uint16_t    number;                 /* the digits after the prefix: 3 after HCP,
+                                           4 after ZVS (ZVSRES1200E) */
     char        severity;               /* I, W, E, S */
     int         rc;                     /* CP return code the command ends with */
     const char *text;                   /* "%s" placeholders only; "\n" starts a second
                                            line with the same id (as CP writes one) */
-    const char *module;                 /* CP's module code in the id ("SWU" gives
-                                           HCPSWU2830I), NULL: none (HCP1170E) */
+    const char *prefix;                 /* the id's letters before the number: IBM's
+                                           "HCP" + CP module ("HCPSWU" gives HCPSWU2830I)
+                                           or ours, "ZVS" + component ("ZVSLAG1172E");
+                                           NULL: "HCP" + the module of the command that
+                                           answers (HCPSWQ003E from QUERY VSWITCH) */
     int         asis;                   /* arguments keep their case: Linux interface
                                            names, a cause in words (never typed input) */
 };
@@ -131,9 +151,21 @@ const struct zvs_cpmsg_def *zvs_cpmsg_def(enum zvs_cpmsg_id id);
 /* Number of "%s" placeholders in the text of `id`. */
 unsigned zvs_cpmsg_nargs(enum zvs_cpmsg_id id);
 
-/* "HCPnnnS text" (no newline) with args substituted and sanitised as described above;
- * a missing argument shows as "?". A text with a second line gives "HCPnnnS line1\n
- * HCPnnnS line2". Returns the length it needed (like snprintf). */
+/* The module an IBM message without a fixed module names when no command is known. */
+#define ZVS_CPMSG_MODULE_DEFAULT "CMD"
+
+/* The message's id, e.g. "HCPSWQ003E", "ZVSLAG1172E" or "ZVSRES1200E", into buf
+ * (snprintf's contract: the number has 3 digits after HCP, 4 after ZVS);
+ * `module` (3 letters, NULL: ZVS_CPMSG_MODULE_DEFAULT) is the answering command's CP
+ * module, used only by a message whose catalogue entry has no prefix. */
+int zvs_cpmsg_id(char *buf, size_t size, enum zvs_cpmsg_id id, const char *module);
+
+/* "ID text" (no newline) with args substituted and sanitised as described above, the id
+ * as zvs_cpmsg_id gives it; a missing argument shows as "?". A text with a second line
+ * gives "ID line1\nID line2". Returns the length it needed (like snprintf). */
+size_t zvs_cpmsg_format_in(char *buf, size_t size, enum zvs_cpmsg_id id, const char *module,
+                           const char *const *args, unsigned nargs);
+/* zvs_cpmsg_format_in without a command (module NULL). */
 size_t zvs_cpmsg_format(char *buf, size_t size, enum zvs_cpmsg_id id,
                         const char *const *args, unsigned nargs);
 

@@ -1,7 +1,7 @@
 /* CP command responses: the growing text buffer of struct zvs_cp_response and its lines.
  *
  * Owns: zvs_cp_response_init/fini, zvs_cp_printf (one formatted line) and zvs_cp_error
- * (one "HCPnnnnS" line from the cp_messages.c catalogue, rc set to the catalogue's code).
+ * (one "ID text" line from the cp_messages.c catalogue, rc set to the catalogue's code).
  *
  * Rules: a response is lines of text, each ending in "\n", NUL-terminated. An empty
  * response owns no memory (text points at a static ""), so init cannot fail and fini may
@@ -33,6 +33,7 @@ void zvs_cp_response_init(struct zvs_cp_response *r)
     r->len = 0;
     r->cap = 0;
     r->rc = 0;
+    r->module[0] = '\0';
 }
 
 void zvs_cp_response_fini(struct zvs_cp_response *r)
@@ -155,7 +156,7 @@ void zvs_cp_error(struct zvs_cp_response *r, int msg, ...)
     for (unsigned i = 0; i < nargs; i++)
         args[i] = va_arg(ap, const char *);
     va_end(ap);
-    zvs_cpmsg_format(line, sizeof line, id, args, nargs);
+    zvs_cpmsg_format_in(line, sizeof line, id, r->module, args, nargs);
     response_line(r, line, strlen(line));
     r->rc = zvs_cpmsg_def(id)->rc;
 }

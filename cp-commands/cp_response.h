@@ -14,6 +14,8 @@ struct zvs_cp_response {
     size_t  len;
     size_t  cap;
     int     rc;
+    char    module[4];                  /* the answering command's CP module ("SWQ"), set
+                                           by the parser; "" before one is known */
 };
 
 void zvs_cp_response_init(struct zvs_cp_response *r);
@@ -22,8 +24,8 @@ void zvs_cp_response_fini(struct zvs_cp_response *r);
  * failure the response is marked truncated with a last line saying so. */
 void zvs_cp_printf(struct zvs_cp_response *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* An error: "HCPnnnnS text" from the command message catalogue, sets r->rc to the
- * catalogue's return code for it. */
+/* An error: "ID text" from the command message catalogue (an IBM message without a
+ * fixed module names r->module), sets r->rc to the catalogue's return code for it. */
 void zvs_cp_error(struct zvs_cp_response *r, int msg, ...);
 
 #endif

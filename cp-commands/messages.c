@@ -1,9 +1,10 @@
 /* The message catalogue and the message list.
  *
  * Owns: the one table of message ids (number, severity, text) and the formatter that turns
- * an id plus string arguments into "HCPnnnnS text". The numbers are zvswitch's own, shaped
- * like z/VM's (see messages.h); a new message gets the next free number of its range and
- * a test that compares its exact text.
+ * an id plus string arguments into "ZVSCFGnnnnS text". The ids are zvswitch's own, shaped
+ * like CP's but never HCP (see messages.h); a new message takes an unused number of
+ * 1000-1099 under ZVSCFG (numbers are never reused: a script may match an old id), a line
+ * in cp-commands/README.md's message table and a test that compares its exact text.
  *
  * Rules: texts hold only "%s" placeholders (the formatter is not printf, so catalogue and
  * callers cannot disagree on types); an argument longer than ZVS_MSG_ARG_MAX is cut and
@@ -159,7 +160,8 @@ size_t zvs_msg_format(char *buf, size_t size, enum zvs_msg_id id,
 
     if (size > 0)
         buf[0] = '\0';
-    snprintf(head, sizeof head, "HCP%04u%c ", (unsigned)def->number, def->severity);
+    snprintf(head, sizeof head, ZVS_MSG_PREFIX "%04u%c ", (unsigned)def->number,
+             def->severity);
     len = put(buf, size, len, head, sizeof head);
     for (const char *p = def->text; *p != '\0'; ) {
         const char *ph = strstr(p, "%s");

@@ -1,11 +1,13 @@
 /* CP-style message catalogue and message lists.
  *
  * Every message an operator reads from the configuration parsers (and from the DEFINE
- * VSWITCH and GRANT operands of CP commands, which share their tables) has a z/VM-shaped
- * id: "HCP" + a 4-digit number + a severity letter, e.g. HCP1003E. The numbers and texts
- * are OURS: the real HCP numbers for these conditions are not known ("z/VM CP Messages and
- * Codes" was not available: UNCONFIRMED), so the catalogue in messages.c is the one place
- * that defines them. Range 1000-1099 belongs to SYSTEM CONFIG / USER DIRECT.
+ * VSWITCH and GRANT operands of CP commands, which share their tables) has an id shaped
+ * like CP's: "ZVSCFG" + a 4-digit number + a severity letter, e.g. ZVSCFG1003E. The
+ * conditions and texts are OURS (IBM's CPSYNTAX messages for them are not known), so they
+ * carry zvswitch's prefix and never an HCP id: an IBM number would name another message
+ * (ZVSCFG1010W is a disabled wait). "ZVS" + a 3-letter component is the scheme of every
+ * message that exists only in zvswitch (cp-commands/README.md, "Message ids"); CFG is the
+ * configuration files'. The catalogue in messages.c is the one place that defines them.
  *
  * Message texts use only "%s" placeholders and every argument is a string: the catalogue is
  * not a printf format (the formatter in messages.c substitutes), so a wrong argument can
@@ -89,13 +91,14 @@ enum zvs_msg_id {
     ZVS_MSG_COUNT
 };
 
+#define ZVS_MSG_PREFIX     "ZVSCFG"     /* every id of this catalogue starts so */
 #define ZVS_MSG_ARGS_MAX   5            /* most "%s" one catalogue text has */
 #define ZVS_MSG_ARG_MAX    64           /* characters of one argument shown */
 #define ZVS_MSG_TEXT_MAX   512          /* one formatted line, NUL included */
 #define ZVS_MSG_LIST_MAX   1000         /* messages kept; later ones only counted */
 
 struct zvs_msg_def {
-    uint16_t    number;                 /* the 4 digits after HCP */
+    uint16_t    number;                 /* the 4 digits after ZVSCFG */
     char        severity;               /* I, W, E, S (severe) */
     const char *text;                   /* "%s" placeholders only */
 };
@@ -104,7 +107,7 @@ struct zvs_msg {
     uint16_t number;                    /* catalogue number */
     char     severity;                  /* catalogue severity letter */
     uint32_t line;                      /* 1-based line, 0: whole file / no line */
-    char     text[ZVS_MSG_TEXT_MAX];    /* "file:line: HCPnnnnS text" */
+    char     text[ZVS_MSG_TEXT_MAX];    /* "file:line: ZVSCFGnnnnS text" */
 };
 
 struct zvs_msg_list {
@@ -121,11 +124,11 @@ const struct zvs_msg_def *zvs_msg_def(enum zvs_msg_id id);
 /* Number of "%s" placeholders in the text of `id`. */
 unsigned zvs_msg_nargs(enum zvs_msg_id id);
 
-/* "HCPnnnnS text" with args substituted; returns the length it needed (like snprintf). */
+/* "ZVSCFGnnnnS text" with args substituted; returns the length it needed (like snprintf). */
 size_t zvs_msg_format(char *buf, size_t size, enum zvs_msg_id id,
                       const char *const *args, unsigned nargs);
 
-/* Append "file:line: HCPnnnnS text" (no "file:" part when file is NULL, no "line:" part
+/* Append "file:line: ZVSCFGnnnnS text" (no "file:" part when file is NULL, no "line:" part
  * when line is 0). The variable arguments are const char * and end with NULL; their count
  * must equal zvs_msg_nargs(id). Use ZVS_MSG(). */
 void zvs_msg_add(struct zvs_msg_list *list, const char *file, uint32_t line,

@@ -18,9 +18,16 @@
  *         [VLAN UNAWARE | AWARE | defvid] [NATIVE natvid | NONE] [PORTTYPE ACCESS | TRUNK]
  *         [QUEUESTORAGE nM | n] [CONNECT | DISCONNECT] [NOUPLINK] [CONTROLLER * | userid]
  *         [GROUP grp | NOGROUP] [MACPROTECT ON | OFF | UNSPECIFIED] [ISOLATION ON | OFF]
+ *         [TYPE QDIO | QDIO] [UPLINK] [IPTIMEOUT 1-240] [USERBASED | PORTBASED]
+ *         [QUEUESTORAGE minM maxM]
  *         Name first, operands in any order, each once. Defaults: no RDEV, ETHERNET, VLAN
  *         UNAWARE, NATIVE 1, PORTTYPE ACCESS, QUEUESTORAGE 8M, CONNECT, CONTROLLER *,
- *         NOGROUP, MACPROTECT UNSPECIFIED, ISOLATION OFF.
+ *         NOGROUP, MACPROTECT UNSPECIFIED, ISOLATION OFF, IPTIMEOUT 5, USERBASED.
+ *         TYPE QDIO, a bare QDIO and UPLINK (before RDEV or GROUP) are z/VM 7.x spellings
+ *         that change nothing here ("DEFINE VSWITCH Statement", z/VM 7.4 CP Planning and
+ *         Administration); TYPE IQD is refused. IPTIMEOUT (minutes) is shown by QUERY
+ *         VSWITCH and carried by the monitor; PORTBASED only changes QUERY's word (zvswitch
+ *         has no port numbers to assign). QUEUESTORAGE minM maxM: see dv_queuestorage.
  *         Deviations from z/VM: our default is ETHERNET (z/VM's historical default is
  *         IP) and IP is rejected, because this switch is layer 2 only. MACPROTECT and
  *         ISOLATION are SET VSWITCH options in z/VM; we accept them here too. Our
@@ -76,6 +83,34 @@
  *         (default; AF_PACKET with virtio-net headers, offload metadata kept) or PCAP
  *         (libpcap: portable, no offload metadata, so the switch checksums and segments
  *         for it; see backends/uplink_pcap.c).
+ *   SYSTEM_IDentifier LPAR lparname sysname | SYSTEM_IDentifier model cpuid sysname
+ *   SYSTEM_IDentifier_DEFault sysname
+ *         The system's name, as z/VM's statements give it ("SYSTEM_IDENTIFIER Statement",
+ *         z/VM CP Planning and Administration): the entry matching the processor names
+ *         the system, else the DEFAULT. Our rule: the LPAR zvswitch runs in is its host,
+ *         so an LPAR entry matches when lparname is the host name (upper case, cut to 8);
+ *         a model/cpuid entry is checked (model 4 characters, cpuid 1-6) and kept so a
+ *         real system's file parses, but matches nothing (no processor id to compare).
+ *         Neither matching nor a DEFAULT: the host name, upper case, 8 characters
+ *         (zvs_cfg_system_name). sysname: a CP name; DEFAULT once per file.
+ *   SYSTEM_USERIDS OPERATOR userid
+ *         The system operator's userid (z/VM's SYSTEM_USERIDS statement): the userid
+ *         root's console commands act as (default OPERATOR; a LINUXUSER naming root still
+ *         replaces root's whole mapping). Once per file.
+ *   RESOLVER [WATCH name [name ..]] [SERVER addr [addr [addr]]] [ORDER IPV4 | IPV6 [IPV4 |
+ *         IPV6]] [TIMEOUT ms] [MINTTL s]  (zvswitch extension: the name layer, names/)
+ *         WATCH: host names vswitchd keeps resolved (RFC 1035/1123 syntax, at most 253
+ *         characters, labels of 1-63; an address literal is taken as resolved), shown by
+ *         QUERY RESOLVER; each name once in all, at most 256. SERVER: the DNS servers to
+ *         ask, address or address:port ([v6]:port for IPv6 with a port; default port 53),
+ *         at most 3; without it the host's resolver configuration (resolv.conf) is used.
+ *         ORDER: which address families and in which order (default IPV4 IPV6).
+ *         TIMEOUT: how long one try of a server waits for its answer, 100-30000 ms
+ *         (default 2000; c-ares tries each server twice, doubling the wait). MINTTL: the
+ *         floor of a TTL, 1-3600 s (default 5): a record is looked up again at most that
+ *         often, whatever TTL it carries (0 from dnsmasq's local names). SERVER, ORDER,
+ *         TIMEOUT and MINTTL may be given once in the file; WATCH accumulates.
+ *         Names are kept in lower case without a trailing dot.
  *
  * Every statement is built in a scratch copy and stored only when it raised no error, so
  * a bad statement never leaves half a switch (or half a JOIN) behind.
@@ -99,6 +134,8 @@
 #define RULE_VIDSET  "VLAN IDs 1-4094 or ranges lo-hi"
 #define RULE_IFNAME  "Linux interface name: 1-15 characters, no / : or blanks"
 #define RULE_RANGE   "xxxxxx-xxxxxx, 6 hex digits each, low <= high"
+#define RULE_SERVER  "address, address:port or [IPv6 address]:port"
+#define RULE_ORDER   "IPV4 or IPV6, one or both in order"
 
 struct sc_ctx {
     struct zvs_cfg        *cfg;
@@ -120,6 +157,15 @@ struct sc_ctx {
     bool                   grp_full;    /* SET PORT GROUP: "group full" already reported */
     struct zvs_cfg_group   grp;         /* SET PORT GROUP: scratch copy of the group */
     uint32_t               grp_join_line[ZVS_CFG_MAX_GROUP_PORTS];
+    struct zvs_cfg_sysid   sysid;       /* SYSTEM_IDENTIFIER[_DEFAULT] being built */
+    const struct zvs_tok  *rs_watch;    /* RESOLVER: the WATCH names (valid to its end) */
+    unsigned               rs_nwatch;
+    unsigned               rs_nserver;  /* RESOLVER: SERVER, canonical */
+    char                   rs_server[ZVS_CFG_MAX_DNS][ZVS_RES_SERVER_STR];
+    bool                   rs_order_given;
+    enum zvs_res_order     rs_order;
+    uint32_t               rs_timeout_ms; /* RESOLVER: TIMEOUT, MINTTL */
+    uint32_t               rs_minttl_s;
     struct zvs_msg_list   *muted;       /* the real list while the sink points at discard */
     struct zvs_msg_list    discard;     /* messages of a statement not worth checking */
 };
@@ -192,7 +238,8 @@ static int parse_vid(const struct zvs_tok *t, uint16_t *out)
 enum {
     DV_RDEV, DV_ETHERNET, DV_IP, DV_VLAN, DV_NATIVE, DV_PORTTYPE, DV_QUEUESTORAGE,
     DV_CONNECT, DV_DISCONNECT, DV_NOUPLINK, DV_CONTROLLER, DV_GROUP, DV_NOGROUP,
-    DV_MACPROTECT, DV_ISOLATION, DV_COUNT
+    DV_MACPROTECT, DV_ISOLATION, DV_TYPE, DV_QDIO, DV_UPLINK, DV_IPTIMEOUT, DV_USERBASED,
+    DV_PORTBASED, DV_COUNT
 };
 
 static void dv_rdev(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
@@ -268,32 +315,76 @@ static void dv_porttype(void *ctx, const struct zvs_tok *kw, const struct zvs_to
     parse_porttype(c, val, &c->sw.porttype);
 }
 
-/* "nM" or "n", n 1-8 (megabytes of QDIO buffers for the uplink). */
-int zvs_cfg_parse_queuestorage(const char *s, uint8_t *mb)
+/* "nM" (or "n") megabytes, at most `digits` digits, 1-max, into *mb. */
+static int parse_megabytes(const char *s, size_t digits, uint32_t max, uint32_t *mb)
 {
-    char num[4];
-    size_t n = strnlen(s, sizeof num);
-    uint32_t v;
-
+    char num[6];
+    size_t n = strnlen(s, sizeof num + 1);
     if (n > 1 && (s[n - 1] == 'M' || s[n - 1] == 'm'))
         n--;
-    if (n >= sizeof num)
+    if (n > digits || n >= sizeof num)
         return -EINVAL;
     memcpy(num, s, n);
     num[n] = '\0';
-    if (zvs_parse_dec(num, 1, 8, &v) < 0)
+    return zvs_parse_dec(num, 1, max, mb);
+}
+
+/* "nM" or "n", n 1-8 (megabytes of QDIO buffers for the uplink). */
+int zvs_cfg_parse_queuestorage(const char *s, uint8_t *mb)
+{
+    uint32_t v;
+    if (parse_megabytes(s, 3, 8, &v) < 0)
         return -EINVAL;
     *mb = (uint8_t)v;
     return 0;
 }
 
+/* QUEUESTORAGE n (z/VM 5.3, 1-8) or z/VM 7.4's QUEUESTORAGE minM maxM (8M 256M by
+ * default). Our rule for the 7.4 form: min <= max, each 1M-2048M; zvswitch's queues hold
+ * at most 8M, so the switch keeps min, capped at 8M (max is checked, not kept). */
 static void dv_queuestorage(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
                             unsigned nval)
 {
     struct sc_ctx *c = ctx;
+    uint32_t lo, hi;
 
-    if (zvs_cfg_parse_queuestorage(val->s, &c->sw.queuestorage_mb) < 0)
-        bad_value(c, val, "QUEUESTORAGE", "1M-8M");
+    if (nval == 1) {
+        if (zvs_cfg_parse_queuestorage(val->s, &c->sw.queuestorage_mb) < 0)
+            bad_value(c, val, "QUEUESTORAGE", "1M-8M");
+        return;
+    }
+    if (parse_megabytes(val[0].s, 5, 2048, &lo) < 0)
+        bad_value(c, &val[0], "QUEUESTORAGE", "minM maxM, 1M-2048M each");
+    else if (parse_megabytes(val[1].s, 5, 2048, &hi) < 0 || hi < lo)
+        bad_value(c, &val[1], "QUEUESTORAGE", "minM maxM, 1M-2048M each, min <= max");
+    else
+        c->sw.queuestorage_mb = (uint8_t)(lo < 8 ? lo : 8);
+}
+
+/* TYPE QDIO (IQD, a HiperSockets switch, is not emulated). */
+static void dv_type(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                    unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    if (!zvs_tok_is(val, "QDIO"))
+        bad_value(c, val, "TYPE", "QDIO (zvswitch emulates OSA switches only)");
+}
+
+static void dv_iptimeout(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                         unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    uint32_t v;
+    if (zvs_parse_dec(val->s, 1, ZVS_CFG_IPTIMEOUT_MAX, &v) < 0)
+        bad_value(c, val, "IPTIMEOUT", "1-240 minutes");
+    else
+        c->sw.iptimeout_min = (uint8_t)v;
+}
+
+static void dv_portbased(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                         unsigned nval)
+{
+    ((struct sc_ctx *)ctx)->sw.portbased = true;
 }
 
 static void dv_connect(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
@@ -374,7 +465,7 @@ static const struct zvs_opdef define_vswitch_ops[DV_COUNT] = {
     [DV_VLAN]         = { "VLAN", 1, 1, false, 0, dv_vlan },
     [DV_NATIVE]       = { "NATive", 1, 1, false, 0, dv_native },
     [DV_PORTTYPE]     = { "PORTType", 1, 1, false, 0, dv_porttype },
-    [DV_QUEUESTORAGE] = { "QUEuestorage", 1, 1, false, 0, dv_queuestorage },
+    [DV_QUEUESTORAGE] = { "QUEuestorage", 1, 2, true, 0, dv_queuestorage },
     [DV_CONNECT]      = { "CONnect", 0, 0, false, ZVS_OPBIT(DV_DISCONNECT), dv_connect },
     [DV_DISCONNECT]   = { "DISCONnect", 0, 0, false, 0, dv_disconnect },
     [DV_NOUPLINK]     = { "NOUPLINK", 0, 0, false, ZVS_OPBIT(DV_GROUP), dv_nouplink },
@@ -384,6 +475,14 @@ static const struct zvs_opdef define_vswitch_ops[DV_COUNT] = {
     /* Not in the 7.4 DEFINE VSWITCH diagram: SET VSWITCH's operands, its abbreviations. */
     [DV_MACPROTECT]   = { "MACProtect", 1, 1, false, 0, dv_macprotect },
     [DV_ISOLATION]    = { "ISOLation", 1, 1, false, 0, dv_isolation },
+    /* As real SYSTEM CONFIG files write them (z/VM 7.x): TYPE QDIO, a bare QDIO, the
+     * UPLINK keyword before RDEV or GROUP, IPTIMEOUT, USERBASED | PORTBASED. */
+    [DV_TYPE]         = { "TYPe", 1, 1, false, ZVS_OPBIT(DV_QDIO), dv_type },
+    [DV_QDIO]         = { "QDIO", 0, 0, false, 0, NULL },
+    [DV_UPLINK]       = { "UPLINK", 0, 0, false, ZVS_OPBIT(DV_NOUPLINK), NULL },
+    [DV_IPTIMEOUT]    = { "IPTimeout", 1, 1, false, 0, dv_iptimeout },
+    [DV_USERBASED]    = { "USERBASED", 0, 0, false, ZVS_OPBIT(DV_PORTBASED), NULL },
+    [DV_PORTBASED]    = { "PORTBASED", 0, 0, false, 0, dv_portbased },
 };
 
 /* The statement's defaults (see the top). memset first: the padding stays defined, since
@@ -998,6 +1097,270 @@ static void vmlan_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
         c->cfg->vmlan = c->vmlan;
 }
 
+/* ---- SYSTEM_IDENTIFIER, SYSTEM_IDENTIFIER_DEFAULT, SYSTEM_USERIDS -------------------- */
+
+static bool sys_name(struct sc_ctx *c, const struct zvs_tok *t, const char *what,
+                     char out[ZVS_NAME_MAX + 1])
+{
+    if (zvs_parse_name(t->s, out) == 0)
+        return true;
+    bad_value(c, t, what, RULE_NAME);
+    return false;
+}
+
+static void sysid_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
+                        unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_sysid *e = &c->sysid;
+
+    stmt_begin(c, NULL);
+    *e = (struct zvs_cfg_sysid){ .line = stmt->tok[0].line };
+    e->lpar = zvs_tok_is(&pos[0], "LPAR");
+    if (e->lpar) {
+        sys_name(c, &pos[1], "LPAR", e->match);
+    } else {
+        uint32_t v;
+        if (strlen(pos[0].s) != 4)
+            bad_value(c, &pos[0], "model", "4 characters (the machine type)");
+        if (zvs_parse_hex(pos[1].s, 1, 6, &v) < 0)
+            bad_value(c, &pos[1], "cpuid", "1-6 hex digits");
+    }
+    sys_name(c, &pos[2], "sysname", e->sysname);
+    check_room(c, e->line, c->cfg->system.nsysid, ZVS_CFG_MAX_SYSIDS, "SYSTEM_IDENTIFIER");
+}
+
+static void sysid_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_system *sy = &c->cfg->system;
+    if (stmt_clean(c))
+        sy->sysid[sy->nsysid++] = c->sysid;
+}
+
+static void sysid_default_begin(void *ctx, const struct zvs_stmt *stmt,
+                                const struct zvs_tok *pos, unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_system *sy = &c->cfg->system;
+
+    stmt_begin(c, NULL);
+    c->sysid = (struct zvs_cfg_sysid){ .line = stmt->tok[0].line };
+    if (sy->default_line != 0) {
+        char line[12];
+        num_str(line, sizeof line, sy->default_line);
+        ERR(c, stmt->tok[0].line, ZVS_MSG_ALREADY_DEFINED, "SYSTEM_IDENTIFIER_DEFAULT",
+            sy->default_name, line);
+    }
+    sys_name(c, &pos[0], "sysname", c->sysid.sysname);
+}
+
+static void sysid_default_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_system *sy = &c->cfg->system;
+    if (stmt_clean(c)) {
+        memcpy(sy->default_name, c->sysid.sysname, sizeof sy->default_name);
+        sy->default_line = c->sysid.line;
+    }
+}
+
+enum { SU_OPERATOR, SU_COUNT };
+
+static void su_operator(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                        unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_system *sy = &c->cfg->system;
+    char name[ZVS_NAME_MAX + 1];
+
+    if (sy->operator_line != 0) {
+        char line[12];
+        num_str(line, sizeof line, sy->operator_line);
+        ERR(c, kw->line, ZVS_MSG_ALREADY_DEFINED, "SYSTEM_USERIDS OPERATOR",
+            sy->operator_id, line);
+        return;
+    }
+    if (sys_name(c, val, "OPERATOR", name)) {
+        memcpy(sy->operator_id, name, sizeof name);
+        sy->operator_line = kw->line;
+    }
+}
+
+static const struct zvs_opdef system_userids_ops[SU_COUNT] = {
+    [SU_OPERATOR] = { "OPERATOR", 1, 1, false, 0, su_operator },
+};
+
+static void system_userids_begin(void *ctx, const struct zvs_stmt *stmt,
+                                 const struct zvs_tok *pos, unsigned npos)
+{
+    stmt_begin(ctx, NULL);
+}
+
+static void system_userids_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    if (given == 0)
+        ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_MISSING, "OPERATOR");
+}
+
+/* ---- RESOLVER [WATCH name ..] [SERVER addr ..] [ORDER IPV4 | IPV6 ..] ---------------- */
+
+enum { RS_WATCH, RS_SERVER, RS_ORDER, RS_TIMEOUT, RS_MINTTL, RS_COUNT };
+
+static void rs_watch(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                     unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    const struct zvs_cfg_resolver *r = &c->cfg->resolver;
+    char canon[ZVS_HOSTNAME_MAX + 1], prev[ZVS_HOSTNAME_MAX + 1], line[12];
+
+    for (unsigned i = 0; i < nval; i++) {
+        enum zvs_hostname_err e = zvs_hostname_check(val[i].s, strlen(val[i].s), canon);
+        if (e != ZVS_HOSTNAME_OK) {
+            bad_value(c, &val[i], "WATCH", zvs_hostname_err_text(e));
+            continue;
+        }
+        int k = zvs_cfg_find_watch(r, canon);
+        for (unsigned j = 0; j < i && k < 0; j++)
+            if (zvs_hostname_check(val[j].s, strlen(val[j].s), prev) == ZVS_HOSTNAME_OK &&
+                strcmp(prev, canon) == 0) {
+                num_str(line, sizeof line, val[j].line);
+                ERR(c, val[i].line, ZVS_MSG_ALREADY_DEFINED, "RESOLVER WATCH", canon, line);
+                k = -2;
+            }
+        if (k >= 0) {
+            num_str(line, sizeof line, r->watch_line[k]);
+            ERR(c, val[i].line, ZVS_MSG_ALREADY_DEFINED, "RESOLVER WATCH", canon, line);
+        }
+    }
+    check_room(c, kw->line, r->nwatch + nval - 1, ZVS_CFG_MAX_WATCH, "RESOLVER WATCH");
+    c->rs_watch = val;
+    c->rs_nwatch = nval;
+}
+
+static void rs_server(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                      unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    char line[12];
+
+    if (c->cfg->resolver.server_line != 0) {
+        num_str(line, sizeof line, c->cfg->resolver.server_line);
+        ERR(c, kw->line, ZVS_MSG_ALREADY_DEFINED, "RESOLVER", "SERVER", line);
+    }
+    for (unsigned i = 0; i < nval && i < ZVS_CFG_MAX_DNS; i++)
+        if (!zvs_res_server_parse(val[i].s, c->rs_server[i], sizeof c->rs_server[i]))
+            bad_value(c, &val[i], "SERVER", RULE_SERVER);
+    c->rs_nserver = nval;
+}
+
+static void rs_order(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                     unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    char line[12];
+    bool v4 = zvs_tok_is(&val[0], "IPV4"), v6 = zvs_tok_is(&val[0], "IPV6");
+
+    if (c->cfg->resolver.order_line != 0) {
+        num_str(line, sizeof line, c->cfg->resolver.order_line);
+        ERR(c, kw->line, ZVS_MSG_ALREADY_DEFINED, "RESOLVER", "ORDER", line);
+    }
+    if (!v4 && !v6) {
+        bad_value(c, &val[0], "ORDER", RULE_ORDER);
+        return;
+    }
+    if (nval == 2 && !zvs_tok_is(&val[1], v4 ? "IPV6" : "IPV4")) {
+        bad_value(c, &val[1], "ORDER", RULE_ORDER);
+        return;
+    }
+    c->rs_order = nval == 2 ? (v4 ? ZVS_RES_ORDER_V4_V6 : ZVS_RES_ORDER_V6_V4)
+                            : (v4 ? ZVS_RES_ORDER_V4 : ZVS_RES_ORDER_V6);
+    c->rs_order_given = true;
+}
+
+/* TIMEOUT ms and MINTTL s: a number in range, once per file. */
+static void rs_number(struct sc_ctx *c, const struct zvs_tok *kw, const struct zvs_tok *val,
+                      const char *what, uint32_t lo, uint32_t hi, uint32_t prev_line,
+                      uint32_t *out)
+{
+    char line[12], rule[32];
+    if (prev_line != 0) {
+        num_str(line, sizeof line, prev_line);
+        ERR(c, kw->line, ZVS_MSG_ALREADY_DEFINED, "RESOLVER", what, line);
+    }
+    snprintf(rule, sizeof rule, "%u-%u", (unsigned)lo, (unsigned)hi);
+    if (zvs_parse_dec(val->s, lo, hi, out) < 0)
+        bad_value(c, val, what, rule);
+}
+
+static void rs_timeout(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                       unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    rs_number(c, kw, val, "TIMEOUT", 100, 30000, c->cfg->resolver.timeout_line,
+              &c->rs_timeout_ms);
+}
+
+static void rs_minttl(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                      unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    rs_number(c, kw, val, "MINTTL", 1, 3600, c->cfg->resolver.minttl_line, &c->rs_minttl_s);
+}
+
+static const struct zvs_opdef resolver_ops[RS_COUNT] = {
+    [RS_WATCH]   = { "WATCH", 1, ZVS_TOK_MAX, true, 0, rs_watch },
+    [RS_SERVER]  = { "SERVER", 1, ZVS_CFG_MAX_DNS, true, 0, rs_server },
+    [RS_ORDER]   = { "ORDER", 1, 2, true, 0, rs_order },
+    [RS_TIMEOUT] = { "TIMEOUT", 1, 1, false, 0, rs_timeout },
+    [RS_MINTTL]  = { "MINTTL", 1, 1, false, 0, rs_minttl },
+};
+
+static void resolver_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
+                           unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+    stmt_begin(c, NULL);
+    c->rs_watch = NULL;
+    c->rs_nwatch = 0;
+    c->rs_nserver = 0;
+    c->rs_order_given = false;
+}
+
+static void resolver_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_resolver *r = &c->cfg->resolver;
+
+    if (given == 0)
+        ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_MISSING,
+            "WATCH, SERVER, ORDER, TIMEOUT or MINTTL");
+    if (!stmt_clean(c))
+        return;
+    for (unsigned i = 0; i < c->rs_nwatch; i++) {
+        zvs_hostname_check(c->rs_watch[i].s, strlen(c->rs_watch[i].s), r->watch[r->nwatch]);
+        r->watch_line[r->nwatch++] = c->rs_watch[i].line;
+    }
+    if (given & ZVS_OPBIT(RS_SERVER)) {
+        memcpy(r->server, c->rs_server, sizeof r->server);
+        r->nserver = c->rs_nserver;
+        r->server_line = stmt->tok[0].line;
+    }
+    if (c->rs_order_given) {
+        r->order = c->rs_order;
+        r->order_line = stmt->tok[0].line;
+    }
+    if (given & ZVS_OPBIT(RS_TIMEOUT)) {
+        r->timeout_ms = c->rs_timeout_ms;
+        r->timeout_line = stmt->tok[0].line;
+    }
+    if (given & ZVS_OPBIT(RS_MINTTL)) {
+        r->minttl_s = c->rs_minttl_s;
+        r->minttl_line = stmt->tok[0].line;
+    }
+}
+
 /* ---- operands shared with the CP commands --------------------------------------------- */
 
 #define COMMAND_LINE 1u
@@ -1079,6 +1442,16 @@ static const struct zvs_stmtdef sysconfig_stmts[] = {
       rdevice_ops, RD_COUNT, rdevice_begin, rdevice_end },
     { { "SET", "PORT" }, "SET PORT GROUP", 2, 2, { "GROUP", "groupname" },
       set_port_ops, PG_COUNT, set_port_begin, set_port_end },
+    /* SYSTEM_IDentifier before its _DEFault: "SYSTEM_ID" abbreviates both, and the
+     * first table that matches a statement takes it. */
+    { { "SYSTEM_IDentifier", NULL }, "SYSTEM_IDENTIFIER", 3, 3,
+      { "LPAR or model", "lparname or cpuid", "sysname" }, NULL, 0, sysid_begin, sysid_end },
+    { { "SYSTEM_IDentifier_DEFault", NULL }, "SYSTEM_IDENTIFIER_DEFAULT", 1, 1,
+      { "sysname" }, NULL, 0, sysid_default_begin, sysid_default_end },
+    { { "SYSTEM_USERIDS", NULL }, "SYSTEM_USERIDS", 0, 0, { NULL },
+      system_userids_ops, SU_COUNT, system_userids_begin, system_userids_end },
+    { { "RESOLVER", NULL }, "RESOLVER", 0, 0, { NULL },
+      resolver_ops, RS_COUNT, resolver_begin, resolver_end },
 };
 
 int zvs_cfg_parse_sysconfig_buf(struct zvs_cfg *cfg, const char *name, const char *buf,

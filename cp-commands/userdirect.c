@@ -54,7 +54,7 @@
  *         LINUXUSER takes more values than a statement table has positional slots
  *         (ZVS_POS_MAX), so it is parsed by linuxuser_stmt beside the table, with the same
  *         messages and the same rule: a statement with an error stores nothing.
- * Other directory statements (MDISK, LINK, ...) are refused (HCP1001E).
+ * Other directory statements (MDISK, LINK, ...) are refused (ZVSCFG1001E).
  *
  * After the last statement a pass over the file's NICs reports what only the whole entry
  * shows: a NIC that never got TYPE, a device range past FFFF, overlapping NICs.

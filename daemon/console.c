@@ -518,11 +518,9 @@ static void window_end(struct zvs_console *c, enum zvs_cpmsg_id kind, uint64_t w
 {
     struct notify_window *w = &c->window[kind];
     if (w->suppressed > 0) {
-        const struct zvs_cpmsg_def *def = zvs_cpmsg_def(kind);
         char count[16], id[24], burst[16], secs[16], text[ZVS_CPMSG_TEXT_MAX];
         snprintf(count, sizeof count, "%u", w->suppressed);
-        snprintf(id, sizeof id, "HCP%s%03u%c", def->module ? def->module : "",
-                 (unsigned)def->number, def->severity);
+        zvs_cpmsg_id(id, sizeof id, kind, NULL);
         snprintf(burst, sizeof burst, "%u", (unsigned)ZVS_CONSOLE_MSG_BURST);
         snprintf(secs, sizeof secs, "%u", (unsigned)ZVS_CONSOLE_MSG_WINDOW_S);
         const char *args[] = { count, id, burst, secs };

@@ -55,7 +55,7 @@ int zvs_console_accept(struct zvs_console *c);
 int zvs_console_client_input(struct zvs_console *c, int fd);
 
 /* Gives the socket file to group gid, mode 0660, so that the group's members can
- * connect (those the uid map does not know are still refused, with HCP1101E). Without
+ * connect (those the uid map does not know are still refused, with ZVSCON1101E). Without
  * this call the file stays 0600. 0, -EINVAL for gid (gid_t)-1, or -errno of lstat (the
  * path must still be our socket: -ENOTSOCK otherwise), chown or chmod. */
 int zvs_console_set_group(struct zvs_console *c, gid_t gid);
@@ -83,7 +83,7 @@ unsigned zvs_console_nsubscribers(const struct zvs_console *c);
 int zvs_console_notify(struct zvs_console *c, enum zvs_cpmsg_id kind, const char *owner,
                        const char *text, uint64_t now, uint64_t wall_us);
 /* Ends every rate-limit window that is over at now: a kind with messages not shown
- * reports them (HCP1178W to class A/B subscribers and the log). Called every iteration. */
+ * reports them (ZVSCON1178W to class A/B subscribers and the log). Called every iteration. */
 void zvs_console_notify_flush(struct zvs_console *c, uint64_t now, uint64_t wall_us);
 
 #endif

@@ -121,7 +121,7 @@ int zvs_console_group_resolve(const char *s, gid_t *gid)
     return rc;
 }
 
-/* Writes "file:line: HCPnnnnE text" (or "file: ..." for line 0) into err. */
+/* Writes "file:line: ZVSCFGnnnnE text" (or "file: ..." for line 0) into err. */
 static void report(char *err, size_t errlen, const struct zvs_cfg *cfg, uint32_t line,
                    enum zvs_msg_id id, const char *const *args, unsigned nargs)
 {
@@ -229,6 +229,14 @@ int zvs_console_map_directory(struct zvs_console *c, const struct zvs_cfg *cfg, 
     unsigned n;
     int rc = resolve_all(cfg, &r, &n, err, errlen);
 
+    /* Root's default entry acts as SYSTEM_USERIDS OPERATOR's userid (a valid name: the
+     * parser made it); a LINUXUSER naming uid 0 below still replaces it. */
+    if (rc >= 0) {
+        uint32_t all = 0;
+        for (char k = 'A'; k <= 'G'; k++)
+            all |= ZVS_PRIVCLASS(k);
+        (void)zvs_console_map_user(c, 0, zvs_cfg_operator(cfg), all);  /* replaces in place */
+    }
     for (unsigned i = 0; rc >= 0 && i < n; i++) {
         const struct zvs_cfg_user *u = &cfg->user[r[i].user];
         assert(u->privclass != 0);      /* 0 would remove the mapping */

@@ -8,7 +8,8 @@
  * renamed or deleted while vswitchd runs keeps the uid it had at start, as a running
  * process's credentials do.
  *
- * Root: the console maps uid 0 to OPERATOR, classes A-G, by default. A LINUXUSER that
+ * Root: the console maps uid 0 to OPERATOR, classes A-G, by default; SYSTEM CONFIG's
+ * SYSTEM_USERIDS OPERATOR userid names another userid for it. A LINUXUSER that
  * resolves to uid 0 (root, 0, or any alias of uid 0) replaces that default with its own
  * entry's userid and classes, so a site that wants root to be class B only can say so.
  */
@@ -32,9 +33,9 @@ int zvs_console_group_resolve(const char *s, gid_t *gid);
 /* Resolves every LINUXUSER of cfg and checks that no uid is mapped by two names (root
  * in one entry and 0 in another, or two names of one uid) and that the console's map can
  * hold them all. Returns how many Linux users cfg maps, or -errno with the first problem
- * written to err as "file:line: HCPnnnnE text": -ENOENT an unknown user (HCP1067E),
- * -EEXIST one uid twice (HCP1068E), -ENOSPC more than the map holds (HCP1015E), another
- * lookup failure (HCP1069E), -ENOMEM. For vswitchd to refuse a bad directory before it
+ * written to err as "file:line: ZVSCFGnnnnE text": -ENOENT an unknown user (ZVSCFG1067E),
+ * -EEXIST one uid twice (ZVSCFG1068E), -ENOSPC more than the map holds (ZVSCFG1015E), another
+ * lookup failure (ZVSCFG1069E), -ENOMEM. For vswitchd to refuse a bad directory before it
  * detaches. */
 int zvs_console_check_directory(const struct zvs_cfg *cfg, char *err, size_t errlen);
 

@@ -234,7 +234,7 @@ static void tell_carrier(struct d_uplink *u, uint64_t now)
     u->carrier_told = u->port->carrier;
 }
 
-/* The device's carrier as the operator hears it (HCP1170E / HCP1171I), before the
+/* The device's carrier as the operator hears it (ZVSVSW1170E / ZVSVSW1171I), before the
  * switch and the group act on it, so their messages follow their cause. */
 static void say_carrier(struct d_uplink *u, const char *why)
 {
@@ -431,12 +431,14 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     d->nrdevice = cfg->nrdevice;
     memcpy(d->rdevice, cfg->rdevice, cfg->nrdevice * sizeof(cfg->rdevice[0]));
     memcpy(d->macprefix, cfg->vmlan.macprefix, 3);
+    zvsd_system_init(d, cfg);
     d->nic = calloc(ZVS_CFG_MAX_NICS, sizeof(*d->nic));
     d->loop = opt->virtual_start_ns
               ? zvs_evloop_create_virtual(opt->virtual_start_ns, opt->virtual_wall_us)
               : zvs_evloop_create();
     /* The NIC kind that lives above backends/ enters the registry (backend.h). */
-    if (!d->nic || !d->loop || zvsd_guests_create(d) < 0 || zvs_nic_lcs_register() < 0)
+    if (!d->nic || !d->loop || zvsd_guests_create(d) < 0 || zvs_nic_lcs_register() < 0 ||
+        zvsd_names_create(d) < 0)
         goto fail;
 
     sigset_t set;
@@ -550,6 +552,7 @@ void zvsd_destroy(struct zvsd *d)
      * start refused for a live daemon's socket comes this way too). */
     zvs_evloop_del_all_fds(d->loop);
     d->stopping = true;
+    zvsd_names_destroy(d);                  /* c-ares closes its sockets */
     for (unsigned i = 0; d->nic && i < d->nnic; i++)
         if (d->nic[i].used)
             zvs_nic_close(d->nic[i].side);     /* the switch destroys the NIC ports */

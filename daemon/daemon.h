@@ -62,6 +62,12 @@ void zvsd_exec(struct zvsd *d, const char *userid, uint32_t privclass, const cha
 struct zvs_lag;
 struct zvs_lag *zvsd_port_group(struct zvsd *d, const char *group);
 
+/* The resolver of the watched names (RESOLVER WATCH): on a real loop c-ares, NULL before
+ * a name was watched; on a virtual loop the in-memory one (names/resolver_mem.h), there
+ * from the start: tests set its records. */
+struct zvs_resolver;
+struct zvs_resolver *zvsd_resolver(struct zvsd *d);
+
 /* The operator's view of every switch: uplinks and NICs with z/VM-style counters and the
  * discard reasons. */
 void zvsd_report(struct zvsd *d, FILE *out);

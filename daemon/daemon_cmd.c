@@ -14,10 +14,10 @@
  *    that cannot join, a NIC that cannot be made, coupled or bound; a COUPLE that leaves
  *    its NIC uncoupled) is rolled back: the previous configuration is restored and
  *    reconciled back, the messages the command would have said are dropped, and the
- *    command ends with HCP1119S, so the configuration never claims what the data plane
+ *    command ends with ZVSCMD1119S, so the configuration never claims what the data plane
  *    does not hold. The data plane's fingerprint before the command is compared with the
  *    one after the rollback; a difference (README.md: what cannot be undone) adds
- *    HCP1150W and an error in the log.
+ *    ZVSCMD1150W and an error in the log.
  *  - Changes happen inside the console's event-loop callback, between bursts, so the data
  *    path never sees half a change.
  */
@@ -90,7 +90,7 @@ static void append_response(struct zvs_cp_response *to, const struct zvs_cp_resp
     }
 }
 
-/* The command's name in HCP1119S and HCP1150W. */
+/* The command's name in ZVSCMD1119S and ZVSCMD1150W. */
 static const char *title_of(const struct zvs_cmd *c)
 {
     switch (c->verb) {
@@ -102,6 +102,7 @@ static const char *title_of(const struct zvs_cmd *c)
     case ZVS_CMD_DETACH_NIC:     return "DETACH NIC";
     case ZVS_CMD_COUPLE:         return "COUPLE";
     case ZVS_CMD_UNCOUPLE:       return "UNCOUPLE";
+    case ZVS_CMD_RESOLVER:       return "RESOLVER";
     default:                     return "?";
     }
 }
@@ -109,7 +110,7 @@ static const char *title_of(const struct zvs_cmd *c)
 /* The command's data plane could not follow: the previous configuration is restored and
  * reconciled back (undoing what the command's pass did), what the command said is
  * dropped, and the answer is the pass's warnings (the failed step among them) and
- * HCP1119S; HCP1150W first when the data plane is not what it was (`before`). */
+ * ZVSCMD1119S; ZVSCMD1150W first when the data plane is not what it was (`before`). */
 static void rollback(struct zvsd *d, const struct zvs_cmd *c, uint64_t before,
                      const struct zvs_cp_response *warnings, const char *why,
                      struct zvs_cp_response *r)
@@ -146,7 +147,7 @@ static void configure(struct zvsd *d, const struct zvs_cmd *c, const char *useri
     uint64_t before = zvsd_fingerprint(d);
     swap_configs(d);
     /* The success text waits until the data plane has followed: a command that cannot be
-     * carried out answers with the reason and HCP1119S, not with "is connected" as well.
+     * carried out answers with the reason and ZVSCMD1119S, not with "is connected" as well.
      * An issuer without class B reads the warnings about its own NICs only. */
     done = *r;
     zvs_cp_response_init(r);

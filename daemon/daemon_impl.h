@@ -113,6 +113,11 @@ struct zvsd {
     struct zvsd_held        *held;       /* unsolicited messages of a command under way */
     unsigned                 nheld, held_cap;
     bool                     holding;    /* zvsd_say_hold: messages wait for the outcome */
+    char                     sysname[ZVS_NAME_MAX + 1]; /* the system's name (QUERY USERID) */
+    int64_t                  ipl_wall_s;  /* when vswitchd started (QUERY CPLEVEL's IPL) */
+    int64_t                  built_wall_s; /* the program file's time ("Generated at"), 0:
+                                             unknown */
+    struct zvsd_names       *names;      /* watched names (daemon_names.c) */
 };
 
 /* daemon_guests.c: Hercules machines (XAUTOLOG, FORCE, SIGNAL, SEND, QUERY NAMES/USERS/
@@ -126,6 +131,18 @@ bool zvsd_guests_exec(struct zvsd *d, const char *userid, const struct zvs_cmd *
 /* The user's machine while it runs with its device open: true with *m (valid until the
  * machine changes), false otherwise. */
 bool zvsd_guests_machine(struct zvsd *d, const char *userid, struct zvs_nic_machine *m);
+
+/* daemon_names.c: the names of RESOLVER WATCH kept resolved (names/), their resolver's
+ * sockets and deadline on the loop; QUERY RESOLVER; the counters report's lines. */
+struct zvsd_names;
+int  zvsd_names_create(struct zvsd *d);
+void zvsd_names_destroy(struct zvsd *d);
+/* Makes the watched names, servers and order follow d->run (every reconcile pass that
+ * stands: a failed one returns before). */
+void zvsd_names_reconcile(struct zvsd *d);
+void zvsd_names_query(struct zvsd *d, struct zvs_cp_response *r);
+/* The counters report's resolver lines (none while no name was ever looked up). */
+void zvsd_names_report(struct zvsd *d, struct zvs_cp_response *r);
 
 /* daemon.c: opening a real device's backend (NULL, with the reason in why and -errno in
  * *err, when it cannot be: -ENOENT no RDEVICE statement, -ENODEV no such interface yet)
@@ -182,6 +199,12 @@ void zvsd_nic_params(const struct zvsd *d, const struct zvs_cfg_nic *nic,
 bool zvsd_nic_has_backend(const struct zvsd *d, const struct zvs_cfg_nic *nic);
 
 /* daemon_query.c: QUERY VSWITCH, NIC, VMLAN, PORT GROUP, LACP responses. */
+/* daemon_system.c: the system's identity (QUERY USERID, QUERY CPLEVEL); zvsd_system_init
+ * names the system from the configuration and the host name, and stamps the start. */
+void zvsd_system_init(struct zvsd *d, const struct zvs_cfg *cfg);
+bool zvsd_system_query(struct zvsd *d, const struct zvs_cmd *c, const char *userid,
+                       struct zvs_cp_response *r);
+
 void zvsd_query(struct zvsd *d, const struct zvs_cmd *c, const char *userid,
                 uint32_t privclass, struct zvs_cp_response *r);
 /* A port's z/VM-view counters minus its COUNTERS CLEAR base. */

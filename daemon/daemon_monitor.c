@@ -89,6 +89,7 @@ static void fill_vsw(const struct d_uplink *u, struct zvs_mon_vswitch_activity *
     memset(v, 0, sizeof *v);
     v->rdev = rdev_number(u->port, &v->osa_port);
     v->queuestorage_mb = ds->cfg.queuestorage_mb;
+    v->iptimeout_ticks = (uint16_t)(zvs_cfg_iptimeout(&ds->cfg) * 2);   /* minutes -> 30 s */
     controller_of(ds, v->controller);
     name_copy(v->lan_owner, "SYSTEM");
     name_copy(v->lan_name, ds->cfg.name);

@@ -152,7 +152,7 @@ static void show_header(struct zvsd *d, const struct d_switch *ds, const struct 
     zvs_cp_printf(r, "VSWITCH SYSTEM %-8s Type: QDIO    Connected: %-4u Maxconn: INFINITE",
                   vs->name, connected(d, ds, v));
     zvs_cp_printf(r, "  PERSISTENT  RESTRICTED    ETHERNET                  Accounting: OFF");
-    zvs_cp_printf(r, "  USERBASED   LOCAL");
+    zvs_cp_printf(r, "  %-11s LOCAL", vs->portbased ? "PORTBASED" : "USERBASED");
     if (vs->vlan_aware) {
         char native[8];
         if (vs->native_vid)
@@ -166,9 +166,10 @@ static void show_header(struct zvsd *d, const struct d_switch *ds, const struct 
     }
     zvs_cp_printf(r, "  MAC address: %s    MAC Protection: %s", mac,
                   macprotect_text(vs->macprotect));
-    /* IPTIMEOUT is not an operand of ours: 5 is DEFINE VSWITCH's documented default. */
-    zvs_cp_printf(r, "  IPTimeout: 5         QueueStorage: %u", vs->queuestorage_mb);
-    zvs_cp_printf(r, "  Isolation Status: %s", vs->isolation ? "ON" : "OFF");
+    zvs_cp_printf(r, "  IPTimeout: %-9u QueueStorage: %u", zvs_cfg_iptimeout(vs),
+                  vs->queuestorage_mb);
+    /* VEPA (reflective relay to the physical switch) is not emulated: always OFF. */
+    zvs_cp_printf(r, "  Isolation Status: %-11sVEPA Status: OFF", vs->isolation ? "ON" : "OFF");
 }
 
 static const struct d_uplink *uplink_of_port(const struct zvsd *d, const struct zvs_port *p)
@@ -435,7 +436,7 @@ static void lag_report(struct zvsd *d, const struct d_switch *ds, struct zvs_cp_
 static void show_state(const struct d_switch *ds, bool uplinks, struct zvs_cp_response *r)
 {
     if (uplinks && !ds->cfg.nouplink)
-        zvs_cp_printf(r, "  Uplink Port:");
+        zvs_cp_printf(r, " Uplink Port:");           /* one blank, as CP indents it */
     zvs_cp_printf(r, "  State: %s", switch_state(ds));
 }
 
@@ -462,6 +463,15 @@ static void show_vswitch(struct zvsd *d, const struct d_switch *ds, enum zvs_cmd
     case ZVS_CMD_LEVEL_ACTIVE:
         show_state(ds, false, r);
         show_adapters(d, ds, v, false, r);
+        break;
+    case ZVS_CMD_LEVEL_CONTROLLER:      /* what dbginfo.sh asks; the lines are ours */
+        show_state(ds, false, r);
+        zvs_cp_printf(r, "  Controller: %s  (no controller virtual machine: vswitchd drives "
+                      "the devices)", ds->cfg.controller[0] ? ds->cfg.controller : "*");
+        break;
+    case ZVS_CMD_LEVEL_PROMISCUOUS:
+        show_state(ds, false, r);
+        zvs_cp_printf(r, "  Promiscuous: none (zvswitch has no promiscuous mode)");
         break;
     }
 }
@@ -520,6 +530,7 @@ void zvsd_report(struct zvsd *d, FILE *out)
         show_vswitch(d, ds, c.level, &v, &r);
         show_report_extras(d, ds, &r);
     }
+    zvsd_names_report(d, &r);
     fputs(r.text, out);
     zvs_cp_response_fini(&r);
 }
@@ -532,6 +543,9 @@ static void print_line(void *ctx, const char *line)
     zvs_cp_printf(ctx, "%s", line);
 }
 
+/* QUERY NIC, and QUERY VIRTUAL NIC (the issuer's own NICs in the same layout, which
+ * xCAT's zvmCPUtils.pm getVswitchId reads word 4 of: the switch's name, or "None"); a
+ * device the issuer does not have answers CP's HCPNDQ040E there. */
 static void query_nic(struct zvsd *d, const struct zvs_cmd *c, const char *issuer,
                       uint32_t privclass, struct zvs_cp_response *r)
 {
@@ -585,7 +599,10 @@ static void query_nic(struct zvsd *d, const struct zvs_cmd *c, const char *issue
     if (c->has_vdev) {
         char vdev[8];
         snprintf(vdev, sizeof vdev, "%04X", c->vdev);
-        zvs_cp_error(r, ZVS_CPMSG_NIC_NOT_FOUND, vdev, owner);
+        if (c->verb == ZVS_CMD_QUERY_VIRTUAL_NIC)
+            zvs_cp_error(r, ZVS_CPMSG_DEVICE_NOT_EXIST, vdev);
+        else
+            zvs_cp_error(r, ZVS_CPMSG_NIC_NOT_FOUND, vdev, owner);
     } else {
         zvs_cp_error(r, ZVS_CPMSG_NOTHING_TO_SHOW, "NIC");
     }
@@ -596,9 +613,10 @@ static void query_nic(struct zvsd *d, const struct zvs_cmd *c, const char *issue
 
 /* IBM's blocks and labels where a source names them (cp-commands/README.md "QUERY
  * VMLAN"): the maintenance level, "VMLAN MAC address assignment:" with "MACADDR Prefix:",
- * the accounting defaults, the PERSISTENT and TRANSIENT counts. We have no service level
- * ("Base": nothing applied), no USERPREFIX operand and no transient LANs (always 0). The
- * last two lines are ours. */
+ * and "USER Prefix:" on its line (xCAT zxcatIVP.pl's word 6), the accounting defaults, the
+ * PERSISTENT and TRANSIENT counts. We have no service level ("Base": nothing applied), no
+ * USERPREFIX operand (USER Prefix is MACPREFIX) and no transient LANs (always 0). The last
+ * two lines are ours. */
 static void query_vmlan(struct zvsd *d, struct zvs_cp_response *r)
 {
     const struct zvs_cfg *cfg = d->run;
@@ -613,8 +631,11 @@ static void query_vmlan(struct zvsd *d, struct zvs_cp_response *r)
     zvs_cp_printf(r, "VMLAN maintenance level:");
     zvs_cp_printf(r, "  Latest Service: Base");
     zvs_cp_printf(r, "VMLAN MAC address assignment:");
-    zvs_cp_printf(r, "  MACADDR Prefix: %02X%02X%02X", v->macprefix[0], v->macprefix[1],
-                  v->macprefix[2]);
+    /* USER Prefix: the prefix of MACs a NICDEF MACID names; zvswitch's is MACPREFIX
+     * (no USERPREFIX operand). xCAT's zxcatIVP.pl reads it as the line's sixth word. */
+    zvs_cp_printf(r, "  MACADDR Prefix: %02X%02X%02X  USER Prefix: %02X%02X%02X",
+                  v->macprefix[0], v->macprefix[1], v->macprefix[2], v->macprefix[0],
+                  v->macprefix[1], v->macprefix[2]);
     if (v->macidrange_line)
         zvs_cp_printf(r, "  MACIDRANGE SYSTEM: %06X-%06X  USER: %06X-%06X",
                       (unsigned)v->system_lo, (unsigned)v->system_hi, (unsigned)v->user_lo,
@@ -743,6 +764,9 @@ static void each_group(struct zvsd *d, const struct zvs_cmd *c, struct zvs_cp_re
         const struct zvs_cfg_group *g = &d->run->group[i];
         if (c->name[0] && strcmp(c->name, g->name) != 0)
             continue;
+        /* ACTIVE (dbginfo.sh's "q port group all active details"): groups in use. */
+        if (c->level == ZVS_CMD_LEVEL_ACTIVE && switch_of_group(d, g->name) == NULL)
+            continue;
         show(d, g, r);
         shown++;
     }
@@ -754,6 +778,38 @@ static void each_group(struct zvsd *d, const struct zvs_cmd *c, struct zvs_cp_re
         zvs_cp_error(r, ZVS_CPMSG_NO_GROUPS);
 }
 
+/* ---- QUERY LAN ---------------------------------------------------------------------- */
+
+/* CP lists VSWITCHes among the LANs: each switch's header and attribute lines as QUERY
+ * VSWITCH has them (xCAT reads "VSWITCH SYSTEM name" words 0-2 and decides a network's
+ * layer by ETHERNET on the attribute line), then its state. Owner SYSTEM only: zvswitch
+ * has no guest LANs. */
+static void query_lan(struct zvsd *d, const struct zvs_cmd *c, const struct viewer *v,
+                      struct zvs_cp_response *r)
+{
+    unsigned shown = 0;
+    bool system = c->userid[0] == '\0' || strcmp(c->userid, "SYSTEM") == 0;
+    for (unsigned i = 0; system && i < d->run->nvswitch; i++) {
+        const char *name = d->run->vswitch[i].name;
+        struct d_switch *ds = zvsd_switch_by_name(d, name);
+        if (!ds || (c->name[0] && strcmp(c->name, name) != 0) || !switch_visible(d, v, name))
+            continue;
+        if (c->level == ZVS_CMD_LEVEL_BRIEF) {
+            show_header(d, ds, v, r);
+            show_state(ds, false, r);
+        } else {
+            show_vswitch(d, ds, c->level, v, r);        /* QUERY VSWITCH's level */
+        }
+        shown++;
+    }
+    if (shown)
+        return;
+    if (c->name[0])
+        zvs_cp_error(r, ZVS_CPMSG_VSWITCH_NOT_FOUND, c->name);
+    else
+        zvs_cp_error(r, ZVS_CPMSG_NOTHING_TO_SHOW, "LAN");
+}
+
 void zvsd_query(struct zvsd *d, const struct zvs_cmd *c, const char *userid,
                 uint32_t privclass, struct zvs_cp_response *r)
 {
@@ -761,12 +817,16 @@ void zvsd_query(struct zvsd *d, const struct zvs_cmd *c, const char *userid,
                         .operator = (privclass & ZVS_PRIVCLASS('B')) != 0 };
     switch (c->verb) {
     case ZVS_CMD_QUERY_VSWITCH:    query_vswitch(d, c, &v, r); break;
-    case ZVS_CMD_QUERY_NIC:        query_nic(d, c, userid, privclass, r); break;
+    case ZVS_CMD_QUERY_NIC:
+    case ZVS_CMD_QUERY_VIRTUAL_NIC: query_nic(d, c, userid, privclass, r); break;
+    case ZVS_CMD_QUERY_LAN:        query_lan(d, c, &v, r); break;
     case ZVS_CMD_QUERY_VMLAN:      query_vmlan(d, r); break;
     case ZVS_CMD_QUERY_PORT_GROUP: each_group(d, c, r, show_port_group); break;
     case ZVS_CMD_QUERY_LACP:       each_group(d, c, r, show_lacp); break;
+    case ZVS_CMD_QUERY_RESOLVER:   zvsd_names_query(d, r); break;
     default:
-        zvs_cp_error(r, ZVS_CPMSG_COMMAND_FAILED, "QUERY", "not a query");
+        if (!zvsd_system_query(d, c, userid, r))
+            zvs_cp_error(r, ZVS_CPMSG_COMMAND_FAILED, "QUERY", "not a query");
         break;
     }
 }

@@ -394,7 +394,7 @@ static void nic_couple(struct zvsd *d, const struct grant_index *ix, const struc
     memset(&n->base, 0, sizeof n->base);
     /* External: frames for it are discarded (no input buffers) until a program attaches
      * and establishes the queues, as for a z/VM guest not yet running. */
-    /* The operator's line is HCP1176I below; this one adds the data plane's detail. */
+    /* The operator's line is ZVSNIC1176I below; this one adds the data plane's detail. */
     zvs_debug("%s coupled to VSWITCH %s: MAC %s, %s", name, ds->cfg.name, mac, what);
     char vdev[8];
     snprintf(vdev, sizeof vdev, "%04X", n->vdev);
@@ -1089,6 +1089,9 @@ int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer
     close_unused(ps);
     if (ps->failed)                     /* the rollback's pass compares with the last */
         return -EIO;                    /* pass that stands */
+    /* Watched names follow only a configuration that stands (they cannot fail a pass;
+     * a rollback's pass brings back the names of the one before). */
+    zvsd_names_reconcile(d);
     d->problems = pass.seen;
     d->nproblems = pass.nseen;
     return pass.count;

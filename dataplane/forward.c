@@ -30,6 +30,19 @@
  * forgets the MAC answer. Only the answers are kept: every frame still passes every check
  * and is counted on its own, so counters are exact.
  *
+ * Header memo (struct hdr_memo, memo_run): the whole decision for an untagged unicast
+ * frame queued as it is on one egress depends on the frame only through its first 14
+ * bytes (destination, source, EtherType), its length and its being in one piece without
+ * offload metadata to act on; the rest is the ingress port, the switch and the tables,
+ * which do not change in a burst except by learning. So the burst keeps the last such
+ * decision with the 14 bytes it was made on (read once: forward_one decides on a copy,
+ * so a guest that rewrites its buffer cannot make the memo keep bytes nobody checked),
+ * and a frame with the same bytes, in one piece, no offload, no longer than both ports
+ * take, gets the same decision: classified, counted and queued as forward_one would.
+ * Learning forgets it (and a frame that learns is never remembered: the next one must
+ * learn again); the egress's carrier is read for every frame. Anything else, and the
+ * first frame of every burst, goes through forward_one.
+ *
  * Counters count frames on the wire (wire.h, issue 15): a GSO super-frame counts as its
  * segments and their bytes, in packets, bytes, discards, errors and drop reasons alike.
  * A plain frame costs one branch for it (the GSO test the egress makes anyway); queued
@@ -79,9 +92,30 @@ static void drop_frame(struct zvs_port *p, bool inbound, enum zvs_drop why,
     zvs_port_count_drop(p, inbound, why, zvs_wire_of(f, f->len).frames);
 }
 
+/* The whole decision for a frame whose first 14 bytes (destination, source, EtherType)
+ * equal those of an earlier frame of the burst that was queued as it is on one egress
+ * (see "Header memo" at the top). */
+struct hdr_memo {
+    uint64_t           w0;              /* header bytes 0..7 of that frame */
+    uint64_t           w1;              /* and bytes 6..13 */
+    struct zvs_swport *out;             /* its egress; NULL: nothing remembered */
+    uint64_t          *bucket;          /* port group load counter it added to, or NULL */
+    uint32_t           max_len;         /* longest frame ingress and egress take as it is */
+    uint16_t           vid;             /* its classification (untagged: no PCP, no flags) */
+    uint8_t            op;              /* its egress's tag edit */
+    uint8_t            grow;            /* bytes the edit adds (a pushed tag: 4) */
+};
+
 /* What one burst remembers (see the note at the top). Widest fields first: every burst
- * zeroes it, and 64 bytes are a store fewer than the 80 of the fields in meaning order. */
+ * zeroes it, and packed it is a store or two fewer than in meaning order. */
 struct burst {
+    struct hdr_memo       hdr;          /* the last plain unicast decision */
+    uint64_t             *last_bucket;  /* the load counter uplink_for added to, or NULL */
+    uint64_t              cur_w0;       /* the frame being forwarded: its header bytes
+                                           0..7 and 6..13 as read once, what every decision
+                                           on it reads and what the memo keeps */
+    uint64_t              cur_w1;
+    uint32_t              in_max;       /* and the longest frame the ingress takes as it */
     uint64_t              filtered;     /* wire frames for no guest of ours (uplink) */
     uint64_t              filtered_bytes; /* and their bytes */
     uint64_t              mac_key;      /* dst MAC | vid << 48 of the last lookup */
@@ -279,12 +313,50 @@ static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const stru
 
 static bool egress_survivor(struct zvs_switch *sw, const struct zvs_frame *f, uint16_t avoid);
 
+/* Queue frame f, written with tag edit op and counted as wire_len bytes, on egress s. */
+static inline __attribute__((always_inline)) void queue_tx(struct zvs_switch *sw,
+                                                           struct zvs_swport *s,
+                                                           const struct zvs_frame *f,
+                                                           enum zvs_tag_op op, uint64_t wire_len)
+{
+    if (!s->active) {
+        s->active = true;
+        sw->active[sw->nactive++] = s->port->index;
+    }
+    struct zvs_tx *t = &s->pend[s->npend++];
+    t->f = f;
+    t->tag_op = (uint8_t)op;
+    t->vid = f->vid;
+    s->pend_bytes += wire_len;
+    if (s->npend == ZVS_BATCH)
+        flush_port(sw, s);
+}
+
+/* Remember the decision for f, queued as it is on s: a later frame of the burst with the
+ * same header and no longer than out_max (what s takes with op applied) and b->in_max
+ * (what the ingress takes) gets the same one. */
+static inline void memo_fill(struct burst *b, const struct zvs_frame *f, struct zvs_swport *s,
+                             enum zvs_tag_op op, uint32_t out_max)
+{
+    struct hdr_memo *m = &b->hdr;
+
+    m->w0 = b->cur_w0;
+    m->w1 = b->cur_w1;
+    m->out = s;
+    m->bucket = b->last_bucket;
+    m->max_len = out_max < b->in_max ? out_max : b->in_max;
+    m->vid = f->vid;
+    m->op = (uint8_t)op;
+    m->grow = (uint8_t)(zvs_frame_out_len(f, op) - f->len);
+}
+
 /* Queue frame f (classified on vid) for egress port s. Returns false when the port's
  * VLAN rules do not let it receive the frame (not a discard for a flood). Inlined: it is
  * most of the per-frame work of a unicast. */
 static inline __attribute__((always_inline)) bool egress(struct zvs_switch *sw,
                                                          struct zvs_swport *s,
-                                                         const struct zvs_frame *f)
+                                                         const struct zvs_frame *f,
+                                                         struct burst *memo)
 {
     struct zvs_port *p = s->port;
     enum zvs_tag_op op = ZVS_TAG_KEEP;  /* VLAN UNAWARE: bytes as they are */
@@ -319,17 +391,9 @@ static inline __attribute__((always_inline)) bool egress(struct zvs_switch *sw,
                ((f->vnet.flags & ZVS_VNET_F_NEEDS_CSUM) && !(p->caps & ZVS_CAP_CSUM))) {
         goto fixup;
     }
-    if (!s->active) {
-        s->active = true;
-        sw->active[sw->nactive++] = p->index;
-    }
-    struct zvs_tx *t = &s->pend[s->npend++];
-    t->f = f;
-    t->tag_op = (uint8_t)op;
-    t->vid = f->vid;
-    s->pend_bytes += wire_len;
-    if (s->npend == ZVS_BATCH)
-        flush_port(sw, s);
+    if (memo)
+        memo_fill(memo, f, s, op, frame_max - (out_len - f->len));
+    queue_tx(sw, s, f, op, wire_len);
     return true;
 
 fixup:;
@@ -347,13 +411,71 @@ static __attribute__((noinline)) bool egress_survivor(struct zvs_switch *sw,
     if (to < 0)
         return false;
     sw->stats.resteered++;
-    return egress(sw, &sw->sp[to], f);
+    return egress(sw, &sw->sp[to], f, NULL);
+}
+
+/* Forward frames[i..n) while the header memo answers them: returns the index of the
+ * first frame it does not answer. A frame it answers is in one piece, has no offload
+ * metadata to act on, is no longer than the memo's bound and carries the memo's 14 header
+ * bytes (the length is tested first, so a runt's bytes are never read): forward_one
+ * would decide for it what it decided for the memo's frame, and the frame is classified,
+ * counted and queued as forward_one would. The egress's carrier is read for every frame,
+ * as egress() does (a backend's failed write may take it down); the egress is on the
+ * active list since the memo's frame was queued. The memo's fields and the egress's queue
+ * length are held in locals for the run (nothing else changes them in it): the queue's
+ * bytes and the group bucket's load are added once per write and once per run, the same
+ * sums a frame at a time would make. */
+static int memo_run(struct zvs_switch *sw, const struct hdr_memo *m, struct zvs_frame *frames,
+                    int i, int n, uint16_t in_port, uint64_t *bytes)
+{
+    const uint64_t w0 = m->w0, w1 = m->w1;
+    struct zvs_swport *s = m->out;
+    const struct zvs_port *p = s->port;
+    const uint32_t lim = m->max_len - ZVS_ETH_HLEN, grow = m->grow;
+    const uint16_t vid = m->vid;
+    struct zvs_tx tx = { .f = NULL, .tag_op = m->op, .vid = vid };
+    struct zvs_frame *f = frames + i, *const end = frames + n;
+    uint64_t sum = 0, written = 0;      /* bytes of the run; of them, in pend_bytes */
+    uint16_t npend = s->npend, first = npend;   /* the run's frames: pend[first..npend) */
+
+    for (; f < end; f++) {
+        uint64_t h0, h1;
+
+        if (f->nfrags != 0 || f->len - ZVS_ETH_HLEN > lim ||
+            (f->vnet.gso_type | (f->vnet.flags & ZVS_VNET_F_NEEDS_CSUM)) != 0 || !p->carrier)
+            break;
+        memcpy(&h0, f->data, 8);
+        memcpy(&h1, f->data + 6, 8);
+        if (h0 != w0 || h1 != w1)
+            break;
+        f->in_port = in_port;
+        f->vid = vid;
+        f->pcp = 0;
+        f->flags = 0;
+        tx.f = f;
+        s->pend[npend++] = tx;
+        sum += f->len;
+        if (npend == ZVS_BATCH) {
+            s->npend = npend;
+            s->pend_bytes += sum - written + (uint64_t)(npend - first) * grow;
+            written = sum;
+            flush_port(sw, s);
+            npend = first = s->npend;
+        }
+    }
+    s->npend = npend;
+    s->pend_bytes += sum - written + (uint64_t)(npend - first) * grow;
+    if (m->bucket)
+        *m->bucket += sum;
+    *bytes += sum;
+    return (int)(f - frames);
 }
 
 /* The uplink for an outbound frame: the port group's choice (bucket of the MAC suffix or
- * the outer UDP source port, or the designated port for broadcast and multicast) while a member distributes, else
- * the active RDEV; -1 when there is none. The map is read once per burst. */
-static inline int uplink_for(struct zvs_switch *sw, struct burst *b, const struct zvs_frame *f)
+ * the UDP source port, or the designated port for broadcast and multicast) while a
+ * member distributes, else the active RDEV; -1 when there is none. The map is read once per burst. */
+static inline int uplink_for(struct zvs_switch *sw, struct burst *b, const struct zvs_frame *f,
+                             const uint8_t *hdr)
 {
     if (sw->group) {
         if (!b->map) {
@@ -363,13 +485,17 @@ static inline int uplink_for(struct zvs_switch *sw, struct burst *b, const struc
         }
         const struct zvs_pg_map *m = b->map;
         if (m->flood_port != ZVS_PG_NO_PORT) {
-            if (f->data[0] & 1)
+            if (hdr[0] & 1)
                 return m->flood_port;
-            uint32_t avail = f->nfrags ? (uint32_t)f->frags[0].iov_len : f->len;
-            unsigned bucket = zvs_pg_frame_bucket(b->hash, f->data, avail);
+            /* UDPPORT reads the frame past the header the memo compares. */
+            unsigned bucket = b->hash == ZVS_PG_HASH_UDP_SPORT
+                ? zvs_pg_frame_bucket(b->hash, f->data,
+                                      f->nfrags ? (uint32_t)f->frags[0].iov_len : f->len)
+                : zvs_pg_bucket(b->hash, hdr, hdr + ZVS_ETH_ALEN);
             uint16_t port = m->bucket_port[bucket];
             if (port != ZVS_PG_NO_PORT) {
                 b->bucket_bytes[bucket] += f->len;
+                b->last_bucket = &b->bucket_bytes[bucket];
                 return port;
             }
         }
@@ -378,20 +504,20 @@ static inline int uplink_for(struct zvs_switch *sw, struct burst *b, const struc
 }
 
 static void flood(struct zvs_switch *sw, struct burst *b, uint16_t in, const struct zvs_frame *f,
-                  bool from_guest)
+                  const uint8_t *hdr, bool from_guest)
 {
     sw->stats.floods++;
     if (!(from_guest && sw->params.isolation)) {
         for (uint16_t i = 0; i < sw->nguests; i++) {
             uint16_t g = sw->guests[i];
             if (g != in)
-                egress(sw, &sw->sp[g], f);
+                egress(sw, &sw->sp[g], f, NULL);
         }
     }
     if (from_guest) {
-        int up = uplink_for(sw, b, f);
+        int up = uplink_for(sw, b, f, hdr);
         if (up >= 0)
-            egress(sw, &sw->sp[up], f);
+            egress(sw, &sw->sp[up], f, NULL);
     }
 }
 
@@ -400,7 +526,8 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
                         uint64_t now, struct burst *b)
 {
     struct zvs_port *ip = in->port;
-    const uint8_t *dst = f->data, *src = f->data + ZVS_ETH_ALEN;
+    uint8_t hdr[16];                    /* the header as read once (see memo_fill) */
+    const uint8_t *dst = hdr, *src = hdr + ZVS_ETH_ALEN;
     struct zvs_vlan_class cls;
     enum zvs_drop why;
 
@@ -410,7 +537,11 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
         drop_frame(ip, true, ZVS_DROP_RUNT, f);
         return;
     }
-    uint16_t ethertype = zvs_be16(f->data + 12);
+    memcpy(&b->cur_w0, f->data, 8);
+    memcpy(&b->cur_w1, f->data + 6, 8);
+    memcpy(hdr, &b->cur_w0, 8);
+    memcpy(hdr + 6, &b->cur_w1, 8);
+    uint16_t ethertype = zvs_be16(hdr + 12);
     bool slow = ethertype == ZVS_ETHERTYPE_SLOW || mac_eq(dst, slow_dst);
     if (__builtin_expect(slow, 0)) {
         if (!in->is_guest && sw->slow_fn && sw->nslow < ZVS_BATCH)
@@ -440,6 +571,14 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
     f->vid = cls.vid;
     f->pcp = cls.pcp;
     f->flags = (uint8_t)((cls.tagged ? ZVS_FF_TAGGED : 0) | ((dst[0] & 1) ? ZVS_FF_MCAST : 0));
+    /* A decision the header memo may keep: untagged bytes (the header's 14 bytes are all
+     * the classification read), in one piece, no offload metadata, no learning. */
+    struct burst *memo = !cls.tagged && cls.pcp == 0 && ethertype != ZVS_ETHERTYPE_VLAN &&
+                         ethertype != ZVS_ETHERTYPE_QINQ && f->nfrags == 0 &&
+                         f->vnet.gso_type == ZVS_VNET_GSO_NONE &&
+                         !(f->vnet.flags & ZVS_VNET_F_NEEDS_CSUM) ? b : NULL;
+    b->in_max = ip->mtu + hdr_room;
+    b->last_bucket = NULL;              /* uplink_for sets it for this frame */
 
     if (in->is_guest) {
         if (!mac_eq(src, in->guest.mac)) {
@@ -450,9 +589,11 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
             if (zvs_mac_table_learn(sw->macs, src, f->vid, ip->index, now) == -ENOSPC)
                 drop_frame(ip, true, ZVS_DROP_MAC_FULL, f);
             b->mac_known = false;       /* the table may have changed */
+            b->hdr.out = NULL;
+            memo = NULL;                /* and the next frame must learn again */
         }
         if (dst[0] & 1) {
-            flood(sw, b, ip->index, f, true);
+            flood(sw, b, ip->index, f, dst, true);
             return;
         }
         int out = lookup(sw, b, dst, f->vid);
@@ -461,12 +602,12 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
         } else if (out >= 0) {
             if (sw->params.isolation)
                 drop_frame(ip, true, ZVS_DROP_ISOLATION, f);
-            else if (!egress(sw, &sw->sp[out], f))
+            else if (!egress(sw, &sw->sp[out], f, memo))
                 drop_frame(ip, true, ZVS_DROP_VLAN_DENIED, f);
         } else {
-            int up = uplink_for(sw, b, f);
-            if (up >= 0)
-                egress(sw, &sw->sp[up], f);
+            int up = uplink_for(sw, b, f, dst);
+            if (up >= 0)        /* a bucket by UDP port is no decision for the header */
+                egress(sw, &sw->sp[up], f, b->hash == ZVS_PG_HASH_UDP_SPORT ? NULL : memo);
             else
                 drop_frame(ip, true, ZVS_DROP_NO_UPLINK, f);
         }
@@ -474,12 +615,12 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
     }
     /* From an uplink. */
     if (dst[0] & 1) {
-        flood(sw, b, ip->index, f, false);
+        flood(sw, b, ip->index, f, dst, false);
         return;
     }
     int out = lookup(sw, b, dst, f->vid);
     if (out >= 0 && sw->sp[out].is_guest) {
-        if (!egress(sw, &sw->sp[out], f))
+        if (!egress(sw, &sw->sp[out], f, memo))
             drop_frame(ip, true, ZVS_DROP_VLAN_DENIED, f);
     } else {
         struct zvs_wire w = zvs_wire_of(f, f->len);
@@ -518,11 +659,17 @@ void zvs_switch_input(struct zvs_switch *sw, struct zvs_port *in, struct zvs_fra
     uint64_t bytes = 0, extra = 0;
 
     for (int i = 0; i < n; i++) {
-        frames[i].in_port = in->index;
-        forward_one(sw, s, &frames[i], now, &b);
-        uint64_t len = frames[i].len;
-        if (__builtin_expect(frames[i].vnet.gso_type != ZVS_VNET_GSO_NONE, 0)) {
-            struct zvs_wire w = zvs_wire_gso(&frames[i], frames[i].len);
+        if (b.hdr.out) {
+            i = memo_run(sw, &b.hdr, frames, i, n, in->index, &bytes);
+            if (i == n)
+                break;
+        }
+        struct zvs_frame *f = &frames[i];
+        f->in_port = in->index;
+        forward_one(sw, s, f, now, &b);
+        uint64_t len = f->len;
+        if (__builtin_expect(f->vnet.gso_type != ZVS_VNET_GSO_NONE, 0)) {
+            struct zvs_wire w = zvs_wire_gso(f, f->len);
             len = w.bytes;
             extra += w.frames - 1;
         }

@@ -7,7 +7,7 @@
  *                                                tap_open, RUNNING
  *   HHCLC055I <name> using MAC <mac>             LANSTAT told the guest <mac>: not the
  *                                                tap_mac means the guest's MAC is not
- *                                                its NIC's: HCP1165W, mac_wrong
+ *                                                its NIC's: ZVSGST1165W, mac_wrong
  *   HHCCP011I ... Disabled wait state            HCP450W in the log (the PSW from the
  *                                                next PSW= text); SHUTTING: the end
  *   HHCCP... stopped / HHCIN900I                 nothing: the exit itself is what counts
@@ -72,12 +72,12 @@ static void mac_str(const uint8_t m[6], char *buf, size_t size)
     snprintf(buf, size, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
 }
 
-/* HCP1165W in the console log and to the owner: the guest will not carry its NIC's MAC. */
+/* ZVSGST1165W in the console log and to the owner: the guest will not carry its NIC's MAC. */
 static void mac_wrong(struct zvs_vm *vm, const char *what)
 {
     char why[ZVS_VM_WHY_MAX + 160], nic[18];
     mac_str(vm->spec.nic_mac, nic, sizeof nic);
-    snprintf(why, sizeof why, "HCP1165W Machine %s: %s: the guest's MAC is not its NIC's %s",
+    snprintf(why, sizeof why, "ZVSGST1165W Machine %s: %s: the guest's MAC is not its NIC's %s",
              vm->spec.userid, what, nic);
     log_line(vm, why);
     if (vm->ev.mac_wrong)
@@ -201,11 +201,11 @@ static void end_machine(struct zvs_vm *vm)
     if (vm->end_why[0] == '\0') {
         if (vm->state == ZVS_VM_STARTING)
             snprintf(vm->end_why, sizeof vm->end_why,
-                     "HCP1164E Machine %s did not start: Hercules exited (status %d) before "
+                     "ZVSGST1164E Machine %s did not start: Hercules exited (status %d) before "
                      "opening its LCS tap", vm->spec.userid, status);
         else
             snprintf(vm->end_why, sizeof vm->end_why,
-                     "HCP1166I Machine %s ended: Hercules exited (status %d)", vm->spec.userid,
+                     "ZVSGST1166I Machine %s ended: Hercules exited (status %d)", vm->spec.userid,
                      status);
     }
     snprintf(why, sizeof why, "%s", vm->end_why);
@@ -247,11 +247,11 @@ void zvs_vm_tick(struct zvs_vm *vm, uint64_t now_ms)
         return;
     vm->deadline_ms = UINT64_MAX;
     if (vm->state == ZVS_VM_STARTING) {
-        snprintf(why, sizeof why, "HCP1164E Machine %s did not start: no LCS tap within %u s",
+        snprintf(why, sizeof why, "ZVSGST1164E Machine %s did not start: no LCS tap within %u s",
                  vm->spec.userid, ZVS_VM_TAP_TIMEOUT_MS / 1000);
         kill_now(vm, why);
     } else if (vm->state == ZVS_VM_SHUTTING) {
-        snprintf(why, sizeof why, "HCP1167I Machine %s did not shut down in time: forced",
+        snprintf(why, sizeof why, "ZVSGST1167I Machine %s did not shut down in time: forced",
                  vm->spec.userid);
         kill_now(vm, why);
     }
@@ -291,7 +291,7 @@ struct zvs_vm *zvs_vm_start(const struct zvs_vm_spec *spec, const struct zvs_vm_
     snprintf(rc, sizeof rc, "HERCULES_RC=%s/hercules.rc", spec->dir);
     char *argv[] = { vm->spec.hercules, "-d", "-f", cnf, NULL };
     char *env[] = { rc, NULL };
-    snprintf(hdr, sizeof hdr, "HCP1168I XAUTOLOG %s: starting %s", spec->userid, spec->hercules);
+    snprintf(hdr, sizeof hdr, "ZVSGST1168I XAUTOLOG %s: starting %s", spec->userid, spec->hercules);
     log_line(vm, hdr);
     if (run->spawn(run->ctx, spec->dir, argv, env, &vm->proc, why, whylen) < 0)
         goto fail;
@@ -327,7 +327,7 @@ void zvs_vm_destroy(struct zvs_vm *vm)
 void zvs_vm_force(struct zvs_vm *vm, uint64_t now_ms)
 {
     char why[ZVS_VM_WHY_MAX];
-    snprintf(why, sizeof why, "HCP1169I Machine %s forced off", vm->spec.userid);
+    snprintf(why, sizeof why, "ZVSGST1169I Machine %s forced off", vm->spec.userid);
     kill_now(vm, why);
 }
 

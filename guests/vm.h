@@ -91,7 +91,7 @@ struct zvs_vm;
  * says otherwise. gone: the machine has ended (process exited, FORCE, no tap in time);
  * `why` is the HCP line also written to the log. mac_wrong: the guest will not carry its
  * NIC's MAC (the tap's MAC could not be set, or Hercules' LANSTAT reported another);
- * `why` is the HCP1165W line also written to the log. Any may be NULL. */
+ * `why` is the ZVSGST1165W line also written to the log. Any may be NULL. */
 struct zvs_vm_events {
     void (*tap_open)(void *ctx, struct zvs_vm *vm, int netns_fd, const char *ifname);
     void (*gone)(void *ctx, struct zvs_vm *vm, const char *why);

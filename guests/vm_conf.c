@@ -40,7 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The reason becomes HCP1163E's second operand, which CP's formatter upper-cases and cuts
+/* The reason becomes ZVSGST1163E's second operand, which CP's formatter upper-cases and cuts
  * at 64 characters: reasons name files by their name in the folder, never by a path (the
  * daemon logs the folders), and stay short. */
 #define WHY(...) (snprintf(why, whylen, __VA_ARGS__), -EINVAL)

@@ -35,7 +35,7 @@ struct lag_member {
     uint16_t                 number;        /* actor port number */
     uint32_t                 speed_mbps;
     bool                     lacp_running;  /* lacp engine initialised */
-    const char              *stopping;      /* while the engine stops: why, for HCP1172E */
+    const char              *stopping;      /* while the engine stops: why, for ZVSLAG1172E */
     bool                     collecting;    /* as last told to the switch and group */
     bool                     distributing;
     struct zvs_lacp_port     lacp;
@@ -134,9 +134,9 @@ static const char *not_in_use_reason(const struct lag_member *m)
     return "LACP partner out of sync or expired";
 }
 
-/* The member's state as told: every change as HCP1174I (the log's trace: scripts wait
+/* The member's state as told: every change as ZVSLAG1174I (the log's trace: scripts wait
  * for "2902 is collecting, is distributing"), and a member going into or out of use
- * (distributing) as the operator's news, HCP1173I or HCP1172E, after it. */
+ * (distributing) as the operator's news, ZVSLAG1173I or ZVSLAG1172E, after it. */
 static void tell_state(struct lag_member *m, bool was_distributing)
 {
     const char *args[4] = { m->lag->params.pg.name, m->rdev, m->collecting ? "is" : "not",
@@ -277,7 +277,7 @@ static int start_lacp(struct zvs_lag *lag, struct lag_member *m)
  * partner stops hashing onto the link now rather than at its timeout (3 s short, 90 s
  * long) with every frame it sends meanwhile dropped here. */
 /* WHY names the cause in the operator's words: the final LACPDU's Mux changes take the
- * member out of use inside this call, and HCP1172E must not blame the partner for it. */
+ * member out of use inside this call, and ZVSLAG1172E must not blame the partner for it. */
 static void stop_lacp(struct lag_member *m, const char *why)
 {
     if (m->lacp_running) {

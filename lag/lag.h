@@ -34,10 +34,10 @@ struct zvs_lag_params {
     uint16_t system_priority;           /* actor System ID, first half (0: 32768) */
     uint8_t  system[6];                 /* actor System ID, MAC */
     uint16_t key;                       /* actor key of every member (0: 1) */
-    /* Where a member's state changes go, as catalogue messages (cp_messages.h: HCP1172E,
-     * HCP1173I, HCP1174I with their string arguments): the daemon's console and log.
+    /* Where a member's state changes go, as catalogue messages (cp_messages.h: ZVSLAG1172E,
+     * ZVSLAG1173I, ZVSLAG1174I with their string arguments): the daemon's console and log.
      * NULL: the log. Called inside the engines' callbacks (it must not call into the
-     * group). Bucket moves are the log's only (HCP1175I, at most 16 lines a second). */
+     * group). Bucket moves are the log's only (ZVSLAG1175I, at most 16 lines a second). */
     void   (*say)(void *arg, enum zvs_cpmsg_id id, const char *const *args, unsigned nargs);
     void    *say_arg;
 };

@@ -9,8 +9,10 @@
  *
  * Rules (monitor/SCREENS.md): rates = delta / seconds between the groups' TODs; the
  * System row is the mean of the rows (sum of deltas / rows / seconds, so 677585 and
- * 677276 give 677430.5 -> 677431), rounded half up once at the end. Time Out Sec is
- * z/VM's IPTIMEOUT default, 300: a layer-2 VSWITCH of ours has no IP timeout. A device
+ * 677276 give 677430.5 -> 677431), rounded half up once at the end. Time Out Sec is the
+ * record's IODVSW_LANIPTO (the switch's IPTIMEOUT in 30-second ticks) times 30; a record
+ * that left it 0 (an older zvswitch's) shows z/VM's default, 300; the System row shows
+ * the mean of the rows', as for QS. A device
  * without a controller (blank IODVSW_VMDUSER) shows "*" under Controlr: ours, IBM's
  * FCX240 page could not be found.
  *
@@ -26,7 +28,13 @@
 #include <string.h>
 #include <time.h>
 
-#define FCX240_TIMEOUT_S 300u           /* IPTIMEOUT default (DEFINE VSWITCH) */
+#define FCX240_TIMEOUT_S 300u           /* IPTIMEOUT default (DEFINE VSWITCH): 5 minutes */
+
+/* A row's Time Out Sec: IODVSW_LANIPTO's ticks of 30 s; 0 (not recorded) is the default. */
+static unsigned timeout_s(const struct zvs_mon_vswitch_activity *v)
+{
+    return v->iptimeout_ticks ? 30u * v->iptimeout_ticks : FCX240_TIMEOUT_S;
+}
 
 /* ---- shared helpers ----------------------------------------------------------------- */
 
@@ -269,18 +277,20 @@ int zvs_fcx240_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sa
     zvs_scr_printf(&b, "Addr     Name  Controlr  V  Sec  T_Byte T_Pack T_Disc R_Byte "
                    "R_Pack R_Disc  T_Err  R_Err\n");
     if (n > 0) {
-        unsigned qsv = 0;
-        for (int i = 0; i < n; i++)
+        unsigned qsv = 0, tos = 0;
+        for (int i = 0; i < n; i++) {
             qsv += row[i].rec->u.vsw.queuestorage_mb;
+            tos += timeout_s(&row[i].rec->u.vsw);
+        }
         zvs_scr_printf(&b, ">>      System       <<  %1u  %3u ",
-                       (qsv + (unsigned)n / 2) / (unsigned)n, FCX240_TIMEOUT_S);
+                       (qsv + (unsigned)n / 2) / (unsigned)n, (tos + (unsigned)n / 2) / (unsigned)n);
         rates6(&b, sys);
         for (int i = 0; i < n; i++) {
             const struct zvs_mon_vswitch_activity *v = &row[i].rec->u.vsw;
             /* No controller (blanks in IODVSW_VMDUSER): "*", ours (SCREENS.md). */
             zvs_scr_printf(&b, "%04X %-8.8s  %-8.8s  %1u  %3u ", v->rdev, v->lan_name,
                            v->controller[0] ? v->controller : "*", v->queuestorage_mb,
-                           FCX240_TIMEOUT_S);
+                           timeout_s(v));
             rates6(&b, row[i].rate);
         }
     }

@@ -23,7 +23,7 @@
  * The decoder trusts nothing: the buffer length must equal MRHDRLEN and the length defined
  * for that domain/record, reserved bytes must be zero, names must be CP names and a few
  * fields must be in range. Fields of IBM's layout that we do not model (subchannel id,
- * IPTIMEOUT, IBM's 80-491 of D6R21, manager fields, QDIO state) are written as zero (names
+ * IBM's 80-491 of D6R21, manager fields, QDIO state) are written as zero (names
  * as blanks) and not checked on decode, as a reader of real records would treat them.
  * The encoder refuses what the decoder would refuse, so every encoded record decodes.
  *
@@ -279,6 +279,7 @@ static int encode_d6r21(const struct zvs_mon_vswitch_activity *v, unsigned versi
         return -EINVAL;
     be_put16(b + IODVSW_RDEVDEV, v->rdev);
     b[IODVSW_LANFSV] = v->queuestorage_mb;
+    be_put16(b + IODVSW_LANIPTO, v->iptimeout_ticks);
     b[IODVSW_OSAPORTN] = v->osa_port;
     be_put64(b + IODVSW_NICTXBYT, v->tx_bytes);
     be_put64(b + IODVSW_NICRXBYT, v->rx_bytes);
@@ -411,6 +412,7 @@ static int decode_d6r21_head(const uint8_t *b, struct zvs_mon_vswitch_activity *
     if (v->queuestorage_mb < 1 || v->queuestorage_mb > QUEUESTORAGE_MAX)
         return -EBADMSG;
     v->rdev = be_get16(b + IODVSW_RDEVDEV);
+    v->iptimeout_ticks = be_get16(b + IODVSW_LANIPTO);
     v->osa_port = b[IODVSW_OSAPORTN];
     v->tx_bytes = be_get64(b + IODVSW_NICTXBYT);
     v->rx_bytes = be_get64(b + IODVSW_NICRXBYT);

@@ -61,6 +61,9 @@ struct zvs_mon_vswitch_activity {
     uint16_t rdev;                      /* IODVSW_RDEVDEV */
     uint8_t  osa_port;                  /* IODVSW_LANRDD_OSAPORTN */
     uint8_t  queuestorage_mb;           /* IODVSW_LANFSV, 1-8 */
+    uint16_t iptimeout_ticks;           /* IODVSW_LANIPTO: IPTIMEOUT in 30-second ticks
+                                           (minutes x 2); 0 in records of writers before
+                                           it was filled: unknown */
     char     controller[9];             /* IODVSW_VMDUSER; "" (blanks): no controller */
     char     lan_owner[9];              /* IODVSW_LANID: "SYSTEM" */
     char     lan_name[9];               /* IODVSW_LANID: the VSWITCH name */

@@ -8,10 +8,11 @@
  *  - The SLSB byte is the only hand-off. The adapter takes output buffers in state 0x62 and
  *    input buffers in 0x41, nothing else; it gives them back with a release store
  *    (0xA1 / 0xAF output, 0x82 / 0x8F input) after its last write to the SBAL or data.
- *  - Nothing the program wrote is trusted. Every SBALE is read once and checked before
- *    a byte behind it is touched; the entries of an input buffer are snapshot into
- *    adapter memory when the buffer is taken, so a program that rewrites them afterwards
- *    cannot steer a copy outside the data area.
+ *  - Nothing the program wrote is trusted. Every SBALE is read once by a walk and checked
+ *    before a byte behind it is touched (a fast pass that gives up discards what it read:
+ *    the full walk reads anew and alone decides); the entries of an input buffer are
+ *    snapshot into adapter memory when the buffer is taken, so a program that rewrites
+ *    them afterwards cannot steer a copy outside the data area.
  *  - The checks are the buffer rules of qdio.h only (entries inside the data area, 16 at
  *    most, 64 KB at most together, fragments, headers), never the guest library's layout
  *    policy (which 64 KB page set a buffer uses, how many buffers it arms): a program may
@@ -28,6 +29,11 @@
  *    mode, qdio_guest.h), so the SLSB hand-over is paid once per 16 small frames; a plain
  *    layer-2 header without offload metadata is checked with two word compares
  *    (fhdr_read), and the frame flags are left to the switch, which classifies anyway.
+ *    A buffer of such whole frames takes one pass of fewer compares (out_walk_plain) that
+ *    accepts exactly what the full walk accepts, and hands anything else to that walk.
+ *    Release updates a buffer's count once for its frames in a row, not once a frame,
+ *    and releasing exactly what the last poll handed out (zvs_switch_poll's burst) takes
+ *    the buffers from that poll's record without reading the frames.
  *
  * Hazards: frame descriptors point into memory another process can still write (a
  * hostile guest may change bytes the switch already looked at). Consumers must not rely
@@ -489,6 +495,18 @@ void zvs_qdio_shm_counters(const struct zvs_qdio_shm_hdr *h, struct zvs_qdio_cou
 
 /* ---- Adapter side ---------------------------------------------------------------- */
 
+/* What out_walk_plain's one compare of an entry's length and one of its address test
+ * against (plain_bounds_of). */
+struct plain_bounds {
+    uint32_t room;                      /* entry_size - header: 33..room + 32 bytes pass;
+                                           0: no fast pass */
+    uint64_t addr_max;                  /* data_size - entry_size: an entry starting here
+                                           or before lies inside the data area */
+};
+
+#define OUT_REC_BUFS  4u    /* buffers a poll's record holds: 32 frames packed 16 a buffer
+                               (a third for a staged buffer's rest); more: no record */
+
 struct zvs_qdio {
     int                        memfd;
     int                        siga_fd;     /* program -> adapter */
@@ -499,6 +517,7 @@ struct zvs_qdio {
     struct zvs_qdio_queue_shm *inq;
     struct zvs_qdio_queue_shm *outq;
     struct zvs_qdio_geom       geo;
+    struct plain_bounds        plain;       /* out_walk_plain's bounds */
     struct zvs_qdio_adapter_counters ctr;   /* authoritative; published to hdr->adapter */
 
     /* Output queue (frames from the guest). */
@@ -510,6 +529,13 @@ struct zvs_qdio {
     struct iovec     out_iov[ZVS_QDIO_NBUFS][ZVS_QDIO_NSBALE];
     struct zvs_frame out_stage[ZVS_QDIO_NSBALE];    /* descriptors of a buffer taken when
                                                        the caller had room for fewer */
+    /* What the last poll handed out, buffer by buffer, so that releasing exactly those
+     * frames (zvs_switch_poll does, every burst) is one update per buffer. */
+    const struct zvs_frame *rec_frames;     /* the array it filled; NULL: no record */
+    int              rec_n;                 /* frames it handed out */
+    uint8_t          rec_nbufs;
+    uint8_t          rec_buf[OUT_REC_BUFS]; /* their buffers in order, */
+    uint8_t          rec_cnt[OUT_REC_BUFS]; /* and each one's frames */
 
     /* Input queue (frames to the guest). */
     uint32_t         in_next;               /* next buffer to take */
@@ -556,6 +582,23 @@ static void init_header(struct zvs_qdio *q, uint32_t queuestorage)
     }
 }
 
+/* out_walk_plain's bounds for the NIC's geometry, or room 0 (no fast pass) where its
+ * shortcuts would not hold: an entry not larger than a header, larger than the data
+ * area, holding more frame bytes than a 16-bit pkt_length counts, or 16 entries that
+ * could together exceed a buffer's bytes. */
+static struct plain_bounds plain_bounds_of(const struct zvs_qdio_geom *geo)
+{
+    struct plain_bounds pb = { .room = 0, .addr_max = 0 };
+
+    if (geo->entry_size <= ZVS_QDIO_FHDR_LEN || geo->entry_size > geo->data_size ||
+        geo->entry_size - ZVS_QDIO_FHDR_LEN > UINT16_MAX ||
+        (uint64_t)geo->entry_size * ZVS_QDIO_NSBALE > geo->buf_bytes)
+        return pb;
+    pb.room = geo->entry_size - ZVS_QDIO_FHDR_LEN;
+    pb.addr_max = geo->data_size - geo->entry_size;
+    return pb;
+}
+
 int zvs_qdio_create(uint32_t queuestorage, struct zvs_qdio **out)
 {
     struct zvs_qdio *q = NULL;
@@ -591,6 +634,7 @@ int zvs_qdio_create(uint32_t queuestorage, struct zvs_qdio **out)
     q->geo.entry_size = ZVS_QDIO_ENTRY_SIZE;
     q->geo.buf_bytes = ZVS_QDIO_BUF_MAX;
     q->geo.buf_entries = ZVS_QDIO_NSBALE;
+    q->plain = plain_bounds_of(&q->geo);
     q->out_cur = -1;
     q->in_cur = -1;
     init_header(q, queuestorage);
@@ -678,6 +722,64 @@ static void out_refuse(struct zvs_qdio *q, uint32_t b, uint16_t sbalf)
     zvs_slsb_set(&q->outq->slsb[b], ZVS_SLSB_P_OUTPUT_ERROR);
 }
 
+/* ---- Output fast path: a buffer of whole plain frames ------------------------------ */
+
+/* The core benchmark's buffers: small frames packed up to 16 to a buffer, each a whole
+ * frame in one entry behind a plain layer-2 header. out_walk_plain takes such a buffer
+ * in one pass with fewer compares than sbal_walk, or gives up on the first entry that is
+ * anything else; the caller then walks the buffer with sbal_walk from its first entry,
+ * reading every SBALE again, and that walk alone decides (what the fast pass wrote is
+ * overwritten or unused). The fast pass accepts exactly buffers sbal_walk accepts, with
+ * the same descriptors and bytes; it decides nothing on its own. */
+
+/* Every entry of the buffer, up to the one flagged last, is a whole frame (fragment
+ * "none": no frame is ever open, so fragment order holds) that passes every rule of
+ * sbale_check: 33..entry_size bytes (one compare: not empty, within the entry size, room
+ * for the header and a frame byte), inside the data area (it starts at addr_max or before
+ * and holds at most entry_size bytes; one that starts later gives up, the full walk
+ * decides), within the buffer's bytes with the entries before it (16 entries of at most
+ * entry_size cannot exceed them, plain_bounds_of), and a header that passes fhdr_read's
+ * test of a plain frame (id layer 2, hdr_length 32, no offload metadata), whose
+ * pkt_length is the entry's bytes after the header (so it is not 0, and header and frame
+ * fit the buffer as the entry does). Returns the frames, *entry_bytes their entries'
+ * bytes; -1: give up. Out of line: a loop of its own keeps its values in registers. */
+static __attribute__((noinline))
+int out_walk_plain(const uint8_t *data, struct plain_bounds pb, const struct zvs_sbal *sbal,
+                   struct zvs_frame *dst, uint64_t cookie, uint16_t in_port,
+                   uint64_t *entry_bytes)
+{
+    const struct zvs_sbale *sbale = sbal->e, *const end = sbal->e + ZVS_QDIO_NSBALE;
+    uint64_t total = 0, ck = cookie;    /* ck: the cookie of entry sbale's frame */
+
+    for (; sbale < end; sbale++, dst++, ck++) {
+        uint32_t flags = __atomic_load_n(&sbale->flags, __ATOMIC_RELAXED);
+        uint32_t len = __atomic_load_n(&sbale->length, __ATOMIC_RELAXED);
+        uint64_t addr = __atomic_load_n(&sbale->addr, __ATOMIC_RELAXED);
+        uint32_t pkt_len = len - ZVS_QDIO_FHDR_LEN;
+
+        if ((flags & ZVS_SBALE_FRAG_MASK) != ZVS_SBALE_FRAG_NONE ||
+            pkt_len - 1u >= pb.room || addr > pb.addr_max)
+            return -1;
+        const uint8_t *raw = data + addr;
+        uint64_t w2;
+        uint16_t w3;
+        memcpy(&w2, raw + 16, 8);       /* vnet flags, gso_type, hdr_len, gso_size, csum_start */
+        memcpy(&w3, raw + 24, 2);       /* csum_offset */
+        /* pkt_len <= room <= UINT16_MAX here: its compare with pkt_length is on 16 bits */
+        if (raw[0] != ZVS_QETH_HDR_LAYER2 || raw[5] != ZVS_QDIO_FHDR_LEN ||
+            zvs_be16(raw + 6) != (uint16_t)pkt_len || (w2 | w3) != 0)
+            return -1;
+        total += len;
+        *dst = (struct zvs_frame){ .data = raw + ZVS_QDIO_FHDR_LEN, .len = pkt_len,
+                                   .in_port = in_port, .cookie = ck };
+        if (flags & ZVS_SBALE_LAST_ENTRY) {
+            *entry_bytes = total;
+            return (int)(ck - cookie) + 1;
+        }
+    }
+    return -1;
+}
+
 /* Take the next primed output buffer that parses, its descriptors built into dst (room
  * for ZVS_QDIO_NSBALE); refused ones go back as 0xAF. Returns its frames (>= 1; a buffer
  * that parses holds one at least), 0 when no buffer is primed; *bytes gets their bytes. */
@@ -698,7 +800,10 @@ static int out_take(struct zvs_qdio *q, struct zvs_frame *dst, uint16_t in_port,
         q->out_next = (b + 1) % ZVS_QDIO_NBUFS;
         const struct walk_sink sink = { .frames = dst, .cookie = (uint64_t)b << 8,
                                         .in_port = in_port };
-        int nfr = sbal_walk(&q->geo, &q->outq->sbal[b], q->out_iov[b], &sink, &sbalf,
+        int nfr = out_walk_plain(q->geo.data, q->plain, &q->outq->sbal[b], dst, sink.cookie,
+                                 in_port, &entry_bytes);
+        if (__builtin_expect(nfr < 0, 0))
+            nfr = sbal_walk(&q->geo, &q->outq->sbal[b], q->out_iov[b], &sink, &sbalf,
                             &entry_bytes);
         if (__builtin_expect(nfr < 0, 0)) {
             out_refuse(q, b, sbalf);
@@ -710,20 +815,36 @@ static int out_take(struct zvs_qdio *q, struct zvs_frame *dst, uint16_t in_port,
     }
 }
 
+/* Note in the poll's record that `count` frames of buffer b were handed out; *nrec
+ * becomes OUT_REC_BUFS + 1 (no record) when they do not fit. */
+static inline void rec_add(struct zvs_qdio *q, uint32_t *nrec, uint32_t b, uint32_t count)
+{
+    if (*nrec < OUT_REC_BUFS) {
+        q->rec_buf[*nrec] = (uint8_t)b;
+        q->rec_cnt[*nrec] = (uint8_t)count;
+        ++*nrec;
+    } else {
+        *nrec = OUT_REC_BUFS + 1;
+    }
+}
+
 int zvs_qdio_poll_output(struct zvs_qdio *q, struct zvs_frame *out, int max, uint16_t in_port)
 {
     uint64_t errors = q->ctr.out_errors;
     uint64_t bytes = 0;
+    uint32_t nrec = 0;
     int n = 0;
 
     while (n < max) {
         if (q->out_cur >= 0) {
             /* Frames left over from a buffer taken when out[] had less room. */
+            int from = n;
             while (n < max && q->out_cur_next < q->out_nframes) {
                 const struct zvs_frame *f = &q->out_stage[q->out_cur_next++];
                 bytes += f->len;
                 out[n++] = *f;
             }
+            rec_add(q, &nrec, (uint32_t)q->out_cur, (uint32_t)(n - from));
             if (q->out_cur_next == q->out_nframes)
                 q->out_cur = -1;
             continue;
@@ -735,6 +856,7 @@ int zvs_qdio_poll_output(struct zvs_qdio *q, struct zvs_frame *out, int max, uin
         if (nfr == 0)
             break;
         if (direct) {
+            rec_add(q, &nrec, (uint32_t)(out[n].cookie >> 8), (uint32_t)nfr);
             n += nfr;
             bytes += buf_bytes;
         } else {
@@ -743,6 +865,9 @@ int zvs_qdio_poll_output(struct zvs_qdio *q, struct zvs_frame *out, int max, uin
             q->out_nframes = (uint8_t)nfr;
         }
     }
+    q->rec_frames = n > 0 && nrec <= OUT_REC_BUFS ? out : NULL;
+    q->rec_n = n;
+    q->rec_nbufs = (uint8_t)nrec;
     /* Publish only what this call changed (the program reads these from the region). */
     if (n > 0) {
         q->ctr.out_frames += (uint64_t)n;
@@ -755,22 +880,47 @@ int zvs_qdio_poll_output(struct zvs_qdio *q, struct zvs_frame *out, int max, uin
     return n;
 }
 
+/* run frames of buffer b are back: its count goes down by as many (by what it holds at
+ * most: the rest are not ours), and the buffer returns to the program at 0. */
+static inline void give_back(struct zvs_qdio *q, uint64_t b, uint32_t run)
+{
+    assert(b < ZVS_QDIO_NBUFS && q->out_held[b] >= run);
+    if (b >= ZVS_QDIO_NBUFS || q->out_held[b] == 0)
+        return;                         /* not ours: never hand a buffer back twice */
+    if (run >= q->out_held[b]) {
+        q->out_held[b] = 0;
+        q->outq->sbalf[b] = 0;
+        zvs_slsb_set(&q->outq->slsb[b], ZVS_SLSB_P_OUTPUT_EMPTY);
+        q->ctr.out_bufs_processed++;
+    } else {
+        q->out_held[b] = (uint8_t)(q->out_held[b] - run);
+    }
+}
+
 void zvs_qdio_release(struct zvs_qdio *q, const struct zvs_frame *frames, int n)
 {
     uint64_t processed = q->ctr.out_bufs_processed;
 
-    for (int i = 0; i < n; i++) {
-        uint64_t b = frames[i].cookie >> 8;
+    if (n > 0 && frames == q->rec_frames && n == q->rec_n &&
+        frames[0].cookie >> 8 == q->rec_buf[0] &&
+        frames[n - 1].cookie >> 8 == q->rec_buf[q->rec_nbufs - 1]) {
+        /* Exactly what the last poll handed out: its record says which buffers. */
+        for (uint32_t k = 0; k < q->rec_nbufs; k++)
+            give_back(q, q->rec_buf[k], q->rec_cnt[k]);
+    } else {
+        /* A buffer's frames come in a row (as poll_output handed them out): one run of
+         * frames of one buffer is one update of its count, as many decrements would be. */
+        for (int i = 0; i < n;) {
+            uint64_t b = frames[i].cookie >> 8;
+            int j = i + 1;
 
-        assert(b < ZVS_QDIO_NBUFS && q->out_held[b] > 0);
-        if (b >= ZVS_QDIO_NBUFS || q->out_held[b] == 0)
-            continue;                   /* not ours: never hand a buffer back twice */
-        if (--q->out_held[b] == 0) {
-            q->outq->sbalf[b] = 0;
-            zvs_slsb_set(&q->outq->slsb[b], ZVS_SLSB_P_OUTPUT_EMPTY);
-            q->ctr.out_bufs_processed++;
+            while (j < n && frames[j].cookie >> 8 == b)
+                j++;
+            give_back(q, b, (uint32_t)(j - i));
+            i = j;
         }
     }
+    q->rec_frames = NULL;               /* a record serves one release */
     if (q->ctr.out_bufs_processed != processed)
         __atomic_store_n(&q->hdr->adapter.out_bufs_processed, q->ctr.out_bufs_processed,
                          __ATOMIC_RELAXED);

@@ -10,6 +10,7 @@ PACKAGES=(
   lcov valgrind                                                # coverage, leak checking
   iproute2 iperf3 ethtool nftables iputils-ping procps psmisc  # namespace labs
   tcpreplay tshark python3-scapy                               # pcap replay and decoding
+  dnsmasq-base                                                 # names lab: a DNS server the test runs (no service)
   openvswitch-switch                                           # OVS userspace: bench peer, LACP peer
   hercules                                                     # the emulated mainframe
   gcc-s390x-linux-gnu binutils-s390x-linux-gnu                 # cross tools: guest images (make guests)

@@ -191,7 +191,7 @@ static int run_command(struct conn *c, const char *cmd, struct out_limit *lim)
     struct out_limit all = { 0 };
     size_t n = strlen(cmd);
     if (send_all(c->fd, cmd, n) < 0 || send_all(c->fd, "\n", 1) < 0) {
-        /* A refused connection (HCP1101E not mapped, HCP1106E busy) is answered and
+        /* A refused connection (ZVSCON1101E not mapped, ZVSCON1106E busy) is answered and
          * closed at accept, maybe before our command went out: the answer is still in
          * our receive queue, and it is what the user needs to see. */
         if (errno != EPIPE && errno != ECONNRESET) {

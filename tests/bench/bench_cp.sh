@@ -57,7 +57,7 @@ batch() {
   t0=$(date +%s.%N)
   $VMCP <"$1" >"$WORK/out" 2>&1 || { tail -3 "$WORK/out"; echo "batch $1 failed"; exit 1; }
   t1=$(date +%s.%N)
-  grep -q '^HCP' "$WORK/out" && { grep -m3 '^HCP' "$WORK/out"; echo "a command was refused"; exit 1; }
+  grep -Eq '^(HCP|ZVS)[A-Z]{3}[0-9]' "$WORK/out" && { grep -m3 -E '^(HCP|ZVS)[A-Z]{3}[0-9]' "$WORK/out"; echo "a command was refused"; exit 1; }
   echo "$t0 $t1" | awk '{ printf "%.6f", $2 - $1 }'
 }
 for i in $(seq 1 "$N"); do echo "QUERY VMLAN"; done >"$WORK/query"

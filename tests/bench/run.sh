@@ -6,7 +6,10 @@
 # Runs, in order:
 #   1. $BUILD/bench/bench_core            frames per second on one core, guest output queue
 #                                         -> forwarding -> in-memory uplink (64 B and 1500 B)
-#   2. bench_core --callgrind under valgrind --tool=callgrind: instructions per frame
+#   2. bench_core --callgrind under valgrind --tool=callgrind: instructions per frame, in
+#                                         total and split into the switch side and the
+#                                         guest side (which functions count as which, and
+#                                         why: tests/bench/README.md)
 #   3. every tests/bench/bench_*.sh       (e.g. bench_veth.sh: the veth path against OVS
 #                                         userspace and the Linux bridge)
 # then writes every measurement to $BUILD/bench.json and prints a table with the targets.
@@ -15,7 +18,12 @@
 #   BENCH <name> <value> <unit>
 #   BENCH <name> <value> <unit> <peer> <peer_value> <ratio>
 #   BENCH <name> <value> <unit> <peer_value> <ratio>        (peer taken from <name>)
+#   NOTRUN <name> <reason, words>
 # One measurement per line; every other line is a log line and is kept in the log only.
+# NOTRUN says a measurement was not taken for a reason that is no failure of this run
+# (bench_repro.sh: the gains it takes from the latest `make repro` when there is none):
+# its row reads "not run (<reason>)", its target is neither met nor missed, and its JSON
+# object has "value":null, "met":null and "not_run":"<reason>".
 #   name        [A-Za-z0-9_.-]+, e.g. veth_tcp_gbps_vs_ovs
 #   value       a number (our result), e.g. 9.41
 #   unit        one token without blanks, e.g. Gbit/s, Mpps, Tx/s, us
@@ -32,6 +40,9 @@
 # ---- Targets (checked here, printed as met or MISSED; a target nobody measured is
 # ---- printed as MISSED (not measured), never left out) --------------------------------
 #   core_64b_mpps                 >= 20   Mpps per core, 64-byte frames
+#   core_instr_per_frame          <= 300  instructions per 64-byte frame (callgrind), of
+#   core_instr_per_frame_switch   <= 150  them the switch side's (issue 23)
+#   core_instr_per_frame_guest    <= 144.3 and the guest side's: no higher than before
 #   (and the LACP and port-group targets in the table at the top of report(): convergence,
 #   silent-partner detection, PDU lateness under load, distribution cost, balance,
 #   failover gap, group scaling; the soak's: soak_rss_growth_kb <= 1024,
@@ -78,10 +89,10 @@ status=0
 
 note() { echo "$*" >>"$NOTES"; echo "bench: $*" >&2; }
 
-# Keep a command's BENCH lines; the whole output goes to its log.
+# Keep a command's BENCH and NOTRUN lines; the whole output goes to its log.
 collect() {
   local log=$1
-  grep '^BENCH ' "$log" >>"$LINES" || true
+  grep -E '^(BENCH|NOTRUN) ' "$log" >>"$LINES" || true
 }
 
 run_core() {
@@ -201,11 +212,15 @@ report() {
     BEGIN {
       # Targets of named measurements: "op value"; every one must be measured (a missing
       # one is reported as MISSED (not measured)). Issue 2: core; issue 3: LACP; issue 4:
-      # port groups; issue 16: the soak (bench_soak.sh; "==": lost_uncounted below 0 would
+      # port groups; issue 23: instructions per frame (the sides: tests/bench/README.md);
+      # issue 16: the soak (bench_soak.sh; "==": lost_uncounted below 0 would
       # mean a discard counted that lost nothing, as wrong as a loss nobody counted);
       # issue 14: the IBM report experiment, group over non-group (bench_repro.sh: the
       # subset measured, the rest from the latest make repro).
       split("core_64b_mpps >= 20|" \
+            "core_instr_per_frame <= 300|" \
+            "core_instr_per_frame_switch <= 150|" \
+            "core_instr_per_frame_guest <= 144.3|" \
             "dist_ns_per_frame <= 10|" \
             "balance_max_over_mean_skewed_2p_load <= 1.10|" \
             "balance_max_over_mean_skewed_4p_load <= 1.10|" \
@@ -232,6 +247,19 @@ report() {
       print ""
       row("measurement", "value", "unit", "peer", "ratio", "target", "status")
       row("-----------", "-----", "----", "----", "-----", "------", "------")
+    }
+    $1 == "NOTRUN" {
+      if (NF < 3 || !tok($2)) { bad[++nbad] = $0; next }
+      name = $2; reason = $3
+      for (i = 4; i <= NF; i++) reason = reason " " $i
+      target = ""; state = "not run (" reason ")"
+      if (name in top) { target = tval[name]; seen[name] = 1 }
+      o = "{\"name\":" jstr(name) ",\"value\":null"
+      if (target != "") o = o ",\"target\":" target ",\"met\":null"
+      objs[++nobj] = o ",\"not_run\":" jstr(reason) "}"
+      notrun++
+      row(name, "-", "", "", "", target != "" ? top[name] " " target : "", state)
+      next
     }
     {
       n = NF; name = $2; value = $3; unit = $4; peer = ""; pv = ""; ratio = ""
@@ -279,7 +307,8 @@ report() {
       close(json)
       for (i = 1; i <= nbad; i++)
         printf "bench: malformed line ignored: %s\n", bad[i]
-      printf "\nbench: %d measurements, %d target(s) missed; written to %s\n", nobj, missed + 0, json
+      printf "\nbench: %d measurements, %d target(s) missed, %d not run; written to %s\n", \
+             nobj, missed + 0, notrun + 0, json
       exit (nbad > 0 ? 2 : (missed > 0 ? 3 : 0))
     }' "$LINES"
 }

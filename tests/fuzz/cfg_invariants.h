@@ -30,6 +30,22 @@ static void check_invariants(const struct zvs_cfg *cfg)
     CHECK(cfg->nuser <= ZVS_CFG_MAX_USERS);
     CHECK(cfg->nnic <= ZVS_CFG_MAX_NICS);
     CHECK(cfg->vmlan.macprefix[0] & 0x02 && !(cfg->vmlan.macprefix[0] & 0x01));
+    /* RESOLVER: canonical names, each once; servers in c-ares' form. */
+    CHECK(cfg->resolver.nwatch <= ZVS_CFG_MAX_WATCH);
+    CHECK(cfg->resolver.nserver <= ZVS_CFG_MAX_DNS);
+    for (unsigned i = 0; i < cfg->resolver.nwatch; i++) {
+        const char *w = cfg->resolver.watch[i];
+        char canon[ZVS_HOSTNAME_MAX + 1];
+        CHECK(memchr(w, '\0', sizeof cfg->resolver.watch[i]) != NULL);
+        CHECK(zvs_hostname_check(w, strlen(w), canon) == ZVS_HOSTNAME_OK);
+        CHECK(strcmp(canon, w) == 0);
+        CHECK(zvs_cfg_find_watch(&cfg->resolver, w) == (int)i);
+    }
+    for (unsigned i = 0; i < cfg->resolver.nserver; i++) {
+        char canon[ZVS_RES_SERVER_STR];
+        CHECK(zvs_res_server_parse(cfg->resolver.server[i], canon, sizeof canon));
+        CHECK(strcmp(canon, cfg->resolver.server[i]) == 0);
+    }
     for (unsigned i = 0; i < cfg->nvswitch; i++) {
         const struct zvs_cfg_vswitch *sw = &cfg->vswitch[i];
         check_name(sw->name, sizeof sw->name);
@@ -75,7 +91,7 @@ static void check_invariants(const struct zvs_cfg *cfg)
     for (unsigned i = 0; i < cfg->msgs.n; i++) {
         const struct zvs_msg *m = &cfg->msgs.msg[i];
         CHECK(memchr(m->text, '\0', sizeof m->text) != NULL);
-        CHECK(strstr(m->text, "HCP10") != NULL);
+        CHECK(strstr(m->text, "ZVSCFG10") != NULL);
         errors += m->severity == 'E' || m->severity == 'S';
     }
     CHECK(errors + cfg->msgs.dropped >= cfg->msgs.errors);

@@ -12,8 +12,9 @@
  *     (zvs_cmd_format) parses again, to the identical struct, and formats identically;
  *     parsing into a differently filled struct gives the same bytes (padding included);
  *   - refused: *cmd is byte-for-byte untouched; the response is exactly one line
- *     "HCPnnnS ..." of printable ASCII ending in "\n" and the rc is positive (also for
- *     the DEFINE VSWITCH / GRANT operands answered by the SYSTEM CONFIG parser);
+ *     "HCPmmmnnnS ..." or "ZVScccnnnnS ..." of printable ASCII ending in "\n" and the
+ *     rc is positive (also for the DEFINE VSWITCH / GRANT operands answered by the
+ *     SYSTEM CONFIG parser);
  *   - class G alone is accepted only the class G commands (the NIC commands, QUERY
  *     VMLAN, QUERY VSWITCH, QUERY NAMES, QUERY USERS), never with USERID.
  *
@@ -55,7 +56,7 @@ static void check_refusal(const struct zvs_cp_response *r)
     CHECK(r->rc > 0);
     CHECK(r->len > 8 && r->len < ZVS_CPMSG_TEXT_MAX);
     CHECK(strlen(r->text) == r->len);
-    CHECK(memcmp(r->text, "HCP", 3) == 0);
+    CHECK(memcmp(r->text, "HCP", 3) == 0 || memcmp(r->text, "ZVS", 3) == 0);
     CHECK(r->text[r->len - 1] == '\n');
     for (size_t i = 0; i + 1 < r->len; i++)
         CHECK(r->text[i] >= 0x20 && r->text[i] <= 0x7E);
@@ -65,7 +66,9 @@ static bool class_g_verb(enum zvs_cmd_verb v)
 {
     return v == ZVS_CMD_QUERY_VSWITCH || v == ZVS_CMD_DEFINE_NIC || v == ZVS_CMD_DETACH_NIC ||
            v == ZVS_CMD_COUPLE || v == ZVS_CMD_UNCOUPLE || v == ZVS_CMD_QUERY_NIC ||
-           v == ZVS_CMD_QUERY_VMLAN || v == ZVS_CMD_QUERY_NAMES || v == ZVS_CMD_QUERY_USERS;
+           v == ZVS_CMD_QUERY_VMLAN || v == ZVS_CMD_QUERY_NAMES || v == ZVS_CMD_QUERY_USERS ||
+           v == ZVS_CMD_QUERY_USERID || v == ZVS_CMD_QUERY_CPLEVEL ||
+           v == ZVS_CMD_QUERY_VIRTUAL_NIC || v == ZVS_CMD_QUERY_LAN;
 }
 
 static void check_vswitch_def(const struct zvs_cmd *cmd)
@@ -138,6 +141,16 @@ static void check_accepted(const struct zvs_cmd *cmd, uint32_t privclass)
         CHECK(cmd->name[0] != '\0');
     if (cmd->has_vdev)
         CHECK(cmd->verb == ZVS_CMD_QUERY_NIC);
+    /* RESOLVER: a host name the syntax check accepts, in its canonical form; else none. */
+    if (cmd->verb == ZVS_CMD_RESOLVER) {
+        char canon[ZVS_HOSTNAME_MAX + 1];
+        size_t hl = strnlen(cmd->hostname, sizeof cmd->hostname);
+        CHECK(hl > 0 && hl <= ZVS_HOSTNAME_MAX);
+        CHECK(zvs_hostname_check(cmd->hostname, hl, canon) == ZVS_HOSTNAME_OK);
+        CHECK(strcmp(canon, cmd->hostname) == 0);
+    } else {
+        CHECK(cmd->hostname[0] == '\0');
+    }
     if (cmd->target[0] != '\0')
         CHECK(privclass & ZVS_PRIVCLASS('B'));
     if (!(privclass & ZVS_PRIVCLASS('B')))

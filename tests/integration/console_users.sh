@@ -6,8 +6,8 @@
 #     --console-group, and on --console-group without --console, and says which;
 #   - the socket is mode 0660, group of `nobody`; root is still OPERATOR (classes A-G);
 #   - `nobody`, mapped as LINUX1 class G, reaches the console and is refused a class B
-#     command with HCP1100E (so the mapping gave LINUX1's class G, not root's classes);
-#   - a uid in the group but not in the directory gets HCP1101E (vmcp exits 1, as
+#     command with ZVSCMD1100E (so the mapping gave LINUX1's class G, not root's classes);
+#   - a uid in the group but not in the directory gets ZVSCON1101E (vmcp exits 1, as
 #     s390-tools' vmcp for any non-zero CP return code); a mapped uid outside the group
 #     never reaches the console (file mode; vmcp exits 3, a Linux error).
 # No network: one NOUPLINK switch, no NICs. Needs root (setpriv to other uids).
@@ -49,7 +49,7 @@ start_refused() {  # start_refused WANT-STDERR vswitchd-args...
   [ -e "$SOCK" ] && fail "a refused start left $SOCK"
   echo "ok: refused: $want"
 }
-start_refused "vswitchd: $WORK/BAD.DIRECT:2: HCP1067E LINUXUSER zvs-no-such-user of USER LINUX1 is not a Linux user on this system" \
+start_refused "vswitchd: $WORK/BAD.DIRECT:2: ZVSCFG1067E LINUXUSER zvs-no-such-user of USER LINUX1 is not a Linux user on this system" \
   -u "$WORK/BAD.DIRECT" -k "$SOCK"
 start_refused "vswitchd: console group zvs-no-such-group: no such group" \
   -u "$WORK/USER.DIRECT" -k "$SOCK" --console-group zvs-no-such-group
@@ -77,17 +77,17 @@ echo "ok: root is OPERATOR (QUERY VSWITCH, class B, answered)"
 
 # 4. nobody is LINUX1, class G: a class B command is refused by privilege, not by identity.
 expect_eq "nobody SET PORT GROUP" "$(as nobody "$GID" 'SET PORT GROUP G1 LACP ACTIVE')" \
-  "HCP1100E Not authorized: SET PORT GROUP requires privilege class B
+  "ZVSCMD1100E Not authorized: SET PORT GROUP requires privilege class B
 Error: non-zero CP response for command 'SET PORT GROUP G1 LACP ACTIVE': #1100
 rc=1"
 expect_eq "nobody QUERY PORT GROUP" "$(as nobody "$GID" 'QUERY PORT GROUP')" \
-  "HCP1100E Not authorized: QUERY PORT GROUP requires privilege class B
+  "ZVSCMD1100E Not authorized: QUERY PORT GROUP requires privilege class B
 Error: non-zero CP response for command 'QUERY PORT GROUP': #1100
 rc=1"
 
-# 5. In the group, not in the directory: HCP1101E, and the connection is closed.
+# 5. In the group, not in the directory: ZVSCON1101E, and the connection is closed.
 expect_eq "uid $STRANGER in the group" "$(as "$STRANGER" "$GID" 'QUERY PORT GROUP')" \
-  "HCP1101E Console access denied: uid $STRANGER is not mapped to a CP userid
+  "ZVSCON1101E Console access denied: uid $STRANGER is not mapped to a CP userid
 Error: non-zero CP response for command 'QUERY PORT GROUP': #1101
 rc=1"
 

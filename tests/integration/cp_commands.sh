@@ -84,7 +84,7 @@ snapshot() {
 
 golden empty_vmlan QUERY VMLAN
 cp_rc 0 QUERY VSWITCH
-expect_eq "no switch yet" "$out" "HCP1138I No VSWITCH to show"
+expect_eq "no switch yet" "$out" "ZVSCMD1138I No VSWITCH to show"
 
 echo "== the report's sequence"
 cp SET PORT GROUP CCBGROUP JOIN 28BA 2902
@@ -96,17 +96,17 @@ cp SET VSWITCH CCBVSW1 GRANT LNXA
 cp SET VSWITCH CCBVSW1 GRANT LNXB
 echo "== LNXA (class G, Linux user nobody) on the console"
 out=$(as_lnxa DEFINE VSWITCH MYVSW); rc=$?
-expect_eq "class G DEFINE VSWITCH (rc $rc)" "$out" "HCP1100E Not authorized: DEFINE VSWITCH requires privilege class B
+expect_eq "class G DEFINE VSWITCH (rc $rc)" "$out" "ZVSCMD1100E Not authorized: DEFINE VSWITCH requires privilege class B
 Error: non-zero CP response for command 'DEFINE VSWITCH MYVSW': #1100"
 expect_eq "vmcp's exit status for a non-zero CP rc (s390-tools: 1)" "$rc" 1
 out=$(as_lnxa COUPLE USERID LNXB F000 TO SYSTEM CCBVSW1); rc=$?
-expect_eq "class G COUPLE for another user (rc $rc)" "$out" "HCP1100E Not authorized: COUPLE USERID requires privilege class B
+expect_eq "class G COUPLE for another user (rc $rc)" "$out" "ZVSCMD1100E Not authorized: COUPLE USERID requires privilege class B
 Error: non-zero CP response for command 'COUPLE USERID LNXB F000 TO SYSTEM CCBVSW1': #1100"
 out=$(as_lnxa COUPLE F000 TO SYSTEM CCBVSW1) || fail "LNXA's own COUPLE rc $?: $out"
 expect_eq "COUPLE" "$out" "NIC F000 is connected to VSWITCH SYSTEM CCBVSW1"
 cp COUP USERID LNXB F000 SYSTEM CCBVSW1
 cp_rc 255 COUPLE USERID LNXC F000 TO SYSTEM CCBVSW1
-expect_eq "ungranted COUPLE" "$out" "HCP1121E User LNXC is not authorized to couple to VSWITCH CCBVSW1"
+expect_eq "ungranted COUPLE" "$out" "ZVSVSW1121E User LNXC is not authorized to couple to VSWITCH CCBVSW1"
 wait_for 15 distributing_is 2 || fail "CCBGROUP did not come up: $(vmcp Q PORT GROUP)"
 # Our side distributing does not mean the partner collects yet: wait for its bundle too.
 wait_for 10 bundled_is 2 || fail "the switch model did not bundle 28BA and 2902"
@@ -270,7 +270,7 @@ cp QUERY NIC USERID LNXA
 echo "$out" | grep -q "LAN: \* None" || fail "DETACH VSWITCH left LNXA coupled"
 cp SET PORT GROUP CCBGROUP DELETE
 cp_rc 0 QUERY PORT GROUP
-expect_eq "no group left" "$out" "HCP1118I No port groups are defined"
+expect_eq "no group left" "$out" "ZVSLAG1118I No port groups are defined"
 echo "== a GRANT's VLANs change a coupled trunk guest at once"
 cp DEFINE VSWITCH VLSW NOUPLINK VLAN AWARE
 cp SET VSWITCH VLSW GRANT LNXB PORTTYPE TRUNK VLAN 10

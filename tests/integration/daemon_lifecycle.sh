@@ -11,13 +11,13 @@ for pair in "SYSTEM.CONFIG USER.DIRECT" "lab/SYSTEM.CONFIG lab/USER.DIRECT" "lab
   set -- $pair
   "$VSWITCHD" --check -c "$ROOT/configs/$1" -u "$ROOT/configs/$2" >/tmp/zvs-check.$$ 2>&1 ||
     fail "--check $1 $2: $(cat /tmp/zvs-check.$$)"
-  grep -q "HCP1099I .* 0 error" /tmp/zvs-check.$$ || fail "--check $1: no clean summary"
+  grep -q "ZVSCFG1099I .* 0 error" /tmp/zvs-check.$$ || fail "--check $1: no clean summary"
 done
 echo "ok: shipped configurations pass --check"
 BAD=$(mktemp /tmp/zvs-bad.XXXXXX)
 printf 'VMLAN MACPREFIX 02000C\nDEFINE VSWITCH BADSW RDEV 28BA QUEUESTORAGE 9M\n' >"$BAD"
 "$VSWITCHD" --check -c "$BAD" >/tmp/zvs-check.$$ 2>&1 && fail "--check accepted QUEUESTORAGE 9M"
-grep -q ":2: HCP.*QUEUESTORAGE" /tmp/zvs-check.$$ || fail "--check message: $(cat /tmp/zvs-check.$$)"
+grep -q ":2: ZVSCFG1003E.*QUEUESTORAGE" /tmp/zvs-check.$$ || fail "--check message: $(cat /tmp/zvs-check.$$)"
 "$VSWITCHD" -f -c "$BAD" >/tmp/zvs-check.$$ 2>&1 && fail "vswitchd started on a bad configuration"
 echo "ok: a bad configuration is refused with file:line and the operand"
 rm -f "$BAD" /tmp/zvs-check.$$

@@ -19,7 +19,7 @@
 #    output), over Hercules' HTTP command interface;
 #  - SIGNAL SHUTDOWN LNX1 WITHIN 30: the guest's clean shutdown (ZVSL900I by
 #    signal-quiesce, ZVSL901I, ZVSL902I), its disabled wait, then logged off: QUERY NAMES
-#    no longer lists it, HCP1166I (not HCP1167I, forced) ends the console log, the NIC
+#    no longer lists it, ZVSGST1166I (not ZVSGST1167I, forced) ends the console log, the NIC
 #    stays coupled without a backend;
 #  - vswitchd stopped: no Hercules outlives it; every namespace goes.
 # Bounded: 210 s overall (timeout -k), the boot 150 s. XFER: HLV_XFER_BYTES (2 MiB).
@@ -116,14 +116,14 @@ grep -q "ZVSL900I SHUTDOWN REQUESTED BY signal-quiesce" "$LOG" || fail "no ZVSL9
 grep -q "ZVSL901I" "$LOG" || fail "no ZVSL901I (eth0 down)"
 grep -q "ZVSL902I" "$LOG" || fail "no ZVSL902I (power-off)"
 grep -q "HCPGIR450W CP entered; disabled wait PSW" "$LOG" || fail "no disabled wait after the power-off"
-grep -q "HCP1167I" "$LOG" && fail "LNX1 was forced, not shut down: $(grep HCP1167I "$LOG")"
-tail -1 "$LOG" | grep -q "^HCP1166I Machine LNX1 ended" || fail "the console log's last line: $(tail -1 "$LOG")"
-vmcp "QUERY CONSLOG LNX1 30" | grep -E "ZVSL90[0-9]I|HCPGIR450W|HCP1166I" | sed 's/^/conslog: /'
+grep -q "ZVSGST1167I" "$LOG" && fail "LNX1 was forced, not shut down: $(grep ZVSGST1167I "$LOG")"
+tail -1 "$LOG" | grep -q "^ZVSGST1166I Machine LNX1 ended" || fail "the console log's last line: $(tail -1 "$LOG")"
+vmcp "QUERY CONSLOG LNX1 30" | grep -E "ZVSL90[0-9]I|HCPGIR450W|ZVSGST1166I" | sed 's/^/conslog: /'
 kill -0 "$pid" 2>/dev/null && fail "LNX1's Hercules (pid $pid) still runs"
 nic_counters LNX1
 grep -q "(machine not logged on)" "$WORK/nic.LNX1" || fail "LNX1's NIC after logoff: $(cat "$WORK/nic.LNX1")"
 grep -q "State: coupled" "$WORK/nic.LNX1" || fail "LNX1's NIC uncoupled by the logoff"
-expect_resp "QUERY NAMES with nothing running" "QUERY NAMES" "^HCP"
+expect_resp "QUERY NAMES with nothing running" "QUERY NAMES" "^ZVSCMD1138I"
 ip netns exec "$NS_A" ping -c 2 -i 0.2 -W 1 "$LAN_IP" >/dev/null || fail "LNXA lost the LAN"
 
 # --- vswitchd stops: no Hercules outlives it ------------------------------------------------------

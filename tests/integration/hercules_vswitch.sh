@@ -9,8 +9,8 @@
 #
 # Asserts, in order:
 #  - bad input answered with its message, nothing else changed: XAUTOLOG of an entry with no
-#    IPL (HCP1162E), of a missing image (HCP1163E, short reason), FORCE of a user not logged
-#    on (HCP045E), XAUTOLOG of one logged on (HCP1161E);
+#    IPL (ZVSGST1162E), of a missing image (ZVSGST1163E, short reason), FORCE of a user not logged
+#    on (HCPCMD045E), XAUTOLOG of one logged on (ZVSGST1161E);
 #  - XAUTOLOG FP1: "Command accepted", "AUTO LOGON", QUERY NAMES / USERS; its LCS tap is the
 #    NIC's backend; the LAN host's ARP across the port group gets the NIC's MAC
 #    (MACPREFIX + MACID), and the tap's MAC is not any NIC's (XAUTOLOG to ARP measured);
@@ -27,7 +27,7 @@
 #    and counted: tap down / tap full); the tap set down for 0.3 s by hand under 100 pings
 #    a second: NIC still coupled on tap0, 150 of 200 answered at least, the same accounting;
 #  - a broken image (truncated) reported within 10 s: the console log's HCPGIR450W with
-#    wait code 00000BAD; a Hercules that exits at once reported within 10 s (HCP1164E) and
+#    wait code 00000BAD; a Hercules that exits at once reported within 10 s (ZVSGST1164E) and
 #    not logged on; the switch and FP1 keep working;
 #  - a flooding guest (FP2: GEN at full rate, 64-byte frames, about 8 s) on QUEUESTORAGE
 #    1M: every frame it wrote is counted on its NIC exactly (TX Packets + TX Discarded =
@@ -95,11 +95,11 @@ rtt() {
 }
 
 # --- bad input: a message each, nothing else changes --------------------------------
-expect_resp "XAUTOLOG of an entry with no IPL" "XAUTOLOG LNXA" "^HCP1162E"
+expect_resp "XAUTOLOG of an entry with no IPL" "XAUTOLOG LNXA" "^ZVSGST1162E"
 expect_resp "XAUTOLOG of a missing image, the reason whole" "XAUTOLOG MISSING" \
-  "^HCP1163E Guest image INS cannot be IPLed: THE .INS FILE: NO SUCH FILE OR DIRECTORY$"
-expect_resp "FORCE of a user not logged on" "FORCE FP1" "^HCP045E FP1 not logged on"
-expect_resp "QUERY NAMES with nothing running" "QUERY NAMES" "HCP"
+  "^ZVSGST1163E Guest image INS cannot be IPLed: THE .INS FILE: NO SUCH FILE OR DIRECTORY$"
+expect_resp "FORCE of a user not logged on" "FORCE FP1" "^HCPCMD045E FP1 not logged on"
+expect_resp "QUERY NAMES with nothing running" "QUERY NAMES" "^ZVSCMD1138I"
 lnxa_ping_ok || fail "LNXA cannot reach the LAN"
 
 # --- XAUTOLOG FP1: the LCS tap becomes the NIC's backend -----------------------------------
@@ -108,7 +108,7 @@ out=$(vmcp "XAUTOLOG FP1")
 echo "$out" | grep -q "^Command accepted" || fail "XAUTOLOG FP1: $out"
 echo "$out" | grep -qE "^AUTO LOGON +\*\*\* +FP1 +USERS = 1" || fail "XAUTOLOG FP1: $out"
 echo "ok: XAUTOLOG FP1: $(echo "$out" | tr '\n' '|')"
-expect_resp "XAUTOLOG of a user logged on" "XAUTOLOG FP1" "^HCP1161E FP1 is already logged on"
+expect_resp "XAUTOLOG of a user logged on" "XAUTOLOG FP1" "^ZVSGST1161E FP1 is already logged on"
 expect_resp "QUERY NAMES" "QUERY NAMES" "^FP1 +- DSC"
 expect_resp "QUERY USERS FP1" "QUERY USERS FP1" "^FP1 +- DSC"
 ip netns exec "$NS_LAN" $PEER arp eth0 "$FP1_IP" 10 >"$WORK/arp.out" ||
@@ -260,9 +260,9 @@ expect_resp "FORCE BROKEN" "FORCE BROKEN" "^USER DSC +LOGOFF AS +BROKEN"
 touch "$WORK/exit-at-once"
 t=$SECONDS
 expect_resp "XAUTOLOG FP2 (Hercules exits at once)" "XAUTOLOG FP2" "^Command accepted"
-wait_for 10 bash -c "'$BUILD/bin/vmcp' -s '$WORK/console.sock' 'QUERY CONSLOG FP2 5' | grep -q 'HCP1164E'" ||
-  fail "no HCP1164E for FP2 within 10 s: $(vmcp 'QUERY CONSLOG FP2 8')"
-echo "ok: early exit reported in $((SECONDS - t)) s: $(vmcp 'QUERY CONSLOG FP2 5' | grep HCP1164E)"
+wait_for 10 bash -c "'$BUILD/bin/vmcp' -s '$WORK/console.sock' 'QUERY CONSLOG FP2 5' | grep -q 'ZVSGST1164E'" ||
+  fail "no ZVSGST1164E for FP2 within 10 s: $(vmcp 'QUERY CONSLOG FP2 8')"
+echo "ok: early exit reported in $((SECONDS - t)) s: $(vmcp 'QUERY CONSLOG FP2 5' | grep ZVSGST1164E)"
 rm -f "$WORK/exit-at-once"
 vmcp "QUERY NAMES" | grep -q FP2 && fail "FP2 listed after its Hercules exited"
 expect_resp "QUERY NAMES: FP1 only" "QUERY NAMES" "^FP1 +- DSC$"

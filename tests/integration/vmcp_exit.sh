@@ -33,7 +33,7 @@ expect_eq "arguments joined with blanks" "$OUT|$RC" "ECHO TWO WORDS|0"
 
 run 'rc 3'
 expect_eq "a non-zero CP rc: exit 1" "$OUT|$ERR|$RC" \
-  "HCP003E Invalid option - FAKE|Error: non-zero CP response for command 'RC 3': #3|1"
+  "HCPCMD003E Invalid option - FAKE|Error: non-zero CP response for command 'RC 3': #3|1"
 run --exit-rc 'rc 3'
 expect_eq "--exit-rc: the rc itself" "$RC" 3
 run --exit-rc 'rc 1122'
@@ -73,7 +73,7 @@ expect_eq "no vswitchd with --exit-rc" "$RC" 1
 
 printf 'echo one\nrc 7\n\necho two\n' | "$VMCP" -s "$SOCK" >"$WORK/out" 2>"$WORK/err"; RC=$?
 expect_eq "commands from stdin" "$(cat "$WORK/out")|$RC" "ECHO ONE
-HCP003E Invalid option - FAKE
+HCPCMD003E Invalid option - FAKE
 Ready(00007);
 ECHO TWO|0"
 printf 'rc 7\n' | "$VMCP" --exit-rc -s "$SOCK" >/dev/null 2>&1; RC=$?

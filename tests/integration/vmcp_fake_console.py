@@ -16,7 +16,7 @@ def answer(line):
     if words[:1] == ["ECHO"] or words[:1] == ["echo"]:
         return line + "\n", 0
     if words[:1] == ["RC"] and len(words) == 2:
-        return "HCP003E Invalid option - FAKE\n", int(words[1])
+        return "HCPCMD003E Invalid option - FAKE\n", int(words[1])
     if words[:1] == ["BIG"] and len(words) in (2, 3):
         n, rc = int(words[1]), int(words[2]) if len(words) == 3 else 0
         out = []
@@ -25,7 +25,7 @@ def answer(line):
             out.append("x" * (k - 1) + "\n")
             n -= k
         return "".join(out), rc
-    return "HCP003E Invalid option - %s\n" % (words[0] if words else ""), 3
+    return "HCPCMD003E Invalid option - %s\n" % (words[0] if words else ""), 3
 
 
 class Handler(socketserver.StreamRequestHandler):

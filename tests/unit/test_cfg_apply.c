@@ -412,7 +412,7 @@ static void test_define_vswitch(void **state)
     c.vsw.connect = false;
     /* 2902.P1 has no RDEVICE (2902 port 0 has). */
     expect_err(cfg, &c, &OPERATOR, -ENOENT, 1117,
-               "HCP1117E Device 2902.P1 has no RDEVICE INTERFACE mapping");
+               "ZVSVSW1117E Device 2902.P1 has no RDEVICE INTERFACE mapping");
     c.vsw.rdev[1].port = 0;
     expect_ok(cfg, &c, &OPERATOR, "VSWITCH SYSTEM NEWSW is created\n");
     assert_int_equal(cfg->nvswitch, 4);
@@ -423,33 +423,33 @@ static void test_define_vswitch(void **state)
                               "MACPROTECT ON ISOLATION ON"));
 
     c = define_vsw("VSWA");
-    expect_err(cfg, &c, &OPERATOR, -EEXIST, 1120, "HCP1120E VSWITCH VSWA already exists");
+    expect_err(cfg, &c, &OPERATOR, -EEXIST, 1120, "ZVSVSW1120E VSWITCH VSWA already exists");
     c = define_vsw("S1");               /* a count the parser never gives */
     c.vsw.nrdev = 4;
     expect_err(cfg, &c, &OPERATOR, -EINVAL, 1103,
-               "HCP1103E Too many devices - 4; at most 3 may be given");
+               "ZVSCMD1103E Too many devices - 4; at most 3 may be given");
     c = define_vsw("S1");
     snprintf(c.vsw.group, sizeof c.vsw.group, "NOGRP");
-    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1110, "HCP1110E Port group NOGRP does not exist");
+    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1110, "ZVSLAG1110E Port group NOGRP does not exist");
     snprintf(c.vsw.group, sizeof c.vsw.group, "GRPE");
-    expect_err(cfg, &c, &OPERATOR, -EINVAL, 1137, "HCP1137E Port group GRPE has no devices");
+    expect_err(cfg, &c, &OPERATOR, -EINVAL, 1137, "ZVSLAG1137E Port group GRPE has no devices");
     snprintf(c.vsw.group, sizeof c.vsw.group, "GRPC");
     expect_err(cfg, &c, &OPERATOR, -EBUSY, 1115,
-               "HCP1115E Port group GRPC is in use by VSWITCH VSWC");
+               "ZVSLAG1115E Port group GRPC is in use by VSWITCH VSWC");
     c = define_vsw("S1");
     c.vsw.nrdev = 1;
     c.vsw.rdev[0].devno = 0x2E00;
     expect_err(cfg, &c, &OPERATOR, -ENOENT, 1117,
-               "HCP1117E Device 2E00 has no RDEVICE INTERFACE mapping");
+               "ZVSVSW1117E Device 2E00 has no RDEVICE INTERFACE mapping");
     c.vsw.rdev[0].devno = 0x2A00;
-    expect_err(cfg, &c, &OPERATOR, -EBUSY, 1131, "HCP1131E Device 2A00 is in use by VSWITCH VSWA");
+    expect_err(cfg, &c, &OPERATOR, -EBUSY, 1131, "ZVSVSW1131E Device 2A00 is in use by VSWITCH VSWA");
     c.vsw.rdev[0].devno = 0x2C00;
     expect_err(cfg, &c, &OPERATOR, -EBUSY, 1131,
-               "HCP1131E Device 2C00 is in use by PORT GROUP GRPC");
+               "ZVSVSW1131E Device 2C00 is in use by PORT GROUP GRPC");
     c.vsw.rdev[0].devno = 0x3000;
     c.vsw.nrdev = 2;
     c.vsw.rdev[1].devno = 0x28BA;       /* NEWSW's */
-    expect_err(cfg, &c, &OPERATOR, -EBUSY, 1131, "HCP1131E Device 28BA is in use by VSWITCH NEWSW");
+    expect_err(cfg, &c, &OPERATOR, -EBUSY, 1131, "ZVSVSW1131E Device 28BA is in use by VSWITCH NEWSW");
 }
 
 static void test_define_vswitch_room(void **state)
@@ -468,7 +468,7 @@ static void test_define_vswitch_room(void **state)
     assert_int_equal(cfg->nvswitch, ZVS_CFG_MAX_VSWITCHES);
     struct zvs_cmd c = define_vsw("ONEMORE");
     expect_err(cfg, &c, &OPERATOR, -ENOSPC, 1133,
-               "HCP1133E No room for another VSWITCH; the limit is 64");
+               "ZVSCMD1133E No room for another VSWITCH; the limit is 64");
 }
 
 /* ---- DETACH VSWITCH ------------------------------------------------------------------ */
@@ -478,7 +478,7 @@ static void test_detach_vswitch_renumbers(void **state)
     struct zvs_cfg *cfg = *state;
     struct zvs_cmd c = cmd_new(ZVS_CMD_DETACH_VSWITCH, "NOSUCH");
 
-    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1111, "HCP1111E VSWITCH NOSUCH does not exist");
+    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1111, "ZVSVSW1111E VSWITCH NOSUCH does not exist");
     c = cmd_new(ZVS_CMD_DETACH_VSWITCH, "VSWA");
     expect_ok(cfg, &c, &OPERATOR,
               "NIC 0600 of LINUX1 is uncoupled\n"
@@ -538,7 +538,7 @@ static void test_detach_vswitch_renumbers(void **state)
     expect_ok(cfg, &c, &OPERATOR, "VSWITCH SYSTEM VSWA is created\n");
     c = couple_cmd("", 0x0600, "VSWA");
     expect_err(cfg, &c, &LINUX1, -EACCES, 1121,
-               "HCP1121E User LINUX1 is not authorized to couple to VSWITCH VSWA");
+               "ZVSVSW1121E User LINUX1 is not authorized to couple to VSWITCH VSWA");
     check_runs(cfg);
 }
 
@@ -549,7 +549,7 @@ static void test_grant(void **state)
     struct zvs_cfg *cfg = *state;
 
     struct zvs_cmd c = grant("NOSUCH", "LINUX1", ZVS_PORTTYPE_UNSPEC, NULL);
-    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1111, "HCP1111E VSWITCH NOSUCH does not exist");
+    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1111, "ZVSVSW1111E VSWITCH NOSUCH does not exist");
     /* Any valid userid, in the directory or not. */
     c = grant("VSWA", "NOBODY", ZVS_PORTTYPE_UNSPEC, NULL);
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
@@ -558,11 +558,11 @@ static void test_grant(void **state)
     assert_true(dump_has(cfg, "  GRANT NOBODY"));
     c = grant("VSWA", "LINUX3", ZVS_PORTTYPE_UNSPEC, "10");
     expect_err(cfg, &c, &OPERATOR, -EINVAL, 1129,
-               "HCP1129E VLAN requires a VLAN AWARE VSWITCH; VSWA is VLAN UNAWARE");
+               "ZVSVSW1129E VLAN requires a VLAN AWARE VSWITCH; VSWA is VLAN UNAWARE");
     /* ACCESS (the switch's default) takes one VLAN. */
     c = grant("VSWB", "LINUX3", ZVS_PORTTYPE_UNSPEC, "20-21");
     expect_err(cfg, &c, &OPERATOR, -EINVAL, 1130,
-               "HCP1130E PORTTYPE ACCESS takes one VLAN; 20-21 given");
+               "ZVSVSW1130E PORTTYPE ACCESS takes one VLAN; 20-21 given");
     c = grant("VSWB", "LINUX3", ZVS_PORTTYPE_TRUNK, "20-21 30");
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
     assert_true(dump_has(cfg, "  GRANT LINUX3 PORTTYPE TRUNK VLAN 20-21 30"));
@@ -573,11 +573,11 @@ static void test_grant(void **state)
     assert_true(dump_has(cfg, "  GRANT LINUX1 VLAN 10-13 20"));
     c = grant("VSWC", "LINUX1", ZVS_PORTTYPE_ACCESS, NULL);
     expect_err(cfg, &c, &OPERATOR, -EINVAL, 1130,
-               "HCP1130E PORTTYPE ACCESS takes one VLAN; 10-13 20 given");
+               "ZVSVSW1130E PORTTYPE ACCESS takes one VLAN; 10-13 20 given");
     /* LINUX2 holds VLAN 20 ACCESS on VSWB: adding 21 breaks the ACCESS rule ... */
     c = grant("VSWB", "LINUX2", ZVS_PORTTYPE_UNSPEC, "21");
     expect_err(cfg, &c, &OPERATOR, -EINVAL, 1130,
-               "HCP1130E PORTTYPE ACCESS takes one VLAN; 20-21 given");
+               "ZVSVSW1130E PORTTYPE ACCESS takes one VLAN; 20-21 given");
     /* ... unless the same GRANT makes it a trunk. */
     c = grant("VSWB", "LINUX2", ZVS_PORTTYPE_TRUNK, "21");
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
@@ -609,7 +609,7 @@ static void test_grant_limits(void **state)
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
     c = grant("VSWB", "TRUNKER", ZVS_PORTTYPE_UNSPEC, "1000");
     expect_err(cfg, &c, &OPERATOR, -ENOSPC, 1133,
-               "HCP1133E No room for another VLAN RANGE; the limit is 32");
+               "ZVSCMD1133E No room for another VLAN RANGE; the limit is 32");
     c = grant("VSWB", "TRUNKER", ZVS_PORTTYPE_UNSPEC, "101");  /* merges: 100-102 */
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
 
@@ -620,7 +620,7 @@ static void test_grant_limits(void **state)
     }
     c = grant("VSWC", "LINUX4", ZVS_PORTTYPE_UNSPEC, NULL);
     expect_err(cfg, &c, &OPERATOR, -ENOSPC, 1133,
-               "HCP1133E No room for another GRANT; the limit is 1024");
+               "ZVSCMD1133E No room for another GRANT; the limit is 1024");
     /* Modifying an existing grant needs no room. */
     c = grant("VSWC", "LINUX3", ZVS_PORTTYPE_TRUNK, NULL);
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
@@ -633,9 +633,9 @@ static void test_revoke(void **state)
 
     struct zvs_cmd c = revoke("VSWA", "LINUX3");
     expect_err(cfg, &c, &OPERATOR, -ENOENT, 1127,
-               "HCP1127E User LINUX3 has no GRANT for VSWITCH VSWA");
+               "ZVSVSW1127E User LINUX3 has no GRANT for VSWITCH VSWA");
     c = revoke("NOSUCH", "LINUX1");
-    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1111, "HCP1111E VSWITCH NOSUCH does not exist");
+    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1111, "ZVSVSW1111E VSWITCH NOSUCH does not exist");
     /* LINUX1 0600 rides on the grant; 0800 has PORTTYPE in its NICDEF and stays. */
     c = revoke("VSWA", "LINUX1");
     expect_ok(cfg, &c, &OPERATOR, "NIC 0600 of LINUX1 is uncoupled\nCommand complete\n");
@@ -673,28 +673,28 @@ static void test_set_rdev(void **state)
     struct zvs_cmd c = vs("VSWB", ZVS_CMD_VS_RDEV);
     add_rdev(&c, 0x28BA);
     expect_err(cfg, &c, &OPERATOR, -EINVAL, 1135,
-               "HCP1135E VSWITCH VSWB is defined NOUPLINK; RDEV is not allowed");
+               "ZVSVSW1135E VSWITCH VSWB is defined NOUPLINK; RDEV is not allowed");
     c = vs("VSWA", ZVS_CMD_VS_RDEV);
     add_rdev(&c, 0x2A00);               /* its own: fine */
     add_rdev(&c, 0x2B00);
-    expect_err(cfg, &c, &OPERATOR, -EBUSY, 1131, "HCP1131E Device 2B00 is in use by VSWITCH VSWC");
+    expect_err(cfg, &c, &OPERATOR, -EBUSY, 1131, "ZVSVSW1131E Device 2B00 is in use by VSWITCH VSWC");
     c = vs("VSWA", ZVS_CMD_VS_RDEV);
     add_rdev(&c, 0x2C00);
-    expect_err(cfg, &c, &OPERATOR, -EBUSY, 1131, "HCP1131E Device 2C00 is in use by PORT GROUP GRPC");
+    expect_err(cfg, &c, &OPERATOR, -EBUSY, 1131, "ZVSVSW1131E Device 2C00 is in use by PORT GROUP GRPC");
     c = vs("VSWC", ZVS_CMD_VS_RDEV);    /* its own group's member: not as RDEV */
     add_rdev(&c, 0x2C00);
-    expect_err(cfg, &c, &OPERATOR, -EBUSY, 1131, "HCP1131E Device 2C00 is in use by PORT GROUP GRPC");
+    expect_err(cfg, &c, &OPERATOR, -EBUSY, 1131, "ZVSVSW1131E Device 2C00 is in use by PORT GROUP GRPC");
     c = vs("VSWA", ZVS_CMD_VS_RDEV);
     add_rdev(&c, 0x2E00);
     expect_err(cfg, &c, &OPERATOR, -ENOENT, 1117,
-               "HCP1117E Device 2E00 has no RDEVICE INTERFACE mapping");
+               "ZVSVSW1117E Device 2E00 has no RDEVICE INTERFACE mapping");
     c = vs("VSWA", ZVS_CMD_VS_RDEV);
     add_rdev(&c, 0x28BA);
     add_rdev(&c, 0x2902);
     add_rdev(&c, 0x3000);
     add_rdev(&c, 0x3001);
     expect_err(cfg, &c, &OPERATOR, -EINVAL, 1103,
-               "HCP1103E Too many devices - 3001; at most 3 may be given");
+               "ZVSCMD1103E Too many devices - 3001; at most 3 may be given");
     c.nrdev = 3;
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
     assert_int_equal(cfg->vswitch[SW_A].nrdev, 3);
@@ -722,15 +722,15 @@ static void test_set_group(void **state)
     struct zvs_cmd c = vs("VSWB", ZVS_CMD_VS_GROUP);
     snprintf(c.group, sizeof c.group, "GRPX");
     expect_err(cfg, &c, &OPERATOR, -EINVAL, 1135,
-               "HCP1135E VSWITCH VSWB is defined NOUPLINK; GROUP is not allowed");
+               "ZVSVSW1135E VSWITCH VSWB is defined NOUPLINK; GROUP is not allowed");
     c = vs("VSWA", ZVS_CMD_VS_GROUP);
     snprintf(c.group, sizeof c.group, "NOGRP");
-    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1110, "HCP1110E Port group NOGRP does not exist");
+    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1110, "ZVSLAG1110E Port group NOGRP does not exist");
     snprintf(c.group, sizeof c.group, "GRPE");
-    expect_err(cfg, &c, &OPERATOR, -EINVAL, 1137, "HCP1137E Port group GRPE has no devices");
+    expect_err(cfg, &c, &OPERATOR, -EINVAL, 1137, "ZVSLAG1137E Port group GRPE has no devices");
     snprintf(c.group, sizeof c.group, "GRPC");
     expect_err(cfg, &c, &OPERATOR, -EBUSY, 1115,
-               "HCP1115E Port group GRPC is in use by VSWITCH VSWC");
+               "ZVSLAG1115E Port group GRPC is in use by VSWITCH VSWC");
     snprintf(c.group, sizeof c.group, "GRPX");
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
     assert_string_equal(cfg->vswitch[SW_A].group, "GRPX");
@@ -758,16 +758,16 @@ static void test_set_settings(void **state)
     assert_false(cfg->vswitch[SW_A].connect);
     c = vs("VSWB", ZVS_CMD_VS_CONNECT);
     expect_err(cfg, &c, &OPERATOR, -EINVAL, 1135,
-               "HCP1135E VSWITCH VSWB is defined NOUPLINK; CONNECT is not allowed");
+               "ZVSVSW1135E VSWITCH VSWB is defined NOUPLINK; CONNECT is not allowed");
     c = vs("VSWB", ZVS_CMD_VS_DISCONNECT);
     expect_err(cfg, &c, &OPERATOR, -EINVAL, 1135,
-               "HCP1135E VSWITCH VSWB is defined NOUPLINK; DISCONNECT is not allowed");
+               "ZVSVSW1135E VSWITCH VSWB is defined NOUPLINK; DISCONNECT is not allowed");
     c = vs("VSWA", ZVS_CMD_VS_QUEUESTORAGE);
     c.queuestorage_mb = 2;
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
     c.queuestorage_mb = 9;
     expect_err(cfg, &c, &OPERATOR, -EINVAL, 1105,
-               "HCP1105E Invalid QUEUESTORAGE value - 9; valid: 1-8");
+               "ZVSCMD1105E Invalid QUEUESTORAGE value - 9; valid: 1-8");
     c = vs("VSWA", ZVS_CMD_VS_ISOLATION);
     c.onoff = true;
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
@@ -807,25 +807,25 @@ static void test_port_group_join(void **state)
     assert_int_equal(line1, 24);
     struct zvs_cmd c = pg_devs("GRPX", ZVS_CMD_PG_JOIN, 2, 0x28BA, 0x2E00);
     expect_err(cfg, &c, &OPERATOR, -ENOENT, 1117,
-               "HCP1117E Device 2E00 has no RDEVICE INTERFACE mapping");
+               "ZVSVSW1117E Device 2E00 has no RDEVICE INTERFACE mapping");
     c = pg_devs("GRPX", ZVS_CMD_PG_JOIN, 1, 0x2D00);
     expect_err(cfg, &c, &OPERATOR, -EEXIST, 1112,
-               "HCP1112E Device 2D00 is already in port group GRPX");
+               "ZVSLAG1112E Device 2D00 is already in port group GRPX");
     c = pg_devs("GRPX", ZVS_CMD_PG_JOIN, 2, 0x28BA, 0x28BA);
     expect_err(cfg, &c, &OPERATOR, -EEXIST, 1112,
-               "HCP1112E Device 28BA is already in port group GRPX");
+               "ZVSLAG1112E Device 28BA is already in port group GRPX");
     c = pg_devs("GRPNEW", ZVS_CMD_PG_JOIN, 1, 0x2C00);
     expect_err(cfg, &c, &OPERATOR, -EBUSY, 1112,
-               "HCP1112E Device 2C00 is already in port group GRPC");
+               "ZVSLAG1112E Device 2C00 is already in port group GRPC");
     c = pg_devs("GRPX", ZVS_CMD_PG_JOIN, 1, 0x28BA);
     c.nrdev = ZVS_CMD_MAX_RDEVS + 1;    /* a count the parser never gives */
     expect_err(cfg, &c, &OPERATOR, -EINVAL, 1103,
-               "HCP1103E Too many devices - 9; at most 8 may be given");
+               "ZVSCMD1103E Too many devices - 9; at most 8 may be given");
     c.pg_op = ZVS_CMD_PG_LEAVE;
     expect_err(cfg, &c, &OPERATOR, -EINVAL, 1103,
-               "HCP1103E Too many devices - 9; at most 8 may be given");
+               "ZVSCMD1103E Too many devices - 9; at most 8 may be given");
     c = pg_devs("GRPX", ZVS_CMD_PG_JOIN, 1, 0x2A00);
-    expect_err(cfg, &c, &OPERATOR, -EBUSY, 1131, "HCP1131E Device 2A00 is in use by VSWITCH VSWA");
+    expect_err(cfg, &c, &OPERATOR, -EBUSY, 1131, "ZVSVSW1131E Device 2A00 is in use by VSWITCH VSWA");
     c = pg_devs("GRPX", ZVS_CMD_PG_JOIN, 6, 0x28BA, 0x2902, 0x3000, 0x3001, 0x3002, 0x3003);
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
     assert_int_equal(cfg->group[G_X].nport, 8);
@@ -837,7 +837,7 @@ static void test_port_group_join(void **state)
                               "TIMEOUT SHORT INTERVAL 60 DISTRIBUTION DESTINATION POLICY LOAD TOTAL"));
     c = pg_devs("GRPX", ZVS_CMD_PG_JOIN, 1, 0x3004);
     expect_err(cfg, &c, &OPERATOR, -ENOSPC, 1114,
-               "HCP1114E Port group GRPX has 8 devices; 3004 cannot join");
+               "ZVSLAG1114E Port group GRPX has 8 devices; 3004 cannot join");
     c = pg_devs("GRPE", ZVS_CMD_PG_JOIN, 1, 0x3004);
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
     assert_int_equal(cfg->group[G_E].nport, 1);
@@ -870,7 +870,7 @@ static void test_port_group_create_defaults(void **state)
                               "DISTRIBUTION DESTINATION POLICY LOAD TOTAL"));
     c.interval_s = 9991;
     expect_err(cfg, &c, &OPERATOR, -EINVAL, 1105,
-               "HCP1105E Invalid INTERVAL value - 9991; valid: 1-9990 OR OFF");
+               "ZVSCMD1105E Invalid INTERVAL value - 9991; valid: 1-9990 OR OFF");
     /* POLICY (ours) sets the whole policy; the other operands stay. */
     c = pg("NEWG2", ZVS_CMD_PG_POLICY);
     c.policy = ZVS_CFG_POLICY_LOAD;
@@ -910,10 +910,10 @@ static void test_port_group_create_defaults(void **state)
     }
     c = pg("ONEMORE", ZVS_CMD_PG_LACP);
     expect_err(cfg, &c, &OPERATOR, -ENOSPC, 1133,
-               "HCP1133E No room for another PORT GROUP; the limit is 64");
+               "ZVSCMD1133E No room for another PORT GROUP; the limit is 64");
     c = pg_devs("ONEMORE", ZVS_CMD_PG_JOIN, 1, 0x3000);
     expect_err(cfg, &c, &OPERATOR, -ENOSPC, 1133,
-               "HCP1133E No room for another PORT GROUP; the limit is 64");
+               "ZVSCMD1133E No room for another PORT GROUP; the limit is 64");
     c = pg_devs("NEWG", ZVS_CMD_PG_JOIN, 1, 0x3000);   /* an existing one: fine */
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
 }
@@ -927,13 +927,13 @@ static void test_port_group_leave(void **state)
     uint32_t line1 = cfg->group_join_line[G_X][1];
     assert_int_equal(line1, 24);
     c = pg_devs("NOGRP", ZVS_CMD_PG_LEAVE, 1, 0x28BA);
-    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1110, "HCP1110E Port group NOGRP does not exist");
+    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1110, "ZVSLAG1110E Port group NOGRP does not exist");
     c = pg_devs("GRPX", ZVS_CMD_PG_LEAVE, 2, 0x2902, 0x2C00);
     expect_err(cfg, &c, &OPERATOR, -ENOENT, 1113,
-               "HCP1113E Device 2C00 is not in port group GRPX");
+               "ZVSLAG1113E Device 2C00 is not in port group GRPX");
     c = pg_devs("GRPX", ZVS_CMD_PG_LEAVE, 2, 0x2902, 0x2902);
     expect_err(cfg, &c, &OPERATOR, -ENOENT, 1113,
-               "HCP1113E Device 2902 is not in port group GRPX");
+               "ZVSLAG1113E Device 2902 is not in port group GRPX");
     c = pg_devs("GRPX", ZVS_CMD_PG_LEAVE, 2, 0x2902, 0x2D00);
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
     /* 3007 28BA 3000 remain in order; 3007's join line moved with it. */
@@ -966,10 +966,10 @@ static void test_port_group_delete(void **state)
     struct zvs_cmd c = pg_devs("GRPE", ZVS_CMD_PG_JOIN, 1, 0x3000);
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
     c = pg("NOGRP", ZVS_CMD_PG_DELETE);
-    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1110, "HCP1110E Port group NOGRP does not exist");
+    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1110, "ZVSLAG1110E Port group NOGRP does not exist");
     c = pg("GRPC", ZVS_CMD_PG_DELETE);
     expect_err(cfg, &c, &OPERATOR, -EBUSY, 1115,
-               "HCP1115E Port group GRPC is in use by VSWITCH VSWC");
+               "ZVSLAG1115E Port group GRPC is in use by VSWITCH VSWC");
     c = pg("GRPX", ZVS_CMD_PG_DELETE);
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
     assert_int_equal(cfg->ngroup, 2);
@@ -1061,36 +1061,36 @@ static void test_define_nic_errors(void **state)
     struct zvs_cfg *cfg = *state;
 
     struct zvs_cmd c = nic_cmd(ZVS_CMD_DEFINE_NIC, "", 0x06FE);
-    expect_err(cfg, &c, &LINUX1, -EEXIST, 1123, "HCP1123E Device 06FE already exists for user LINUX1");
+    expect_err(cfg, &c, &LINUX1, -EEXIST, 1123, "ZVSNIC1123E Device 06FE already exists for user LINUX1");
     c.vdev = 0x0602;
-    expect_err(cfg, &c, &LINUX1, -EEXIST, 1123, "HCP1123E Device 0602 already exists for user LINUX1");
+    expect_err(cfg, &c, &LINUX1, -EEXIST, 1123, "ZVSNIC1123E Device 0602 already exists for user LINUX1");
     c.vdev = 0x0703;                    /* 0700 has DEVICES 4: 0700-0703 */
-    expect_err(cfg, &c, &LINUX1, -EEXIST, 1123, "HCP1123E Device 0703 already exists for user LINUX1");
+    expect_err(cfg, &c, &LINUX1, -EEXIST, 1123, "ZVSNIC1123E Device 0703 already exists for user LINUX1");
     c.vdev = 0x0704;                    /* adjacent is fine, and another user's 0600 too */
     expect_ok(cfg, &c, &LINUX1, "NIC 0704 is created; devices 0704-0706 defined\n"
                                 "MAC 02-00-00-00-00-0A\n");
     c.vdev = 0xFFFE;
     expect_err(cfg, &c, &LINUX1, -EINVAL, 1105,
-               "HCP1105E Invalid VDEV value - FFFE; valid: 0000-FFFD");
+               "ZVSCMD1105E Invalid VDEV value - FFFE; valid: 0000-FFFD");
     c.vdev = 0xFF00;
     c.devices = 300;
     expect_err(cfg, &c, &LINUX1, -EINVAL, 1105,
-               "HCP1105E Invalid DEVICES value - 300; valid: 3-256");
+               "ZVSCMD1105E Invalid DEVICES value - 300; valid: 3-256");
     c.devices = 2;
     expect_err(cfg, &c, &LINUX1, -EINVAL, 1105,
-               "HCP1105E Invalid DEVICES value - 2; valid: 3-3072");
+               "ZVSCMD1105E Invalid DEVICES value - 2; valid: 3-3072");
     /* Ownership: class G names only itself; class B anyone in the directory. */
     c = nic_cmd(ZVS_CMD_DEFINE_NIC, "LINUX2", 0x0900);
     expect_err(cfg, &c, &LINUX1, -EPERM, 1134,
-               "HCP1134E User LINUX1 may not act on NIC 0900 of another user");
+               "ZVSNIC1134E User LINUX1 may not act on NIC 0900 of another user");
     c = nic_cmd(ZVS_CMD_DEFINE_NIC, "LINUX1", 0x0900);   /* itself by name: fine */
     expect_ok(cfg, &c, &LINUX1, "NIC 0900 is created; devices 0900-0902 defined\n"
                                 "MAC 02-00-00-00-00-0B\n");
     c = nic_cmd(ZVS_CMD_DEFINE_NIC, "LINUX9", 0x0900);
-    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1126, "HCP1126E User LINUX9 is not in the directory");
+    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1126, "ZVSGST1126E User LINUX9 is not in the directory");
     const struct zvs_issuer stranger = { "STRANGER", 1u << ('G' - 'A') };
     c = nic_cmd(ZVS_CMD_DEFINE_NIC, "", 0x0900);
-    expect_err(cfg, &c, &stranger, -ENOENT, 1126, "HCP1126E User STRANGER is not in the directory");
+    expect_err(cfg, &c, &stranger, -ENOENT, 1126, "ZVSGST1126E User STRANGER is not in the directory");
     check_runs(cfg);
 }
 
@@ -1114,7 +1114,7 @@ static void test_define_nic_room(void **state)
         u->nnic++;
     }
     struct zvs_cmd c = nic_cmd(ZVS_CMD_DEFINE_NIC, "", 0x0900);
-    expect_err(cfg, &c, &LINUX1, -ENOSPC, 1133, "HCP1133E No room for another NIC; the limit is 4096");
+    expect_err(cfg, &c, &LINUX1, -ENOSPC, 1133, "ZVSCMD1133E No room for another NIC; the limit is 4096");
     /* DETACH frees one; the next DEFINE takes the slot. */
     c = nic_cmd(ZVS_CMD_DETACH_NIC, "LINUX4", 0x1001);
     expect_ok(cfg, &c, &OPERATOR, "NIC 1000 is destroyed; devices 1000-1002 detached\n");
@@ -1160,7 +1160,7 @@ static void test_macid_assignment(void **state)
     assert_int_equal(cfg->user[U_LINUX2].nnic, 6);
     assert_int_equal(cfg->nic[cfg->user[U_LINUX2].first_nic + 5].vdev, 0x0C00);
     c = nic_cmd(ZVS_CMD_DETACH_NIC, "", 0x0800);
-    expect_err(cfg, &c, &LINUX1, -ENOENT, 1122, "HCP1122E NIC 0800 does not exist for user LINUX1");
+    expect_err(cfg, &c, &LINUX1, -ENOENT, 1122, "ZVSNIC1122E NIC 0800 does not exist for user LINUX1");
 }
 
 static void test_macid_exhausted(void **state)
@@ -1173,7 +1173,7 @@ static void test_macid_exhausted(void **state)
                                "  NICDEF 0620 TYPE QDIO\n");
     struct zvs_cmd c = nic_cmd(ZVS_CMD_DEFINE_NIC, "", 0x0700);
 
-    expect_err(cfg, &c, &LINUX1, -ENOSPC, 1128, "HCP1128E No MACID is free in range 000001-000002");
+    expect_err(cfg, &c, &LINUX1, -ENOSPC, 1128, "ZVSNIC1128E No MACID is free in range 000001-000002");
     c = nic_cmd(ZVS_CMD_DETACH_NIC, "", 0x0600);
     expect_ok(cfg, &c, &LINUX1, "NIC 0600 is destroyed; devices 0600-0602 detached\n");
     c = nic_cmd(ZVS_CMD_DEFINE_NIC, "", 0x0700);
@@ -1187,20 +1187,20 @@ static void test_couple(void **state)
     struct zvs_cfg *cfg = *state;
 
     struct zvs_cmd c = couple_cmd("", 0x0700, "VSWC");
-    expect_err(cfg, &c, &LINUX3, -ENOENT, 1122, "HCP1122E NIC 0700 does not exist for user LINUX3");
+    expect_err(cfg, &c, &LINUX3, -ENOENT, 1122, "ZVSNIC1122E NIC 0700 does not exist for user LINUX3");
     c = couple_cmd("", 0x0601, "VSWB");
-    expect_err(cfg, &c, &LINUX1, -EBUSY, 1124, "HCP1124E NIC 0600 is already coupled to VSWITCH VSWA");
+    expect_err(cfg, &c, &LINUX1, -EBUSY, 1124, "ZVSNIC1124E NIC 0600 is already coupled to VSWITCH VSWA");
     c = couple_cmd("", 0x0603, "NOSUCH");
-    expect_err(cfg, &c, &LINUX3, -ENOENT, 1111, "HCP1111E VSWITCH NOSUCH does not exist");
+    expect_err(cfg, &c, &LINUX3, -ENOENT, 1111, "ZVSVSW1111E VSWITCH NOSUCH does not exist");
     c = couple_cmd("", 0x0603, "VSWA");
     expect_err(cfg, &c, &LINUX3, -EACCES, 1121,
-               "HCP1121E User LINUX3 is not authorized to couple to VSWITCH VSWA");
+               "ZVSVSW1121E User LINUX3 is not authorized to couple to VSWITCH VSWA");
     c = couple_cmd("LINUX3", 0x0603, "VSWA");  /* class B acts for LINUX3: LINUX3's rights */
     expect_err(cfg, &c, &OPERATOR, -EACCES, 1121,
-               "HCP1121E User LINUX3 is not authorized to couple to VSWITCH VSWA");
+               "ZVSVSW1121E User LINUX3 is not authorized to couple to VSWITCH VSWA");
     c = couple_cmd("LINUX3", 0x0603, "VSWC");
     expect_err(cfg, &c, &LINUX1, -EPERM, 1134,
-               "HCP1134E User LINUX1 may not act on NIC 0603 of another user");
+               "ZVSNIC1134E User LINUX1 may not act on NIC 0603 of another user");
     c = couple_cmd("", 0x0605, "VSWC");         /* granted; a later device names it */
     expect_ok(cfg, &c, &LINUX3, "NIC 0603 is connected to VSWITCH SYSTEM VSWC\n");
     const struct zvs_cfg_nic *n = nic_of(cfg, "LINUX3", 0x0603);
@@ -1213,7 +1213,7 @@ static void test_couple(void **state)
     expect_ok(cfg, &c, &LINUX2, "NIC 0610 is disconnected from VSWITCH SYSTEM VSWB\n");
     c = couple_cmd("", 0x0610, "VSWA");         /* ... but VSWA is VLAN unaware */
     expect_err(cfg, &c, &LINUX2, -EINVAL, 1129,
-               "HCP1129E VLAN requires a VLAN AWARE VSWITCH; VSWA is VLAN UNAWARE");
+               "ZVSVSW1129E VLAN requires a VLAN AWARE VSWITCH; VSWA is VLAN UNAWARE");
     c = couple_cmd("", 0x0610, "VSWC");
     expect_ok(cfg, &c, &LINUX2, "NIC 0610 is connected to VSWITCH SYSTEM VSWC\n");
     assert_int_equal(nic_of(cfg, "LINUX2", 0x0610)->vswitch, SW_C);
@@ -1223,7 +1223,7 @@ static void test_couple(void **state)
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
     c = couple_cmd("", 0x0610, "VSWB");
     expect_err(cfg, &c, &LINUX3, -EINVAL, 1130,
-               "HCP1130E PORTTYPE ACCESS takes one VLAN; 40-41 given");
+               "ZVSVSW1130E PORTTYPE ACCESS takes one VLAN; 40-41 given");
     /* After a GRANT the directory-less NIC couples. */
     c = nic_cmd(ZVS_CMD_DEFINE_NIC, "", 0x0900);
     expect_ok(cfg, &c, &LINUX3, "NIC 0900 is created; devices 0900-0902 defined\n"
@@ -1238,12 +1238,12 @@ static void test_uncouple(void **state)
     struct zvs_cfg *cfg = *state;
 
     struct zvs_cmd c = nic_cmd(ZVS_CMD_UNCOUPLE, "", 0x0603);
-    expect_err(cfg, &c, &LINUX3, -ENOTCONN, 1125, "HCP1125E NIC 0603 is not coupled");
+    expect_err(cfg, &c, &LINUX3, -ENOTCONN, 1125, "ZVSNIC1125E NIC 0603 is not coupled");
     c.vdev = 0x0999;
-    expect_err(cfg, &c, &LINUX3, -ENOENT, 1122, "HCP1122E NIC 0999 does not exist for user LINUX3");
+    expect_err(cfg, &c, &LINUX3, -ENOENT, 1122, "ZVSNIC1122E NIC 0999 does not exist for user LINUX3");
     c = nic_cmd(ZVS_CMD_UNCOUPLE, "LINUX2", 0x0600);
     expect_err(cfg, &c, &LINUX3, -EPERM, 1134,
-               "HCP1134E User LINUX3 may not act on NIC 0600 of another user");
+               "ZVSNIC1134E User LINUX3 may not act on NIC 0600 of another user");
     c = nic_cmd(ZVS_CMD_UNCOUPLE, "", 0x0602);
     expect_ok(cfg, &c, &LINUX1, "NIC 0600 is disconnected from VSWITCH SYSTEM VSWA\n");
     const struct zvs_cfg_nic *n = nic_of(cfg, "LINUX1", 0x0600);
@@ -1338,9 +1338,55 @@ static void test_not_config_refused(void **state)
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
         struct zvs_cmd c = cmd_new(verbs[i], "");
         not_config_line(&c, line, sizeof line);
-        assert_memory_equal(line, "HCP1119S Command ", 17);
+        assert_memory_equal(line, "ZVSCMD1119S Command ", 17);
         expect_err(cfg, &c, &OPERATOR, -EINVAL, 1119, line);
     }
+}
+
+/* ---- RESOLVER WATCH | UNWATCH --------------------------------------------------------- */
+
+static struct zvs_cmd resolver_cmd(enum zvs_cmd_res_op op, const char *name)
+{
+    struct zvs_cmd c = cmd_new(ZVS_CMD_RESOLVER, "");
+    c.res_op = op;
+    set_str(c.hostname, sizeof c.hostname, name);
+    return c;
+}
+
+/* Names added in order and removed keeping the others' order; a watched name again, a
+ * name not watched and the 257th name refused with cfg unchanged byte for byte. */
+static void test_resolver_watch(void **state)
+{
+    struct zvs_cfg *cfg = *state;
+    struct zvs_cmd c;
+    char name[32];
+
+    assert_true(zvs_cfg_cmd_is_config(&(struct zvs_cmd){ .verb = ZVS_CMD_RESOLVER }));
+    c = resolver_cmd(ZVS_CMD_RES_WATCH, "peer1.lab");
+    expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    c = resolver_cmd(ZVS_CMD_RES_WATCH, "peer2.lab");
+    expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    c = resolver_cmd(ZVS_CMD_RES_WATCH, "peer1.lab");
+    expect_err(cfg, &c, &OPERATOR, -EEXIST, 1200, "ZVSRES1200E Name PEER1.LAB is already watched");
+    c = resolver_cmd(ZVS_CMD_RES_UNWATCH, "peer3.lab");
+    expect_err(cfg, &c, &OPERATOR, -ENOENT, 1201, "ZVSRES1201E Name PEER3.LAB is not watched");
+    c = resolver_cmd(ZVS_CMD_RES_UNWATCH, "peer1.lab");
+    expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    assert_int_equal(cfg->resolver.nwatch, 1);
+    assert_string_equal(cfg->resolver.watch[0], "peer2.lab");
+    assert_int_equal(cfg->resolver.watch_line[0], 0);       /* by command */
+    char *d = dump_str(cfg);
+    assert_non_null(strstr(d, "RESOLVER WATCH peer2.lab\n"));
+    assert_null(strstr(d, "peer1.lab"));
+    free(d);
+    for (unsigned i = cfg->resolver.nwatch; i < ZVS_CFG_MAX_WATCH; i++) {
+        snprintf(name, sizeof name, "host%u.lab", i);
+        c = resolver_cmd(ZVS_CMD_RES_WATCH, name);
+        expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    }
+    c = resolver_cmd(ZVS_CMD_RES_WATCH, "one.more.lab");
+    expect_err(cfg, &c, &OPERATOR, -ENOSPC, 1133,
+               "ZVSCMD1133E No room for another RESOLVER WATCH; the limit is 256");
 }
 
 /* ---- atomicity: every refusal leaves everything as it was ---------------------------- */
@@ -1360,96 +1406,96 @@ static void test_refusals_change_nothing(void **state)
 
 #define BAD(c, w, e, l) (bad[n++] = (struct bad){ (c), (w), (e), (l) })
     struct zvs_cmd c;
-    BAD(define_vsw("VSWB"), &OPERATOR, -EEXIST, "HCP1120E VSWITCH VSWB already exists");
+    BAD(define_vsw("VSWB"), &OPERATOR, -EEXIST, "ZVSVSW1120E VSWITCH VSWB already exists");
     c = define_vsw("N1");
     snprintf(c.vsw.group, sizeof c.vsw.group, "GRPC");
-    BAD(c, &OPERATOR, -EBUSY, "HCP1115E Port group GRPC is in use by VSWITCH VSWC");
+    BAD(c, &OPERATOR, -EBUSY, "ZVSLAG1115E Port group GRPC is in use by VSWITCH VSWC");
     snprintf(c.vsw.group, sizeof c.vsw.group, "GRPE");
-    BAD(c, &OPERATOR, -EINVAL, "HCP1137E Port group GRPE has no devices");
+    BAD(c, &OPERATOR, -EINVAL, "ZVSLAG1137E Port group GRPE has no devices");
     snprintf(c.vsw.group, sizeof c.vsw.group, "ZZZ");
-    BAD(c, &OPERATOR, -ENOENT, "HCP1110E Port group ZZZ does not exist");
+    BAD(c, &OPERATOR, -ENOENT, "ZVSLAG1110E Port group ZZZ does not exist");
     c = define_vsw("N1");
     c.vsw.nrdev = 2;
     c.vsw.rdev[0].devno = 0x28BA;
     c.vsw.rdev[1].devno = 0x2D00;
-    BAD(c, &OPERATOR, -EBUSY, "HCP1131E Device 2D00 is in use by PORT GROUP GRPX");
+    BAD(c, &OPERATOR, -EBUSY, "ZVSVSW1131E Device 2D00 is in use by PORT GROUP GRPX");
     c.vsw.rdev[1].devno = 0x2B00;
-    BAD(c, &OPERATOR, -EBUSY, "HCP1131E Device 2B00 is in use by VSWITCH VSWC");
+    BAD(c, &OPERATOR, -EBUSY, "ZVSVSW1131E Device 2B00 is in use by VSWITCH VSWC");
     c.vsw.rdev[1].devno = 0x2E00;
-    BAD(c, &OPERATOR, -ENOENT, "HCP1117E Device 2E00 has no RDEVICE INTERFACE mapping");
+    BAD(c, &OPERATOR, -ENOENT, "ZVSVSW1117E Device 2E00 has no RDEVICE INTERFACE mapping");
     BAD(grant("ZZZ", "LINUX1", ZVS_PORTTYPE_UNSPEC, NULL), &OPERATOR, -ENOENT,
-        "HCP1111E VSWITCH ZZZ does not exist");
+        "ZVSVSW1111E VSWITCH ZZZ does not exist");
     BAD(grant("VSWA", "LINUX2", ZVS_PORTTYPE_TRUNK, "5"), &OPERATOR, -EINVAL,
-        "HCP1129E VLAN requires a VLAN AWARE VSWITCH; VSWA is VLAN UNAWARE");
+        "ZVSVSW1129E VLAN requires a VLAN AWARE VSWITCH; VSWA is VLAN UNAWARE");
     BAD(grant("VSWB", "LINUX2", ZVS_PORTTYPE_UNSPEC, "7"), &OPERATOR, -EINVAL,
-        "HCP1130E PORTTYPE ACCESS takes one VLAN; 7 20 given");
+        "ZVSVSW1130E PORTTYPE ACCESS takes one VLAN; 7 20 given");
     BAD(grant("VSWC", "LINUX1", ZVS_PORTTYPE_ACCESS, NULL), &OPERATOR, -EINVAL,
-        "HCP1130E PORTTYPE ACCESS takes one VLAN; 10-12 given");
+        "ZVSVSW1130E PORTTYPE ACCESS takes one VLAN; 10-12 given");
     BAD(revoke("VSWB", "LINUX1"), &OPERATOR, -ENOENT,
-        "HCP1127E User LINUX1 has no GRANT for VSWITCH VSWB");
+        "ZVSVSW1127E User LINUX1 has no GRANT for VSWITCH VSWB");
     c = vs("VSWB", ZVS_CMD_VS_RDEV);
-    BAD(c, &OPERATOR, -EINVAL, "HCP1135E VSWITCH VSWB is defined NOUPLINK; RDEV is not allowed");
+    BAD(c, &OPERATOR, -EINVAL, "ZVSVSW1135E VSWITCH VSWB is defined NOUPLINK; RDEV is not allowed");
     c = vs("VSWA", ZVS_CMD_VS_RDEV);
     add_rdev(&c, 0x28BA);
     add_rdev(&c, 0x2C00);
-    BAD(c, &OPERATOR, -EBUSY, "HCP1131E Device 2C00 is in use by PORT GROUP GRPC");
+    BAD(c, &OPERATOR, -EBUSY, "ZVSVSW1131E Device 2C00 is in use by PORT GROUP GRPC");
     c = vs("VSWA", ZVS_CMD_VS_RDEV);
     add_rdev(&c, 0x28BA);
     add_rdev(&c, 0x28BA);
-    BAD(c, &OPERATOR, -EINVAL, "HCP1104E Device 28BA is given more than once");
+    BAD(c, &OPERATOR, -EINVAL, "ZVSCMD1104E Device 28BA is given more than once");
     c = vs("VSWA", ZVS_CMD_VS_GROUP);
     snprintf(c.group, sizeof c.group, "GRPC");
-    BAD(c, &OPERATOR, -EBUSY, "HCP1115E Port group GRPC is in use by VSWITCH VSWC");
+    BAD(c, &OPERATOR, -EBUSY, "ZVSLAG1115E Port group GRPC is in use by VSWITCH VSWC");
     c = vs("VSWB", ZVS_CMD_VS_GROUP);
     snprintf(c.group, sizeof c.group, "GRPX");
-    BAD(c, &OPERATOR, -EINVAL, "HCP1135E VSWITCH VSWB is defined NOUPLINK; GROUP is not allowed");
+    BAD(c, &OPERATOR, -EINVAL, "ZVSVSW1135E VSWITCH VSWB is defined NOUPLINK; GROUP is not allowed");
     BAD(vs("VSWB", ZVS_CMD_VS_CONNECT), &OPERATOR, -EINVAL,
-        "HCP1135E VSWITCH VSWB is defined NOUPLINK; CONNECT is not allowed");
+        "ZVSVSW1135E VSWITCH VSWB is defined NOUPLINK; CONNECT is not allowed");
     c = vs("VSWA", ZVS_CMD_VS_QUEUESTORAGE);
-    BAD(c, &OPERATOR, -EINVAL, "HCP1105E Invalid QUEUESTORAGE value - 0; valid: 1-8");
-    BAD(vs("ZZZ", ZVS_CMD_VS_ISOLATION), &OPERATOR, -ENOENT, "HCP1111E VSWITCH ZZZ does not exist");
+    BAD(c, &OPERATOR, -EINVAL, "ZVSCMD1105E Invalid QUEUESTORAGE value - 0; valid: 1-8");
+    BAD(vs("ZZZ", ZVS_CMD_VS_ISOLATION), &OPERATOR, -ENOENT, "ZVSVSW1111E VSWITCH ZZZ does not exist");
     BAD(vs("VSWA", ZVS_CMD_VS_SWITCHOVER), &OPERATOR, -EINVAL, NULL);
     BAD(cmd_new(ZVS_CMD_DETACH_VSWITCH, "ZZZ"), &OPERATOR, -ENOENT,
-        "HCP1111E VSWITCH ZZZ does not exist");
+        "ZVSVSW1111E VSWITCH ZZZ does not exist");
     BAD(pg_devs("GRPX", ZVS_CMD_PG_JOIN, 3, 0x28BA, 0x2902, 0x2B00), &OPERATOR, -EBUSY,
-        "HCP1131E Device 2B00 is in use by VSWITCH VSWC");
+        "ZVSVSW1131E Device 2B00 is in use by VSWITCH VSWC");
     BAD(pg_devs("NEWG", ZVS_CMD_PG_JOIN, 2, 0x28BA, 0x2D00), &OPERATOR, -EBUSY,
-        "HCP1112E Device 2D00 is already in port group GRPX");
+        "ZVSLAG1112E Device 2D00 is already in port group GRPX");
     BAD(pg_devs("GRPX", ZVS_CMD_PG_JOIN, 7, 0x28BA, 0x2902, 0x3000, 0x3001, 0x3002, 0x3003,
                 0x3004), &OPERATOR, -ENOSPC,
-        "HCP1114E Port group GRPX has 8 devices; 3004 cannot join");
+        "ZVSLAG1114E Port group GRPX has 8 devices; 3004 cannot join");
     BAD(pg_devs("GRPX", ZVS_CMD_PG_LEAVE, 2, 0x2D00, 0x28BA), &OPERATOR, -ENOENT,
-        "HCP1113E Device 28BA is not in port group GRPX");
+        "ZVSLAG1113E Device 28BA is not in port group GRPX");
     BAD(pg_devs("NEWG", ZVS_CMD_PG_LEAVE, 1, 0x28BA), &OPERATOR, -ENOENT,
-        "HCP1110E Port group NEWG does not exist");
+        "ZVSLAG1110E Port group NEWG does not exist");
     c = pg("GRPX", ZVS_CMD_PG_INTERVAL);
     c.interval_s = 10000;
-    BAD(c, &OPERATOR, -EINVAL, "HCP1105E Invalid INTERVAL value - 10000; valid: 1-9990 OR OFF");
+    BAD(c, &OPERATOR, -EINVAL, "ZVSCMD1105E Invalid INTERVAL value - 10000; valid: 1-9990 OR OFF");
     BAD(pg("GRPC", ZVS_CMD_PG_DELETE), &OPERATOR, -EBUSY,
-        "HCP1115E Port group GRPC is in use by VSWITCH VSWC");
-    BAD(pg("NEWG", ZVS_CMD_PG_DELETE), &OPERATOR, -ENOENT, "HCP1110E Port group NEWG does not exist");
+        "ZVSLAG1115E Port group GRPC is in use by VSWITCH VSWC");
+    BAD(pg("NEWG", ZVS_CMD_PG_DELETE), &OPERATOR, -ENOENT, "ZVSLAG1110E Port group NEWG does not exist");
     BAD(nic_cmd(ZVS_CMD_DEFINE_NIC, "", 0x0700), &LINUX1, -EEXIST,
-        "HCP1123E Device 0700 already exists for user LINUX1");
+        "ZVSNIC1123E Device 0700 already exists for user LINUX1");
     BAD(nic_cmd(ZVS_CMD_DEFINE_NIC, "LINUX2", 0x0900), &LINUX1, -EPERM,
-        "HCP1134E User LINUX1 may not act on NIC 0900 of another user");
+        "ZVSNIC1134E User LINUX1 may not act on NIC 0900 of another user");
     BAD(nic_cmd(ZVS_CMD_DEFINE_NIC, "NOBODY", 0x0900), &OPERATOR, -ENOENT,
-        "HCP1126E User NOBODY is not in the directory");
+        "ZVSGST1126E User NOBODY is not in the directory");
     BAD(nic_cmd(ZVS_CMD_DEFINE_NIC, "", 0xFFFF), &LINUX1, -EINVAL,
-        "HCP1105E Invalid VDEV value - FFFF; valid: 0000-FFFD");
+        "ZVSCMD1105E Invalid VDEV value - FFFF; valid: 0000-FFFD");
     BAD(nic_cmd(ZVS_CMD_DETACH_NIC, "", 0x0900), &LINUX1, -ENOENT,
-        "HCP1122E NIC 0900 does not exist for user LINUX1");
+        "ZVSNIC1122E NIC 0900 does not exist for user LINUX1");
     BAD(nic_cmd(ZVS_CMD_DETACH_NIC, "LINUX3", 0x0600), &LINUX2, -EPERM,
-        "HCP1134E User LINUX2 may not act on NIC 0600 of another user");
+        "ZVSNIC1134E User LINUX2 may not act on NIC 0600 of another user");
     BAD(couple_cmd("", 0x0600, "VSWC"), &LINUX1, -EBUSY,
-        "HCP1124E NIC 0600 is already coupled to VSWITCH VSWA");
+        "ZVSNIC1124E NIC 0600 is already coupled to VSWITCH VSWA");
     BAD(couple_cmd("", 0x0603, "VSWA"), &LINUX3, -EACCES,
-        "HCP1121E User LINUX3 is not authorized to couple to VSWITCH VSWA");
-    BAD(couple_cmd("", 0x0603, "ZZZ"), &LINUX3, -ENOENT, "HCP1111E VSWITCH ZZZ does not exist");
+        "ZVSVSW1121E User LINUX3 is not authorized to couple to VSWITCH VSWA");
+    BAD(couple_cmd("", 0x0603, "ZZZ"), &LINUX3, -ENOENT, "ZVSVSW1111E VSWITCH ZZZ does not exist");
     BAD(couple_cmd("", 0x0610, "VSWA"), &LINUX3, -EINVAL,
-        "HCP1129E VLAN requires a VLAN AWARE VSWITCH; VSWA is VLAN UNAWARE");
-    BAD(nic_cmd(ZVS_CMD_UNCOUPLE, "", 0x0620), &LINUX2, -ENOTCONN, "HCP1125E NIC 0620 is not coupled");
+        "ZVSVSW1129E VLAN requires a VLAN AWARE VSWITCH; VSWA is VLAN UNAWARE");
+    BAD(nic_cmd(ZVS_CMD_UNCOUPLE, "", 0x0620), &LINUX2, -ENOTCONN, "ZVSNIC1125E NIC 0620 is not coupled");
     BAD(nic_cmd(ZVS_CMD_UNCOUPLE, "", 0x0500), &LINUX2, -ENOENT,
-        "HCP1122E NIC 0500 does not exist for user LINUX2");
+        "ZVSNIC1122E NIC 0500 does not exist for user LINUX2");
     BAD(cmd_new(ZVS_CMD_QUERY_VSWITCH, "VSWA"), &OPERATOR, -EINVAL, NULL);
 #undef BAD
     assert_true(n >= 40 && n <= sizeof bad / sizeof bad[0]);
@@ -1462,7 +1508,7 @@ static void test_refusals_change_nothing(void **state)
             snprintf(line, sizeof line, "%s", bad[i].line);
         else
             not_config_line(&bad[i].cmd, line, sizeof line);
-        assert_int_equal(sscanf(line, "HCP%d", &cprc), 1);
+        assert_int_equal(sscanf(line, "%*6[A-Z]%d", &cprc), 1);   /* HCPxxx or ZVSxxx */
         expect_err(cfg, &bad[i].cmd, bad[i].who, bad[i].err, cprc, line);
     }
     char *d1 = dump_str(cfg);
@@ -1499,6 +1545,7 @@ int main(void)
         cmocka_unit_test(test_is_config),
         cmocka_unit_test_setup_teardown(test_not_config_refused, rich_setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals_change_nothing, rich_setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resolver_watch, rich_setup, teardown),
     };
     return cmocka_run_group_tests_name("cfg_apply", tests, NULL, NULL);
 }

@@ -197,16 +197,16 @@ static void test_set_port_group_policy(void **state)
     assert_int_equal(parse_ok("SET PORT GROUP G1 POLICY LBT 60", ALL_CLASSES).lbt_percent, 60);
     assert_int_equal(parse_ok("SET PORT GROUP G1 POLICY LBT 100", ALL_CLASSES).lbt_percent, 100);
     parse_bad("SET PORT GROUP G1 POLICY LOAD INBOUND", ALL_CLASSES,
-              "HCP1105E Invalid POLICY LOAD value - INBOUND; valid: TOTAL, OUTBOUND", 1105);
+              "ZVSCMD1105E Invalid POLICY LOAD value - INBOUND; valid: TOTAL, OUTBOUND", 1105);
     parse_bad("SET PORT GROUP G1 POLICY LOAD OUT", ALL_CLASSES,
-              "HCP1105E Invalid POLICY LOAD value - OUT; valid: TOTAL, OUTBOUND", 1105);
+              "ZVSCMD1105E Invalid POLICY LOAD value - OUT; valid: TOTAL, OUTBOUND", 1105);
     parse_bad("SET PORT GROUP G1 POLICY LBT 0", ALL_CLASSES,
-              "HCP1105E Invalid POLICY LBT value - 0; valid: 1-100", 1105);
+              "ZVSCMD1105E Invalid POLICY LBT value - 0; valid: 1-100", 1105);
     parse_bad("SET PORT GROUP G1 POLICY LBT TOTAL", ALL_CLASSES,
-              "HCP1105E Invalid POLICY LBT value - TOTAL; valid: 1-100", 1105);
+              "ZVSCMD1105E Invalid POLICY LBT value - TOTAL; valid: 1-100", 1105);
     parse_bad("SET PORT GROUP G1 POLICY ROUNDROBIN", ALL_CLASSES,
-              "HCP003E Invalid option - ROUNDROBIN", 3);
-    parse_bad("SET PORT GROUP G1 POL LOAD", ALL_CLASSES, "HCP003E Invalid option - POL", 3);
+              "HCPCMD003E Invalid option - ROUNDROBIN", 3);
+    parse_bad("SET PORT GROUP G1 POL LOAD", ALL_CLASSES, "HCPCMD003E Invalid option - POL", 3);
 }
 
 static void test_query_port_group(void **state)
@@ -221,8 +221,31 @@ static void test_query_port_group(void **state)
     assert_false(c.details);
     /* ALL is three letters; AL is a name. */
     assert_string_equal(parse_ok("Q PORT GROUP AL", ALL_CLASSES).name, "AL");
-    /* No DETAILS on QUERY PORT GROUP: DET is a group name there. */
-    assert_string_equal(parse_ok("Q PORT GROUP DET", ALL_CLASSES).name, "DET");
+    /* ACTIVE and DETAILS (s390-tools' dbginfo.sh: "q port group all active details"):
+     * keywords, so DET alone is DETAILS, not a group named DET (issue 21); a group named
+     * DET is Q PORT GROUP DET DET. */
+    c = parse_ok("Q PORT GROUP DET", ALL_CLASSES);
+    assert_string_equal(c.name, "");
+    assert_true(c.details);
+    c = parse_ok("q port group all active details", ALL_CLASSES);
+    assert_string_equal(c.name, "");
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_ACTIVE);
+    assert_true(c.details);
+    c = parse_ok("Q PORT GROUP DET DET", ALL_CLASSES);
+    assert_string_equal(c.name, "DET");
+    assert_true(c.details);
+    c = parse_ok("Q PORT GROUP ACT", ALL_CLASSES);
+    assert_string_equal(c.name, "");
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_ACTIVE);
+    parse_bad("Q PORT GROUP G1 DETAILS ACTIVE", ALL_CLASSES,
+              "HCPSWP003E Invalid option - ACTIVE", 3);
+    /* QUERY VSWITCH ... CONTROLLER | PROMISCUOUS (dbginfo.sh): levels, not names. */
+    c = parse_ok("q vswitch controller", ALL_CLASSES);
+    assert_string_equal(c.name, "");
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_CONTROLLER);
+    c = parse_ok("Q VSW SW1 PROM", ALL_CLASSES);
+    assert_string_equal(c.name, "SW1");
+    assert_int_equal(c.level, ZVS_CMD_LEVEL_PROMISCUOUS);
 }
 
 static void test_query_lacp(void **state)
@@ -322,8 +345,8 @@ static void test_set_port_group_delete(void **state)
     assert_int_equal(c.pg_op, ZVS_CMD_PG_DELETE);
     assert_int_equal(c.nrdev, 0);
     assert_int_equal(c.interval_s, 0);
-    parse_bad("SET PORT GROUP G1 DELETE 28BA", ALL_CLASSES, "HCP003E Invalid option - 28BA", 3);
-    parse_bad("SET PORT GROUP G1 DELET", ALL_CLASSES, "HCP003E Invalid option - DELET", 3);
+    parse_bad("SET PORT GROUP G1 DELETE 28BA", ALL_CLASSES, "HCPCMD003E Invalid option - 28BA", 3);
+    parse_bad("SET PORT GROUP G1 DELET", ALL_CLASSES, "HCPCMD003E Invalid option - DELET", 3);
 }
 
 /* ---- DEFINE VSWITCH: the SYSTEM CONFIG statement's operands ------------------------- */
@@ -404,52 +427,52 @@ static void test_define_vswitch_operands(void **state)
  * each refusal is the statement parser's own message, rc its number. */
 static void test_define_vswitch_errors(void **state)
 {
-    parse_bad("DEFINE VSWITCH", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
-    parse_bad("DEFINE VSWITCH ALL", ALL_CLASSES, "HCP002E Invalid operand - ALL", 2);
-    parse_bad("DEFINE VSWITCH SW-1", ALL_CLASSES, "HCP002E Invalid operand - SW-1", 2);
+    parse_bad("DEFINE VSWITCH", ALL_CLASSES, "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("DEFINE VSWITCH ALL", ALL_CLASSES, "HCPCMD002E Invalid operand - ALL", 2);
+    parse_bad("DEFINE VSWITCH SW-1", ALL_CLASSES, "HCPCMD002E Invalid operand - SW-1", 2);
     parse_bad("DEFINE VSWITCH SW1 QUEUESTORAGE 9M", ALL_CLASSES,
-              "HCP1003E Operand QUEUESTORAGE value 9M is not valid (1M-8M)", 1003);
+              "ZVSCFG1003E Operand QUEUESTORAGE value 9M is not valid (1M-8M)", 1003);
     parse_bad("DEFINE VSWITCH SW1 RDEV 1 2 3 4", ALL_CLASSES,
-              "HCP1008E Operand RDEV accepts at most 3 values; 4 is one too many", 1008);
-    parse_bad("DEFINE VSWITCH SW1 RDEV", ALL_CLASSES, "HCP1007E Operand RDEV requires a value",
+              "ZVSCFG1008E Operand RDEV accepts at most 3 values; 4 is one too many", 1008);
+    parse_bad("DEFINE VSWITCH SW1 RDEV", ALL_CLASSES, "ZVSCFG1007E Operand RDEV requires a value",
               1007);
     parse_bad("DEFINE VSWITCH SW1 RDEV 300 300", ALL_CLASSES,
-              "HCP1003E Operand RDEV value 300 is not valid (device given twice)", 1003);
+              "ZVSCFG1003E Operand RDEV value 300 is not valid (device given twice)", 1003);
     parse_bad("DEFINE VSWITCH SW1 RDEV 30X", ALL_CLASSES,
-              "HCP1003E Operand RDEV value 30X is not valid (hex device nnnn or nnnn.Pn)", 1003);
+              "ZVSCFG1003E Operand RDEV value 30X is not valid (hex device nnnn or nnnn.Pn)", 1003);
     parse_bad("DEFINE VSWITCH SW1 RDEV NONE 300", ALL_CLASSES,
-              "HCP1003E Operand RDEV value NONE is not valid (NONE stands alone)", 1003);
+              "ZVSCFG1003E Operand RDEV value NONE is not valid (NONE stands alone)", 1003);
     parse_bad("DEFINE VSWITCH SW1 NATIVE 5", ALL_CLASSES,
-              "HCP1027E Operand NATIVE is not allowed: VSWITCH SW1 is VLAN UNAWARE", 1027);
+              "ZVSCFG1027E Operand NATIVE is not allowed: VSWITCH SW1 is VLAN UNAWARE", 1027);
     parse_bad("DEFINE VSWITCH SW1 VLAN 4095", ALL_CLASSES,
-              "HCP1003E Operand VLAN value 4095 is not valid (UNAWARE, AWARE or 1-4094)", 1003);
+              "ZVSCFG1003E Operand VLAN value 4095 is not valid (UNAWARE, AWARE or 1-4094)", 1003);
     parse_bad("DEFINE VSWITCH SW1 NOUPLINK RDEV 300", ALL_CLASSES,
-              "HCP1006E Operand RDEV conflicts with NOUPLINK", 1006);
+              "ZVSCFG1006E Operand RDEV conflicts with NOUPLINK", 1006);
     parse_bad("DEFINE VSWITCH SW1 GROUP G1 NOUPLINK", ALL_CLASSES,
-              "HCP1006E Operand NOUPLINK conflicts with GROUP", 1006);
+              "ZVSCFG1006E Operand NOUPLINK conflicts with GROUP", 1006);
     parse_bad("DEFINE VSWITCH SW1 CONNECT CONNECT", ALL_CLASSES,
-              "HCP1005E Operand CONNECT is specified more than once", 1005);
+              "ZVSCFG1005E Operand CONNECT is specified more than once", 1005);
     parse_bad("DEFINE VSWITCH SW1 IP", ALL_CLASSES,
-              "HCP1017E Operand IP is not supported: zvswitch switches are ETHERNET (layer 2) only",
+              "ZVSCFG1017E Operand IP is not supported: zvswitch switches are ETHERNET (layer 2) only",
               1017);
     parse_bad("DEFINE VSWITCH SW1 PORTTYPE HYBRID", ALL_CLASSES,
-              "HCP1003E Operand PORTTYPE value HYBRID is not valid (ACCESS or TRUNK)", 1003);
+              "ZVSCFG1003E Operand PORTTYPE value HYBRID is not valid (ACCESS or TRUNK)", 1003);
     parse_bad("DEFINE VSWITCH SW1 CONTROLLER", ALL_CLASSES,
-              "HCP1007E Operand CONTROLLER requires a value", 1007);
+              "ZVSCFG1007E Operand CONTROLLER requires a value", 1007);
     /* Unknown and abbreviated operands; the token is shown upper-cased. */
     parse_bad("DEFINE VSWITCH SW1 foo", ALL_CLASSES,
-              "HCP1004E Operand FOO is not recognized by DEFINE VSWITCH", 1004);
+              "ZVSCFG1004E Operand FOO is not recognized by DEFINE VSWITCH", 1004);
     parse_bad("DEFINE VSWITCH SW1 QU 2", ALL_CLASSES,
-              "HCP1004E Operand QU is not recognized by DEFINE VSWITCH", 1004);
+              "ZVSCFG1004E Operand QU is not recognized by DEFINE VSWITCH", 1004);
     /* The first problem, left to right, is the one reported. */
     parse_bad("DEFINE VSWITCH SW1 FOO NATIVE 5 BAR", ALL_CLASSES,
-              "HCP1004E Operand FOO is not recognized by DEFINE VSWITCH", 1004);
+              "ZVSCFG1004E Operand FOO is not recognized by DEFINE VSWITCH", 1004);
     /* Bytes outside printable ASCII are '?' on the response line. */
     parse_bad("DEFINE VSWITCH SW1 \x1b[31m", ALL_CLASSES,
-              "HCP1004E Operand ?[31M is not recognized by DEFINE VSWITCH", 1004);
+              "ZVSCFG1004E Operand ?[31M is not recognized by DEFINE VSWITCH", 1004);
     /* Class B only. */
     parse_bad("DEFINE VSWITCH SW1", classes("G"),
-              "HCP1100E Not authorized: DEFINE VSWITCH requires privilege class B", 1100);
+              "ZVSCMD1100E Not authorized: DEFINE VSWITCH requires privilege class B", 1100);
 }
 
 /* As many operands as a SYSTEM CONFIG statement may hold (128 tokens with DEFINE VSWITCH
@@ -461,10 +484,10 @@ static void test_define_vswitch_token_limit(void **state)
 
     for (int i = 0; i < 125; i++)
         n += snprintf(line + n, sizeof line - (size_t)n, " X");
-    parse_bad(line, ALL_CLASSES, "HCP1004E Operand X is not recognized by DEFINE VSWITCH",
+    parse_bad(line, ALL_CLASSES, "ZVSCFG1004E Operand X is not recognized by DEFINE VSWITCH",
               1004);
     snprintf(line + n, sizeof line - (size_t)n, " X");
-    parse_bad(line, ALL_CLASSES, "HCP1013E Statement DEFINE has more than 128 operands", 1013);
+    parse_bad(line, ALL_CLASSES, "ZVSCFG1013E Statement DEFINE has more than 128 operands", 1013);
 }
 
 /* The command and the SYSTEM CONFIG statement are one syntax: the same operands give the
@@ -521,7 +544,7 @@ static void test_define_vswitch_is_the_statement(void **state)
         snprintf(line, sizeof line, "DEFINE VSWITCH SW1 %s", bad[i]);
         zvs_cp_response_init(&r);
         assert_true(zvs_cmd_parse(line, ALL_CLASSES, &c, &r) < 0);
-        /* "T:1: HCPnnnnE text" in the file, "HCPnnnnE text" on the console. */
+        /* "T:1: ZVSCFGnnnnE text" in the file, "ZVSCFGnnnnE text" on the console. */
         assert_true(strncmp(cfg->msgs.msg[0].text, "T:1: ", 5) == 0);
         snprintf(stmt, sizeof stmt, "%s\n", cfg->msgs.msg[0].text + 5);
         assert_string_equal(r.text, stmt);
@@ -550,12 +573,12 @@ static void test_shared_operand_parsers(void **state)
     assert_memory_equal(&v, &before, sizeof v);
     assert_int_equal(msgs.n, 1);
     assert_string_equal(msgs.msg[0].text,
-                        "HCP1003E Operand QUEUESTORAGE value 0 is not valid (1M-8M)");
+                        "ZVSCFG1003E Operand QUEUESTORAGE value 0 is not valid (1M-8M)");
     zvs_msg_list_free(&msgs);
-    /* A bad name is reported too (the command refuses it before, with HCP002E). */
+    /* A bad name is reported too (the command refuses it before, with HCPCMD002E). */
     assert_int_equal(zvs_cfg_parse_vswitch_def("SW-1", ops, 0, &v, &msgs), -EINVAL);
     assert_string_equal(msgs.msg[0].text,
-                        "HCP1003E Operand switchname value SW-1 is not valid"
+                        "ZVSCFG1003E Operand switchname value SW-1 is not valid"
                         " (1-8 characters A-Z 0-9 @ # $)");
     zvs_msg_list_free(&msgs);
 
@@ -571,7 +594,7 @@ static void test_shared_operand_parsers(void **state)
     assert_int_equal(g.line, 0);
     assert_int_equal(g.vswitch, 0);
     assert_int_equal(zvs_cfg_parse_grant("SET VSWITCH", nogrant, 2, &g, &msgs), -EINVAL);
-    assert_string_equal(msgs.msg[0].text, "HCP1002E Operand GRANT is missing");
+    assert_string_equal(msgs.msg[0].text, "ZVSCFG1002E Operand GRANT is missing");
     assert_string_equal(g.userid, "LINUX1");
     zvs_msg_list_free(&msgs);
 
@@ -622,29 +645,29 @@ static void test_set_vswitch_grant(void **state)
 
 static void test_set_vswitch_grant_errors(void **state)
 {
-    parse_bad("SET VSWITCH SW1 GRANT", ALL_CLASSES, "HCP1007E Operand GRANT requires a value",
+    parse_bad("SET VSWITCH SW1 GRANT", ALL_CLASSES, "ZVSCFG1007E Operand GRANT requires a value",
               1007);
     parse_bad("SET VSWITCH SW1 GRANT TOOLONGUSER", ALL_CLASSES,
-              "HCP1003E Operand GRANT value TOOLONGUSER is not valid"
+              "ZVSCFG1003E Operand GRANT value TOOLONGUSER is not valid"
               " (1-8 characters A-Z 0-9 @ # $)", 1003);
     parse_bad("SET VSWITCH SW1 GRANT U1 FOO", ALL_CLASSES,
-              "HCP1004E Operand FOO is not recognized by SET VSWITCH", 1004);
+              "ZVSCFG1004E Operand FOO is not recognized by SET VSWITCH", 1004);
     parse_bad("SET VSWITCH SW1 GRANT U1 PORTTYPE", ALL_CLASSES,
-              "HCP1007E Operand PORTTYPE requires a value", 1007);
+              "ZVSCFG1007E Operand PORTTYPE requires a value", 1007);
     parse_bad("SET VSWITCH SW1 GRANT U1 PORTTYPE BOTH", ALL_CLASSES,
-              "HCP1003E Operand PORTTYPE value BOTH is not valid (ACCESS or TRUNK)", 1003);
+              "ZVSCFG1003E Operand PORTTYPE value BOTH is not valid (ACCESS or TRUNK)", 1003);
     parse_bad("SET VSWITCH SW1 GRANT U1 VLAN 0", ALL_CLASSES,
-              "HCP1003E Operand VLAN value 0 is not valid (VLAN IDs 1-4094 or ranges lo-hi)",
+              "ZVSCFG1003E Operand VLAN value 0 is not valid (VLAN IDs 1-4094 or ranges lo-hi)",
               1003);
     parse_bad("SET VSWITCH SW1 GRANT U1 VLAN 20-10", ALL_CLASSES,
-              "HCP1003E Operand VLAN value 20-10 is not valid (VLAN IDs 1-4094 or ranges lo-hi)",
+              "ZVSCFG1003E Operand VLAN value 20-10 is not valid (VLAN IDs 1-4094 or ranges lo-hi)",
               1003);
     parse_bad("SET VSWITCH SW1 GRANT U1 GRANT U2", ALL_CLASSES,
-              "HCP1005E Operand GRANT is specified more than once", 1005);
+              "ZVSCFG1005E Operand GRANT is specified more than once", 1005);
     parse_bad("SET VSWITCH SW1 GRANT U1 VLAN 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 "
               "20 21 22 23 24 25 26 27 28 29 30 31 32 33", ALL_CLASSES,
-              "HCP1008E Operand VLAN accepts at most 32 values; 33 is one too many", 1008);
-    parse_bad("SET VSWITCH SW1 GR U1", ALL_CLASSES, "HCP003E Invalid option - GR", 3);
+              "ZVSCFG1008E Operand VLAN accepts at most 32 values; 33 is one too many", 1008);
+    parse_bad("SET VSWITCH SW1 GR U1", ALL_CLASSES, "HCPCMD003E Invalid option - GR", 3);
 }
 
 static void test_set_vswitch_revoke(void **state)
@@ -653,12 +676,12 @@ static void test_set_vswitch_revoke(void **state)
     assert_int_equal(c.verb, ZVS_CMD_SET_VSWITCH);
     assert_int_equal(c.vs_op, ZVS_CMD_VS_REVOKE);
     assert_string_equal(c.userid, "LINUX1");
-    parse_bad("SET VSWITCH SW1 REVOKE", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
+    parse_bad("SET VSWITCH SW1 REVOKE", ALL_CLASSES, "HCPCFC026E Operand missing or invalid", 26);
     parse_bad("SET VSWITCH SW1 REVOKE TOOLONGUSER", ALL_CLASSES,
-              "HCP002E Invalid operand - TOOLONGUSER", 2);
-    parse_bad("SET VSWITCH SW1 REVOKE ALL", ALL_CLASSES, "HCP002E Invalid operand - ALL", 2);
-    parse_bad("SET VSWITCH SW1 REVOKE U1 U2", ALL_CLASSES, "HCP003E Invalid option - U2", 3);
-    parse_bad("SET VSWITCH SW1 RE U1", ALL_CLASSES, "HCP003E Invalid option - RE", 3);
+              "HCPCMD002E Invalid operand - TOOLONGUSER", 2);
+    parse_bad("SET VSWITCH SW1 REVOKE ALL", ALL_CLASSES, "HCPCMD002E Invalid operand - ALL", 2);
+    parse_bad("SET VSWITCH SW1 REVOKE U1 U2", ALL_CLASSES, "HCPCMD003E Invalid option - U2", 3);
+    parse_bad("SET VSWITCH SW1 RE U1", ALL_CLASSES, "HCPCMD003E Invalid option - RE", 3);
 }
 
 static void test_set_vswitch_rdev(void **state)
@@ -678,14 +701,14 @@ static void test_set_vswitch_rdev(void **state)
     assert_int_equal(c.nrdev, 1);
     expect_same("SET VSWITCH SW1 UPLINK RDEV 300", "SET VSWITCH SW1 RDEV 300", ALL_CLASSES);
     parse_bad("SET VSWITCH SW1 RDEV 1 2 3 4", ALL_CLASSES,
-              "HCP1103E Too many devices - 4; at most 3 may be given", 1103);
-    parse_bad("SET VSWITCH SW1 RDEV", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
+              "ZVSCMD1103E Too many devices - 4; at most 3 may be given", 1103);
+    parse_bad("SET VSWITCH SW1 RDEV", ALL_CLASSES, "HCPCFC026E Operand missing or invalid", 26);
     parse_bad("SET VSWITCH SW1 RDEV 300 300", ALL_CLASSES,
-              "HCP1104E Device 300 is given more than once", 1104);
-    parse_bad("SET VSWITCH SW1 RDEV 300 NONE", ALL_CLASSES, "HCP002E Invalid operand - NONE", 2);
-    parse_bad("SET VSWITCH SW1 RDEV NONE 300", ALL_CLASSES, "HCP003E Invalid option - 300", 3);
-    parse_bad("SET VSWITCH SW1 RDEV 3000X", ALL_CLASSES, "HCP002E Invalid operand - 3000X", 2);
-    parse_bad("SET VSWITCH SW1 RDE 300", ALL_CLASSES, "HCP003E Invalid option - RDE", 3);
+              "ZVSCMD1104E Device 300 is given more than once", 1104);
+    parse_bad("SET VSWITCH SW1 RDEV 300 NONE", ALL_CLASSES, "HCPCMD002E Invalid operand - NONE", 2);
+    parse_bad("SET VSWITCH SW1 RDEV NONE 300", ALL_CLASSES, "HCPCMD003E Invalid option - 300", 3);
+    parse_bad("SET VSWITCH SW1 RDEV 3000X", ALL_CLASSES, "HCPCMD002E Invalid operand - 3000X", 2);
+    parse_bad("SET VSWITCH SW1 RDE 300", ALL_CLASSES, "HCPCMD003E Invalid option - RDE", 3);
 }
 
 static void test_set_vswitch_group(void **state)
@@ -697,10 +720,10 @@ static void test_set_vswitch_group(void **state)
     c = parse_ok("SET VSWITCH SW1 NOGROUP", ALL_CLASSES);
     assert_int_equal(c.vs_op, ZVS_CMD_VS_NOGROUP);
     assert_string_equal(c.group, "");
-    parse_bad("SET VSWITCH SW1 GROUP", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
-    parse_bad("SET VSWITCH SW1 GROUP G/1", ALL_CLASSES, "HCP002E Invalid operand - G/1", 2);
-    parse_bad("SET VSWITCH SW1 NOGROUP G1", ALL_CLASSES, "HCP003E Invalid option - G1", 3);
-    parse_bad("SET VSWITCH SW1 NO", ALL_CLASSES, "HCP003E Invalid option - NO", 3);
+    parse_bad("SET VSWITCH SW1 GROUP", ALL_CLASSES, "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("SET VSWITCH SW1 GROUP G/1", ALL_CLASSES, "HCPCMD002E Invalid operand - G/1", 2);
+    parse_bad("SET VSWITCH SW1 NOGROUP G1", ALL_CLASSES, "HCPCMD003E Invalid option - G1", 3);
+    parse_bad("SET VSWITCH SW1 NO", ALL_CLASSES, "HCPCMD003E Invalid option - NO", 3);
 }
 
 static void test_set_vswitch_connect(void **state)
@@ -713,22 +736,22 @@ static void test_set_vswitch_connect(void **state)
                      ZVS_CMD_VS_DISCONNECT);
     assert_int_equal(parse_ok("SET VSWITCH SW1 UPLINK DISCON", ALL_CLASSES).vs_op,
                      ZVS_CMD_VS_DISCONNECT);
-    parse_bad("SET VSWITCH SW1 CO", ALL_CLASSES, "HCP003E Invalid option - CO", 3);
-    parse_bad("SET VSWITCH SW1 DISCO", ALL_CLASSES, "HCP003E Invalid option - DISCO", 3);
-    parse_bad("SET VSWITCH SW1 CONNECT NOW", ALL_CLASSES, "HCP003E Invalid option - NOW", 3);
+    parse_bad("SET VSWITCH SW1 CO", ALL_CLASSES, "HCPCMD003E Invalid option - CO", 3);
+    parse_bad("SET VSWITCH SW1 DISCO", ALL_CLASSES, "HCPCMD003E Invalid option - DISCO", 3);
+    parse_bad("SET VSWITCH SW1 CONNECT NOW", ALL_CLASSES, "HCPCMD003E Invalid option - NOW", 3);
 }
 
 static void test_set_vswitch_uplink(void **state)
 {
     /* UPLINK goes before RDEV, CONNECT, DISCONNECT and SWITCHOVER only. */
-    parse_bad("SET VSWITCH SW1 UPLINK", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
-    parse_bad("SET VSWITCH SW1 UPLINK GRANT U1", ALL_CLASSES, "HCP003E Invalid option - GRANT",
+    parse_bad("SET VSWITCH SW1 UPLINK", ALL_CLASSES, "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("SET VSWITCH SW1 UPLINK GRANT U1", ALL_CLASSES, "HCPCMD003E Invalid option - GRANT",
               3);
     parse_bad("SET VSWITCH SW1 UPLINK QUEUESTORAGE 2", ALL_CLASSES,
-              "HCP003E Invalid option - QUEUESTORAGE", 3);
+              "HCPCMD003E Invalid option - QUEUESTORAGE", 3);
     parse_bad("SET VSWITCH SW1 UPLINK UPLINK RDEV 300", ALL_CLASSES,
-              "HCP003E Invalid option - UPLINK", 3);
-    parse_bad("SET VSWITCH SW1 UPLIN RDEV 300", ALL_CLASSES, "HCP003E Invalid option - UPLIN", 3);
+              "HCPCMD003E Invalid option - UPLINK", 3);
+    parse_bad("SET VSWITCH SW1 UPLIN RDEV 300", ALL_CLASSES, "HCPCMD003E Invalid option - UPLIN", 3);
 }
 
 static void test_set_vswitch_queuestorage(void **state)
@@ -739,14 +762,14 @@ static void test_set_vswitch_queuestorage(void **state)
     assert_int_equal(parse_ok("SET VSWITCH SW1 QUEUEST 1", ALL_CLASSES).queuestorage_mb, 1);
     assert_int_equal(parse_ok("SET VSWITCH SW1 QUEUESTORAGE 8m", ALL_CLASSES).queuestorage_mb, 8);
     parse_bad("SET VSWITCH SW1 QUEUESTORAGE 9M", ALL_CLASSES,
-              "HCP1105E Invalid QUEUESTORAGE value - 9M; valid: 1M-8M", 1105);
+              "ZVSCMD1105E Invalid QUEUESTORAGE value - 9M; valid: 1M-8M", 1105);
     parse_bad("SET VSWITCH SW1 QUEUESTORAGE 0", ALL_CLASSES,
-              "HCP1105E Invalid QUEUESTORAGE value - 0; valid: 1M-8M", 1105);
+              "ZVSCMD1105E Invalid QUEUESTORAGE value - 0; valid: 1M-8M", 1105);
     parse_bad("SET VSWITCH SW1 QUEUESTORAGE 4K", ALL_CLASSES,
-              "HCP1105E Invalid QUEUESTORAGE value - 4K; valid: 1M-8M", 1105);
-    parse_bad("SET VSWITCH SW1 QUEUESTORAGE", ALL_CLASSES, "HCP026E Operand missing or invalid",
+              "ZVSCMD1105E Invalid QUEUESTORAGE value - 4K; valid: 1M-8M", 1105);
+    parse_bad("SET VSWITCH SW1 QUEUESTORAGE", ALL_CLASSES, "HCPCFC026E Operand missing or invalid",
               26);
-    parse_bad("SET VSWITCH SW1 QU 4", ALL_CLASSES, "HCP003E Invalid option - QU", 3);
+    parse_bad("SET VSWITCH SW1 QU 4", ALL_CLASSES, "HCPCMD003E Invalid option - QU", 3);
 }
 
 static void test_set_vswitch_isolation(void **state)
@@ -757,9 +780,9 @@ static void test_set_vswitch_isolation(void **state)
     c = parse_ok("SET VSWITCH SW1 ISOL OFF", ALL_CLASSES);
     assert_int_equal(c.vs_op, ZVS_CMD_VS_ISOLATION);
     assert_false(c.onoff);
-    parse_bad("SET VSWITCH SW1 ISOLATION", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
-    parse_bad("SET VSWITCH SW1 ISOLATION YES", ALL_CLASSES, "HCP003E Invalid option - YES", 3);
-    parse_bad("SET VSWITCH SW1 ISO ON", ALL_CLASSES, "HCP003E Invalid option - ISO", 3);
+    parse_bad("SET VSWITCH SW1 ISOLATION", ALL_CLASSES, "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("SET VSWITCH SW1 ISOLATION YES", ALL_CLASSES, "HCPCMD003E Invalid option - YES", 3);
+    parse_bad("SET VSWITCH SW1 ISO ON", ALL_CLASSES, "HCPCMD003E Invalid option - ISO", 3);
 }
 
 static void test_set_vswitch_macprotect(void **state)
@@ -773,11 +796,11 @@ static void test_set_vswitch_macprotect(void **state)
                      ZVS_MACPROTECT_UNSPECIFIED);
     assert_int_equal(parse_ok("SET VSWITCH SW1 MACPROTECT UNSPEC", ALL_CLASSES).macprotect,
                      ZVS_MACPROTECT_UNSPECIFIED);
-    parse_bad("SET VSWITCH SW1 MACPROTECT UNSPE", ALL_CLASSES, "HCP003E Invalid option - UNSPE",
+    parse_bad("SET VSWITCH SW1 MACPROTECT UNSPE", ALL_CLASSES, "HCPCMD003E Invalid option - UNSPE",
               3);
-    parse_bad("SET VSWITCH SW1 MACPROTECT", ALL_CLASSES, "HCP026E Operand missing or invalid",
+    parse_bad("SET VSWITCH SW1 MACPROTECT", ALL_CLASSES, "HCPCFC026E Operand missing or invalid",
               26);
-    parse_bad("SET VSWITCH SW1 MAC ON", ALL_CLASSES, "HCP003E Invalid option - MAC", 3);
+    parse_bad("SET VSWITCH SW1 MAC ON", ALL_CLASSES, "HCPCMD003E Invalid option - MAC", 3);
 }
 
 static void test_set_vswitch_counters(void **state)
@@ -791,8 +814,8 @@ static void test_set_vswitch_counters(void **state)
     assert_int_equal(c.counters, ZVS_CMD_COUNTERS_ALL);
     expect_same("SET VSWITCH SW1 COUNTERS CLEAR ALL", "SET VSWITCH SW1 COUNTERS CLEAR",
                 ALL_CLASSES);
-    parse_bad("SET VSWITCH SW1 COUNTERS", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
-    parse_bad("SET VSWITCH SW1 COUNTERS CLEA", ALL_CLASSES, "HCP003E Invalid option - CLEA", 3);
+    parse_bad("SET VSWITCH SW1 COUNTERS", ALL_CLASSES, "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("SET VSWITCH SW1 COUNTERS CLEA", ALL_CLASSES, "HCPCMD003E Invalid option - CLEA", 3);
     /* [DATA | DISCARDED | ERRORS] (SET VSWITCH, z/VM 7.2): one kind, after the port. */
     c = parse_ok("SET VSWITCH SW1 COUNTERS CLEAR DATA", ALL_CLASSES);
     assert_int_equal(c.counters, ZVS_CMD_COUNTERS_ALL);
@@ -803,12 +826,12 @@ static void test_set_vswitch_counters(void **state)
     c = parse_ok("SET VSWITCH SW1 COUNTERS CLEAR UPLINK ERRORS", ALL_CLASSES);
     assert_int_equal(c.counters_kind, ZVS_CMD_CTR_ERRORS);
     parse_bad("SET VSWITCH SW1 COUNTERS CLEAR DATA UPLINK", ALL_CLASSES,
-              "HCP003E Invalid option - UPLINK", 3);
+              "HCPCMD003E Invalid option - UPLINK", 3);
     parse_bad("SET VSWITCH SW1 COUNTERS CLEAR DATA ERRORS", ALL_CLASSES,
-              "HCP003E Invalid option - ERRORS", 3);
+              "HCPCMD003E Invalid option - ERRORS", 3);
     parse_bad("SET VSWITCH SW1 COUNTERS CLEAR UPLINK ALL", ALL_CLASSES,
-              "HCP003E Invalid option - ALL", 3);
-    parse_bad("SET VSWITCH SW1 COUN CLEAR", ALL_CLASSES, "HCP003E Invalid option - COUN", 3);
+              "HCPCMD003E Invalid option - ALL", 3);
+    parse_bad("SET VSWITCH SW1 COUN CLEAR", ALL_CLASSES, "HCPCMD003E Invalid option - COUN", 3);
 }
 
 static void test_set_vswitch_switchover(void **state)
@@ -826,25 +849,25 @@ static void test_set_vswitch_switchover(void **state)
     assert_int_equal(c.rdev[0].devno, 0x400);
     assert_int_equal(c.rdev[0].port, 1);
     parse_bad("SET VSWITCH SW1 SWITCHOVER RDEV", ALL_CLASSES,
-              "HCP026E Operand missing or invalid", 26);
+              "HCPCFC026E Operand missing or invalid", 26);
     parse_bad("SET VSWITCH SW1 SWITCHOVER RDEV 400 500", ALL_CLASSES,
-              "HCP003E Invalid option - 500", 3);
-    parse_bad("SET VSWITCH SW1 SWITCHOVER RDEV XYZ", ALL_CLASSES, "HCP002E Invalid operand - XYZ",
+              "HCPCMD003E Invalid option - 500", 3);
+    parse_bad("SET VSWITCH SW1 SWITCHOVER RDEV XYZ", ALL_CLASSES, "HCPCMD002E Invalid operand - XYZ",
               2);
-    parse_bad("SET VSWITCH SW1 SWITCHOVER AVAI", ALL_CLASSES, "HCP003E Invalid option - AVAI", 3);
-    parse_bad("SET VSWITCH SW1 SWITCHOVE", ALL_CLASSES, "HCP003E Invalid option - SWITCHOVE", 3);
+    parse_bad("SET VSWITCH SW1 SWITCHOVER AVAI", ALL_CLASSES, "HCPCMD003E Invalid option - AVAI", 3);
+    parse_bad("SET VSWITCH SW1 SWITCHOVE", ALL_CLASSES, "HCPCMD003E Invalid option - SWITCHOVE", 3);
 }
 
 static void test_set_vswitch_errors(void **state)
 {
-    parse_bad("SET VSWITCH", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
-    parse_bad("SET VSWITCH SW1", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
-    parse_bad("SET VSWITCH ALL CONNECT", ALL_CLASSES, "HCP002E Invalid operand - ALL", 2);
+    parse_bad("SET VSWITCH", ALL_CLASSES, "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("SET VSWITCH SW1", ALL_CLASSES, "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("SET VSWITCH ALL CONNECT", ALL_CLASSES, "HCPCMD002E Invalid operand - ALL", 2);
     parse_bad("SET VSWITCH TOOLONGNAME CONNECT", ALL_CLASSES,
-              "HCP002E Invalid operand - TOOLONGNAME", 2);
-    parse_bad("SET VSWITCH SW1 FOO", ALL_CLASSES, "HCP003E Invalid option - FOO", 3);
+              "HCPCMD002E Invalid operand - TOOLONGNAME", 2);
+    parse_bad("SET VSWITCH SW1 FOO", ALL_CLASSES, "HCPCMD003E Invalid option - FOO", 3);
     parse_bad("SET VSWITCH SW1 CONNECT", classes("G"),
-              "HCP1100E Not authorized: SET VSWITCH requires privilege class B", 1100);
+              "ZVSCMD1100E Not authorized: SET VSWITCH requires privilege class B", 1100);
 }
 
 static void test_detach_vswitch(void **state)
@@ -853,11 +876,11 @@ static void test_detach_vswitch(void **state)
     assert_int_equal(c.verb, ZVS_CMD_DETACH_VSWITCH);
     assert_string_equal(c.name, "CCBVSW1");
     expect_same("DET VSW CCBVSW1", "DETACH VSWITCH CCBVSW1", ALL_CLASSES);
-    parse_bad("DETACH VSWITCH", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
-    parse_bad("DETACH VSWITCH SW1 NOW", ALL_CLASSES, "HCP003E Invalid option - NOW", 3);
-    parse_bad("DETACH VSWITCH ALL", ALL_CLASSES, "HCP002E Invalid operand - ALL", 2);
+    parse_bad("DETACH VSWITCH", ALL_CLASSES, "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("DETACH VSWITCH SW1 NOW", ALL_CLASSES, "HCPCMD003E Invalid option - NOW", 3);
+    parse_bad("DETACH VSWITCH ALL", ALL_CLASSES, "HCPCMD002E Invalid operand - ALL", 2);
     parse_bad("DETACH VSWITCH SW1", classes("G"),
-              "HCP1100E Not authorized: DETACH VSWITCH requires privilege class B", 1100);
+              "ZVSCMD1100E Not authorized: DETACH VSWITCH requires privilege class B", 1100);
 }
 
 /* ---- NIC commands -------------------------------------------------------------------- */
@@ -879,23 +902,23 @@ static void test_define_nic(void **state)
     assert_int_equal(parse_ok("DEF NIC 0 QDIO", classes("G")).vdev, 0);
     expect_same("DEF NIC 600", "DEFINE NIC 0600 QDIO DEVICES 3", classes("G"));
     expect_clean("DEFINE NIC USERID LINUX1 600 DEVICES 9", classes("BG"));
-    parse_bad("DEFINE NIC", classes("G"), "HCP026E Operand missing or invalid", 26);
-    parse_bad("DEFINE NIC 60G", classes("G"), "HCP002E Invalid operand - 60G", 2);
-    parse_bad("DEFINE NIC 10000", classes("G"), "HCP002E Invalid operand - 10000", 2);
+    parse_bad("DEFINE NIC", classes("G"), "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("DEFINE NIC 60G", classes("G"), "HCPNIC002E Invalid operand - 60G", 2);
+    parse_bad("DEFINE NIC 10000", classes("G"), "HCPNIC002E Invalid operand - 10000", 2);
     parse_bad("DEFINE NIC 600 DEVICES 2", classes("G"),
-              "HCP1105E Invalid DEVICES value - 2; valid: 3-3072", 1105);
+              "ZVSCMD1105E Invalid DEVICES value - 2; valid: 3-3072", 1105);
     parse_bad("DEFINE NIC 600 DEVICES 3073", classes("G"),
-              "HCP1105E Invalid DEVICES value - 3073; valid: 3-3072", 1105);
-    parse_bad("DEFINE NIC 600 DEVICES", classes("G"), "HCP026E Operand missing or invalid", 26);
-    parse_bad("DEFINE NIC 600 HIPERS", classes("G"), "HCP003E Invalid option - HIPERS", 3);
-    parse_bad("DEFINE NIC 600 DEVICES 3 QDIO", classes("G"), "HCP003E Invalid option - QDIO", 3);
-    parse_bad("DEFINE NIC 600 DE 3", classes("G"), "HCP003E Invalid option - DE", 3);
-    parse_bad("DEFINE NIC USERID", classes("BG"), "HCP026E Operand missing or invalid", 26);
-    parse_bad("DEFINE NIC USERID LINUX1", classes("BG"), "HCP026E Operand missing or invalid",
+              "ZVSCMD1105E Invalid DEVICES value - 3073; valid: 3-3072", 1105);
+    parse_bad("DEFINE NIC 600 DEVICES", classes("G"), "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("DEFINE NIC 600 HIPERS", classes("G"), "HCPNIC003E Invalid option - HIPERS", 3);
+    parse_bad("DEFINE NIC 600 DEVICES 3 QDIO", classes("G"), "HCPNIC003E Invalid option - QDIO", 3);
+    parse_bad("DEFINE NIC 600 DE 3", classes("G"), "HCPNIC003E Invalid option - DE", 3);
+    parse_bad("DEFINE NIC USERID", classes("BG"), "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("DEFINE NIC USERID LINUX1", classes("BG"), "HCPCFC026E Operand missing or invalid",
               26);
-    parse_bad("DEFINE NIC USERID 600", classes("BG"), "HCP026E Operand missing or invalid", 26);
+    parse_bad("DEFINE NIC USERID 600", classes("BG"), "HCPCFC026E Operand missing or invalid", 26);
     parse_bad("DEFINE NIC USERID TOOLONGUSER 600", classes("BG"),
-              "HCP002E Invalid operand - TOOLONGUSER", 2);
+              "HCPNIC002E Invalid operand - TOOLONGUSER", 2);
 }
 
 static void test_detach_nic(void **state)
@@ -907,9 +930,9 @@ static void test_detach_nic(void **state)
     c = parse_ok("DET NIC USERID LINUX1 FFFF", classes("BG"));
     assert_string_equal(c.target, "LINUX1");
     assert_int_equal(c.vdev, 0xFFFF);
-    parse_bad("DETACH NIC", classes("G"), "HCP026E Operand missing or invalid", 26);
-    parse_bad("DETACH NIC 600 700", classes("G"), "HCP003E Invalid option - 700", 3);
-    parse_bad("DETACH NIC ALL", classes("G"), "HCP002E Invalid operand - ALL", 2);
+    parse_bad("DETACH NIC", classes("G"), "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("DETACH NIC 600 700", classes("G"), "HCPNIC003E Invalid option - 700", 3);
+    parse_bad("DETACH NIC ALL", classes("G"), "HCPNIC002E Invalid operand - ALL", 2);
 }
 
 static void test_couple(void **state)
@@ -923,17 +946,17 @@ static void test_couple(void **state)
     c = parse_ok("COUPLE USERID LINUX1 600 SYSTEM SW1", classes("BG"));
     assert_string_equal(c.target, "LINUX1");
     assert_string_equal(c.name, "SW1");
-    parse_bad("COUPLE", classes("G"), "HCP026E Operand missing or invalid", 26);
-    parse_bad("COUPLE 600", classes("G"), "HCP026E Operand missing or invalid", 26);
-    parse_bad("COUPLE 600 TO", classes("G"), "HCP026E Operand missing or invalid", 26);
-    parse_bad("COUPLE 600 TO SYSTEM", classes("G"), "HCP026E Operand missing or invalid", 26);
+    parse_bad("COUPLE", classes("G"), "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("COUPLE 600", classes("G"), "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("COUPLE 600 TO", classes("G"), "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("COUPLE 600 TO SYSTEM", classes("G"), "HCPCFC026E Operand missing or invalid", 26);
     /* A guest LAN (owner and LAN name) is not emulated: the owner is refused. */
-    parse_bad("COUPLE 600 TO LINUX2 LAN1", classes("G"), "HCP002E Invalid operand - LINUX2", 2);
-    parse_bad("COUPLE 600 SYS SW1", classes("G"), "HCP002E Invalid operand - SYS", 2);
-    parse_bad("COUPLE 600 TO SYSTEM SW1 NOW", classes("G"), "HCP003E Invalid option - NOW", 3);
-    parse_bad("COUPLE 600 TO SYSTEM ALL", classes("G"), "HCP002E Invalid operand - ALL", 2);
-    parse_bad("COUPLE XYZ TO SYSTEM SW1", classes("G"), "HCP002E Invalid operand - XYZ", 2);
-    parse_bad("COU 600 TO SYSTEM SW1", classes("G"), "HCP001E Unknown CP command: COU", 1);
+    parse_bad("COUPLE 600 TO LINUX2 LAN1", classes("G"), "HCPCMD002E Invalid operand - LINUX2", 2);
+    parse_bad("COUPLE 600 SYS SW1", classes("G"), "HCPCMD002E Invalid operand - SYS", 2);
+    parse_bad("COUPLE 600 TO SYSTEM SW1 NOW", classes("G"), "HCPCMD003E Invalid option - NOW", 3);
+    parse_bad("COUPLE 600 TO SYSTEM ALL", classes("G"), "HCPCMD002E Invalid operand - ALL", 2);
+    parse_bad("COUPLE XYZ TO SYSTEM SW1", classes("G"), "HCPCMD002E Invalid operand - XYZ", 2);
+    parse_bad("COU 600 TO SYSTEM SW1", classes("G"), "HCPCMD001E Unknown CP command: COU", 1);
 }
 
 static void test_uncouple(void **state)
@@ -944,9 +967,9 @@ static void test_uncouple(void **state)
     c = parse_ok("UNCOUP USERID LINUX1 1", classes("BG"));
     assert_string_equal(c.target, "LINUX1");
     assert_int_equal(c.vdev, 1);
-    parse_bad("UNCOUPLE", classes("G"), "HCP026E Operand missing or invalid", 26);
-    parse_bad("UNCOUPLE 600 FROM", classes("G"), "HCP003E Invalid option - FROM", 3);
-    parse_bad("UNCOU 600", classes("G"), "HCP001E Unknown CP command: UNCOU", 1);
+    parse_bad("UNCOUPLE", classes("G"), "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("UNCOUPLE 600 FROM", classes("G"), "HCPCMD003E Invalid option - FROM", 3);
+    parse_bad("UNCOU 600", classes("G"), "HCPCMD001E Unknown CP command: UNCOU", 1);
 }
 
 static void test_query_nic(void **state)
@@ -977,12 +1000,12 @@ static void test_query_nic(void **state)
     c = parse_ok("Q NIC USERID LINUX1", classes("BG"));
     assert_string_equal(c.target, "LINUX1");
     expect_same("Q NIC", "QUERY NIC ALL", classes("G"));
-    parse_bad("Q NIC XYZ", classes("G"), "HCP002E Invalid operand - XYZ", 2);
-    parse_bad("Q NIC 600 700", classes("G"), "HCP003E Invalid option - 700", 3);
-    parse_bad("Q NIC 600 DETAILS MORE", classes("G"), "HCP003E Invalid option - MORE", 3);
-    parse_bad("Q NIC USERID", classes("BG"), "HCP026E Operand missing or invalid", 26);
+    parse_bad("Q NIC XYZ", classes("G"), "HCPNIC002E Invalid operand - XYZ", 2);
+    parse_bad("Q NIC 600 700", classes("G"), "HCPNIC003E Invalid option - 700", 3);
+    parse_bad("Q NIC 600 DETAILS MORE", classes("G"), "HCPNIC003E Invalid option - MORE", 3);
+    parse_bad("Q NIC USERID", classes("BG"), "HCPCFC026E Operand missing or invalid", 26);
     parse_bad("Q NIC", classes("B"),
-              "HCP1100E Not authorized: QUERY NIC requires privilege class G", 1100);
+              "ZVSCMD1100E Not authorized: QUERY NIC requires privilege class G", 1100);
 }
 
 static void test_query_vmlan(void **state)
@@ -991,47 +1014,47 @@ static void test_query_vmlan(void **state)
     assert_int_equal(c.verb, ZVS_CMD_QUERY_VMLAN);
     assert_string_equal(c.name, "");
     expect_same("q vmlan", "QUERY VMLAN", classes("G"));
-    parse_bad("QUERY VMLAN DETAILS", classes("G"), "HCP003E Invalid option - DETAILS", 3);
-    parse_bad("QUERY VMLA", classes("G"), "HCP003E Invalid option - VMLA", 3);
+    parse_bad("QUERY VMLAN DETAILS", classes("G"), "HCPVLQ003E Invalid option - DETAILS", 3);
+    parse_bad("QUERY VMLA", classes("G"), "HCPCQV003E Invalid option - VMLA", 3);
     parse_bad("QUERY VMLAN", classes("B"),
-              "HCP1100E Not authorized: QUERY VMLAN requires privilege class G", 1100);
+              "ZVSCMD1100E Not authorized: QUERY VMLAN requires privilege class G", 1100);
 }
 
 /* USERID acts for another user: class B on top of the command's class G. */
 static void test_userid_needs_class_b(void **state)
 {
     parse_bad("DEFINE NIC USERID LINUX1 600", classes("G"),
-              "HCP1100E Not authorized: DEFINE NIC USERID requires privilege class B", 1100);
+              "ZVSCMD1100E Not authorized: DEFINE NIC USERID requires privilege class B", 1100);
     parse_bad("DETACH NIC USERID LINUX1 600", classes("G"),
-              "HCP1100E Not authorized: DETACH NIC USERID requires privilege class B", 1100);
+              "ZVSCMD1100E Not authorized: DETACH NIC USERID requires privilege class B", 1100);
     parse_bad("COUPLE USERID LINUX1 600 TO SYSTEM SW1", classes("G"),
-              "HCP1100E Not authorized: COUPLE USERID requires privilege class B", 1100);
+              "ZVSCMD1100E Not authorized: COUPLE USERID requires privilege class B", 1100);
     parse_bad("UNCOUPLE USERID LINUX1 600", classes("G"),
-              "HCP1100E Not authorized: UNCOUPLE USERID requires privilege class B", 1100);
+              "ZVSCMD1100E Not authorized: UNCOUPLE USERID requires privilege class B", 1100);
     parse_bad("QUERY NIC USERID LINUX1", classes("G"),
-              "HCP1100E Not authorized: QUERY NIC USERID requires privilege class B", 1100);
+              "ZVSCMD1100E Not authorized: QUERY NIC USERID requires privilege class B", 1100);
     /* Checked when USERID is met, before its value. */
     parse_bad("QUERY NIC USERID", classes("G"),
-              "HCP1100E Not authorized: QUERY NIC USERID requires privilege class B", 1100);
+              "ZVSCMD1100E Not authorized: QUERY NIC USERID requires privilege class B", 1100);
     /* B alone is not enough for the command itself. */
     parse_bad("DEFINE NIC USERID LINUX1 600", classes("B"),
-              "HCP1100E Not authorized: DEFINE NIC requires privilege class G", 1100);
+              "ZVSCMD1100E Not authorized: DEFINE NIC requires privilege class G", 1100);
     parse_ok("DEFINE NIC USERID LINUX1 600", classes("BG"));
     /* USERI is not USERID: read as the vdev, which it is not. */
-    parse_bad("DEFINE NIC USERI LINUX1 600", classes("BG"), "HCP002E Invalid operand - USERI", 2);
+    parse_bad("DEFINE NIC USERI LINUX1 600", classes("BG"), "HCPNIC002E Invalid operand - USERI", 2);
 }
 
 /* A bad SET PORT GROUP operand is refused with one line, its own (the SYSTEM CONFIG side
  * of the same mistakes is in test_config.c: test_group_refusal_reported_once). */
 static void test_set_port_group_bad_operand_one_message(void **state)
 {
-    parse_bad("SET PORT GROUP G1 LACP PASSIVE", ALL_CLASSES, "HCP003E Invalid option - PASSIVE", 3);
-    parse_bad("SET PORT GROUP G1 LACP", ALL_CLASSES, "HCP026E Operand missing or invalid", 26);
+    parse_bad("SET PORT GROUP G1 LACP PASSIVE", ALL_CLASSES, "HCPCMD003E Invalid option - PASSIVE", 3);
+    parse_bad("SET PORT GROUP G1 LACP", ALL_CLASSES, "HCPCFC026E Operand missing or invalid", 26);
     parse_bad("SET PORT GROUP G1 INTERVAL 0", ALL_CLASSES,
-              "HCP1105E Invalid INTERVAL value - 0; valid: 1-9990, OFF", 1105);
-    parse_bad("SET PORT GROUP G1 JOIN ZZZZ", ALL_CLASSES, "HCP002E Invalid operand - ZZZZ", 2);
-    parse_bad("SET PORT GROUP G1 LEAVE ZZZZ", ALL_CLASSES, "HCP002E Invalid operand - ZZZZ", 2);
-    parse_bad("SET PORT GROUP G1 FOO", ALL_CLASSES, "HCP003E Invalid option - FOO", 3);
+              "ZVSCMD1105E Invalid INTERVAL value - 0; valid: 1-9990, OFF", 1105);
+    parse_bad("SET PORT GROUP G1 JOIN ZZZZ", ALL_CLASSES, "HCPCMD002E Invalid operand - ZZZZ", 2);
+    parse_bad("SET PORT GROUP G1 LEAVE ZZZZ", ALL_CLASSES, "HCPCMD002E Invalid operand - ZZZZ", 2);
+    parse_bad("SET PORT GROUP G1 FOO", ALL_CLASSES, "HCPCMD003E Invalid option - FOO", 3);
 }
 
 /* The report's own sequence parses, and blanks of any kind and number are tolerated. */
@@ -1044,8 +1067,8 @@ static void test_blanks_and_report_sequence(void **state)
     expect_same("\tq\tvsw\tccbvsw1\tdet\t", "QUERY VSWITCH CCBVSW1 DETAILS", ALL_CLASSES);
     /* A form feed or vertical tab is no blank in a command (a file's lexer makes them
      * blanks, tokens.c): part of the token, shown as '?'. */
-    parse_bad("Q\fVMLAN", ALL_CLASSES, "HCP001E Unknown CP command: Q?VMLAN", 1);
-    parse_bad("Q VMLAN\v", ALL_CLASSES, "HCP003E Invalid option - VMLAN?", 3);
+    parse_bad("Q\fVMLAN", ALL_CLASSES, "HCPCMD001E Unknown CP command: Q?VMLAN", 1);
+    parse_bad("Q VMLAN\v", ALL_CLASSES, "HCPCQV003E Invalid option - VMLAN?", 3);
 }
 
 /* ---- abbreviations ------------------------------------------------------------------- */
@@ -1071,193 +1094,193 @@ static const struct abbrev_case abbrevs[] = {
     { "SET PORT GROUP G1 LACP ACTIVE", "s port group g1 lacp active", NULL, NULL, 0 },
     { "SET VSWITCH SW1 CONNECT", "S VSWITCH SW1 CON", NULL, NULL, 0 },
     { "SET PORT GROUP G1 LACP ACTIVE", "SE PORT GROUP G1 LACP ACTIVE",
-      "ST PORT GROUP G1 LACP ACTIVE", "HCP001E Unknown CP command: ST", 1 },
+      "ST PORT GROUP G1 LACP ACTIVE", "HCPCMD001E Unknown CP command: ST", 1 },
     { "QUERY LACP", "Q LACP", NULL, NULL, 0 },
     { "QUERY LACP", "QU LACP", NULL, NULL, 0 },
     { "QUERY LACP", "QUE LACP", NULL, NULL, 0 },
     { "QUERY LACP", "QUER LACP", NULL, NULL, 0 },
-    { "QUERY PORT GROUP", "Q PORT GROUP", "Q POR GROUP", "HCP003E Invalid option - POR", 3 },
+    { "QUERY PORT GROUP", "Q PORT GROUP", "Q POR GROUP", "HCPCQV003E Invalid option - POR", 3 },
     { "SET PORT GROUP G1 LEAVE 1", "SET PORT GROUP G1 LEAVE 1",
-      "SET POR GROUP G1 LEAVE 1", "HCP003E Invalid option - POR", 3 },
-    { "QUERY PORT GROUP", "Q PORT GROUP", "Q PORT GROU", "HCP003E Invalid option - GROU", 3 },
+      "SET POR GROUP G1 LEAVE 1", "HCPCMD003E Invalid option - POR", 3 },
+    { "QUERY PORT GROUP", "Q PORT GROUP", "Q PORT GROU", "HCPCQV003E Invalid option - GROU", 3 },
     { "SET PORT GROUP G1 LEAVE 1", "SET PORT GROUP G1 LEAVE 1",
-      "SET PORT GROU G1 LEAVE 1", "HCP003E Invalid option - GROU", 3 },
-    { "QUERY LACP", "Q LACP", "Q LAC", "HCP003E Invalid option - LAC", 3 },
+      "SET PORT GROU G1 LEAVE 1", "HCPCMD003E Invalid option - GROU", 3 },
+    { "QUERY LACP", "Q LACP", "Q LAC", "HCPCQV003E Invalid option - LAC", 3 },
     { "SET LACP 1 DROPRX ON", "SET LACP 1 DROPRX ON", "SET LAC 1 DROPRX ON",
-      "HCP003E Invalid option - LAC", 3 },
-    { "QUERY VSWITCH", "Q VSW", "Q VS", "HCP003E Invalid option - VS", 3 },
+      "HCPCMD003E Invalid option - LAC", 3 },
+    { "QUERY VSWITCH", "Q VSW", "Q VS", "HCPCQV003E Invalid option - VS", 3 },
     { "QUERY VSWITCH", "Q VSWI", NULL, NULL, 0 },
     { "QUERY VSWITCH", "Q VSWITC", NULL, NULL, 0 },
     { "SET PORT GROUP G1 JOIN 1", "SET PORT GROUP G1 JOI 1", "SET PORT GROUP G1 JO 1",
-      "HCP003E Invalid option - JO", 3 },
+      "HCPCMD003E Invalid option - JO", 3 },
     { "SET PORT GROUP G1 LEAVE 1", "SET PORT GROUP G1 LEA 1", "SET PORT GROUP G1 LE 1",
-      "HCP003E Invalid option - LE", 3 },
+      "HCPCMD003E Invalid option - LE", 3 },
     { "SET PORT GROUP G1 LACP ACTIVE", "SET PORT GROUP G1 LACP ACT EXC",
-      "SET PORT GROUP G1 LACP ACT EX", "HCP003E Invalid option - EX", 3 },
+      "SET PORT GROUP G1 LACP ACT EX", "HCPCMD003E Invalid option - EX", 3 },
     { "SET PORT GROUP G1 LACP INACTIVE", "SET PORT GROUP G1 LACP INACTIVE EXCLUSIVE", NULL,
       NULL, 0 },
     { "SET PORT GROUP G1 DELETE", "SET PORT G1 DELETE", NULL, NULL, 0 },
     { "SET PORT GROUP G1 LACP INACTIVE", "SET PORT GROUP G1 LACP INACTIVE",
-      "SET PORT GROUP G1 LAC INACTIVE", "HCP003E Invalid option - LAC", 3 },
+      "SET PORT GROUP G1 LAC INACTIVE", "HCPCMD003E Invalid option - LAC", 3 },
     { "SET PORT GROUP G1 INTERVAL 30", "SET PORT GROUP G1 INT 30", "SET PORT GROUP G1 IN 30",
-      "HCP003E Invalid option - IN", 3 },
+      "HCPCMD003E Invalid option - IN", 3 },
     { "SET PORT GROUP G1 INTERVAL 30", "SET PORT GROUP G1 INTERV 30", NULL, NULL, 0 },
     { "SET PORT GROUP G1 INTERVAL OFF", "SET PORT GROUP G1 INTERVAL OFF",
       "SET PORT GROUP G1 INTERVAL OF",
-      "HCP1105E Invalid INTERVAL value - OF; valid: 1-9990, OFF", 1105 },
+      "ZVSCMD1105E Invalid INTERVAL value - OF; valid: 1-9990, OFF", 1105 },
     { "SET PORT GROUP G1 LACP ACTIVE", "SET PORT GROUP G1 LACP ACT",
-      "SET PORT GROUP G1 LACP AC", "HCP003E Invalid option - AC", 3 },
+      "SET PORT GROUP G1 LACP AC", "HCPCMD003E Invalid option - AC", 3 },
     { "SET PORT GROUP G1 LACP INACTIVE", "SET PORT GROUP G1 LACP INACT",
-      "SET PORT GROUP G1 LACP INAC", "HCP003E Invalid option - INAC", 3 },
+      "SET PORT GROUP G1 LACP INAC", "HCPCMD003E Invalid option - INAC", 3 },
     { "QUERY LACP G1 DETAILS", "Q LACP G1 DET", "Q LACP G1 DE",
-      "HCP003E Invalid option - DE", 3 },
+      "HCPSWP003E Invalid option - DE", 3 },
     { "QUERY VSWITCH SW1 DETAILS", "Q VSW SW1 DET", "Q VSW SW1 DE",
-      "HCP003E Invalid option - DE", 3 },
+      "HCPSWQ003E Invalid option - DE", 3 },
     { "QUERY VSWITCH SW1 DETAILS", "Q VSW SW1 DETAIL", NULL, NULL, 0 },
     { "QUERY LACP DETAILS", "Q LACP DET", NULL, NULL, 0 },
     { "QUERY VSWITCH ALL", "Q VSWITCH ALL", NULL, NULL, 0 },
     { "SET LACP 1 DROPRX ON", "SET LACP 1 DROPRX ON", "SET LACP 1 DROPR ON",
-      "HCP003E Invalid option - DROPR", 3 },
+      "HCPCMD003E Invalid option - DROPR", 3 },
     { "SET LACP 1 DROPTX ON", "SET LACP 1 DROPTX ON", "SET LACP 1 DROPT ON",
-      "HCP003E Invalid option - DROPT", 3 },
+      "HCPCMD003E Invalid option - DROPT", 3 },
     { "SET LACP 1 DELAYTX 5", "SET LACP 1 DELAYTX 5", "SET LACP 1 DELAYT 5",
-      "HCP003E Invalid option - DELAYT", 3 },
+      "HCPCMD003E Invalid option - DELAYT", 3 },
     { "SET LACP 1 DROPTX ON", "SET LACP 1 DROPTX ON", "SET LACP 1 DROPTX O",
-      "HCP003E Invalid option - O", 3 },
+      "HCPCMD003E Invalid option - O", 3 },
     { "SET LACP 1 DROPTX OFF", "SET LACP 1 DROPTX OFF", "SET LACP 1 DROPTX OF",
-      "HCP003E Invalid option - OF", 3 },
+      "HCPCMD003E Invalid option - OF", 3 },
     /* The commands of issue 5. */
     { "DEFINE VSWITCH SW1", "DEF VSWITCH SW1", "DE VSWITCH SW1",
-      "HCP001E Unknown CP command: DE", 1 },
+      "HCPCMD001E Unknown CP command: DE", 1 },
     { "DEFINE VSWITCH SW1", "DEFI VSWITCH SW1", NULL, NULL, 0 },
     { "DEFINE VSWITCH SW1", "DEF VSWITCH SW1", "DEF VSWITC SW1",
-      "HCP003E Invalid option - VSWITC", 3 },
+      "HCPCMD003E Invalid option - VSWITC", 3 },
     { "SET VSWITCH SW1 CONNECT", "SET VSWITCH SW1 CONNECT", "SET VSWITC SW1 CONNECT",
-      "HCP003E Invalid option - VSWITC", 3 },
+      "HCPCMD003E Invalid option - VSWITC", 3 },
     { "DEFINE VSWITCH SW1 ETHERNET", "DEF VSWITCH SW1 ETH", "DEF VSWITCH SW1 ET",
-      "HCP1004E Operand ET is not recognized by DEFINE VSWITCH", 1004 },
+      "ZVSCFG1004E Operand ET is not recognized by DEFINE VSWITCH", 1004 },
     { "DEFINE VSWITCH SW1 GROUP G1", "DEF VSWITCH SW1 GRO G1", "DEF VSWITCH SW1 GR G1",
-      "HCP1004E Operand GR is not recognized by DEFINE VSWITCH", 1004 },
+      "ZVSCFG1004E Operand GR is not recognized by DEFINE VSWITCH", 1004 },
     { "DEFINE VSWITCH SW1 NOGROUP", "DEF VSWITCH SW1 NOG", "DEF VSWITCH SW1 NO",
-      "HCP1004E Operand NO is not recognized by DEFINE VSWITCH", 1004 },
+      "ZVSCFG1004E Operand NO is not recognized by DEFINE VSWITCH", 1004 },
     { "DEFINE VSWITCH SW1 QUEUESTORAGE 1M", "DEF VSWITCH SW1 QUE 1M", "DEF VSWITCH SW1 QU 1M",
-      "HCP1004E Operand QU is not recognized by DEFINE VSWITCH", 1004 },
+      "ZVSCFG1004E Operand QU is not recognized by DEFINE VSWITCH", 1004 },
     { "DEFINE VSWITCH SW1 PORTTYPE TRUNK", "DEF VSWITCH SW1 PORTT TRUNK",
-      "DEF VSWITCH SW1 PORT TRUNK", "HCP1004E Operand PORT is not recognized by DEFINE VSWITCH",
+      "DEF VSWITCH SW1 PORT TRUNK", "ZVSCFG1004E Operand PORT is not recognized by DEFINE VSWITCH",
       1004 },
     { "DEFINE VSWITCH SW1 CONNECT", "DEF VSWITCH SW1 CON", "DEF VSWITCH SW1 CO",
-      "HCP1004E Operand CO is not recognized by DEFINE VSWITCH", 1004 },
+      "ZVSCFG1004E Operand CO is not recognized by DEFINE VSWITCH", 1004 },
     { "DEFINE VSWITCH SW1 DISCONNECT", "DEF VSWITCH SW1 DISCON", "DEF VSWITCH SW1 DISCO",
-      "HCP1004E Operand DISCO is not recognized by DEFINE VSWITCH", 1004 },
+      "ZVSCFG1004E Operand DISCO is not recognized by DEFINE VSWITCH", 1004 },
     { "DEFINE VSWITCH SW1 CONTROLLER *", "DEF VSWITCH SW1 CONTR *", "DEF VSWITCH SW1 CONT *",
-      "HCP1004E Operand CONT is not recognized by DEFINE VSWITCH", 1004 },
+      "ZVSCFG1004E Operand CONT is not recognized by DEFINE VSWITCH", 1004 },
     { "DEFINE VSWITCH SW1 VLAN AWARE NATIVE 5", "DEF VSWITCH SW1 VLAN AWARE NAT 5",
       "DEF VSWITCH SW1 VLAN AWARE NA 5",
-      "HCP1004E Operand NA is not recognized by DEFINE VSWITCH", 1004 },
+      "ZVSCFG1004E Operand NA is not recognized by DEFINE VSWITCH", 1004 },
     { "SET VSWITCH SW1 GRANT U1 PORTTYPE TRUNK", "SET VSWITCH SW1 GRA U1 PORTT TRUNK",
       "SET VSWITCH SW1 GRA U1 PORT TRUNK",
-      "HCP1004E Operand PORT is not recognized by SET VSWITCH", 1004 },
-    { "DETACH VSWITCH SW1", "DET VSW SW1", "DE VSW SW1", "HCP001E Unknown CP command: DE", 1 },
+      "ZVSCFG1004E Operand PORT is not recognized by SET VSWITCH", 1004 },
+    { "DETACH VSWITCH SW1", "DET VSW SW1", "DE VSW SW1", "HCPCMD001E Unknown CP command: DE", 1 },
     { "DETACH VSWITCH SW1", "DETA VSW SW1", NULL, NULL, 0 },
-    { "DEFINE NIC 600", "DEF NIC 600", "DEF NI 600", "HCP003E Invalid option - NI", 3 },
-    { "DETACH NIC 600", "DET NIC 600", "DET NI 600", "HCP003E Invalid option - NI", 3 },
+    { "DEFINE NIC 600", "DEF NIC 600", "DEF NI 600", "HCPCMD003E Invalid option - NI", 3 },
+    { "DETACH NIC 600", "DET NIC 600", "DET NI 600", "HCPCMD003E Invalid option - NI", 3 },
     { "COUPLE 600 TO SYSTEM SW1", "COUP 600 TO SYSTEM SW1", "COU 600 TO SYSTEM SW1",
-      "HCP001E Unknown CP command: COU", 1 },
+      "HCPCMD001E Unknown CP command: COU", 1 },
     { "COUPLE 600 TO SYSTEM SW1", "COUPL 600 TO SYSTEM SW1", NULL, NULL, 0 },
-    { "UNCOUPLE 600", "UNCOUP 600", "UNCOU 600", "HCP001E Unknown CP command: UNCOU", 1 },
-    { "QUERY NIC", "Q NIC", "Q NI", "HCP003E Invalid option - NI", 3 },
-    { "QUERY VMLAN", "Q VMLAN", "Q VMLA", "HCP003E Invalid option - VMLA", 3 },
-    { "QUERY NIC 600 DETAILS", "Q NIC 600 DET", "Q NIC 600 DE", "HCP003E Invalid option - DE",
+    { "UNCOUPLE 600", "UNCOUP 600", "UNCOU 600", "HCPCMD001E Unknown CP command: UNCOU", 1 },
+    { "QUERY NIC", "Q NIC", "Q NI", "HCPCQV003E Invalid option - NI", 3 },
+    { "QUERY VMLAN", "Q VMLAN", "Q VMLA", "HCPCQV003E Invalid option - VMLA", 3 },
+    { "QUERY NIC 600 DETAILS", "Q NIC 600 DET", "Q NIC 600 DE", "HCPNIC003E Invalid option - DE",
       3 },
     { "QUERY VSWITCH SW1 ACCESSLIST", "Q VSW SW1 ACC", "Q VSW SW1 AC",
-      "HCP003E Invalid option - AC", 3 },
+      "HCPSWQ003E Invalid option - AC", 3 },
     { "QUERY VSWITCH SW1 ACTIVE", "Q VSW SW1 ACT", "Q VSW SW1 AC",
-      "HCP003E Invalid option - AC", 3 },
+      "HCPSWQ003E Invalid option - AC", 3 },
     { "QUERY VSWITCH SW1 ACCESSLIST", "Q VSW SW1 ACCESSL", NULL, NULL, 0 },
     { "SET VSWITCH SW1 GRANT U1", "SET VSWITCH SW1 GRA U1", "SET VSWITCH SW1 GR U1",
-      "HCP003E Invalid option - GR", 3 },
+      "HCPCMD003E Invalid option - GR", 3 },
     { "SET VSWITCH SW1 REVOKE U1", "SET VSWITCH SW1 REV U1", "SET VSWITCH SW1 RE U1",
-      "HCP003E Invalid option - RE", 3 },
+      "HCPCMD003E Invalid option - RE", 3 },
     { "SET VSWITCH SW1 QUEUESTORAGE 2", "SET VSWITCH SW1 QUE 2", "SET VSWITCH SW1 QU 2",
-      "HCP003E Invalid option - QU", 3 },
+      "HCPCMD003E Invalid option - QU", 3 },
     { "SET VSWITCH SW1 ISOLATION ON", "SET VSWITCH SW1 ISOL ON", "SET VSWITCH SW1 ISO ON",
-      "HCP003E Invalid option - ISO", 3 },
+      "HCPCMD003E Invalid option - ISO", 3 },
     { "SET VSWITCH SW1 MACPROTECT ON", "SET VSWITCH SW1 MACP ON", "SET VSWITCH SW1 MAC ON",
-      "HCP003E Invalid option - MAC", 3 },
+      "HCPCMD003E Invalid option - MAC", 3 },
     { "SET VSWITCH SW1 MACPROTECT UNSPECIFIED", "SET VSWITCH SW1 MACPROT UNSPEC",
-      "SET VSWITCH SW1 MACPROT UNSPE", "HCP003E Invalid option - UNSPE", 3 },
+      "SET VSWITCH SW1 MACPROT UNSPE", "HCPCMD003E Invalid option - UNSPE", 3 },
     { "SET VSWITCH SW1 COUNTERS CLEAR", "SET VSWITCH SW1 COUNTERS CLEAR",
-      "SET VSWITCH SW1 COUNTER CLEAR", "HCP003E Invalid option - COUNTER", 3 },
+      "SET VSWITCH SW1 COUNTER CLEAR", "HCPCMD003E Invalid option - COUNTER", 3 },
     { "SET VSWITCH SW1 COUNTERS CLEAR", "SET VSWITCH SW1 COUNTERS CLEAR",
-      "SET VSWITCH SW1 COUNTERS CLEA", "HCP003E Invalid option - CLEA", 3 },
+      "SET VSWITCH SW1 COUNTERS CLEA", "HCPCMD003E Invalid option - CLEA", 3 },
     { "SET VSWITCH SW1 COUNTERS CLEAR UPLINK", "SET VSWITCH SW1 COUNTERS CLEAR UPLINK",
-      "SET VSWITCH SW1 COUNTERS CLEAR UPLIN", "HCP003E Invalid option - UPLIN", 3 },
+      "SET VSWITCH SW1 COUNTERS CLEAR UPLIN", "HCPCMD003E Invalid option - UPLIN", 3 },
     { "SET VSWITCH SW1 COUNTERS CLEAR BRIDGEPORT", "SET VSWITCH SW1 COUNTERS CLEAR BRIDGE",
-      "SET VSWITCH SW1 COUNTERS CLEAR BRIDG", "HCP003E Invalid option - BRIDG", 3 },
+      "SET VSWITCH SW1 COUNTERS CLEAR BRIDG", "HCPCMD003E Invalid option - BRIDG", 3 },
     { "SET VSWITCH SW1 COUNTERS CLEAR ALL DATA", "SET VSWITCH SW1 COUNTERS CLEAR DATA",
-      "SET VSWITCH SW1 COUNTERS CLEAR DAT", "HCP003E Invalid option - DAT", 3 },
+      "SET VSWITCH SW1 COUNTERS CLEAR DAT", "HCPCMD003E Invalid option - DAT", 3 },
     { "SET VSWITCH SW1 COUNTERS CLEAR ALL DISCARDED",
       "SET VSWITCH SW1 COUNTERS CLEAR ALL DISCARD", "SET VSWITCH SW1 COUNTERS CLEAR DISCAR",
-      "HCP003E Invalid option - DISCAR", 3 },
+      "HCPCMD003E Invalid option - DISCAR", 3 },
     { "SET VSWITCH SW1 COUNTERS CLEAR UPLINK ERRORS",
       "SET VSWITCH SW1 COUNTERS CLEAR UPLINK ERROR",
-      "SET VSWITCH SW1 COUNTERS CLEAR UPLINK ERRO", "HCP003E Invalid option - ERRO", 3 },
+      "SET VSWITCH SW1 COUNTERS CLEAR UPLINK ERRO", "HCPCMD003E Invalid option - ERRO", 3 },
     { "SET VSWITCH SW1 SWITCHOVER", "SET VSWITCH SW1 SWITCHOVER", "SET VSWITCH SW1 SWITCHOVE",
-      "HCP003E Invalid option - SWITCHOVE", 3 },
+      "HCPCMD003E Invalid option - SWITCHOVE", 3 },
     { "SET VSWITCH SW1 SWITCHOVER AVAILABLE", "SET VSWITCH SW1 SWITCHOVER AVAILABLE",
-      "SET VSWITCH SW1 SWITCHOVER AVAILABL", "HCP003E Invalid option - AVAILABL", 3 },
+      "SET VSWITCH SW1 SWITCHOVER AVAILABL", "HCPCMD003E Invalid option - AVAILABL", 3 },
     { "SET VSWITCH SW1 CONNECT", "SET VSWITCH SW1 CON", "SET VSWITCH SW1 CO",
-      "HCP003E Invalid option - CO", 3 },
+      "HCPCMD003E Invalid option - CO", 3 },
     { "SET VSWITCH SW1 DISCONNECT", "SET VSWITCH SW1 DISCON", "SET VSWITCH SW1 DISCO",
-      "HCP003E Invalid option - DISCO", 3 },
+      "HCPCMD003E Invalid option - DISCO", 3 },
     { "SET VSWITCH SW1 NOGROUP", "SET VSWITCH SW1 NOG", "SET VSWITCH SW1 NO",
-      "HCP003E Invalid option - NO", 3 },
+      "HCPCMD003E Invalid option - NO", 3 },
     { "SET VSWITCH SW1 GROUP G1", "SET VSWITCH SW1 GRO G1", "SET VSWITCH SW1 GR G1",
-      "HCP003E Invalid option - GR", 3 },
+      "HCPCMD003E Invalid option - GR", 3 },
     { "SET VSWITCH SW1 GROUP G1", "SET VSWITCH SW1 UPLINK GRO G1", NULL, NULL, 0 },
     { "SET VSWITCH SW1 NOGROUP", "SET VSWITCH SW1 UPLINK NOG", NULL, NULL, 0 },
     { "SET VSWITCH SW1 RDEV 300", "SET VSWITCH SW1 RDEV 300", "SET VSWITCH SW1 RDE 300",
-      "HCP003E Invalid option - RDE", 3 },
+      "HCPCMD003E Invalid option - RDE", 3 },
     { "SET VSWITCH SW1 RDEV NONE", "SET VSWITCH SW1 RDEV NONE", "SET VSWITCH SW1 RDEV NON",
-      "HCP002E Invalid operand - NON", 2 },
+      "HCPCMD002E Invalid operand - NON", 2 },
     { "SET VSWITCH SW1 RDEV 300", "SET VSWITCH SW1 UPLINK RDEV 300", "SET VSWITCH SW1 UPLIN RDEV 300",
-      "HCP003E Invalid option - UPLIN", 3 },
+      "HCPCMD003E Invalid option - UPLIN", 3 },
     /* Ours: DELETE in full (the SET PORT GROUP diagram was not read). */
     { "SET PORT GROUP G1 DELETE", "SET PORT GROUP G1 DELETE", "SET PORT GROUP G1 DELET",
-      "HCP003E Invalid option - DELET", 3 },
+      "HCPCMD003E Invalid option - DELET", 3 },
     { "DEFINE NIC 600 DEVICES 4", "DEF NIC 600 DEV 4", "DEF NIC 600 DE 4",
-      "HCP003E Invalid option - DE", 3 },
+      "HCPNIC003E Invalid option - DE", 3 },
     { "DEFINE NIC 600 QDIO", "DEF NIC 600 QDIO", "DEF NIC 600 QDI",
-      "HCP003E Invalid option - QDI", 3 },
+      "HCPNIC003E Invalid option - QDI", 3 },
     { "DEFINE NIC USERID U1 600", "DEF NIC USERID U1 600", "DEF NIC USERI U1 600",
-      "HCP002E Invalid operand - USERI", 2 },
+      "HCPNIC002E Invalid operand - USERI", 2 },
     { "COUPLE 600 TO SYSTEM SW1", "COUP 600 SYSTEM SW1", "COUP 600 SYSTE SW1",
-      "HCP002E Invalid operand - SYSTE", 2 },
+      "HCPCMD002E Invalid operand - SYSTE", 2 },
     { "COUPLE 600 TO SYSTEM SW1", "COUP 600 TO SYSTEM SW1", "COUP 600 T SYSTEM SW1",
-      "HCP002E Invalid operand - T", 2 },
-    { "QUERY NIC ALL", "Q NIC ALL", "Q NIC AL", "HCP002E Invalid operand - AL", 2 },
+      "HCPCMD002E Invalid operand - T", 2 },
+    { "QUERY NIC ALL", "Q NIC ALL", "Q NIC AL", "HCPNIC002E Invalid operand - AL", 2 },
     /* The machine commands. SIGNAL from its diagram ("SIGnal SHUTdown", USER, ALL and
      * WITHIN in full; z/VM 7.1); XAUTOLOG's diagram (z/VM 7.3) shows XAUTOLog, and XAUTO,
      * accepted since the machines came, stays; the rest ours. "SIG SHUT AL" is no
      * refusal: AL is a userid (test_machine_commands). */
-    { "XAUTOLOG FP1", "XAUTO FP1", "XAUT FP1", "HCP001E Unknown CP command: XAUT", 1 },
+    { "XAUTOLOG FP1", "XAUTO FP1", "XAUT FP1", "HCPCMD001E Unknown CP command: XAUT", 1 },
     { "XAUTOLOG FP1", "XAUTOL FP1", NULL, NULL, 0 },
-    { "FORCE FP1", "FORCE FP1", "FORC FP1", "HCP001E Unknown CP command: FORC", 1 },
-    { "FORCE FP1", "FORCE FP1 IMME", "FORCE FP1 IMM", "HCP003E Invalid option - IMM", 3 },
+    { "FORCE FP1", "FORCE FP1", "FORC FP1", "HCPCMD001E Unknown CP command: FORC", 1 },
+    { "FORCE FP1", "FORCE FP1 IMME", "FORCE FP1 IMM", "HCPCMD003E Invalid option - IMM", 3 },
     { "FORCE FP1 IMMEDIATE", "FORCE FP1 IMMED", NULL, NULL, 0 },
-    { "SIGNAL SHUTDOWN FP1", "SIG SHUT FP1", "SI SHUT FP1", "HCP001E Unknown CP command: SI",
+    { "SIGNAL SHUTDOWN FP1", "SIG SHUT FP1", "SI SHUT FP1", "HCPCMD001E Unknown CP command: SI",
       1 },
-    { "SIGNAL SHUTDOWN FP1", "SIG SHUT FP1", "SIG SHU FP1", "HCP002E Invalid operand - SHU", 2 },
+    { "SIGNAL SHUTDOWN FP1", "SIG SHUT FP1", "SIG SHU FP1", "HCPCMD002E Invalid operand - SHU", 2 },
     { "SIGNAL SHUTDOWN USER ALL", "SIG SHUT USER ALL", "SIG SHUT USE ALL",
-      "HCP003E Invalid option - ALL", 3 },
+      "HCPCMD003E Invalid option - ALL", 3 },
     { "SIGNAL SHUTDOWN ALL", "SIG SHUT ALL", NULL, NULL, 0 },
     { "SIGNAL SHUTDOWN FP1 WITHIN 30", "SIG SHUT FP1 WITHIN 30", "SIG SHUT FP1 WITHI 30",
-      "HCP003E Invalid option - WITHI", 3 },
-    { "SEND FP1 hello", "SEND FP1 hello", "SEN FP1 hello", "HCP001E Unknown CP command: SEN",
+      "HCPCMD003E Invalid option - WITHI", 3 },
+    { "SEND FP1 hello", "SEND FP1 hello", "SEN FP1 hello", "HCPCMD001E Unknown CP command: SEN",
       1 },
-    { "QUERY NAMES", "Q NAM", "Q NA", "HCP003E Invalid option - NA", 3 },
-    { "QUERY USERS FP1", "Q USER FP1", "Q USE FP1", "HCP003E Invalid option - USE", 3 },
-    { "QUERY CONSLOG FP1", "Q CONSLOG FP1", "Q CONSLO FP1", "HCP003E Invalid option - CONSLO",
+    { "QUERY NAMES", "Q NAM", "Q NA", "HCPCQV003E Invalid option - NA", 3 },
+    { "QUERY USERS FP1", "Q USER FP1", "Q USE FP1", "HCPCQV003E Invalid option - USE", 3 },
+    { "QUERY CONSLOG FP1", "Q CONSLOG FP1", "Q CONSLO FP1", "HCPCQV003E Invalid option - CONSLO",
       3 },
 };
 
@@ -1309,45 +1332,45 @@ static void test_machine_commands(void **state)
     assert_int_equal(parse_ok("Q CONSLOG FP1", classes("A")).lines, 20);
     /* The rest of the grammar is not theirs. */
     assert_int_equal(parse_ok("Q VSW", classes("B")).verb, ZVS_CMD_QUERY_VSWITCH);
-    parse_bad("XAUT FP1", classes("B"), "HCP001E Unknown CP command: XAUT", 1);
+    parse_bad("XAUT FP1", classes("B"), "HCPCMD001E Unknown CP command: XAUT", 1);
     /* Classes (checked before the operands) and bad input. */
     parse_bad("FORCE FP1", classes("B"),
-              "HCP1100E Not authorized: FORCE requires privilege class A", 1100);
+              "ZVSCMD1100E Not authorized: FORCE requires privilege class A", 1100);
     parse_bad("XAUTOLOG FP1", classes("G"),
-              "HCP1140E Not authorized: XAUTOLOG requires privilege class A or B", 1140);
+              "ZVSCMD1140E Not authorized: XAUTOLOG requires privilege class A or B", 1140);
     parse_bad("SEND FP1 hi", classes("G"),
-              "HCP1140E Not authorized: SEND requires privilege class A, B or C", 1140);
+              "ZVSCMD1140E Not authorized: SEND requires privilege class A, B or C", 1140);
     parse_bad("SIGNAL STOP", classes("G"),
-              "HCP1140E Not authorized: SIGNAL requires privilege class A or C", 1140);
+              "ZVSCMD1140E Not authorized: SIGNAL requires privilege class A or C", 1140);
     parse_bad("Q NAMES", classes("ABC"),
-              "HCP1100E Not authorized: QUERY NAMES requires privilege class G", 1100);
+              "ZVSCMD1100E Not authorized: QUERY NAMES requires privilege class G", 1100);
     parse_bad("Q CONSLOG FP1", classes("G"),
-              "HCP1140E Not authorized: QUERY CONSLOG requires privilege class A or B", 1140);
-    parse_bad("XAUTOLOG", classes("A"), "HCP026E Operand missing or invalid", 26);
-    parse_bad("XAUTOLOG TOOLONGUSER", classes("A"), "HCP002E Invalid operand - TOOLONGUSER", 2);
-    parse_bad("XAUTOLOG FP1 ASYNCH", classes("A"), "HCP003E Invalid option - ASYNCH", 3);
+              "ZVSCMD1140E Not authorized: QUERY CONSLOG requires privilege class A or B", 1140);
+    parse_bad("XAUTOLOG", classes("A"), "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("XAUTOLOG TOOLONGUSER", classes("A"), "HCPCMD002E Invalid operand - TOOLONGUSER", 2);
+    parse_bad("XAUTOLOG FP1 ASYNCH", classes("A"), "HCPCMD003E Invalid option - ASYNCH", 3);
     parse_bad("SIGNAL SHUTDOWN FP1 WITHIN 0", classes("A"),
-              "HCP1105E Invalid WITHIN value - 0; valid: 1-32767", 1105);
+              "ZVSCMD1105E Invalid WITHIN value - 0; valid: 1-32767", 1105);
     parse_bad("SIGNAL SHUTDOWN FP1 WITHIN 32768", classes("A"),
-              "HCP1105E Invalid WITHIN value - 32768; valid: 1-32767", 1105);
-    parse_bad("SIGNAL SHUTDOWN FP1 WITHIN", classes("A"), "HCP026E Operand missing or invalid",
+              "ZVSCMD1105E Invalid WITHIN value - 32768; valid: 1-32767", 1105);
+    parse_bad("SIGNAL SHUTDOWN FP1 WITHIN", classes("A"), "HCPCFC026E Operand missing or invalid",
               26);
-    parse_bad("SIGNAL SHUTDOWN FP1 BY 10:00", classes("A"), "HCP003E Invalid option - BY", 3);
-    parse_bad("SIGNAL SHUTDOWN WITHIN 30", classes("A"), "HCP003E Invalid option - 30", 3);
-    parse_bad("SIGNAL STOP FP1", classes("A"), "HCP002E Invalid operand - STOP", 2);
-    parse_bad("SIGNAL", classes("A"), "HCP026E Operand missing or invalid", 26);
-    parse_bad("SIGNAL SHUTDOWN", classes("A"), "HCP026E Operand missing or invalid", 26);
-    parse_bad("SIGNAL SHUTDOWN USER", classes("A"), "HCP026E Operand missing or invalid", 26);
-    parse_bad("SEND", classes("A"), "HCP026E Operand missing or invalid", 26);
-    parse_bad("FORCE FP1 IMMED NOW", classes("A"), "HCP003E Invalid option - NOW", 3);
-    parse_bad("Q NAMES FP1", classes("G"), "HCP003E Invalid option - FP1", 3);
-    parse_bad("Q USERS", classes("G"), "HCP026E Operand missing or invalid", 26);
-    parse_bad("Q USERS FP1 FP2", classes("G"), "HCP003E Invalid option - FP2", 3);
+    parse_bad("SIGNAL SHUTDOWN FP1 BY 10:00", classes("A"), "HCPCMD003E Invalid option - BY", 3);
+    parse_bad("SIGNAL SHUTDOWN WITHIN 30", classes("A"), "HCPCMD003E Invalid option - 30", 3);
+    parse_bad("SIGNAL STOP FP1", classes("A"), "HCPCMD002E Invalid operand - STOP", 2);
+    parse_bad("SIGNAL", classes("A"), "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("SIGNAL SHUTDOWN", classes("A"), "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("SIGNAL SHUTDOWN USER", classes("A"), "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("SEND", classes("A"), "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("FORCE FP1 IMMED NOW", classes("A"), "HCPCMD003E Invalid option - NOW", 3);
+    parse_bad("Q NAMES FP1", classes("G"), "HCPCQU003E Invalid option - FP1", 3);
+    parse_bad("Q USERS", classes("G"), "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("Q USERS FP1 FP2", classes("G"), "HCPCQU003E Invalid option - FP2", 3);
     parse_bad("Q CONSLOG FP1 0", classes("B"),
-              "HCP1105E Invalid CONSLOG value - 0; valid: 1-500", 1105);
+              "ZVSCMD1105E Invalid CONSLOG value - 0; valid: 1-500", 1105);
     parse_bad("Q CONSLOG FP1 501", classes("B"),
-              "HCP1105E Invalid CONSLOG value - 501; valid: 1-500", 1105);
-    parse_bad("Q CONSLOG FP1 5 6", classes("B"), "HCP003E Invalid option - 6", 3);
+              "ZVSCMD1105E Invalid CONSLOG value - 501; valid: 1-500", 1105);
+    parse_bad("Q CONSLOG FP1 5 6", classes("B"), "HCPCQV003E Invalid option - 6", 3);
 }
 
 /* ---- privilege ----------------------------------------------------------------------- */
@@ -1360,11 +1383,11 @@ static void test_privilege(void **state)
     parse_ok("Q LACP", classes("B"));
     parse_ok("Q PORT GROUP", classes("B"));
     parse_bad("SET LACP 28BA DROPRX ON", classes("B"),
-              "HCP1100E Not authorized: SET LACP requires privilege class A", 1100);
+              "ZVSCMD1100E Not authorized: SET LACP requires privilege class A", 1100);
     /* Class A alone: the fault knobs only. */
     parse_ok("SET LACP 28BA DROPRX ON", classes("A"));
     parse_bad("Q LACP", classes("A"),
-              "HCP1100E Not authorized: QUERY LACP requires privilege class B", 1100);
+              "ZVSCMD1100E Not authorized: QUERY LACP requires privilege class B", 1100);
     /* Class G: its NICs, QUERY VMLAN and QUERY VSWITCH; none of the switch commands. */
     parse_ok("Q VSWITCH CCBVSW1 DETAILS", classes("G"));
     parse_ok("DEFINE NIC 600", classes("G"));
@@ -1373,34 +1396,34 @@ static void test_privilege(void **state)
     parse_ok("UNCOUPLE 600", classes("G"));
     parse_ok("QUERY NIC", classes("G"));
     parse_ok("QUERY VMLAN", classes("G"));
-    parse_bad("DEF", classes("G"), "HCP026E Operand missing or invalid", 26);
+    parse_bad("DEF", classes("G"), "HCPCFC026E Operand missing or invalid", 26);
     parse_bad("SET PORT GROUP G1 JOIN 28BA", classes("G"),
-              "HCP1100E Not authorized: SET PORT GROUP requires privilege class B", 1100);
+              "ZVSCMD1100E Not authorized: SET PORT GROUP requires privilege class B", 1100);
     parse_bad("DEFINE VSWITCH SW1", classes("G"),
-              "HCP1100E Not authorized: DEFINE VSWITCH requires privilege class B", 1100);
+              "ZVSCMD1100E Not authorized: DEFINE VSWITCH requires privilege class B", 1100);
     parse_bad("SET VSWITCH SW1 CONNECT", classes("G"),
-              "HCP1100E Not authorized: SET VSWITCH requires privilege class B", 1100);
+              "ZVSCMD1100E Not authorized: SET VSWITCH requires privilege class B", 1100);
     parse_bad("DETACH VSWITCH SW1", classes("G"),
-              "HCP1100E Not authorized: DETACH VSWITCH requires privilege class B", 1100);
+              "ZVSCMD1100E Not authorized: DETACH VSWITCH requires privilege class B", 1100);
     /* QUERY VSWITCH: B or G. */
     parse_ok("Q VSW", classes("G"));
     parse_bad("Q VSW", classes("A"),
-              "HCP1140E Not authorized: QUERY VSWITCH requires privilege class B or G", 1140);
+              "ZVSCMD1140E Not authorized: QUERY VSWITCH requires privilege class B or G", 1140);
     parse_bad("Q VSW SW1 !!", 0,
-              "HCP1140E Not authorized: QUERY VSWITCH requires privilege class B or G", 1140);
+              "ZVSCMD1140E Not authorized: QUERY VSWITCH requires privilege class B or G", 1140);
     /* The NIC commands: G (B alone does not do). */
     parse_bad("DEFINE NIC 600", classes("AB"),
-              "HCP1100E Not authorized: DEFINE NIC requires privilege class G", 1100);
+              "ZVSCMD1100E Not authorized: DEFINE NIC requires privilege class G", 1100);
     parse_bad("COUPLE 600 TO SYSTEM SW1", classes("B"),
-              "HCP1100E Not authorized: COUPLE requires privilege class G", 1100);
+              "ZVSCMD1100E Not authorized: COUPLE requires privilege class G", 1100);
     /* Privilege is checked before the operands. */
     parse_bad("SET PORT GROUP !! JOIN", classes("G"),
-              "HCP1100E Not authorized: SET PORT GROUP requires privilege class B", 1100);
+              "ZVSCMD1100E Not authorized: SET PORT GROUP requires privilege class B", 1100);
     /* Classes outside A-G count too; no class at all refuses everything. */
     parse_ok("Q LACP", classes("B1"));
     parse_bad("Q LACP", classes("CDEFG123456"),
-              "HCP1100E Not authorized: QUERY LACP requires privilege class B", 1100);
-    parse_bad("Q LACP", 0, "HCP1100E Not authorized: QUERY LACP requires privilege class B",
+              "ZVSCMD1100E Not authorized: QUERY LACP requires privilege class B", 1100);
+    parse_bad("Q LACP", 0, "ZVSCMD1100E Not authorized: QUERY LACP requires privilege class B",
               1100);
 }
 
@@ -1417,7 +1440,7 @@ static void test_line_length(void **state)
     assert_int_equal(parse_ok(line, ALL_CLASSES).verb, ZVS_CMD_QUERY_LACP);
     line[ZVS_CMD_LINE_MAX] = ' ';
     line[ZVS_CMD_LINE_MAX + 1] = '\0';  /* one more: refused */
-    parse_bad(line, ALL_CLASSES, "HCP1102E Command line longer than 1024 characters is ignored",
+    parse_bad(line, ALL_CLASSES, "ZVSCMD1102E Command line longer than 1024 characters is ignored",
               1102);
 }
 
@@ -1432,14 +1455,14 @@ static void test_many_tokens(void **state)
         line[n++] = '1';
     }
     line[n] = '\0';
-    parse_bad(line, ALL_CLASSES, "HCP1104E Device 1 is given more than once", 1104);
+    parse_bad(line, ALL_CLASSES, "ZVSCMD1104E Device 1 is given more than once", 1104);
     /* Nothing but blanks and one-letter tokens: the most tokens a line can hold. */
     for (n = 0; n + 2 <= ZVS_CMD_LINE_MAX; n += 2) {
         line[n] = 'X';
         line[n + 1] = ' ';
     }
     line[n] = '\0';
-    parse_bad(line, ALL_CLASSES, "HCP001E Unknown CP command: X", 1);
+    parse_bad(line, ALL_CLASSES, "HCPCMD001E Unknown CP command: X", 1);
 }
 
 /* ---- golden files -------------------------------------------------------------------- */
@@ -1724,8 +1747,8 @@ static void test_response_lines(void **state)
     assert_int_equal(r.len, strlen(r.text));
     assert_int_equal(r.rc, 0);
     zvs_cp_error(&r, ZVS_CPMSG_GROUP_NOT_FOUND, "nogrp");
-    assert_string_equal(r.text + r.len - strlen("HCP1110E Port group NOGRP does not exist\n"),
-                        "HCP1110E Port group NOGRP does not exist\n");
+    assert_string_equal(r.text + r.len - strlen("ZVSLAG1110E Port group NOGRP does not exist\n"),
+                        "ZVSLAG1110E Port group NOGRP does not exist\n");
     assert_int_equal(r.rc, 1110);
     /* A line longer than printf's stack buffer. */
     char big[1000];
@@ -1756,7 +1779,7 @@ static void test_response_truncated(void **state)
         if (r.len == before + sizeof line)
             lines++;
     }
-    const char *tail = "HCP1109W Response truncated\n";
+    const char *tail = "ZVSCMD1109W Response truncated\n";
     assert_true(r.len <= (1u << 20) + 64);
     assert_true(r.cap <= (1u << 20) + 65);
     assert_true(lines > 1000 && lines < 2000);
@@ -1785,13 +1808,33 @@ static void test_catalogue(void **state)
                     d->severity == 'S');
         /* Errors end a command with their number as rc; notices with 0. */
         assert_int_equal(d->rc, d->severity == 'E' || d->severity == 'S' ? d->number : 0);
-        for (int j = 0; j < i; j++)
-            assert_int_not_equal(zvs_cpmsg_def((enum zvs_cpmsg_id)j)->number, d->number);
+        /* The prefix: none (HCP + the answering command's module), or HCP or ZVS and
+         * three letters; ours are 1100-1299 (cp_messages.h). */
+        if (d->prefix != NULL) {
+            assert_int_equal(strlen(d->prefix), 6);
+            assert_true(strncmp(d->prefix, "HCP", 3) == 0 || strncmp(d->prefix, "ZVS", 3) == 0);
+        }
+        if (d->prefix != NULL && strncmp(d->prefix, "ZVS", 3) == 0)
+            assert_true(d->number >= 1100 && d->number <= 1299);
+        /* Every number once, across IBM's ids and ours alike (the rc tells every message
+         * apart), and every id (as the default module gives it) once. */
+        char id[16], other[16];
+        zvs_cpmsg_id(id, sizeof id, (enum zvs_cpmsg_id)i, NULL);
+        for (int j = 0; j < i; j++) {
+            const struct zvs_cpmsg_def *e = zvs_cpmsg_def((enum zvs_cpmsg_id)j);
+            assert_int_not_equal(e->number, d->number);
+            zvs_cpmsg_id(other, sizeof other, (enum zvs_cpmsg_id)j, NULL);
+            assert_string_not_equal(other, id);
+        }
     }
+    /* zvswitch's own ids: ZVS, the component, four digits, the severity. */
+    const char *nm[] = { "peer1.lab" };
+    zvs_cpmsg_format(buf, sizeof buf, ZVS_CPMSG_RES_WATCHED, nm, 1);
+    assert_string_equal(buf, "ZVSRES1200E Name PEER1.LAB is already watched");
     zvs_cpmsg_format(buf, sizeof buf, ZVS_CPMSG_UNKNOWN_COMMAND, args, 1);
-    assert_string_equal(buf, "HCP001E Unknown CP command: A??B");
+    assert_string_equal(buf, "HCPCMD001E Unknown CP command: A??B");
     zvs_cpmsg_format(buf, sizeof buf, ZVS_CPMSG_DEVICE_IN_GROUP, args, 1);
-    assert_string_equal(buf, "HCP1112E Device A??B is already in port group ?");
+    assert_string_equal(buf, "ZVSLAG1112E Device A??B is already in port group ?");
     /* Unsolicited: CP's module in the id; a second line repeats it; a Linux interface
      * name keeps its case (still sanitised). Texts: cp_messages.h names their sources. */
     const char *sw[] = { "CCBVSW1", "ready" };
@@ -1803,12 +1846,67 @@ static void test_catalogue(void **state)
                              " devices.");
     const char *dev[] = { "2902", "CCBVSW1", "carrier down on interface osa\x1e" "2902" };
     zvs_cpmsg_format(buf, sizeof buf, ZVS_CPMSG_DEVICE_NOT_READY, dev, 3);
-    assert_string_equal(buf, "HCP1170E Device 2902 of VSWITCH SYSTEM CCBVSW1 is not ready:"
+    assert_string_equal(buf, "ZVSVSW1170E Device 2902 of VSWITCH SYSTEM CCBVSW1 is not ready:"
                              " carrier down on interface osa?2902");
     /* Cut to the buffer, full length returned. */
-    assert_int_equal(zvs_cpmsg_format(buf, 10, ZVS_CPMSG_OPERAND_MISSING, NULL, 0),
-                     strlen("HCP026E Operand missing or invalid"));
-    assert_string_equal(buf, "HCP026E O");
+    assert_int_equal(zvs_cpmsg_format(buf, 13, ZVS_CPMSG_OPERAND_MISSING, NULL, 0),
+                     strlen("HCPCFC026E Operand missing or invalid"));
+    assert_string_equal(buf, "HCPCFC026E O");
+}
+
+/* What z/VM automation issues (cp-commands/README.md "What z/VM automation issues"):
+ * QUERY USERID, QUERY CPLEVEL, QUERY VIRTUAL NIC, QUERY LAN [name|ALL] [OWNER owner],
+ * DEFINE NIC vdev TYPE QDIO. Their errors carry their command's CP module. */
+static void test_automation_commands(void **state)
+{
+    struct zvs_cmd c;
+    assert_int_equal(parse_ok("Q USERID", classes("G")).verb, ZVS_CMD_QUERY_USERID);
+    assert_int_equal(parse_ok("QUERY CPLEVEL", classes("G")).verb, ZVS_CMD_QUERY_CPLEVEL);
+    assert_int_equal(parse_ok("q cplev", classes("G")).verb, ZVS_CMD_QUERY_CPLEVEL);
+    parse_bad("Q CPLE", classes("G"), "HCPCQV003E Invalid option - CPLE", 3);
+    parse_bad("Q USERID X", classes("G"), "HCPCMD003E Invalid option - X", 3);
+
+    c = parse_ok("Q V NIC", classes("G"));
+    assert_int_equal(c.verb, ZVS_CMD_QUERY_VIRTUAL_NIC);
+    assert_false(c.has_vdev);
+    assert_false(c.details);
+    assert_string_equal(c.target, "");
+    c = parse_ok("QUERY VIRTUAL NIC 600 DET", classes("G"));
+    assert_true(c.has_vdev);
+    assert_int_equal(c.vdev, 0x600);
+    assert_true(c.details);
+    assert_false(parse_ok("Q V NIC ALL", classes("G")).has_vdev);
+    parse_bad("Q V NIC XYZ", classes("G"), "HCPNDQ002E Invalid operand - XYZ", 2);
+    parse_bad("Q V NIC 600 700", classes("G"), "HCPNDQ003E Invalid option - 700", 3);
+    parse_bad("Q V NI", classes("G"), "HCPCQV003E Invalid option - NI", 3);
+    parse_bad("Q V", classes("G"), "HCPCFC026E Operand missing or invalid", 26);
+
+    c = parse_ok("Q LAN", classes("G"));
+    assert_int_equal(c.verb, ZVS_CMD_QUERY_LAN);
+    assert_string_equal(c.name, "");
+    assert_string_equal(c.userid, "");
+    c = parse_ok("Q LAN VSW1 OWNER SYSTEM", classes("G"));
+    assert_string_equal(c.name, "VSW1");
+    assert_string_equal(c.userid, "SYSTEM");
+    c = parse_ok("QUERY LAN ALL OWNER SYSTEM", classes("G"));
+    assert_string_equal(c.name, "");
+    assert_string_equal(c.userid, "SYSTEM");
+    c = parse_ok("Q LAN OWNER SYSTEM", classes("G"));   /* OWNER with its value: the keyword */
+    assert_string_equal(c.name, "");
+    assert_string_equal(c.userid, "SYSTEM");
+    c = parse_ok("Q LAN OWNER", classes("G"));          /* last token, no value: a LAN name */
+    assert_string_equal(c.name, "OWNER");
+    parse_bad("Q LAN VSW1 OWNER", classes("G"), "HCPCFC026E Operand missing or invalid", 26);
+    parse_bad("Q LAN VSW1 FOO", classes("G"), "HCPVLQ003E Invalid option - FOO", 3);
+
+    c = parse_ok("DEFINE NIC 600 TYPE QDIO", classes("G"));
+    assert_int_equal(c.verb, ZVS_CMD_DEFINE_NIC);
+    assert_int_equal(c.vdev, 0x600);
+    assert_int_equal(c.devices, 3);
+    assert_int_equal(parse_ok("DEF NIC 600 TYPE QDIO DEV 6", classes("G")).devices, 6);
+    parse_bad("DEF NIC 600 TYPE HIPERSOCKETS", classes("G"),
+              "HCPNIC003E Invalid option - HIPERSOCKETS", 3);
+    parse_bad("DEF NIC 600 TYPE QDIO QDIO", classes("G"), "HCPNIC003E Invalid option - QDIO", 3);
 }
 
 int main(void)
@@ -1856,6 +1954,7 @@ int main(void)
         cmocka_unit_test(test_set_port_group_bad_operand_one_message),
         cmocka_unit_test(test_abbreviations),
         cmocka_unit_test(test_machine_commands),
+        cmocka_unit_test(test_automation_commands),
         cmocka_unit_test(test_privilege),
         cmocka_unit_test(test_line_length),
         cmocka_unit_test(test_many_tokens),

@@ -114,491 +114,491 @@ struct err_case {
 static const struct err_case err_cases[] = {
     /* Statements and lexical rules. */
     { "unknown statement", "FOO BAR\n", NULL,
-      { SC "1: HCP1001E Statement FOO is not recognized" } },
+      { SC "1: ZVSCFG1001E Statement FOO is not recognized" } },
     { "unknown DEFINE", "\n\nDEFINE LAN X\n", NULL,
-      { SC "3: HCP1001E Statement DEFINE LAN is not recognized" } },
+      { SC "3: ZVSCFG1001E Statement DEFINE LAN is not recognized" } },
     { "continued at EOF", "VMLAN MACPREFIX 02000C\nDEFINE VSWITCH A,\n* comment\n\n", NULL,
-      { SC "2: HCP1009E Statement DEFINE is continued at end of file" } },
+      { SC "2: ZVSCFG1009E Statement DEFINE is continued at end of file" } },
     { "continued at EOF after comment", "DEFINE VSWITCH A, /* more */", NULL,
-      { SC "1: HCP1009E Statement DEFINE is continued at end of file" } },
+      { SC "1: ZVSCFG1009E Statement DEFINE is continued at end of file" } },
     { "unterminated comment", "VMLAN MACPREFIX 02000C\n/* open\n more\n", NULL,
-      { SC "2: HCP1010E Comment /* is not terminated at end of file" } },
+      { SC "2: ZVSCFG1010E Comment /* is not terminated at end of file" } },
     { "unterminated comment after statement", "DEFINE VSWITCH A /* oops\nDEFINE VSWITCH B\n",
-      NULL, { SC "1: HCP1010E Comment /* is not terminated at end of file" } },
+      NULL, { SC "1: ZVSCFG1010E Comment /* is not terminated at end of file" } },
     { "comments do not nest", "/* a /* b */ c */\n", NULL,
-      { SC "1: HCP1011E Comment end */ has no comment start",
-        SC "1: HCP1001E Statement c is not recognized" } },
+      { SC "1: ZVSCFG1011E Comment end */ has no comment start",
+        SC "1: ZVSCFG1001E Statement c is not recognized" } },
     { "invalid character", "VMLAN MACPREFIX 02000C\x01\x02\n", NULL,
-      { SC "1: HCP1012E Character X'01' is not valid" } },
+      { SC "1: ZVSCFG1012E Character X'01' is not valid" } },
     { "invalid character 8-bit", "VMLAN MACPREFIX \xC3\xA9" "02000C\n", NULL,
-      { SC "1: HCP1012E Character X'C3' is not valid" } },
+      { SC "1: ZVSCFG1012E Character X'C3' is not valid" } },
 
     /* DEFINE VSWITCH. */
     { "switchname missing", "DEFINE VSWITCH\n", NULL,
-      { SC "1: HCP1002E Operand switchname is missing" } },
+      { SC "1: ZVSCFG1002E Operand switchname is missing" } },
     { "switchname too long", "DEFINE VSWITCH TOOLONGNM\n", NULL,
-      { SC "1: HCP1003E Operand switchname value TOOLONGNM is not valid " RULE_NAME } },
+      { SC "1: ZVSCFG1003E Operand switchname value TOOLONGNM is not valid " RULE_NAME } },
     { "switchname bad char", "DEFINE VSWITCH A-B\n", NULL,
-      { SC "1: HCP1003E Operand switchname value A-B is not valid " RULE_NAME } },
+      { SC "1: ZVSCFG1003E Operand switchname value A-B is not valid " RULE_NAME } },
     { "unknown operand", "DEFINE VSWITCH A FOO\n", NULL,
-      { SC "1: HCP1004E Operand FOO is not recognized by DEFINE VSWITCH" } },
+      { SC "1: ZVSCFG1004E Operand FOO is not recognized by DEFINE VSWITCH" } },
     /* Abbreviations as the DEFINE VSWITCH Statement diagram (z/VM 7.4 CP Planning and
      * Administration) gives them: DEFine, ETHernet, QUEuestorage, GROup, ... At the
      * minimum they are accepted; one letter short, refused. */
     { "abbreviation", "DEFINE VSWITCH A QU 1M\n", NULL,
-      { SC "1: HCP1004E Operand QU is not recognized by DEFINE VSWITCH",
-        SC "1: HCP1004E Operand 1M is not recognized by DEFINE VSWITCH" } },
+      { SC "1: ZVSCFG1004E Operand QU is not recognized by DEFINE VSWITCH",
+        SC "1: ZVSCFG1004E Operand 1M is not recognized by DEFINE VSWITCH" } },
     { "abbreviations at the minimum", "DEF VSWITCH A ETH QUE 1M CON MACP ON ISOL OFF PORTT ACCESS\n", NULL,
       { NULL } },
     { "DEFINE one letter short", "DE VSWITCH A\n", NULL,
-      { SC "1: HCP1001E Statement DE is not recognized" } },
+      { SC "1: ZVSCFG1001E Statement DE is not recognized" } },
     { "operand twice", "DEFINE VSWITCH A CONNECT,\n  connect\n", NULL,
-      { SC "2: HCP1005E Operand CONNECT is specified more than once" } },
+      { SC "2: ZVSCFG1005E Operand CONNECT is specified more than once" } },
     { "CONNECT DISCONNECT", "DEFINE VSWITCH A CONNECT DISCONNECT\n", NULL,
-      { SC "1: HCP1006E Operand DISCONNECT conflicts with CONNECT" } },
+      { SC "1: ZVSCFG1006E Operand DISCONNECT conflicts with CONNECT" } },
     { "RDEV NOUPLINK", "DEFINE VSWITCH A NOUPLINK RDEV 28BA\n", NULL,
-      { SC "1: HCP1006E Operand RDEV conflicts with NOUPLINK" } },
+      { SC "1: ZVSCFG1006E Operand RDEV conflicts with NOUPLINK" } },
     { "RDEV GROUP fallback", "DEFINE VSWITCH A RDEV 28BA GROUP G1\nSET PORT GROUP G1 JOIN 2902\n"
       "RDEVICE 28BA INTERFACE e0\nRDEVICE 2902 INTERFACE e1\n", NULL, { NULL } },
     { "GROUP NOUPLINK", "DEFINE VSWITCH A NOUPLINK GROUP G1\n", NULL,
-      { SC "1: HCP1006E Operand GROUP conflicts with NOUPLINK" } },
+      { SC "1: ZVSCFG1006E Operand GROUP conflicts with NOUPLINK" } },
     { "NOUPLINK GROUP RDEV", "DEFINE VSWITCH A GROUP G1 RDEV 28BA NOUPLINK\n", NULL,
-      { SC "1: HCP1006E Operand NOUPLINK conflicts with RDEV" } },
+      { SC "1: ZVSCFG1006E Operand NOUPLINK conflicts with RDEV" } },
     { "GROUP NOGROUP", "DEFINE VSWITCH A NOGROUP GROUP G1\n", NULL,
-      { SC "1: HCP1006E Operand GROUP conflicts with NOGROUP" } },
+      { SC "1: ZVSCFG1006E Operand GROUP conflicts with NOGROUP" } },
     { "RDEV four", "DEFINE VSWITCH A RDEV 1 2 3 4\n", NULL,
-      { SC "1: HCP1008E Operand RDEV accepts at most 3 values; 4 is one too many" } },
+      { SC "1: ZVSCFG1008E Operand RDEV accepts at most 3 values; 4 is one too many" } },
     { "RDEV five digits", "DEFINE VSWITCH A RDEV 12345\n", NULL,
-      { SC "1: HCP1003E Operand RDEV value 12345 is not valid " RULE_RDEV } },
+      { SC "1: ZVSCFG1003E Operand RDEV value 12345 is not valid " RULE_RDEV } },
     { "RDEV port 10", "DEFINE VSWITCH A RDEV 28BA.P10\n", NULL,
-      { SC "1: HCP1003E Operand RDEV value 28BA.P10 is not valid " RULE_RDEV } },
+      { SC "1: ZVSCFG1003E Operand RDEV value 28BA.P10 is not valid " RULE_RDEV } },
     { "RDEV port letter", "DEFINE VSWITCH A RDEV 28BA.Q1\n", NULL,
-      { SC "1: HCP1003E Operand RDEV value 28BA.Q1 is not valid " RULE_RDEV } },
+      { SC "1: ZVSCFG1003E Operand RDEV value 28BA.Q1 is not valid " RULE_RDEV } },
     { "RDEV NONE not alone", "DEFINE VSWITCH A RDEV NONE 28BA\n", NULL,
-      { SC "1: HCP1003E Operand RDEV value NONE is not valid (NONE stands alone)" } },
+      { SC "1: ZVSCFG1003E Operand RDEV value NONE is not valid (NONE stands alone)" } },
     { "RDEV twice", "DEFINE VSWITCH A RDEV 28BA 28ba\n", NULL,
-      { SC "1: HCP1003E Operand RDEV value 28ba is not valid (device given twice)" } },
+      { SC "1: ZVSCFG1003E Operand RDEV value 28ba is not valid (device given twice)" } },
     { "RDEV no value", "DEFINE VSWITCH A RDEV ETHERNET\n", NULL,
-      { SC "1: HCP1007E Operand RDEV requires a value" } },
+      { SC "1: ZVSCFG1007E Operand RDEV requires a value" } },
     { "IP", "DEFINE VSWITCH A IP\n", NULL,
-      { SC "1: HCP1017E Operand IP is not supported: zvswitch switches are ETHERNET (layer 2) only" } },
+      { SC "1: ZVSCFG1017E Operand IP is not supported: zvswitch switches are ETHERNET (layer 2) only" } },
     { "ETHERNET IP", "DEFINE VSWITCH A ETHERNET IP\n", NULL,
-      { SC "1: HCP1006E Operand IP conflicts with ETHERNET" } },
+      { SC "1: ZVSCFG1006E Operand IP conflicts with ETHERNET" } },
     { "VLAN 4095", "DEFINE VSWITCH A VLAN 4095\n", NULL,
-      { SC "1: HCP1003E Operand VLAN value 4095 is not valid (UNAWARE, AWARE or 1-4094)" } },
+      { SC "1: ZVSCFG1003E Operand VLAN value 4095 is not valid (UNAWARE, AWARE or 1-4094)" } },
     { "NATIVE 0", "DEFINE VSWITCH A VLAN AWARE NATIVE 0\n", NULL,
-      { SC "1: HCP1003E Operand NATIVE value 0 is not valid (NONE or 1-4094)" } },
+      { SC "1: ZVSCFG1003E Operand NATIVE value 0 is not valid (NONE or 1-4094)" } },
     { "NATIVE unaware", "DEFINE VSWITCH A NATIVE 5\n", NULL,
-      { SC "1: HCP1027E Operand NATIVE is not allowed: VSWITCH A is VLAN UNAWARE" } },
+      { SC "1: ZVSCFG1027E Operand NATIVE is not allowed: VSWITCH A is VLAN UNAWARE" } },
     { "PORTTYPE", "DEFINE VSWITCH A PORTTYPE HYBRID\n", NULL,
-      { SC "1: HCP1003E Operand PORTTYPE value HYBRID is not valid (ACCESS or TRUNK)" } },
+      { SC "1: ZVSCFG1003E Operand PORTTYPE value HYBRID is not valid (ACCESS or TRUNK)" } },
     { "QUEUESTORAGE 9M", "\n\n\n\n\n\n\n\n\n\n\nDEFINE VSWITCH A QUEUESTORAGE 9M\n", NULL,
-      { SC "12: HCP1003E Operand QUEUESTORAGE value 9M is not valid (1M-8M)" } },
+      { SC "12: ZVSCFG1003E Operand QUEUESTORAGE value 9M is not valid (1M-8M)" } },
     { "QUEUESTORAGE 0", "DEFINE VSWITCH A QUEUESTORAGE 0\n", NULL,
-      { SC "1: HCP1003E Operand QUEUESTORAGE value 0 is not valid (1M-8M)" } },
+      { SC "1: ZVSCFG1003E Operand QUEUESTORAGE value 0 is not valid (1M-8M)" } },
     { "QUEUESTORAGE M", "DEFINE VSWITCH A QUEUESTORAGE M\n", NULL,
-      { SC "1: HCP1003E Operand QUEUESTORAGE value M is not valid (1M-8M)" } },
+      { SC "1: ZVSCFG1003E Operand QUEUESTORAGE value M is not valid (1M-8M)" } },
     { "QUEUESTORAGE 1MB", "DEFINE VSWITCH A QUEUESTORAGE 1MB\n", NULL,
-      { SC "1: HCP1003E Operand QUEUESTORAGE value 1MB is not valid (1M-8M)" } },
+      { SC "1: ZVSCFG1003E Operand QUEUESTORAGE value 1MB is not valid (1M-8M)" } },
     { "QUEUESTORAGE 10M", "DEFINE VSWITCH A QUEUESTORAGE 10M\n", NULL,
-      { SC "1: HCP1003E Operand QUEUESTORAGE value 10M is not valid (1M-8M)" } },
+      { SC "1: ZVSCFG1003E Operand QUEUESTORAGE value 10M is not valid (1M-8M)" } },
     { "QUEUESTORAGE no value", "DEFINE VSWITCH A QUEUESTORAGE\n", NULL,
-      { SC "1: HCP1007E Operand QUEUESTORAGE requires a value" } },
+      { SC "1: ZVSCFG1007E Operand QUEUESTORAGE requires a value" } },
     { "CONTROLLER", "DEFINE VSWITCH A CONTROLLER TCPIPUSER1\n", NULL,
-      { SC "1: HCP1003E Operand CONTROLLER value TCPIPUSER1 is not valid"
+      { SC "1: ZVSCFG1003E Operand CONTROLLER value TCPIPUSER1 is not valid"
            " (* or a userid of 1-8 characters A-Z 0-9 @ # $)" } },
     { "GROUP", "DEFINE VSWITCH A GROUP G.1\n", NULL,
-      { SC "1: HCP1003E Operand GROUP value G.1 is not valid " RULE_NAME } },
+      { SC "1: ZVSCFG1003E Operand GROUP value G.1 is not valid " RULE_NAME } },
     { "MACPROTECT", "DEFINE VSWITCH A MACPROTECT YES\n", NULL,
-      { SC "1: HCP1003E Operand MACPROTECT value YES is not valid (ON, OFF or UNSPECIFIED)" } },
+      { SC "1: ZVSCFG1003E Operand MACPROTECT value YES is not valid (ON, OFF or UNSPECIFIED)" } },
     { "ISOLATION", "DEFINE VSWITCH A ISOLATION 1\n", NULL,
-      { SC "1: HCP1003E Operand ISOLATION value 1 is not valid (ON or OFF)" } },
+      { SC "1: ZVSCFG1003E Operand ISOLATION value 1 is not valid (ON or OFF)" } },
     { "DEFINE twice", "DEFINE VSWITCH A\n* x\nDEFINE VSWITCH a RDEV NONE\n", NULL,
-      { SC "3: HCP1014E VSWITCH A is already defined on line 1" } },
+      { SC "3: ZVSCFG1014E VSWITCH A is already defined on line 1" } },
     { "all errors of a statement", "DEFINE VSWITCH A VLAN 0,\n PORTTYPE X QUEUESTORAGE 9\n",
       NULL,
-      { SC "1: HCP1003E Operand VLAN value 0 is not valid (UNAWARE, AWARE or 1-4094)",
-        SC "2: HCP1003E Operand PORTTYPE value X is not valid (ACCESS or TRUNK)",
-        SC "2: HCP1003E Operand QUEUESTORAGE value 9 is not valid (1M-8M)" } },
+      { SC "1: ZVSCFG1003E Operand VLAN value 0 is not valid (UNAWARE, AWARE or 1-4094)",
+        SC "2: ZVSCFG1003E Operand PORTTYPE value X is not valid (ACCESS or TRUNK)",
+        SC "2: ZVSCFG1003E Operand QUEUESTORAGE value 9 is not valid (1M-8M)" } },
 
     /* MODIFY VSWITCH ... GRANT. */
     { "MODIFY undefined", "MODIFY VSWITCH B GRANT X\n", NULL,
-      { SC "1: HCP1016E VSWITCH B is not defined" } },
+      { SC "1: ZVSCFG1016E VSWITCH B is not defined" } },
     { "MODIFY before DEFINE", "MODIFY VSWITCH A GRANT X\nDEFINE VSWITCH A\n", NULL,
-      { SC "1: HCP1016E VSWITCH A is not defined" } },
+      { SC "1: ZVSCFG1016E VSWITCH A is not defined" } },
     { "GRANT missing", "DEFINE VSWITCH A\nMODIFY VSWITCH A PORTTYPE TRUNK\n", NULL,
-      { SC "2: HCP1002E Operand GRANT is missing" } },
+      { SC "2: ZVSCFG1002E Operand GRANT is missing" } },
     { "GRANT bad user", "DEFINE VSWITCH A\nMODIFY VSWITCH A GRANT LINUXGUEST\n", NULL,
-      { SC "2: HCP1003E Operand GRANT value LINUXGUEST is not valid " RULE_NAME } },
+      { SC "2: ZVSCFG1003E Operand GRANT value LINUXGUEST is not valid " RULE_NAME } },
     { "GRANT VLAN unaware", "DEFINE VSWITCH A\nMODIFY VSWITCH A GRANT U VLAN 10\n", NULL,
-      { SC "2: HCP1027E Operand VLAN is not allowed: VSWITCH A is VLAN UNAWARE" } },
+      { SC "2: ZVSCFG1027E Operand VLAN is not allowed: VSWITCH A is VLAN UNAWARE" } },
     { "GRANT ACCESS two VLANs", "DEFINE VSWITCH A VLAN 1\nMODIFY VSWITCH A GRANT U VLAN 20 10\n",
       NULL,
-      { SC "2: HCP1028E Operand VLAN 10 20 names more than one VLAN ID; PORTTYPE ACCESS allows one" } },
+      { SC "2: ZVSCFG1028E Operand VLAN 10 20 names more than one VLAN ID; PORTTYPE ACCESS allows one" } },
     { "GRANT switch TRUNK default", "DEFINE VSWITCH A VLAN 1 PORTTYPE TRUNK\n"
       "MODIFY VSWITCH A GRANT U VLAN 20 10 PORTTYPE ACCESS\n", NULL,
-      { SC "2: HCP1028E Operand VLAN 10 20 names more than one VLAN ID; PORTTYPE ACCESS allows one" } },
+      { SC "2: ZVSCFG1028E Operand VLAN 10 20 names more than one VLAN ID; PORTTYPE ACCESS allows one" } },
     { "GRANT VLAN 0", "DEFINE VSWITCH A VLAN 1\nMODIFY VSWITCH A GRANT U PORTTYPE TRUNK VLAN 0\n",
-      NULL, { SC "2: HCP1003E Operand VLAN value 0 is not valid " RULE_VIDSET } },
+      NULL, { SC "2: ZVSCFG1003E Operand VLAN value 0 is not valid " RULE_VIDSET } },
     { "GRANT VLAN range reversed",
       "DEFINE VSWITCH A VLAN 1\nMODIFY VSWITCH A GRANT U PORTTYPE TRUNK VLAN 20-10 4095\n", NULL,
-      { SC "2: HCP1003E Operand VLAN value 20-10 is not valid " RULE_VIDSET,
-        SC "2: HCP1003E Operand VLAN value 4095 is not valid " RULE_VIDSET } },
+      { SC "2: ZVSCFG1003E Operand VLAN value 20-10 is not valid " RULE_VIDSET,
+        SC "2: ZVSCFG1003E Operand VLAN value 4095 is not valid " RULE_VIDSET } },
     { "GRANT VLAN 33 tokens",
       "DEFINE VSWITCH A VLAN 1\nMODIFY VSWITCH A GRANT U PORTTYPE TRUNK VLAN 1 2 3 4 5 6 7 8 9 "
       "10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33\n", NULL,
-      { SC "2: HCP1008E Operand VLAN accepts at most 32 values; 33 is one too many" } },
+      { SC "2: ZVSCFG1008E Operand VLAN accepts at most 32 values; 33 is one too many" } },
     { "GRANT twice", "DEFINE VSWITCH A\nMODIFY VSWITCH A GRANT U\nMODIFY VSWITCH A GRANT u\n",
-      NULL, { SC "3: HCP1029E USER U is already granted on VSWITCH A on line 2" } },
+      NULL, { SC "3: ZVSCFG1029E USER U is already granted on VSWITCH A on line 2" } },
 
     /* RDEVICE. */
     { "RDEVICE bad", "RDEVICE XYZ1 INTERFACE eth0\n", NULL,
-      { SC "1: HCP1003E Operand RDEVICE value XYZ1 is not valid " RULE_RDEV } },
+      { SC "1: ZVSCFG1003E Operand RDEVICE value XYZ1 is not valid " RULE_RDEV } },
     { "RDEVICE no INTERFACE", "RDEVICE 28BA\n", NULL,
-      { SC "1: HCP1002E Operand INTERFACE is missing" } },
+      { SC "1: ZVSCFG1002E Operand INTERFACE is missing" } },
     { "RDEVICE rdev missing", "RDEVICE\n", NULL,
-      { SC "1: HCP1002E Operand rdev is missing" } },
+      { SC "1: ZVSCFG1002E Operand rdev is missing" } },
     { "INTERFACE slash", "RDEVICE 28BA INTERFACE a/b\n", NULL,
-      { SC "1: HCP1003E Operand INTERFACE value a/b is not valid " RULE_IFNAME } },
+      { SC "1: ZVSCFG1003E Operand INTERFACE value a/b is not valid " RULE_IFNAME } },
     { "INTERFACE colon", "RDEVICE 28BA INTERFACE eth0:1\n", NULL,
-      { SC "1: HCP1003E Operand INTERFACE value eth0:1 is not valid " RULE_IFNAME } },
+      { SC "1: ZVSCFG1003E Operand INTERFACE value eth0:1 is not valid " RULE_IFNAME } },
     { "INTERFACE 16 chars", "RDEVICE 28BA INTERFACE abcdefghijklmnop\n", NULL,
-      { SC "1: HCP1003E Operand INTERFACE value abcdefghijklmnop is not valid " RULE_IFNAME } },
+      { SC "1: ZVSCFG1003E Operand INTERFACE value abcdefghijklmnop is not valid " RULE_IFNAME } },
     { "INTERFACE dotdot", "RDEVICE 28BA INTERFACE ..\n", NULL,
-      { SC "1: HCP1003E Operand INTERFACE value .. is not valid " RULE_IFNAME } },
+      { SC "1: ZVSCFG1003E Operand INTERFACE value .. is not valid " RULE_IFNAME } },
     { "RDEVICE twice", "RDEVICE 28BA INTERFACE a\nRDEVICE 28ba.P0 INTERFACE b\n", NULL,
-      { SC "2: HCP1014E RDEVICE 28BA is already defined on line 1" } },
+      { SC "2: ZVSCFG1014E RDEVICE 28BA is already defined on line 1" } },
     { "BACKEND bad", "RDEVICE 28BA INTERFACE eth0 BACKEND DPDK\n", NULL,
-      { SC "1: HCP1003E Operand BACKEND value DPDK is not valid (AFPACKET or PCAP)" } },
+      { SC "1: ZVSCFG1003E Operand BACKEND value DPDK is not valid (AFPACKET or PCAP)" } },
     { "BACKEND twice", "RDEVICE 28BA INTERFACE eth0 BACKEND PCAP,\n  BACKEND afpacket\n", NULL,
-      { SC "2: HCP1005E Operand BACKEND is specified more than once" } },
+      { SC "2: ZVSCFG1005E Operand BACKEND is specified more than once" } },
     { "BACKEND no value", "RDEVICE 28BA INTERFACE eth0 BACKEND\n", NULL,
-      { SC "1: HCP1007E Operand BACKEND requires a value" } },
+      { SC "1: ZVSCFG1007E Operand BACKEND requires a value" } },
 
     /* VMLAN. */
     { "MACPREFIX not local", "VMLAN MACPREFIX 000000\n", NULL,
-      { SC "1: HCP1023E MACPREFIX 000000" NOTLOCAL } },
+      { SC "1: ZVSCFG1023E MACPREFIX 000000" NOTLOCAL } },
     { "MACPREFIX multicast", "VMLAN MACPREFIX 03000C\n", NULL,
-      { SC "1: HCP1023E MACPREFIX 03000C" NOTLOCAL } },
+      { SC "1: ZVSCFG1023E MACPREFIX 03000C" NOTLOCAL } },
     { "MACPREFIX 5 digits", "VMLAN MACPREFIX 02000\n", NULL,
-      { SC "1: HCP1003E Operand MACPREFIX value 02000 is not valid (6 hex digits)" } },
+      { SC "1: ZVSCFG1003E Operand MACPREFIX value 02000 is not valid (6 hex digits)" } },
     { "MACPREFIX twice", "VMLAN MACPREFIX 020000\nVMLAN MACPREFIX 020001\n", NULL,
-      { SC "2: HCP1014E VMLAN MACPREFIX is already defined on line 1" } },
+      { SC "2: ZVSCFG1014E VMLAN MACPREFIX is already defined on line 1" } },
     { "VMLAN empty", "VMLAN\n", NULL,
-      { SC "1: HCP1002E Operand MACPREFIX or MACIDRANGE is missing" } },
+      { SC "1: ZVSCFG1002E Operand MACPREFIX or MACIDRANGE is missing" } },
     { "MACIDRANGE overlap", "VMLAN MACIDRANGE SYSTEM 000001-0000FF USER 000080-FFFFFF\n", NULL,
-      { SC "1: HCP1024E MACIDRANGE SYSTEM 000001-0000FF overlaps USER 000080-FFFFFF" } },
+      { SC "1: ZVSCFG1024E MACIDRANGE SYSTEM 000001-0000FF overlaps USER 000080-FFFFFF" } },
     { "MACIDRANGE no USER", "VMLAN MACIDRANGE SYSTEM 000001-0000FF\n", NULL,
-      { SC "1: HCP1002E Operand USER is missing" } },
+      { SC "1: ZVSCFG1002E Operand USER is missing" } },
     { "MACIDRANGE reversed", "VMLAN MACIDRANGE USER 000100-FFFFFF SYSTEM 0000FF-000001\n", NULL,
-      { SC "1: HCP1003E Operand SYSTEM value 0000FF-000001 is not valid " RULE_RANGE } },
+      { SC "1: ZVSCFG1003E Operand SYSTEM value 0000FF-000001 is not valid " RULE_RANGE } },
     { "MACIDRANGE sub-operand", "VMLAN MACIDRANGE SYSTEM 000001-00000F FOO 1\n", NULL,
-      { SC "1: HCP1004E Operand FOO is not recognized by MACIDRANGE",
-        SC "1: HCP1004E Operand 1 is not recognized by MACIDRANGE",
-        SC "1: HCP1002E Operand USER is missing" } },
+      { SC "1: ZVSCFG1004E Operand FOO is not recognized by MACIDRANGE",
+        SC "1: ZVSCFG1004E Operand 1 is not recognized by MACIDRANGE",
+        SC "1: ZVSCFG1002E Operand USER is missing" } },
     { "MACIDRANGE twice",
       "VMLAN MACIDRANGE SYSTEM 000001-00000F USER 000010-0000FF\n"
       "VMLAN MACPREFIX 02000C MACIDRANGE SYSTEM 000001-00000F USER 000010-0000FF\n", NULL,
-      { SC "2: HCP1014E VMLAN MACIDRANGE is already defined on line 1" } },
+      { SC "2: ZVSCFG1014E VMLAN MACIDRANGE is already defined on line 1" } },
 
     /* USER DIRECT. */
     { "NICDEF outside USER", NULL, "NICDEF F000 TYPE QDIO\n",
-      { UD "1: HCP1020E Statement NICDEF is not within a USER entry" } },
+      { UD "1: ZVSCFG1020E Statement NICDEF is not within a USER entry" } },
     { "NICBIND outside USER", NULL, "NICBIND F000 QDIO\n",
-      { UD "1: HCP1020E Statement NICBIND is not within a USER entry" } },
+      { UD "1: ZVSCFG1020E Statement NICBIND is not within a USER entry" } },
     { "USER short", NULL, "USER A PW 1G\n",
-      { UD "1: HCP1002E Operand maxstorage is missing" } },
+      { UD "1: ZVSCFG1002E Operand maxstorage is missing" } },
     { "USER bad userid", NULL, "USER LINUXGUEST PW 1G 2G\n",
-      { UD "1: HCP1003E Operand userid value LINUXGUEST is not valid " RULE_NAME } },
+      { UD "1: ZVSCFG1003E Operand userid value LINUXGUEST is not valid " RULE_NAME } },
     { "USER bad storage", NULL, "USER A PW 1X 2G\n",
-      { UD "1: HCP1003E Operand storage value 1X is not valid (1-10 digits and K, M, G or T)" } },
+      { UD "1: ZVSCFG1003E Operand storage value 1X is not valid (1-10 digits and K, M, G or T)" } },
     { "USER storage overflow", NULL, "USER A PW 1G 99999999T\n",
-      { UD "1: HCP1003E Operand maxstorage value 99999999T is not valid"
+      { UD "1: ZVSCFG1003E Operand maxstorage value 99999999T is not valid"
            " (1-10 digits and K, M, G or T)" } },
     { "USER storage > max", NULL, "USER A PW 4G 2048M\n",
-      { UD "1: HCP1025E Operand storage value 4G exceeds maxstorage 2048M" } },
+      { UD "1: ZVSCFG1025E Operand storage value 4G exceeds maxstorage 2048M" } },
     { "USER password", NULL, "USER A SECRET123 1G 2G\n",
-      { UD "1: HCP1003E Operand password value (not shown) is not valid (1-8 characters)" } },
+      { UD "1: ZVSCFG1003E Operand password value (not shown) is not valid (1-8 characters)" } },
     { "USER classes", NULL, "USER A PW 1G 2G G7\n",
-      { UD "1: HCP1003E Operand privclasses value G7 is not valid (letters A-Z and digits 1-6)" } },
+      { UD "1: ZVSCFG1003E Operand privclasses value G7 is not valid (letters A-Z and digits 1-6)" } },
     { "USER extra", NULL, "USER A PW 1G 2G G EXTRA\n",
-      { UD "1: HCP1004E Operand EXTRA is not recognized by USER" } },
+      { UD "1: ZVSCFG1004E Operand EXTRA is not recognized by USER" } },
     { "USER twice", NULL, "USER A PW 1G 2G\nIDENTITY a PW 1G 2G\n",
-      { UD "2: HCP1014E USER A is already defined on line 1" } },
+      { UD "2: ZVSCFG1014E USER A is already defined on line 1" } },
     { "NICDEF bad vdev", NULL, "USER A PW 1G 2G\nNICDEF 10000 TYPE QDIO\n",
-      { UD "2: HCP1003E Operand vdev value 10000 is not valid (1-4 hex digits)" } },
+      { UD "2: ZVSCFG1003E Operand vdev value 10000 is not valid (1-4 hex digits)" } },
     { "NICDEF no TYPE", NULL, "USER A PW 1G 2G\nNICDEF F000 DEVICES 3\n",
-      { UD "2: HCP1021E NICDEF F000 requires operand TYPE" } },
+      { UD "2: ZVSCFG1021E NICDEF F000 requires operand TYPE" } },
     { "NICDEF TYPE in modifier", NULL,
       "USER A PW 1G 2G\nNICDEF F000 DEVICES 4\nNICDEF F000 TYPE QDIO\n", { NULL } },
     { "NICDEF TYPE twice", NULL,
       "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICDEF F000 TYPE QDIO\n",
-      { UD "3: HCP1030E NICDEF F000 operand TYPE was already given on line 2" } },
+      { UD "3: ZVSCFG1030E NICDEF F000 operand TYPE was already given on line 2" } },
     { "NICDEF TYPE twice in one", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO TYPE QDIO\n",
-      { UD "2: HCP1005E Operand TYPE is specified more than once" } },
+      { UD "2: ZVSCFG1005E Operand TYPE is specified more than once" } },
     { "NICDEF HIPERSOCKETS", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE HIPERSOCKETS\n",
-      { UD "2: HCP1018E NICDEF TYPE HIPERSOCKETS is not supported:"
+      { UD "2: ZVSCFG1018E NICDEF TYPE HIPERSOCKETS is not supported:"
            " zvswitch emulates QDIO adapters only" } },
     { "NICDEF TYPE bad", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE OSA\n",
-      { UD "2: HCP1003E Operand TYPE value OSA is not valid (QDIO or HIPERSOCKETS)" } },
+      { UD "2: ZVSCFG1003E Operand TYPE value OSA is not valid (QDIO or HIPERSOCKETS)" } },
     { "NICDEF DEVICES 2", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO DEVICES 2\n",
-      { UD "2: HCP1003E Operand DEVICES value 2 is not valid (3-3072)" } },
+      { UD "2: ZVSCFG1003E Operand DEVICES value 2 is not valid (3-3072)" } },
     { "NICDEF past FFFF", NULL, "USER A PW 1G 2G\nNICDEF FFFE TYPE QDIO\n",
-      { UD "2: HCP1003E Operand DEVICES value 3 is not valid"
+      { UD "2: ZVSCFG1003E Operand DEVICES value 3 is not valid"
            " (vdev + DEVICES - 1 must not exceed FFFF)" } },
     { "NICDEF overlap", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICDEF F002 TYPE QDIO\n",
-      { UD "3: HCP1026E NICDEF F002 (devices F002-F004) overlaps NICDEF F000 (devices F000-F002)" } },
+      { UD "3: ZVSCFG1026E NICDEF F002 (devices F002-F004) overlaps NICDEF F000 (devices F000-F002)" } },
     { "NICDEF no overlap across users", NULL,
       "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nUSER B PW 1G 2G\nNICDEF F000 TYPE QDIO\n",
       { NULL } },
     { "NICDEF guest LAN", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO LAN * MYLAN\n",
-      { UD "2: HCP1019E Operand LAN * MYLAN is not supported: use LAN SYSTEM switchname" } },
+      { UD "2: ZVSCFG1019E Operand LAN * MYLAN is not supported: use LAN SYSTEM switchname" } },
     { "NICDEF LAN short", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO LAN SYSTEM\n",
-      { UD "2: HCP1007E Operand LAN requires a value" } },
+      { UD "2: ZVSCFG1007E Operand LAN requires a value" } },
     { "NICDEF LAN name", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO LAN SYSTEM SW_1\n",
-      { UD "2: HCP1003E Operand LAN SYSTEM value SW_1 is not valid " RULE_NAME } },
+      { UD "2: ZVSCFG1003E Operand LAN SYSTEM value SW_1 is not valid " RULE_NAME } },
     { "NICDEF MACID", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO MACID 12345\n",
-      { UD "2: HCP1003E Operand MACID value 12345 is not valid (6 hex digits)" } },
+      { UD "2: ZVSCFG1003E Operand MACID value 12345 is not valid (6 hex digits)" } },
     { "NICDEF PORTTYPE", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO PORTTYPE X\n",
-      { UD "2: HCP1003E Operand PORTTYPE value X is not valid (ACCESS or TRUNK)" } },
+      { UD "2: ZVSCFG1003E Operand PORTTYPE value X is not valid (ACCESS or TRUNK)" } },
     { "NICDEF VLAN", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO VLAN 1-\n",
-      { UD "2: HCP1003E Operand VLAN value 1- is not valid " RULE_VIDSET } },
+      { UD "2: ZVSCFG1003E Operand VLAN value 1- is not valid " RULE_VIDSET } },
     { "NICDEF after failed USER", NULL, "USER A PW 1X 2G\nNICDEF F000 DEVICES 9999\n",
-      { UD "1: HCP1003E Operand storage value 1X is not valid (1-10 digits and K, M, G or T)",
-        UD "2: HCP1003E Operand DEVICES value 9999 is not valid (3-3072)" } },
+      { UD "1: ZVSCFG1003E Operand storage value 1X is not valid (1-10 digits and K, M, G or T)",
+        UD "2: ZVSCFG1003E Operand DEVICES value 9999 is not valid (3-3072)" } },
     { "NICBIND no NICDEF", NULL, "USER A PW 1G 2G\nNICBIND F000 QDIO\nNICDEF F000 TYPE QDIO\n",
-      { UD "2: HCP1022E NICBIND F000 has no preceding NICDEF in USER A" } },
+      { UD "2: ZVSCFG1022E NICBIND F000 has no preceding NICDEF in USER A" } },
     { "NICBIND other user", NULL,
       "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nUSER B PW 1G 2G\nNICBIND F000 QDIO\n",
-      { UD "4: HCP1022E NICBIND F000 has no preceding NICDEF in USER B" } },
+      { UD "4: ZVSCFG1022E NICBIND F000 has no preceding NICDEF in USER B" } },
     { "NICBIND twice", NULL,
       "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000 QDIO\nNICBIND F000 TAP t0\n",
-      { UD "4: HCP1014E NICBIND F000 is already defined on line 3" } },
+      { UD "4: ZVSCFG1014E NICBIND F000 is already defined on line 3" } },
     { "NICBIND nothing", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000\n",
-      { UD "3: HCP1002E Operand TAP, QDIO or LCS is missing" } },
+      { UD "3: ZVSCFG1002E Operand TAP, QDIO or LCS is missing" } },
     { "NICBIND TAP QDIO", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000 TAP t0 QDIO\n",
-      { UD "3: HCP1006E Operand QDIO conflicts with TAP" } },
+      { UD "3: ZVSCFG1006E Operand QDIO conflicts with TAP" } },
     { "NICBIND TAP name", NULL, "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000 TAP a/b\n",
-      { UD "3: HCP1003E Operand TAP value a/b is not valid " RULE_IFNAME } },
+      { UD "3: ZVSCFG1003E Operand TAP value a/b is not valid " RULE_IFNAME } },
     /* WORKLOAD left the grammar (traffic generators are test equipment, tests/lib): it is
      * an operand like any other NICBIND does not know. */
     { "NICBIND WORKLOAD refused", NULL,
       "USER A PW 1G 2G\nNICDEF F004 TYPE QDIO\nNICBIND F004 WORKLOAD RR\n",
-      { UD "3: HCP1004E Operand WORKLOAD is not recognized by NICBIND",
-        UD "3: HCP1004E Operand RR is not recognized by NICBIND",
-        UD "3: HCP1002E Operand TAP, QDIO or LCS is missing" } },
+      { UD "3: ZVSCFG1004E Operand WORKLOAD is not recognized by NICBIND",
+        UD "3: ZVSCFG1004E Operand RR is not recognized by NICBIND",
+        UD "3: ZVSCFG1002E Operand TAP, QDIO or LCS is missing" } },
     { "USER DIRECT unknown statement", NULL, "USER A PW 1G 2G\nMDISK 0191 3390 1 10 VOL1\n",
-      { UD "2: HCP1001E Statement MDISK is not recognized" } },
+      { UD "2: ZVSCFG1001E Statement MDISK is not recognized" } },
 
     /* SET PORT GROUP: statement shape. */
     { "SET PORT not GROUP", "SET PORT ETHGRP JOIN 28BA FOO\n", NULL,
-      { SC "1: HCP1031E Operand ETHGRP is not valid after SET PORT: the statement is"
+      { SC "1: ZVSCFG1031E Operand ETHGRP is not valid after SET PORT: the statement is"
            " SET PORT GROUP groupname" } },
-    { "SET PORT alone", "SET PORT\n", NULL, { SC "1: HCP1002E Operand GROUP is missing" } },
+    { "SET PORT alone", "SET PORT\n", NULL, { SC "1: ZVSCFG1002E Operand GROUP is missing" } },
     { "SET PORT GROUP alone", "set port group\n", NULL,
-      { SC "1: HCP1002E Operand groupname is missing" } },
+      { SC "1: ZVSCFG1002E Operand groupname is missing" } },
     { "SET PORT GROUP no name", "SET PORT GROUP,\n JOIN 28BA\n", NULL,
-      { SC "2: HCP1002E Operand groupname is missing" } },
+      { SC "2: ZVSCFG1002E Operand groupname is missing" } },
     { "SET VSWITCH", "SET VSWITCH A GRANT B\n", NULL,
-      { SC "1: HCP1001E Statement SET VSWITCH is not recognized" } },
+      { SC "1: ZVSCFG1001E Statement SET VSWITCH is not recognized" } },
     { "groupname bad", "SET PORT GROUP G.1 JOIN 28BA\n", NULL,
-      { SC "1: HCP1003E Operand groupname value G.1 is not valid " RULE_NAME } },
+      { SC "1: ZVSCFG1003E Operand groupname value G.1 is not valid " RULE_NAME } },
     { "groupname too long", "SET PORT GROUP ETHGROUP1 LACP ACTIVE\n", NULL,
-      { SC "1: HCP1003E Operand groupname value ETHGROUP1 is not valid " RULE_NAME } },
+      { SC "1: ZVSCFG1003E Operand groupname value ETHGROUP1 is not valid " RULE_NAME } },
     { "SET PORT GROUP no operand", "SET PORT GROUP G1\n", NULL,
-      { SC "1: HCP1002E Operand JOIN, LACP or INTERVAL is missing" } },
+      { SC "1: ZVSCFG1002E Operand JOIN, LACP or INTERVAL is missing" } },
     { "SET PORT GROUP unknown operand", "SET PORT GROUP G1 SPEED 10G\n", NULL,
-      { SC "1: HCP1004E Operand SPEED is not recognized by SET PORT GROUP",
-        SC "1: HCP1004E Operand 10G is not recognized by SET PORT GROUP",
-        SC "1: HCP1002E Operand JOIN, LACP or INTERVAL is missing" } },
+      { SC "1: ZVSCFG1004E Operand SPEED is not recognized by SET PORT GROUP",
+        SC "1: ZVSCFG1004E Operand 10G is not recognized by SET PORT GROUP",
+        SC "1: ZVSCFG1002E Operand JOIN, LACP or INTERVAL is missing" } },
     /* SET PORT GROUP (z/VM 7.3 CP Commands and Utilities Reference): JOIn, INTerval,
      * EXClusive; INT accepted, IN refused. */
     { "abbreviated operand", "SET PORT GROUP G1 INT 30 JOI 28BA EXC\n"
       "RDEVICE 28BA INTERFACE e0\nDEF VSWITCH A GRO G1\n", NULL, { NULL } },
     { "operand one letter short", "SET PORT GROUP G1 IN 30\n", NULL,
-      { SC "1: HCP1004E Operand IN is not recognized by SET PORT GROUP",
-        SC "1: HCP1004E Operand 30 is not recognized by SET PORT GROUP",
-        SC "1: HCP1002E Operand JOIN, LACP or INTERVAL is missing" } },
+      { SC "1: ZVSCFG1004E Operand IN is not recognized by SET PORT GROUP",
+        SC "1: ZVSCFG1004E Operand 30 is not recognized by SET PORT GROUP",
+        SC "1: ZVSCFG1002E Operand JOIN, LACP or INTERVAL is missing" } },
     { "LACP twice", "SET PORT GROUP G1 LACP ACTIVE,\n LACP INACTIVE\n", NULL,
-      { SC "2: HCP1005E Operand LACP is specified more than once" } },
+      { SC "2: ZVSCFG1005E Operand LACP is specified more than once" } },
     { "JOIN twice in one", "SET PORT GROUP G1 JOIN 100 LACP ACTIVE JOIN 101\n", NULL,
-      { SC "1: HCP1005E Operand JOIN is specified more than once" } },
+      { SC "1: ZVSCFG1005E Operand JOIN is specified more than once" } },
 
     /* SET PORT GROUP: operand values. */
     { "JOIN no value", "SET PORT GROUP G1 JOIN LACP ACTIVE\n", NULL,
-      { SC "1: HCP1007E Operand JOIN requires a value" } },
+      { SC "1: ZVSCFG1007E Operand JOIN requires a value" } },
     { "JOIN bad device", "SET PORT GROUP G1 JOIN 28BA 28BA.P10 XYZ\n", NULL,
-      { SC "1: HCP1003E Operand JOIN value 28BA.P10 is not valid " RULE_RDEV,
-        SC "1: HCP1003E Operand JOIN value XYZ is not valid " RULE_RDEV } },
+      { SC "1: ZVSCFG1003E Operand JOIN value 28BA.P10 is not valid " RULE_RDEV,
+        SC "1: ZVSCFG1003E Operand JOIN value XYZ is not valid " RULE_RDEV } },
     { "JOIN same device twice", "SET PORT GROUP G1 JOIN 28BA,\n 28ba.P0\n", NULL,
-      { SC "2: HCP1033E Device 28BA already joined PORT GROUP G1 on line 1" } },
+      { SC "2: ZVSCFG1033E Device 28BA already joined PORT GROUP G1 on line 1" } },
     { "JOIN nine devices", "SET PORT GROUP G1 JOIN 100 101 102 103 104 105 106 107,\n"
       "  108 109\n", NULL,
-      { SC "2: HCP1032E PORT GROUP G1 already has 8 devices (the limit); 0108 cannot join" } },
+      { SC "2: ZVSCFG1032E PORT GROUP G1 already has 8 devices (the limit); 0108 cannot join" } },
     { "LACP bad", "SET PORT GROUP G1 LACP ON\n", NULL,
-      { SC "1: HCP1003E Operand LACP value ON is not valid (ACTIVE or INACTIVE)" } },
+      { SC "1: ZVSCFG1003E Operand LACP value ON is not valid (ACTIVE or INACTIVE)" } },
     { "LACP no value", "SET PORT GROUP G1 LACP\n", NULL,
-      { SC "1: HCP1007E Operand LACP requires a value" } },
+      { SC "1: ZVSCFG1007E Operand LACP requires a value" } },
     { "INTERVAL 0", "SET PORT GROUP G1 INTERVAL 0\n", NULL,
-      { SC "1: HCP1003E Operand INTERVAL value 0 is not valid (1-9990 or OFF)" } },
+      { SC "1: ZVSCFG1003E Operand INTERVAL value 0 is not valid (1-9990 or OFF)" } },
     { "INTERVAL 9991", "SET PORT GROUP G1 INTERVAL 9991\n", NULL,
-      { SC "1: HCP1003E Operand INTERVAL value 9991 is not valid (1-9990 or OFF)" } },
+      { SC "1: ZVSCFG1003E Operand INTERVAL value 9991 is not valid (1-9990 or OFF)" } },
     { "INTERVAL ON", "SET PORT GROUP G1 INTERVAL ON\n", NULL,
-      { SC "1: HCP1003E Operand INTERVAL value ON is not valid (1-9990 or OFF)" } },
+      { SC "1: ZVSCFG1003E Operand INTERVAL value ON is not valid (1-9990 or OFF)" } },
     { "TIMEOUT bad", "SET PORT GROUP G1 TIMEOUT FAST\n", NULL,
-      { SC "1: HCP1003E Operand TIMEOUT value FAST is not valid (SHORT or LONG)" } },
+      { SC "1: ZVSCFG1003E Operand TIMEOUT value FAST is not valid (SHORT or LONG)" } },
     { "DISTRIBUTION bad", "SET PORT GROUP G1 DISTRIBUTION DST\n", NULL,
-      { SC "1: HCP1003E Operand DISTRIBUTION value DST is not valid"
+      { SC "1: ZVSCFG1003E Operand DISTRIBUTION value DST is not valid"
            " (DESTINATION, SOURCE or BOTH)" } },
     { "POLICY bad", "SET PORT GROUP G1 POLICY ROUNDROBIN\n", NULL,
-      { SC "1: HCP1003E Operand POLICY value ROUNDROBIN is not valid (LOAD [TOTAL or OUTBOUND] or LBT [1-100])" } },
+      { SC "1: ZVSCFG1003E Operand POLICY value ROUNDROBIN is not valid (LOAD [TOTAL or OUTBOUND] or LBT [1-100])" } },
     { "POLICY LOAD n", "SET PORT GROUP G1 POLICY LOAD 50\n", NULL,
-      { SC "1: HCP1003E Operand POLICY LOAD value 50 is not valid (TOTAL or OUTBOUND)" } },
+      { SC "1: ZVSCFG1003E Operand POLICY LOAD value 50 is not valid (TOTAL or OUTBOUND)" } },
     { "POLICY LOAD bad", "SET PORT GROUP G1 POLICY LOAD INBOUND\n", NULL,
-      { SC "1: HCP1003E Operand POLICY LOAD value INBOUND is not valid (TOTAL or OUTBOUND)" } },
+      { SC "1: ZVSCFG1003E Operand POLICY LOAD value INBOUND is not valid (TOTAL or OUTBOUND)" } },
     { "POLICY LBT 0", "SET PORT GROUP G1 POLICY LBT 0\n", NULL,
-      { SC "1: HCP1003E Operand POLICY LBT value 0 is not valid (1-100)" } },
+      { SC "1: ZVSCFG1003E Operand POLICY LBT value 0 is not valid (1-100)" } },
     { "POLICY LBT 101", "SET PORT GROUP G1 POLICY LBT 101\n", NULL,
-      { SC "1: HCP1003E Operand POLICY LBT value 101 is not valid (1-100)" } },
+      { SC "1: ZVSCFG1003E Operand POLICY LBT value 101 is not valid (1-100)" } },
     { "POLICY LBT three values", "SET PORT GROUP G1 POLICY LBT 50 60\n", NULL,
-      { SC "1: HCP1008E Operand POLICY accepts at most 2 values; 60 is one too many" } },
+      { SC "1: ZVSCFG1008E Operand POLICY accepts at most 2 values; 60 is one too many" } },
     { "POLICY no value", "SET PORT GROUP G1 POLICY\n", NULL,
-      { SC "1: HCP1007E Operand POLICY requires a value" } },
+      { SC "1: ZVSCFG1007E Operand POLICY requires a value" } },
     { "SHARED", "SET PORT GROUP G1 JOIN 100 SHARED\n", NULL,
-      { SC "1: HCP1034E Operand SHARED is not supported: zvswitch has no Inter-VSwitch Link,"
+      { SC "1: ZVSCFG1034E Operand SHARED is not supported: zvswitch has no Inter-VSwitch Link,"
            " port groups are EXCLUSIVE" } },
     { "EXCLUSIVE SHARED", "SET PORT GROUP G1 EXCLUSIVE SHARED\n", NULL,
-      { SC "1: HCP1006E Operand SHARED conflicts with EXCLUSIVE" } },
+      { SC "1: ZVSCFG1006E Operand SHARED conflicts with EXCLUSIVE" } },
     { "DELETE", "SET PORT GROUP G1 JOIN 100 EXCLUSIVE\nset port group g1 delete\n", NULL,
-      { SC "2: HCP1035E Operand DELETE is not valid in SYSTEM CONFIG: it is a CP command operand",
-        SC "1: HCP1060E Device 0100 of PORT GROUP G1 has no RDEVICE INTERFACE statement",
-        SC "1: HCP1063W PORT GROUP G1 is not used by any VSWITCH" } },
+      { SC "2: ZVSCFG1035E Operand DELETE is not valid in SYSTEM CONFIG: it is a CP command operand",
+        SC "1: ZVSCFG1060E Device 0100 of PORT GROUP G1 has no RDEVICE INTERFACE statement",
+        SC "1: ZVSCFG1063W PORT GROUP G1 is not used by any VSWITCH" } },
     { "LEAVE", "SET PORT GROUP G1 LEAVE 100 101\n", NULL,
-      { SC "1: HCP1035E Operand LEAVE is not valid in SYSTEM CONFIG: it is a CP command operand" } },
+      { SC "1: ZVSCFG1035E Operand LEAVE is not valid in SYSTEM CONFIG: it is a CP command operand" } },
     { "all errors of a SET PORT GROUP",
       "SET PORT GROUP G1 JOIN 100 100 LACP MAYBE INTERVAL -1 POLICY LBT 200 SHARED\n", NULL,
-      { SC "1: HCP1033E Device 0100 already joined PORT GROUP G1 on line 1",
-        SC "1: HCP1003E Operand LACP value MAYBE is not valid (ACTIVE or INACTIVE)",
-        SC "1: HCP1003E Operand INTERVAL value -1 is not valid (1-9990 or OFF)",
-        SC "1: HCP1003E Operand POLICY LBT value 200 is not valid (1-100)",
-        SC "1: HCP1034E Operand SHARED is not supported: zvswitch has no Inter-VSwitch Link,"
+      { SC "1: ZVSCFG1033E Device 0100 already joined PORT GROUP G1 on line 1",
+        SC "1: ZVSCFG1003E Operand LACP value MAYBE is not valid (ACTIVE or INACTIVE)",
+        SC "1: ZVSCFG1003E Operand INTERVAL value -1 is not valid (1-9990 or OFF)",
+        SC "1: ZVSCFG1003E Operand POLICY LBT value 200 is not valid (1-100)",
+        SC "1: ZVSCFG1034E Operand SHARED is not supported: zvswitch has no Inter-VSwitch Link,"
            " port groups are EXCLUSIVE" } },
 
     /* SET PORT GROUP: accumulation across statements (the rest of the file maps devices
      * 0100-0109 and uses G1, after the statements under test: order is free). */
     { "JOIN again in a later statement",
       "SET PORT GROUP G1 JOIN 100 101\n\nSET PORT GROUP g1 JOIN 102 101\n" GRP_TAIL, NULL,
-      { SC "3: HCP1033E Device 0101 already joined PORT GROUP G1 on line 1" } },
+      { SC "3: ZVSCFG1033E Device 0101 already joined PORT GROUP G1 on line 1" } },
     { "JOIN past 8 in a later statement",
       "SET PORT GROUP G1 JOIN 100 101 102 103 104\n"
       "SET PORT GROUP G1 INTERVAL 30 JOIN 105 106 107,\n  108 109\n" GRP_TAIL, NULL,
-      { SC "3: HCP1032E PORT GROUP G1 already has 8 devices (the limit); 0108 cannot join" } },
+      { SC "3: ZVSCFG1032E PORT GROUP G1 already has 8 devices (the limit); 0108 cannot join" } },
 
     /* Port groups against the switches (zvs_cfg_validate). */
     { "GROUP undefined", "DEFINE VSWITCH A GROUP G1\nSET PORT GROUP G2 JOIN 100\n"
       "DEFINE VSWITCH B GROUP G2\nRDEVICE 100 INTERFACE e0\n", NULL,
-      { SC "1: HCP1058E VSWITCH A names PORT GROUP G1, which is not defined by SET PORT GROUP" } },
+      { SC "1: ZVSCFG1058E VSWITCH A names PORT GROUP G1, which is not defined by SET PORT GROUP" } },
     { "GROUP defined by a bad statement", "SET PORT GROUP G1 JOIN 100 LACP OFF\n"
       "DEFINE VSWITCH A GROUP G1\nRDEVICE 100 INTERFACE e0\n", NULL,
-      { SC "1: HCP1003E Operand LACP value OFF is not valid (ACTIVE or INACTIVE)" } },
+      { SC "1: ZVSCFG1003E Operand LACP value OFF is not valid (ACTIVE or INACTIVE)" } },
     { "GROUP on two switches", "SET PORT GROUP G1 JOIN 100\nDEFINE VSWITCH A GROUP G1\n"
       "DEFINE VSWITCH B GROUP g1\nRDEVICE 100 INTERFACE e0\n", NULL,
-      { SC "3: HCP1059E PORT GROUP G1 is used by VSWITCH A and VSWITCH B (a group is EXCLUSIVE)" } },
+      { SC "3: ZVSCFG1059E PORT GROUP G1 is used by VSWITCH A and VSWITCH B (a group is EXCLUSIVE)" } },
     { "GROUP device unmapped", "SET PORT GROUP G1 JOIN 100\nDEFINE VSWITCH A GROUP G1\n"
       "SET PORT GROUP G1 LACP INACTIVE,\n JOIN 101.P1 102\nRDEVICE 100 INTERFACE e0\n", NULL,
-      { SC "3: HCP1060E Device 0101.P1 of PORT GROUP G1 has no RDEVICE INTERFACE statement",
-        SC "3: HCP1060E Device 0102 of PORT GROUP G1 has no RDEVICE INTERFACE statement" } },
+      { SC "3: ZVSCFG1060E Device 0101.P1 of PORT GROUP G1 has no RDEVICE INTERFACE statement",
+        SC "3: ZVSCFG1060E Device 0102 of PORT GROUP G1 has no RDEVICE INTERFACE statement" } },
     { "GROUP device is own RDEV", "DEFINE VSWITCH A GROUP G1 RDEV 101 100\n"
       "SET PORT GROUP G1 JOIN 100\nRDEVICE 100 INTERFACE e0\nRDEVICE 101 INTERFACE e1\n", NULL,
-      { SC "2: HCP1061E Device 0100 of PORT GROUP G1 is also an RDEV of VSWITCH A" } },
+      { SC "2: ZVSCFG1061E Device 0100 of PORT GROUP G1 is also an RDEV of VSWITCH A" } },
     { "GROUP device is other RDEV", "DEFINE VSWITCH A GROUP G1\nDEFINE VSWITCH B RDEV 100.P1\n"
       "SET PORT GROUP G1 JOIN 100 100.P1\nRDEVICE 100 INTERFACE e0\nRDEVICE 100.P1 INTERFACE e1\n",
-      NULL, { SC "3: HCP1061E Device 0100.P1 of PORT GROUP G1 is also an RDEV of VSWITCH B" } },
+      NULL, { SC "3: ZVSCFG1061E Device 0100.P1 of PORT GROUP G1 is also an RDEV of VSWITCH B" } },
     { "GROUP device in two groups", "SET PORT GROUP G1 JOIN 100\nSET PORT GROUP G2 JOIN 101 100\n"
       "DEFINE VSWITCH A GROUP G1\nDEFINE VSWITCH B GROUP G2\n"
       "RDEVICE 100 INTERFACE e0\nRDEVICE 101 INTERFACE e1\n", NULL,
-      { SC "2: HCP1062E Device 0100 is in PORT GROUP G1 and PORT GROUP G2" } },
+      { SC "2: ZVSCFG1062E Device 0100 is in PORT GROUP G1 and PORT GROUP G2" } },
     { "GROUP unused", "SET PORT GROUP G1 JOIN 100\nRDEVICE 100 INTERFACE e0\n"
       "DEFINE VSWITCH A RDEV 101\nRDEVICE 101 INTERFACE e1\n", NULL,
-      { SC "1: HCP1063W PORT GROUP G1 is not used by any VSWITCH" } },
+      { SC "1: ZVSCFG1063W PORT GROUP G1 is not used by any VSWITCH" } },
     { "GROUP without devices", "SET PORT GROUP G1 LACP INACTIVE\nDEFINE VSWITCH A GROUP G1\n",
-      NULL, { SC "1: HCP1064W PORT GROUP G1 of VSWITCH A has no devices (no JOIN)" } },
+      NULL, { SC "1: ZVSCFG1064W PORT GROUP G1 of VSWITCH A has no devices (no JOIN)" } },
     { "GROUP before SET PORT GROUP", "DEFINE VSWITCH A GROUP G1\nSET PORT GROUP G1 JOIN 100\n"
       "RDEVICE 100 INTERFACE e0\n", NULL, { NULL } },
 
     /* LINUXUSER (console identities). */
     { "LINUXUSER outside USER", NULL, "LINUXUSER root\n",
-      { UD "1: HCP1020E Statement LINUXUSER is not within a USER entry" } },
+      { UD "1: ZVSCFG1020E Statement LINUXUSER is not within a USER entry" } },
     { "LINUXUSER without a user", NULL, "USER A PW 1G 2G\nlinuxuser\n",
-      { UD "2: HCP1002E Operand user is missing" } },
+      { UD "2: ZVSCFG1002E Operand user is missing" } },
     { "LINUXUSER bad names", NULL,
       "USER A PW 1G 2G\nLINUXUSER -bob a/b,\n 4294967295 x23456789012345678901234567890123\n",
-      { UD "2: HCP1003E Operand LINUXUSER value -bob is not valid " RULE_LINUXUSER,
-        UD "2: HCP1003E Operand LINUXUSER value a/b is not valid " RULE_LINUXUSER,
-        UD "3: HCP1003E Operand LINUXUSER value 4294967295 is not valid " RULE_LINUXUSER,
-        UD "3: HCP1003E Operand LINUXUSER value x23456789012345678901234567890123 is not valid "
+      { UD "2: ZVSCFG1003E Operand LINUXUSER value -bob is not valid " RULE_LINUXUSER,
+        UD "2: ZVSCFG1003E Operand LINUXUSER value a/b is not valid " RULE_LINUXUSER,
+        UD "3: ZVSCFG1003E Operand LINUXUSER value 4294967295 is not valid " RULE_LINUXUSER,
+        UD "3: ZVSCFG1003E Operand LINUXUSER value x23456789012345678901234567890123 is not valid "
            RULE_LINUXUSER } },
     { "LINUXUSER good names", NULL,
       "USER A PW 1G 2G\nLINUXUSER 0 4294967294 x2345678901234567890123456789012 a.b_c-d\n",
       { NULL } },
     { "LINUXUSER in two entries", NULL,
       "USER A PW 1G 2G\nLINUXUSER bob\nUSER B PW 1G 2G\nLINUXUSER alice bob\n",
-      { UD "4: HCP1065E LINUXUSER bob of USER B is already mapped to USER A on line 2" } },
+      { UD "4: ZVSCFG1065E LINUXUSER bob of USER B is already mapped to USER A on line 2" } },
     { "LINUXUSER twice in one entry", NULL,
       "USER A PW 1G 2G\nLINUXUSER bob 007\nLINUXUSER Bob 7 bob\n",
-      { UD "3: HCP1065E LINUXUSER 7 of USER A is already mapped to USER A on line 2",
-        UD "3: HCP1065E LINUXUSER bob of USER A is already mapped to USER A on line 2" } },
+      { UD "3: ZVSCFG1065E LINUXUSER 7 of USER A is already mapped to USER A on line 2",
+        UD "3: ZVSCFG1065E LINUXUSER bob of USER A is already mapped to USER A on line 2" } },
     { "LINUXUSER twice in one statement", NULL, "USER A PW 1G 2G\nLINUXUSER bob,\n  bob\n",
-      { UD "3: HCP1065E LINUXUSER bob of USER A is already mapped to USER A on line 2" } },
+      { UD "3: ZVSCFG1065E LINUXUSER bob of USER A is already mapped to USER A on line 2" } },
     { "LINUXUSER nine in one entry", NULL,
       "USER A PW 1G 2G\nLINUXUSER u1 u2 u3 u4 u5\nLINUXUSER u6 u7 u8 u9 u10\n",
-      { UD "3: HCP1066E USER A maps more than 8 Linux users; u9 is one too many" } },
+      { UD "3: ZVSCFG1066E USER A maps more than 8 Linux users; u9 is one too many" } },
     { "LINUXUSER in a bad entry", NULL, "USER A-B PW 1G 2G\nLINUXUSER bob -x\n",
-      { UD "1: HCP1003E Operand userid value A-B is not valid " RULE_NAME,
-        UD "2: HCP1003E Operand LINUXUSER value -x is not valid " RULE_LINUXUSER } },
+      { UD "1: ZVSCFG1003E Operand userid value A-B is not valid " RULE_NAME,
+        UD "2: ZVSCFG1003E Operand LINUXUSER value -x is not valid " RULE_LINUXUSER } },
 
     /* Cross-checks. */
     { "LAN SYSTEM undefined", "DEFINE VSWITCH SW1\n",
       "USER A PW 1G 2G\n NICDEF F000 TYPE QDIO LAN SYSTEM NOSUCH\n",
-      { UD "2: HCP1050E NICDEF F000 of USER A names VSWITCH NOSUCH, which is not defined" } },
+      { UD "2: ZVSCFG1050E NICDEF F000 of USER A names VSWITCH NOSUCH, which is not defined" } },
     { "RDEV without RDEVICE", "DEFINE VSWITCH A RDEV 28BA 2902.P1\nRDEVICE 2902 INTERFACE e0\n",
       NULL,
-      { SC "1: HCP1051E RDEV 28BA of VSWITCH A has no RDEVICE INTERFACE statement",
-        SC "1: HCP1051E RDEV 2902.P1 of VSWITCH A has no RDEVICE INTERFACE statement" } },
+      { SC "1: ZVSCFG1051E RDEV 28BA of VSWITCH A has no RDEVICE INTERFACE statement",
+        SC "1: ZVSCFG1051E RDEV 2902.P1 of VSWITCH A has no RDEVICE INTERFACE statement" } },
     { "RDEV on two switches",
       "DEFINE VSWITCH A RDEV 28BA\nDEFINE VSWITCH B RDEV 2902 28BA\n"
       "RDEVICE 28BA INTERFACE e0\nRDEVICE 2902 INTERFACE e1\n", NULL,
-      { SC "2: HCP1055E RDEV 28BA is used by VSWITCH A and VSWITCH B" } },
+      { SC "2: ZVSCFG1055E RDEV 28BA is used by VSWITCH A and VSWITCH B" } },
     { "interface twice", "RDEVICE 28BA INTERFACE e0\nRDEVICE 2902 INTERFACE e0\n",
       "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICBIND F000 TAP e0\n",
-      { SC "2: HCP1056E Interface e0 of RDEVICE 2902 is already used by RDEVICE 28BA",
-        UD "3: HCP1056E Interface e0 of USER A NICBIND F000 is already used by RDEVICE 28BA" } },
+      { SC "2: ZVSCFG1056E Interface e0 of RDEVICE 2902 is already used by RDEVICE 28BA",
+        UD "3: ZVSCFG1056E Interface e0 of USER A NICBIND F000 is already used by RDEVICE 28BA" } },
     { "NICDEF VLAN unaware", "DEFINE VSWITCH SW1\n",
       "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO LAN SYSTEM SW1 VLAN 10\n",
-      { UD "2: HCP1027E Operand VLAN is not allowed: VSWITCH SW1 is VLAN UNAWARE" } },
+      { UD "2: ZVSCFG1027E Operand VLAN is not allowed: VSWITCH SW1 is VLAN UNAWARE" } },
     { "NICDEF ACCESS two VLANs", "DEFINE VSWITCH SW1 VLAN AWARE\n",
       "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO LAN SYSTEM SW1 VLAN 10-11\n",
-      { UD "2: HCP1028E Operand VLAN 10-11 names more than one VLAN ID; PORTTYPE ACCESS allows one" } },
+      { UD "2: ZVSCFG1028E Operand VLAN 10-11 names more than one VLAN ID; PORTTYPE ACCESS allows one" } },
     { "NICDEF TRUNK VLANs", "DEFINE VSWITCH SW1 VLAN AWARE PORTTYPE TRUNK\n",
       "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO LAN SYSTEM SW1 VLAN 10-11\n", { NULL } },
     { "NIC not authorized", "DEFINE VSWITCH SW1\nMODIFY VSWITCH SW1 GRANT B\n",
       "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO LAN SYSTEM SW1\n"
       "NICDEF F004 TYPE QDIO LAN SYSTEM SW1 PORTTYPE ACCESS\n"
       "USER B PW 1G 2G\nNICDEF F000 TYPE QDIO LAN SYSTEM SW1\n",
-      { UD "2: HCP1057W NICDEF F000 of USER A is not authorized for VSWITCH SW1"
+      { UD "2: ZVSCFG1057W NICDEF F000 of USER A is not authorized for VSWITCH SW1"
            " (no GRANT, no NICDEF PORTTYPE or VLAN)" } },
     { "duplicate MAC", NULL,
       "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO MACID 000100\n"
       "USER B PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICDEF F004 TYPE QDIO MACID 000100\n",
-      { UD "5: HCP1052E MAC 02-00-00-00-01-00 of USER B NICDEF F004 duplicates USER A NICDEF F000" } },
+      { UD "5: ZVSCFG1052E MAC 02-00-00-00-01-00 of USER B NICDEF F004 duplicates USER A NICDEF F000" } },
     { "MACID outside USER range",
       "VMLAN MACIDRANGE SYSTEM 000001-0000FF USER 000100-00FFFF\n",
       "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO MACID 000005\n",
-      { UD "2: HCP1053E MACID 000005 of USER A NICDEF F000 is outside MACIDRANGE USER 000100-00FFFF" } },
+      { UD "2: ZVSCFG1053E MACID 000005 of USER A NICDEF F000 is outside MACIDRANGE USER 000100-00FFFF" } },
     { "MACIDRANGE exhausted",
       "VMLAN MACIDRANGE SYSTEM 000001-000001 USER 000100-00FFFF\n",
       "USER A PW 1G 2G\nNICDEF F000 TYPE QDIO\nNICDEF F004 TYPE QDIO\nNICDEF F008 TYPE QDIO\n",
-      { UD "3: HCP1054E MACIDRANGE SYSTEM 000001-000001 is exhausted at USER A NICDEF F004" } },
+      { UD "3: ZVSCFG1054E MACIDRANGE SYSTEM 000001-000001 is exhausted at USER A NICDEF F004" } },
 };
 
 static void test_error_case(void **state)
@@ -683,16 +683,16 @@ static void test_syntax_check(void **state)
     FILE *f = open_memstream(&buf, &len);
     assert_int_equal(zvs_config_syntax_check("configs/SYSTEM.CONFIG", "configs/USER.DIRECT", f), 0);
     fclose(f);
-    assert_string_equal(buf, "HCP1099I Configuration check complete: 0 error(s)\n");
+    assert_string_equal(buf, "ZVSCFG1099I Configuration check complete: 0 error(s)\n");
     free(buf);
 
     f = open_memstream(&buf, &len);
     assert_int_equal(zvs_config_syntax_check("configs/SYSTEM.CONFIG", "/nonexistent/USER.DIRECT",
                                              f), 1);
     fclose(f);
-    assert_string_equal(buf, "HCP1000E File /nonexistent/USER.DIRECT cannot be read: "
+    assert_string_equal(buf, "ZVSCFG1000E File /nonexistent/USER.DIRECT cannot be read: "
                              "No such file or directory\n"
-                             "HCP1099I Configuration check complete: 1 error(s)\n");
+                             "ZVSCFG1099I Configuration check complete: 1 error(s)\n");
     free(buf);
 }
 
@@ -717,9 +717,9 @@ static void test_unreadable(void **state)
     assert_int_equal(zvs_cfg_parse_sysconfig(cfg, "/nonexistent/SYSTEM.CONFIG"), -ENOENT);
     assert_int_equal(zvs_cfg_parse_userdirect(cfg, "/"), -EISDIR);
     assert_int_equal(cfg->msgs.n, 2);
-    assert_string_equal(cfg->msgs.msg[0].text, "HCP1000E File /nonexistent/SYSTEM.CONFIG cannot "
+    assert_string_equal(cfg->msgs.msg[0].text, "ZVSCFG1000E File /nonexistent/SYSTEM.CONFIG cannot "
                                                "be read: No such file or directory");
-    assert_string_equal(cfg->msgs.msg[1].text, "HCP1000E File / cannot be read: Is a directory");
+    assert_string_equal(cfg->msgs.msg[1].text, "ZVSCFG1000E File / cannot be read: Is a directory");
     assert_int_equal(zvs_cfg_errors(cfg), 2);
     zvs_cfg_free(cfg);
 }
@@ -819,6 +819,63 @@ static void test_rdevice_backend(void **state)
     zvs_cfg_free(cfg);
 }
 
+/* RESOLVER (ours): names kept canonical and accumulated, servers and order once, every
+ * bad value named, a statement with an error storing nothing; the dump shows it. */
+static void test_resolver(void **state)
+{
+    struct zvs_cfg *cfg = run("RESOLVER WATCH Peer1.Example.ORG. 192.0.2.9\n"
+                              "RESOLVER SERVER 127.0.0.1:5353 [::1]:53 10.0.0.1 ORDER IPV6 IPV4\n"
+                              "RESOLVER WATCH peer2.lab\n"
+                              "RESOLVER TIMEOUT 500 MINTTL 1\n", NULL);
+    assert_int_equal(zvs_cfg_errors(cfg), 0);
+    const struct zvs_cfg_resolver *r = &cfg->resolver;
+    assert_int_equal(r->nwatch, 3);
+    assert_string_equal(r->watch[0], "peer1.example.org");
+    assert_int_equal(r->watch_line[2], 3);
+    assert_int_equal(zvs_cfg_find_watch(r, "PEER2.LAB."), 2);
+    assert_int_equal(r->nserver, 3);
+    assert_string_equal(r->server[1], "[::1]:53");
+    assert_string_equal(r->server[2], "10.0.0.1:53");
+    assert_int_equal(r->order, ZVS_RES_ORDER_V6_V4);
+    assert_int_equal(r->timeout_ms, 500);
+    assert_int_equal(r->minttl_s, 1);
+    char *d = dump_str(cfg);
+    assert_non_null(strstr(d, "RESOLVER SERVER 127.0.0.1:5353 [::1]:53 10.0.0.1:53\n"
+                              "RESOLVER ORDER IPV6 IPV4\n"
+                              "RESOLVER TIMEOUT 500\n"
+                              "RESOLVER MINTTL 1\n"
+                              "RESOLVER WATCH peer1.example.org\n"
+                              "RESOLVER WATCH 192.0.2.9\n"
+                              "RESOLVER WATCH peer2.lab\n"));
+    free(d);
+    zvs_cfg_free(cfg);
+
+    cfg = run("RESOLVER WATCH a.lab\n"
+              "RESOLVER WATCH b.lab bad_name A.LAB. c..d\n"
+              "RESOLVER SERVER 1.2.3 [::1 127.0.0.1:0 ORDER IPV4 IPV4\n"
+              "RESOLVER ORDER IPV5\n"
+              "RESOLVER\n"
+              "RESOLVER TIMEOUT 99 MINTTL 0\n", NULL);
+    static const char *const want[] = {
+        SC "2: ZVSCFG1003E Operand WATCH value bad_name is not valid (character not allowed in a host name)",
+        SC "2: ZVSCFG1014E RESOLVER WATCH a.lab is already defined on line 1",
+        SC "2: ZVSCFG1003E Operand WATCH value c..d is not valid (empty label)",
+        SC "3: ZVSCFG1003E Operand SERVER value 1.2.3 is not valid (address, address:port or [IPv6 address]:port)",
+        SC "3: ZVSCFG1003E Operand SERVER value [::1 is not valid (address, address:port or [IPv6 address]:port)",
+        SC "3: ZVSCFG1003E Operand SERVER value 127.0.0.1:0 is not valid (address, address:port or [IPv6 address]:port)",
+        SC "3: ZVSCFG1003E Operand ORDER value IPV4 is not valid (IPV4 or IPV6, one or both in order)",
+        SC "4: ZVSCFG1003E Operand ORDER value IPV5 is not valid (IPV4 or IPV6, one or both in order)",
+        SC "5: ZVSCFG1002E Operand WATCH, SERVER, ORDER, TIMEOUT or MINTTL is missing",
+        SC "6: ZVSCFG1003E Operand TIMEOUT value 99 is not valid (100-30000)",
+        SC "6: ZVSCFG1003E Operand MINTTL value 0 is not valid (1-3600)",
+        NULL };
+    expect_msgs(cfg, want);
+    assert_int_equal(cfg->resolver.nwatch, 1);      /* b.lab went with its statement */
+    assert_int_equal(cfg->resolver.nserver, 0);
+    assert_int_equal(cfg->resolver.order_line, 0);
+    zvs_cfg_free(cfg);
+}
+
 /* A statement with an error stores nothing; the first DEFINE of a name wins. */
 static void test_error_stores_nothing(void **state)
 {
@@ -848,7 +905,7 @@ static void test_linuxuser(void **state)
         " LINUXUSER 0\n"
         "USER LINUX2 PW 1G 2G\n");
     expect_msgs(cfg, (const char *const[]){
-        UD "6: HCP1065E LINUXUSER nobody of USER MAINT is already mapped to USER LINUX1 on line 2",
+        UD "6: ZVSCFG1065E LINUXUSER nobody of USER MAINT is already mapped to USER LINUX1 on line 2",
         NULL });
     assert_int_equal(cfg->nuser, 3);
     const struct zvs_cfg_user *u = &cfg->user[0];
@@ -884,7 +941,7 @@ static void test_linuxuser(void **state)
     assert_int_equal(zvs_cfg_parse_userdirect_text(cfg, "MORE.DIRECT",
                                                    "USER B PW 1G 2G\nLINUXUSER u9 u3\n"), 1);
     assert_string_equal(cfg->msgs.msg[0].text,
-                        "MORE.DIRECT:2: HCP1065E LINUXUSER u3 of USER B is already mapped to"
+                        "MORE.DIRECT:2: ZVSCFG1065E LINUXUSER u3 of USER B is already mapped to"
                         " USER A on line 2");
     assert_int_equal(cfg->user[1].nlinuxuser, 0);
     zvs_cfg_free(cfg);
@@ -961,7 +1018,7 @@ static void test_nul_byte(void **state)
     static const char text[] = "VMLAN MACPREFIX 02000C\0\nDEFINE VSWITCH A\n";
     struct zvs_cfg *cfg = zvs_cfg_new();
     assert_int_equal(zvs_cfg_parse_sysconfig_buf(cfg, "S", text, sizeof text - 1), 1);
-    assert_string_equal(cfg->msgs.msg[0].text, "S:1: HCP1012E Character X'00' is not valid");
+    assert_string_equal(cfg->msgs.msg[0].text, "S:1: ZVSCFG1012E Character X'00' is not valid");
     assert_int_equal(cfg->nvswitch, 1);
     assert_int_equal(cfg->vmlan.macprefix[2], 0x0C);
     zvs_cfg_free(cfg);
@@ -975,7 +1032,7 @@ static void test_too_many_operands(void **state)
     strcat(text, "\nDEFINE VSWITCH B\n");
     struct zvs_cfg *cfg = run(text, NULL);
     expect_msgs(cfg, (const char *[]){
-        SC "7: HCP1013E Statement MODIFY has more than 128 operands", NULL });
+        SC "7: ZVSCFG1013E Statement MODIFY has more than 128 operands", NULL });
     assert_int_equal(cfg->nvswitch, 1);
     zvs_cfg_free(cfg);
 }
@@ -988,7 +1045,7 @@ static void test_limits(void **state)
         len += (size_t)sprintf(text + len, "DEFINE VSWITCH S%d\n", i);
     struct zvs_cfg *cfg = run(text, NULL);
     expect_msgs(cfg, (const char *[]){
-        SC "65: HCP1015E Too many VSWITCH definitions (limit 64)", NULL });
+        SC "65: ZVSCFG1015E Too many VSWITCH definitions (limit 64)", NULL });
     assert_int_equal(cfg->nvswitch, 64);
     zvs_cfg_free(cfg);
     free(text);
@@ -1150,7 +1207,7 @@ static void test_group_accumulates(void **state)
     /* Full: one more device is refused and names it; the group stays as it was. */
     assert_int_equal(zvs_cfg_parse_sysconfig_text(cfg, "S", "SET PORT GROUP LAG JOIN 108\n"), 1);
     assert_string_equal(cfg->msgs.msg[0].text,
-                        "S:1: HCP1032E PORT GROUP LAG already has 8 devices (the limit); "
+                        "S:1: ZVSCFG1032E PORT GROUP LAG already has 8 devices (the limit); "
                         "0108 cannot join");
     assert_int_equal(g->nport, 8);
     zvs_cfg_free(cfg);
@@ -1206,28 +1263,28 @@ static void test_group_refusal_reported_once(void **state)
 {
     static const struct { const char *stmt, *msg; } cases[] = {
         { "SET PORT GROUP G1 JOIN 28BA LACP PASSIVE",
-          "HCP1003E Operand LACP value PASSIVE is not valid (ACTIVE or INACTIVE)" },
+          "ZVSCFG1003E Operand LACP value PASSIVE is not valid (ACTIVE or INACTIVE)" },
         { "SET PORT GROUP G1 LACP PASSIVE",
-          "HCP1003E Operand LACP value PASSIVE is not valid (ACTIVE or INACTIVE)" },
+          "ZVSCFG1003E Operand LACP value PASSIVE is not valid (ACTIVE or INACTIVE)" },
         { "SET PORT GROUP G1 JOIN 28BA INTERVAL 0",
-          "HCP1003E Operand INTERVAL value 0 is not valid (1-9990 or OFF)" },
+          "ZVSCFG1003E Operand INTERVAL value 0 is not valid (1-9990 or OFF)" },
         { "SET PORT GROUP G1 JOIN ZZZZ",
-          "HCP1003E Operand JOIN value ZZZZ is not valid (hex device nnnn or nnnn.Pn)" },
+          "ZVSCFG1003E Operand JOIN value ZZZZ is not valid (hex device nnnn or nnnn.Pn)" },
         { "SET PORT GROUP G1 JOIN 28BA TIMEOUT X",
-          "HCP1003E Operand TIMEOUT value X is not valid (SHORT or LONG)" },
+          "ZVSCFG1003E Operand TIMEOUT value X is not valid (SHORT or LONG)" },
         { "SET PORT GROUP G1 JOIN 28BA DISTRIBUTION X",
-          "HCP1003E Operand DISTRIBUTION value X is not valid (DESTINATION, SOURCE or BOTH)" },
+          "ZVSCFG1003E Operand DISTRIBUTION value X is not valid (DESTINATION, SOURCE or BOTH)" },
         { "SET PORT GROUP G1 JOIN 28BA POLICY X",
-          "HCP1003E Operand POLICY value X is not valid (LOAD [TOTAL or OUTBOUND] or LBT [1-100])" },
+          "ZVSCFG1003E Operand POLICY value X is not valid (LOAD [TOTAL or OUTBOUND] or LBT [1-100])" },
         { "SET PORT GROUP G1 JOIN 28BA SHARED",
-          "HCP1034E Operand SHARED is not supported: zvswitch has no Inter-VSwitch Link, "
+          "ZVSCFG1034E Operand SHARED is not supported: zvswitch has no Inter-VSwitch Link, "
           "port groups are EXCLUSIVE" },
         { "SET PORT GROUP G1 JOIN 28BA DELETE",
-          "HCP1035E Operand DELETE is not valid in SYSTEM CONFIG: it is a CP command operand" },
+          "ZVSCFG1035E Operand DELETE is not valid in SYSTEM CONFIG: it is a CP command operand" },
         { "SET PORT GROUP G1 JOIN 28BA LEAVE 28BA",
-          "HCP1035E Operand LEAVE is not valid in SYSTEM CONFIG: it is a CP command operand" },
+          "ZVSCFG1035E Operand LEAVE is not valid in SYSTEM CONFIG: it is a CP command operand" },
         { "SET PORT GROUP G1",
-          "HCP1002E Operand JOIN, LACP or INTERVAL is missing" },
+          "ZVSCFG1002E Operand JOIN, LACP or INTERVAL is missing" },
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         for (int order = 0; order < 2; order++) {
@@ -1246,8 +1303,8 @@ static void test_group_refusal_reported_once(void **state)
     struct zvs_cfg *cfg = run("DEFINE VSWITCH V1 GROUP G1\nSET PORT GROUP G2 LACP PASSIVE\n",
                               NULL);
     expect_msgs(cfg, (const char *const[]){
-        "SYSTEM.CONFIG:2: HCP1003E Operand LACP value PASSIVE is not valid (ACTIVE or INACTIVE)",
-        "SYSTEM.CONFIG:1: HCP1058E VSWITCH V1 names PORT GROUP G1, which is not defined by "
+        "SYSTEM.CONFIG:2: ZVSCFG1003E Operand LACP value PASSIVE is not valid (ACTIVE or INACTIVE)",
+        "SYSTEM.CONFIG:1: ZVSCFG1058E VSWITCH V1 names PORT GROUP G1, which is not defined by "
         "SET PORT GROUP", NULL });
     zvs_cfg_free(cfg);
 }
@@ -1264,7 +1321,7 @@ static void test_group_limit(void **state)
     assert_int_equal(zvs_cfg_parse_sysconfig_text(cfg, "S", text), 1);
     assert_int_equal(cfg->msgs.n, 1);
     assert_string_equal(cfg->msgs.msg[0].text,
-                        "S:65: HCP1015E Too many PORT GROUP definitions (limit 64)");
+                        "S:65: ZVSCFG1015E Too many PORT GROUP definitions (limit 64)");
     assert_int_equal(cfg->ngroup, 64);
     assert_false(cfg->group[63].lacp);
     assert_int_equal(zvs_cfg_find_group(cfg, "G64"), -1);
@@ -1333,12 +1390,12 @@ static void test_catalogue(void **state)
     char buf[128];
     const char *args[1] = { "0123456789012345678901234567890123456789012345678901234567890123456789" };
     size_t n = zvs_msg_format(buf, sizeof buf, ZVS_MSG_STMT_UNKNOWN, args, 1);
-    assert_string_equal(buf, "HCP1001E Statement 0123456789012345678901234567890123456789012345678901234567890123..."
+    assert_string_equal(buf, "ZVSCFG1001E Statement 0123456789012345678901234567890123456789012345678901234567890123..."
                              " is not recognized");
     assert_int_equal(n, strlen(buf));
-    char small[12];
+    char small[15];
     n = zvs_msg_format(small, sizeof small, ZVS_MSG_STMT_UNKNOWN, args, 1);
-    assert_string_equal(small, "HCP1001E St");
+    assert_string_equal(small, "ZVSCFG1001E St");
     assert_int_equal(n, strlen(buf));
 }
 
@@ -1446,9 +1503,115 @@ static void test_lexer(void **state)
     assert_int_equal(st.tok[0].line, 5);
     assert_int_equal(zvs_lexer_next(&lx, &st), 0);
     assert_int_equal(list.n, 1);
-    assert_string_equal(list.msg[0].text, "T:2: HCP1011E Comment end */ has no comment start");
+    assert_string_equal(list.msg[0].text, "T:2: ZVSCFG1011E Comment end */ has no comment start");
     zvs_lexer_fini(&lx);
     zvs_msg_list_free(&list);
+}
+
+/* SYSTEM_IDENTIFIER (an LPAR entry for this host wins), SYSTEM_IDENTIFIER_DEFAULT (else),
+ * the host name (neither: upper case, 8 characters), SYSTEM_USERIDS OPERATOR; errors store
+ * nothing. z/VM's statements ("SYSTEM_IDENTIFIER Statement", "SYSTEM_USERIDS Statement",
+ * CP Planning and Administration); the LPAR-is-the-host rule is ours (sysconfig.c). */
+static void test_system_identity(void **state)
+{
+    char name[ZVS_NAME_MAX + 1];
+    struct zvs_cfg *cfg = run("", NULL);
+    zvs_cfg_system_name(cfg, "lab-host7.example", name);
+    assert_string_equal(name, "LAB-HOST");
+    zvs_cfg_system_name(cfg, "", name);
+    assert_string_equal(name, "ZVSWITCH");
+    assert_string_equal(zvs_cfg_operator(cfg), "OPERATOR");
+    zvs_cfg_free(cfg);
+
+    cfg = run("System_Identifier LPAR VMLP1 ZVMSYS1\n"
+              "SYSTEM_IDENTIFIER 2964 0A1234 ZVMSYS2   /* a processor: never this host */\n"
+              "SYSTEM_ID_DEFAULT X\n"                 /* not an abbreviation of ours */
+              "system_identifier_default ZVSLAB1\n"
+              "SYSTEM_USERIDS OPERATOR OPER1\n", NULL);
+    assert_int_equal(zvs_cfg_errors(cfg), 1);
+    assert_int_equal(cfg->system.nsysid, 2);
+    zvs_cfg_system_name(cfg, "vmlp1", name);
+    assert_string_equal(name, "ZVMSYS1");
+    zvs_cfg_system_name(cfg, "otherhost", name);
+    assert_string_equal(name, "ZVSLAB1");
+    assert_string_equal(zvs_cfg_operator(cfg), "OPER1");
+    zvs_cfg_free(cfg);
+
+    static const char *const bad[] = {
+        "SYSTEM_IDENTIFIER LPAR VMLP1\n",                  /* sysname missing */
+        "SYSTEM_IDENTIFIER LPAR VMLP1 TOOLONGNAME\n",
+        "SYSTEM_IDENTIFIER 29640 0A1234 ZVMSYS2\n",        /* model: 4 characters */
+        "SYSTEM_IDENTIFIER 2964 XYZ ZVMSYS2\n",            /* cpuid: hex */
+        "SYSTEM_IDENTIFIER_DEFAULT A B\n",
+        "SYSTEM_IDENTIFIER_DEFAULT SECOND\n",              /* once per file */
+        "SYSTEM_USERIDS OPERATOR OPER2\n",                 /* once per file */
+        "SYSTEM_USERIDS OPERATOR BAD-NAME\n",
+        "SYSTEM_USERIDS\n",
+    };
+    cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig_text(cfg, "S",
+        "SYSTEM_IDENTIFIER_DEFAULT FIRST\nSYSTEM_USERIDS OPERATOR OPER1\n"), 0);
+    struct zvs_cfg *before = malloc(sizeof *before);
+    assert_non_null(before);
+    memcpy(before, cfg, sizeof *before);
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_true(zvs_cfg_parse_sysconfig_text(cfg, "S", bad[i]) >= 1);
+        before->msgs = cfg->msgs;
+        if (memcmp(before, cfg, sizeof *before) != 0)
+            fail_msg("statement %u changed the configuration: %s", i, bad[i]);
+    }
+    unsigned found = 0;
+    for (unsigned i = 0; i < cfg->msgs.n; i++)
+        found += strcmp(cfg->msgs.msg[i].text, "S:1: ZVSCFG1014E SYSTEM_IDENTIFIER_DEFAULT "
+                                               "FIRST is already defined on line 1") == 0;
+    assert_int_equal(found, 2);                 /* "A B" and "SECOND" */
+    free(before);
+    zvs_cfg_free(cfg);
+}
+
+/* DEFINE VSWITCH as real SYSTEM CONFIG files write it (z/VM 7.x, "DEFINE VSWITCH
+ * Statement", z/VM 7.4 CP Planning and Administration): a bare QDIO or TYPE QDIO, UPLINK
+ * before RDEV, IPTIMEOUT, USERBASED | PORTBASED, QUEUESTORAGE minM maxM. */
+static void test_define_vswitch_real_forms(void **state)
+{
+    struct zvs_cfg *cfg = run("DEFINE VSWITCH VSW01 QDIO UPLINK RDEV A00 ETHERNET\n"
+                              "DEFINE VSWITCH VSW02 TYPE QDIO RDEV B00 IPTIMEOUT 30 PORTBASED\n"
+                              "DEFINE VSWITCH VSW03 RDEV C00 USERBASED QUEUESTORAGE 8M 256M\n"
+                              "DEFINE VSWITCH VSW04 RDEV D00 QUEUESTORAGE 2M 4M IPT 240\n"
+                              "RDEVICE A00 INTERFACE eth0\nRDEVICE B00 INTERFACE eth1\n"
+                              "RDEVICE C00 INTERFACE eth2\nRDEVICE D00 INTERFACE eth3\n", NULL);
+    print_msgs(cfg);
+    assert_int_equal(zvs_cfg_errors(cfg), 0);
+    assert_int_equal(cfg->nvswitch, 4);
+    const struct zvs_cfg_vswitch *v = cfg->vswitch;
+    assert_int_equal(v[0].nrdev, 1);
+    assert_int_equal(v[0].rdev[0].devno, 0x0A00);
+    assert_int_equal(zvs_cfg_iptimeout(&v[0]), 5);
+    assert_false(v[0].portbased);
+    assert_int_equal(zvs_cfg_iptimeout(&v[1]), 30);
+    assert_true(v[1].portbased);
+    assert_int_equal(v[2].queuestorage_mb, 8);      /* min 8M: zvswitch's queues hold 8M */
+    assert_false(v[2].portbased);
+    assert_int_equal(v[3].queuestorage_mb, 2);
+    assert_int_equal(zvs_cfg_iptimeout(&v[3]), 240);
+    zvs_cfg_free(cfg);
+
+    static const char *const bad[] = {
+        "DEFINE VSWITCH X1 TYPE IQD\n",
+        "DEFINE VSWITCH X2 TYPE QDIO QDIO\n",
+        "DEFINE VSWITCH X3 IPTIMEOUT 0\n",
+        "DEFINE VSWITCH X4 IPTIMEOUT 241\n",
+        "DEFINE VSWITCH X5 USERBASED PORTBASED\n",
+        "DEFINE VSWITCH X6 QUEUESTORAGE 256M 8M\n",
+        "DEFINE VSWITCH X7 QUEUESTORAGE 8M 4096M\n",
+        "DEFINE VSWITCH X8 UPLINK NOUPLINK\n",
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cfg = zvs_cfg_new();
+        assert_true(zvs_cfg_parse_sysconfig_text(cfg, "S", bad[i]) >= 1);
+        assert_int_equal(cfg->nvswitch, 0);
+        zvs_cfg_free(cfg);
+    }
 }
 
 int main(void)
@@ -1461,6 +1624,7 @@ int main(void)
         cmocka_unit_test(test_lexical_rules),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_rdevice_backend),
+        cmocka_unit_test(test_resolver),
         cmocka_unit_test(test_error_stores_nothing),
         cmocka_unit_test(test_linuxuser),
         cmocka_unit_test(test_nicdef_modifier),
@@ -1475,6 +1639,8 @@ int main(void)
         cmocka_unit_test(test_group_error_changes_nothing),
         cmocka_unit_test(test_group_refusal_reported_once),
         cmocka_unit_test(test_group_limit),
+        cmocka_unit_test(test_system_identity),
+        cmocka_unit_test(test_define_vswitch_real_forms),
         cmocka_unit_test(test_group_golden),
         cmocka_unit_test(test_message_cap),
         cmocka_unit_test(test_catalogue),

@@ -276,7 +276,7 @@ static void test_overlong_line(void **state)
     client_send(cfd, line, ZVS_CMD_LINE_MAX + 5);
     assert_int_equal(zvs_console_client_input(f->con, sfd), 0);
     client_read(cfd, buf, sizeof buf, 2);
-    assert_string_equal(buf, "HCP1102E Command line longer than 1024 characters is ignored\n"
+    assert_string_equal(buf, "ZVSCMD1102E Command line longer than 1024 characters is ignored\n"
                              "\x1eRC=1102\nECHO OK\n\x1eRC=0\n");
     assert_int_equal(f->rec.calls, 1);
     assert_string_equal(f->rec.line[0], "OK");
@@ -297,9 +297,9 @@ static void test_overlong_line(void **state)
     client_send(cfd, "\nNUL\0X\n", 7);
     assert_int_equal(zvs_console_client_input(f->con, sfd), 0);
     client_read(cfd, buf, sizeof buf, 2);
-    assert_string_equal(buf, "HCP1102E Command line longer than 1024 characters is ignored\n"
+    assert_string_equal(buf, "ZVSCMD1102E Command line longer than 1024 characters is ignored\n"
                              "\x1eRC=1102\n"
-                             "HCP1107E Command line contains a character that is not valid"
+                             "ZVSCON1107E Command line contains a character that is not valid"
                              " - X'00'\n\x1eRC=1107\n");
     assert_int_equal(f->rec.calls, 2);
     close(cfd);
@@ -361,7 +361,7 @@ static void test_unmapped_user(void **state)
     int cfd = client_connect(f->path);
     assert_int_equal(zvs_console_accept(f->con), -EACCES);
     client_read(cfd, buf, sizeof buf, 1);
-    assert_string_equal(buf, "HCP1101E Console access denied: uid 0 is not mapped to a CP"
+    assert_string_equal(buf, "ZVSCON1101E Console access denied: uid 0 is not mapped to a CP"
                              " userid\n\x1eRC=1101\n");
     assert_int_equal(recv(cfd, buf, sizeof buf, 0), 0);  /* and closed */
     close(cfd);
@@ -408,7 +408,7 @@ static void test_console_full(void **state)
     int extra = client_connect(f->path);
     assert_int_equal(zvs_console_accept(f->con), -EBUSY);
     client_read(extra, buf, sizeof buf, 1);
-    assert_string_equal(buf, "HCP1106E Console busy: 16 clients are connected\n\x1eRC=1106\n");
+    assert_string_equal(buf, "ZVSCON1106E Console busy: 16 clients are connected\n\x1eRC=1106\n");
     close(extra);
     for (int i = 0; i < ZVS_CONSOLE_MAX_CLIENTS; i++)
         close(cfd[i]);
@@ -555,7 +555,7 @@ static void test_directory_map(void **state)
     assert_true(cfd >= 0);
     assert_int_equal(zvs_console_accept(f->con), -EACCES);
     client_read(cfd, buf, sizeof buf, 1);
-    assert_string_equal(buf, "HCP1101E Console access denied: uid 65531 is not mapped to a"
+    assert_string_equal(buf, "ZVSCON1101E Console access denied: uid 65531 is not mapped to a"
                              " CP userid\n\x1eRC=1101\n");
     close(cfd);
     /* Mapped but outside the group: the file mode refuses it before the console sees it. */
@@ -577,7 +577,7 @@ static void test_directory_root_and_errors(void **state)
     struct zvs_cfg *cfg = directory("USER OPS PW 1G 2G B\n LINUXUSER 65534\n"
                                     "USER X PW 1G 2G\n LINUXUSER zvs-no-such-user\n");
     assert_int_equal(zvs_console_map_directory(f->con, cfg, err, sizeof err), -ENOENT);
-    assert_string_equal(err, "USER.DIRECT:4: HCP1067E LINUXUSER zvs-no-such-user of USER X is"
+    assert_string_equal(err, "USER.DIRECT:4: ZVSCFG1067E LINUXUSER zvs-no-such-user of USER X is"
                              " not a Linux user on this system");
     assert_int_equal(zvs_console_check_directory(cfg, err, sizeof err), -ENOENT);
     zvs_cfg_free(cfg);
@@ -585,7 +585,7 @@ static void test_directory_root_and_errors(void **state)
     cfg = directory("USER OPS PW 1G 2G B\n LINUXUSER 65534 root\n"
                     "USER X PW 1G 2G\n LINUXUSER 0\n");
     assert_int_equal(zvs_console_map_directory(f->con, cfg, err, sizeof err), -EEXIST);
-    assert_string_equal(err, "USER.DIRECT:4: HCP1068E LINUXUSER 0 of USER X is uid 0, already"
+    assert_string_equal(err, "USER.DIRECT:4: ZVSCFG1068E LINUXUSER 0 of USER X is uid 0, already"
                              " mapped to USER OPS by LINUXUSER root");
     zvs_cfg_free(cfg);
 
@@ -630,7 +630,7 @@ static void test_directory_capacity(void **state)
     }
     struct zvs_cfg *cfg = directory(text);
     assert_int_equal(zvs_console_check_directory(cfg, err, sizeof err), -ENOSPC);
-    assert_string_equal(err, "USER.DIRECT: HCP1015E Too many LINUXUSER definitions (limit 255)");
+    assert_string_equal(err, "USER.DIRECT: ZVSCFG1015E Too many LINUXUSER definitions (limit 255)");
     assert_int_equal(zvs_console_map_directory(f->con, cfg, err, sizeof err), -ENOSPC);
     /* One fewer fits beside root; the last mapped uid gets its entry. */
     cfg->user[cfg->nuser - 1].nlinuxuser = 7;
@@ -756,10 +756,10 @@ static void test_unsolicited_subscription_and_classes(void **state)
     assert_string_equal(buf,
         "\x1eMSG 1700000010.500000 HCPSWU2832E Connection for VSWITCH SYSTEM CCBVSW1 is not active.\n"
         "\x1eMSG 1700000010.500000 HCPSWU2832E None of the RDEVs are available working OSA-Express devices.\n"
-        "\x1eMSG 1700000011.000001 HCP1176I NIC F000 of user LNXA is connected to VSWITCH SYSTEM CCBVSW1\n");
+        "\x1eMSG 1700000011.000001 ZVSNIC1176I NIC F000 of user LNXA is connected to VSWITCH SYSTEM CCBVSW1\n");
     read_avail(c_a, buf, sizeof buf);
     assert_string_equal(buf,
-        "\x1eMSG 1700000011.000001 HCP1176I NIC F000 of user LNXA is connected to VSWITCH SYSTEM CCBVSW1\n");
+        "\x1eMSG 1700000011.000001 ZVSNIC1176I NIC F000 of user LNXA is connected to VSWITCH SYSTEM CCBVSW1\n");
     assert_int_equal(read_avail(c_b, buf, sizeof buf), 0);     /* not its NIC */
     assert_int_equal(read_avail(c_old, buf, sizeof buf), 0);   /* never asked */
 
@@ -777,7 +777,7 @@ static void test_unsolicited_subscription_and_classes(void **state)
     client_send(c_b, "\x1eNOISE\n", 7);
     assert_int_equal(zvs_console_client_input(f->con, s_b), 0);
     client_read(c_b, buf, sizeof buf, 1);
-    assert_string_equal(buf, "HCP001E Unknown CP command: ?NOISE\n\x1eRC=1\n");
+    assert_string_equal(buf, "HCPCMD001E Unknown CP command: ?NOISE\n\x1eRC=1\n");
     assert_int_equal(f->rec.calls, 2);
 
     /* A subscriber that leaves is forgotten; the others still hear. */
@@ -788,7 +788,7 @@ static void test_unsolicited_subscription_and_classes(void **state)
     assert_int_equal(zvs_console_notify(f->con, ZVS_CPMSG_NIC_DISCONNECTED, "LNXA", t,
                                         1002 * SEC, WALL + 12000000), 1);
     read_avail(c_a, buf, sizeof buf);
-    assert_string_equal(buf, "\x1eMSG 1700000012.000000 HCP1177I NIC F000 of user LNXA is"
+    assert_string_equal(buf, "\x1eMSG 1700000012.000000 ZVSNIC1177I NIC F000 of user LNXA is"
                              " disconnected from VSWITCH SYSTEM CCBVSW1\n");
     close(c_old);
     close(c_a);
@@ -806,7 +806,7 @@ static void test_unsolicited_rate_limit(void **state)
     char down[ZVS_CPMSG_TEXT_MAX];      /* fmt's buffer is reused below */
     snprintf(down, sizeof down, "%s", fmt(ZVS_CPMSG_DEVICE_NOT_READY, "2902", "CCBVSW1",
                                           "carrier down on interface osa2902"));
-    assert_string_equal(down, "HCP1170E Device 2902 of VSWITCH SYSTEM CCBVSW1 is not ready:"
+    assert_string_equal(down, "ZVSVSW1170E Device 2902 of VSWITCH SYSTEM CCBVSW1 is not ready:"
                               " carrier down on interface osa2902");   /* its case kept */
     /* A flapping link: 13 in the first second. 10 go out, 3 are counted. */
     size_t wl = 0;
@@ -833,7 +833,7 @@ static void test_unsolicited_rate_limit(void **state)
     zvs_console_notify_flush(f->con, 1060 * SEC, WALL + 60000000);
     zvs_console_notify_flush(f->con, 1061 * SEC, WALL + 61000000);
     read_avail(cfd, buf, sizeof buf);
-    assert_string_equal(buf, "\x1eMSG 1700000060.000000 HCP1178W 3 HCP1170E message(s) not"
+    assert_string_equal(buf, "\x1eMSG 1700000060.000000 ZVSCON1178W 3 ZVSVSW1170E message(s) not"
                              " shown: more than 10 in 60 seconds\n");
     /* A new window: shown again. The kind that was never over its budget reports nothing. */
     assert_int_equal(zvs_console_notify(f->con, ZVS_CPMSG_DEVICE_NOT_READY, NULL, down,
@@ -848,7 +848,7 @@ static void test_unsolicited_rate_limit(void **state)
     assert_int_equal(zvs_console_notify(f->con, ZVS_CPMSG_DEVICE_NOT_READY, NULL, down,
                                         1200 * SEC, WALL + 200000000), 1);
     read_avail(cfd, buf, sizeof buf);
-    snprintf(want, sizeof want, "\x1eMSG 1700000200.000000 HCP1178W 1 HCP1170E message(s) not"
+    snprintf(want, sizeof want, "\x1eMSG 1700000200.000000 ZVSCON1178W 1 ZVSVSW1170E message(s) not"
              " shown: more than 10 in 60 seconds\n\x1eMSG 1700000200.000000 %s\n", down);
     assert_string_equal(buf, want);
     close(cfd);

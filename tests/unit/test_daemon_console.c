@@ -73,8 +73,8 @@ static void console_hears_member_and_switch_events_in_order(void **state)
 
     take(h, lnxa, ta, sizeof ta);
     assert_string_equal(ta,
-        "0.000s HCP1176I NIC F000 of user LNXA is connected to VSWITCH SYSTEM CCBVSW1\n"
-        "45.000s HCP1177I NIC F000 of user LNXA is disconnected from VSWITCH SYSTEM CCBVSW1\n");
+        "0.000s ZVSNIC1176I NIC F000 of user LNXA is connected to VSWITCH SYSTEM CCBVSW1\n"
+        "45.000s ZVSNIC1177I NIC F000 of user LNXA is disconnected from VSWITCH SYSTEM CCBVSW1\n");
     take(h, lnxb, tb, sizeof tb);
     assert_string_equal(tb, "");
     close(op);

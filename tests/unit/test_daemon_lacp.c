@@ -214,6 +214,8 @@ static void monitor_samples_each_interval(void **state)
         samples += g.sample;
         for (unsigned i = 0; i < g.nrec; i++) {
             const struct zvs_mon_record *r = &g.rec[i];
+            if (r->number == ZVS_MON_REC_D6R21)    /* IPTIMEOUT 5 minutes: 10 ticks of 30 s */
+                assert_int_equal(r->u.vsw.iptimeout_ticks, 10);
             if (r->number == ZVS_MON_REC_D8R1 && r->domain == ZVS_MON_DOMAIN_NET)
                 len += (size_t)snprintf(text + len, sizeof text - len,
                                         "  D8R1 %.8s %04X tx %llu/%llu rx %llu/%llu\n",

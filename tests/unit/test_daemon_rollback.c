@@ -1,7 +1,7 @@
 /* A configuration command whose data plane cannot follow is rolled back (daemon/README.md,
  * "Commands are transactions"): for every command that reconciles, a data-plane step is
  * made to fail through the reconciler's seam (daemon/step_fault.h), and the command must
- * answer its warnings and HCP1119S, leave the running configuration, every QUERY (VSWITCH
+ * answer its warnings and ZVSCMD1119S, leave the running configuration, every QUERY (VSWITCH
  * DETAILS, PORT GROUP, NIC DETAILS, LACP, ACCESSLIST, VMLAN), the counters report (the
  * ports the data plane holds, with their counters and MAC tables) and the data plane's
  * fingerprint (daemon_fingerprint.c: with the event loop's watches and timers) byte for
@@ -41,8 +41,8 @@ static const char *const links[] = { "osa28ba", "osa2902", "osa2a00", "osa2b00",
 static const uint8_t MAC_A[6] = { 0x02, 0x00, 0x0c, 0x00, 0x01, 0x01 };
 static const uint8_t MAC_LAN[6] = { 0x02, 0x00, 0x5e, 0x00, 0x00, 0x42 };
 
-#define FAILED(cmd) "HCP1119S Command " cmd " failed: THE DATA PLANE COULD NOT FOLLOW (SEE ABOVE)"
-#define COUPLE_FAILED "HCP1119S Command COUPLE failed: THE NIC COULD NOT BE COUPLED (SEE ABOVE)"
+#define FAILED(cmd) "ZVSCMD1119S Command " cmd " failed: THE DATA PLANE COULD NOT FOLLOW (SEE ABOVE)"
+#define COUPLE_FAILED "ZVSCMD1119S Command COUPLE failed: THE NIC COULD NOT BE COUPLED (SEE ABOVE)"
 
 /* The report's system, converged, with traffic counted on LNXA's NIC and the members. */
 static struct herm *start_with(bool console, uint32_t monitor_s)
@@ -258,8 +258,8 @@ static void define_vswitch_says_nothing_when_rolled_back(void **state)
     assert_string_equal(herm_op(h, "DEFINE VSWITCH V3 ETHERNET GROUP G2 RDEV 2A00"),
                         "VSWITCH SYSTEM V3 is created");
     assert_string_equal(herm_console_read(h, op),
-        "5.000s HCP1173I Port group G2 member 2B00 is in use: collecting and distributing\n"
-        "5.000s HCP1173I Port group G2 member 2D00 is in use: collecting and distributing\n"
+        "5.000s ZVSLAG1173I Port group G2 member 2B00 is in use: collecting and distributing\n"
+        "5.000s ZVSLAG1173I Port group G2 member 2D00 is in use: collecting and distributing\n"
         "5.000s HCPSWU2830I VSWITCH SYSTEM V3 status is ready.\n");
     close(op);
     herm_stop(h);
@@ -351,7 +351,7 @@ static void set_vswitch_rdev_uplink_not_attached(void **state)
 
 /* A device that waited (no interface) and opens during a command's pass joins and stays
  * after the rollback (the previous configuration wants it as well): the data plane is not
- * what it was, and HCP1150W says so. */
+ * what it was, and ZVSCMD1150W says so. */
 static void device_ready_during_rolled_back_command_is_said(void **state)
 {
     struct herm *h = start();
@@ -365,7 +365,7 @@ static void device_ready_during_rolled_back_command_is_said(void **state)
     int rc;
     assert_string_equal(herm_cp(h, "OPERATOR", "ABCDEFG", "DEFINE VSWITCH RDEVSW RDEV 2A00", &rc),
                         "Warning: VSWITCH RDEVSW: out of memory\n"
-                        "HCP1150W Command DEFINE VSWITCH was rolled back, but the data plane "
+                        "ZVSCMD1150W Command DEFINE VSWITCH was rolled back, but the data plane "
                         "is not exactly as it was\n" FAILED("DEFINE VSWITCH"));
     assert_int_equal(rc, 1119);
     assert_non_null(strstr(herm_op(h, "QUERY PORT GROUP CCBGROUP"), "Members: 3"));

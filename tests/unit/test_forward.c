@@ -675,6 +675,43 @@ static void burst_learning_forgets_the_memo(void **state)
     zvs_switch_destroy(l.sw);
 }
 
+/* Frames with the header of a forwarded one still get every check of their own: the
+ * burst's header memo answers only for a frame in one piece, without offload metadata to
+ * act on, no longer than both ports take, with the same 14 header bytes. */
+static void burst_header_memo_checks_every_frame(void **state)
+{
+    struct lab l;
+    uint8_t fr[7][128];
+    struct zvs_frame f[7];
+    lab_setup(&l, false, 1, 1, 1);
+    l.a->port.mtu = 64;                 /* A sends frames of at most 78 bytes */
+    for (int i = 0; i < 7; i++)
+        f[i] = (struct zvs_frame){ .data = fr[i], .len = build(fr[i], MAC_B, MAC_A, -1, 60) };
+    f[1].len = build(fr[1], MAC_B, MAC_A, -1, 70);        /* 84: longer than A's MTU */
+    f[2].len = 12;                                          /* a runt with the same bytes */
+    f[3].vnet = (struct zvs_vnet){ .flags = ZVS_VNET_F_NEEDS_CSUM, .csum_start = 34,
+                                   .csum_offset = 16 };    /* B completes checksums itself */
+    fr[4][12] = 0x88;                                       /* EtherType 0x8809 from a guest */
+    fr[4][13] = 0x09;
+    fr[5][0] |= 1;                                          /* B's MAC as a group address */
+    zvs_switch_input(l.sw, &l.a->port, f, 7, 1);
+    assert_int_equal(l.b->nframes, 4);
+    assert_memory_equal(l.b->frames[0].bytes, fr[0], f[0].len);
+    assert_memory_equal(l.b->frames[1].bytes, fr[3], f[3].len);
+    assert_true(l.b->frames[1].vnet.flags & ZVS_VNET_F_NEEDS_CSUM);
+    assert_memory_equal(l.b->frames[2].bytes, fr[5], f[5].len);
+    assert_memory_equal(l.b->frames[3].bytes, fr[6], f[6].len);
+    assert_int_equal(l.a->port.ctr.drops[ZVS_DROP_OVERSIZE], 1);
+    assert_int_equal(l.a->port.ctr.drops[ZVS_DROP_RUNT], 1);
+    assert_int_equal(l.a->port.ctr.drops[ZVS_DROP_SLOW_PROTO], 1);
+    assert_int_equal(l.c->nframes, 1);                      /* the group frame floods */
+    assert_int_equal(l.up->nframes, 1);
+    assert_int_equal(l.a->port.ctr.in_packets, 7);
+    assert_int_equal(l.b->port.ctr.out_packets, 4);
+    assert_int_equal(l.b->port.ctr.out_bytes, f[0].len + f[3].len + f[5].len + f[6].len);
+    zvs_switch_destroy(l.sw);
+}
+
 /* The Slow Protocols handler drops B's MAC entry, as a management action might. */
 static void on_slow_unregister_b(void *arg, struct zvs_port *port, const struct zvs_frame *f,
                                  uint64_t now)
@@ -1080,6 +1117,7 @@ int main(void)
         cmocka_unit_test(discarded_super_frame_counts_its_segments),
         cmocka_unit_test(burst_mixed_destinations_each_forwarded),
         cmocka_unit_test(burst_learning_forgets_the_memo),
+        cmocka_unit_test(burst_header_memo_checks_every_frame),
         cmocka_unit_test(burst_slow_handler_runs_after_the_burst),
         cmocka_unit_test(slow_frames_after_the_burst_in_order_per_port),
         cmocka_unit_test(slow_handler_changing_the_group_leaves_the_burst_alone),

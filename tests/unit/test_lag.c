@@ -569,7 +569,7 @@ static unsigned count_lines(const char *path, const char *needle, char *first, s
     unsigned n = 0;
     while (fgets(line, sizeof line, f))
         if (strstr(line, needle) && n++ == 0 && first)
-            snprintf(first, len, "%s", strstr(line, "HCP"));
+            snprintf(first, len, "%s", strstr(line, "ZVSLAG"));
     fclose(f);
     return n;
 }
@@ -594,7 +594,7 @@ static void test_moves_logged_when_made_with_cause(void **state)
                      32);
     /* (the first line also counts the moves of the start-up not shown) */
     static const char want[] =
-        "HCP1175I Port group ETHGRP bucket 00 moved from 28BA to 2902 (carrier)";
+        "ZVSLAG1175I Port group ETHGRP bucket 00 moved from 28BA to 2902 (carrier)";
     assert_memory_equal(first, want, sizeof want - 1);
     assert_int_equal(count_lines(path, " moved ", NULL, 0), 32);   /* nothing else */
     /* A second later the link is back: the first line reports the 112 not shown. */

@@ -34,9 +34,9 @@ static void expect_msgs(const struct zvs_cfg *cfg, const char *const *exp)
     unsigned n = 0, k = 0;
     while (exp[n] != NULL)
         n++;
-    /* HCP1057W (a NIC with no GRANT) is beside the point here. */
+    /* ZVSCFG1057W (a NIC with no GRANT) is beside the point here. */
     for (unsigned i = 0; i < cfg->msgs.n; i++) {
-        if (strstr(cfg->msgs.msg[i].text, "HCP1057W") != NULL)
+        if (strstr(cfg->msgs.msg[i].text, "ZVSCFG1057W") != NULL)
             continue;
         print_message("  got: %s\n", cfg->msgs.msg[i].text);
         assert_true(k < n);
@@ -114,16 +114,16 @@ static void test_statement_errors(void **state)
         " NICBIND 0600 LCS 0601\n"
         " NICBIND 0600 LCS 0600 QDIO\n");
     expect_msgs(cfg, (const char *const[]){
-        "USER.DIRECT:1: HCP1020E Statement IPL is not within a USER entry",
-        "USER.DIRECT:3: HCP1003E Operand IPL value FRAME.PROG is not valid (a guest image name (1-16 of A-Z 0-9 _ -) or INS path)",
-        "USER.DIRECT:4: HCP1003E Operand INS value relative/path.ins is not valid (an absolute path of 1-200 characters)",
-        "USER.DIRECT:5: HCP1004E Operand PARM is not recognized by IPL",
-        "USER.DIRECT:5: HCP1004E Operand AUTOCR is not recognized by IPL",
-        "USER.DIRECT:6: HCP1003E Operand GUESTIP value 10.77.0.300/24 is not valid (a.b.c.d/n (n 1-32))",
-        "USER.DIRECT:7: HCP1003E Operand GUESTIP value 10.77.0.50/33 is not valid (a.b.c.d/n (n 1-32))",
-        "USER.DIRECT:8: HCP1003E Operand GATEWAY value nowhere is not valid (an IPv4 address a.b.c.d)",
-        "USER.DIRECT:10: HCP1003E Operand LCS value 0601 is not valid (1-4 hex digits, even (the read device; write is +1))",
-        "USER.DIRECT:11: HCP1006E Operand QDIO conflicts with LCS",
+        "USER.DIRECT:1: ZVSCFG1020E Statement IPL is not within a USER entry",
+        "USER.DIRECT:3: ZVSCFG1003E Operand IPL value FRAME.PROG is not valid (a guest image name (1-16 of A-Z 0-9 _ -) or INS path)",
+        "USER.DIRECT:4: ZVSCFG1003E Operand INS value relative/path.ins is not valid (an absolute path of 1-200 characters)",
+        "USER.DIRECT:5: ZVSCFG1004E Operand PARM is not recognized by IPL",
+        "USER.DIRECT:5: ZVSCFG1004E Operand AUTOCR is not recognized by IPL",
+        "USER.DIRECT:6: ZVSCFG1003E Operand GUESTIP value 10.77.0.300/24 is not valid (a.b.c.d/n (n 1-32))",
+        "USER.DIRECT:7: ZVSCFG1003E Operand GUESTIP value 10.77.0.50/33 is not valid (a.b.c.d/n (n 1-32))",
+        "USER.DIRECT:8: ZVSCFG1003E Operand GATEWAY value nowhere is not valid (an IPv4 address a.b.c.d)",
+        "USER.DIRECT:10: ZVSCFG1003E Operand LCS value 0601 is not valid (1-4 hex digits, even (the read device; write is +1))",
+        "USER.DIRECT:11: ZVSCFG1006E Operand QDIO conflicts with LCS",
         NULL });
     zvs_cfg_free(cfg);
 }
@@ -152,12 +152,12 @@ static void test_entry_checks(void **state)
         " NICDEF 0600 TYPE QDIO LAN SYSTEM SW1 MACID 000101\n");
     print_message("%s", "");
     expect_msgs(cfg, (const char *const[]){
-        "USER.DIRECT:3: HCP1074E IPL is given twice in USER FP1; the first is on line 2",
-        "USER.DIRECT:19: HCP1052E MAC 02-00-0C-00-01-01 of USER SAME NICDEF 0600 duplicates USER FP3 NICDEF 0600",
-        "USER.DIRECT:17: HCP1073E MAC 02-00-0C-00-01-00 of the LCS tap of USER FP3 NICDEF 0600 is the MAC of USER OTHER NICDEF 0600",
-        "USER.DIRECT:5: HCP1072E USER FP1 NICBIND 0600 LCS needs a GUESTIP statement",
-        "USER.DIRECT:7: HCP1071E USER FP1 binds NIC 0700 to LCS; NIC 0600 is bound to LCS already (one per machine)",
-        "USER.DIRECT:10: HCP1070E NICDEF 0600 of USER FP2 is bound to LCS, which carries no VLAN tags: it cannot be a TRUNK port (VSWITCH SW2 PORTTYPE TRUNK)",
+        "USER.DIRECT:3: ZVSCFG1074E IPL is given twice in USER FP1; the first is on line 2",
+        "USER.DIRECT:19: ZVSCFG1052E MAC 02-00-0C-00-01-01 of USER SAME NICDEF 0600 duplicates USER FP3 NICDEF 0600",
+        "USER.DIRECT:17: ZVSCFG1073E MAC 02-00-0C-00-01-00 of the LCS tap of USER FP3 NICDEF 0600 is the MAC of USER OTHER NICDEF 0600",
+        "USER.DIRECT:5: ZVSCFG1072E USER FP1 NICBIND 0600 LCS needs a GUESTIP statement",
+        "USER.DIRECT:7: ZVSCFG1071E USER FP1 binds NIC 0700 to LCS; NIC 0600 is bound to LCS already (one per machine)",
+        "USER.DIRECT:10: ZVSCFG1070E NICDEF 0600 of USER FP2 is bound to LCS, which carries no VLAN tags: it cannot be a TRUNK port (VSWITCH SW2 PORTTYPE TRUNK)",
         NULL });
     zvs_cfg_free(cfg);
 }
@@ -182,7 +182,7 @@ static void test_grant_trunk_refused(void **state)
     char *before = dump(cfg);
     assert_int_equal(zvs_cmd_parse("SET VSWITCH SW3 GRANT FP1 PORTTYPE TRUNK VLAN 10", ~0u, &cmd, &r), 0);
     assert_true(zvs_cfg_apply(cfg, &cmd, &op, &r) < 0);
-    assert_string_equal(r.text, "HCP1160E NIC 0600 of user FP1 is bound to LCS, which carries no "
+    assert_string_equal(r.text, "ZVSGST1160E NIC 0600 of user FP1 is bound to LCS, which carries no "
                                 "VLAN tags: it cannot be a TRUNK port\n");
     assert_int_equal(r.rc, 1160);
     char *after = dump(cfg);

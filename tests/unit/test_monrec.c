@@ -254,6 +254,28 @@ static void test_d6r21_golden(void **state)
     assert_memory_equal(golden_d6r21 + 576, "\x00\x00\x00\x07", 4);  /* PGMOVES */
 }
 
+/* IODVSW_LANIPTO (28-29): the IPTIMEOUT in 30-second ticks, as IBM's MRIODVSW defines it;
+ * IPTIMEOUT 240 minutes is 480 ticks, X'01E0'. The golden record leaves it 0. */
+static void test_d6r21_iptimeout(void **state)
+{
+    struct zvs_mon_record r = d6r21(), out;
+    uint8_t buf[ZVS_MON_RECORD_MAX];
+
+    r.u.vsw.iptimeout_ticks = 480;
+    int len = zvs_mon_encode(&r, buf, sizeof(buf));
+    assert_int_equal(len, 580);
+    assert_int_equal(buf[28], 0x01);
+    assert_int_equal(buf[29], 0xE0);
+    buf[28] = buf[29] = 0;
+    assert_memory_equal(buf, golden_d6r21, 580);              /* nothing else moved */
+    buf[28] = 0x01;
+    buf[29] = 0xE0;
+    assert_int_equal(zvs_mon_decode(buf, (size_t)len, &out), 0);
+    assert_int_equal(out.u.vsw.iptimeout_ticks, 480);
+    assert_int_equal(zvs_mon_decode(golden_d6r21, sizeof(golden_d6r21), &out), 0);
+    assert_int_equal(out.u.vsw.iptimeout_ticks, 0);
+}
+
 /* Version 1 records (files written before layout 2) still decode, to the same struct. */
 static void test_v1_goldens(void **state)
 {
@@ -606,6 +628,7 @@ int main(void)
     build_v2_goldens();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_d6r21_golden),
+        cmocka_unit_test(test_d6r21_iptimeout),
         cmocka_unit_test(test_d6r22_golden),
         cmocka_unit_test(test_d8r1_golden),
         cmocka_unit_test(test_v1_goldens),

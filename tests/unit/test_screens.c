@@ -266,6 +266,27 @@ static void test_fcx240_split(void **state)
     check_golden("fcx240_split.txt", big);
 }
 
+/* Time Out Sec is the record's IODVSW_LANIPTO (30-second ticks) times 30: IPTIMEOUT 10 (20
+ * ticks) shows 600, 3 minutes 180; a record that left it 0 (an older zvswitch's) shows the
+ * default 300; the System row is the rows' mean (600 + 180 + 300 = 1080 / 3 = 360). */
+static void test_fcx240_iptimeout(void **state)
+{
+    struct zvs_mon_record cur[3] = {
+        vsw(0x28BA, "CCBVSW1", "TCPCB1", 0, 0, 0, 0, 0, 0),
+        vsw(0x2902, "CCBVSW2", "TCPCB1", 0, 0, 0, 0, 0, 0),
+        vsw(0x2A00, "CCBVSW3", "TCPCB1", 0, 0, 0, 0, 0, 0),
+    };
+    cur[0].u.vsw.iptimeout_ticks = 20;
+    cur[1].u.vsw.iptimeout_ticks = 6;
+    render240(cur, 3, tod_of(2007, 4, 13, 15, 34, 10), tod_of(2007, 4, 13, 15, 34, 40));
+    const char *rows = strstr(big, ">>");
+    assert_non_null(rows);
+    assert_memory_equal(rows, ">>      System       <<  1  360 ", 32);
+    assert_non_null(strstr(rows, "\n28BA CCBVSW1   TCPCB1    1  600 "));
+    assert_non_null(strstr(rows, "\n2902 CCBVSW2   TCPCB1    1  180 "));
+    assert_non_null(strstr(rows, "\n2A00 CCBVSW3   TCPCB1    1  300 "));
+}
+
 static void test_fcx240_reset_new_errors(void **state)
 {
     /* 0x0600: no previous sample (counts from zero); 0x0700: its counter went back
@@ -700,6 +721,7 @@ int main(void)
         cmocka_unit_test(test_fmt_dec6),
         cmocka_unit_test(test_fcx240_both),
         cmocka_unit_test(test_fcx240_split),
+        cmocka_unit_test(test_fcx240_iptimeout),
         cmocka_unit_test(test_fcx240_reset_new_errors),
         cmocka_unit_test(test_fcx240_refuses),
         cmocka_unit_test(test_fcx269_report),

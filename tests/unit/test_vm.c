@@ -10,7 +10,7 @@
  * exact HCP lines in the console log and in the gone event, that gone comes once and
  * never after destroy, the console log's tail, and the LCS tap's MAC (set when the tap
  * opens, before tap_open; a LANSTAT MAC other than the tap's, or one that could not be
- * set, said with HCP1165W). */
+ * set, said with ZVSGST1165W). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -255,7 +255,7 @@ static void spawns_hercules_with_its_folder(void **state)
     assert_int_equal(zvs_vm_state(vm), ZVS_VM_STARTING);
     assert_int_equal(zvs_vm_deadline(vm), 1000 + ZVS_VM_TAP_TIMEOUT_MS);
     assert_int_equal(zvs_vm_pid(vm), 4242);
-    assert_string_equal(tail(w, 1), "HCP1168I XAUTOLOG FP1: starting /opt/herc/hercules");
+    assert_string_equal(tail(w, 1), "ZVSGST1168I XAUTOLOG FP1: starting /opt/herc/hercules");
     zvs_vm_destroy(vm);
     assert_int_equal(w->f.last_sig, SIGKILL);
     assert_int_equal(w->f.reaps, 1);
@@ -294,7 +294,7 @@ static void no_tap_in_time_is_ended(void **state)
     w->f.status = 137;
     zvs_vm_on_exit(vm, 10600);
     assert_int_equal(w->s.gones, 1);
-    assert_string_equal(w->s.why, "HCP1164E Machine FP1 did not start: no LCS tap within 10 s");
+    assert_string_equal(w->s.why, "ZVSGST1164E Machine FP1 did not start: no LCS tap within 10 s");
     assert_string_equal(tail(w, 1), w->s.why);
     assert_int_equal(zvs_vm_state(vm), ZVS_VM_OFF);
     zvs_vm_on_exit(vm, 10700);           /* a second report changes nothing */
@@ -311,10 +311,10 @@ static void early_exit_is_reported(void **state)
     w->f.status = 3;
     zvs_vm_on_exit(vm, 10);
     assert_int_equal(w->s.gones, 1);
-    assert_string_equal(w->s.why, "HCP1164E Machine FP1 did not start: Hercules exited (status 3) "
+    assert_string_equal(w->s.why, "ZVSGST1164E Machine FP1 did not start: Hercules exited (status 3) "
                                   "before opening its LCS tap");
     assert_string_equal(tail(w, 2), "HHCCF040S Cannot create CPU thread\n"
-                                    "HCP1164E Machine FP1 did not start: Hercules exited (status 3) "
+                                    "ZVSGST1164E Machine FP1 did not start: Hercules exited (status 3) "
                                     "before opening its LCS tap");
     assert_int_equal(w->f.kills, 0);
     zvs_vm_destroy(vm);
@@ -367,13 +367,13 @@ static void wrong_lanstat_mac_is_reported(void **state)
     emit(w, vm, "HHCLC073I 0600: TAP device tap0 opened\n", 1);
     emit(w, vm, "HHCLC055I tap0 using MAC AA:AA:4F:79:63:FD\n"
                 "HHCLC056W tap0 NOT using MAC 02:00:0C:00:00:01\n", 2);
-    const char *want = "HCP1165W Machine FP1: LANSTAT gave the guest tap0's MAC "
+    const char *want = "ZVSGST1165W Machine FP1: LANSTAT gave the guest tap0's MAC "
                        "aa:aa:4f:79:63:fd, not 02:00:0c:00:00:01: the guest's MAC is not "
                        "its NIC's 02:00:0c:00:00:02";
     assert_int_equal(w->s.mac_wrongs, 1);
     assert_string_equal(w->s.mac_why, want);
     assert_string_equal(tail(w, 2), "HHCLC056W tap0 NOT using MAC 02:00:0C:00:00:01\n"
-                                    "HCP1165W Machine FP1: LANSTAT gave the guest tap0's MAC "
+                                    "ZVSGST1165W Machine FP1: LANSTAT gave the guest tap0's MAC "
                                     "aa:aa:4f:79:63:fd, not 02:00:0c:00:00:01: the guest's "
                                     "MAC is not its NIC's 02:00:0c:00:00:02");
     assert_int_equal(zvs_vm_state(vm), ZVS_VM_RUNNING);  /* the machine goes on */
@@ -386,7 +386,7 @@ static void wrong_lanstat_mac_is_reported(void **state)
     vm = start(w, 10);
     emit(w, vm, "HHCLC073I 0600: TAP device tap0 opened\n", 11);
     assert_int_equal(w->s.mac_wrongs, 2);
-    assert_string_equal(w->s.mac_why, "HCP1165W Machine FP1: cannot set tap0's MAC to "
+    assert_string_equal(w->s.mac_why, "ZVSGST1165W Machine FP1: cannot set tap0's MAC to "
                         "02:00:0c:00:00:01 (Operation not permitted): the guest's MAC is "
                         "not its NIC's 02:00:0c:00:00:02");
     assert_int_equal(w->s.taps, 1);                     /* the tap is still the backend */
@@ -417,7 +417,7 @@ static void force_ends_it_once(void **state)
     w->f.status = 137;
     zvs_vm_on_exit(vm, 120);
     assert_int_equal(w->s.gones, 1);
-    assert_string_equal(w->s.why, "HCP1169I Machine FP1 forced off");
+    assert_string_equal(w->s.why, "ZVSGST1169I Machine FP1 forced off");
     assert_int_equal(zvs_vm_state(vm), ZVS_VM_OFF);
     zvs_vm_destroy(vm);
 }
@@ -440,7 +440,7 @@ static void signal_shutdown_then_forced_after_within(void **state)
     zvs_vm_tick(vm, 31000);
     assert_int_equal(w->f.kills, 1);
     zvs_vm_on_exit(vm, 31010);
-    assert_string_equal(w->s.why, "HCP1167I Machine FP1 did not shut down in time: forced");
+    assert_string_equal(w->s.why, "ZVSGST1167I Machine FP1 did not shut down in time: forced");
     zvs_vm_destroy(vm);
 }
 
@@ -454,7 +454,7 @@ static void shutdown_ends_at_the_guests_wait(void **state)
     assert_int_equal(w->f.kills, 1);     /* a shut-down guest stops: the machine ends */
     w->f.status = 137;
     zvs_vm_on_exit(vm, 30);
-    assert_string_equal(w->s.why, "HCP1166I Machine FP1 ended: Hercules exited (status 137)");
+    assert_string_equal(w->s.why, "ZVSGST1166I Machine FP1 ended: Hercules exited (status 137)");
     zvs_vm_destroy(vm);
 }
 
@@ -547,7 +547,7 @@ static void spawn_failure_and_missing_ins_start_nothing(void **state)
     snprintf(w->spec.ipl_path, sizeof w->spec.ipl_path, "%s/none.ins", w->dir);
     why[0] = '\0';
     assert_null(zvs_vm_start(&w->spec, &w->run, &w->ev, 0, why, sizeof why));
-    /* Short: HCP1163E shows it upper-cased and cut at 64 characters. */
+    /* Short: ZVSGST1163E shows it upper-cased and cut at 64 characters. */
     assert_string_equal(why, "the .ins file: No such file or directory");
     assert_int_equal(w->f.spawns, 1);
     assert_int_equal(w->s.gones, 0);
