@@ -32,7 +32,7 @@
 
 #define ZVS_VTEP_MAX_REMOTES   32
 #define ZVS_VTEP_MAX_VNIS      256      /* VLANs mapped to a VNI on one switch */
-#define ZVS_VTEP_NAME_LEN      64       /* a host name as configured, NUL included */
+#define ZVS_VTEP_NAME_LEN      254      /* a host name as configured (RFC 1035: 253), NUL */
 #define ZVS_VTEP_CTL_MAX       8        /* ARP frames the VTEP sends per burst */
 #define ZVS_VTEP_NO_VNI        UINT32_MAX
 
