@@ -48,6 +48,7 @@
 #include "cp-commands/cp_messages.h"
 #include "monitor/monrec.h"
 #include "qdio/nic_qdio.h"
+#include "overlay/uplink_vxlan.h"
 #include "lag/pgroup.h"
 
 #define MB (1024u * 1024u)
@@ -562,6 +563,8 @@ static void rdevs_close(struct zvsd *d, struct d_switch *ds, uint64_t now)
             if (u)
                 zvsd_monitor_uplink_gone(d, u, ZVS_MON_FAIL_DETACHED, now);
             zvsd_untrack_uplink(d, p);
+            if (zvs_uplink_is_vxlan(p))         /* its names must not outlive it */
+                zvsd_vxlan_forget(d, zvs_uplink_vxlan_vtep(p));
             zvs_switch_remove_port(ds->sw, p);
         }
         p = next;
@@ -1056,6 +1059,13 @@ static void switch_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cf
     }
     if (uplinks_wanted(vs))
         rdevs_open(d, ds, vs, ps);      /* after a change all; else the missing ones */
+    if (uplinks_wanted(vs) && !ps->failed) {
+        char why[128];
+        int err;
+        if (zvsd_vxlan_sync(d, ds, vs, why, sizeof why, &err) < 0)
+            problem(ps, !device_waits(err), NULL, vs->name, ZVSD_STEP_DEVICE_OPEN,
+                    "VSWITCH %s VXLAN uplink cannot be opened: %s", vs->name, why);
+    }
     ds->cfg = *vs;
 }
 

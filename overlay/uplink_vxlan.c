@@ -24,6 +24,7 @@ struct vx {
     uint8_t            (*tag)[4];                       /* [TX_MAX] tag scratch */
     struct zvs_frame     raw[ZVS_BATCH];                /* the underlay burst held by rx */
     int                  nraw;
+    uint64_t             next_tick;                     /* the VTEP's next aging pass */
 };
 
 static const struct zvs_port_ops vx_ops;
@@ -39,6 +40,19 @@ static uint64_t now_ns(void)
 static struct vx *vx_of(const struct zvs_port *p)
 {
     return (struct vx *)p->backend;
+}
+
+/* The clock, read once per call, also ages the VTEP's tables about once a second: the
+ * port needs no timer of its owner's. */
+static uint64_t vx_now(struct vx *x)
+{
+    uint64_t now = now_ns();
+
+    if (now >= x->next_tick) {
+        zvs_vtep_tick(x->vtep, now);
+        x->next_tick = now + 1000000000u;
+    }
+    return now;
 }
 
 /* Write n frames on the underlay, counting them on its port as the switch would. */
@@ -106,7 +120,7 @@ static bool copy_frame(struct vx *x, int k, const struct zvs_frame *inner)
 static int vx_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_drop *why)
 {
     struct vx *x = vx_of(p);
-    uint64_t now = now_ns();
+    uint64_t now = vx_now(x);
 
     if (!x->under->carrier) {
         *why = ZVS_DROP_LINK_DOWN;
@@ -163,7 +177,7 @@ static int vx_rx(struct zvs_port *p, struct zvs_frame *out, int max)
         zvs_ctr_add(&x->under->ctr.in_packets, w.frames);
         zvs_ctr_add(&x->under->ctr.in_bytes, w.bytes);
     }
-    k = zvs_vtep_decap_burst(x->vtep, x->raw, n, now_ns(), out, NULL, &ctl);
+    k = zvs_vtep_decap_burst(x->vtep, x->raw, n, vx_now(x), out, NULL, &ctl);
     send_ctl(x, &ctl);
     for (int i = 0; i < k; i++)
         out[i].in_port = p->index;

@@ -35,7 +35,7 @@ struct zvs_port *zvs_uplink_vxlan_underlay(const struct zvs_port *p);
 /* Is p a VXLAN uplink (its ops are this file's)? */
 bool zvs_uplink_is_vxlan(const struct zvs_port *p);
 
-/* Age the VTEP's tables; the owner calls it about once a second. */
+/* Age the VTEP's tables now (tx and rx also do it about once a second on their own). */
 void zvs_uplink_vxlan_tick(struct zvs_port *p, uint64_t now);
 
 #endif
