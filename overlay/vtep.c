@@ -435,7 +435,10 @@ int zvs_vtep_decap_burst(struct zvs_vtep *v, const struct zvs_frame *in, int n, 
             v->st.reason[ZVS_VTEP_TRUNCATED]++;
             continue;
         }
-        vd = zvs_vxlan_decode(p, len, v->cfg.udp_port, v->cfg.inner_max, &d);
+        /* A super-frame the underlay's kernel left whole (GSO through a veth, GRO) holds
+         * an inner super-frame: its length is bounded by IP's, not by the VTEP's limit. */
+        bool gso = f->vnet.gso_type != ZVS_VNET_GSO_NONE;
+        vd = zvs_vxlan_decode(p, len, v->cfg.udp_port, gso ? 65535 : v->cfg.inner_max, &d);
         if (vd == ZVS_VXLAN_NOT_VXLAN) {
             not_vxlan(v, p, len, now, ctl);
             continue;
@@ -490,6 +493,25 @@ int zvs_vtep_decap_burst(struct zvs_vtep *v, const struct zvs_frame *in, int n, 
             o->flags |= ZVS_FF_BCAST;
         o->in_port = f->in_port;
         o->cookie = f->cookie;
+        /* A local sender's inner checksum may still be partial (the kernel's vxlan keeps
+         * CHECKSUM_PARTIAL through a veth): it stays so, relative to the inner frame. A
+         * partial outer UDP checksum ends with the outer headers. */
+        if ((f->vnet.flags & ZVS_VNET_F_NEEDS_CSUM) && f->vnet.csum_start >= d.inner_off) {
+            o->vnet.flags = ZVS_VNET_F_NEEDS_CSUM;
+            o->vnet.csum_start = (uint16_t)(f->vnet.csum_start - d.inner_off);
+            o->vnet.csum_offset = f->vnet.csum_offset;
+            if (gso) {                  /* the inner super-frame's segmentation */
+                o->vnet.gso_type = f->vnet.gso_type;
+                o->vnet.gso_size = f->vnet.gso_size;
+                o->vnet.hdr_len = f->vnet.hdr_len > d.inner_off
+                                  ? (uint16_t)(f->vnet.hdr_len - d.inner_off) : 0;
+            }
+        } else if (gso) {               /* no inner checksum to anchor it: not ours */
+            v->st.reason[ZVS_VTEP_INNER_OVERSIZE]++;
+            continue;
+        } else if (f->vnet.flags & ZVS_VNET_F_DATA_VALID) {
+            o->vnet.flags = ZVS_VNET_F_DATA_VALID;
+        }
         if (out_index)
             out_index[k] = (uint16_t)i;
         v->remote[ri].rx_frames++;
