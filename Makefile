@@ -67,7 +67,7 @@ endif
 
 # Libraries, top layer first: a library may use only those after it (`make layering` checks
 # the includes against layers.conf), so they link in this order with no link group.
-MODULES  := daemon guests lag backends qdio dataplane cp-commands monitor lacp names ivl
+MODULES  := daemon guests overlay lag backends qdio dataplane cp-commands monitor lacp names ivl
 MAINS    := daemon/vswitchd.c $(wildcard tools/*.c)
 
 lib_srcs  = $(filter-out $(MAINS),$(wildcard $(1)/*.c))

@@ -71,6 +71,8 @@ void zvs_cfg_copy(struct zvs_cfg *dst, const struct zvs_cfg *src)
     dst->ngroup = src->ngroup;
     COPY_USED(dst, src, group, ngroup);
     COPY_USED(dst, src, group_join_line, ngroup);
+    dst->nvxlan = src->nvxlan;
+    COPY_USED(dst, src, vxlan, nvxlan);
     dst->resolver.nwatch = src->resolver.nwatch;
     COPY_USED(dst, src, resolver.watch, resolver.nwatch);
     COPY_USED(dst, src, resolver.watch_line, resolver.nwatch);
@@ -776,6 +778,7 @@ static void dump_group(const struct zvs_cfg_group *g, FILE *out)
         [ZVS_CFG_DIST_DESTINATION] = "DESTINATION",
         [ZVS_CFG_DIST_SOURCE] = "SOURCE",
         [ZVS_CFG_DIST_BOTH] = "BOTH",
+        [ZVS_CFG_DIST_UDPPORT] = "UDPPORT",
     };
     char dev[12];
 
@@ -835,6 +838,22 @@ static void dump_nic(const struct zvs_cfg_nic *n, FILE *out)
 }
 
 /* RESOLVER statements, only when one was given (older dumps stay as they were). */
+static void dump_vxlan(const struct zvs_cfg_vxlan *v, FILE *out)
+{
+    char dev[12];
+
+    zvs_rdev_format(v->rdev, dev, sizeof dev);
+    fprintf(out, "VXLAN VSWITCH %s VNI %u LOCAL %s RDEV %s UDPPORT %u", v->vswitch,
+            (unsigned)v->vni, v->local, dev, (unsigned)v->udp_port);
+    if (v->gateway[0])
+        fprintf(out, " GATEWAY %s", v->gateway);
+    if (v->nremote)
+        fprintf(out, " REMOTE");
+    for (unsigned i = 0; i < v->nremote; i++)
+        fprintf(out, " %s", v->remote[i]);
+    fprintf(out, "\n");
+}
+
 static void dump_resolver(const struct zvs_cfg_resolver *r, FILE *out)
 {
     if (r->nserver) {
@@ -875,6 +894,8 @@ int zvs_cfg_dump(const struct zvs_cfg *cfg, FILE *out)
                 cfg->rdevice[i].backend == ZVS_RDEV_BACKEND_PCAP ? " BACKEND PCAP" : "");
     }
     dump_resolver(&cfg->resolver, out);
+    for (unsigned i = 0; i < cfg->nvxlan; i++)
+        dump_vxlan(&cfg->vxlan[i], out);
     for (unsigned i = 0; i < cfg->nuser; i++) {
         const struct zvs_cfg_user *u = &cfg->user[i];
         char st[24], mx[24], cl[40];

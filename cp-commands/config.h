@@ -49,6 +49,9 @@
 #define ZVS_LINUXUSER_MAX      32       /* a Linux user name (useradd's limit) or a uid */
 #define ZVS_NAME_MAX           8        /* switch and group names (same value in tokens.h) */
 #define ZVS_CFG_MAX_WATCH      256      /* RESOLVER WATCH names (zvswitch extension) */
+#define ZVS_CFG_MAX_VXLAN      4        /* VXLAN VSWITCH statements (zvswitch extension) */
+#define ZVS_CFG_MAX_VXLAN_REMOTES 8     /* remote VTEPs of one VXLAN VSWITCH */
+#define ZVS_CFG_ADDR_STR       46       /* an IPv4 or IPv6 address as text, NUL included */
 #define ZVS_CFG_MAX_DNS        3        /* RESOLVER SERVER addresses (resolv.conf's MAXNS) */
 
 enum zvs_porttype {
@@ -173,6 +176,7 @@ enum zvs_cfg_distribution {
     ZVS_CFG_DIST_DESTINATION,           /* destination MAC's last byte (default) */
     ZVS_CFG_DIST_SOURCE,                /* source MAC's last byte */
     ZVS_CFG_DIST_BOTH,                  /* both, XORed */
+    ZVS_CFG_DIST_UDPPORT,               /* the outer UDP source port (a VXLAN underlay) */
 };
 
 /* INTERVAL rebalancing policy (zvswitch extension POLICY). */
@@ -238,6 +242,19 @@ struct zvs_cfg_rdevice {
 
 /* The name layer (zvswitch extension RESOLVER, sysconfig.c): the names vswitchd keeps
  * resolved, where it asks, in which address order. */
+/* A VSWITCH's uplink that is a VXLAN segment (zvswitch extension, VXLAN VSWITCH). */
+struct zvs_cfg_vxlan {
+    uint32_t           line;            /* 0: by command */
+    char               vswitch[ZVS_NAME_MAX + 1];
+    uint32_t           vni;             /* 0-16777215 */
+    char               local[ZVS_CFG_ADDR_STR];     /* our VTEP address (canonical text) */
+    struct zvs_rdev    rdev;            /* the underlay uplink */
+    uint16_t           udp_port;        /* 4789 unless given */
+    char               gateway[ZVS_CFG_ADDR_STR];   /* "": remote VTEPs are on-link */
+    unsigned           nremote;
+    char               remote[ZVS_CFG_MAX_VXLAN_REMOTES][ZVS_HOSTNAME_MAX + 1]; /* canonical */
+};
+
 struct zvs_cfg_resolver {
     unsigned           nwatch;
     char               watch[ZVS_CFG_MAX_WATCH][ZVS_HOSTNAME_MAX + 1]; /* canonical */
@@ -324,6 +341,8 @@ struct zvs_cfg {
      * the messages of validate). */
     uint32_t               group_join_line[ZVS_CFG_MAX_GROUPS][ZVS_CFG_MAX_GROUP_PORTS];
     struct zvs_cfg_resolver resolver;
+    unsigned               nvxlan;
+    struct zvs_cfg_vxlan   vxlan[ZVS_CFG_MAX_VXLAN];
     unsigned               nuser;
     struct zvs_cfg_user    user[ZVS_CFG_MAX_USERS];
     unsigned               nnic;

@@ -43,7 +43,8 @@
  *         port (given, or the switch's default) carries one VLAN id; one GRANT per user
  *         and switch.
  *   SET PORT GROUP grp [JOIN rdev [rdev ..]] [LACP ACTIVE | INACTIVE] [INTERVAL n | OFF]
- *         [EXCLUSIVE] [TIMEOUT SHORT | LONG] [DISTRIBUTION DESTINATION | SOURCE | BOTH]
+ *         [EXCLUSIVE] [TIMEOUT SHORT | LONG]
+ *         [DISTRIBUTION DESTINATION | SOURCE | BOTH | UDPPORT]
  *         [POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]]
  *         The text of the CP command ("z/VM CP Commands and Utilities Reference", SET
  *         PORT GROUP), so it can be pasted from a
@@ -60,9 +61,11 @@
  *         zvswitch extensions (not z/VM operands):
  *           TIMEOUT SHORT | LONG  the LACP timeout we ask of the partner: SHORT (default,
  *                                 fast: LACPDUs every 1 s, 3 s expiry) or LONG (30 s, 90 s)
- *           DISTRIBUTION DESTINATION | DEST | SOURCE | SRC | BOTH  which MAC's last byte
- *                                 picks a frame's port bucket (default DESTINATION; BOTH:
- *                                 the two bytes XORed)
+ *           DISTRIBUTION DESTINATION | DEST | SOURCE | SRC | BOTH | UDPPORT  which MAC's
+ *                                 last byte picks a frame's port bucket (default
+ *                                 DESTINATION; BOTH: the two bytes XORed), or UDPPORT: a
+ *                                 UDP frame's source port (a VXLAN underlay, RFC 7348
+ *                                 section 5), other frames by destination MAC
  *           POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]  what an INTERVAL pass rebalances
  *                                 for: LOAD (default), even out measured load, a port's
  *                                 load being its inbound plus its outbound (TOTAL,
@@ -94,6 +97,14 @@
  *         The system operator's userid (z/VM's SYSTEM_USERIDS statement): the userid
  *         root's console commands act as (default OPERATOR; a LINUXUSER naming root still
  *         replaces root's whole mapping). Once per file.
+ *   VXLAN VSWITCH name VNI n LOCAL addr RDEV nnnn [REMOTE host [host ..]] [UDPPORT n]
+ *         [GATEWAY addr]
+ *         zvswitch extension: the switch's uplink is a VXLAN segment (RFC 7348, overlay/):
+ *         VNI 0-16777215, our VTEP address LOCAL, the underlay uplink RDEV (an RDEVICE),
+ *         up to 8 remote VTEPs by address or host name (resolved through RESOLVER's
+ *         c-ares resolver), UDPPORT (default 4789), GATEWAY the underlay's next hop
+ *         when the remote VTEPs are not on-link. The switch must be defined above; one
+ *         VXLAN statement per switch; LOCAL, REMOTE and GATEWAY of one family.
  *   RESOLVER [WATCH name [name ..]] [SERVER addr [addr [addr]]] [ORDER IPV4 | IPV6 [IPV4 |
  *         IPV6]] [TIMEOUT ms] [MINTTL s]  (zvswitch extension: the name layer, names/)
  *         WATCH: host names vswitchd keeps resolved (RFC 1035/1123 syntax, at most 253
@@ -119,6 +130,7 @@
  */
 #include "cp-commands/config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -133,6 +145,7 @@
 #define RULE_RANGE   "xxxxxx-xxxxxx, 6 hex digits each, low <= high"
 #define RULE_SERVER  "address, address:port or [IPv6 address]:port"
 #define RULE_ORDER   "IPV4 or IPV6, one or both in order"
+#define RULE_ADDR    "an IPv4 or IPv6 address"
 
 struct sc_ctx {
     struct zvs_cfg        *cfg;
@@ -155,6 +168,7 @@ struct sc_ctx {
     struct zvs_cfg_group   grp;         /* SET PORT GROUP: scratch copy of the group */
     uint32_t               grp_join_line[ZVS_CFG_MAX_GROUP_PORTS];
     struct zvs_cfg_sysid   sysid;       /* SYSTEM_IDENTIFIER[_DEFAULT] being built */
+    struct zvs_cfg_vxlan   vx;          /* VXLAN VSWITCH being built */
     const struct zvs_tok  *rs_watch;    /* RESOLVER: the WATCH names (valid to its end) */
     unsigned               rs_nwatch;
     unsigned               rs_nserver;  /* RESOLVER: SERVER, canonical */
@@ -752,7 +766,9 @@ static void pg_distribution(void *ctx, const struct zvs_tok *kw, const struct zv
         c->grp.distribution = ZVS_CFG_DIST_SOURCE;
     else if (zvs_tok_is(val, "BOTH"))
         c->grp.distribution = ZVS_CFG_DIST_BOTH;
-    else
+    else if (zvs_tok_is(val, "UDPPORT"))
+        c->grp.distribution = ZVS_CFG_DIST_UDPPORT;
+    else    /* the text existing automation matches; UDPPORT is the VXLAN underlay's */
         bad_value(c, val, "DISTRIBUTION", "DESTINATION, SOURCE or BOTH");
 }
 
@@ -1356,6 +1372,160 @@ static void resolver_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
     }
 }
 
+/* ---- VXLAN VSWITCH name VNI n LOCAL addr RDEV nnnn [REMOTE ..] [UDPPORT n] [GATEWAY a] -- */
+
+enum { VX_VNI, VX_LOCAL, VX_RDEV, VX_REMOTE, VX_UDPPORT, VX_GATEWAY, VX_COUNT };
+
+/* An address literal into out (canonical text); its family (4 or 6), 0 when bad. */
+static int vx_addr(struct sc_ctx *c, const struct zvs_tok *t, const char *what,
+                   char out[ZVS_CFG_ADDR_STR])
+{
+    unsigned char a[16];
+    int af = strchr(t->s, ':') ? AF_INET6 : AF_INET;
+
+    if (inet_pton(af, t->s, a) != 1 || !inet_ntop(af, a, out, ZVS_CFG_ADDR_STR)) {
+        bad_value(c, t, what, RULE_ADDR);
+        return 0;
+    }
+    return af == AF_INET ? 4 : 6;
+}
+
+static void vx_vni(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                   unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    if (zvs_parse_dec(val->s, 0, 16777215, &c->vx.vni) < 0)
+        bad_value(c, val, "VNI", "0-16777215");
+}
+
+static void vx_local(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                     unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    vx_addr(c, val, "LOCAL", c->vx.local);
+}
+
+static void vx_gateway(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                       unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    vx_addr(c, val, "GATEWAY", c->vx.gateway);
+}
+
+static void vx_rdev(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                    unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_rdev r;
+
+    if (zvs_rdev_parse(val->s, &r) < 0)
+        bad_value(c, val, "RDEV", RULE_RDEV);
+    else
+        c->vx.rdev.devno = r.devno;     /* fields: r's padding is undefined */
+}
+
+static void vx_udpport(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                       unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    uint32_t port;
+
+    if (zvs_parse_dec(val->s, 1, 65535, &port) < 0)
+        bad_value(c, val, "UDPPORT", "1-65535");
+    else
+        c->vx.udp_port = (uint16_t)port;
+}
+
+static void vx_remote(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                      unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+
+    check_room(c, kw->line, nval - 1, ZVS_CFG_MAX_VXLAN_REMOTES, "VXLAN REMOTE");
+    for (unsigned i = 0; i < nval && c->vx.nremote < ZVS_CFG_MAX_VXLAN_REMOTES; i++) {
+        char *canon = c->vx.remote[c->vx.nremote];
+        enum zvs_hostname_err e = zvs_hostname_check(val[i].s, strlen(val[i].s), canon);
+        bool dup = false;
+
+        if (e != ZVS_HOSTNAME_OK) {
+            bad_value(c, &val[i], "REMOTE", zvs_hostname_err_text(e));
+            continue;
+        }
+        for (unsigned j = 0; j < c->vx.nremote; j++)
+            dup |= strcmp(c->vx.remote[j], canon) == 0;
+        if (dup)
+            bad_value(c, &val[i], "REMOTE", "remote given twice");
+        else
+            c->vx.nremote++;
+    }
+}
+
+static const struct zvs_opdef vxlan_ops[VX_COUNT] = {
+    [VX_VNI]     = { "VNI", 1, 1, false, 0, vx_vni },
+    [VX_LOCAL]   = { "LOCAL", 1, 1, false, 0, vx_local },
+    [VX_RDEV]    = { "RDEV", 1, 1, false, 0, vx_rdev },
+    [VX_REMOTE]  = { "REMOTE", 1, ZVS_TOK_MAX, true, 0, vx_remote },
+    [VX_UDPPORT] = { "UDPPORT", 1, 1, false, 0, vx_udpport },
+    [VX_GATEWAY] = { "GATEWAY", 1, 1, false, 0, vx_gateway },
+};
+
+static void vxlan_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
+                        unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg *cfg = c->cfg;
+
+    stmt_begin(c, &pos[0]);
+    memset(&c->vx, 0, sizeof c->vx);
+    c->vx.line = stmt->tok[0].line;
+    c->vx.udp_port = 4789;
+    if (zvs_parse_name(pos[0].s, c->vx.vswitch) < 0) {
+        bad_value(c, &pos[0], "switchname", RULE_NAME);
+        return;
+    }
+    if (zvs_cfg_find_vswitch(cfg, c->vx.vswitch) < 0)
+        ERR(c, pos[0].line, ZVS_MSG_VSWITCH_UNDEFINED, c->vx.vswitch);
+    for (unsigned i = 0; i < cfg->nvxlan; i++) {
+        if (strcmp(cfg->vxlan[i].vswitch, c->vx.vswitch) == 0) {
+            char line[12];
+            num_str(line, sizeof line, cfg->vxlan[i].line);
+            ERR(c, pos[0].line, ZVS_MSG_ALREADY_DEFINED, "VXLAN VSWITCH", c->vx.vswitch, line);
+        }
+    }
+    check_room(c, pos[0].line, cfg->nvxlan, ZVS_CFG_MAX_VXLAN, "VXLAN VSWITCH");
+}
+
+/* An address's family by its text: 6 with a colon, 4 otherwise. */
+static int text_family(const char *s)
+{
+    return strchr(s, ':') ? 6 : 4;
+}
+
+static void vxlan_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    const uint64_t need = ZVS_OPBIT(VX_VNI) | ZVS_OPBIT(VX_LOCAL) | ZVS_OPBIT(VX_RDEV);
+
+    if ((given & need) != need)
+        ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_MISSING, "VNI, LOCAL and RDEV");
+    if (c->vx.local[0] && c->vx.gateway[0] &&
+        text_family(c->vx.local) != text_family(c->vx.gateway))
+        ERR(c, stmt->tok[0].line, ZVS_MSG_VALUE_INVALID, "GATEWAY", c->vx.gateway,
+            "the family of LOCAL");
+    for (unsigned i = 0; i < c->vx.nremote && c->vx.local[0]; i++) {
+        struct in6_addr a6;
+        struct in_addr a4;
+        bool v4 = inet_pton(AF_INET, c->vx.remote[i], &a4) == 1;
+        bool v6 = inet_pton(AF_INET6, c->vx.remote[i], &a6) == 1;
+
+        if ((v4 && text_family(c->vx.local) != 4) || (v6 && text_family(c->vx.local) != 6))
+            ERR(c, stmt->tok[0].line, ZVS_MSG_VALUE_INVALID, "REMOTE", c->vx.remote[i],
+                "the family of LOCAL");
+    }
+    if (stmt_clean(c))
+        c->cfg->vxlan[c->cfg->nvxlan++] = c->vx;
+}
+
 /* ---- operands shared with the CP commands --------------------------------------------- */
 
 #define COMMAND_LINE 1u
@@ -1447,6 +1617,8 @@ static const struct zvs_stmtdef sysconfig_stmts[] = {
       system_userids_ops, SU_COUNT, system_userids_begin, system_userids_end },
     { { "RESOLVER", NULL }, "RESOLVER", 0, 0, { NULL },
       resolver_ops, RS_COUNT, resolver_begin, resolver_end },
+    { { "VXLAN", "VSWITCH" }, "VXLAN VSWITCH", 1, 1, { "switchname" },
+      vxlan_ops, VX_COUNT, vxlan_begin, vxlan_end },
 };
 
 int zvs_cfg_parse_sysconfig_buf(struct zvs_cfg *cfg, const char *name, const char *buf,

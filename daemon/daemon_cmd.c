@@ -179,7 +179,7 @@ static void configure(struct zvsd *d, const struct zvs_cmd *c, const char *useri
 static void clear_base(const struct zvs_port *p, uint8_t kind, struct zvs_device_counters *base)
 {
     struct zvs_device_counters now;
-    zvs_port_device_counters(p, &now);
+    zvs_port_device_counters(zvsd_wire_port(p), &now);
     if (kind == 0 || (kind & ZVS_CMD_CTR_DATA)) {
         base->tx_bytes = now.tx_bytes;
         base->tx_packets = now.tx_packets;

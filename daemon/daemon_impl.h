@@ -140,12 +140,13 @@ void zvsd_names_destroy(struct zvsd *d);
 /* Makes the watched names, servers and order follow d->run (every reconcile pass that
  * stands: a failed one returns before). */
 void zvsd_names_reconcile(struct zvsd *d);
+/* The table itself, for owners of names other than RESOLVER WATCH (a VXLAN VTEP's remotes:
+ * watched with user = the VTEP, told their changes, never unwatched by the reconcile);
+ * NULL when there is none. */
+struct zvs_names *zvsd_names_table(struct zvsd *d);
 void zvsd_names_query(struct zvsd *d, struct zvs_cp_response *r);
 /* The counters report's resolver lines (none while no name was ever looked up). */
 void zvsd_names_report(struct zvsd *d, struct zvs_cp_response *r);
-/* The table of watched names, NULL before zvsd_names_create (daemon_monitor_names.c). */
-struct zvs_names;
-const struct zvs_names *zvsd_names_table(struct zvsd *d);
 
 /* daemon_monitor_names.c: the watched names in the monitor. The resolver's counters into
  * *v, false (no record) while no name is watched; a name's event (enum zvs_name_event) as
@@ -167,6 +168,18 @@ void zvsd_track_uplink(struct zvsd *d, struct d_switch *ds, struct zvs_port *p,
                        const char *ifname, bool member);
 /* Stops watching an uplink (its port is about to be destroyed). */
 void zvsd_untrack_uplink(struct zvsd *d, struct zvs_port *p);
+
+/* daemon_vxlan.c: a switch's VXLAN uplink (VXLAN VSWITCH): opened with its switch's
+ * uplinks (0, or -1 with why and *err), the VTEP's names forgotten before it goes, and
+ * its QUERY VSWITCH lines. */
+struct zvs_vtep;
+int  zvsd_vxlan_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
+                     char *why, size_t whylen, int *err);
+void zvsd_vxlan_forget(struct zvsd *d, struct zvs_vtep *v);
+void zvsd_vxlan_query(const struct d_switch *ds, bool details, struct zvs_cp_response *r);
+/* The port whose counters are the device's: a VXLAN uplink's underlay (the OSA port counts
+ * the encapsulated frames, as in z/VM's and the monitor's view), else p itself. */
+const struct zvs_port *zvsd_wire_port(const struct zvs_port *p);
 
 /* daemon_monitor.c: monitor records (sampled in zvsd_monitor_run, every iteration). */
 int  zvsd_monitor_open(struct zvsd *d, uint64_t now);

@@ -94,7 +94,7 @@ static void fill_vsw(const struct d_uplink *u, struct zvs_mon_vswitch_activity *
     controller_of(ds, v->controller);
     name_copy(v->lan_owner, "SYSTEM");
     name_copy(v->lan_name, ds->cfg.name);
-    zvs_port_device_counters(u->port, &c);
+    zvs_port_device_counters(zvsd_wire_port(u->port), &c);
     COPY_DEVICE_COUNTERS(v, &c);
     v->distributing = u->port->carrier;
     if (!u->member || !ds->lag)

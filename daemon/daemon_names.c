@@ -28,6 +28,7 @@
 #include "names/name_watch.h"
 #include "names/resolver_ares.h"
 #include "names/resolver_mem.h"
+#include "overlay/vtep_names.h"
 
 #define NAMES_FDS_MAX 32                /* c-ares' sockets at once (UDP per server, TCP) */
 #define NS_PER_S      1000000000ull
@@ -73,6 +74,8 @@ static void on_event(void *arg, const struct zvs_name *n, enum zvs_name_event ev
 {
     struct zvsd_names *nm = arg;
     char now_s[ZVS_RES_MAX_ADDRS * ZVS_RES_ADDR_STR], was[sizeof now_s];
+    if (n->user)                        /* a VXLAN remote VTEP's name: the VTEP moves */
+        zvs_vtep_name_event(n->user, n);
     addr_list(n->addr, n->naddr, now_s, sizeof now_s);
     switch (ev) {
     case ZVS_NAME_EV_CHANGED:
@@ -223,11 +226,11 @@ void zvsd_names_reconcile(struct zvsd *d)
     uint64_t now = zvs_evloop_clock(d->loop);
     /* No c-ares for a system that names nobody; the in-memory resolver of a virtual loop
      * is there from the start, for tests to fill before the first name is watched. */
-    if (cr->nwatch || nm->made || zvs_evloop_is_virtual(d->loop))
+    if (cr->nwatch || d->run->nvxlan || nm->made || zvs_evloop_is_virtual(d->loop))
         resolver_sync(nm, cr, now);
     for (unsigned i = 0; i < zvs_names_slots(nm->t); i++) {
         const struct zvs_name *n = zvs_names_slot(nm->t, i);
-        if (n->used && zvs_cfg_find_watch(cr, n->name) < 0) {
+        if (n->used && !n->user && zvs_cfg_find_watch(cr, n->name) < 0) {
             zvs_info("resolver: %s no longer watched", n->name);
             zvs_names_unwatch(nm->t, n->name);
         }
@@ -239,7 +242,7 @@ void zvsd_names_reconcile(struct zvsd *d)
     rearm(nm, now);
 }
 
-const struct zvs_names *zvsd_names_table(struct zvsd *d)
+struct zvs_names *zvsd_names_table(struct zvsd *d)
 {
     return d->names ? d->names->t : NULL;
 }

@@ -34,7 +34,7 @@
 void zvsd_counters(const struct zvs_port *p, const struct zvs_device_counters *base,
                    struct zvs_device_counters *out)
 {
-    zvs_port_device_counters(p, out);
+    zvs_port_device_counters(zvsd_wire_port(p), out);
     if (!base)
         return;
     out->tx_bytes -= base->tx_bytes;
@@ -447,13 +447,17 @@ static void show_vswitch(struct zvsd *d, const struct d_switch *ds, enum zvs_cmd
     switch (level) {
     case ZVS_CMD_LEVEL_BRIEF:
         show_state(ds, v->operator, r);
-        if (v->operator)
+        if (v->operator) {
             show_uplinks(d, ds, false, r);
+            zvsd_vxlan_query(ds, false, r);
+        }
         break;
     case ZVS_CMD_LEVEL_DETAILS:
         show_state(ds, v->operator, r);
-        if (v->operator)
+        if (v->operator) {
             show_uplinks(d, ds, true, r);
+            zvsd_vxlan_query(ds, true, r);
+        }
         show_adapters(d, ds, v, true, r);
         break;
     case ZVS_CMD_LEVEL_ACCESSLIST:

@@ -48,6 +48,7 @@
 #include "cp-commands/cp_messages.h"
 #include "monitor/monrec.h"
 #include "qdio/nic_qdio.h"
+#include "overlay/uplink_vxlan.h"
 #include "lag/pgroup.h"
 
 #define MB (1024u * 1024u)
@@ -562,6 +563,8 @@ static void rdevs_close(struct zvsd *d, struct d_switch *ds, uint64_t now)
             if (u)
                 zvsd_monitor_uplink_gone(d, u, ZVS_MON_FAIL_DETACHED, now);
             zvsd_untrack_uplink(d, p);
+            if (zvs_uplink_is_vxlan(p))         /* its names must not outlive it */
+                zvsd_vxlan_forget(d, zvs_uplink_vxlan_vtep(p));
             zvs_switch_remove_port(ds->sw, p);
         }
         p = next;
@@ -786,7 +789,8 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
     struct zvs_lag_params lp = {
         .pg = {
             .hash = g->distribution == ZVS_CFG_DIST_SOURCE ? ZVS_PG_HASH_SRC :
-                    g->distribution == ZVS_CFG_DIST_BOTH ? ZVS_PG_HASH_SRC_DST : ZVS_PG_HASH_DST,
+                    g->distribution == ZVS_CFG_DIST_BOTH ? ZVS_PG_HASH_SRC_DST :
+                    g->distribution == ZVS_CFG_DIST_UDPPORT ? ZVS_PG_HASH_UDP_SPORT : ZVS_PG_HASH_DST,
             .policy = g->policy == ZVS_CFG_POLICY_LBT ? ZVS_PG_POLICY_LBT : ZVS_PG_POLICY_LOAD,
             .interval_s = pass_interval(d, g),
             .lacp = g->lacp,
@@ -1055,6 +1059,13 @@ static void switch_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cf
     }
     if (uplinks_wanted(vs))
         rdevs_open(d, ds, vs, ps);      /* after a change all; else the missing ones */
+    if (uplinks_wanted(vs) && !ps->failed) {
+        char why[128];
+        int err;
+        if (zvsd_vxlan_sync(d, ds, vs, why, sizeof why, &err) < 0)
+            problem(ps, !device_waits(err), NULL, vs->name, ZVSD_STEP_DEVICE_OPEN,
+                    "VSWITCH %s VXLAN uplink cannot be opened: %s", vs->name, why);
+    }
     ds->cfg = *vs;
 }
 

@@ -471,9 +471,9 @@ static int memo_run(struct zvs_switch *sw, const struct hdr_memo *m, struct zvs_
     return (int)(f - frames);
 }
 
-/* The uplink for an outbound frame: the port group's choice (bucket of the MAC suffix,
- * or the designated port for broadcast and multicast) while a member distributes, else
- * the active RDEV; -1 when there is none. The map is read once per burst. */
+/* The uplink for an outbound frame: the port group's choice (bucket of the MAC suffix or
+ * the UDP source port, or the designated port for broadcast and multicast) while a
+ * member distributes, else the active RDEV; -1 when there is none. The map is read once per burst. */
 static inline int uplink_for(struct zvs_switch *sw, struct burst *b, const struct zvs_frame *f,
                              const uint8_t *hdr)
 {
@@ -487,7 +487,11 @@ static inline int uplink_for(struct zvs_switch *sw, struct burst *b, const struc
         if (m->flood_port != ZVS_PG_NO_PORT) {
             if (hdr[0] & 1)
                 return m->flood_port;
-            unsigned bucket = zvs_pg_bucket(b->hash, hdr, hdr + ZVS_ETH_ALEN);
+            /* UDPPORT reads the frame past the header the memo compares. */
+            unsigned bucket = b->hash == ZVS_PG_HASH_UDP_SPORT
+                ? zvs_pg_frame_bucket(b->hash, f->data,
+                                      f->nfrags ? (uint32_t)f->frags[0].iov_len : f->len)
+                : zvs_pg_bucket(b->hash, hdr, hdr + ZVS_ETH_ALEN);
             uint16_t port = m->bucket_port[bucket];
             if (port != ZVS_PG_NO_PORT) {
                 b->bucket_bytes[bucket] += f->len;
@@ -602,8 +606,8 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
                 drop_frame(ip, true, ZVS_DROP_VLAN_DENIED, f);
         } else {
             int up = uplink_for(sw, b, f, dst);
-            if (up >= 0)
-                egress(sw, &sw->sp[up], f, memo);
+            if (up >= 0)        /* a bucket by UDP port is no decision for the header */
+                egress(sw, &sw->sp[up], f, b->hash == ZVS_PG_HASH_UDP_SPORT ? NULL : memo);
             else
                 drop_frame(ip, true, ZVS_DROP_NO_UPLINK, f);
         }

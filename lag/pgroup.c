@@ -479,7 +479,7 @@ static void clock_start(struct zvs_pgroup *g, uint64_t now)
 
 static bool params_ok(const struct zvs_pg_params *p)
 {
-    return (unsigned)p->hash <= ZVS_PG_HASH_SRC_DST && (unsigned)p->policy <= ZVS_PG_POLICY_LBT &&
+    return (unsigned)p->hash <= ZVS_PG_HASH_UDP_SPORT && (unsigned)p->policy <= ZVS_PG_POLICY_LBT &&
            (unsigned)p->load <= ZVS_PG_LOAD_OUTBOUND && p->interval_s <= ZVS_PG_INTERVAL_MAX_S && p->lbt_percent <= 100;
 }
 
@@ -616,7 +616,7 @@ int zvs_pgroup_set_interval(struct zvs_pgroup *g, uint32_t interval_s, uint64_t 
 
 void zvs_pgroup_set_hash(struct zvs_pgroup *g, enum zvs_pg_hash hash)
 {
-    if ((unsigned)hash <= ZVS_PG_HASH_SRC_DST)
+    if ((unsigned)hash <= ZVS_PG_HASH_UDP_SPORT)
         g->params.hash = g->dist.hash = hash;
 }
 
@@ -730,6 +730,7 @@ const char *zvs_pg_hash_name(enum zvs_pg_hash h)
     switch (h) {
     case ZVS_PG_HASH_SRC:     return "SRC";
     case ZVS_PG_HASH_SRC_DST: return "SRC-DST";
+    case ZVS_PG_HASH_UDP_SPORT: return "UDP-SPORT";
     default:                  return "DST";
     }
 }

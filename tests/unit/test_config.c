@@ -1157,6 +1157,21 @@ static void test_group_defaults_and_values(void **state)
     zvs_cfg_free(cfg);
 }
 
+/* DISTRIBUTION UDPPORT (a VXLAN underlay's groups): parsed and dumped. */
+static void test_group_distribution_udpport(void **state)
+{
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig_text(cfg, "S",
+        "SET PORT GROUP U DISTRIBUTION udpport\n"), 0);
+    assert_int_equal(cfg->msgs.n, 0);
+    assert_int_equal(cfg->group[0].distribution, ZVS_CFG_DIST_UDPPORT);
+    char *got = dump_str(cfg);
+    assert_non_null(strstr(got, "GROUP U JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 300 "
+                                "DISTRIBUTION UDPPORT POLICY LOAD TOTAL\n"));
+    free(got);
+    zvs_cfg_free(cfg);
+}
+
 /* Statements naming one group add to it: JOINs append in order, a later value replaces
  * an earlier one, the group keeps the line of its first statement, each device the line
  * of the statement that JOINed it. */
@@ -1619,6 +1634,7 @@ int main(void)
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_group_operands),
         cmocka_unit_test(test_group_defaults_and_values),
+        cmocka_unit_test(test_group_distribution_udpport),
         cmocka_unit_test(test_group_accumulates),
         cmocka_unit_test(test_group_error_changes_nothing),
         cmocka_unit_test(test_group_refusal_reported_once),

@@ -260,6 +260,62 @@ static void test_bucket_choice(void **state)
     assert_int_equal(zvs_pg_bucket(ZVS_PG_HASH_SRC_DST, dst, src), 0x3A);
 }
 
+/* DISTRIBUTION UDPPORT: a UDP frame's source port picks the bucket (its bytes XORed),
+ * tagged or not, IPv4 or IPv6; anything else, a later IPv4 fragment, or headers beyond the
+ * bytes given fall back to the destination MAC. VXLAN flows to one VTEP (one MAC) spread
+ * over the buckets where the MAC suffix would put them all in one. */
+static void udp_frame(uint8_t *f, bool tagged, bool v6, uint16_t sport)
+{
+    unsigned l3 = tagged ? 18 : 14;
+
+    memset(f, 0, 80);
+    f[5] = 0x35;
+    if (tagged) {
+        f[12] = 0x81;
+        f[15] = 7;
+    }
+    f[l3 - 2] = v6 ? 0x86 : 0x08;
+    f[l3 - 1] = v6 ? 0xDD : 0x00;
+    f[l3] = v6 ? 0x60 : 0x45;
+    f[l3 + (v6 ? 6 : 9)] = 17;
+    unsigned l4 = l3 + (v6 ? 40 : 20);
+    f[l4] = (uint8_t)(sport >> 8);
+    f[l4 + 1] = (uint8_t)sport;
+}
+
+static void test_bucket_udp_sport(void **state)
+{
+    uint8_t f[80];
+
+    udp_frame(f, false, false, 0xC1A2);
+    assert_int_equal(zvs_pg_frame_bucket(ZVS_PG_HASH_UDP_SPORT, f, 80), 0xC1 ^ 0xA2);
+    assert_int_equal(zvs_pg_frame_bucket(ZVS_PG_HASH_DST, f, 80), 0x35);
+    assert_int_equal(zvs_pg_frame_bucket(ZVS_PG_HASH_UDP_SPORT, f, 35), 0x35);
+    udp_frame(f, true, false, 0xC1A2);
+    assert_int_equal(zvs_pg_frame_bucket(ZVS_PG_HASH_UDP_SPORT, f, 80), 0xC1 ^ 0xA2);
+    udp_frame(f, false, true, 0xC1A2);
+    assert_int_equal(zvs_pg_frame_bucket(ZVS_PG_HASH_UDP_SPORT, f, 80), 0xC1 ^ 0xA2);
+    udp_frame(f, true, true, 0xFF00);
+    assert_int_equal(zvs_pg_frame_bucket(ZVS_PG_HASH_UDP_SPORT, f, 80), 0xFF);
+    udp_frame(f, false, false, 0xC1A2);
+    f[20] = 0x00;
+    f[21] = 0x10;                                       /* a later fragment: no ports */
+    assert_int_equal(zvs_pg_frame_bucket(ZVS_PG_HASH_UDP_SPORT, f, 80), 0x35);
+    udp_frame(f, false, false, 0xC1A2);
+    f[23] = 6;                                          /* TCP */
+    assert_int_equal(zvs_pg_frame_bucket(ZVS_PG_HASH_UDP_SPORT, f, 80), 0x35);
+    assert_string_equal(zvs_pg_hash_name(ZVS_PG_HASH_UDP_SPORT), "UDP-SPORT");
+
+    uint8_t seen[ZVS_PG_BUCKETS] = { 0 };
+    unsigned distinct = 0;
+    for (unsigned p = 49152; p < 49152 + 1024; p += 4) {
+        udp_frame(f, false, false, (uint16_t)p);
+        if (!seen[zvs_pg_frame_bucket(ZVS_PG_HASH_UDP_SPORT, f, 80)]++)
+            distinct++;
+    }
+    assert_true(distinct >= 64);
+}
+
 /* ---- the swap ------------------------------------------------------------------------ */
 
 static void test_swap_once_per_operation(void **state)
@@ -879,6 +935,7 @@ int main(void)
         cmocka_unit_test(test_join_leave_limits),
         cmocka_unit_test(test_initial_spread),
         cmocka_unit_test(test_bucket_choice),
+        cmocka_unit_test(test_bucket_udp_sport),
         cmocka_unit_test(test_swap_once_per_operation),
         cmocka_unit_test(test_failover_moves_every_bucket),
         cmocka_unit_test(test_flood_port_stable),

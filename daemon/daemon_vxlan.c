@@ -1,0 +1,195 @@
+/* daemon_vxlan.c: VXLAN VSWITCH made real. A switch with a VXLAN statement gets a VXLAN
+ * uplink (overlay/uplink_vxlan.h) on its underlay RDEV: the RDEV's backend opened as for
+ * any RDEV, a VTEP built from the statement (our address and the interface's MAC, the
+ * VNI on the switch's untagged VLAN, the remote VTEPs, host names watched in the daemon's
+ * names table), the port attached to the switch and tracked like an RDEV (its descriptor
+ * and carrier are the underlay's). QUERY VSWITCH shows the VTEP, its remotes and the
+ * learned MACs, and the discards by reason (lines of ours).
+ *
+ * The uplink is built once, when the switch's uplinks open (start, CONNECT); a changed
+ * statement needs the switch's uplinks reopened (there is no CP command for it yet).
+ */
+#include "daemon/daemon_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "overlay/uplink_vxlan.h"
+#include "overlay/vtep_names.h"
+
+static const struct zvs_cfg_vxlan *vxlan_cfg(const struct zvs_cfg *cfg, const char *vswitch)
+{
+    for (unsigned i = 0; i < cfg->nvxlan; i++)
+        if (strcmp(cfg->vxlan[i].vswitch, vswitch) == 0)
+            return &cfg->vxlan[i];
+    return NULL;
+}
+
+/* The switch's VXLAN uplink, or NULL. */
+static struct zvs_port *vxlan_port(const struct d_switch *ds)
+{
+    for (struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
+         p = zvs_switch_next_port(ds->sw, p))
+        if (zvs_uplink_is_vxlan(p))
+            return p;
+    return NULL;
+}
+
+/* The VTEP of a statement; NULL with why. */
+static struct zvs_vtep *vtep_make(struct zvsd *d, const struct zvs_cfg_vxlan *vx,
+                                  const struct zvs_cfg_vswitch *vs, const uint8_t mac[6],
+                                  char *why, size_t whylen)
+{
+    struct zvs_vtep_config c = { .udp_port = vx->udp_port };
+    struct zvs_names *names = zvsd_names_table(d);
+    uint64_t now = zvs_evloop_clock(d->loop);
+    struct zvs_vtep *v;
+    int rc;
+
+    memcpy(c.local_mac, mac, 6);
+    if (zvs_ipaddr_parse(vx->local, &c.local) < 0 ||
+        (vx->gateway[0] && zvs_ipaddr_parse(vx->gateway, &c.gateway) < 0)) {
+        snprintf(why, whylen, "bad address");          /* the parser checked them */
+        return NULL;
+    }
+    v = zvs_vtep_create(&c);
+    if (!v) {
+        snprintf(why, whylen, "VTEP: %s", strerror(errno));
+        return NULL;
+    }
+    rc = zvs_vtep_map_vni(v, vs->vlan_aware ? vs->native_vid : ZVS_VID_NONE, vx->vni);
+    for (unsigned i = 0; i < vx->nremote && rc >= 0; i++) {
+        struct zvs_ipaddr lit;
+
+        if (zvs_ipaddr_parse(vx->remote[i], &lit) == 0)
+            rc = zvs_vtep_add_remote(v, vx->remote[i], &lit);
+        else if (names)
+            rc = zvs_vtep_add_remote_name(v, names, vx->remote[i], now);
+        else
+            rc = -ENOTSUP;
+        if (rc < 0)
+            snprintf(why, whylen, "REMOTE %s: %s", vx->remote[i], strerror(-rc));
+    }
+    if (rc < 0) {
+        if (why[0] == '\0')
+            snprintf(why, whylen, "VNI %u: %s", (unsigned)vx->vni, strerror(-rc));
+        zvsd_vxlan_forget(d, v);
+        zvs_vtep_destroy(v);
+        return NULL;
+    }
+    return v;
+}
+
+void zvsd_vxlan_forget(struct zvsd *d, struct zvs_vtep *v)
+{
+    struct zvs_names *names = zvsd_names_table(d);
+
+    for (unsigned i = 0; names && i < ZVS_VTEP_MAX_REMOTES; i++) {
+        const struct zvs_vtep_remote *r = zvs_vtep_remote(v, i);
+
+        if (r->state != ZVS_VTEP_REMOTE_FREE)
+            zvs_vtep_del_remote_name(v, names, i);
+    }
+}
+
+int zvsd_vxlan_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
+                    char *why, size_t whylen, int *err)
+{
+    const struct zvs_cfg_vxlan *vx = vxlan_cfg(d->run, vs->name);
+    const char *ifname = NULL;
+    struct zvs_port *under, *p;
+    struct zvs_vtep *v;
+    uint8_t mac[6];
+
+    why[0] = '\0';
+    *err = 0;
+    if (!vx || vxlan_port(ds))
+        return 0;
+    under = zvsd_open_rdev(d, vx->rdev, &ifname, mac, why, whylen, err);
+    if (!under)
+        return -1;
+    v = vtep_make(d, vx, vs, mac, why, whylen);
+    if (!v) {
+        under->ops->destroy(under);
+        *err = -EINVAL;
+        return -1;
+    }
+    p = zvs_uplink_vxlan_create(under->name, v, under, err);
+    if (!p) {
+        snprintf(why, whylen, "VXLAN uplink: %s", strerror(-*err));
+        zvsd_vxlan_forget(d, v);
+        zvs_vtep_destroy(v);
+        under->ops->destroy(under);
+        return -1;
+    }
+    if (zvs_switch_add_uplink(ds->sw, p) < 0) {
+        snprintf(why, whylen, "no room for the uplink");
+        zvsd_vxlan_forget(d, v);
+        p->ops->destroy(p);
+        *err = -ENOSPC;
+        return -1;
+    }
+    zvsd_track_uplink(d, ds, p, ifname, false);
+    zvs_info("VSWITCH %s VXLAN VNI %u on RDEV %s (%s), MTU %u", vs->name, (unsigned)vx->vni,
+             p->name, ifname, p->mtu);
+    return 0;
+}
+
+static int show_mac(void *arg, const struct zvs_vtep_fdb_entry *e)
+{
+    struct zvs_cp_response *r = arg;
+
+    zvs_cp_printf(r, "    MAC %02x%02x%02x%02x%02x%02x VNI %u  remote %u%s",
+                  e->mac[0], e->mac[1], e->mac[2], e->mac[3], e->mac[4], e->mac[5],
+                  (unsigned)e->vni, (unsigned)e->remote, e->is_static ? " static" : "");
+    return 0;
+}
+
+void zvsd_vxlan_query(const struct d_switch *ds, bool details, struct zvs_cp_response *r)
+{
+    struct zvs_port *p = vxlan_port(ds);
+    struct zvs_vtep *v = p ? zvs_uplink_vxlan_vtep(p) : NULL;
+    const struct zvs_vtep_config *c;
+    struct zvs_vtep_fdb_stats fs;
+    struct zvs_vtep_stats st;
+    char a[64], g[64];
+
+    if (!v)
+        return;
+    c = zvs_vtep_config_of(v);
+    zvs_vtep_fdb_stats(zvs_vtep_fdb(v), &fs);
+    zvs_vtep_stats(v, &st);
+    zvs_cp_printf(r, "  VXLAN VTEP: %s  UDP port: %u  underlay RDEV: %s  MTU: %u",
+                  zvs_ipaddr_str(&c->local, a, sizeof a), (unsigned)c->udp_port, p->name,
+                  p->mtu);
+    if (c->gateway.family)
+        zvs_cp_printf(r, "    Gateway: %s", zvs_ipaddr_str(&c->gateway, g, sizeof g));
+    for (unsigned i = 0; i < ZVS_VTEP_MAX_REMOTES; i++) {
+        const struct zvs_vtep_remote *rm = zvs_vtep_remote(v, i);
+
+        if (rm->state == ZVS_VTEP_REMOTE_FREE)
+            continue;
+        zvs_cp_printf(r, "    Remote %u: %s  address: %s  state: %s  TX: %llu  RX: %llu", i,
+                      rm->name, zvs_ipaddr_str(&rm->addr, a, sizeof a),
+                      rm->state == ZVS_VTEP_REMOTE_ACTIVE ? "ACTIVE" : "RESOLVING",
+                      (unsigned long long)rm->tx_frames, (unsigned long long)rm->rx_frames);
+    }
+    zvs_cp_printf(r, "    Encapsulated: %llu  replicated: %llu  decapsulated: %llu  "
+                  "learned MACs: %u of %u", (unsigned long long)st.encapsulated,
+                  (unsigned long long)st.replicated, (unsigned long long)st.decapsulated,
+                  fs.entries, fs.capacity);
+    for (int k = 0; k < ZVS_VTEP_REASONS; k++)
+        if (st.reason[k])
+            zvs_cp_printf(r, "    Discards %s: %llu", zvs_vtep_reason_name((enum zvs_vtep_reason)k),
+                          (unsigned long long)st.reason[k]);
+    if (details)
+        zvs_vtep_fdb_foreach(zvs_vtep_fdb(v), show_mac, r);
+}
+
+const struct zvs_port *zvsd_wire_port(const struct zvs_port *p)
+{
+    const struct zvs_port *u = zvs_uplink_vxlan_underlay(p);
+
+    return u ? u : p;
+}

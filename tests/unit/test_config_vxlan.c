@@ -1,0 +1,113 @@
+/* SYSTEM CONFIG's VXLAN VSWITCH statement (cp-commands/sysconfig.c): a VSWITCH's uplink
+ * that is a VXLAN segment, parsed, kept canonical and dumped, and every bad operand
+ * refused with its message while the rest of the file is read. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp-commands/config.h"
+
+#define BASE "DEFINE VSWITCH VXSW RDEV NONE\nRDEVICE 28BA INTERFACE osa28ba\n"
+
+static char *dump_str(const struct zvs_cfg *cfg)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(zvs_cfg_dump(cfg, f), 0);
+    fclose(f);
+    return buf;
+}
+
+static void test_vxlan_statement(void **state)
+{
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig_text(cfg, "S", BASE
+        "VXLAN VSWITCH vxsw VNI 5000 LOCAL 10.0.0.1 RDEV 28BA,\n"
+        "   REMOTE 10.0.0.2 VTEP3.Lab. GATEWAY 10.0.0.254\n"), 0);
+    assert_int_equal(cfg->msgs.n, 0);
+    assert_int_equal(cfg->nvxlan, 1);
+    const struct zvs_cfg_vxlan *v = &cfg->vxlan[0];
+    assert_string_equal(v->vswitch, "VXSW");
+    assert_int_equal(v->line, 3);
+    assert_int_equal(v->vni, 5000);
+    assert_string_equal(v->local, "10.0.0.1");
+    assert_int_equal(v->rdev.devno, 0x28BA);
+    assert_int_equal(v->udp_port, 4789);
+    assert_int_equal(v->nremote, 2);
+    assert_string_equal(v->remote[1], "vtep3.lab");
+    char *got = dump_str(cfg);
+    assert_non_null(strstr(got, "VXLAN VSWITCH VXSW VNI 5000 LOCAL 10.0.0.1 RDEV 28BA "
+                                "UDPPORT 4789 GATEWAY 10.0.0.254 REMOTE 10.0.0.2 vtep3.lab\n"));
+    free(got);
+    zvs_cfg_free(cfg);
+
+    cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig_text(cfg, "S", BASE
+        "VXLAN VSWITCH VXSW VNI 16777215 LOCAL 2001:DB8::1 RDEV 28BA UDPPORT 8472\n"), 0);
+    assert_int_equal(cfg->msgs.n, 0);
+    assert_string_equal(cfg->vxlan[0].local, "2001:db8::1");
+    assert_int_equal(cfg->vxlan[0].udp_port, 8472);
+    assert_int_equal(cfg->vxlan[0].nremote, 0);
+    zvs_cfg_free(cfg);
+}
+
+/* The first message of a file ending in bad VXLAN statement(s) contains `want`, and
+ * `kept` statements were kept. */
+static void refused_kept(const char *stmt, const char *want, unsigned kept)
+{
+    char text[1024];
+    struct zvs_cfg *cfg = zvs_cfg_new();
+
+    snprintf(text, sizeof text, BASE "%s", stmt);
+    zvs_cfg_parse_sysconfig_text(cfg, "S", text);
+    assert_true(cfg->msgs.n >= 1);
+    if (!strstr(cfg->msgs.msg[0].text, want)) {
+        fprintf(stderr, "%s -> %s (want %s)\n", stmt, cfg->msgs.msg[0].text, want);
+        fail();
+    }
+    assert_int_equal(cfg->nvxlan, kept);
+    zvs_cfg_free(cfg);
+}
+
+static void refused(const char *stmt, const char *want)
+{
+    refused_kept(stmt, want, 0);
+}
+
+static void test_vxlan_refused(void **state)
+{
+    refused("VXLAN VSWITCH NOSUCH VNI 1 LOCAL 10.0.0.1 RDEV 28BA\n", "NOSUCH");
+    refused("VXLAN VSWITCH VXSW LOCAL 10.0.0.1 RDEV 28BA\n", "VNI, LOCAL and RDEV");
+    refused("VXLAN VSWITCH VXSW VNI 16777216 LOCAL 10.0.0.1 RDEV 28BA\n", "0-16777215");
+    refused("VXLAN VSWITCH VXSW VNI 1 LOCAL host.lab RDEV 28BA\n", "host.lab");
+    refused("VXLAN VSWITCH VXSW VNI 1 LOCAL 10.0.0.1 RDEV XYZ\n", "XYZ");
+    refused("VXLAN VSWITCH VXSW VNI 1 LOCAL 10.0.0.1 RDEV 28BA UDPPORT 0\n", "1-65535");
+    refused("VXLAN VSWITCH VXSW VNI 1 LOCAL 10.0.0.1 RDEV 28BA REMOTE -x-.lab\n", "-x-.lab");
+    refused("VXLAN VSWITCH VXSW VNI 1 LOCAL 10.0.0.1 RDEV 28BA REMOTE a.lab A.LAB\n",
+            "given twice");
+    refused("VXLAN VSWITCH VXSW VNI 1 LOCAL 10.0.0.1 RDEV 28BA REMOTE 2001:db8::2\n",
+            "family of LOCAL");
+    refused("VXLAN VSWITCH VXSW VNI 1 LOCAL 10.0.0.1 RDEV 28BA GATEWAY 2001:db8::9\n",
+            "family of LOCAL");
+    refused("VXLAN VSWITCH VXSW VNI 1 LOCAL 10.0.0.1 RDEV 28BA REMOTE a b c d e f g h i\n",
+            "VXLAN REMOTE");
+    refused_kept("VXLAN VSWITCH VXSW VNI 1 LOCAL 10.0.0.1 RDEV 28BA\n"
+                 "VXLAN VSWITCH VXSW VNI 2 LOCAL 10.0.0.1 RDEV 28BA\n", "VXSW", 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vxlan_statement),
+        cmocka_unit_test(test_vxlan_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
