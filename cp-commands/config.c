@@ -355,6 +355,29 @@ static void check_switch_groups(struct zvs_cfg *cfg)
     }
 }
 
+/* The IVL domain's switches: one TYPE IVL switch per system (the link to the others),
+ * and a GLOBAL switch only where there is one. */
+static void check_ivl_switches(struct zvs_cfg *cfg)
+{
+    const char *file = file_or_null(cfg->sysconfig_file);
+    int ivl = -1;
+
+    for (unsigned s = 0; s < cfg->nvswitch; s++) {
+        const struct zvs_cfg_vswitch *sw = &cfg->vswitch[s];
+        if (sw->scope != ZVS_VSW_IVL)
+            continue;
+        if (ivl >= 0)
+            ZVS_MSG(&cfg->msgs, file, sw->line, ZVS_MSG_IVL_TWICE, sw->name,
+                    cfg->vswitch[ivl].name);
+        else
+            ivl = (int)s;
+    }
+    for (unsigned s = 0; s < cfg->nvswitch && ivl < 0; s++)
+        if (cfg->vswitch[s].scope == ZVS_VSW_GLOBAL)
+            ZVS_MSG(&cfg->msgs, file, cfg->vswitch[s].line, ZVS_MSG_GLOBAL_NO_IVL,
+                    cfg->vswitch[s].name);
+}
+
 /* The first switch whose GROUP is group g, or -1. */
 static int group_user(const struct zvs_cfg *cfg, unsigned g)
 {
@@ -673,6 +696,7 @@ int zvs_cfg_validate(struct zvs_cfg *cfg)
     check_groups(cfg);
     check_ifnames(cfg);
     check_nic_switches(cfg);
+    check_ivl_switches(cfg);
     if (assign_macids(cfg) < 0)
         return -ENOMEM;
     check_macs(cfg);
@@ -751,6 +775,10 @@ static void dump_vswitch(const struct zvs_cfg *cfg, unsigned i, FILE *out)
         fprintf(out, " IPTIMEOUT %u", zvs_cfg_iptimeout(sw));
     if (sw->portbased)
         fprintf(out, " PORTBASED");
+    if (sw->scope == ZVS_VSW_GLOBAL)
+        fprintf(out, " TYPE QDIO GLOBAL");
+    else if (sw->scope == ZVS_VSW_IVL)
+        fprintf(out, " TYPE IVL DOMAIN %c", sw->ivl_domain);
     fprintf(out, "\n");
 
     for (unsigned g = 0; g < cfg->ngrant; g++) {

@@ -139,6 +139,15 @@ struct zvs_cfg_system {
     uint32_t             operator_line;
 };
 
+/* DEFINE VSWITCH ... TYPE (z/VM 7.4 CP Planning and Administration, "DEFINE VSWITCH
+ * Statement"): a switch of this system alone, a Global VSWITCH spanning the systems of
+ * its IVL domain, or the IVL switch itself (the inter-VSwitch link's network). */
+enum zvs_vswitch_scope {
+    ZVS_VSW_LOCAL,                      /* TYPE QDIO [LOCAL] (default) */
+    ZVS_VSW_GLOBAL,                     /* TYPE QDIO GLOBAL */
+    ZVS_VSW_IVL,                        /* TYPE IVL [DOMAIN A-H] */
+};
+
 struct zvs_cfg_vswitch {
     char                name[ZVS_NAME_MAX + 1];
     uint32_t            line;           /* DEFINE VSWITCH statement (first line) */
@@ -156,7 +165,9 @@ struct zvs_cfg_vswitch {
     enum zvs_macprotect macprotect;     /* default UNSPECIFIED */
     bool                isolation;      /* ISOLATION ON; default OFF */
     uint8_t             iptimeout_min;  /* IPTIMEOUT 1-240 minutes; 0: not given (5) */
-    bool                portbased;      /* PORTBASED; default USERBASED */
+    bool                portbased;      /* PORTBASED; default USERBASED (TYPE IVL: always) */
+    enum zvs_vswitch_scope scope;       /* TYPE QDIO LOCAL (default) | GLOBAL | TYPE IVL */
+    char                ivl_domain;     /* TYPE IVL: DOMAIN 'A'-'H' (default 'A'); else 0 */
 };
 
 #define ZVS_CFG_IPTIMEOUT_DEFAULT 5     /* DEFINE VSWITCH IPTIMEOUT (minutes), z/VM's */

@@ -19,7 +19,7 @@
  *         [QUEUESTORAGE nM | n] [CONNECT | DISCONNECT] [NOUPLINK] [CONTROLLER * | userid]
  *         [GROUP grp | NOGROUP] [MACPROTECT ON | OFF | UNSPECIFIED] [ISOLATION ON | OFF]
  *         [TYPE QDIO | QDIO] [UPLINK] [IPTIMEOUT 1-240] [USERBASED | PORTBASED]
- *         [QUEUESTORAGE minM maxM]
+ *         [QUEUESTORAGE minM maxM] [LOCAL | GLOBAL] [TYPE IVL [DOMAIN A-H]]
  *         Name first, operands in any order, each once. Defaults: no RDEV, ETHERNET, VLAN
  *         UNAWARE, NATIVE 1, PORTTYPE ACCESS, QUEUESTORAGE 8M, CONNECT, CONTROLLER *,
  *         NOGROUP, MACPROTECT UNSPECIFIED, ISOLATION OFF, IPTIMEOUT 5, USERBASED.
@@ -33,6 +33,12 @@
  *         ISOLATION are SET VSWITCH options in z/VM; we accept them here too. Our
  *         conflicts: NOUPLINK excludes RDEV and GROUP; NATIVE needs a VLAN aware switch.
  *         A second DEFINE for a name is an error and the first one stays.
+ *         TYPE QDIO GLOBAL is a Global VSWITCH (shared by the systems of the IVL domain;
+ *         its port group may be SHARED); TYPE IVL [DOMAIN A-H] the IVL switch, the
+ *         network between the systems (z/VM 7.4 "DEFINE VSWITCH Statement": ETHERNET,
+ *         PORTBASED and PORTTYPE ACCESS are its only options; here also no GROUP, no
+ *         LOCAL or GLOBAL). DOMAIN belongs to TYPE IVL only. Each system names the IVL
+ *         switch once (zvs_cfg_validate), and a GLOBAL switch needs it.
  *         GROUP with RDEV (zvswitch extension; z/VM takes one or the other): the group
  *         is the uplink, the RDEV devices are the fallback uplink used while no group
  *         member is distributing (the whole group down), in the same active/backup
@@ -119,6 +125,7 @@
  */
 #include "cp-commands/config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -140,6 +147,7 @@ struct sc_ctx {
     unsigned               errors0;     /* cfg->msgs.errors when the statement began */
     const char            *name;        /* the statement's name operand, as written */
     uint32_t               native_line; /* DEFINE VSWITCH: NATIVE given on this line */
+    char                   ivl_domain;  /* DEFINE VSWITCH: DOMAIN given (TYPE IVL) */
     struct zvs_cfg_vswitch sw;          /* DEFINE VSWITCH being built */
     int                    mod_sw;      /* MODIFY VSWITCH: index of the switch, or -1 */
     uint32_t               vlan_line;   /* MODIFY VSWITCH: VLAN given on this line */
@@ -236,7 +244,7 @@ enum {
     DV_RDEV, DV_ETHERNET, DV_IP, DV_VLAN, DV_NATIVE, DV_PORTTYPE, DV_QUEUESTORAGE,
     DV_CONNECT, DV_DISCONNECT, DV_NOUPLINK, DV_CONTROLLER, DV_GROUP, DV_NOGROUP,
     DV_MACPROTECT, DV_ISOLATION, DV_TYPE, DV_QDIO, DV_UPLINK, DV_IPTIMEOUT, DV_USERBASED,
-    DV_PORTBASED, DV_COUNT
+    DV_PORTBASED, DV_LOCAL, DV_GLOBAL, DV_DOMAIN, DV_COUNT
 };
 
 static void dv_rdev(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
@@ -358,13 +366,37 @@ static void dv_queuestorage(void *ctx, const struct zvs_tok *kw, const struct zv
         c->sw.queuestorage_mb = (uint8_t)(lo < 8 ? lo : 8);
 }
 
-/* TYPE QDIO (IQD, a HiperSockets switch, is not emulated). */
+/* TYPE QDIO or TYPE IVL (IQD, a HiperSockets switch, is not emulated). */
 static void dv_type(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
                     unsigned nval)
 {
     struct sc_ctx *c = ctx;
-    if (!zvs_tok_is(val, "QDIO"))
-        bad_value(c, val, "TYPE", "QDIO (zvswitch emulates OSA switches only)");
+    if (zvs_tok_is(val, "IVL")) {
+        c->sw.scope = ZVS_VSW_IVL;
+        c->sw.ivl_domain = 'A';
+        c->sw.portbased = true;         /* "the default and only allowed option" */
+    } else if (!zvs_tok_is(val, "QDIO")) {
+        bad_value(c, val, "TYPE", "QDIO or IVL (zvswitch emulates OSA switches only)");
+    }
+}
+
+static void dv_global(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                      unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    if (c->sw.scope != ZVS_VSW_IVL)
+        c->sw.scope = ZVS_VSW_GLOBAL;
+}
+
+static void dv_domain(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                      unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    int d = toupper((unsigned char)val->s[0]);
+    if (strlen(val->s) != 1 || d < 'A' || d > 'H')
+        bad_value(c, val, "DOMAIN", "A-H");
+    else
+        c->ivl_domain = (char)d;
 }
 
 static void dv_iptimeout(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
@@ -480,6 +512,11 @@ static const struct zvs_opdef define_vswitch_ops[DV_COUNT] = {
     [DV_IPTIMEOUT]    = { "IPTimeout", 1, 1, false, 0, dv_iptimeout },
     [DV_USERBASED]    = { "USERBASED", 0, 0, false, ZVS_OPBIT(DV_PORTBASED), NULL },
     [DV_PORTBASED]    = { "PORTBASED", 0, 0, false, 0, dv_portbased },
+    /* TYPE QDIO LOCAL | GLOBAL, TYPE IVL DOMAIN A-H (z/VM 7.4): what TYPE they go with is
+     * checked once the statement is whole (dv_type_check) */
+    [DV_LOCAL]        = { "LOCal", 0, 0, false, ZVS_OPBIT(DV_GLOBAL), NULL },
+    [DV_GLOBAL]       = { "GLObal", 0, 0, false, 0, dv_global },
+    [DV_DOMAIN]       = { "DOMain", 1, 1, false, 0, dv_domain },
 };
 
 /* The statement's defaults (see the top). memset first: the padding stays defined, since
@@ -487,6 +524,7 @@ static const struct zvs_opdef define_vswitch_ops[DV_COUNT] = {
 static void dv_reset(struct sc_ctx *c, uint32_t line)
 {
     c->native_line = 0;
+    c->ivl_domain = 0;
     memset(&c->sw, 0, sizeof c->sw);
     c->sw.line = line;
     c->sw.connect = true;
@@ -526,11 +564,36 @@ static void define_vswitch_begin(void *ctx, const struct zvs_stmt *stmt,
     check_room(c, pos[0].line, cfg->nvswitch, ZVS_CFG_MAX_VSWITCHES, "VSWITCH");
 }
 
+/* What a TYPE IVL switch may not have ("DEFINE VSWITCH Statement", notes 4, 5 and 9:
+ * ETHERNET, PORTBASED and PORTTYPE ACCESS are its only options; it carries no port
+ * group, since it is the link between the systems), and what only one TYPE may have. */
+static void dv_type_check(struct sc_ctx *c, uint64_t given)
+{
+    static const struct { unsigned op; const char *name; } not_ivl[] = {
+        { DV_LOCAL, "LOCAL" }, { DV_GLOBAL, "GLOBAL" }, { DV_GROUP, "GROUP" },
+        { DV_USERBASED, "USERBASED" },
+    };
+    uint32_t line = c->sw.line;
+    if (c->sw.scope != ZVS_VSW_IVL) {
+        if (given & ZVS_OPBIT(DV_DOMAIN))
+            ERR(c, line, ZVS_MSG_OPERAND_CONFLICT, "DOMAIN", "TYPE QDIO");
+        return;
+    }
+    for (unsigned i = 0; i < sizeof not_ivl / sizeof not_ivl[0]; i++)
+        if (given & ZVS_OPBIT(not_ivl[i].op))
+            ERR(c, line, ZVS_MSG_OPERAND_CONFLICT, not_ivl[i].name, "TYPE IVL");
+    if (c->sw.porttype != ZVS_PORTTYPE_ACCESS)
+        ERR(c, line, ZVS_MSG_OPERAND_CONFLICT, "PORTTYPE TRUNK", "TYPE IVL");
+    if (c->ivl_domain)
+        c->sw.ivl_domain = c->ivl_domain;
+}
+
 static void define_vswitch_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
 {
     struct sc_ctx *c = ctx;
 
     dv_check(c);
+    dv_type_check(c, given);
     if (stmt_clean(c))
         c->cfg->vswitch[c->cfg->nvswitch++] = c->sw;
 }
@@ -1392,9 +1455,10 @@ int zvs_cfg_parse_vswitch_def(const char *name, const char *const *tok, unsigned
     if (zvs_parse_name(name, c.sw.name) < 0)
         bad_value(&c, &name_tok, "switchname", RULE_NAME);
     if (command_toks(&c, "DEFINE", 3, tok, ntok, t)) {
-        zvs_operands_parse(define_vswitch_ops, DV_COUNT, t, ntok, "DEFINE VSWITCH", &c,
-                           &c.sink);
+        uint64_t given = zvs_operands_parse(define_vswitch_ops, DV_COUNT, t, ntok,
+                                            "DEFINE VSWITCH", &c, &c.sink);
         dv_check(&c);
+        dv_type_check(&c, given);
     }
     if (!stmt_clean(&c))
         return -EINVAL;
