@@ -83,6 +83,7 @@ void zvs_cfg_copy(struct zvs_cfg *dst, const struct zvs_cfg *src)
     dst->resolver.timeout_line = src->resolver.timeout_line;
     dst->resolver.minttl_s = src->resolver.minttl_s;
     dst->resolver.minttl_line = src->resolver.minttl_line;
+    dst->ivl = src->ivl;
     dst->nuser = src->nuser;
     COPY_USED(dst, src, user, nuser);
     dst->nnic = src->nnic;
@@ -376,6 +377,10 @@ static void check_ivl_switches(struct zvs_cfg *cfg)
         if (cfg->vswitch[s].scope == ZVS_VSW_GLOBAL)
             ZVS_MSG(&cfg->msgs, file, cfg->vswitch[s].line, ZVS_MSG_GLOBAL_NO_IVL,
                     cfg->vswitch[s].name);
+    const struct zvs_cfg_ivl *d = &cfg->ivl;
+    if (d->nmember > 0 && ivl < 0)
+        ZVS_MSG(&cfg->msgs, file, d->member[0].line, ZVS_MSG_IVL_MEMBER_NO_IVL,
+                d->member[0].sysname);
 }
 
 /* The first switch whose GROUP is group g, or -1. */
@@ -881,6 +886,16 @@ static void dump_resolver(const struct zvs_cfg_resolver *r, FILE *out)
         fprintf(out, "RESOLVER WATCH %s\n", r->watch[i]);
 }
 
+/* IVL MEMBER and IVL HEARTBEAT statements, only when given. */
+static void dump_ivl(const struct zvs_cfg_ivl *d, FILE *out)
+{
+    for (unsigned i = 0; i < d->nmember; i++)
+        fprintf(out, "IVL MEMBER %s INDEX %u ADDRESS %s\n", d->member[i].sysname,
+                (unsigned)d->member[i].index, d->member[i].address);
+    if (d->heartbeat_line)
+        fprintf(out, "IVL HEARTBEAT TIMEOUT %u\n", (unsigned)d->heartbeat_s);
+}
+
 int zvs_cfg_dump(const struct zvs_cfg *cfg, FILE *out)
 {
     const struct zvs_cfg_vmlan *v = &cfg->vmlan;
@@ -903,6 +918,7 @@ int zvs_cfg_dump(const struct zvs_cfg *cfg, FILE *out)
                 cfg->rdevice[i].backend == ZVS_RDEV_BACKEND_PCAP ? " BACKEND PCAP" : "");
     }
     dump_resolver(&cfg->resolver, out);
+    dump_ivl(&cfg->ivl, out);
     for (unsigned i = 0; i < cfg->nuser; i++) {
         const struct zvs_cfg_user *u = &cfg->user[i];
         char st[24], mx[24], cl[40];

@@ -49,6 +49,9 @@
 #define ZVS_LINUXUSER_MAX      32       /* a Linux user name (useradd's limit) or a uid */
 #define ZVS_NAME_MAX           8        /* switch and group names (same value in tokens.h) */
 #define ZVS_CFG_MAX_WATCH      256      /* RESOLVER WATCH names (zvswitch extension) */
+#define ZVS_CFG_MAX_IVL_MEMBERS 3       /* IVL MEMBER: a portal of up to three systems
+                                         * (IEEE 802.1AX-2020 clause 9) */
+#define ZVS_CFG_HEARTBEAT_MAX  300      /* IVLPORT HEARTBEAT TIMEOUT seconds (our bound) */
 #define ZVS_CFG_MAX_DNS        3        /* RESOLVER SERVER addresses (resolv.conf's MAXNS) */
 
 enum zvs_porttype {
@@ -270,6 +273,23 @@ const char *zvs_cfg_order_text(enum zvs_res_order o);
 /* The index of a watched name (any case, trailing dot or not), or -1. */
 int zvs_cfg_find_watch(const struct zvs_cfg_resolver *r, const char *name);
 
+/* The IVL domain as this system's corosync must know it (zvswitch extensions IVL MEMBER:
+ * z/VM finds the members over the IVL itself, Corosync needs its nodelist; and IVL
+ * HEARTBEAT TIMEOUT, IBM's IVLPORT HEARTBEAT TIMEOUT: corosync's token timeout). */
+struct zvs_cfg_ivl_member {
+    char     sysname[ZVS_NAME_MAX + 1]; /* its SYSTEM_IDENTIFIER sysname */
+    uint8_t  index;                     /* 1-3: node id and 802.1AX port number high byte */
+    char     address[ZVS_HOSTNAME_MAX + 1];  /* on the IVL network: address or host name */
+    uint32_t line;
+};
+
+struct zvs_cfg_ivl {
+    unsigned                  nmember;
+    struct zvs_cfg_ivl_member member[ZVS_CFG_MAX_IVL_MEMBERS];
+    uint16_t                  heartbeat_s;  /* 0: not given (corosync's default token) */
+    uint32_t                  heartbeat_line;
+};
+
 struct zvs_cfg_user {
     char     userid[ZVS_USERID_MAX + 1];
     bool     identity;                  /* IDENTITY entry rather than USER */
@@ -335,6 +355,7 @@ struct zvs_cfg {
      * the messages of validate). */
     uint32_t               group_join_line[ZVS_CFG_MAX_GROUPS][ZVS_CFG_MAX_GROUP_PORTS];
     struct zvs_cfg_resolver resolver;
+    struct zvs_cfg_ivl     ivl;
     unsigned               nuser;
     struct zvs_cfg_user    user[ZVS_CFG_MAX_USERS];
     unsigned               nnic;

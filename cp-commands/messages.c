@@ -125,6 +125,8 @@ static const struct zvs_msg_def catalogue[ZVS_MSG_COUNT] = {
         "VSWITCH %s is GLOBAL: it needs a TYPE IVL switch on this system" },
     [ZVS_MSG_IVL_TWICE]            = { 1076, 'E',
         "VSWITCH %s is TYPE IVL, as VSWITCH %s is: a system has one IVL switch" },
+    [ZVS_MSG_IVL_MEMBER_NO_IVL]    = { 1077, 'E',
+        "IVL MEMBER %s: the IVL domain needs a TYPE IVL switch on this system" },
     [ZVS_MSG_CHECK_DONE]           = { 1099, 'I', "Configuration check complete: %s error(s)" },
 };
 

@@ -89,6 +89,7 @@ enum zvs_msg_id {
     /* The IVL domain (DEFINE VSWITCH ... TYPE QDIO GLOBAL | TYPE IVL). */
     ZVS_MSG_GLOBAL_NO_IVL,              /* switch */
     ZVS_MSG_IVL_TWICE,                  /* switch, other switch */
+    ZVS_MSG_IVL_MEMBER_NO_IVL,          /* sysname */
     /* Informational. */
     ZVS_MSG_CHECK_DONE,                 /* error count */
     ZVS_MSG_COUNT

@@ -114,6 +114,19 @@
  *         often, whatever TTL it carries (0 from dnsmasq's local names). SERVER, ORDER,
  *         TIMEOUT and MINTTL may be given once in the file; WATCH accumulates.
  *         Names are kept in lower case without a trailing dot.
+ *   IVL MEMBER sysname INDEX 1-3 ADDRESS addr | hostname  (zvswitch extension)
+ *         One system of the IVL domain, this one included: its SYSTEM_IDENTIFIER sysname,
+ *         its index (corosync's node id; the high byte of its 802.1AX port numbers) and
+ *         its address on the IVL network, or a host name resolved through names/ when
+ *         the corosync configuration is written. z/VM finds the members over the IVL
+ *         itself; Corosync needs its nodelist. At most 3; sysname and INDEX each once.
+ *         Needs a TYPE IVL switch (validate).
+ *   IVL HEARTBEAT TIMEOUT seconds  (zvswitch extension)
+ *         The IVL's heartbeat timeout, 1-300 s (our bound), which is corosync's token
+ *         timeout; on a running system IBM's SET VSWITCH ivlsw IVLPORT HEARTBEAT TIMEOUT
+ *         (CP Commands and Utilities Reference, "SET VSWITCH", IVLPort options). Not
+ *         SET VSWITCH's text here: SYSTEM CONFIG has no SET VSWITCH statement. Once per
+ *         file; without it corosync's default token (3 s).
  *
  * Every statement is built in a scratch copy and stored only when it raised no error, so
  * a bad statement never leaves half a switch (or half a JOIN) behind.
@@ -148,6 +161,8 @@ struct sc_ctx {
     const char            *name;        /* the statement's name operand, as written */
     uint32_t               native_line; /* DEFINE VSWITCH: NATIVE given on this line */
     char                   ivl_domain;  /* DEFINE VSWITCH: DOMAIN given (TYPE IVL) */
+    struct zvs_cfg_ivl_member ivm;      /* IVL MEMBER being built */
+    uint16_t               ivl_hb_s;    /* IVL HEARTBEAT TIMEOUT */
     struct zvs_cfg_vswitch sw;          /* DEFINE VSWITCH being built */
     int                    mod_sw;      /* MODIFY VSWITCH: index of the switch, or -1 */
     uint32_t               vlan_line;   /* MODIFY VSWITCH: VLAN given on this line */
@@ -1419,6 +1434,125 @@ static void resolver_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
     }
 }
 
+/* ---- IVL MEMBER sysname INDEX n ADDRESS addr|hostname --------------------------------- */
+
+enum { IM_INDEX, IM_ADDRESS, IM_COUNT };
+
+static void im_index(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                     unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    uint32_t v;
+    if (zvs_parse_dec(val->s, 1, ZVS_CFG_MAX_IVL_MEMBERS, &v) < 0)
+        bad_value(c, val, "INDEX", "1-3");
+    else
+        c->ivm.index = (uint8_t)v;
+}
+
+static void im_address(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                       unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    enum zvs_hostname_err e = zvs_hostname_check(val->s, strlen(val->s), c->ivm.address);
+    if (e != ZVS_HOSTNAME_OK)
+        bad_value(c, val, "ADDRESS", zvs_hostname_err_text(e));
+}
+
+static const struct zvs_opdef ivl_member_ops[IM_COUNT] = {
+    [IM_INDEX]   = { "INDEX", 1, 1, false, 0, im_index },
+    [IM_ADDRESS] = { "ADDRESS", 1, 1, false, 0, im_address },
+};
+
+static void ivl_member_begin(void *ctx, const struct zvs_stmt *stmt,
+                             const struct zvs_tok *pos, unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+    const struct zvs_cfg_ivl *d = &c->cfg->ivl;
+    char line[12];
+
+    stmt_begin(c, &pos[0]);
+    memset(&c->ivm, 0, sizeof c->ivm);
+    c->ivm.line = stmt->tok[0].line;
+    if (zvs_parse_name(pos[0].s, c->ivm.sysname) < 0) {
+        bad_value(c, &pos[0], "sysname", RULE_NAME);
+        return;
+    }
+    for (unsigned i = 0; i < d->nmember; i++)
+        if (strcmp(d->member[i].sysname, c->ivm.sysname) == 0) {
+            num_str(line, sizeof line, d->member[i].line);
+            ERR(c, pos[0].line, ZVS_MSG_ALREADY_DEFINED, "IVL MEMBER", c->ivm.sysname, line);
+            return;
+        }
+    check_room(c, pos[0].line, d->nmember, ZVS_CFG_MAX_IVL_MEMBERS, "IVL MEMBER");
+}
+
+static void ivl_member_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_ivl *d = &c->cfg->ivl;
+    char line[12], idx[4];
+
+    if (!(given & ZVS_OPBIT(IM_INDEX)))
+        ERR(c, c->ivm.line, ZVS_MSG_OPERAND_MISSING, "INDEX");
+    if (!(given & ZVS_OPBIT(IM_ADDRESS)))
+        ERR(c, c->ivm.line, ZVS_MSG_OPERAND_MISSING, "ADDRESS");
+    for (unsigned i = 0; i < d->nmember && c->ivm.index != 0; i++)
+        if (d->member[i].index == c->ivm.index) {
+            num_str(line, sizeof line, d->member[i].line);
+            num_str(idx, sizeof idx, c->ivm.index);
+            ERR(c, c->ivm.line, ZVS_MSG_ALREADY_DEFINED, "IVL MEMBER INDEX", idx, line);
+        }
+    if (stmt_clean(c))
+        memcpy(&d->member[d->nmember++], &c->ivm, sizeof c->ivm);
+}
+
+/* ---- IVL HEARTBEAT TIMEOUT seconds ---------------------------------------------------- */
+
+enum { IH_TIMEOUT, IH_COUNT };
+
+static void ih_timeout(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                       unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    uint32_t v;
+    if (zvs_parse_dec(val->s, 1, ZVS_CFG_HEARTBEAT_MAX, &v) < 0)
+        bad_value(c, val, "TIMEOUT", "1-300 seconds");
+    else
+        c->ivl_hb_s = (uint16_t)v;
+}
+
+static const struct zvs_opdef ivl_heartbeat_ops[IH_COUNT] = {
+    [IH_TIMEOUT] = { "TIMEout", 1, 1, false, 0, ih_timeout },
+};
+
+static void ivl_heartbeat_begin(void *ctx, const struct zvs_stmt *stmt,
+                                const struct zvs_tok *pos, unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+    const struct zvs_cfg_ivl *d = &c->cfg->ivl;
+    char line[12];
+
+    stmt_begin(c, NULL);
+    c->ivl_hb_s = 0;
+    if (d->heartbeat_line != 0) {
+        num_str(line, sizeof line, d->heartbeat_line);
+        ERR(c, stmt->tok[0].line, ZVS_MSG_ALREADY_DEFINED, "IVL", "HEARTBEAT", line);
+    }
+}
+
+static void ivl_heartbeat_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_ivl *d = &c->cfg->ivl;
+
+    if (!(given & ZVS_OPBIT(IH_TIMEOUT)))
+        ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_MISSING, "TIMEOUT");
+    if (!stmt_clean(c))
+        return;
+    d->heartbeat_s = c->ivl_hb_s;
+    d->heartbeat_line = stmt->tok[0].line;
+}
+
 /* ---- operands shared with the CP commands --------------------------------------------- */
 
 #define COMMAND_LINE 1u
@@ -1511,6 +1645,10 @@ static const struct zvs_stmtdef sysconfig_stmts[] = {
       system_userids_ops, SU_COUNT, system_userids_begin, system_userids_end },
     { { "RESOLVER", NULL }, "RESOLVER", 0, 0, { NULL },
       resolver_ops, RS_COUNT, resolver_begin, resolver_end },
+    { { "IVL", "MEMBER" }, "IVL MEMBER", 1, 1, { "sysname" },
+      ivl_member_ops, IM_COUNT, ivl_member_begin, ivl_member_end },
+    { { "IVL", "HEARTBEAT" }, "IVL HEARTBEAT", 0, 0, { NULL },
+      ivl_heartbeat_ops, IH_COUNT, ivl_heartbeat_begin, ivl_heartbeat_end },
 };
 
 int zvs_cfg_parse_sysconfig_buf(struct zvs_cfg *cfg, const char *name, const char *buf,

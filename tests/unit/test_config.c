@@ -1669,6 +1669,73 @@ static void test_define_vswitch_ivl(void **state)
     zvs_cfg_free(cfg);
 }
 
+/* The IVL domain's members and heartbeat (IVL MEMBER, IVL HEARTBEAT TIMEOUT: ours), from
+ * which the corosync configuration is written. */
+static void test_ivl_members(void **state)
+{
+    struct zvs_cfg *cfg = run("DEFINE VSWITCH IVLVSW TYPE IVL\n"
+                              "IVL MEMBER zvma INDEX 1 ADDRESS 10.99.0.1\n"
+                              "IVL MEMBER ZVMB ADDRESS Sysb.Example.ORG. INDEX 2\n"
+                              "ivl member ZVMC index 3 address fd00::3\n"
+                              "IVL HEARTBEAT TIMEOUT 2\n", NULL);
+    print_msgs(cfg);
+    assert_int_equal(zvs_cfg_errors(cfg), 0);
+    const struct zvs_cfg_ivl *d = &cfg->ivl;
+    assert_int_equal(d->nmember, 3);
+    assert_string_equal(d->member[0].sysname, "ZVMA");
+    assert_int_equal(d->member[0].index, 1);
+    assert_string_equal(d->member[0].address, "10.99.0.1");
+    assert_string_equal(d->member[1].address, "sysb.example.org");
+    assert_int_equal(d->member[2].index, 3);
+    assert_int_equal(d->heartbeat_s, 2);
+    char *dump = dump_str(cfg);
+    assert_non_null(strstr(dump, "IVL MEMBER ZVMA INDEX 1 ADDRESS 10.99.0.1\n"
+                                 "IVL MEMBER ZVMB INDEX 2 ADDRESS sysb.example.org\n"
+                                 "IVL MEMBER ZVMC INDEX 3 ADDRESS fd00::3\n"
+                                 "IVL HEARTBEAT TIMEOUT 2\n"));
+    free(dump);
+    zvs_cfg_free(cfg);
+
+    cfg = run("DEFINE VSWITCH IVLVSW TYPE IVL\n"
+              "IVL MEMBER ZVMA INDEX 1 ADDRESS 10.99.0.1\n"
+              "IVL MEMBER ZVMA INDEX 2 ADDRESS 10.99.0.2\n"
+              "IVL MEMBER ZVMB INDEX 1 ADDRESS 10.99.0.2\n"
+              "IVL MEMBER ZVMC INDEX 4 ADDRESS 10.99.0.3\n"
+              "IVL MEMBER ZVMD ADDRESS -bad-\n"
+              "IVL MEMBER ZVME INDEX 3\n"
+              "IVL HEARTBEAT TIMEOUT 301\n"
+              "IVL HEARTBEAT\n", NULL);
+    static const char *const bad[] = {
+        "SYSTEM.CONFIG:3: ZVSCFG1014E IVL MEMBER ZVMA is already defined on line 2",
+        "SYSTEM.CONFIG:4: ZVSCFG1014E IVL MEMBER INDEX 1 is already defined on line 2",
+        "SYSTEM.CONFIG:5: ZVSCFG1003E Operand INDEX value 4 is not valid (1-3)",
+        "SYSTEM.CONFIG:6: ZVSCFG1003E Operand ADDRESS value -bad- is not valid (label begins"
+        " or ends with a hyphen)",
+        "SYSTEM.CONFIG:6: ZVSCFG1002E Operand INDEX is missing",
+        "SYSTEM.CONFIG:7: ZVSCFG1002E Operand ADDRESS is missing",
+        "SYSTEM.CONFIG:8: ZVSCFG1003E Operand TIMEOUT value 301 is not valid (1-300 seconds)",
+        "SYSTEM.CONFIG:9: ZVSCFG1002E Operand TIMEOUT is missing",
+        NULL,
+    };
+    expect_msgs(cfg, bad);
+    assert_int_equal(cfg->ivl.nmember, 1);
+    assert_int_equal(cfg->ivl.heartbeat_line, 0);
+    zvs_cfg_free(cfg);
+
+    cfg = run("DEFINE VSWITCH VSW1 RDEV A00\nRDEVICE A00 INTERFACE eth0\n"
+              "IVL MEMBER ZVMA INDEX 1 ADDRESS 10.99.0.1\n"
+              "IVL HEARTBEAT TIMEOUT 3\nIVL HEARTBEAT TIMEOUT 4\n", NULL);
+    static const char *const no_ivl[] = {
+        "SYSTEM.CONFIG:5: ZVSCFG1014E IVL HEARTBEAT is already defined on line 4",
+        "SYSTEM.CONFIG:3: ZVSCFG1077E IVL MEMBER ZVMA: the IVL domain needs a TYPE IVL switch"
+        " on this system",
+        NULL,
+    };
+    expect_msgs(cfg, no_ivl);
+    assert_int_equal(cfg->ivl.heartbeat_s, 3);
+    zvs_cfg_free(cfg);
+}
+
 int main(void)
 {
     static const struct CMUnitTest fixed[] = {
@@ -1696,6 +1763,7 @@ int main(void)
         cmocka_unit_test(test_system_identity),
         cmocka_unit_test(test_define_vswitch_real_forms),
         cmocka_unit_test(test_define_vswitch_ivl),
+        cmocka_unit_test(test_ivl_members),
         cmocka_unit_test(test_group_golden),
         cmocka_unit_test(test_message_cap),
         cmocka_unit_test(test_catalogue),
