@@ -28,7 +28,7 @@
  *   DETACH VSWITCH name                                                      B
  *   SET PORT GROUP grp JOIN rdev [rdev ...]        class B
  *   SET PORT GROUP grp LEAVE rdev [rdev ...]       class B
- *   SET PORT GROUP grp LACP ACTIVE | INACTIVE [EXCLUSIVE]   class B (SHARED: refused)
+ *   SET PORT GROUP grp LACP ACTIVE | INACTIVE [EXCLUSIVE | SHARED]   class B
  *   SET PORT GROUP grp INTERVAL n | OFF            class B   (1-9990)
  *   SET PORT GROUP grp DELETE, SET PORT grp DELETE class B
  *   SET PORT GROUP grp POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]   class B (ours, 1-100)
@@ -194,6 +194,7 @@ struct zvs_cmd {
     unsigned            nrdev;                  /* JOIN / LEAVE / RDEV devices, SET LACP: 1 */
     struct zvs_rdev     rdev[ZVS_CMD_MAX_RDEVS];
     bool                lacp_active;            /* LACP ACTIVE (true) / INACTIVE */
+    bool                lacp_shared;            /* ... SHARED (else EXCLUSIVE, the default) */
     uint32_t            interval_s;             /* INTERVAL n, 0 = OFF */
     enum zvs_cfg_policy policy;                 /* POLICY LOAD | LBT */
     enum zvs_cfg_load   load;                   /* POLICY LOAD [TOTAL | OUTBOUND] */

@@ -186,7 +186,8 @@ size_t zvs_cmd_format(const struct zvs_cmd *cmd, char *buf, size_t size)
         if (cmd->pg_op == ZVS_CMD_PG_JOIN || cmd->pg_op == ZVS_CMD_PG_LEAVE)
             len = cat_rdevs(buf, size, len, cmd->rdev, cmd->nrdev, ZVS_CMD_MAX_RDEVS);
         else if (cmd->pg_op == ZVS_CMD_PG_LACP)
-            len = catf(buf, size, len, " %s", cmd->lacp_active ? "ACTIVE" : "INACTIVE");
+            len = catf(buf, size, len, " %s%s", cmd->lacp_active ? "ACTIVE" : "INACTIVE",
+                       cmd->lacp_shared ? " SHARED" : "");
         else if (cmd->pg_op == ZVS_CMD_PG_INTERVAL && cmd->interval_s == 0)
             len = catf(buf, size, len, " OFF");
         else if (cmd->pg_op == ZVS_CMD_PG_INTERVAL)

@@ -821,6 +821,8 @@ static void dump_group(const struct zvs_cfg_group *g, FILE *out)
     }
     fprintf(out, " LACP %s TIMEOUT %s", g->lacp ? "ACTIVE" : "INACTIVE",
             g->lacp_long_timeout ? "LONG" : "SHORT");
+    if (g->shared)
+        fprintf(out, " SHARED");
     if (g->interval_s == 0)
         fprintf(out, " INTERVAL OFF");
     else

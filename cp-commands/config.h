@@ -226,6 +226,8 @@ struct zvs_cfg_group {
     enum zvs_cfg_policy       policy;
     uint8_t                   lbt_percent; /* POLICY LBT n, default 75 */
     enum zvs_cfg_load         load;     /* POLICY LOAD TOTAL (default) | OUTBOUND */
+    bool                      shared;   /* LACP ... SHARED (the command only): the IVL
+                                         * domain's; default EXCLUSIVE */
 };
 
 struct zvs_cfg_grant {
