@@ -348,6 +348,13 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
         return parse_onoff(p, &cmd->fault_on);
     case VAL_ONOFF:
         return parse_onoff(p, &cmd->onoff);
+    case VAL_HEARTBEAT: {
+        static const struct kw *const hb[] = { &zvs_kw_heartbeat };
+        static const struct kw *const to[] = { &zvs_kw_timeout };
+        if ((k = parse_keyword(p, hb, 1)) < 0 || (k = parse_keyword(p, to, 1)) < 0)
+            return k;
+        return need_dec(p, "TIMEOUT", 1, ZVS_CFG_HEARTBEAT_MAX, &cmd->heartbeat_s);
+    }
     case VAL_INTERVAL:
         if ((t = need(p)) == NULL)
             return -EINVAL;

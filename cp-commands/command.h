@@ -161,6 +161,7 @@ enum zvs_cmd_vs_op {
     ZVS_CMD_VS_MACPROTECT,              /* macprotect */
     ZVS_CMD_VS_COUNTERS_CLEAR,          /* counters */
     ZVS_CMD_VS_SWITCHOVER,              /* nrdev 0 (AVAILABLE: next ready backup) or 1 */
+    ZVS_CMD_VS_IVLPORT_HEARTBEAT,       /* heartbeat_s: IVLPORT HEARTBEAT TIMEOUT s */
 };
 
 /* What SET VSWITCH ... COUNTERS CLEAR clears. */
@@ -213,6 +214,7 @@ struct zvs_cmd {
     struct zvs_vidset   vlan;
     char                group[ZVS_NAME_MAX + 1];/* SET VSWITCH GROUP */
     uint8_t             queuestorage_mb;        /* QUEUESTORAGE 1-8 */
+    uint32_t            heartbeat_s;            /* IVLPORT HEARTBEAT TIMEOUT, 1-300 */
     bool                onoff;                  /* ISOLATION ON (true) / OFF */
     enum zvs_macprotect macprotect;             /* MACPROTECT ON | OFF | UNSPECIFIED */
     enum zvs_cmd_counters counters;             /* COUNTERS CLEAR [UPLINK|BRIDGEPORT|ALL] */

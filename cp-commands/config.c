@@ -894,7 +894,7 @@ static void dump_ivl(const struct zvs_cfg_ivl *d, FILE *out)
     for (unsigned i = 0; i < d->nmember; i++)
         fprintf(out, "IVL MEMBER %s INDEX %u ADDRESS %s\n", d->member[i].sysname,
                 (unsigned)d->member[i].index, d->member[i].address);
-    if (d->heartbeat_line)
+    if (d->heartbeat_s)
         fprintf(out, "IVL HEARTBEAT TIMEOUT %u\n", (unsigned)d->heartbeat_s);
 }
 

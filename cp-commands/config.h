@@ -289,7 +289,7 @@ struct zvs_cfg_ivl {
     unsigned                  nmember;
     struct zvs_cfg_ivl_member member[ZVS_CFG_MAX_IVL_MEMBERS];
     uint16_t                  heartbeat_s;  /* 0: not given (corosync's default token) */
-    uint32_t                  heartbeat_line;
+    uint32_t                  heartbeat_line;   /* 0: not in the file (or by command) */
 };
 
 struct zvs_cfg_user {

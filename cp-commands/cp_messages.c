@@ -147,6 +147,8 @@ static const struct zvs_cpmsg_def catalogue[ZVS_CPMSG_COUNT] = {
         "PORT GROUP %s cannot be SHARED: this system has no VSWITCH of TYPE IVL", "ZVSIVL" },
     [ZVS_CPMSG_IVL_NOT_GLOBAL]     = { 1261, 'E', 1261,
         "PORT GROUP %s cannot be SHARED: VSWITCH %s is not GLOBAL", "ZVSIVL" },
+    [ZVS_CPMSG_IVL_NOT_IVL_SWITCH] = { 1262, 'E', 1262,
+        "VSWITCH %s is not TYPE IVL: IVLPORT belongs to the IVL switch", "ZVSIVL" },
 };
 
 const struct zvs_cpmsg_def *zvs_cpmsg_def(enum zvs_cpmsg_id id)

@@ -125,6 +125,7 @@ enum zvs_cpmsg_id {
     /* The IVL domain (ivl/): SET PORT GROUP ... SHARED. */
     ZVS_CPMSG_IVL_NO_IVL_SWITCH,        /* ZVSIVL1260E group */
     ZVS_CPMSG_IVL_NOT_GLOBAL,           /* ZVSIVL1261E group, switch */
+    ZVS_CPMSG_IVL_NOT_IVL_SWITCH,       /* ZVSIVL1262E switch */
     ZVS_CPMSG_COUNT
 };
 

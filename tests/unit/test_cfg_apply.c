@@ -954,6 +954,27 @@ static void test_port_group_shared(void **state)
     assert_false(cfg->group[0].shared);
 }
 
+/* SET VSWITCH ivlsw IVLPORT HEARTBEAT TIMEOUT s: the IVL switch's (corosync's token
+ * timeout, what --write-corosync writes); another switch answers ZVSIVL1262E. */
+static void test_ivlport_heartbeat(void **state)
+{
+    struct zvs_cfg *cfg = *state;
+    zvs_cfg_free(cfg);
+    *state = cfg = load("DEFINE VSWITCH IVLVSW TYPE IVL\nDEFINE VSWITCH LOCSW\n"
+                        "IVL HEARTBEAT TIMEOUT 3\n", "");
+    struct zvs_cmd c = cmd_new(ZVS_CMD_SET_VSWITCH, "LOCSW");
+    c.vs_op = ZVS_CMD_VS_IVLPORT_HEARTBEAT;
+    c.heartbeat_s = 9;
+    expect_err(cfg, &c, &OPERATOR, -EINVAL, 1262,
+               "ZVSIVL1262E VSWITCH LOCSW is not TYPE IVL: IVLPORT belongs to the IVL switch");
+    c = cmd_new(ZVS_CMD_SET_VSWITCH, "IVLVSW");
+    c.vs_op = ZVS_CMD_VS_IVLPORT_HEARTBEAT;
+    c.heartbeat_s = 9;
+    expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    assert_int_equal(cfg->ivl.heartbeat_s, 9);
+    assert_true(dump_has(cfg, "IVL HEARTBEAT TIMEOUT 9"));
+}
+
 static void test_port_group_leave(void **state)
 {
     struct zvs_cfg *cfg = *state;
@@ -1569,6 +1590,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_port_group_join, rich_setup, teardown),
         cmocka_unit_test_setup_teardown(test_port_group_create_defaults, rich_setup, teardown),
         cmocka_unit_test_setup_teardown(test_port_group_shared, rich_setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ivlport_heartbeat, rich_setup, teardown),
         cmocka_unit_test_setup_teardown(test_port_group_leave, rich_setup, teardown),
         cmocka_unit_test_setup_teardown(test_port_group_delete, rich_setup, teardown),
         cmocka_unit_test_setup_teardown(test_define_nic, rich_setup, teardown),
