@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -174,19 +175,58 @@ int zvsd_resolve_ares(void *arg, const char *name, char *addr, char *why, size_t
     return 0;
 }
 
-int zvsd_ivl_write_corosync(const struct zvs_cfg *cfg, const char *path, const char *keyfile,
-                            const char *state_dir, FILE *err)
+/* The domain as this host's system must run it, names resolved; -EINVAL after saying
+ * why on err (`what`: what could not be done with `path`). */
+static int this_system_conf(const struct zvs_cfg *cfg, const char *keyfile,
+                            const char *state_dir, struct zvs_cs_conf *cs, const char *what,
+                            const char *path, FILE *err)
 {
     char host[256] = "", sysname[ZVS_NAME_MAX + 1], why[256];
     if (gethostname(host, sizeof host - 1) < 0)
         host[0] = '\0';
     zvs_cfg_system_name(cfg, host, sysname);
-    struct zvs_cs_conf cs;
     if (zvsd_ivl_cs_conf(cfg, sysname, keyfile, state_dir, zvsd_resolve_ares,
-                         (void *)&cfg->resolver, &cs, why, sizeof why) < 0) {
-        fprintf(err, "vswitchd: cannot write %s: %s\n", path, why);
+                         (void *)&cfg->resolver, cs, why, sizeof why) < 0) {
+        fprintf(err, "vswitchd: cannot %s %s: %s\n", what, path, why);
         return -EINVAL;
     }
+    return 0;
+}
+
+int zvsd_ivl_check_corosync(const struct zvs_cfg *cfg, const char *path, FILE *out)
+{
+    struct zvs_cs_conf cs;
+    if (this_system_conf(cfg, NULL, NULL, &cs, "check", path, out) < 0)
+        return -EINVAL;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        int e = errno;
+        fprintf(out, "vswitchd: cannot check %s: %s\n", path, strerror(e));
+        return -e;
+    }
+    enum { TEXT_MAX = 65536 };          /* a corosync.conf is a few hundred bytes */
+    char *text = malloc(TEXT_MAX);
+    size_t len = text ? fread(text, 1, TEXT_MAX, f) : 0;
+    fclose(f);
+    if (!text) {
+        fprintf(out, "vswitchd: cannot check %s: %s\n", path, strerror(ENOMEM));
+        return -ENOMEM;
+    }
+    char why[2048];
+    unsigned n = zvs_cs_conf_check(text, len, &cs, why, sizeof why);
+    free(text);
+    if (n)
+        fprintf(out, "vswitchd: %s differs from SYSTEM CONFIG's IVL domain in %u way(s):\n%s",
+                path, n, why);
+    return (int)n;
+}
+
+int zvsd_ivl_write_corosync(const struct zvs_cfg *cfg, const char *path, const char *keyfile,
+                            const char *state_dir, FILE *err)
+{
+    struct zvs_cs_conf cs;
+    if (this_system_conf(cfg, keyfile, state_dir, &cs, "write", path, err) < 0)
+        return -EINVAL;
     char text[8192];
     int len = zvs_cs_conf_write(&cs, text, sizeof text);
     if (len < 0) {

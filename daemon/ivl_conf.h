@@ -46,4 +46,10 @@ int zvsd_resolve_ares(void *arg, const char *name, char *addr, char *why, size_t
 int zvsd_ivl_write_corosync(const struct zvs_cfg *cfg, const char *path, const char *keyfile,
                             const char *state_dir, FILE *err);
 
+/* vswitchd --check-corosync PATH: the operator's own corosync.conf against what SYSTEM
+ * CONFIG says of the domain (ivl/corosync_conf.h's check: token against HEARTBEAT TIMEOUT,
+ * the nodes and their addresses, votequorum, crypto, sched_rr), one line per difference
+ * on `out`. 0 when they agree, the number of differences, or -errno after saying why. */
+int zvsd_ivl_check_corosync(const struct zvs_cfg *cfg, const char *path, FILE *out);
+
 #endif

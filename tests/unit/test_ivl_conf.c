@@ -1,7 +1,8 @@
 /* daemon/ivl_conf.c: the corosync configuration written from SYSTEM CONFIG's IVL domain
  * (vswitchd --write-corosync). The domain's statements to ivl/corosync_conf.h's struct
  * with a fake resolver (names, failures), the refusals, and the c-ares path: an address
- * literal as it is, "localhost" through the host's /etc/hosts, a whole file written. */
+ * literal as it is, "localhost" through the host's /etc/hosts, a whole file written, and
+ * an operator's own file checked (--check-corosync). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -120,6 +121,13 @@ static void test_resolve_ares(void **state)
     assert_string_equal(addr, "127.0.0.1");
 }
 
+/* A scratch directory (dir: a mkdtemp template) and the corosync.conf path in it. */
+static void scratch(char *dir, char *path, size_t size)
+{
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, size, "%s/corosync.conf", dir);
+}
+
 static void test_write_file(void **state)
 {
     struct zvs_cfg *cfg = load("SYSTEM_IDENTIFIER_DEFAULT ZVMA\n"
@@ -128,8 +136,7 @@ static void test_write_file(void **state)
                                "IVL MEMBER ZVMA INDEX 1 ADDRESS localhost\n"
                                "IVL MEMBER ZVMB INDEX 2 ADDRESS 10.99.0.2\n");
     char dir[] = "/tmp/zvs-ivlconf-XXXXXX", path[64];
-    assert_non_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/corosync.conf", dir);
+    scratch(dir, path, sizeof path);
     assert_int_equal(zvsd_ivl_write_corosync(cfg, path, "/k/authkey", "/s", stderr), 0);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
@@ -149,12 +156,54 @@ static void test_write_file(void **state)
     zvs_cfg_free(cfg);
 }
 
+/* An operator's own file checked against SYSTEM CONFIG: the one written agrees; one with
+ * another token and a node moved is named difference by difference. */
+static void test_check_file(void **state)
+{
+    struct zvs_cfg *cfg = load("SYSTEM_IDENTIFIER_DEFAULT ZVMA\n"
+                               "DEFINE VSWITCH IVLVSW TYPE IVL\n"
+                               "IVL MEMBER ZVMA INDEX 1 ADDRESS 10.99.0.1\n"
+                               "IVL MEMBER ZVMB INDEX 2 ADDRESS 10.99.0.2\n"
+                               "IVL MEMBER ZVMC INDEX 3 ADDRESS 10.99.0.3\n"
+                               "IVL HEARTBEAT TIMEOUT 2\n");
+    char dir[] = "/tmp/zvs-ivlconf-XXXXXX", path[64];
+    scratch(dir, path, sizeof path);
+    assert_int_equal(zvsd_ivl_write_corosync(cfg, path, NULL, NULL, stderr), 0);
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *o = open_memstream(&out, &outlen);
+    assert_int_equal(zvsd_ivl_check_corosync(cfg, path, o), 0);
+    fflush(o);
+    assert_int_equal(outlen, 0);
+
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("totem {\n    token: 5000\n    crypto_hash: sha256\n}\n"
+          "nodelist {\n"
+          "    node {\n        nodeid: 1\n        ring0_addr: 10.99.0.1\n    }\n"
+          "    node {\n        nodeid: 2\n        ring0_addr: 10.99.0.9\n    }\n"
+          "    node {\n        nodeid: 3\n        ring0_addr: 10.99.0.3\n    }\n}\n"
+          "quorum {\n    provider: corosync_votequorum\n}\nsystem {\n    sched_rr: no\n}\n", f);
+    fclose(f);
+    assert_int_equal(zvsd_ivl_check_corosync(cfg, path, o), 2);
+    fflush(o);
+    assert_non_null(strstr(out, "differs from SYSTEM CONFIG's IVL domain in 2 way(s):\n"));
+    assert_non_null(strstr(out, "totem.token is 5000 ms, HEARTBEAT TIMEOUT is 2000 ms\n"));
+    assert_non_null(strstr(out, "10.99.0.9"));
+    fclose(o);
+    free(out);
+    unlink(path);
+    assert_int_equal(rmdir(dir), 0);
+    zvs_cfg_free(cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_domain_to_corosync),
         cmocka_unit_test(test_resolve_ares),
         cmocka_unit_test(test_write_file),
+        cmocka_unit_test(test_check_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
