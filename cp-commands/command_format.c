@@ -100,7 +100,17 @@ static size_t cat_vswitch_def(char *buf, size_t size, size_t len,
     else
         len = catf(buf, size, len, " NOGROUP");
     len = catf(buf, size, len, " MACPROTECT %s", macprotect_word(v->macprotect));
-    return catf(buf, size, len, " ISOLATION %s", onoff_word(v->isolation));
+    len = catf(buf, size, len, " ISOLATION %s", onoff_word(v->isolation));
+    /* Shown when not the default, so the text of an ordinary switch reads as before. */
+    if (v->iptimeout_min != 0)
+        len = catf(buf, size, len, " IPTIMEOUT %u", (unsigned)v->iptimeout_min);
+    if (v->portbased)
+        len = catf(buf, size, len, " PORTBASED");
+    if (v->scope == ZVS_VSW_GLOBAL)
+        len = catf(buf, size, len, " TYPE QDIO GLOBAL");
+    else if (v->scope == ZVS_VSW_IVL)
+        len = catf(buf, size, len, " TYPE IVL DOMAIN %c", v->ivl_domain);
+    return len;
 }
 
 static size_t cat_set_vswitch(char *buf, size_t size, size_t len, const struct cmddef *def,
