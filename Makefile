@@ -36,8 +36,9 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
             -Wpointer-arith -Wcast-align -Wformat=2 -Wno-unused-parameter
 # Libraries we link, found the ecosystem's way (pkg-config; `make deps` installs their -dev
 # packages): libpcap for the PCAP uplink backend, zlib for the monitor file's CRC-32,
-# libc-ares for the names layer's lookups (names/resolver_ares.c).
-PKGS     := libpcap zlib libcares
+# libc-ares for the names layer's lookups (names/resolver_ares.c), Corosync's CPG,
+# votequorum and cmap clients for the IVL domain (ivl/cluster_corosync.c).
+PKGS     := libpcap zlib libcares libcpg libvotequorum libcmap
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS   := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -I. $(PKG_CFLAGS) -MMD -MP \
             $(EXTRA_CFLAGS)

@@ -181,6 +181,7 @@ bool zvs_cfg_cmd_is_config(const struct zvs_cmd *cmd)
         case ZVS_CMD_VS_QUEUESTORAGE:
         case ZVS_CMD_VS_ISOLATION:
         case ZVS_CMD_VS_MACPROTECT:
+        case ZVS_CMD_VS_IVLPORT_HEARTBEAT:
             return true;
         default:                        /* COUNTERS CLEAR, SWITCHOVER: the data plane's */
             return false;

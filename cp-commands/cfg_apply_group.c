@@ -81,6 +81,25 @@ static int pg_join(const struct zvs_cfg *cfg, int gi, struct zvs_cfg_group *g,
 }
 
 /* LEAVE from the scratch copy, keeping the order of the others. */
+/* SHARED (z/VM Connectivity, "Multi-VSwitch Link Aggregation"): the group is the IVL
+ * domain's, so this system needs its IVL switch, and a switch the group serves must be a
+ * Global VSWITCH (the others on the domain's systems define the same). */
+static int pg_can_share(const struct zvs_cfg *cfg, const char *group,
+                        struct zvs_cp_response *r)
+{
+    bool ivl = false;
+    for (unsigned s = 0; s < cfg->nvswitch; s++)
+        ivl |= cfg->vswitch[s].scope == ZVS_VSW_IVL;
+    if (!ivl)
+        return REFUSE(r, -EINVAL, ZVS_CPMSG_IVL_NO_IVL_SWITCH, group);
+    for (unsigned s = 0; s < cfg->nvswitch; s++) {
+        const struct zvs_cfg_vswitch *sw = &cfg->vswitch[s];
+        if (strcmp(sw->group, group) == 0 && sw->scope != ZVS_VSW_GLOBAL)
+            return REFUSE(r, -EINVAL, ZVS_CPMSG_IVL_NOT_GLOBAL, group, sw->name);
+    }
+    return 0;
+}
+
 static int pg_leave(struct zvs_cfg_group *g, uint32_t *join_line, const struct zvs_cmd *cmd,
                     struct zvs_cp_response *r)
 {
@@ -160,7 +179,10 @@ int zvs_apply_set_port_group(struct zvs_cfg *cfg, const struct zvs_cmd *cmd,
         rc = pg_leave(&g, join_line, cmd, r);
         break;
     case ZVS_CMD_PG_LACP:
+        if (cmd->lacp_shared && (rc = pg_can_share(cfg, cmd->name, r)) < 0)
+            return rc;
         g.lacp = cmd->lacp_active;
+        g.shared = cmd->lacp_shared;
         break;
     case ZVS_CMD_PG_INTERVAL:
         if (cmd->interval_s > MAX_INTERVAL_S) {

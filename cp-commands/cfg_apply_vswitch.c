@@ -330,6 +330,12 @@ static int vs_settings(struct zvs_cfg *cfg, unsigned k, const struct zvs_cmd *cm
     case ZVS_CMD_VS_MACPROTECT:
         sw->macprotect = cmd->macprotect;
         break;
+    case ZVS_CMD_VS_IVLPORT_HEARTBEAT:  /* corosync's token timeout (ivl/README.md) */
+        if (sw->scope != ZVS_VSW_IVL)
+            return REFUSE(r, -EINVAL, ZVS_CPMSG_IVL_NOT_IVL_SWITCH, sw->name);
+        cfg->ivl.heartbeat_s = (uint16_t)cmd->heartbeat_s;
+        cfg->ivl.heartbeat_line = 0;
+        break;
     default:
         assert(!"not a settings operand");
         return REFUSE(r, -EINVAL, ZVS_CPMSG_COMMAND_FAILED, "SET VSWITCH", "unknown operand");

@@ -334,20 +334,27 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
         if ((k = parse_keyword(p, active, 2)) < 0)
             return k;
         cmd->lacp_active = k == 0;
-        /* EXCLUSIVE is the documented default and changes nothing; SHARED needs an IVL
-         * domain of z/VM systems sharing the OSA ports, which we do not have. */
+        /* EXCLUSIVE is the documented default; SHARED gives the group to the IVL domain
+         * (whether this system can share it is cfg_apply_group.c's to say) */
+        cmd->lacp_shared = false;
         if ((t = peek(p)) != NULL && kw_match(&zvs_kw_exclusive, t)) {
             p->i++;
         } else if (t != NULL && kw_match(&zvs_kw_shared, t)) {
-            zvs_cp_error(p->r, ZVS_CPMSG_NOT_SUPPORTED, "LACP SHARED",
-                         "zvswitch has no IVL domain; groups are EXCLUSIVE");
-            return -ENOTSUP;
+            p->i++;
+            cmd->lacp_shared = true;
         }
         return 0;
     case VAL_FAULT_ONOFF:
         return parse_onoff(p, &cmd->fault_on);
     case VAL_ONOFF:
         return parse_onoff(p, &cmd->onoff);
+    case VAL_HEARTBEAT: {
+        static const struct kw *const hb[] = { &zvs_kw_heartbeat };
+        static const struct kw *const to[] = { &zvs_kw_timeout };
+        if ((k = parse_keyword(p, hb, 1)) < 0 || (k = parse_keyword(p, to, 1)) < 0)
+            return k;
+        return need_dec(p, "TIMEOUT", 1, ZVS_CFG_HEARTBEAT_MAX, &cmd->heartbeat_s);
+    }
     case VAL_INTERVAL:
         if ((t = need(p)) == NULL)
             return -EINVAL;

@@ -28,7 +28,7 @@
  *   DETACH VSWITCH name                                                      B
  *   SET PORT GROUP grp JOIN rdev [rdev ...]        class B
  *   SET PORT GROUP grp LEAVE rdev [rdev ...]       class B
- *   SET PORT GROUP grp LACP ACTIVE | INACTIVE [EXCLUSIVE]   class B (SHARED: refused)
+ *   SET PORT GROUP grp LACP ACTIVE | INACTIVE [EXCLUSIVE | SHARED]   class B
  *   SET PORT GROUP grp INTERVAL n | OFF            class B   (1-9990)
  *   SET PORT GROUP grp DELETE, SET PORT grp DELETE class B
  *   SET PORT GROUP grp POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]   class B (ours, 1-100)
@@ -161,6 +161,7 @@ enum zvs_cmd_vs_op {
     ZVS_CMD_VS_MACPROTECT,              /* macprotect */
     ZVS_CMD_VS_COUNTERS_CLEAR,          /* counters */
     ZVS_CMD_VS_SWITCHOVER,              /* nrdev 0 (AVAILABLE: next ready backup) or 1 */
+    ZVS_CMD_VS_IVLPORT_HEARTBEAT,       /* heartbeat_s: IVLPORT HEARTBEAT TIMEOUT s */
 };
 
 /* What SET VSWITCH ... COUNTERS CLEAR clears. */
@@ -194,6 +195,7 @@ struct zvs_cmd {
     unsigned            nrdev;                  /* JOIN / LEAVE / RDEV devices, SET LACP: 1 */
     struct zvs_rdev     rdev[ZVS_CMD_MAX_RDEVS];
     bool                lacp_active;            /* LACP ACTIVE (true) / INACTIVE */
+    bool                lacp_shared;            /* ... SHARED (else EXCLUSIVE, the default) */
     uint32_t            interval_s;             /* INTERVAL n, 0 = OFF */
     enum zvs_cfg_policy policy;                 /* POLICY LOAD | LBT */
     enum zvs_cfg_load   load;                   /* POLICY LOAD [TOTAL | OUTBOUND] */
@@ -212,6 +214,7 @@ struct zvs_cmd {
     struct zvs_vidset   vlan;
     char                group[ZVS_NAME_MAX + 1];/* SET VSWITCH GROUP */
     uint8_t             queuestorage_mb;        /* QUEUESTORAGE 1-8 */
+    uint32_t            heartbeat_s;            /* IVLPORT HEARTBEAT TIMEOUT, 1-300 */
     bool                onoff;                  /* ISOLATION ON (true) / OFF */
     enum zvs_macprotect macprotect;             /* MACPROTECT ON | OFF | UNSPECIFIED */
     enum zvs_cmd_counters counters;             /* COUNTERS CLEAR [UPLINK|BRIDGEPORT|ALL] */

@@ -107,6 +107,10 @@ static size_t cat_vswitch_def(char *buf, size_t size, size_t len,
         len = catf(buf, size, len, " IPTIMEOUT %u", (unsigned)v->iptimeout_min);
     if (v->portbased)
         len = catf(buf, size, len, " PORTBASED");
+    if (v->scope == ZVS_VSW_GLOBAL)
+        len = catf(buf, size, len, " TYPE QDIO GLOBAL");
+    else if (v->scope == ZVS_VSW_IVL)
+        len = catf(buf, size, len, " TYPE IVL DOMAIN %c", v->ivl_domain);
     return len;
 }
 
@@ -145,6 +149,8 @@ static size_t cat_set_vswitch(char *buf, size_t size, size_t len, const struct c
         return catf(buf, size, len, " %s", onoff_word(cmd->onoff));
     case ZVS_CMD_VS_MACPROTECT:
         return catf(buf, size, len, " %s", macprotect_word(cmd->macprotect));
+    case ZVS_CMD_VS_IVLPORT_HEARTBEAT:
+        return catf(buf, size, len, " HEARTBEAT TIMEOUT %u", (unsigned)cmd->heartbeat_s);
     case ZVS_CMD_VS_COUNTERS_CLEAR:
         len = catf(buf, size, len, " CLEAR %s",
                    cmd->counters == ZVS_CMD_COUNTERS_UPLINK       ? "UPLINK"
@@ -193,7 +199,8 @@ size_t zvs_cmd_format(const struct zvs_cmd *cmd, char *buf, size_t size)
         if (cmd->pg_op == ZVS_CMD_PG_JOIN || cmd->pg_op == ZVS_CMD_PG_LEAVE)
             len = cat_rdevs(buf, size, len, cmd->rdev, cmd->nrdev, ZVS_CMD_MAX_RDEVS);
         else if (cmd->pg_op == ZVS_CMD_PG_LACP)
-            len = catf(buf, size, len, " %s", cmd->lacp_active ? "ACTIVE" : "INACTIVE");
+            len = catf(buf, size, len, " %s%s", cmd->lacp_active ? "ACTIVE" : "INACTIVE",
+                       cmd->lacp_shared ? " SHARED" : "");
         else if (cmd->pg_op == ZVS_CMD_PG_INTERVAL && cmd->interval_s == 0)
             len = catf(buf, size, len, " OFF");
         else if (cmd->pg_op == ZVS_CMD_PG_INTERVAL)

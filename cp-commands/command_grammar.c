@@ -30,11 +30,14 @@
  *   Set VSWITCH name COUNTERS CLEAR [UPLINK | BRIDGEport | ALL] [DATA | DISCARDed |
  *        ERRORs]                                   B   [SV]; default ALL, every kind
  *   Set VSWITCH name [UPLINK] SWITCHOVER [AVAILABLE | RDEV dev]             B   [SV]
+ *   Set VSWITCH name IVLPort HEARTbeat TIMEout s   B   [SV] 1-300 seconds (our bound);
+ *        the TYPE IVL switch only (cfg_apply_vswitch.c: ZVSIVL1262E). The other IVLPort
+ *        options (VLAN, PINGMAC, RESET) are not taken
  *   DETach VSWitch name                            B   (ours)
  *   Set PORT GROUP grp JOIn rdev [rdev ...]        B   [PG] 1-8 devices, nnnn or nnnn.Pn
  *   Set PORT GROUP grp LEAve rdev [rdev ...]       B   [PG]
  *   Set PORT GROUP grp LACP ACTive | INACTive [EXClusive | SHARED]          B   [PG];
- *        SHARED (an IVL domain's group) is refused: ZVSCMD1141E
+ *        SHARED: the IVL domain's group (cfg_apply_group.c: ZVSIVL1260E, 1261E)
  *   Set PORT GROUP grp INTerval n | OFF            B   [PG] 1-9990, rounded up to 30s
  *   Set PORT GROUP grp DELETE, Set PORT grp DELETE B   [PG] (DELETE in full: ours)
  *   Set PORT GROUP grp POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]             B   (ours,
@@ -116,6 +119,8 @@ const struct kw zvs_kw_discarded = { "DISCARDED", 7 };          /* [SV] DISCARDe
 const struct kw zvs_kw_errors = { "ERRORS", 5 };                /* [SV] ERRORs */
 const struct kw zvs_kw_exclusive = { "EXCLUSIVE", 3 };          /* [PG] EXClusive */
 const struct kw zvs_kw_shared = { "SHARED", 6 };                /* (ours: diagram not read) */
+const struct kw zvs_kw_heartbeat = { "HEARTBEAT", 5 };          /* [SV] HEARTbeat */
+const struct kw zvs_kw_timeout = { "TIMEOUT", 4 };              /* [SV] TIMEout */
 const struct kw zvs_kw_uplink = { "UPLINK", 6 };
 const struct kw zvs_kw_available = { "AVAILABLE", 9 };         /* [SV] in full */
 const struct kw zvs_kw_rdev = { "RDEV", 4 };
@@ -191,7 +196,7 @@ const struct cmddef zvs_cmd_table[] = {
     } },
     { ZVS_CMD_SET_VSWITCH, "B", "SET VSWITCH", 2, { SET, VSWITCHF }, 2, {
         { .kind = STEP_NAME },
-        { .kind = STEP_CHOICE, .field = OP_VS, .nalts = 12, .alts = {
+        { .kind = STEP_CHOICE, .field = OP_VS, .nalts = 13, .alts = {
             { { "GRANT", 3 },        ZVS_CMD_VS_GRANT,          VAL_GRANT, false },
             { { "REVOKE", 3 },       ZVS_CMD_VS_REVOKE,         VAL_USERID, false },
             { { "RDEV", 4 },         ZVS_CMD_VS_RDEV,           VAL_UPLINK_RDEVS, true },
@@ -204,6 +209,7 @@ const struct cmddef zvs_cmd_table[] = {
             { { "MACPROTECT", 4 },   ZVS_CMD_VS_MACPROTECT,     VAL_MACPROTECT, false },
             { { "COUNTERS", 8 },     ZVS_CMD_VS_COUNTERS_CLEAR, VAL_COUNTERS, false },
             { { "SWITCHOVER", 10 },  ZVS_CMD_VS_SWITCHOVER,     VAL_SWITCHOVER, true },
+            { { "IVLPORT", 4 },      ZVS_CMD_VS_IVLPORT_HEARTBEAT, VAL_HEARTBEAT, false },
         } },
     } },
     { ZVS_CMD_DETACH_VSWITCH, "B", "DETACH VSWITCH", 2, { DETACH, VSWITCH }, 1, {

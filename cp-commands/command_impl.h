@@ -32,6 +32,7 @@ enum val_kind {
     VAL_COUNTERS,                       /* CLEAR [UPLINK|BRIDGEPORT|ALL] [DATA|DISCARDED|
                                            ERRORS] -> counters, counters_kind */
     VAL_SWITCHOVER,                     /* [AVAILABLE | RDEV dev] -> nrdev, rdev[0] */
+    VAL_HEARTBEAT,                      /* HEARTbeat TIMEout s -> heartbeat_s */
     VAL_DEVICES,                        /* 3-3072 -> devices */
     VAL_POLICY,                         /* LOAD [TOTAL | OUTBOUND] | LBT [n] -> policy, load,
                                            lbt_percent */
@@ -70,7 +71,7 @@ enum step_kind {
 
 #define MAX_PATH   3
 #define MAX_STEPS  4
-#define MAX_ALTS   12
+#define MAX_ALTS   13
 
 struct step {
     enum step_kind kind;
@@ -114,6 +115,8 @@ extern const struct kw zvs_kw_discarded;
 extern const struct kw zvs_kw_errors;
 extern const struct kw zvs_kw_exclusive;
 extern const struct kw zvs_kw_shared;
+extern const struct kw zvs_kw_heartbeat;
+extern const struct kw zvs_kw_timeout;
 extern const struct kw zvs_kw_uplink;
 extern const struct kw zvs_kw_available;
 extern const struct kw zvs_kw_rdev;

@@ -85,6 +85,7 @@ void zvs_cfg_copy(struct zvs_cfg *dst, const struct zvs_cfg *src)
     dst->resolver.timeout_line = src->resolver.timeout_line;
     dst->resolver.minttl_s = src->resolver.minttl_s;
     dst->resolver.minttl_line = src->resolver.minttl_line;
+    dst->ivl = src->ivl;
     dst->nuser = src->nuser;
     COPY_USED(dst, src, user, nuser);
     dst->nnic = src->nnic;
@@ -355,6 +356,33 @@ static void check_switch_groups(struct zvs_cfg *cfg)
             }
         }
     }
+}
+
+/* The IVL domain's switches: one TYPE IVL switch per system (the link to the others),
+ * and a GLOBAL switch only where there is one. */
+static void check_ivl_switches(struct zvs_cfg *cfg)
+{
+    const char *file = file_or_null(cfg->sysconfig_file);
+    int ivl = -1;
+
+    for (unsigned s = 0; s < cfg->nvswitch; s++) {
+        const struct zvs_cfg_vswitch *sw = &cfg->vswitch[s];
+        if (sw->scope != ZVS_VSW_IVL)
+            continue;
+        if (ivl >= 0)
+            ZVS_MSG(&cfg->msgs, file, sw->line, ZVS_MSG_IVL_TWICE, sw->name,
+                    cfg->vswitch[ivl].name);
+        else
+            ivl = (int)s;
+    }
+    for (unsigned s = 0; s < cfg->nvswitch && ivl < 0; s++)
+        if (cfg->vswitch[s].scope == ZVS_VSW_GLOBAL)
+            ZVS_MSG(&cfg->msgs, file, cfg->vswitch[s].line, ZVS_MSG_GLOBAL_NO_IVL,
+                    cfg->vswitch[s].name);
+    const struct zvs_cfg_ivl *d = &cfg->ivl;
+    if (d->nmember > 0 && ivl < 0)
+        ZVS_MSG(&cfg->msgs, file, d->member[0].line, ZVS_MSG_IVL_MEMBER_NO_IVL,
+                d->member[0].sysname);
 }
 
 /* The first switch whose GROUP is group g, or -1. */
@@ -675,6 +703,7 @@ int zvs_cfg_validate(struct zvs_cfg *cfg)
     check_groups(cfg);
     check_ifnames(cfg);
     check_nic_switches(cfg);
+    check_ivl_switches(cfg);
     if (assign_macids(cfg) < 0)
         return -ENOMEM;
     check_macs(cfg);
@@ -753,6 +782,10 @@ static void dump_vswitch(const struct zvs_cfg *cfg, unsigned i, FILE *out)
         fprintf(out, " IPTIMEOUT %u", zvs_cfg_iptimeout(sw));
     if (sw->portbased)
         fprintf(out, " PORTBASED");
+    if (sw->scope == ZVS_VSW_GLOBAL)
+        fprintf(out, " TYPE QDIO GLOBAL");
+    else if (sw->scope == ZVS_VSW_IVL)
+        fprintf(out, " TYPE IVL DOMAIN %c", sw->ivl_domain);
     fprintf(out, "\n");
 
     for (unsigned g = 0; g < cfg->ngrant; g++) {
@@ -791,6 +824,8 @@ static void dump_group(const struct zvs_cfg_group *g, FILE *out)
     }
     fprintf(out, " LACP %s TIMEOUT %s", g->lacp ? "ACTIVE" : "INACTIVE",
             g->lacp_long_timeout ? "LONG" : "SHORT");
+    if (g->shared)
+        fprintf(out, " SHARED");
     if (g->interval_s == 0)
         fprintf(out, " INTERVAL OFF");
     else
@@ -872,6 +907,16 @@ static void dump_resolver(const struct zvs_cfg_resolver *r, FILE *out)
         fprintf(out, "RESOLVER WATCH %s\n", r->watch[i]);
 }
 
+/* IVL MEMBER and IVL HEARTBEAT statements, only when given. */
+static void dump_ivl(const struct zvs_cfg_ivl *d, FILE *out)
+{
+    for (unsigned i = 0; i < d->nmember; i++)
+        fprintf(out, "IVL MEMBER %s INDEX %u ADDRESS %s\n", d->member[i].sysname,
+                (unsigned)d->member[i].index, d->member[i].address);
+    if (d->heartbeat_s)
+        fprintf(out, "IVL HEARTBEAT TIMEOUT %u\n", (unsigned)d->heartbeat_s);
+}
+
 int zvs_cfg_dump(const struct zvs_cfg *cfg, FILE *out)
 {
     const struct zvs_cfg_vmlan *v = &cfg->vmlan;
@@ -896,6 +941,7 @@ int zvs_cfg_dump(const struct zvs_cfg *cfg, FILE *out)
     dump_resolver(&cfg->resolver, out);
     for (unsigned i = 0; i < cfg->nvxlan; i++)
         dump_vxlan(&cfg->vxlan[i], out);
+    dump_ivl(&cfg->ivl, out);
     for (unsigned i = 0; i < cfg->nuser; i++) {
         const struct zvs_cfg_user *u = &cfg->user[i];
         char st[24], mx[24], cl[40];

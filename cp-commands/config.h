@@ -52,6 +52,9 @@
 #define ZVS_CFG_MAX_VXLAN      4        /* VXLAN VSWITCH statements (zvswitch extension) */
 #define ZVS_CFG_MAX_VXLAN_REMOTES 8     /* remote VTEPs of one VXLAN VSWITCH */
 #define ZVS_CFG_ADDR_STR       46       /* an IPv4 or IPv6 address as text, NUL included */
+#define ZVS_CFG_MAX_IVL_MEMBERS 3       /* IVL MEMBER: a portal of up to three systems
+                                         * (IEEE 802.1AX-2020 clause 9) */
+#define ZVS_CFG_HEARTBEAT_MAX  300      /* IVLPORT HEARTBEAT TIMEOUT seconds (our bound) */
 #define ZVS_CFG_MAX_DNS        3        /* RESOLVER SERVER addresses (resolv.conf's MAXNS) */
 
 enum zvs_porttype {
@@ -142,6 +145,15 @@ struct zvs_cfg_system {
     uint32_t             operator_line;
 };
 
+/* DEFINE VSWITCH ... TYPE (z/VM 7.4 CP Planning and Administration, "DEFINE VSWITCH
+ * Statement"): a switch of this system alone, a Global VSWITCH spanning the systems of
+ * its IVL domain, or the IVL switch itself (the inter-VSwitch link's network). */
+enum zvs_vswitch_scope {
+    ZVS_VSW_LOCAL,                      /* TYPE QDIO [LOCAL] (default) */
+    ZVS_VSW_GLOBAL,                     /* TYPE QDIO GLOBAL */
+    ZVS_VSW_IVL,                        /* TYPE IVL [DOMAIN A-H] */
+};
+
 struct zvs_cfg_vswitch {
     char                name[ZVS_NAME_MAX + 1];
     uint32_t            line;           /* DEFINE VSWITCH statement (first line) */
@@ -159,7 +171,9 @@ struct zvs_cfg_vswitch {
     enum zvs_macprotect macprotect;     /* default UNSPECIFIED */
     bool                isolation;      /* ISOLATION ON; default OFF */
     uint8_t             iptimeout_min;  /* IPTIMEOUT 1-240 minutes; 0: not given (5) */
-    bool                portbased;      /* PORTBASED; default USERBASED */
+    bool                portbased;      /* PORTBASED; default USERBASED (TYPE IVL: always) */
+    enum zvs_vswitch_scope scope;       /* TYPE QDIO LOCAL (default) | GLOBAL | TYPE IVL */
+    char                ivl_domain;     /* TYPE IVL: DOMAIN 'A'-'H' (default 'A'); else 0 */
 };
 
 #define ZVS_CFG_IPTIMEOUT_DEFAULT 5     /* DEFINE VSWITCH IPTIMEOUT (minutes), z/VM's */
@@ -216,6 +230,8 @@ struct zvs_cfg_group {
     enum zvs_cfg_policy       policy;
     uint8_t                   lbt_percent; /* POLICY LBT n, default 75 */
     enum zvs_cfg_load         load;     /* POLICY LOAD TOTAL (default) | OUTBOUND */
+    bool                      shared;   /* LACP ... SHARED (the command only): the IVL
+                                         * domain's; default EXCLUSIVE */
 };
 
 struct zvs_cfg_grant {
@@ -275,6 +291,23 @@ const char *zvs_cfg_order_text(enum zvs_res_order o);
 
 /* The index of a watched name (any case, trailing dot or not), or -1. */
 int zvs_cfg_find_watch(const struct zvs_cfg_resolver *r, const char *name);
+
+/* The IVL domain as this system's corosync must know it (zvswitch extensions IVL MEMBER:
+ * z/VM finds the members over the IVL itself, Corosync needs its nodelist; and IVL
+ * HEARTBEAT TIMEOUT, IBM's IVLPORT HEARTBEAT TIMEOUT: corosync's token timeout). */
+struct zvs_cfg_ivl_member {
+    char     sysname[ZVS_NAME_MAX + 1]; /* its SYSTEM_IDENTIFIER sysname */
+    uint8_t  index;                     /* 1-3: node id and 802.1AX port number high byte */
+    char     address[ZVS_HOSTNAME_MAX + 1];  /* on the IVL network: address or host name */
+    uint32_t line;
+};
+
+struct zvs_cfg_ivl {
+    unsigned                  nmember;
+    struct zvs_cfg_ivl_member member[ZVS_CFG_MAX_IVL_MEMBERS];
+    uint16_t                  heartbeat_s;  /* 0: not given (corosync's default token) */
+    uint32_t                  heartbeat_line;   /* 0: not in the file (or by command) */
+};
 
 struct zvs_cfg_user {
     char     userid[ZVS_USERID_MAX + 1];
@@ -343,6 +376,7 @@ struct zvs_cfg {
     struct zvs_cfg_resolver resolver;
     unsigned               nvxlan;
     struct zvs_cfg_vxlan   vxlan[ZVS_CFG_MAX_VXLAN];
+    struct zvs_cfg_ivl     ivl;
     unsigned               nuser;
     struct zvs_cfg_user    user[ZVS_CFG_MAX_USERS];
     unsigned               nnic;

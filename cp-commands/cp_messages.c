@@ -143,6 +143,12 @@ static const struct zvs_cpmsg_def catalogue[ZVS_CPMSG_COUNT] = {
     [ZVS_CPMSG_RES_FAILING]        = { 1203, 'W', 0,
         "Name %s cannot be resolved: %s; %s", "ZVSRES", 1 },
     [ZVS_CPMSG_RES_RECOVERED]      = { 1204, 'I', 0, "Name %s resolves again to %s", "ZVSRES", 1 },
+    [ZVS_CPMSG_IVL_NO_IVL_SWITCH]  = { 1260, 'E', 1260,
+        "PORT GROUP %s cannot be SHARED: this system has no VSWITCH of TYPE IVL", "ZVSIVL" },
+    [ZVS_CPMSG_IVL_NOT_GLOBAL]     = { 1261, 'E', 1261,
+        "PORT GROUP %s cannot be SHARED: VSWITCH %s is not GLOBAL", "ZVSIVL" },
+    [ZVS_CPMSG_IVL_NOT_IVL_SWITCH] = { 1262, 'E', 1262,
+        "VSWITCH %s is not TYPE IVL: IVLPORT belongs to the IVL switch", "ZVSIVL" },
 };
 
 const struct zvs_cpmsg_def *zvs_cpmsg_def(enum zvs_cpmsg_id id)

@@ -122,6 +122,10 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_RES_CHANGED,              /* ZVSRES1202I name, addresses, previous */
     ZVS_CPMSG_RES_FAILING,              /* ZVSRES1203W name, error, state */
     ZVS_CPMSG_RES_RECOVERED,            /* ZVSRES1204I name, addresses */
+    /* The IVL domain (ivl/): SET PORT GROUP ... SHARED. */
+    ZVS_CPMSG_IVL_NO_IVL_SWITCH,        /* ZVSIVL1260E group */
+    ZVS_CPMSG_IVL_NOT_GLOBAL,           /* ZVSIVL1261E group, switch */
+    ZVS_CPMSG_IVL_NOT_IVL_SWITCH,       /* ZVSIVL1262E switch */
     ZVS_CPMSG_COUNT
 };
 

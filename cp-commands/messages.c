@@ -121,6 +121,12 @@ static const struct zvs_msg_def catalogue[ZVS_MSG_COUNT] = {
         "MAC %s of the LCS tap of USER %s NICDEF %s is the MAC of USER %s NICDEF %s" },
     [ZVS_MSG_STMT_REPEATED]        = { 1074, 'E',
         "%s is given twice in USER %s; the first is on line %s" },
+    [ZVS_MSG_GLOBAL_NO_IVL]        = { 1075, 'E',
+        "VSWITCH %s is GLOBAL: it needs a TYPE IVL switch on this system" },
+    [ZVS_MSG_IVL_TWICE]            = { 1076, 'E',
+        "VSWITCH %s is TYPE IVL, as VSWITCH %s is: a system has one IVL switch" },
+    [ZVS_MSG_IVL_MEMBER_NO_IVL]    = { 1077, 'E',
+        "IVL MEMBER %s: the IVL domain needs a TYPE IVL switch on this system" },
     [ZVS_MSG_CHECK_DONE]           = { 1099, 'I', "Configuration check complete: %s error(s)" },
 };
 

@@ -86,6 +86,10 @@ enum zvs_msg_id {
     ZVS_MSG_LCS_NEEDS,                  /* user, vdev, statement */
     ZVS_MSG_LCS_TAP_MAC,                /* mac, user, vdev, other user, other vdev */
     ZVS_MSG_STMT_REPEATED,              /* statement, user, line */
+    /* The IVL domain (DEFINE VSWITCH ... TYPE QDIO GLOBAL | TYPE IVL). */
+    ZVS_MSG_GLOBAL_NO_IVL,              /* switch */
+    ZVS_MSG_IVL_TWICE,                  /* switch, other switch */
+    ZVS_MSG_IVL_MEMBER_NO_IVL,          /* sysname */
     /* Informational. */
     ZVS_MSG_CHECK_DONE,                 /* error count */
     ZVS_MSG_COUNT

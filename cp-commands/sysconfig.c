@@ -19,7 +19,7 @@
  *         [QUEUESTORAGE nM | n] [CONNECT | DISCONNECT] [NOUPLINK] [CONTROLLER * | userid]
  *         [GROUP grp | NOGROUP] [MACPROTECT ON | OFF | UNSPECIFIED] [ISOLATION ON | OFF]
  *         [TYPE QDIO | QDIO] [UPLINK] [IPTIMEOUT 1-240] [USERBASED | PORTBASED]
- *         [QUEUESTORAGE minM maxM]
+ *         [QUEUESTORAGE minM maxM] [LOCAL | GLOBAL] [TYPE IVL [DOMAIN A-H]]
  *         Name first, operands in any order, each once. Defaults: no RDEV, ETHERNET, VLAN
  *         UNAWARE, NATIVE 1, PORTTYPE ACCESS, QUEUESTORAGE 8M, CONNECT, CONTROLLER *,
  *         NOGROUP, MACPROTECT UNSPECIFIED, ISOLATION OFF, IPTIMEOUT 5, USERBASED.
@@ -33,6 +33,12 @@
  *         ISOLATION are SET VSWITCH options in z/VM; we accept them here too. Our
  *         conflicts: NOUPLINK excludes RDEV and GROUP; NATIVE needs a VLAN aware switch.
  *         A second DEFINE for a name is an error and the first one stays.
+ *         TYPE QDIO GLOBAL is a Global VSWITCH (shared by the systems of the IVL domain;
+ *         its port group may be SHARED); TYPE IVL [DOMAIN A-H] the IVL switch, the
+ *         network between the systems (z/VM 7.4 "DEFINE VSWITCH Statement": ETHERNET,
+ *         PORTBASED and PORTTYPE ACCESS are its only options; here also no GROUP, no
+ *         LOCAL or GLOBAL). DOMAIN belongs to TYPE IVL only. Each system names the IVL
+ *         switch once (zvs_cfg_validate), and a GLOBAL switch needs it.
  *         GROUP with RDEV (zvswitch extension; z/VM takes one or the other): the group
  *         is the uplink, the RDEV devices are the fallback uplink used while no group
  *         member is distributing (the whole group down), in the same active/backup
@@ -119,6 +125,19 @@
  *         often, whatever TTL it carries (0 from dnsmasq's local names). SERVER, ORDER,
  *         TIMEOUT and MINTTL may be given once in the file; WATCH accumulates.
  *         Names are kept in lower case without a trailing dot.
+ *   IVL MEMBER sysname INDEX 1-3 ADDRESS addr | hostname  (zvswitch extension)
+ *         One system of the IVL domain, this one included: its SYSTEM_IDENTIFIER sysname,
+ *         its index (corosync's node id; the high byte of its 802.1AX port numbers) and
+ *         its address on the IVL network, or a host name resolved through names/ when
+ *         the corosync configuration is written. z/VM finds the members over the IVL
+ *         itself; Corosync needs its nodelist. At most 3; sysname and INDEX each once.
+ *         Needs a TYPE IVL switch (validate).
+ *   IVL HEARTBEAT TIMEOUT seconds  (zvswitch extension)
+ *         The IVL's heartbeat timeout, 1-300 s (our bound), which is corosync's token
+ *         timeout; on a running system IBM's SET VSWITCH ivlsw IVLPORT HEARTBEAT TIMEOUT
+ *         (CP Commands and Utilities Reference, "SET VSWITCH", IVLPort options). Not
+ *         SET VSWITCH's text here: SYSTEM CONFIG has no SET VSWITCH statement. Once per
+ *         file; without it corosync's default token (3 s).
  *
  * Every statement is built in a scratch copy and stored only when it raised no error, so
  * a bad statement never leaves half a switch (or half a JOIN) behind.
@@ -131,6 +150,7 @@
 #include "cp-commands/config.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -153,6 +173,9 @@ struct sc_ctx {
     unsigned               errors0;     /* cfg->msgs.errors when the statement began */
     const char            *name;        /* the statement's name operand, as written */
     uint32_t               native_line; /* DEFINE VSWITCH: NATIVE given on this line */
+    char                   ivl_domain;  /* DEFINE VSWITCH: DOMAIN given (TYPE IVL) */
+    struct zvs_cfg_ivl_member ivm;      /* IVL MEMBER being built */
+    uint16_t               ivl_hb_s;    /* IVL HEARTBEAT TIMEOUT */
     struct zvs_cfg_vswitch sw;          /* DEFINE VSWITCH being built */
     int                    mod_sw;      /* MODIFY VSWITCH: index of the switch, or -1 */
     uint32_t               vlan_line;   /* MODIFY VSWITCH: VLAN given on this line */
@@ -250,7 +273,7 @@ enum {
     DV_RDEV, DV_ETHERNET, DV_IP, DV_VLAN, DV_NATIVE, DV_PORTTYPE, DV_QUEUESTORAGE,
     DV_CONNECT, DV_DISCONNECT, DV_NOUPLINK, DV_CONTROLLER, DV_GROUP, DV_NOGROUP,
     DV_MACPROTECT, DV_ISOLATION, DV_TYPE, DV_QDIO, DV_UPLINK, DV_IPTIMEOUT, DV_USERBASED,
-    DV_PORTBASED, DV_COUNT
+    DV_PORTBASED, DV_LOCAL, DV_GLOBAL, DV_DOMAIN, DV_COUNT
 };
 
 static void dv_rdev(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
@@ -372,13 +395,37 @@ static void dv_queuestorage(void *ctx, const struct zvs_tok *kw, const struct zv
         c->sw.queuestorage_mb = (uint8_t)(lo < 8 ? lo : 8);
 }
 
-/* TYPE QDIO (IQD, a HiperSockets switch, is not emulated). */
+/* TYPE QDIO or TYPE IVL (IQD, a HiperSockets switch, is not emulated). */
 static void dv_type(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
                     unsigned nval)
 {
     struct sc_ctx *c = ctx;
-    if (!zvs_tok_is(val, "QDIO"))
-        bad_value(c, val, "TYPE", "QDIO (zvswitch emulates OSA switches only)");
+    if (zvs_tok_is(val, "IVL")) {
+        c->sw.scope = ZVS_VSW_IVL;
+        c->sw.ivl_domain = 'A';
+        c->sw.portbased = true;         /* "the default and only allowed option" */
+    } else if (!zvs_tok_is(val, "QDIO")) {
+        bad_value(c, val, "TYPE", "QDIO or IVL (zvswitch emulates OSA switches only)");
+    }
+}
+
+static void dv_global(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                      unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    if (c->sw.scope != ZVS_VSW_IVL)
+        c->sw.scope = ZVS_VSW_GLOBAL;
+}
+
+static void dv_domain(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                      unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    int d = toupper((unsigned char)val->s[0]);
+    if (strlen(val->s) != 1 || d < 'A' || d > 'H')
+        bad_value(c, val, "DOMAIN", "A-H");
+    else
+        c->ivl_domain = (char)d;
 }
 
 static void dv_iptimeout(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
@@ -494,6 +541,11 @@ static const struct zvs_opdef define_vswitch_ops[DV_COUNT] = {
     [DV_IPTIMEOUT]    = { "IPTimeout", 1, 1, false, 0, dv_iptimeout },
     [DV_USERBASED]    = { "USERBASED", 0, 0, false, ZVS_OPBIT(DV_PORTBASED), NULL },
     [DV_PORTBASED]    = { "PORTBASED", 0, 0, false, 0, dv_portbased },
+    /* TYPE QDIO LOCAL | GLOBAL, TYPE IVL DOMAIN A-H (z/VM 7.4): what TYPE they go with is
+     * checked once the statement is whole (dv_type_check) */
+    [DV_LOCAL]        = { "LOCal", 0, 0, false, ZVS_OPBIT(DV_GLOBAL), NULL },
+    [DV_GLOBAL]       = { "GLObal", 0, 0, false, 0, dv_global },
+    [DV_DOMAIN]       = { "DOMain", 1, 1, false, 0, dv_domain },
 };
 
 /* The statement's defaults (see the top). memset first: the padding stays defined, since
@@ -501,6 +553,7 @@ static const struct zvs_opdef define_vswitch_ops[DV_COUNT] = {
 static void dv_reset(struct sc_ctx *c, uint32_t line)
 {
     c->native_line = 0;
+    c->ivl_domain = 0;
     memset(&c->sw, 0, sizeof c->sw);
     c->sw.line = line;
     c->sw.connect = true;
@@ -540,11 +593,36 @@ static void define_vswitch_begin(void *ctx, const struct zvs_stmt *stmt,
     check_room(c, pos[0].line, cfg->nvswitch, ZVS_CFG_MAX_VSWITCHES, "VSWITCH");
 }
 
+/* What a TYPE IVL switch may not have ("DEFINE VSWITCH Statement", notes 4, 5 and 9:
+ * ETHERNET, PORTBASED and PORTTYPE ACCESS are its only options; it carries no port
+ * group, since it is the link between the systems), and what only one TYPE may have. */
+static void dv_type_check(struct sc_ctx *c, uint64_t given)
+{
+    static const struct { unsigned op; const char *name; } not_ivl[] = {
+        { DV_LOCAL, "LOCAL" }, { DV_GLOBAL, "GLOBAL" }, { DV_GROUP, "GROUP" },
+        { DV_USERBASED, "USERBASED" },
+    };
+    uint32_t line = c->sw.line;
+    if (c->sw.scope != ZVS_VSW_IVL) {
+        if (given & ZVS_OPBIT(DV_DOMAIN))
+            ERR(c, line, ZVS_MSG_OPERAND_CONFLICT, "DOMAIN", "TYPE QDIO");
+        return;
+    }
+    for (unsigned i = 0; i < sizeof not_ivl / sizeof not_ivl[0]; i++)
+        if (given & ZVS_OPBIT(not_ivl[i].op))
+            ERR(c, line, ZVS_MSG_OPERAND_CONFLICT, not_ivl[i].name, "TYPE IVL");
+    if (c->sw.porttype != ZVS_PORTTYPE_ACCESS)
+        ERR(c, line, ZVS_MSG_OPERAND_CONFLICT, "PORTTYPE TRUNK", "TYPE IVL");
+    if (c->ivl_domain)
+        c->sw.ivl_domain = c->ivl_domain;
+}
+
 static void define_vswitch_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
 {
     struct sc_ctx *c = ctx;
 
     dv_check(c);
+    dv_type_check(c, given);
     if (stmt_clean(c))
         c->cfg->vswitch[c->cfg->nvswitch++] = c->sw;
 }
@@ -1526,6 +1604,125 @@ static void vxlan_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
         c->cfg->vxlan[c->cfg->nvxlan++] = c->vx;
 }
 
+/* ---- IVL MEMBER sysname INDEX n ADDRESS addr|hostname --------------------------------- */
+
+enum { IM_INDEX, IM_ADDRESS, IM_COUNT };
+
+static void im_index(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                     unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    uint32_t v;
+    if (zvs_parse_dec(val->s, 1, ZVS_CFG_MAX_IVL_MEMBERS, &v) < 0)
+        bad_value(c, val, "INDEX", "1-3");
+    else
+        c->ivm.index = (uint8_t)v;
+}
+
+static void im_address(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                       unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    enum zvs_hostname_err e = zvs_hostname_check(val->s, strlen(val->s), c->ivm.address);
+    if (e != ZVS_HOSTNAME_OK)
+        bad_value(c, val, "ADDRESS", zvs_hostname_err_text(e));
+}
+
+static const struct zvs_opdef ivl_member_ops[IM_COUNT] = {
+    [IM_INDEX]   = { "INDEX", 1, 1, false, 0, im_index },
+    [IM_ADDRESS] = { "ADDRESS", 1, 1, false, 0, im_address },
+};
+
+static void ivl_member_begin(void *ctx, const struct zvs_stmt *stmt,
+                             const struct zvs_tok *pos, unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+    const struct zvs_cfg_ivl *d = &c->cfg->ivl;
+    char line[12];
+
+    stmt_begin(c, &pos[0]);
+    memset(&c->ivm, 0, sizeof c->ivm);
+    c->ivm.line = stmt->tok[0].line;
+    if (zvs_parse_name(pos[0].s, c->ivm.sysname) < 0) {
+        bad_value(c, &pos[0], "sysname", RULE_NAME);
+        return;
+    }
+    for (unsigned i = 0; i < d->nmember; i++)
+        if (strcmp(d->member[i].sysname, c->ivm.sysname) == 0) {
+            num_str(line, sizeof line, d->member[i].line);
+            ERR(c, pos[0].line, ZVS_MSG_ALREADY_DEFINED, "IVL MEMBER", c->ivm.sysname, line);
+            return;
+        }
+    check_room(c, pos[0].line, d->nmember, ZVS_CFG_MAX_IVL_MEMBERS, "IVL MEMBER");
+}
+
+static void ivl_member_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_ivl *d = &c->cfg->ivl;
+    char line[12], idx[4];
+
+    if (!(given & ZVS_OPBIT(IM_INDEX)))
+        ERR(c, c->ivm.line, ZVS_MSG_OPERAND_MISSING, "INDEX");
+    if (!(given & ZVS_OPBIT(IM_ADDRESS)))
+        ERR(c, c->ivm.line, ZVS_MSG_OPERAND_MISSING, "ADDRESS");
+    for (unsigned i = 0; i < d->nmember && c->ivm.index != 0; i++)
+        if (d->member[i].index == c->ivm.index) {
+            num_str(line, sizeof line, d->member[i].line);
+            num_str(idx, sizeof idx, c->ivm.index);
+            ERR(c, c->ivm.line, ZVS_MSG_ALREADY_DEFINED, "IVL MEMBER INDEX", idx, line);
+        }
+    if (stmt_clean(c))
+        memcpy(&d->member[d->nmember++], &c->ivm, sizeof c->ivm);
+}
+
+/* ---- IVL HEARTBEAT TIMEOUT seconds ---------------------------------------------------- */
+
+enum { IH_TIMEOUT, IH_COUNT };
+
+static void ih_timeout(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                       unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    uint32_t v;
+    if (zvs_parse_dec(val->s, 1, ZVS_CFG_HEARTBEAT_MAX, &v) < 0)
+        bad_value(c, val, "TIMEOUT", "1-300 seconds");
+    else
+        c->ivl_hb_s = (uint16_t)v;
+}
+
+static const struct zvs_opdef ivl_heartbeat_ops[IH_COUNT] = {
+    [IH_TIMEOUT] = { "TIMEout", 1, 1, false, 0, ih_timeout },
+};
+
+static void ivl_heartbeat_begin(void *ctx, const struct zvs_stmt *stmt,
+                                const struct zvs_tok *pos, unsigned npos)
+{
+    struct sc_ctx *c = ctx;
+    const struct zvs_cfg_ivl *d = &c->cfg->ivl;
+    char line[12];
+
+    stmt_begin(c, NULL);
+    c->ivl_hb_s = 0;
+    if (d->heartbeat_line != 0) {
+        num_str(line, sizeof line, d->heartbeat_line);
+        ERR(c, stmt->tok[0].line, ZVS_MSG_ALREADY_DEFINED, "IVL", "HEARTBEAT", line);
+    }
+}
+
+static void ivl_heartbeat_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
+{
+    struct sc_ctx *c = ctx;
+    struct zvs_cfg_ivl *d = &c->cfg->ivl;
+
+    if (!(given & ZVS_OPBIT(IH_TIMEOUT)))
+        ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_MISSING, "TIMEOUT");
+    if (!stmt_clean(c))
+        return;
+    d->heartbeat_s = c->ivl_hb_s;
+    d->heartbeat_line = stmt->tok[0].line;
+}
+
 /* ---- operands shared with the CP commands --------------------------------------------- */
 
 #define COMMAND_LINE 1u
@@ -1562,9 +1759,10 @@ int zvs_cfg_parse_vswitch_def(const char *name, const char *const *tok, unsigned
     if (zvs_parse_name(name, c.sw.name) < 0)
         bad_value(&c, &name_tok, "switchname", RULE_NAME);
     if (command_toks(&c, "DEFINE", 3, tok, ntok, t)) {
-        zvs_operands_parse(define_vswitch_ops, DV_COUNT, t, ntok, "DEFINE VSWITCH", &c,
-                           &c.sink);
+        uint64_t given = zvs_operands_parse(define_vswitch_ops, DV_COUNT, t, ntok,
+                                            "DEFINE VSWITCH", &c, &c.sink);
         dv_check(&c);
+        dv_type_check(&c, given);
     }
     if (!stmt_clean(&c))
         return -EINVAL;
@@ -1619,6 +1817,10 @@ static const struct zvs_stmtdef sysconfig_stmts[] = {
       resolver_ops, RS_COUNT, resolver_begin, resolver_end },
     { { "VXLAN", "VSWITCH" }, "VXLAN VSWITCH", 1, 1, { "switchname" },
       vxlan_ops, VX_COUNT, vxlan_begin, vxlan_end },
+    { { "IVL", "MEMBER" }, "IVL MEMBER", 1, 1, { "sysname" },
+      ivl_member_ops, IM_COUNT, ivl_member_begin, ivl_member_end },
+    { { "IVL", "HEARTBEAT" }, "IVL HEARTBEAT", 0, 0, { NULL },
+      ivl_heartbeat_ops, IH_COUNT, ivl_heartbeat_begin, ivl_heartbeat_end },
 };
 
 int zvs_cfg_parse_sysconfig_buf(struct zvs_cfg *cfg, const char *name, const char *buf,

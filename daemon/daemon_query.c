@@ -149,10 +149,14 @@ static void show_header(struct zvsd *d, const struct d_switch *ds, const struct 
     zvs_mac_format(sysmac, mac, sizeof mac);
     /* The header and attribute lines: cp-commands/README.md "QUERY VSWITCH" names the
      * source of each (the IBM report's example, xCAT's recorded z/VM output). */
-    zvs_cp_printf(r, "VSWITCH SYSTEM %-8s Type: QDIO    Connected: %-4u Maxconn: INFINITE",
-                  vs->name, connected(d, ds, v));
+    /* A TYPE IVL switch says IVL where QDIO stands (the monitor's LANTYPE IVL = 6), a
+     * Global VSWITCH GLOBAL where LOCAL stands (our reading of the IVL domain's switches:
+     * no IBM sample of either response was found) */
+    zvs_cp_printf(r, "VSWITCH SYSTEM %-8s Type: %-4s    Connected: %-4u Maxconn: INFINITE",
+                  vs->name, vs->scope == ZVS_VSW_IVL ? "IVL" : "QDIO", connected(d, ds, v));
     zvs_cp_printf(r, "  PERSISTENT  RESTRICTED    ETHERNET                  Accounting: OFF");
-    zvs_cp_printf(r, "  %-11s LOCAL", vs->portbased ? "PORTBASED" : "USERBASED");
+    zvs_cp_printf(r, "  %-11s %s", vs->portbased ? "PORTBASED" : "USERBASED",
+                  vs->scope == ZVS_VSW_GLOBAL ? "GLOBAL" : "LOCAL");
     if (vs->vlan_aware) {
         char native[8];
         if (vs->native_vid)

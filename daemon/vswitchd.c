@@ -2,13 +2,18 @@
  *
  *   vswitchd -c SYSTEM.CONFIG -u USER.DIRECT [-f] [-p pidfile] [-l level] [-L logfile]
  *            [-s statsfile] [-q qdio-socket] [-k console [--console-group group]] [--check]
+ *   vswitchd -c SYSTEM.CONFIG -u USER.DIRECT --write-corosync PATH [--corosync-key PATH]
+ *            [--corosync-state DIR]
+ *   vswitchd -c SYSTEM.CONFIG -u USER.DIRECT --check-corosync PATH
  *
  * Foreground (-f) logs to stderr; otherwise it detaches (fork, setsid, /dev/null for the
  * standard streams) and logs to -L or nowhere. The pidfile is written once the daemon is
  * ready (every socket open, the configuration applied) and removed at exit; SIGTERM is
  * handled from the first step, so a stop during start-up still cleans up. --check parses
  * and cross-checks both files, prints every message like CPSYNTAX does, and exits 0 when
- * they are clean, 1 otherwise.
+ * they are clean, 1 otherwise. --write-corosync writes this system's corosync.conf for
+ * its IVL domain from SYSTEM CONFIG (daemon/ivl_conf.h) and exits; --check-corosync
+ * names each difference of an operator's own file from it and exits 1 when there is one.
  * The console's identities are checked before detaching too: every LINUXUSER of the user
  * directory must be a Linux user here and --console-group a group, else vswitchd says
  * which and does not start.
@@ -27,6 +32,7 @@
 #include "daemon/console_users.h"
 #include "cp-commands/version.h"
 #include "daemon/daemon.h"
+#include "daemon/ivl_conf.h"
 #include "dataplane/log.h"
 
 static void usage(FILE *out)
@@ -58,6 +64,12 @@ static void usage(FILE *out)
             "      --hercules PROGRAM ours: the emulator XAUTOLOG runs (default hercules,\n"
             "                         from PATH)\n"
             "      --check            check both files like CPSYNTAX and exit\n"
+            "      --write-corosync PATH  ours: write this system's corosync.conf for its IVL\n"
+            "                         domain (IVL MEMBER, IVL HEARTBEAT) and exit\n"
+            "      --check-corosync PATH  ours: check an existing corosync.conf against\n"
+            "                         SYSTEM CONFIG's IVL domain, name each difference, exit\n"
+            "      --corosync-key PATH    its authkey (default " ZVSD_CS_KEYFILE ")\n"
+            "      --corosync-state DIR   its state_dir (default " ZVSD_CS_STATE_DIR ")\n"
             "      --version          print the version and exit\n"
             "  -h, --help\n");
 }
@@ -204,6 +216,10 @@ int main(int argc, char **argv)
         { "monitor-max-mb", required_argument, NULL, 'M' },
         { "monitor-live", required_argument, NULL, 'V' },
         { "check", no_argument, NULL, 'C' },
+        { "write-corosync", required_argument, NULL, 'W' },
+        { "check-corosync", required_argument, NULL, 'X' },
+        { "corosync-key", required_argument, NULL, 'K' },
+        { "corosync-state", required_argument, NULL, 'S' },
         { "test-interval", required_argument, NULL, 'T' },
         { "guest-images", required_argument, NULL, 'I' },
         { "guest-dir", required_argument, NULL, 'D' },
@@ -215,6 +231,7 @@ int main(int argc, char **argv)
     const char *sysconfig = NULL, *userdirect = NULL, *console_group = NULL;
     char *pidfile = NULL, *logfile = NULL, *stats = NULL, *qsock = NULL, *console = NULL, *monitor = NULL, *monlive = NULL;
     char *images = NULL, *guestdir = NULL, *hercules = NULL;
+    const char *cs_write = NULL, *cs_check = NULL, *cs_key = NULL, *cs_state = NULL;
     unsigned long mon_interval = 60, mon_max_mb = 64, test_interval = 0;
     bool foreground = false, check = false;
     enum zvs_log_level level = ZVS_LOG_INFO;
@@ -259,6 +276,10 @@ int main(int argc, char **argv)
             break;
         }
         case 'C': check = true; break;
+        case 'W': cs_write = optarg; break;
+        case 'X': cs_check = optarg; break;
+        case 'K': cs_key = optarg; break;
+        case 'S': cs_state = optarg; break;
         case 'T': {
             char *end;
             test_interval = strtoul(optarg, &end, 10);
@@ -306,6 +327,13 @@ int main(int argc, char **argv)
     if (errors != 0) {
         /* Print what the parser found, as --check would, and refuse to start. */
         zvs_config_syntax_check(sysconfig, userdirect, stderr);
+        zvs_cfg_free(cfg);
+        goto out;
+    }
+    if (cs_write || cs_check) {
+        rc = cs_write ? zvsd_ivl_write_corosync(cfg, cs_write, cs_key, cs_state, stderr)
+                      : zvsd_ivl_check_corosync(cfg, cs_check, stderr);
+        rc = rc == 0 ? 0 : 1;
         zvs_cfg_free(cfg);
         goto out;
     }

@@ -3,8 +3,9 @@
  * agreed-order messages, votequorum for quorum, cmap for the token timeout), with two
  * implementations:
  *
- *   (to come) a Corosync one on the owner's event loop: cpg_fd_get / votequorum_fd_get
- *             watched by the owner, cpg_dispatch / votequorum_dispatch on readiness
+ *   cluster_corosync.c  the Corosync one on the owner's event loop: cpg_fd_get /
+ *                  votequorum_fd_get watched by the owner, cpg_dispatch /
+ *                  votequorum_dispatch on readiness
  *   cluster_mem.c  an in-memory domain of up to ZVS_CL_MAX_NODES systems on virtual time:
  *                  partitions, a killed system, a rejoin, votequorum's rules with
  *                  auto_tie_breaker, so replication and quorum are tested hermetically

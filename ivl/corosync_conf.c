@@ -57,6 +57,9 @@ int zvs_cs_conf_write(const struct zvs_cs_conf *c, char *buf, size_t size)
         c->cluster_name);
     put(&o, "totem {\n    version: 2\n    cluster_name: %s\n    transport: knet\n"
             "    token: %u\n", c->cluster_name, c->token_ms);
+    /* HEARTBEAT TIMEOUT is the token timeout on any number of systems: corosync would add
+     * token_coefficient (650 ms) per node beyond two (corosync.conf(5)) */
+    put(&o, "    token_coefficient: 0\n");
     if (c->keyfile[0])
         put(&o, "    keyfile: %s\n", c->keyfile);
     put(&o, "    crypto_cipher: aes256\n    crypto_hash: sha256\n"

@@ -9,7 +9,8 @@
  * nodes and their addresses, votequorum and auto_tie_breaker, sched_rr).
  *
  * What the generated file holds (corosync.conf(5), votequorum(5), corosync 3 with knet):
- *   totem     version 2, cluster_name, transport knet, token = HEARTBEAT TIMEOUT, the
+ *   totem     version 2, cluster_name, transport knet, token = HEARTBEAT TIMEOUT (with
+ *             token_coefficient 0, so on any number of systems), the
  *             authkey (keyfile) with crypto_cipher aes256 / crypto_hash sha256: state
  *             messages are authenticated by corosync itself
  *   nodelist  one node per system: name (SYSTEM_IDENTIFIER), nodeid, ring0_addr (its

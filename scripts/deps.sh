@@ -8,6 +8,8 @@ PACKAGES=(
   build-essential clang llvm libclang-rt-14-dev pkg-config    # compilers, sanitizer runtimes
   libpcap-dev zlib1g-dev libc-ares-dev libcmocka-dev           # libraries we link
   libmicrohttpd-dev                                            # perfkit serve's HTTP
+  libcpg-dev libvotequorum-dev libcmap-dev                    # Corosync's clients: the IVL domain (ivl/cluster_corosync.c)
+  corosync                                                     # its engine: one per system in the IVL lab
   lcov valgrind                                                # coverage, leak checking
   iproute2 iperf3 ethtool nftables iputils-ping procps psmisc  # namespace labs
   tcpreplay tshark python3-scapy                               # pcap replay and decoding

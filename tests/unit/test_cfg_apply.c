@@ -918,6 +918,63 @@ static void test_port_group_create_defaults(void **state)
     expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
 }
 
+/* SET PORT GROUP grp LACP ACTIVE SHARED (z/VM Connectivity, "Multi-VSwitch Link
+ * Aggregation"): the IVL domain's group, so this system needs its TYPE IVL switch
+ * (ZVSIVL1260E) and a switch the group serves must be GLOBAL (ZVSIVL1261E); EXCLUSIVE, or
+ * nothing, takes it back. */
+static void test_port_group_shared(void **state)
+{
+    struct zvs_cfg *cfg = *state;           /* rich: no IVL switch, GRPX serves a local one */
+    struct zvs_cmd c = pg("NEWG", ZVS_CMD_PG_LACP);
+    c.lacp_active = true;
+    c.lacp_shared = true;
+    expect_err(cfg, &c, &OPERATOR, -EINVAL, 1260,
+               "ZVSIVL1260E PORT GROUP NEWG cannot be SHARED: this system has no VSWITCH of "
+               "TYPE IVL");
+    zvs_cfg_free(cfg);
+    *state = cfg = load("DEFINE VSWITCH IVLVSW TYPE IVL\n"
+                        "DEFINE VSWITCH GLOBSW TYPE QDIO GLOBAL GROUP GG\n"
+                        "DEFINE VSWITCH LOCSW GROUP LG\n"
+                        "SET PORT GROUP GG JOIN 28BA\nSET PORT GROUP LG JOIN 2902\n"
+                        "RDEVICE 28BA INTERFACE e0\nRDEVICE 2902 INTERFACE e1\n", "");
+    c = pg("LG", ZVS_CMD_PG_LACP);
+    c.lacp_active = true;
+    c.lacp_shared = true;
+    expect_err(cfg, &c, &OPERATOR, -EINVAL, 1261,
+               "ZVSIVL1261E PORT GROUP LG cannot be SHARED: VSWITCH LOCSW is not GLOBAL");
+    c = pg("GG", ZVS_CMD_PG_LACP);
+    c.lacp_active = true;
+    c.lacp_shared = true;
+    expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    assert_true(cfg->group[0].shared);
+    assert_true(dump_has(cfg, "GROUP GG JOIN 28BA LACP ACTIVE TIMEOUT SHORT SHARED INTERVAL 300 "
+                              "DISTRIBUTION DESTINATION POLICY LOAD TOTAL"));
+    c.lacp_shared = false;                  /* LACP ACTIVE [EXCLUSIVE] */
+    expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    assert_false(cfg->group[0].shared);
+}
+
+/* SET VSWITCH ivlsw IVLPORT HEARTBEAT TIMEOUT s: the IVL switch's (corosync's token
+ * timeout, what --write-corosync writes); another switch answers ZVSIVL1262E. */
+static void test_ivlport_heartbeat(void **state)
+{
+    struct zvs_cfg *cfg = *state;
+    zvs_cfg_free(cfg);
+    *state = cfg = load("DEFINE VSWITCH IVLVSW TYPE IVL\nDEFINE VSWITCH LOCSW\n"
+                        "IVL HEARTBEAT TIMEOUT 3\n", "");
+    struct zvs_cmd c = cmd_new(ZVS_CMD_SET_VSWITCH, "LOCSW");
+    c.vs_op = ZVS_CMD_VS_IVLPORT_HEARTBEAT;
+    c.heartbeat_s = 9;
+    expect_err(cfg, &c, &OPERATOR, -EINVAL, 1262,
+               "ZVSIVL1262E VSWITCH LOCSW is not TYPE IVL: IVLPORT belongs to the IVL switch");
+    c = cmd_new(ZVS_CMD_SET_VSWITCH, "IVLVSW");
+    c.vs_op = ZVS_CMD_VS_IVLPORT_HEARTBEAT;
+    c.heartbeat_s = 9;
+    expect_ok(cfg, &c, &OPERATOR, "Command complete\n");
+    assert_int_equal(cfg->ivl.heartbeat_s, 9);
+    assert_true(dump_has(cfg, "IVL HEARTBEAT TIMEOUT 9"));
+}
+
 static void test_port_group_leave(void **state)
 {
     struct zvs_cfg *cfg = *state;
@@ -1532,6 +1589,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_set_settings, rich_setup, teardown),
         cmocka_unit_test_setup_teardown(test_port_group_join, rich_setup, teardown),
         cmocka_unit_test_setup_teardown(test_port_group_create_defaults, rich_setup, teardown),
+        cmocka_unit_test_setup_teardown(test_port_group_shared, rich_setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ivlport_heartbeat, rich_setup, teardown),
         cmocka_unit_test_setup_teardown(test_port_group_leave, rich_setup, teardown),
         cmocka_unit_test_setup_teardown(test_port_group_delete, rich_setup, teardown),
         cmocka_unit_test_setup_teardown(test_define_nic, rich_setup, teardown),

@@ -157,6 +157,31 @@ static void test_set_port_group_lacp(void **state)
     assert_false(c.lacp_active);
 }
 
+/* SHARED gives the group to the IVL domain (cfg_apply_group.c says whether it can be);
+ * EXCLUSIVE, the default, or nothing takes it back. */
+static void test_set_port_group_shared(void **state)
+{
+    struct zvs_cmd c = parse_ok("SET PORT GROUP G1 LACP ACTIVE SHARED", ALL_CLASSES);
+    assert_int_equal(c.pg_op, ZVS_CMD_PG_LACP);
+    assert_true(c.lacp_active);
+    assert_true(c.lacp_shared);
+    c = parse_ok("SET PORT GROUP G1 LACP ACTIVE EXCLUSIVE", ALL_CLASSES);
+    assert_false(c.lacp_shared);
+    c = parse_ok("SET PORT GROUP G1 LACP INACTIVE", ALL_CLASSES);
+    assert_false(c.lacp_shared);
+}
+
+/* SET VSWITCH ivlsw IVLPORT HEARTBEAT TIMEOUT s ([SV]'s IVLPort options): 1-300 s. */
+static void test_set_vswitch_ivlport(void **state)
+{
+    struct zvs_cmd c = parse_ok("SET VSWITCH IVLVSW IVLPORT HEARTBEAT TIMEOUT 5", ALL_CLASSES);
+    assert_int_equal(c.verb, ZVS_CMD_SET_VSWITCH);
+    assert_int_equal(c.vs_op, ZVS_CMD_VS_IVLPORT_HEARTBEAT);
+    assert_int_equal(c.heartbeat_s, 5);
+    c = parse_ok("SET VSWITCH IVLVSW IVLP HEART TIME 300", ALL_CLASSES);
+    assert_int_equal(c.heartbeat_s, 300);
+}
+
 static void test_set_port_group_interval(void **state)
 {
     struct zvs_cmd c = parse_ok("SET PORT GROUP CCBGROUP INTERVAL 30", ALL_CLASSES);
@@ -1119,6 +1144,14 @@ static const struct abbrev_case abbrevs[] = {
       "SET PORT GROUP G1 LACP ACT EX", "HCPCMD003E Invalid option - EX", 3 },
     { "SET PORT GROUP G1 LACP INACTIVE", "SET PORT GROUP G1 LACP INACTIVE EXCLUSIVE", NULL,
       NULL, 0 },
+    { "SET VSWITCH V1 IVLPORT HEARTBEAT TIMEOUT 5", "SET VSWITCH V1 IVLP HEART TIME 5",
+      "SET VSWITCH V1 IVL HEART TIME 5", "HCPCMD003E Invalid option - IVL", 3 },
+    { "SET VSWITCH V1 IVLPORT HEARTBEAT TIMEOUT 5", "SET VSWITCH V1 IVLPORT HEARTBEAT TIMEOUT 5",
+      "SET VSWITCH V1 IVLPORT HEAR TIMEOUT 5", "HCPCMD003E Invalid option - HEAR", 3 },
+    { "SET VSWITCH V1 IVLPORT HEARTBEAT TIMEOUT 5", "SET VSWITCH V1 IVLPORT HEARTBEAT TIMEOUT 5",
+      "SET VSWITCH V1 IVLPORT HEARTBEAT TIM 5", "HCPCMD003E Invalid option - TIM", 3 },
+    { "SET PORT GROUP G1 LACP ACTIVE SHARED", "SET PORT GROUP G1 LACP ACT SHARED",
+      "SET PORT GROUP G1 LACP ACT SHARE", "HCPCMD003E Invalid option - SHARE", 3 },
     { "SET PORT GROUP G1 DELETE", "SET PORT G1 DELETE", NULL, NULL, 0 },
     { "SET PORT GROUP G1 LACP INACTIVE", "SET PORT GROUP G1 LACP INACTIVE",
       "SET PORT GROUP G1 LAC INACTIVE", "HCPCMD003E Invalid option - LAC", 3 },
@@ -1916,6 +1949,8 @@ int main(void)
         cmocka_unit_test(test_set_port_group_join),
         cmocka_unit_test(test_set_port_group_leave),
         cmocka_unit_test(test_set_port_group_lacp),
+        cmocka_unit_test(test_set_port_group_shared),
+        cmocka_unit_test(test_set_vswitch_ivlport),
         cmocka_unit_test(test_set_port_group_interval),
         cmocka_unit_test(test_set_port_group_policy),
         cmocka_unit_test(test_query_port_group),

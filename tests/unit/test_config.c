@@ -1569,6 +1569,17 @@ static void test_system_identity(void **state)
     zvs_cfg_free(cfg);
 }
 
+/* Each statement is an error and defines no switch. */
+static void expect_no_vswitch(const char *const *bad, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct zvs_cfg *cfg = zvs_cfg_new();
+        assert_true(zvs_cfg_parse_sysconfig_text(cfg, "S", bad[i]) >= 1);
+        assert_int_equal(cfg->nvswitch, 0);
+        zvs_cfg_free(cfg);
+    }
+}
+
 /* DEFINE VSWITCH as real SYSTEM CONFIG files write it (z/VM 7.x, "DEFINE VSWITCH
  * Statement", z/VM 7.4 CP Planning and Administration): a bare QDIO or TYPE QDIO, UPLINK
  * before RDEV, IPTIMEOUT, USERBASED | PORTBASED, QUEUESTORAGE minM maxM. */
@@ -1606,12 +1617,138 @@ static void test_define_vswitch_real_forms(void **state)
         "DEFINE VSWITCH X7 QUEUESTORAGE 8M 4096M\n",
         "DEFINE VSWITCH X8 UPLINK NOUPLINK\n",
     };
-    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        cfg = zvs_cfg_new();
-        assert_true(zvs_cfg_parse_sysconfig_text(cfg, "S", bad[i]) >= 1);
-        assert_int_equal(cfg->nvswitch, 0);
-        zvs_cfg_free(cfg);
-    }
+    expect_no_vswitch(bad, sizeof bad / sizeof bad[0]);
+}
+
+/* The IVL domain's switches (z/VM 7.4 "DEFINE VSWITCH Statement"): TYPE QDIO GLOBAL, a
+ * Global VSWITCH; TYPE IVL [DOMAIN A-H], the link between the systems, ETHERNET,
+ * PORTBASED and PORTTYPE ACCESS only, no group. One IVL switch per system; a GLOBAL one
+ * needs it. */
+static void test_define_vswitch_ivl(void **state)
+{
+    struct zvs_cfg *cfg = run("DEFINE VSWITCH IVLVSW TYPE IVL RDEV E00\n"
+                              "DEFINE VSWITCH GLOBSW TYPE QDIO GLOBAL RDEV A00\n"
+                              "DEFINE VSWITCH LOCSW TYPE QDIO LOCAL RDEV B00\n"
+                              "RDEVICE A00 INTERFACE eth0\nRDEVICE B00 INTERFACE eth1\n"
+                              "RDEVICE E00 INTERFACE ivl0\n", NULL);
+    print_msgs(cfg);
+    assert_int_equal(zvs_cfg_errors(cfg), 0);
+    const struct zvs_cfg_vswitch *v = cfg->vswitch;
+    assert_int_equal(v[0].scope, ZVS_VSW_IVL);
+    assert_int_equal(v[0].ivl_domain, 'A');
+    assert_true(v[0].portbased);
+    assert_int_equal(v[1].scope, ZVS_VSW_GLOBAL);
+    assert_int_equal(v[1].ivl_domain, 0);
+    assert_int_equal(v[2].scope, ZVS_VSW_LOCAL);
+    char *d = dump_str(cfg);
+    assert_non_null(strstr(d, " PORTBASED TYPE IVL DOMAIN A\n"));
+    assert_non_null(strstr(d, " TYPE QDIO GLOBAL\n"));
+    free(d);
+    zvs_cfg_free(cfg);
+
+    cfg = run("DEFINE VSWITCH IVLVSW TYPE IVL DOMAIN c RDEV E00\nRDEVICE E00 INTERFACE ivl0\n",
+              NULL);
+    assert_int_equal(zvs_cfg_errors(cfg), 0);
+    assert_int_equal(cfg->vswitch[0].ivl_domain, 'C');
+    zvs_cfg_free(cfg);
+
+    static const char *const bad[] = {
+        "DEFINE VSWITCH X1 TYPE IVL GLOBAL\n",
+        "DEFINE VSWITCH X2 TYPE IVL LOCAL\n",
+        "DEFINE VSWITCH X3 TYPE IVL GROUP G1\n",
+        "DEFINE VSWITCH X4 TYPE IVL USERBASED\n",
+        "DEFINE VSWITCH X5 TYPE IVL PORTTYPE TRUNK\n",
+        "DEFINE VSWITCH X6 TYPE IVL DOMAIN I\n",
+        "DEFINE VSWITCH X7 TYPE QDIO DOMAIN A\n",
+        "DEFINE VSWITCH X8 GLOBAL LOCAL\n",
+        "DEFINE VSWITCH X9 TYPE IVL DOMAIN AB\n",
+    };
+    expect_no_vswitch(bad, sizeof bad / sizeof bad[0]);
+
+    cfg = run("DEFINE VSWITCH GLOBSW TYPE QDIO GLOBAL\n"
+              "DEFINE VSWITCH IVL1 TYPE IVL\nDEFINE VSWITCH IVL2 TYPE IVL\n", NULL);
+    static const char *const twice[] = {
+        "SYSTEM.CONFIG:3: ZVSCFG1076E VSWITCH IVL2 is TYPE IVL, as VSWITCH IVL1 is: a system"
+        " has one IVL switch",
+        NULL,
+    };
+    expect_msgs(cfg, twice);
+    zvs_cfg_free(cfg);
+    cfg = run("DEFINE VSWITCH GLOBSW TYPE QDIO GLOBAL\n", NULL);
+    static const char *const no_ivl[] = {
+        "SYSTEM.CONFIG:1: ZVSCFG1075E VSWITCH GLOBSW is GLOBAL: it needs a TYPE IVL switch on"
+        " this system",
+        NULL,
+    };
+    expect_msgs(cfg, no_ivl);
+    zvs_cfg_free(cfg);
+}
+
+/* The IVL domain's members and heartbeat (IVL MEMBER, IVL HEARTBEAT TIMEOUT: ours), from
+ * which the corosync configuration is written. */
+static void test_ivl_members(void **state)
+{
+    struct zvs_cfg *cfg = run("DEFINE VSWITCH IVLVSW TYPE IVL\n"
+                              "IVL MEMBER zvma INDEX 1 ADDRESS 10.99.0.1\n"
+                              "IVL MEMBER ZVMB ADDRESS Sysb.Example.ORG. INDEX 2\n"
+                              "ivl member ZVMC index 3 address fd00::3\n"
+                              "IVL HEARTBEAT TIMEOUT 2\n", NULL);
+    print_msgs(cfg);
+    assert_int_equal(zvs_cfg_errors(cfg), 0);
+    const struct zvs_cfg_ivl *d = &cfg->ivl;
+    assert_int_equal(d->nmember, 3);
+    assert_string_equal(d->member[0].sysname, "ZVMA");
+    assert_int_equal(d->member[0].index, 1);
+    assert_string_equal(d->member[0].address, "10.99.0.1");
+    assert_string_equal(d->member[1].address, "sysb.example.org");
+    assert_int_equal(d->member[2].index, 3);
+    assert_int_equal(d->heartbeat_s, 2);
+    char *dump = dump_str(cfg);
+    assert_non_null(strstr(dump, "IVL MEMBER ZVMA INDEX 1 ADDRESS 10.99.0.1\n"
+                                 "IVL MEMBER ZVMB INDEX 2 ADDRESS sysb.example.org\n"
+                                 "IVL MEMBER ZVMC INDEX 3 ADDRESS fd00::3\n"
+                                 "IVL HEARTBEAT TIMEOUT 2\n"));
+    free(dump);
+    zvs_cfg_free(cfg);
+
+    cfg = run("DEFINE VSWITCH IVLVSW TYPE IVL\n"
+              "IVL MEMBER ZVMA INDEX 1 ADDRESS 10.99.0.1\n"
+              "IVL MEMBER ZVMA INDEX 2 ADDRESS 10.99.0.2\n"
+              "IVL MEMBER ZVMB INDEX 1 ADDRESS 10.99.0.2\n"
+              "IVL MEMBER ZVMC INDEX 4 ADDRESS 10.99.0.3\n"
+              "IVL MEMBER ZVMD ADDRESS -bad-\n"
+              "IVL MEMBER ZVME INDEX 3\n"
+              "IVL HEARTBEAT TIMEOUT 301\n"
+              "IVL HEARTBEAT\n", NULL);
+    static const char *const bad[] = {
+        "SYSTEM.CONFIG:3: ZVSCFG1014E IVL MEMBER ZVMA is already defined on line 2",
+        "SYSTEM.CONFIG:4: ZVSCFG1014E IVL MEMBER INDEX 1 is already defined on line 2",
+        "SYSTEM.CONFIG:5: ZVSCFG1003E Operand INDEX value 4 is not valid (1-3)",
+        "SYSTEM.CONFIG:6: ZVSCFG1003E Operand ADDRESS value -bad- is not valid (label begins"
+        " or ends with a hyphen)",
+        "SYSTEM.CONFIG:6: ZVSCFG1002E Operand INDEX is missing",
+        "SYSTEM.CONFIG:7: ZVSCFG1002E Operand ADDRESS is missing",
+        "SYSTEM.CONFIG:8: ZVSCFG1003E Operand TIMEOUT value 301 is not valid (1-300 seconds)",
+        "SYSTEM.CONFIG:9: ZVSCFG1002E Operand TIMEOUT is missing",
+        NULL,
+    };
+    expect_msgs(cfg, bad);
+    assert_int_equal(cfg->ivl.nmember, 1);
+    assert_int_equal(cfg->ivl.heartbeat_line, 0);
+    zvs_cfg_free(cfg);
+
+    cfg = run("DEFINE VSWITCH VSW1 RDEV A00\nRDEVICE A00 INTERFACE eth0\n"
+              "IVL MEMBER ZVMA INDEX 1 ADDRESS 10.99.0.1\n"
+              "IVL HEARTBEAT TIMEOUT 3\nIVL HEARTBEAT TIMEOUT 4\n", NULL);
+    static const char *const no_ivl[] = {
+        "SYSTEM.CONFIG:5: ZVSCFG1014E IVL HEARTBEAT is already defined on line 4",
+        "SYSTEM.CONFIG:3: ZVSCFG1077E IVL MEMBER ZVMA: the IVL domain needs a TYPE IVL switch"
+        " on this system",
+        NULL,
+    };
+    expect_msgs(cfg, no_ivl);
+    assert_int_equal(cfg->ivl.heartbeat_s, 3);
+    zvs_cfg_free(cfg);
 }
 
 int main(void)
@@ -1641,6 +1778,8 @@ int main(void)
         cmocka_unit_test(test_group_limit),
         cmocka_unit_test(test_system_identity),
         cmocka_unit_test(test_define_vswitch_real_forms),
+        cmocka_unit_test(test_define_vswitch_ivl),
+        cmocka_unit_test(test_ivl_members),
         cmocka_unit_test(test_group_golden),
         cmocka_unit_test(test_message_cap),
         cmocka_unit_test(test_catalogue),

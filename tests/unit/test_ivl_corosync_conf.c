@@ -33,6 +33,7 @@ static const char want_three[] =
     "    cluster_name: GLOBVSW\n"
     "    transport: knet\n"
     "    token: 1000\n"
+    "    token_coefficient: 0\n"
     "    keyfile: /etc/zvswitch/corosync/authkey\n"
     "    crypto_cipher: aes256\n"
     "    crypto_hash: sha256\n"
