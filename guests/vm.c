@@ -38,6 +38,7 @@ struct zvs_vm {
     size_t               nline;
     bool                 wait_psw;          /* HHCCP011I seen: the PSW follows */
     bool                 killed;            /* SIGKILL sent */
+    bool                 forced;            /* FORCE: logged off for CP at once */
     bool                 destroyed;         /* the owner let go: free when reaped */
     char                 end_why[ZVS_VM_WHY_MAX];
     uint64_t             started_ms;
@@ -328,6 +329,7 @@ void zvs_vm_force(struct zvs_vm *vm, uint64_t now_ms)
 {
     char why[ZVS_VM_WHY_MAX];
     snprintf(why, sizeof why, "ZVSGST1169I Machine %s forced off", vm->spec.userid);
+    vm->forced = true;
     kill_now(vm, why);
 }
 
@@ -387,7 +389,7 @@ int zvs_vm_send(struct zvs_vm *vm, const char *text)
 }
 
 enum zvs_vm_state zvs_vm_state(const struct zvs_vm *vm) { return vm->state; }
-bool zvs_vm_logged_on(const struct zvs_vm *vm) { return vm->state != ZVS_VM_OFF && !vm->killed; }
+bool zvs_vm_logged_on(const struct zvs_vm *vm) { return vm->state != ZVS_VM_OFF && !vm->forced; }
 const char *zvs_vm_userid(const struct zvs_vm *vm) { return vm->spec.userid; }
 const char *zvs_vm_log_path(const struct zvs_vm *vm) { return vm->log_path; }
 const char *zvs_vm_tap(const struct zvs_vm *vm) { return vm->tap; }

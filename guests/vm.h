@@ -131,9 +131,11 @@ int  zvs_vm_send(struct zvs_vm *vm, const char *text);
 int  zvs_vm_http_request(const char *cmd, char *buf, size_t size);
 
 enum zvs_vm_state zvs_vm_state(const struct zvs_vm *vm);
-/* Whether the user is logged on as CP sees it: false from the moment its Hercules is killed
- * (FORCE, a missed SIGNAL SHUTDOWN deadline, a start that failed) although the process is
- * reaped later; QUERY NAMES and the USERS count follow this, as FORCE answers at once. */
+/* Whether the user is logged on as CP sees it: false once its machine ended, and from the
+ * moment of FORCE, which logs the user off when it answers, although its Hercules is reaped
+ * later; QUERY NAMES and the USERS count follow this. (A machine that ends otherwise, a
+ * shutdown or a disabled wait, is logged on until its Hercules is gone and its console log
+ * has its last line.) */
 bool zvs_vm_logged_on(const struct zvs_vm *vm);
 const char *zvs_vm_userid(const struct zvs_vm *vm);
 const char *zvs_vm_log_path(const struct zvs_vm *vm);

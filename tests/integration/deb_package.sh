@@ -125,12 +125,12 @@ deb=$BUILD/$deb_name
 [ -f "$deb" ] || fail "make deb did not write $deb: $(cat "$T/make.log")"
 [ "$(dpkg-deb -f "$deb" Version)" = "$want" ] || fail "package version $(dpkg-deb -f "$deb" Version), want $want"
 dpkg-deb -f "$deb" Depends | grep -q 'libpcap0\.8' || fail "Depends lacks dh_shlibdeps' libraries: $(dpkg-deb -f "$deb" Depends)"
-[ "$(dpkg-deb -f "$deb" Recommends)" = hercules ] || fail "Recommends: $(dpkg-deb -f "$deb" Recommends), want hercules"
+[ "$(dpkg-deb -f "$deb" Recommends)" = "hercules, corosync" ] || fail "Recommends: $(dpkg-deb -f "$deb" Recommends), want hercules, corosync"
 # dpkg-buildpackage writes beside the tree it builds: that must be build/deb/, not the
 # checkout's parent folder.
 [ -f "$BUILD/deb/${deb_name%.deb}.changes" ] || fail "no ${deb_name%.deb}.changes in $BUILD/deb"
 ls -d "$ROOT"/zvswitch_"$want"* "$ROOT"/../zvswitch_"$want"* 2>/dev/null && fail "make deb wrote outside $BUILD"
-echo "ok: make deb wrote $deb_name in ${SECONDS}s (version $want, Depends from dh_shlibdeps, Recommends hercules)"
+echo "ok: make deb wrote $deb_name in ${SECONDS}s (version $want, Depends from dh_shlibdeps, Recommends hercules and corosync)"
 
 # lintian: no error; every warning kept is named, with its reason, in debian/README.md.
 lintian "$deb" >"$T/lintian.log" 2>&1
