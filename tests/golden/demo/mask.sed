@@ -22,6 +22,7 @@ s#  [0-9]+s( +0x)#  Ns\1#
 # rates, and the volumes of the timed runs
 /rtt |round-trip /s#= .*#= N#
 /^ +\[(SUM| +[0-9]+)\]/s#[0-9]+(\.[0-9]+)?#N#g
+/^ +\[(SUM| +[0-9]+)\]/s#[KMG]Bytes#Bytes#g      # iperf3 picks the unit by the volume
 s#( )[0-9]+ Mbit/s#\1N Mbit/s#g
 s#((Out|In): )[0-9]*\.?[0-9]*[1-9][0-9.]* Mbit/s#\1N Mbit/s#g
 s#[0-9]+ MB( |$)#N MB\1#g
