@@ -30,10 +30,21 @@
 
 #define FCX240_TIMEOUT_S 300u           /* IPTIMEOUT default (DEFINE VSWITCH): 5 minutes */
 
-/* A row's Time Out Sec: IODVSW_LANIPTO's ticks of 30 s; 0 (not recorded) is the default. */
-static unsigned timeout_s(const struct zvs_mon_vswitch_activity *v)
+unsigned zvs_fcx240_timeout_s(const struct zvs_mon_vswitch_activity *v)
 {
     return v->iptimeout_ticks ? 30u * v->iptimeout_ticks : FCX240_TIMEOUT_S;
+}
+
+void zvs_fcx240_system_qs_timeout(const struct zvs_scr_row *rows, int n, unsigned *qs,
+                                  unsigned *timeout_s)
+{
+    unsigned qsv = 0, tos = 0;
+    for (int i = 0; i < n; i++) {
+        qsv += rows[i].rec->u.vsw.queuestorage_mb;
+        tos += zvs_fcx240_timeout_s(&rows[i].rec->u.vsw);
+    }
+    *qs = (qsv + (unsigned)n / 2) / (unsigned)n;
+    *timeout_s = (tos + (unsigned)n / 2) / (unsigned)n;
 }
 
 /* ---- shared helpers ----------------------------------------------------------------- */
@@ -277,20 +288,16 @@ int zvs_fcx240_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sa
     zvs_scr_printf(&b, "Addr     Name  Controlr  V  Sec  T_Byte T_Pack T_Disc R_Byte "
                    "R_Pack R_Disc  T_Err  R_Err\n");
     if (n > 0) {
-        unsigned qsv = 0, tos = 0;
-        for (int i = 0; i < n; i++) {
-            qsv += row[i].rec->u.vsw.queuestorage_mb;
-            tos += timeout_s(&row[i].rec->u.vsw);
-        }
-        zvs_scr_printf(&b, ">>      System       <<  %1u  %3u ",
-                       (qsv + (unsigned)n / 2) / (unsigned)n, (tos + (unsigned)n / 2) / (unsigned)n);
+        unsigned qs, to;
+        zvs_fcx240_system_qs_timeout(row, n, &qs, &to);
+        zvs_scr_printf(&b, ">>      System       <<  %1u  %3u ", qs, to);
         rates6(&b, sys);
         for (int i = 0; i < n; i++) {
             const struct zvs_mon_vswitch_activity *v = &row[i].rec->u.vsw;
             /* No controller (blanks in IODVSW_VMDUSER): "*", ours (SCREENS.md). */
             zvs_scr_printf(&b, "%04X %-8.8s  %-8.8s  %1u  %3u ", v->rdev, v->lan_name,
                            v->controller[0] ? v->controller : "*", v->queuestorage_mb,
-                           timeout_s(v));
+                           zvs_fcx240_timeout_s(v));
             rates6(&b, row[i].rate);
         }
     }

@@ -55,6 +55,13 @@ int zvs_fcx240_rows(const struct zvs_scr_sample *prev, const struct zvs_scr_samp
 int zvs_fcx269_rows(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
                     struct zvs_scr_row **rows, double system[ZVS_SCR_NCOL]);
 
+/* FCX240's "Time Out Sec" of a row: IODVSW_LANIPTO's 30-second ticks x 30, the default 300
+ * for a record that left it 0. */
+unsigned zvs_fcx240_timeout_s(const struct zvs_mon_vswitch_activity *v);
+/* The System row's QS and Time Out: the rows' means, rounded half up (n > 0). */
+void zvs_fcx240_system_qs_timeout(const struct zvs_scr_row *rows, int n, unsigned *qs,
+                                  unsigned *timeout_s);
+
 int zvs_fcx240_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
                       char *out, size_t cap);
 int zvs_fcx269_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,

@@ -53,6 +53,7 @@ static void add_sample(struct web *w, unsigned k, uint64_t scale, bool nic)
         v->buckets = d ? 256 : 0;
         v->group_moves = (uint32_t)scale * 2;
         v->interval_s = 30;
+        v->iptimeout_ticks = d ? 20 : 6;        /* IPTIMEOUT 10 and 3: Time Out 600, 180 */
     }
     struct zvs_mon_vnic_activity *n = &rec[2].u.vnic;
     n->tx_bytes = scale * 98000;

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-#define FCX240_TIMEOUT_S 300u           /* the screen's "Time Out Sec": IPTIMEOUT default */
 
 static const char *const screens[][2] = {
     { "FCX240", "VSWITCH: uplink device activity (FCX240)" },
@@ -145,12 +144,10 @@ static int fcx240(const struct zvs_scr_sample *a, const struct zvs_scr_sample *b
     wbuf_puts(out, "<table id=\"screen\">\n");
     head_cells(out, names, 5);
     if (n > 0) {
-        unsigned qsv = 0;
-        for (int i = 0; i < n; i++)
-            qsv += row[i].rec->u.vsw.queuestorage_mb;
+        unsigned qs, to;            /* the terminal screen's rules (monitor/fcx240.c) */
+        zvs_fcx240_system_qs_timeout(row, n, &qs, &to);
         wbuf_printf(out, "<tr class=\"sys\"><td class=\"t\">&gt;&gt;</td><td class=\"t\">System"
-                    "</td><td class=\"t\">&lt;&lt;</td><td>%u</td><td>%u</td>",
-                    (qsv + (unsigned)n / 2) / (unsigned)n, FCX240_TIMEOUT_S);
+                    "</td><td class=\"t\">&lt;&lt;</td><td>%u</td><td>%u</td>", qs, to);
         rate_cells(out, sys, false);
         wbuf_puts(out, "</tr>\n");
     }
@@ -159,7 +156,7 @@ static int fcx240(const struct zvs_scr_sample *a, const struct zvs_scr_sample *b
         wbuf_printf(out, "<tr data-rdev=\"%04X\"><td class=\"t\">%04X</td>", v->rdev, v->rdev);
         cell(out, "t", v->lan_name);
         cell(out, "t", v->controller[0] ? v->controller : "*");
-        wbuf_printf(out, "<td>%u</td><td>%u</td>", v->queuestorage_mb, FCX240_TIMEOUT_S);
+        wbuf_printf(out, "<td>%u</td><td>%u</td>", v->queuestorage_mb, zvs_fcx240_timeout_s(v));
         rate_cells(out, row[i].rate, false);
         wbuf_puts(out, "</tr>\n");
     }
