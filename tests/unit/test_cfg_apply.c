@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/unit/cfg_text.h"
 #include "cp-commands/cfg_apply.h"
 
 /* ---- fixtures ------------------------------------------------------------------------ */
@@ -126,21 +127,10 @@ static int teardown(void **state)
     return 0;
 }
 
-static char *dump_str(const struct zvs_cfg *cfg)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(zvs_cfg_dump(cfg, f), 0);
-    assert_int_equal(fclose(f), 0);
-    return buf;
-}
-
 /* True when the dump holds `line` (without its newline) as a whole line. */
 static bool dump_has(const struct zvs_cfg *cfg, const char *line)
 {
-    char *d = dump_str(cfg);
+    char *d = cfg_dump_text(cfg);
     size_t n = strlen(line);
     bool found = false;
     for (const char *p = d; !found && (p = strstr(p, line)) != NULL; p++)
@@ -281,7 +271,7 @@ static void expect_err(struct zvs_cfg *cfg, const struct zvs_cmd *cmd,
 {
     struct zvs_cp_response r;
     struct zvs_cfg *before = malloc(sizeof *before);
-    char *dump0 = dump_str(cfg);
+    char *dump0 = cfg_dump_text(cfg);
     char want[600];
 
     assert_non_null(before);
@@ -294,7 +284,7 @@ static void expect_err(struct zvs_cfg *cfg, const struct zvs_cmd *cmd,
     assert_int_equal(rc, err);
     assert_int_equal(r.rc, cprc);
     assert_string_equal(r.text, want);
-    char *dump1 = dump_str(cfg);
+    char *dump1 = cfg_dump_text(cfg);
     assert_string_equal(dump1, dump0);
     assert_memory_equal(cfg, before, sizeof *cfg);
     zvs_cp_response_fini(&r);
@@ -357,7 +347,7 @@ static void test_report_sequence(void **state)
     c = couple_cmd("", 0x0600, "CCBVSW1");
     expect_ok(cfg, &c, &LINUX1, "NIC 0600 is connected to VSWITCH SYSTEM CCBVSW1\n");
 
-    char *d = dump_str(cfg);
+    char *d = cfg_dump_text(cfg);
     assert_string_equal(d,
         "VMLAN MACPREFIX 02000C MACIDRANGE NONE\n"
         "VSWITCH CCBVSW1 ETHERNET RDEV NONE CONNECT VLAN UNAWARE NATIVE 1 PORTTYPE ACCESS "
@@ -1432,7 +1422,7 @@ static void test_resolver_watch(void **state)
     assert_int_equal(cfg->resolver.nwatch, 1);
     assert_string_equal(cfg->resolver.watch[0], "peer2.lab");
     assert_int_equal(cfg->resolver.watch_line[0], 0);       /* by command */
-    char *d = dump_str(cfg);
+    char *d = cfg_dump_text(cfg);
     assert_non_null(strstr(d, "RESOLVER WATCH peer2.lab\n"));
     assert_null(strstr(d, "peer1.lab"));
     free(d);
@@ -1557,7 +1547,7 @@ static void test_refusals_change_nothing(void **state)
 #undef BAD
     assert_true(n >= 40 && n <= sizeof bad / sizeof bad[0]);
 
-    char *d0 = dump_str(cfg);
+    char *d0 = cfg_dump_text(cfg);
     for (unsigned i = 0; i < n; i++) {
         char line[ZVS_CPMSG_TEXT_MAX];
         int cprc = 0;
@@ -1568,7 +1558,7 @@ static void test_refusals_change_nothing(void **state)
         assert_int_equal(sscanf(line, "%*6[A-Z]%d", &cprc), 1);   /* HCPxxx or ZVSxxx */
         expect_err(cfg, &bad[i].cmd, bad[i].who, bad[i].err, cprc, line);
     }
-    char *d1 = dump_str(cfg);
+    char *d1 = cfg_dump_text(cfg);
     assert_string_equal(d0, d1);
     free(d0);
     free(d1);

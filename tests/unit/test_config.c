@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cp-commands/config.h"
+#include "tests/unit/cfg_text.h"
 #include "cp-commands/messages.h"
 #include "cp-commands/tokens.h"
 
@@ -57,17 +58,6 @@ static void expect_msgs(const struct zvs_cfg *cfg, const char *const *exp)
         errors += cfg->msgs.msg[i].severity == 'E';
     }
     assert_int_equal(zvs_cfg_errors(cfg), errors);
-}
-
-static char *dump_str(const struct zvs_cfg *cfg)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(zvs_cfg_dump(cfg, f), 0);
-    fclose(f);
-    return buf;
 }
 
 static char *slurp(const char *path)
@@ -625,13 +615,13 @@ static void test_cfg_copy(void **state)
     memset((char *)dst, 0xA5, offsetof(struct zvs_cfg, msgs));
     zvs_cfg_copy(dst, src);
     assert_memory_equal(&dst->msgs, &own, sizeof own);
-    char *a = dump_str(src), *b = dump_str(dst);
+    char *a = cfg_dump_text(src), *b = cfg_dump_text(dst);
     assert_string_equal(a, b);
     free(b);
     src->nnic--;                        /* the last user's last NIC goes */
     src->user[src->nuser - 1].nnic--;
     zvs_cfg_copy(dst, src);
-    char *c = dump_str(src), *e = dump_str(dst);
+    char *c = cfg_dump_text(src), *e = cfg_dump_text(dst);
     assert_string_equal(c, e);
     assert_string_not_equal(a, c);
     free(a);
@@ -648,7 +638,7 @@ static void test_sample_golden(void **state)
     assert_int_equal(zvs_cfg_parse_userdirect(cfg, "configs/USER.DIRECT"), 0);
     assert_int_equal(zvs_cfg_validate(cfg), 0);
     assert_int_equal(cfg->msgs.n, 0);
-    char *got = dump_str(cfg);
+    char *got = cfg_dump_text(cfg);
     char *want = slurp(GOLDEN_DIR "sample.dump");
     if (strcmp(got, want) != 0)
         print_message("dump:\n%s", got);
@@ -839,7 +829,7 @@ static void test_resolver(void **state)
     assert_int_equal(r->order, ZVS_RES_ORDER_V6_V4);
     assert_int_equal(r->timeout_ms, 500);
     assert_int_equal(r->minttl_s, 1);
-    char *d = dump_str(cfg);
+    char *d = cfg_dump_text(cfg);
     assert_non_null(strstr(d, "RESOLVER SERVER 127.0.0.1:5353 [::1]:53 10.0.0.1:53\n"
                               "RESOLVER ORDER IPV6 IPV4\n"
                               "RESOLVER TIMEOUT 500\n"
@@ -923,7 +913,7 @@ static void test_linuxuser(void **state)
     assert_string_equal(u->linuxuser[0], "0");
     assert_int_equal(u->linuxuser_line[0], 7);
     assert_int_equal(cfg->user[2].nlinuxuser, 0);
-    char *got = dump_str(cfg);
+    char *got = cfg_dump_text(cfg);
     assert_string_equal(got,
         "VMLAN MACPREFIX 020000 MACIDRANGE NONE\n"
         "USER LINUX1 STORAGE 1G MAXSTORAGE 2G CLASSES G LINUXUSER nobody Bob 65534 bob\n"
@@ -1142,7 +1132,7 @@ static void test_group_defaults_and_values(void **state)
     assert_int_equal(cfg->group[7].policy, ZVS_CFG_POLICY_LBT);
     assert_int_equal(cfg->group[7].load, ZVS_CFG_LOAD_TOTAL);  /* a POLICY says it all */
 
-    char *got = dump_str(cfg);
+    char *got = cfg_dump_text(cfg);
     assert_string_equal(got,
         "VMLAN MACPREFIX 020000 MACIDRANGE NONE\n"
         "GROUP D JOIN 0100 LACP ACTIVE TIMEOUT SHORT INTERVAL 300 DISTRIBUTION DESTINATION POLICY LOAD TOTAL\n"
@@ -1165,7 +1155,7 @@ static void test_group_distribution_udpport(void **state)
         "SET PORT GROUP U DISTRIBUTION udpport\n"), 0);
     assert_int_equal(cfg->msgs.n, 0);
     assert_int_equal(cfg->group[0].distribution, ZVS_CFG_DIST_UDPPORT);
-    char *got = dump_str(cfg);
+    char *got = cfg_dump_text(cfg);
     assert_non_null(strstr(got, "GROUP U JOIN NONE LACP ACTIVE TIMEOUT SHORT INTERVAL 300 "
                                 "DISTRIBUTION UDPPORT POLICY LOAD TOTAL\n"));
     free(got);
@@ -1339,7 +1329,7 @@ static void test_group_golden(void **state)
     if (cfg->msgs.n != 0)
         print_msgs(cfg);
     assert_int_equal(cfg->msgs.n, 0);
-    char *got = dump_str(cfg);
+    char *got = cfg_dump_text(cfg);
     char *want = slurp(GOLDEN_DIR "group.dump");
     if (strcmp(got, want) != 0)
         print_message("dump:\n%s", got);
@@ -1640,7 +1630,7 @@ static void test_define_vswitch_ivl(void **state)
     assert_int_equal(v[1].scope, ZVS_VSW_GLOBAL);
     assert_int_equal(v[1].ivl_domain, 0);
     assert_int_equal(v[2].scope, ZVS_VSW_LOCAL);
-    char *d = dump_str(cfg);
+    char *d = cfg_dump_text(cfg);
     assert_non_null(strstr(d, " PORTBASED TYPE IVL DOMAIN A\n"));
     assert_non_null(strstr(d, " TYPE QDIO GLOBAL\n"));
     free(d);
@@ -1703,7 +1693,7 @@ static void test_ivl_members(void **state)
     assert_string_equal(d->member[1].address, "sysb.example.org");
     assert_int_equal(d->member[2].index, 3);
     assert_int_equal(d->heartbeat_s, 2);
-    char *dump = dump_str(cfg);
+    char *dump = cfg_dump_text(cfg);
     assert_non_null(strstr(dump, "IVL MEMBER ZVMA INDEX 1 ADDRESS 10.99.0.1\n"
                                  "IVL MEMBER ZVMB INDEX 2 ADDRESS sysb.example.org\n"
                                  "IVL MEMBER ZVMC INDEX 3 ADDRESS fd00::3\n"

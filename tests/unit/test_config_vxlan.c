@@ -12,19 +12,9 @@
 #include <string.h>
 
 #include "cp-commands/config.h"
+#include "tests/unit/cfg_text.h"
 
 #define BASE "DEFINE VSWITCH VXSW RDEV NONE\nRDEVICE 28BA INTERFACE osa28ba\n"
-
-static char *dump_str(const struct zvs_cfg *cfg)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(zvs_cfg_dump(cfg, f), 0);
-    fclose(f);
-    return buf;
-}
 
 static void test_vxlan_statement(void **state)
 {
@@ -43,7 +33,7 @@ static void test_vxlan_statement(void **state)
     assert_int_equal(v->udp_port, 4789);
     assert_int_equal(v->nremote, 2);
     assert_string_equal(v->remote[1], "vtep3.lab");
-    char *got = dump_str(cfg);
+    char *got = cfg_dump_text(cfg);
     assert_non_null(strstr(got, "VXLAN VSWITCH VXSW VNI 5000 LOCAL 10.0.0.1 RDEV 28BA "
                                 "UDPPORT 4789 GATEWAY 10.0.0.254 REMOTE 10.0.0.2 vtep3.lab\n"));
     free(got);

@@ -14,6 +14,7 @@
 #include "cp-commands/cfg_apply.h"
 #include "cp-commands/command.h"
 #include "cp-commands/config.h"
+#include "tests/unit/cfg_text.h"
 
 #define SC "VMLAN MACPREFIX 02000C\n" \
            "DEFINE VSWITCH SW1 RDEV NONE\n" \
@@ -46,17 +47,6 @@ static void expect_msgs(const struct zvs_cfg *cfg, const char *const *exp)
     assert_int_equal(k, n);
 }
 
-static char *dump(const struct zvs_cfg *cfg)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(zvs_cfg_dump(cfg, f), 0);
-    fclose(f);
-    return buf;
-}
-
 static void test_parse_and_dump(void **state)
 {
     struct zvs_cfg *cfg = run(
@@ -74,7 +64,7 @@ static void test_parse_and_dump(void **state)
         " NICDEF F000 TYPE QDIO LAN SYSTEM SW1\n"
         " NICBIND F000 TAP ns1tap\n");
     expect_msgs(cfg, (const char *const[]){ NULL });
-    char *d = dump(cfg);
+    char *d = cfg_dump_text(cfg);
     /* Sequential system MACIDs: FP1 takes 000002 (its tap 000001), LNX1 000004 (tap
      * 000003), NS1 000005; no NIC gets a tap's MAC. */
     assert_non_null(strstr(d, "USER FP1 STORAGE 16M MAXSTORAGE 16M CLASSES G IPL FRAMEPROG "
@@ -179,13 +169,13 @@ static void test_grant_trunk_refused(void **state)
     assert_int_equal(zvs_cfg_apply(cfg, &cmd, &op, &r), 0);
     zvs_cp_response_fini(&r);
     zvs_cp_response_init(&r);
-    char *before = dump(cfg);
+    char *before = cfg_dump_text(cfg);
     assert_int_equal(zvs_cmd_parse("SET VSWITCH SW3 GRANT FP1 PORTTYPE TRUNK VLAN 10", ~0u, &cmd, &r), 0);
     assert_true(zvs_cfg_apply(cfg, &cmd, &op, &r) < 0);
     assert_string_equal(r.text, "ZVSGST1160E NIC 0600 of user FP1 is bound to LCS, which carries no "
                                 "VLAN tags: it cannot be a TRUNK port\n");
     assert_int_equal(r.rc, 1160);
-    char *after = dump(cfg);
+    char *after = cfg_dump_text(cfg);
     assert_string_equal(before, after);
     free(before);
     free(after);
