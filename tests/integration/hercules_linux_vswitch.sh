@@ -72,7 +72,9 @@ echo "measure: console log $(wc -l <"$LOG") lines at first ping, $(cat "$WORK/pc
 ! grep -E "ZVSL[0-9]{3}[EW]" "$LOG" || fail "the guest's /init warned or failed (above)"
 vmcp "QUERY NIC USERID LNX1 DETAILS" >"$WORK/q.lnx1"
 nic_mac=$(grep -oiE "([0-9a-f]{2}-){5}[0-9a-f]{2}" "$WORK/q.lnx1" | head -1 | tr 'A-F-' 'a-f:')
-grep -q "ZVSL010I eth0 UP DEV 0.0.0600 MAC $nic_mac IP $IP/24" "$LOG" ||
+# The guest's /init prints its banner on the 3215 console after eth0 is up, so the first
+# ping can be answered before the line reaches the console log: wait for it, bounded.
+wait_for 10 grep -q "ZVSL010I eth0 UP DEV 0.0.0600 MAC $nic_mac IP $IP/24" "$LOG" ||
   fail "eth0 banner: $(grep ZVSL010I "$LOG"), NIC MAC $nic_mac"
 ip netns exec "$NS_LAN" $PEER wait "$IP" "$CTL" 30 >/dev/null || fail "the control server does not answer"
 kmac=$(ip -n "$NS_LAN" neigh show "$IP" | awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
