@@ -32,6 +32,14 @@
 #    guests (the guest images' own labs, without the switch: only `tests/run.sh guests`,
 #    make check-guests). A script without that line runs alone.
 #  - fuzz targets run side by side.
+# Beside the labs: when one run has both the fast parts and the labs (`make check`), the work
+# that has no clock of its own (fuzz targets, hermetic scripts, unit tests on virtual time, and
+# with FUZZ_BUILD=1 the fuzz targets' build first) runs in the idle scheduling class
+# (SCHED_IDLE, `chrt --idle`), up to TEST_JOBS at once, beside the labs from the first lab to
+# the last: it takes only CPU that no lab wants, so a lab's timing is what it is alone, and the
+# labs' waiting (LACP timers, boots, intervals) is no longer time the run spends idle. A unit
+# test whose source reads a clock, polls, sleeps or starts processes is not such work: it runs
+# in the side-by-side pool as before. FILL=0 turns this off.
 # Each test writes its own log in $BUILD/test-logs/; its result line is printed when it
 # ends (never interleaved), with the log's tail when it failed. TEST_JOBS=1 runs
 # everything one after another. TEST_ONLY='PATTERN...' (shell patterns on test names,
@@ -61,6 +69,13 @@ unit_alone() {
   grep -qE '#include "netns\.h"|unshare\(' "tests/unit/$1.c" 2>/dev/null
 }
 
+# A unit test that keeps time of its own (polls, sleeps, reads a clock, starts processes):
+# never at the idle class, where the labs may hold it off the CPU for seconds.
+unit_timed() {
+  grep -qE 'poll\(|usleep|nanosleep|clock_gettime|fork\(|posix_spawn|popen\(|system\(\"|corosync_start' \
+    "tests/unit/$1.c" 2>/dev/null
+}
+
 # it_class SCRIPT: hermetic, parallel, light, long, guests or alone (its "# check:" line).
 it_class() {
   local c
@@ -82,20 +97,33 @@ it_scripts() {  # it_scripts CLASS...
 # ---- one test: start it in the background, account for it when it ends ----------------
 declare -A RUNNING=()     # pid -> "kind name start"
 declare -A LANE=()        # pid -> 1: a long lab in a lane of its own (run_pool leaves it out)
+declare -A FILLER=()      # pid -> 1: work at the idle class beside the labs (pools leave it out)
+FILL_QUEUE=()             # KIND:NAME of that work still to start, in order
+JOB_PREFIX=()             # what start_job puts before a test's command (the idle class)
 
 start_job() {  # start_job KIND NAME
   local kind=$1 name=$2
   case $kind in
     unit)
-      timeout 300 "$BUILD/tests/$name" >"$LOG/$name.log" 2>&1 & ;;
+      "${JOB_PREFIX[@]}" timeout 300 "$BUILD/tests/$name" >"$LOG/$name.log" 2>&1 & ;;
     it)
-      timeout 600 bash "tests/integration/$name.sh" >"$LOG/it-$name.log" 2>&1 & ;;
+      "${JOB_PREFIX[@]}" timeout 600 bash "tests/integration/$name.sh" >"$LOG/it-$name.log" 2>&1 & ;;
     fuzz)
       # The checked-in corpus first, then a short run that may add inputs to a scratch copy.
       local bin=$BUILD/fuzz/$name corpus=tests/fuzz/corpus/${name#fuzz_}
       mkdir -p "$BUILD/fuzz/work-$name"
-      timeout $((FUZZ_SECONDS + 240)) bash -c '"$1" -runs=0 "$3" && "$1" -max_total_time="$4" "$2" "$3"' \
-        _ "$bin" "$BUILD/fuzz/work-$name" "$corpus" "$FUZZ_SECONDS" >"$LOG/$name.log" 2>&1 & ;;
+      if [ ! -x "$bin" ]; then      # listed before the build (FUZZ_BUILD), and not built
+        echo "not built (needs clang's libFuzzer)" >"$LOG/$name.log"; (exit 77) &
+      else
+        "${JOB_PREFIX[@]}" timeout $((FUZZ_SECONDS + 240)) \
+          bash -c '"$1" -runs=0 "$3" && "$1" -max_total_time="$4" "$2" "$3"' \
+          _ "$bin" "$BUILD/fuzz/work-$name" "$corpus" "$FUZZ_SECONDS" >"$LOG/$name.log" 2>&1 &
+      fi ;;
+    make)
+      # A build the tests after it need (the fuzz targets): the Makefile's own parallelism,
+      # not the flags of a make this script may run under.
+      "${JOB_PREFIX[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+        make --no-print-directory BUILD="$BUILD" "$name" >"$LOG/make-$name.log" 2>&1 & ;;
   esac
   RUNNING[$!]="$kind $name $(date +%s)"
 }
@@ -130,9 +158,21 @@ finish_fuzz() {
   local name=$1 rc=$2 secs=$3 log=$LOG/$1.log
   if [ "$rc" -eq 0 ]; then
     passed=$((passed + 1)); echo "ok   fuzz $name (${secs}s)"
+  elif [ "$rc" -eq 77 ]; then
+    skipped=$((skipped + 1)); echo "skip fuzz $name: $(tail -n 1 "$log")"
   else
     failed=$((failed + 1)); failures+=("$name")
     echo "FAIL fuzz $name (rc $rc, ${secs}s, log: $log)"; tail -n 30 "$log"
+  fi
+}
+
+finish_make() {  # a build is not a test: only its failure is counted
+  local name=$1 rc=$2 secs=$3 log=$LOG/make-$1.log
+  if [ "$rc" -eq 0 ]; then
+    echo "ok   build $name (${secs}s)"
+  else
+    failed=$((failed + 1)); failures+=("build-$name")
+    echo "FAIL build $name (rc $rc, ${secs}s, log: $log)"; tail -n 30 "$log"
   fi
 }
 
@@ -141,8 +181,32 @@ reap_one() {  # waits for one running test to end and accounts for it
   wait -n -p pid "${!RUNNING[@]}"; rc=$?
   [ -n "$pid" ] && [ -n "${RUNNING[$pid]:-}" ] || return 0
   read -r kind name start <<<"${RUNNING[$pid]}"
-  unset "RUNNING[$pid]" "LANE[$pid]"
+  unset "RUNNING[$pid]" "LANE[$pid]" "FILLER[$pid]"
   "finish_$kind" "$name" "$rc" "$(( $(date +%s) - start ))"
+  fill_top_up
+}
+
+# Start queued idle-class work while fewer than TEST_JOBS of it run. A fuzz target waits
+# until no build runs (the build makes it).
+fill_top_up() {
+  local job pid building
+  while [ ${#FILL_QUEUE[@]} -gt 0 ] && [ ${#FILLER[@]} -lt "$TEST_JOBS" ]; do
+    job=${FILL_QUEUE[0]}
+    building=0
+    for pid in "${!FILLER[@]}"; do [[ ${RUNNING[$pid]} == make\ * ]] && building=1; done
+    [[ $job == fuzz:* ]] && [ "$building" -eq 1 ] && break
+    FILL_QUEUE=("${FILL_QUEUE[@]:1}")
+    JOB_PREFIX=(chrt --idle 0)
+    start_job "${job%%:*}" "${job#*:}"
+    JOB_PREFIX=()
+    FILLER[$!]=1
+  done
+}
+
+# The idle-class work not yet ended: the run ends after it.
+fill_drain() {
+  fill_top_up
+  while [ ${#RUNNING[@]} -gt 0 ]; do reap_one; done
 }
 
 selected() {  # selected NAME: TEST_ONLY is unset or one of its patterns matches NAME
@@ -161,10 +225,10 @@ run_pool() {  # run_pool N KIND:NAME...: at most N at once (beside the lanes of
   local n=$1 job; shift
   for job in "$@"; do
     selected "${job#*:}" || continue
-    while [ $(( ${#RUNNING[@]} - ${#LANE[@]} )) -ge "$n" ]; do reap_one; done
+    while [ $(( ${#RUNNING[@]} - ${#LANE[@]} - ${#FILLER[@]} )) -ge "$n" ]; do reap_one; done
     start_job "${job%%:*}" "${job#*:}"
   done
-  while [ ${#RUNNING[@]} -gt 0 ]; do reap_one; done
+  while [ $(( ${#RUNNING[@]} - ${#FILLER[@]} )) -gt 0 ]; do reap_one; done
 }
 
 run_lanes() {  # run_lanes KIND:NAME...: start each in a lane of its own, return at once
@@ -205,7 +269,9 @@ fuzz_jobs() {
     [ -f "$src" ] || continue
     name=$(basename "$src" .c)
     selected "$name" || continue
-    if [ -x "$BUILD/fuzz/$name" ]; then echo "fuzz:$name"
+    # Built by this run (FUZZ_BUILD=1: the build is queued before them): listed now, a
+    # target the build could not make is skipped when its turn comes.
+    if [ -x "$BUILD/fuzz/$name" ] || [ "${FUZZ_BUILD:-0}" = 1 ]; then echo "fuzz:$name"
     else
       skipped=$((skipped + 1)); echo "skip fuzz $name: not built (needs clang's libFuzzer)" >&2
     fi
@@ -243,15 +309,25 @@ jobs_of() {  # jobs_of ARRAY CMD...
 }
 
 # Side-by-side jobs first (longest kinds first: fuzz, scripts, unit), then the light labs
-# beside the long ones, then the alone ones.
-run_parts() {  # run_parts unit|fuzz|hermetic|labs ...
-  local p side=() long=() light=() alone=() j
+# beside the long ones, then the alone ones. With labs in the run (and TEST_JOBS > 1, FILL
+# not 0) the work without a clock of its own runs at the idle class beside all of that (see
+# the top), and the unit tests that run alone go first.
+run_parts() {  # run_parts fuzz|hermetic|unit|labs|guests ...
+  local p side=() long=() light=() alone=() first=() fill=() fuzz=() j t filling=0
+  if [[ " $* " == *" labs "* ]] && [ "$TEST_JOBS" -gt 1 ] && [ "${FILL:-1}" != 0 ]; then
+    filling=1
+  fi
   for p in "$@"; do
     case $p in
-      fuzz) jobs_of j fuzz_jobs; side=("${j[@]}" "${side[@]}") ;;
-      hermetic) jobs_of j it_jobs hermetic; side+=("${j[@]}") ;;
-      unit) jobs_of j unit_jobs parallel; side+=("${j[@]}")
-            jobs_of j unit_jobs alone; alone+=("${j[@]}") ;;
+      fuzz) jobs_of j fuzz_jobs; fuzz+=("${j[@]}") ;;
+      hermetic) jobs_of j it_jobs hermetic
+                if [ $filling -eq 1 ]; then fill+=("${j[@]}"); else side+=("${j[@]}"); fi ;;
+      unit) jobs_of j unit_jobs parallel
+            for t in "${j[@]}"; do
+              if [ $filling -eq 1 ] && ! unit_timed "${t#unit:}"; then fill+=("$t"); else side+=("$t"); fi
+            done
+            jobs_of j unit_jobs alone
+            if [ $filling -eq 1 ]; then first+=("${j[@]}"); else alone+=("${j[@]}"); fi ;;
       labs) jobs_of j it_jobs parallel; side+=("${j[@]}")
             jobs_of j it_jobs long; long+=("${j[@]}")
             jobs_of j it_jobs light; light+=("${j[@]}")
@@ -259,28 +335,42 @@ run_parts() {  # run_parts unit|fuzz|hermetic|labs ...
       guests) jobs_of j it_jobs guests; alone+=("${j[@]}") ;;
     esac
   done
+  if [ $filling -eq 1 ]; then
+    # The fuzz targets' build first (they wait for it), then the quick tests, the fuzz last.
+    if [ ${#fuzz[@]} -gt 0 ] && [ "${FUZZ_BUILD:-0}" = 1 ]; then FILL_QUEUE+=("make:fuzzers"); fi
+    for j in "${fill[@]}" "${fuzz[@]}"; do selected "${j#*:}" && FILL_QUEUE+=("$j"); done
+    fill_top_up
+    run_pool 1 "${first[@]}"
+  else
+    side=("${fuzz[@]}" "${side[@]}")
+  fi
   run_pool "$TEST_JOBS" "${side[@]}"
   # One after another (TEST_JOBS=1), a long lab is one more in the light labs' pool.
   if [ "$TEST_JOBS" -gt 1 ]; then run_lanes "${long[@]}"; else light=("${long[@]}" "${light[@]}"); fi
   run_pool "$TEST_JOBS" "${light[@]}"
   run_pool 1 "${alone[@]}"
+  fill_drain
 }
 
+# The parts named, run in one go (so that the fast parts can fill the labs' idle time).
 what=("$@")
 [ ${#what[@]} -eq 0 ] && what=(all)
+parts=() layering=0
 for w in "${what[@]}"; do
   case $w in
-    fast) run_layering; run_parts fuzz hermetic unit ;;
-    labs) run_parts labs ;;
-    all) run_layering; run_parts fuzz hermetic unit; run_parts labs ;;
-    unit) run_parts unit ;;
-    integration) run_parts hermetic labs ;;
-    fuzz) run_parts fuzz ;;
-    guests) run_parts guests ;;
-    layering) run_layering ;;
+    fast) layering=1; parts+=(fuzz hermetic unit) ;;
+    labs) parts+=(labs) ;;
+    all) layering=1; parts+=(fuzz hermetic unit labs) ;;
+    unit) parts+=(unit) ;;
+    integration) parts+=(hermetic labs) ;;
+    fuzz) parts+=(fuzz) ;;
+    guests) parts+=(guests) ;;
+    layering) layering=1 ;;
     *) echo "usage: $0 [fast] [labs] [unit] [integration] [fuzz] [guests] [layering] [all]" >&2; exit 2 ;;
   esac
 done
+[ $layering -eq 1 ] && run_layering
+[ ${#parts[@]} -gt 0 ] && run_parts "${parts[@]}"
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
 echo "check: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

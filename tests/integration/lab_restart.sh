@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: alone (LACP fast timeout: both members back within 3 s of the restart; iperf3 across a crash)
+# check: light (LACP fast timeout: both members back within 3 s of the restart; iperf3 at 50 Mbit/s across a crash; 2.3 s of CPU in 20 s)
 # Restart after a crash: vswitchd is killed with SIGKILL under traffic and started again.
 #   - the namespace guests keep their taps (persistent, adopted by the new process): same
 #     interface, ifindex, MAC and address, and a TCP stream (iperf3) across the crash

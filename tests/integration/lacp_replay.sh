@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: alone (floods at 10,000 frames/s while the other member must keep its LACP timers)
+# check: light (floods at 10,000 frames/s while the other member keeps its LACP timers, 3 s of margin; 4.8 s of CPU in 15 s)
 # pcap replay into vswitchd's port group members with tcpreplay (no live peer):
 #  1. the real exchange captured between two Open vSwitch instances
 #     (tests/pcap/ovs_lacp_exchange.pcap), only the PDUs of one system, into member 28BA:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: alone (LACPDU spacing against the 1 s fast period while lookups time out)
+# check: light (LACPDU spacing against the 1 s fast period while lookups time out; 2.2 s of CPU in 17 s)
 # The name layer against a real DNS server. dnsmasq (Debian's dnsmasq-base: the program
 # alone, no service, never port 53 on the host) runs in a namespace of its own on a veth
 # to vswitchd's, answering from a hosts file with a TTL the test sets. vswitchd runs the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: alone (rate limit: iperf3 within 85-102 % of 200 Mbit/s)
+# check: light (rate limit: iperf3 within 85-102 % of 200 Mbit/s, a shaped stream: 1.7 s of CPU in 13 s)
 # Rate limit: switch model A's server port Gi3/1 is limited to 200 Mbit/s (token bucket
 # shaper each way, configs/switchmodel/lab6509-ratelimit.conf). iperf3 TCP between the
 # hosts (offloads on: super-frames cross with their virtio-net metadata) must measure
