@@ -51,6 +51,9 @@ export BUILD
 LOG=$BUILD/test-logs
 mkdir -p "$LOG"
 TEST_JOBS=${TEST_JOBS:-2}
+# Light labs at once (beside the long lane): one more than TEST_JOBS, since each takes a
+# tenth to a third of a core (measured) and the long lab one core of two.
+LIGHT_JOBS=${LIGHT_JOBS:-$(( TEST_JOBS > 1 ? TEST_JOBS + 1 : 1 ))}
 # A smoke run after the corpus (the campaign, with its figures, is `make fuzz`).
 FUZZ_SECONDS=${FUZZ_SECONDS:-3}
 passed=0 failed=0 skipped=0
@@ -347,7 +350,7 @@ run_parts() {  # run_parts fuzz|hermetic|unit|labs|guests ...
   run_pool "$TEST_JOBS" "${side[@]}"
   # One after another (TEST_JOBS=1), a long lab is one more in the light labs' pool.
   if [ "$TEST_JOBS" -gt 1 ]; then run_lanes "${long[@]}"; else light=("${long[@]}" "${light[@]}"); fi
-  run_pool "$TEST_JOBS" "${light[@]}"
+  run_pool "$LIGHT_JOBS" "${light[@]}"
   run_pool 1 "${alone[@]}"
   fill_drain
 }

@@ -38,9 +38,12 @@ expect_eq "TX discards (carrying member and LNXA) during the flaps" "$FLAP_DISCA
 [ "$FLAP_GUEST_TX" -ge "$FLAP_SENT" ] || fail "LNXA sent $FLAP_GUEST_TX frames, fewer than iperf3's $FLAP_SENT"
 [ "$FLAP_CARRY_TX" -ge "$FLAP_GUEST_TX" ] && [ "$FLAP_CARRY_TX" -le $((FLAP_GUEST_TX + 40)) ] ||
   fail "LNXA sent $FLAP_GUEST_TX frames, $FLAP_CARRY sent $FLAP_CARRY_TX (LACPDUs: at most 40 in 14 s)"
-# (the wire count is read just after the report: a LACPDU or two may fall in between)
-[ "$FLAP_WIRE_RX" -ge "$FLAP_CARRY_TX" ] && [ "$FLAP_WIRE_RX" -le $((FLAP_CARRY_TX + 2)) ] ||
-  fail "$FLAP_CARRY sent $FLAP_CARRY_TX frames, the switch model's port received $FLAP_WIRE_RX"
+# (the wire count is read just after the report: a LACPDU or two may fall in between; a
+# frame the kernel's veth dropped under load after vswitchd's send returned is counted by
+# the veth and printed, below vswitchd)
+echo "wire: $FLAP_CARRY sent $FLAP_CARRY_TX, the switch model's port received $FLAP_WIRE_RX, the veth dropped $FLAP_WIRE_DROPPED"
+[ $((FLAP_WIRE_RX + FLAP_WIRE_DROPPED)) -ge "$FLAP_CARRY_TX" ] && [ "$FLAP_WIRE_RX" -le $((FLAP_CARRY_TX + 2)) ] ||
+  fail "$FLAP_CARRY sent $FLAP_CARRY_TX frames, the switch model's port received $FLAP_WIRE_RX and the veth dropped $FLAP_WIRE_DROPPED"
 echo "ok: LNXA sent $FLAP_GUEST_TX frames, $FLAP_CARRY sent $FLAP_CARRY_TX (LACPDUs included), all arrived at the switch model"
 # End to end the switch model (a userspace program handling its own port's 200 link
 # events a second, on 2 busy cores) drops some after the wire (0.3 % to 4 % measured):

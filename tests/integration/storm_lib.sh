@@ -32,6 +32,17 @@ vsw_fds() { ls "/proc/$VSWITCHD_PID/fd" | wc -l; }
 # what vswitchd put on the wire, before the switch model (userspace test equipment) reads it.
 wire_rx() { ip -n "$NS_PHY" -s -j link show dev "sw-osa${1,,}" |
   $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["packets"])'; }
+# What the kernel dropped on member RDEV's veth after vswitchd's send returned (the veth
+# counts a frame the peer's backlog refused as tx dropped on vswitchd's end, rx dropped on
+# the switch model's): below vswitchd, and counted, so the wire check can still be exact.
+wire_dropped() {
+  local a b
+  a=$(ip -n "$NS_SW" -s -j link show dev "osa${1,,}" |
+    $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["tx"]["dropped"])')
+  b=$(ip -n "$NS_PHY" -s -j link show dev "sw-osa${1,,}" |
+    $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["dropped"])')
+  echo $((a + b))
+}
 
 # The member that carries LNXA -> LAN: the one whose TX grows under 50 pings.
 carrying_member() {
@@ -50,7 +61,8 @@ carrying_member() {
 # Sets FLAP_CARRY FLAP_MEMBER FLAP_CYCLES, FLAP_SENT FLAP_LOST (iperf3: datagrams sent,
 # lost end to end, switch model included), FLAP_GUEST_TX FLAP_CARRY_TX (vswitchd: frames
 # LNXA sent, frames the carrying member sent, LACPDUs included), FLAP_WIRE_RX (frames that
-# arrived at the switch model's end of that wire), FLAP_DISCARDS (TX discards on the
+# arrived at the switch model's end of that wire), FLAP_WIRE_DROPPED (frames the kernel dropped
+# on that veth, counted by it), FLAP_DISCARDS (TX discards on the
 # carrying member and LNXA), FLAP_RSS_KB FLAP_FDS (growth), FLAP_REJOIN_MS.
 storm_flap() {
   local secs=$1
@@ -60,7 +72,7 @@ storm_flap() {
   local rss0 fds0 r0 r1
   rss0=$(vsw_rss_kb); fds0=$(vsw_fds)
   r0=$(lab_stats); cp "$r0" "$WORK/flap0"
-  local w0; w0=$(wire_rx "$FLAP_CARRY")
+  local w0 wd0; w0=$(wire_rx "$FLAP_CARRY"); wd0=$(wire_dropped "$FLAP_CARRY")
   ip netns exec "$NS_LAN" iperf3 -s -1 -D -p 5301 >/dev/null 2>&1
   sleep 0.3
   ip netns exec "$NS_A" iperf3 -u -c "${LAB_IP[lan]}" -p 5301 -b 20M -l 1000 -t $((secs + 2)) --json \
@@ -106,6 +118,7 @@ print(e["packets"], e["lost_packets"])' "$WORK/flap.iperf") || fail "iperf3 JSON
   FLAP_GUEST_TX=$(( $(counter "$r1" LNXA tx_packets) - $(counter "$WORK/flap0" LNXA tx_packets) ))
   FLAP_CARRY_TX=$(( $(counter "$r1" "$FLAP_CARRY" tx_packets) - $(counter "$WORK/flap0" "$FLAP_CARRY" tx_packets) ))
   FLAP_WIRE_RX=$(( $(wire_rx "$FLAP_CARRY") - w0 ))
+  FLAP_WIRE_DROPPED=$(( $(wire_dropped "$FLAP_CARRY") - wd0 ))
   FLAP_RSS_KB=$(( $(vsw_rss_kb) - rss0 ))
   FLAP_FDS=$(( $(vsw_fds) - fds0 ))
 }
