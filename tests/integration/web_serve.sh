@@ -5,7 +5,7 @@
 #  - the screens' cells are the fields perfkit prints, the damaged group's error is shown
 #    and every other interval is still served, a new interval appears as the file grows;
 #  - /metrics passes promtool (Debian's prometheus), carries the system's name, and its
-#    counters are the file's;
+#    counters are the file's, the discards by reason among them;
 #  - bad input is refused and counted: other methods, "..", unknown screens, oversized
 #    headers, a flood of connections; the server still answers after the flood;
 #  - it binds only where --listen says.
@@ -92,6 +92,8 @@ sleep 0.5
 get metrics >"$WORK/metrics"
 v=$(awk '/^zvswitch_uplink_transmit_bytes_total\{.*rdev="28BA"/ { print $2 }' "$WORK/metrics")
 expect_eq "28BA transmit bytes after sample 8" "$v" $((36 * 100000))
+v=$(awk '/^zvswitch_uplink_discards_total\{.*rdev="28BA".*reason="not-collecting"\}/ { print $2 }' "$WORK/metrics")
+expect_eq "28BA not-collecting discards after sample 8" "$v" 36
 
 # Bad input: refused and counted; the server goes on.
 expect_eq "POST" "$(code -X POST "${URL}FCX240")" 405

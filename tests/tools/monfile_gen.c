@@ -7,7 +7,9 @@
  * vswitchd's writer: VSWITCH LABVSW1 with uplinks 28BA and 2902 in port group ETHGRP
  * (controller DTCVSW1; 2902 distributing, LACP collecting and distributing) and NIC 0600
  * of LNXA; in sample k the counters are (k * (k + 1) / 2) times a step of their own, so
- * interval k's rates are k steps per SECONDS. An event group (D6R22 of 28BA, carrier lost,
+ * interval k's rates are k steps per SECONDS. Each uplink's inbound discards (one a step)
+ * are all not-collecting in the records' counters by reason, the NIC's reasons all zero.
+ * An event group (D6R22 of 28BA, carrier lost,
  * and D8R2 of LNXA's 0600) follows the second sample. -y names the system (default
  * LABSYS). -f MORE then appends one more sample every SECONDS, MORE times, as vswitchd
  * does (a file that grows while perfkit serve follows it). -d GROUP damages the GROUP-th
@@ -62,6 +64,8 @@ static void sample(uint64_t tod, unsigned k, struct zvs_mon_record rec[3])
         v->rx_bytes = m * STEP_BYTES / 2;
         v->rx_packets = m * STEP_PACKETS / 2;
         v->rx_discards = m;
+        v->ndrops = ZVS_MON_DROP_REASONS;
+        v->drops[ZVS_MON_DROP_NOT_COLLECTING] = m;
         v->lacpdus_tx = k;
         v->lacpdus_rx = k;
         v->interval_s = 30;
@@ -84,6 +88,7 @@ static void sample(uint64_t tod, unsigned k, struct zvs_mon_record rec[3])
     n->tx_packets = m * STEP_PACKETS / 2;
     n->rx_bytes = m * STEP_BYTES / 4;
     n->rx_packets = m * STEP_PACKETS / 4;
+    n->ndrops = ZVS_MON_DROP_REASONS;
 }
 
 static void events(uint64_t tod, struct zvs_mon_record ev[2])

@@ -4,7 +4,8 @@
  *    same interval (the text screen split into its fields);
  *  - /metrics: counters keep rising across a counter reset (COUNTERS CLEAR, a restart),
  *    labels carry the system's name, gauges follow the last sample, a NIC that is gone
- *    shows coupled 0;
+ *    shows coupled 0; discards, errors and uncounted drops by reason, for the records
+ *    that carry reasons only;
  *  - navigation, unknown screens and intervals; the request checks (method, "..",
  *    control characters, oversized headers) and their HTTP statuses; connections counted
  *    per client address (IPv4 and its IPv6-mapped form alike) and in all.
@@ -270,6 +271,54 @@ static void test_metrics_never_go_backwards(void **state)
     web_free(w);
 }
 
+/* Sample k of uplink 0600 (its reasons scaled by scale) and NIC 0700 (no reasons: an
+ * earlier vswitchd's record). */
+static void add_drops_sample(struct web *w, unsigned k, uint64_t scale)
+{
+    uint64_t tod = MONREC_TOD0 + 10 * SEC * k;
+    struct zvs_mon_record rec[2] = { monrec_vswitch(0x0600, tod), monrec_vnic(0x0700, tod) };
+    struct zvs_mon_vswitch_activity *v = &rec[0].u.vsw;
+    v->ndrops = ZVS_MON_DROP_REASONS;
+    v->drops[ZVS_MON_DROP_NOT_COLLECTING] = scale * 40;
+    v->drops[ZVS_MON_DROP_RUNT] = scale;
+    v->drops[ZVS_MON_DROP_FILTERED] = scale * 3;
+    v->rx_discards = scale * 40;
+    v->rx_errors = scale;
+    struct zvs_mon_group g = { .sample = true, .tod = tod, .nrec = 2, .rec = rec };
+    strcpy(g.system, "TESTSYS");
+    assert_int_equal(store_add(&w->st, &g), 0);
+}
+
+#define REASON(rdev, why) "{system=\"TESTSYS\",vswitch=\"VSW1\",rdev=\"" rdev "\",group=\"ETHGRP\",reason=\"" why "\"}"
+
+/* Discards by reason: one series per reason of the kind, never backwards across a counter
+ * reset, none for a NIC whose records carry no reasons. */
+static void test_metrics_discards_by_reason(void **state)
+{
+    struct web *w = web_new();
+    (void)state;
+    add_drops_sample(w, 0, 1);
+    add_drops_sample(w, 1, 5);
+    add_drops_sample(w, 2, 2);          /* COUNTERS CLEAR: 5 -> 2 counts as 2 more */
+    char *t = exposition(w);
+    assert_int_equal(metric(t, "zvswitch_uplink_discards_total" REASON("0600", "not-collecting")),
+                     (5 + 2) * 40);
+    assert_int_equal(metric(t, "zvswitch_uplink_discards_total" REASON("0600", "no-input-buffer")), 0);
+    assert_int_equal(metric(t, "zvswitch_uplink_errors_total" REASON("0600", "runt")), 5 + 2);
+    assert_int_equal(metric(t, "zvswitch_uplink_uncounted_drops_total" REASON("0600", "address-filtered")),
+                     (5 + 2) * 3);
+    /* each reason in the family of its kind only */
+    assert_null(strstr(t, "zvswitch_uplink_discards_total" REASON("0600", "runt")));
+    assert_null(strstr(t, "zvswitch_uplink_errors_total" REASON("0600", "not-collecting")));
+    assert_non_null(strstr(t, "# TYPE zvswitch_nic_discards_total counter\n"));
+    assert_null(strstr(t, "zvswitch_nic_discards_total{"));
+    /* the totals without a reason are as they were */
+    assert_int_equal(metric(t, "zvswitch_uplink_receive_discards_total" DEV_LABELS("0600")),
+                     (5 + 2) * 40);
+    free(t);
+    web_free(w);
+}
+
 static void test_navigation_and_unknowns(void **state)
 {
     struct web *w = web_new();
@@ -379,6 +428,7 @@ int main(void)
         cmocka_unit_test(test_fcx240_cells_are_the_screens_fields),
         cmocka_unit_test(test_fcx269_cells_are_the_screens_fields),
         cmocka_unit_test(test_metrics_never_go_backwards),
+        cmocka_unit_test(test_metrics_discards_by_reason),
         cmocka_unit_test(test_navigation_and_unknowns),
         cmocka_unit_test(test_request_checks),
         cmocka_unit_test(test_connections_per_address),
