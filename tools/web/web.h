@@ -32,7 +32,12 @@ struct web_opts {
 #define WEB_MAX_HEADERS    4096u        /* bytes of request line and headers we read */
 #define WEB_CONN_TIMEOUT_S 10u          /* a connection that says nothing is closed */
 #define WEB_CHART_POINTS   120u         /* intervals a chart shows */
-#define WEB_NICE           10           /* perfkit serve's scheduling priority (nice) */
+#define WEB_NICE           19           /* perfkit serve's scheduling priority (nice): the
+                                           lowest, so that under contention it yields the
+                                           cores to vswitchd and the guests */
+#define WEB_LISTEN_BACKLOG 64u          /* handshakes the kernel queues for the server: past
+                                           it a flood's SYNs are dropped and its clients wait
+                                           for their retransmission, at no cost to us */
 
 struct web {
     struct store     st;
