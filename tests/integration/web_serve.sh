@@ -2,7 +2,8 @@
 # check: hermetic (no root, no namespaces: perfkit serve on loopback over a generated monitor file)
 # perfkit serve as a client sees it, on a monitor file with known counters that grows while
 # it is served (tests/tools/monfile_gen) and has one damaged group:
-#  - the screens' cells are the fields perfkit prints, the damaged group's error is shown
+#  - the screens' cells are the fields perfkit prints (RESOLVER and EVENTS' D15R2 among
+#    them), the damaged group's error is shown
 #    and every other interval is still served, a new interval appears as the file grows;
 #  - /metrics passes promtool (Debian's prometheus), carries the system's name, and its
 #    counters are the file's, the discards by reason among them;
@@ -55,9 +56,14 @@ for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", page, re.S):
     tds = [html.unescape(re.sub("<[^>]*>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
     if tds:
         rows.append(sum((c.split() for c in tds), []))
-first = {"PGROUP": "Group ", "EVENTS": "Date "}.get(screen, "Addr ")
-head = next(i for i, l in enumerate(text) if l.startswith(first))
+first = {"PGROUP": "Group ", "EVENTS": "Date ", "RESOLVER": "Names"}.get(screen, "Addr ")
+head = next(i for i, l in enumerate(text) if l.startswith(first) or l.split()[:1] == [first])
 want = [l.split() for l in text[head + 1:] if l.strip()]
+# A D15R2's line: "date time D15R2 event name old -> new; state, TTL n, last error e", its
+# fields (the page's cells) without the words and marks between them.
+res = re.compile(r"(\S+) (\S+) (D15R2) +(\S+) +(\S+) (.*) -> (.*); (\S+), TTL (\d+), last error (.*)$")
+want = [sum((f.split() for f in res.match(" ".join(w)).groups()), []) if w[2:3] == ["D15R2"] else w
+        for w in want]
 if screen == "FCX269":
     want = [["<<", "System", ">>"] + w[-8:] if w[0] == "<<" else w for w in want]
 if rows != want:
@@ -65,11 +71,14 @@ if rows != want:
     sys.exit(1)
 PY
 }
-for i in 1 2 3; do check_cells FCX240 $i; check_cells FCX269 $i; check_cells PGROUP $i; done
-echo "ok: FCX240, FCX269 and PGROUP cells are perfkit's fields (intervals 1-3)"
+for i in 1 2 3; do
+  check_cells FCX240 $i; check_cells FCX269 $i; check_cells PGROUP $i; check_cells RESOLVER $i
+done
+echo "ok: FCX240, FCX269, PGROUP and RESOLVER cells are perfkit's fields (intervals 1-3)"
 get EVENTS | grep -q "<td class=\"t\">carrier lost</td>" || fail "EVENTS has no carrier loss"
+get EVENTS | grep -q "<td class=\"t name\">db.example.net</td>" || fail "EVENTS has no D15R2"
 check_cells EVENTS
-echo "ok: EVENTS cells are perfkit EVENTS' fields"
+echo "ok: EVENTS cells are perfkit EVENTS' fields, the D15R2's among them"
 
 # The file grows: a new interval appears.
 wait_for 6 sh -c "[ \"\$(curl -sf '${URL}FCX240' | sed -n 's/.*Interval [0-9]* of \([0-9]*\).*/\1/p')\" -gt $n ]" ||
