@@ -64,7 +64,7 @@ stream() {
       'BEGIN { printf "vswitchd %.2f, perfkit serve %.2f, machine busy %.2f of %d cores\n", v / hz / w, p / hz / w, n * b / a, n }' >"$1.cpu"
   python3 -c 'import json,sys; print("%.3f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e9))' "$1"
 }
-quiet=() flood=()
+quiet=() flood=() ratios=()
 for r in $(seq "$REPS"); do
   q=$(stream "$WORK/q$r.json")
   nice -n 19 python3 "$ROOT/tests/integration/web_flood.py" 127.0.0.1 "$PORT" $((SECS + 1)) \
@@ -73,8 +73,10 @@ for r in $(seq "$REPS"); do
   f=$(stream "$WORK/f$r.json")
   wait "$f_pid"
   echo "# round $r: quiet $q Gbit/s ($(cat "$WORK/q$r.json.cpu")); flood $f Gbit/s ($(cat "$WORK/f$r.json.cpu")); $(cat "$WORK/flood$r")"
-  quiet+=("$q") flood+=("$f")
+  quiet+=("$q") flood+=("$f") ratios+=("$(awk -v q="$q" -v f="$f" 'BEGIN { printf "%.3f", (q > 0 ? f / q : 0) }')")
 done
+# The spread: each round's flooded rate over its own quiet one (taken seconds apart).
+echo "# ratio per round: ${ratios[*]} (min $(printf '%s\n' "${ratios[@]}" | sort -g | head -1), max $(printf '%s\n' "${ratios[@]}" | sort -g | tail -1))"
 kill -0 "$VSWITCHD_PID" || fail "vswitchd died"
 curl -sf -o /dev/null "http://127.0.0.1:$PORT/" || echo "# perfkit serve still busy after the flood"
 med() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
