@@ -9,7 +9,7 @@
 #    counters are the file's, the discards by reason among them;
 #  - bad input is refused and counted: other methods, "..", unknown screens, oversized
 #    headers, a flood of connections; the server still answers after the flood;
-#  - it binds only where --listen says.
+#  - it binds only where --listen says, at nice 19 with a listen backlog of 64.
 . "$(dirname "$0")/lib.sh"
 command -v curl >/dev/null || skip "curl missing"
 PERFKIT=$BUILD/bin/perfkit GEN=$BUILD/tools/monfile_gen
@@ -33,6 +33,9 @@ echo "serving at $URL"
 ss -ltn 2>/dev/null | grep -q "127.0.0.1:$PORT " || fail "not listening on 127.0.0.1:$PORT only"
 ss -ltn 2>/dev/null | grep ":$PORT " | grep -qv "127.0.0.1:$PORT " && fail "listening elsewhere too"
 echo "ok: listens on 127.0.0.1:$PORT only"
+# Below vswitchd: the lowest priority; a short listen backlog (ss shows it as Send-Q).
+expect_eq "perfkit serve's nice" "$(ps -o ni= -p "${PIDS[1]}" | tr -d ' ')" 19
+expect_eq "perfkit serve's listen backlog" "$(ss -ltn "sport = :$PORT" | awk 'NR == 2 { print $3 }')" 64
 
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 get() { curl -sf "$URL$1"; }
