@@ -57,6 +57,30 @@ struct zvsd_monitor {
         (v)->tx_errors = (c)->tx_errors;     (v)->rx_errors = (c)->rx_errors;          \
     } while (0)
 
+/* The data plane's drop reasons under the monitor's codes (a file format: monitor/'s own
+ * enum). A reason added to dataplane/port.h stops the build here until it has a code. */
+_Static_assert((int)ZVS_DROP__COUNT == (int)ZVS_MON_DROP_REASONS, "a drop reason without a monitor code");
+static const uint8_t mon_drop[ZVS_DROP__COUNT] = {
+    [ZVS_DROP_RUNT] = ZVS_MON_DROP_RUNT,             [ZVS_DROP_OVERSIZE] = ZVS_MON_DROP_OVERSIZE,
+    [ZVS_DROP_BAD_VLAN] = ZVS_MON_DROP_BAD_VLAN,     [ZVS_DROP_VLAN_DENIED] = ZVS_MON_DROP_VLAN_DENIED,
+    [ZVS_DROP_MACPROTECT] = ZVS_MON_DROP_MACPROTECT, [ZVS_DROP_NO_BUFFER] = ZVS_MON_DROP_NO_BUFFER,
+    [ZVS_DROP_MAC_FULL] = ZVS_MON_DROP_MAC_FULL,     [ZVS_DROP_LINK_DOWN] = ZVS_MON_DROP_LINK_DOWN,
+    [ZVS_DROP_NO_UPLINK] = ZVS_MON_DROP_NO_UPLINK,   [ZVS_DROP_SLOW_PROTO] = ZVS_MON_DROP_SLOW_PROTO,
+    [ZVS_DROP_TX_FAIL] = ZVS_MON_DROP_TX_FAIL,       [ZVS_DROP_ISOLATION] = ZVS_MON_DROP_ISOLATION,
+    [ZVS_DROP_BAD_SRC] = ZVS_MON_DROP_BAD_SRC,       [ZVS_DROP_SAME_PORT] = ZVS_MON_DROP_SAME_PORT,
+    [ZVS_DROP_FILTERED] = ZVS_MON_DROP_FILTERED,     [ZVS_DROP_OFFLOAD] = ZVS_MON_DROP_OFFLOAD,
+    [ZVS_DROP_NOT_COLLECTING] = ZVS_MON_DROP_NOT_COLLECTING,
+    [ZVS_DROP_GUEST_OVERRUN] = ZVS_MON_DROP_GUEST_OVERRUN,
+};
+
+/* The port's per-reason counters (both directions, relaxed loads as for the totals). */
+static void fill_drops(const struct zvs_port *p, uint8_t *ndrops, uint64_t *drops)
+{
+    for (unsigned k = 0; k < ZVS_DROP__COUNT; k++)
+        drops[mon_drop[k]] = zvs_ctr_read(&p->ctr.drops[k]);
+    *ndrops = ZVS_MON_DROP_REASONS;
+}
+
 static void name_copy(char dst[9], const char *src)
 {
     snprintf(dst, 9, "%s", src);
@@ -96,6 +120,7 @@ static void fill_vsw(const struct d_uplink *u, struct zvs_mon_vswitch_activity *
     name_copy(v->lan_name, ds->cfg.name);
     zvs_port_device_counters(zvsd_wire_port(u->port), &c);
     COPY_DEVICE_COUNTERS(v, &c);
+    fill_drops(zvsd_wire_port(u->port), &v->ndrops, v->drops);
     v->distributing = u->port->carrier;
     if (!u->member || !ds->lag)
         return;
@@ -145,6 +170,7 @@ static void fill_vnic(const struct d_nic *n, struct zvs_mon_vnic_activity *v)
         name_copy(v->group, zvs_lag_params(n->ds->lag)->pg.name);
     zvs_port_device_counters(n->port, &c);
     COPY_DEVICE_COUNTERS(v, &c);
+    fill_drops(n->port, &v->ndrops, v->drops);
 }
 
 static void write_group(struct zvsd *d, bool sample, uint64_t tod,

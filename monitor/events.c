@@ -53,7 +53,7 @@ static void when(uint64_t tod, char out[24])
 }
 
 /* A D15R2's codes as words: QUERY RESOLVER's (names/), which monitor/ may not include. */
-static const char *res_event_text(uint8_t ev)
+const char *zvs_mon_res_event_text(uint8_t ev)
 {
     static const char *const text[] = { "changed", "failing", "recovered" };
     return ev < 3 ? text[ev] : "?";
@@ -74,15 +74,18 @@ const char *zvs_mon_res_error_text(uint8_t err)
     return err <= ZVS_MON_RES_ERROR_MAX ? text[err] : "?";
 }
 
-static void res_addrs(struct zvs_scr_buf *b, const struct zvs_mon_res_addr *a, unsigned n)
+void zvs_mon_res_addrs_text(const struct zvs_mon_res_addr *a, unsigned n, char *out,
+                            size_t cap)
 {
+    struct zvs_scr_buf b;
+    zvs_scr_buf_init(&b, out, cap);
     if (!n)
-        zvs_scr_printf(b, "-");
-    for (unsigned i = 0; i < n; i++) {
+        zvs_scr_printf(&b, "-");
+    for (unsigned i = 0; i < n && i < ZVS_MON_RES_ADDRS; i++) {
         char s[INET6_ADDRSTRLEN];
         if (!inet_ntop(a[i].family == 6 ? AF_INET6 : AF_INET, a[i].addr, s, sizeof(s)))
             snprintf(s, sizeof(s), "?");
-        zvs_scr_printf(b, "%s%s", i ? " " : "", s);
+        zvs_scr_printf(&b, "%s%s", i ? " " : "", s);
     }
 }
 
@@ -91,14 +94,14 @@ static void res_addrs(struct zvs_scr_buf *b, const struct zvs_mon_res_addr *a, u
 static void res_event_line(struct zvs_scr_buf *b, const char *t, const struct zvs_mon_record *r)
 {
     const struct zvs_mon_resolver_event *e = &r->u.resev;
+    char old[ZVS_MON_RES_ADDRS_TEXT], now[ZVS_MON_RES_ADDRS_TEXT];
 
-    zvs_scr_printf(b, "%s %-6s %-9s %s ", t, zvs_mon_record_name(r->domain, r->number),
-                   res_event_text(e->event), e->name);
-    res_addrs(b, e->old, e->nold);
-    zvs_scr_printf(b, " -> ");
-    res_addrs(b, e->now, e->nnew);
-    zvs_scr_printf(b, "; %s, TTL %u, last error %s\n", zvs_mon_res_state_text(e->state),
-                   e->ttl_s, zvs_mon_res_error_text(e->last_error));
+    zvs_mon_res_addrs_text(e->old, e->nold, old, sizeof(old));
+    zvs_mon_res_addrs_text(e->now, e->nnew, now, sizeof(now));
+    zvs_scr_printf(b, "%s %-6s %-9s %s %s -> %s; %s, TTL %u, last error %s\n", t,
+                   zvs_mon_record_name(r->domain, r->number), zvs_mon_res_event_text(e->event),
+                   e->name, old, now, zvs_mon_res_state_text(e->state), e->ttl_s,
+                   zvs_mon_res_error_text(e->last_error));
 }
 
 int zvs_events_render(const struct zvs_mon_record *ev, unsigned n, char *out, size_t cap)

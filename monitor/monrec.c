@@ -20,7 +20,10 @@
  * Version 1 (read, and written for tests): our first layout, D6R21 168 bytes with our
  * fields at 80, D6R22 80 bytes with our reason at 76.
  * Version 3: version 2's records, but D8R1 at MRVNDSES's z/VM 5.3 layout (316 bytes) as
- * zpmd (the open-source z/VM monitor decoder) reads it; IBM's page was not found.
+ * zpmd (the open-source z/VM monitor decoder) reads it; IBM's page was not found. A D6R21
+ * or D8R1 that carries discard counters by reason (ndrops) has them appended after its
+ * own end (D6R21 724 bytes, D8R1 460); one without is written and read at its old length,
+ * so files of an earlier vswitchd read as before.
  *
  * Rules: integers big-endian; names 8 bytes EBCDIC 037 blank padded; reserved bytes zero.
  * The decoder trusts nothing: the buffer length must equal MRHDRLEN and the length defined
@@ -84,6 +87,11 @@
 #define T_PKT_HI            60          /* high words of the six packet counters */
 #define T_PGMOVES           84          /* the group's bucket moves, cumulative */
 
+/* Discard counters by reason (ours, version 3 only): ZVS_MON_DROP_REASONS x 8 bytes, in
+ * enum zvs_mon_drop's order, appended to a D6R21 (at 580) or a D8R1 (at 316). */
+#define DROPS_LEN           (8 * ZVS_MON_DROP_REASONS)
+#define D6R21_LEN_DROPS     (D6R21_LEN_V2 + DROPS_LEN)      /* 724 */
+
 /* D6R22 MRIODVSF (80 v1, 88 v2) / D6R23 MRIODVSR (88): common head */
 #define D6R22_LEN_V1        80
 #define D6R22_LEN_V2        88
@@ -113,11 +121,13 @@
  *    not found): what layout version 3 writes now, and z/VM's own records;
  *  - our first layout, 128 bytes, all ours: versions 1 and 2, and version 3 files written
  *    before IBM's layout was known (told apart from IBM's by the length alone).
- * In IBM's layout every field we fill has IBM's place, so nothing of ours is appended;
+ * In IBM's layout every field we fill has IBM's place but the discard counters by reason,
+ * appended after IBM's 316 bytes (D8R1_LEN_DROPS);
  * IBM's fields we do not model (VDEVSUB, lock and defer counts, PCI counts, SWPINTSC, the
  * per-device table, the request counts) are zero and not checked on decode. */
 #define D8R1_LEN_OURS       128
 #define D8R1_LEN_53         316
+#define D8R1_LEN_DROPS      (D8R1_LEN_53 + DROPS_LEN)       /* 460 */
 #define VNDSES_RSV39        39          /* ours: reserved */
 #define VNDSES53_RSV22      22          /* 2, after VNDSES_VDEVSUB */
 #define VNDSES53_NICBASE    34          /* the NIC's base device: VDEVDEV again in ours */
@@ -181,6 +191,78 @@ static bool all_zero(const uint8_t *p, size_t n)
         if (p[i] != 0)
             return false;
     return true;
+}
+
+/* The data plane's names and kinds (dataplane/port.c), under our codes. */
+static const struct {
+    const char *name;
+    enum zvs_mon_drop_kind kind;
+} drop_info[ZVS_MON_DROP_REASONS] = {
+    [ZVS_MON_DROP_RUNT]           = { "runt", ZVS_MON_DROP_KIND_ERROR },
+    [ZVS_MON_DROP_OVERSIZE]       = { "oversize", ZVS_MON_DROP_KIND_ERROR },
+    [ZVS_MON_DROP_BAD_VLAN]       = { "bad-vlan-tag", ZVS_MON_DROP_KIND_ERROR },
+    [ZVS_MON_DROP_VLAN_DENIED]    = { "vlan-not-authorized", ZVS_MON_DROP_KIND_DISCARD },
+    [ZVS_MON_DROP_MACPROTECT]     = { "macprotect", ZVS_MON_DROP_KIND_DISCARD },
+    [ZVS_MON_DROP_NO_BUFFER]      = { "no-input-buffer", ZVS_MON_DROP_KIND_DISCARD },
+    [ZVS_MON_DROP_MAC_FULL]       = { "mac-table-full", ZVS_MON_DROP_KIND_NOTE },
+    [ZVS_MON_DROP_LINK_DOWN]      = { "link-down", ZVS_MON_DROP_KIND_DISCARD },
+    [ZVS_MON_DROP_NO_UPLINK]      = { "no-uplink", ZVS_MON_DROP_KIND_DISCARD },
+    [ZVS_MON_DROP_SLOW_PROTO]     = { "slow-protocol", ZVS_MON_DROP_KIND_DISCARD },
+    [ZVS_MON_DROP_TX_FAIL]        = { "tx-failed", ZVS_MON_DROP_KIND_ERROR },
+    [ZVS_MON_DROP_ISOLATION]      = { "isolation", ZVS_MON_DROP_KIND_DISCARD },
+    [ZVS_MON_DROP_BAD_SRC]        = { "bad-source-mac", ZVS_MON_DROP_KIND_ERROR },
+    [ZVS_MON_DROP_SAME_PORT]      = { "same-port", ZVS_MON_DROP_KIND_DISCARD },
+    [ZVS_MON_DROP_FILTERED]       = { "address-filtered", ZVS_MON_DROP_KIND_NOTE },
+    [ZVS_MON_DROP_OFFLOAD]        = { "offload-fixup-failed", ZVS_MON_DROP_KIND_ERROR },
+    [ZVS_MON_DROP_NOT_COLLECTING] = { "not-collecting", ZVS_MON_DROP_KIND_DISCARD },
+    [ZVS_MON_DROP_GUEST_OVERRUN]  = { "guest-overrun", ZVS_MON_DROP_KIND_DISCARD },
+};
+
+const char *zvs_mon_drop_name(unsigned code)
+{
+    return code < ZVS_MON_DROP_REASONS ? drop_info[code].name : "?";
+}
+
+enum zvs_mon_drop_kind zvs_mon_drop_kind(unsigned code)
+{
+    return code < ZVS_MON_DROP_REASONS ? drop_info[code].kind : ZVS_MON_DROP_KIND_NOTE;
+}
+
+static void put_drops(uint8_t *p, const uint64_t *drops)
+{
+    for (unsigned i = 0; i < ZVS_MON_DROP_REASONS; i++)
+        be_put64(p + 8 * i, drops[i]);
+}
+
+static void get_drops(const uint8_t *p, uint8_t *ndrops, uint64_t *drops)
+{
+    for (unsigned i = 0; i < ZVS_MON_DROP_REASONS; i++)
+        drops[i] = be_get64(p + 8 * i);
+    *ndrops = ZVS_MON_DROP_REASONS;
+}
+
+/* The length a record of ours has in `version`, given what it carries: a D6R21 or D8R1
+ * with discard reasons is longer in version 3; in versions 1 and 2 they are left out. */
+static size_t carried_len(const struct zvs_mon_record *r, unsigned version, size_t len)
+{
+    uint8_t ndrops = r->domain == ZVS_MON_DOMAIN_IO && r->number == ZVS_MON_REC_D6R21
+                     ? r->u.vsw.ndrops
+                     : r->domain == ZVS_MON_DOMAIN_NET && r->number == ZVS_MON_REC_D8R1
+                     ? r->u.vnic.ndrops : 0;
+    if (ndrops != 0 && ndrops != ZVS_MON_DROP_REASONS)
+        return 0;                       /* a count we cannot write */
+    return ndrops && version == ZVS_MON_FORMAT_V3 ? len + DROPS_LEN : len;
+}
+
+/* A version 3 length that is not the record's first one: a D6R21 or D8R1 with discard
+ * reasons, or a D8R1 of our first layout (a file written before IBM's was known). */
+static bool v3_other_len(uint8_t domain, uint16_t number, size_t len)
+{
+    if (domain == ZVS_MON_DOMAIN_IO && number == ZVS_MON_REC_D6R21)
+        return len == D6R21_LEN_DROPS;
+    if (domain == ZVS_MON_DOMAIN_NET && number == ZVS_MON_REC_D8R1)
+        return len == D8R1_LEN_DROPS || len == D8R1_LEN_OURS;
+    return false;
 }
 
 uint64_t zvs_mon_tod_from_unix_us(uint64_t unix_us)
@@ -320,7 +402,7 @@ static size_t d6r21_tail(unsigned version)
 }
 
 static int encode_d6r21(const struct zvs_mon_vswitch_activity *v, unsigned version,
-                        uint8_t *b)
+                        size_t len, uint8_t *b)
 {
     const uint64_t pkt[6] = { v->tx_packets, v->tx_discards, v->tx_errors,
                               v->rx_packets, v->rx_discards, v->rx_errors };
@@ -356,7 +438,9 @@ static int encode_d6r21(const struct zvs_mon_vswitch_activity *v, unsigned versi
     t[T_DISTRIB] = v->distributing;
     be_put16(t + T_BUCKETS, v->buckets);
     be_put32(t + T_PGMOVES, v->group_moves);
-    return (int)(version == ZVS_MON_FORMAT_V1 ? D6R21_LEN_V1 : D6R21_LEN_V2);
+    if (len == D6R21_LEN_DROPS)
+        put_drops(b + D6R21_LEN_V2, v->drops);
+    return (int)len;
 }
 
 static int encode_d6r2x(const struct zvs_mon_vswitch_event *v, bool failure, unsigned version,
@@ -391,11 +475,11 @@ static const struct d8r1_layout *d8r1_layout(unsigned version, size_t len)
 {
     if (version == ZVS_MON_FORMAT_IBM)
         return &d8r1_53;
-    return version == ZVS_MON_FORMAT_V3 && len == D8R1_LEN_53 ? &d8r1_53 : &d8r1_ours;
+    return version == ZVS_MON_FORMAT_V3 && len != D8R1_LEN_OURS ? &d8r1_53 : &d8r1_ours;
 }
 
 static int encode_d8r1(const struct zvs_mon_vnic_activity *v, const struct d8r1_layout *l,
-                       uint8_t *b)
+                       size_t len, uint8_t *b)
 {
     const uint64_t cnt[6] = { v->tx_packets, v->tx_discards, v->tx_errors,
                               v->rx_packets, v->rx_discards, v->rx_errors };
@@ -418,7 +502,9 @@ static int encode_d8r1(const struct zvs_mon_vnic_activity *v, const struct d8r1_
     be_put64(b + l->sesrxbyt, v->rx_bytes);
     for (int i = 0; i < 6; i++)
         be_put64(b + l->sestxpkt + 8 * i, cnt[i]);
-    return l->len;
+    if (len == D8R1_LEN_DROPS)
+        put_drops(b + D8R1_LEN_53, v->drops);
+    return (int)len;
 }
 
 static int encode_d8r23(const struct zvs_mon_vnic_link *v, uint8_t *b)
@@ -516,7 +602,7 @@ int zvs_mon_encode_version(const struct zvs_mon_record *r, unsigned version, uin
                            size_t cap)
 {
     size_t len = version_known(version) && version != ZVS_MON_FORMAT_IBM
-                 ? record_len(r->domain, r->number, version) : 0;
+                 ? carried_len(r, version, record_len(r->domain, r->number, version)) : 0;
     int rc;
 
     if (len == 0 || cap < len)
@@ -530,11 +616,11 @@ int zvs_mon_encode_version(const struct zvs_mon_record *r, unsigned version, uin
         rc = r->number == ZVS_MON_REC_D15R1 ? encode_d15r1(&r->u.res, buf)
                                              : encode_d15r2(&r->u.resev, buf);
     else if (r->domain == ZVS_MON_DOMAIN_IO && r->number == ZVS_MON_REC_D6R21)
-        rc = encode_d6r21(&r->u.vsw, version, buf);
+        rc = encode_d6r21(&r->u.vsw, version, len, buf);
     else if (r->domain == ZVS_MON_DOMAIN_IO)
         rc = encode_d6r2x(&r->u.vswev, r->number == ZVS_MON_REC_D6R22, version, buf);
     else if (r->number == ZVS_MON_REC_D8R1)
-        rc = encode_d8r1(&r->u.vnic, d8r1_layout(version, len), buf);
+        rc = encode_d8r1(&r->u.vnic, d8r1_layout(version, len), len, buf);
     else
         rc = encode_d8r23(&r->u.link, buf);
     if (rc < 0)
@@ -570,7 +656,7 @@ static int decode_d6r21_head(const uint8_t *b, struct zvs_mon_vswitch_activity *
     return 0;
 }
 
-static int decode_d6r21(const uint8_t *b, unsigned version,
+static int decode_d6r21(const uint8_t *b, size_t len, unsigned version,
                         struct zvs_mon_vswitch_activity *v)
 {
     const uint8_t *t = b + d6r21_tail(version);
@@ -602,6 +688,8 @@ static int decode_d6r21(const uint8_t *b, unsigned version,
     v->lacp_state = t[T_LACPSTAT];
     v->buckets = be_get16(t + T_BUCKETS);
     v->group_moves = be_get32(t + T_PGMOVES);
+    if (version == ZVS_MON_FORMAT_V3 && len == D6R21_LEN_DROPS)
+        get_drops(b + D6R21_LEN_V2, &v->ndrops, v->drops);
     return 0;
 }
 
@@ -688,6 +776,8 @@ static int decode_d8r1(const uint8_t *b, size_t len, unsigned version,
     v->rx_packets = cnt[3];
     v->rx_discards = cnt[4];
     v->rx_errors = cnt[5];
+    if (!ibm && len == D8R1_LEN_DROPS)
+        get_drops(b + D8R1_LEN_53, &v->ndrops, v->drops);
     return 0;
 }
 
@@ -790,16 +880,15 @@ int zvs_mon_decode_version(const uint8_t *buf, size_t len, unsigned version,
                                          : record_len(out->domain, out->number, version);
     if (want == 0)
         return -ENOTSUP;
-    /* A version 3 D8R1 of our first layout's 128 bytes: a file written before IBM's. */
     if (version == ZVS_MON_FORMAT_IBM ? len < want
-        : len != want && !(version == ZVS_MON_FORMAT_V3 && out->domain == ZVS_MON_DOMAIN_NET &&
-                           out->number == ZVS_MON_REC_D8R1 && len == D8R1_LEN_OURS))
+        : len != want && !(version == ZVS_MON_FORMAT_V3 &&
+                           v3_other_len(out->domain, out->number, len)))
         return -EBADMSG;
     if (out->domain == ZVS_MON_DOMAIN_ZVS)
         rc = out->number == ZVS_MON_REC_D15R1 ? decode_d15r1(buf, &out->u.res)
                                                : decode_d15r2(buf, &out->u.resev);
     else if (out->domain == ZVS_MON_DOMAIN_IO && out->number == ZVS_MON_REC_D6R21)
-        rc = decode_d6r21(buf, version, &out->u.vsw);
+        rc = decode_d6r21(buf, len, version, &out->u.vsw);
     else if (out->domain == ZVS_MON_DOMAIN_IO)
         rc = decode_d6r2x(buf, out->number == ZVS_MON_REC_D6R22, version, &out->u.vswev);
     else if (out->number == ZVS_MON_REC_D8R1)

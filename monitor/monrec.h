@@ -38,8 +38,8 @@
 #define ZVS_MON_REC_D15R1      1
 #define ZVS_MON_REC_D15R2      2
 #define ZVS_MON_NAME_LEN       8        /* CP names: 8 bytes blank padded on the wire */
-#define ZVS_MON_RECORD_MAX     640      /* no record of ours is longer (D6R21 v2: 580,
-                                           D15R2: 576) */
+#define ZVS_MON_RECORD_MAX     768      /* no record of ours is longer (D6R21 v3 with its
+                                           discard reasons: 724, D15R2: 576) */
 
 /* Record layout versions; the monitor file says which one its records use.
  *   1: our first layout: D6R21 168 bytes with our fields at 80-167 (where z/VM has fields
@@ -49,7 +49,9 @@
  *   3: version 2's records in z/VM's MONWRITE framing (monitor/monfile.h): what vswitchd
  *      writes. Records byte for byte as version 2 but D8R1: MRVNDSES at z/VM 5.3's layout
  *      (316 bytes, zpmd's offsets: IBM's page not found); a 128-byte D8R1 (files written
- *      before it) is read at our first layout.
+ *      before it) is read at our first layout. A D6R21 or D8R1 that carries the discard
+ *      counters by reason has them after its own bytes (724 and 460 bytes); one without
+ *      (an earlier vswitchd's) keeps its length.
  *   IBM: records as z/VM writes them, in a MONWRITE file without our control area; read
  *      only: the fields IBM's pages give (and ours that sit where IBM's names are, marked
  *      in RECORDS.md), our tail fields zero, D8R1 at z/VM 5.3's layout (316 bytes or more).
@@ -64,6 +66,29 @@
 /* TOD clock (bit 51 = 1 microsecond) <-> Unix microseconds. */
 uint64_t zvs_mon_tod_from_unix_us(uint64_t unix_us);
 uint64_t zvs_mon_tod_to_unix_us(uint64_t tod);
+
+/* Why frames were discarded, per reason (ours): the data plane's reasons (dataplane/port.h,
+ * which monitor/ may not include: the daemon maps them) under codes of their own, since
+ * the codes are a file format. Each is a DISCARD (counted in the direction's discards
+ * too), an ERROR (in its errors) or a NOTE (counted per reason only: a frame an OSA's
+ * address filter drops, a source MAC the full table did not learn). A D6R21 or D8R1 of
+ * layout version 3 carries them all after its own fields (RECORDS.md), counting both
+ * directions; records of earlier writers carry none (ndrops 0). */
+enum zvs_mon_drop {
+    ZVS_MON_DROP_RUNT, ZVS_MON_DROP_OVERSIZE, ZVS_MON_DROP_BAD_VLAN, ZVS_MON_DROP_VLAN_DENIED,
+    ZVS_MON_DROP_MACPROTECT, ZVS_MON_DROP_NO_BUFFER, ZVS_MON_DROP_MAC_FULL,
+    ZVS_MON_DROP_LINK_DOWN, ZVS_MON_DROP_NO_UPLINK, ZVS_MON_DROP_SLOW_PROTO,
+    ZVS_MON_DROP_TX_FAIL, ZVS_MON_DROP_ISOLATION, ZVS_MON_DROP_BAD_SRC,
+    ZVS_MON_DROP_SAME_PORT, ZVS_MON_DROP_FILTERED, ZVS_MON_DROP_OFFLOAD,
+    ZVS_MON_DROP_NOT_COLLECTING, ZVS_MON_DROP_GUEST_OVERRUN,
+    ZVS_MON_DROP_REASONS                /* 18: how many a record carries */
+};
+enum zvs_mon_drop_kind { ZVS_MON_DROP_KIND_DISCARD, ZVS_MON_DROP_KIND_ERROR,
+                         ZVS_MON_DROP_KIND_NOTE };
+/* The reason's name as QUERY VSWITCH's "Drops:" line gives it ("no-input-buffer"), and
+ * its kind; "?" and NOTE for a code out of range. */
+const char *zvs_mon_drop_name(unsigned code);
+enum zvs_mon_drop_kind zvs_mon_drop_kind(unsigned code);
 
 /* D6R21: one uplink device of a VSWITCH. Counters are cumulative (rates come from two
  * samples); "tx" is what the OSA sent to the LAN. */
@@ -95,6 +120,9 @@ struct zvs_mon_vswitch_activity {
     uint16_t buckets;                   /* ours: port-group buckets bound to it, 0-256 */
     uint32_t group_moves;               /* ours: buckets the group has moved so far (INTERVAL
                                            passes, failovers, JOIN/LEAVE), cumulative */
+    uint8_t  ndrops;                    /* ours: 0 (the record carries no reasons: an earlier
+                                           writer's, or layout 1/2) or ZVS_MON_DROP_REASONS */
+    uint64_t drops[ZVS_MON_DROP_REASONS];   /* ours: per enum zvs_mon_drop, cumulative */
 };
 
 /* D6R22 failure / D6R23 recovery of an uplink device. */
@@ -137,6 +165,8 @@ struct zvs_mon_vnic_activity {
     uint64_t tx_bytes, rx_bytes;        /* VNDSES_SESTXBYT / SESRXBYT */
     uint64_t tx_packets, tx_discards, tx_errors;
     uint64_t rx_packets, rx_discards, rx_errors;
+    uint8_t  ndrops;                    /* ours, as D6R21's */
+    uint64_t drops[ZVS_MON_DROP_REASONS];
 };
 
 /* D8R2 link up / D8R3 link down of a guest NIC. */

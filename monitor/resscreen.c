@@ -23,7 +23,7 @@ static const struct zvs_mon_resolver_activity *find_d15r1(const struct zvs_scr_s
     return NULL;
 }
 
-static void rate6(double v, char *buf, size_t cap)
+void zvs_resolver_fmt_rate(double v, char *buf, size_t cap)
 {
     if (v < 100.0)
         snprintf(buf, cap, "%6.3f", v);
@@ -31,46 +31,64 @@ static void rate6(double v, char *buf, size_t cap)
         zvs_scr_fmt_dec6(v, buf, cap);
 }
 
-int zvs_resolver_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
-                        char *out, size_t cap)
+int zvs_resolver_rows(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
+                      struct zvs_res_rows *out)
 {
     double secs = zvs_scr_seconds(prev->tod, cur->tod);
     if (secs <= 0.0)
         return -EINVAL;
-    struct zvs_scr_buf b;
-    zvs_scr_buf_init(&b, out, cap);
-    zvs_scr_header(&b, "RESOLVER", prev->tod, cur->tod, true);
-    const struct zvs_mon_resolver_activity *v = find_d15r1(cur);
-    if (!v) {
-        zvs_scr_printf(&b, "No resolver record: the system watched no host name.\n");
-        return zvs_scr_buf_result(&b);
-    }
+    out->end = find_d15r1(cur);
+    if (!out->end)
+        return 0;
     static const struct zvs_mon_resolver_activity zero;
-    const struct zvs_mon_resolver_activity *p = find_d15r1(prev);
+    const struct zvs_mon_resolver_activity *p = find_d15r1(prev), *v = out->end;
     if (!p)
         p = &zero;
-    const uint64_t d[5] = {
+    const uint64_t d[ZVS_RES_NCNT] = {
         zvs_scr_delta(p->lookups, v->lookups), zvs_scr_delta(p->failures, v->failures),
         zvs_scr_delta(p->bad_answers, v->bad_answers), zvs_scr_delta(p->changes, v->changes),
         zvs_scr_delta(p->deferred, v->deferred),
     };
-    static const char *const head[7] = { "Names", "InFlt", "Lookup", "Failed", "BadAns",
-                                         "Change", "Deferd" };
+    for (unsigned i = 0; i < ZVS_RES_NCNT; i++) {
+        out->delta[i] = d[i];
+        out->rate[i] = (double)d[i] / secs;
+    }
+    return 1;
+}
+
+const char *const zvs_resolver_cols[ZVS_RES_NCOLS] = {
+    "Names", "InFlt", "Lookup", "Failed", "BadAns", "Change", "Deferd",
+};
+
+int zvs_resolver_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
+                        char *out, size_t cap)
+{
+    struct zvs_res_rows rows;
+    int rc = zvs_resolver_rows(prev, cur, &rows);
+    if (rc < 0)
+        return rc;
+    struct zvs_scr_buf b;
+    zvs_scr_buf_init(&b, out, cap);
+    zvs_scr_header(&b, "RESOLVER", prev->tod, cur->tod, true);
+    if (rc == 0) {
+        zvs_scr_printf(&b, "No resolver record: the system watched no host name.\n");
+        return zvs_scr_buf_result(&b);
+    }
     zvs_scr_printf(&b, "%-16s", "____");
-    for (unsigned i = 0; i < 7; i++)
+    for (unsigned i = 0; i < ZVS_RES_NCOLS; i++)
         zvs_scr_printf(&b, " %6s", ".");
     zvs_scr_printf(&b, "\n%-16s", "");
-    for (unsigned i = 0; i < 7; i++)
-        zvs_scr_printf(&b, " %6s", head[i]);
+    for (unsigned i = 0; i < ZVS_RES_NCOLS; i++)
+        zvs_scr_printf(&b, " %6s", zvs_resolver_cols[i]);
     zvs_scr_printf(&b, "\n");
-    zvs_scr_printf(&b, "%-16s %6u %6u\n", "At the end", v->watched, v->in_flight);
+    zvs_scr_printf(&b, "%-16s %6u %6u\n", "At the end", rows.end->watched, rows.end->in_flight);
     zvs_scr_printf(&b, "%-16s %13s", "In the interval", "");
-    for (unsigned i = 0; i < 5; i++)
-        zvs_scr_printf(&b, " %6llu", (unsigned long long)d[i]);
+    for (unsigned i = 0; i < ZVS_RES_NCNT; i++)
+        zvs_scr_printf(&b, " %6llu", (unsigned long long)rows.delta[i]);
     zvs_scr_printf(&b, "\n%-16s %13s", "Per second", "");
-    for (unsigned i = 0; i < 5; i++) {
+    for (unsigned i = 0; i < ZVS_RES_NCNT; i++) {
         char r[16];
-        rate6((double)d[i] / secs, r, sizeof(r));
+        zvs_resolver_fmt_rate(rows.rate[i], r, sizeof(r));
         zvs_scr_printf(&b, " %s", r);
     }
     zvs_scr_printf(&b, "\n");

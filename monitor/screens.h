@@ -82,6 +82,12 @@ const char *zvs_mon_fail_reason_text(uint8_t reason);
  * RESOLVER words them; "?" for a code the record does not define. */
 const char *zvs_mon_res_state_text(uint8_t state);
 const char *zvs_mon_res_error_text(uint8_t err);
+/* A D15R2's event ("changed", "failing", "recovered"; "?" beyond them). */
+const char *zvs_mon_res_event_text(uint8_t ev);
+/* A D15R2's addresses as EVENTS prints them: blank-separated, "-" for none. */
+#define ZVS_MON_RES_ADDRS_TEXT (ZVS_MON_RES_ADDRS * 46)    /* INET6_ADDRSTRLEN + a blank */
+void zvs_mon_res_addrs_text(const struct zvs_mon_res_addr *a, unsigned n, char *out,
+                            size_t cap);
 
 /* ---- RESOLVER (resscreen.c) ---------------------------------------------------------- */
 
@@ -91,6 +97,24 @@ const char *zvs_mon_res_error_text(uint8_t err);
  * name. -EINVAL for an empty interval. */
 int zvs_resolver_render(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
                         char *out, size_t cap);
+
+/* RESOLVER's numbers, for a page that shows them otherwise (perfkit serve): the D15R1 at
+ * the interval's end (end, NULL without one) and the interval's counts of lookups,
+ * failures, bad answers, changes and deferred lookups with their rates. Returns 1, 0 (no
+ * D15R1: the system watched no name) or -EINVAL (an empty interval). */
+#define ZVS_RES_NCNT  5                 /* counters with a count and a rate */
+#define ZVS_RES_NCOLS 7                 /* Names, InFlt, then the five counters */
+struct zvs_res_rows {
+    const struct zvs_mon_resolver_activity *end;
+    uint64_t delta[ZVS_RES_NCNT];
+    double   rate[ZVS_RES_NCNT];
+};
+int zvs_resolver_rows(const struct zvs_scr_sample *prev, const struct zvs_scr_sample *cur,
+                      struct zvs_res_rows *out);
+/* The screen's column heads ("Names", ... "Deferd"). */
+extern const char *const zvs_resolver_cols[ZVS_RES_NCOLS];
+/* A rate as the screen prints it: three decimals below 100 ("%6.3f"), else FCX269's rule. */
+void zvs_resolver_fmt_rate(double v, char *buf, size_t cap);
 
 /* ---- export (export.c) -------------------------------------------------------------- */
 

@@ -116,7 +116,7 @@ def main():
             d.set_page_load_timeout(20)
             d.get(URL)
             links = [a.text for a in d.find_elements(By.CSS_SELECTOR, "#menu a")]
-            for s in ("FCX240", "FCX269", "PGROUP", "EVENTS", "charts", "metrics"):
+            for s in ("FCX240", "FCX269", "PGROUP", "RESOLVER", "EVENTS", "charts", "metrics"):
                 if s not in links:
                     fail("menu has no %s: %s" % (s, links))
             d.save_screenshot(os.path.join(OUT, "web-menu.png"))
@@ -129,6 +129,12 @@ def main():
                     fail("%s shows no rows" % s)
                 d.save_screenshot(os.path.join(OUT, "web-%s.png" % s.lower()))
             print("ok: PGROUP and EVENTS show their tables")
+            # RESOLVER: its table, or the terminal's sentence when no name is watched
+            d.get(URL + "RESOLVER")
+            if not cells(d) and "No resolver record" not in d.page_source:
+                fail("RESOLVER shows neither its table nor why not")
+            d.save_screenshot(os.path.join(OUT, "web-resolver.png"))
+            print("ok: RESOLVER shows %s" % ("its table" if cells(d) else "that no name is watched"))
             # one interval later the page (refreshing itself) shows the next one
             d.get(URL + "FCX240")
             deadline = time.time() + 4 * INTERVAL + 5

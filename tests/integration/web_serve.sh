@@ -2,13 +2,14 @@
 # check: hermetic (no root, no namespaces: perfkit serve on loopback over a generated monitor file)
 # perfkit serve as a client sees it, on a monitor file with known counters that grows while
 # it is served (tests/tools/monfile_gen) and has one damaged group:
-#  - the screens' cells are the fields perfkit prints, the damaged group's error is shown
+#  - the screens' cells are the fields perfkit prints (RESOLVER and EVENTS' D15R2 among
+#    them), the damaged group's error is shown
 #    and every other interval is still served, a new interval appears as the file grows;
 #  - /metrics passes promtool (Debian's prometheus), carries the system's name, and its
-#    counters are the file's;
+#    counters are the file's, the discards by reason among them;
 #  - bad input is refused and counted: other methods, "..", unknown screens, oversized
 #    headers, a flood of connections; the server still answers after the flood;
-#  - it binds only where --listen says.
+#  - it binds only where --listen says, at nice 19 with a listen backlog of 64.
 . "$(dirname "$0")/lib.sh"
 command -v curl >/dev/null || skip "curl missing"
 PERFKIT=$BUILD/bin/perfkit GEN=$BUILD/tools/monfile_gen
@@ -32,6 +33,9 @@ echo "serving at $URL"
 ss -ltn 2>/dev/null | grep -q "127.0.0.1:$PORT " || fail "not listening on 127.0.0.1:$PORT only"
 ss -ltn 2>/dev/null | grep ":$PORT " | grep -qv "127.0.0.1:$PORT " && fail "listening elsewhere too"
 echo "ok: listens on 127.0.0.1:$PORT only"
+# Below vswitchd: the lowest priority; a short listen backlog (ss shows it as Send-Q).
+expect_eq "perfkit serve's nice" "$(ps -o ni= -p "${PIDS[1]}" | tr -d ' ')" 19
+expect_eq "perfkit serve's listen backlog" "$(ss -ltn "sport = :$PORT" | awk 'NR == 2 { print $3 }')" 64
 
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 get() { curl -sf "$URL$1"; }
@@ -55,9 +59,14 @@ for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", page, re.S):
     tds = [html.unescape(re.sub("<[^>]*>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
     if tds:
         rows.append(sum((c.split() for c in tds), []))
-first = {"PGROUP": "Group ", "EVENTS": "Date "}.get(screen, "Addr ")
-head = next(i for i, l in enumerate(text) if l.startswith(first))
+first = {"PGROUP": "Group ", "EVENTS": "Date ", "RESOLVER": "Names"}.get(screen, "Addr ")
+head = next(i for i, l in enumerate(text) if l.startswith(first) or l.split()[:1] == [first])
 want = [l.split() for l in text[head + 1:] if l.strip()]
+# A D15R2's line: "date time D15R2 event name old -> new; state, TTL n, last error e", its
+# fields (the page's cells) without the words and marks between them.
+res = re.compile(r"(\S+) (\S+) (D15R2) +(\S+) +(\S+) (.*) -> (.*); (\S+), TTL (\d+), last error (.*)$")
+want = [sum((f.split() for f in res.match(" ".join(w)).groups()), []) if w[2:3] == ["D15R2"] else w
+        for w in want]
 if screen == "FCX269":
     want = [["<<", "System", ">>"] + w[-8:] if w[0] == "<<" else w for w in want]
 if rows != want:
@@ -65,11 +74,14 @@ if rows != want:
     sys.exit(1)
 PY
 }
-for i in 1 2 3; do check_cells FCX240 $i; check_cells FCX269 $i; check_cells PGROUP $i; done
-echo "ok: FCX240, FCX269 and PGROUP cells are perfkit's fields (intervals 1-3)"
+for i in 1 2 3; do
+  check_cells FCX240 $i; check_cells FCX269 $i; check_cells PGROUP $i; check_cells RESOLVER $i
+done
+echo "ok: FCX240, FCX269, PGROUP and RESOLVER cells are perfkit's fields (intervals 1-3)"
 get EVENTS | grep -q "<td class=\"t\">carrier lost</td>" || fail "EVENTS has no carrier loss"
+get EVENTS | grep -q "<td class=\"t name\">db.example.net</td>" || fail "EVENTS has no D15R2"
 check_cells EVENTS
-echo "ok: EVENTS cells are perfkit EVENTS' fields"
+echo "ok: EVENTS cells are perfkit EVENTS' fields, the D15R2's among them"
 
 # The file grows: a new interval appears.
 wait_for 6 sh -c "[ \"\$(curl -sf '${URL}FCX240' | sed -n 's/.*Interval [0-9]* of \([0-9]*\).*/\1/p')\" -gt $n ]" ||
@@ -92,6 +104,8 @@ sleep 0.5
 get metrics >"$WORK/metrics"
 v=$(awk '/^zvswitch_uplink_transmit_bytes_total\{.*rdev="28BA"/ { print $2 }' "$WORK/metrics")
 expect_eq "28BA transmit bytes after sample 8" "$v" $((36 * 100000))
+v=$(awk '/^zvswitch_uplink_discards_total\{.*rdev="28BA".*reason="not-collecting"\}/ { print $2 }' "$WORK/metrics")
+expect_eq "28BA not-collecting discards after sample 8" "$v" 36
 
 # Bad input: refused and counted; the server goes on.
 expect_eq "POST" "$(code -X POST "${URL}FCX240")" 405

@@ -7,8 +7,12 @@
  * vswitchd's writer: VSWITCH LABVSW1 with uplinks 28BA and 2902 in port group ETHGRP
  * (controller DTCVSW1; 2902 distributing, LACP collecting and distributing) and NIC 0600
  * of LNXA; in sample k the counters are (k * (k + 1) / 2) times a step of their own, so
- * interval k's rates are k steps per SECONDS. An event group (D6R22 of 28BA, carrier lost,
- * and D8R2 of LNXA's 0600) follows the second sample. -y names the system (default
+ * interval k's rates are k steps per SECONDS. Each uplink's inbound discards (one a step)
+ * are all not-collecting in the records' counters by reason, the NIC's reasons all zero.
+ * The system watches 2 host names: each sample has a D15R1 whose lookups grow by 4 steps
+ * and failures by 1 (changes: k). An event group (D6R22 of 28BA, carrier lost, D8R2 of
+ * LNXA's 0600, and a D15R2: db.example.net changed from 192.0.2.10 to 192.0.2.11 and
+ * 2001:db8::11) follows the second sample. -y names the system (default
  * LABSYS). -f MORE then appends one more sample every SECONDS, MORE times, as vswitchd
  * does (a file that grows while perfkit serve follows it). -d GROUP damages the GROUP-th
  * group written (from 1): one byte of its control record, so readers report its offset
@@ -43,10 +47,13 @@ static void lan(char *owner, char *name, char *group)
     strcpy(group, "ETHGRP");
 }
 
-static void sample(uint64_t tod, unsigned k, struct zvs_mon_record rec[3])
+#define SAMPLE_RECS 4
+#define EVENT_RECS  3
+
+static void sample(uint64_t tod, unsigned k, struct zvs_mon_record rec[SAMPLE_RECS])
 {
     uint64_t m = (uint64_t)k * (k + 1) / 2;
-    memset(rec, 0, 3 * sizeof(*rec));
+    memset(rec, 0, SAMPLE_RECS * sizeof(*rec));
     for (unsigned d = 0; d < 2; d++) {
         struct zvs_mon_vswitch_activity *v = &rec[d].u.vsw;
         rec[d].domain = ZVS_MON_DOMAIN_IO;
@@ -62,6 +69,8 @@ static void sample(uint64_t tod, unsigned k, struct zvs_mon_record rec[3])
         v->rx_bytes = m * STEP_BYTES / 2;
         v->rx_packets = m * STEP_PACKETS / 2;
         v->rx_discards = m;
+        v->ndrops = ZVS_MON_DROP_REASONS;
+        v->drops[ZVS_MON_DROP_NOT_COLLECTING] = m;
         v->lacpdus_tx = k;
         v->lacpdus_rx = k;
         v->interval_s = 30;
@@ -84,11 +93,19 @@ static void sample(uint64_t tod, unsigned k, struct zvs_mon_record rec[3])
     n->tx_packets = m * STEP_PACKETS / 2;
     n->rx_bytes = m * STEP_BYTES / 4;
     n->rx_packets = m * STEP_PACKETS / 4;
+    n->ndrops = ZVS_MON_DROP_REASONS;
+    rec[3].domain = ZVS_MON_DOMAIN_ZVS;
+    rec[3].number = ZVS_MON_REC_D15R1;
+    rec[3].tod = tod;
+    rec[3].u.res.watched = 2;
+    rec[3].u.res.lookups = 4 * m;
+    rec[3].u.res.failures = m;
+    rec[3].u.res.changes = k;
 }
 
-static void events(uint64_t tod, struct zvs_mon_record ev[2])
+static void events(uint64_t tod, struct zvs_mon_record ev[EVENT_RECS])
 {
-    memset(ev, 0, 2 * sizeof(*ev));
+    memset(ev, 0, EVENT_RECS * sizeof(*ev));
     ev[0].domain = ZVS_MON_DOMAIN_IO;
     ev[0].number = ZVS_MON_REC_D6R22;
     ev[0].tod = tod;
@@ -104,6 +121,22 @@ static void events(uint64_t tod, struct zvs_mon_record ev[2])
     strcpy(ev[1].u.link.nic_owner, "LNXA");
     ev[1].u.link.vdev = 0x0600;
     ev[1].u.link.nic_type = 2;
+    struct zvs_mon_resolver_event *r = &ev[2].u.resev;
+    ev[2].domain = ZVS_MON_DOMAIN_ZVS;
+    ev[2].number = ZVS_MON_REC_D15R2;
+    ev[2].tod = tod;
+    strcpy(r->name, "db.example.net");
+    r->event = ZVS_MON_RES_EV_CHANGED;
+    r->state = 1;                       /* resolved */
+    r->ttl_s = 300;
+    r->nold = 1;
+    r->old[0].family = 4;
+    memcpy(r->old[0].addr, "\xc0\x00\x02\x0a", 4);
+    r->nnew = 2;
+    r->now[0].family = 4;
+    memcpy(r->now[0].addr, "\xc0\x00\x02\x0b", 4);
+    r->now[1].family = 6;
+    memcpy(r->now[1].addr, "\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x11", 16);
 }
 
 static long size_of(const char *path)
@@ -143,21 +176,21 @@ int main(int argc, char **argv)
     }
     uint64_t sec = 1000000ull << 12, t0 = now_tod() - (uint64_t)(n - 1) * secs * sec;
     long damaged_at = -1;
-    struct zvs_mon_record rec[3], ev[2];
+    struct zvs_mon_record rec[SAMPLE_RECS], ev[EVENT_RECS];
     for (unsigned k = 0; k < n + more; k++) {
         if (k >= n)
             sleep(secs);
         uint64_t tod = k < n ? t0 + (uint64_t)k * secs * sec : now_tod();
         sample(tod, k, rec);
         long at = size_of(path);
-        if ((err = zvs_mon_write_group(w, true, tod, rec, 3)) < 0)
+        if ((err = zvs_mon_write_group(w, true, tod, rec, SAMPLE_RECS)) < 0)
             break;
         if (++group == damage)
             damaged_at = at;
         if (k == 1) {
             events(tod + sec / 2, ev);
             at = size_of(path);
-            if ((err = zvs_mon_write_group(w, false, tod + sec / 2, ev, 2)) < 0)
+            if ((err = zvs_mon_write_group(w, false, tod + sec / 2, ev, EVENT_RECS)) < 0)
                 break;
             if (++group == damage)
                 damaged_at = at;

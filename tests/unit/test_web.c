@@ -4,7 +4,9 @@
  *    same interval (the text screen split into its fields);
  *  - /metrics: counters keep rising across a counter reset (COUNTERS CLEAR, a restart),
  *    labels carry the system's name, gauges follow the last sample, a NIC that is gone
- *    shows coupled 0;
+ *    shows coupled 0; discards, errors and uncounted drops by reason, for the records
+ *    that carry reasons only;
+ *  - RESOLVER's cells and a D15R2's in EVENTS are the fields perfkit prints;
  *  - navigation, unknown screens and intervals; the request checks (method, "..",
  *    control characters, oversized headers) and their HTTP statuses; connections counted
  *    per client address (IPv4 and its IPv6-mapped form alike) and in all.
@@ -270,6 +272,192 @@ static void test_metrics_never_go_backwards(void **state)
     web_free(w);
 }
 
+/* Sample k of uplink 0600 (its reasons scaled by scale) and NIC 0700 (no reasons: an
+ * earlier vswitchd's record). */
+static void add_drops_sample(struct web *w, unsigned k, uint64_t scale)
+{
+    uint64_t tod = MONREC_TOD0 + 10 * SEC * k;
+    struct zvs_mon_record rec[2] = { monrec_vswitch(0x0600, tod), monrec_vnic(0x0700, tod) };
+    struct zvs_mon_vswitch_activity *v = &rec[0].u.vsw;
+    v->ndrops = ZVS_MON_DROP_REASONS;
+    v->drops[ZVS_MON_DROP_NOT_COLLECTING] = scale * 40;
+    v->drops[ZVS_MON_DROP_RUNT] = scale;
+    v->drops[ZVS_MON_DROP_FILTERED] = scale * 3;
+    v->rx_discards = scale * 40;
+    v->rx_errors = scale;
+    struct zvs_mon_group g = { .sample = true, .tod = tod, .nrec = 2, .rec = rec };
+    strcpy(g.system, "TESTSYS");
+    assert_int_equal(store_add(&w->st, &g), 0);
+}
+
+#define REASON(rdev, why) "{system=\"TESTSYS\",vswitch=\"VSW1\",rdev=\"" rdev "\",group=\"ETHGRP\",reason=\"" why "\"}"
+
+/* Discards by reason: one series per reason of the kind, never backwards across a counter
+ * reset, none for a NIC whose records carry no reasons. */
+static void test_metrics_discards_by_reason(void **state)
+{
+    struct web *w = web_new();
+    (void)state;
+    add_drops_sample(w, 0, 1);
+    add_drops_sample(w, 1, 5);
+    add_drops_sample(w, 2, 2);          /* COUNTERS CLEAR: 5 -> 2 counts as 2 more */
+    char *t = exposition(w);
+    assert_int_equal(metric(t, "zvswitch_uplink_discards_total" REASON("0600", "not-collecting")),
+                     (5 + 2) * 40);
+    assert_int_equal(metric(t, "zvswitch_uplink_discards_total" REASON("0600", "no-input-buffer")), 0);
+    assert_int_equal(metric(t, "zvswitch_uplink_errors_total" REASON("0600", "runt")), 5 + 2);
+    assert_int_equal(metric(t, "zvswitch_uplink_uncounted_drops_total" REASON("0600", "address-filtered")),
+                     (5 + 2) * 3);
+    /* each reason in the family of its kind only */
+    assert_null(strstr(t, "zvswitch_uplink_discards_total" REASON("0600", "runt")));
+    assert_null(strstr(t, "zvswitch_uplink_errors_total" REASON("0600", "not-collecting")));
+    assert_non_null(strstr(t, "# TYPE zvswitch_nic_discards_total counter\n"));
+    assert_null(strstr(t, "zvswitch_nic_discards_total{"));
+    /* the totals without a reason are as they were */
+    assert_int_equal(metric(t, "zvswitch_uplink_receive_discards_total" DEV_LABELS("0600")),
+                     (5 + 2) * 40);
+    free(t);
+    web_free(w);
+}
+
+/* A row's cells as the terminal's words: each cell split at blanks, empty cells gone. */
+static unsigned cell_words(char cells[][32], unsigned nc, char words[][32], unsigned max)
+{
+    unsigned n = 0;
+    for (unsigned c = 0; c < nc; c++)
+        for (char *p = strtok(cells[c], " "); p && n < max; p = strtok(NULL, " "))
+            snprintf(words[n++], 32, "%s", p);
+    return n;
+}
+
+/* Samples with a D15R1 (lookups 4 a step, failures 1 a step; sample k holds k steps of
+ * each) and, after the first, a D15R2 event. */
+static void add_resolver_sample(struct web *w, unsigned k)
+{
+    uint64_t tod = MONREC_TOD0 + 10 * SEC * k;
+    struct zvs_mon_record rec[2] = { monrec_vswitch(0x0600, tod),
+                                     monrec_new(ZVS_MON_DOMAIN_ZVS, ZVS_MON_REC_D15R1, tod) };
+    rec[1].u.res.watched = 3;
+    rec[1].u.res.in_flight = 1;
+    rec[1].u.res.lookups = 4 * k;
+    rec[1].u.res.failures = k;
+    rec[1].u.res.deferred = 2000 * k;
+    struct zvs_mon_group g = { .sample = true, .tod = tod, .nrec = 2, .rec = rec };
+    strcpy(g.system, "TESTSYS");
+    assert_int_equal(store_add(&w->st, &g), 0);
+    if (k != 0)
+        return;
+    struct zvs_mon_record ev = monrec_new(ZVS_MON_DOMAIN_ZVS, ZVS_MON_REC_D15R2, tod + SEC);
+    struct zvs_mon_resolver_event *e = &ev.u.resev;
+    strcpy(e->name, "db.example.net");
+    e->event = ZVS_MON_RES_EV_FAILING;
+    e->state = 2;                       /* retrying */
+    e->last_error = 3;                  /* timeout */
+    e->ttl_s = 60;
+    e->nold = 2;
+    e->old[0].family = e->old[1].family = 4;
+    memcpy(e->old[0].addr, "\xc0\x00\x02\x0a", 4);
+    memcpy(e->old[1].addr, "\xc0\x00\x02\x0b", 4);
+    e->nnew = 0;
+    struct zvs_mon_group eg = { .sample = false, .tod = tod + SEC, .nrec = 1, .rec = &ev };
+    strcpy(eg.system, "TESTSYS");
+    assert_int_equal(store_add(&w->st, &eg), 0);
+}
+
+/* RESOLVER: each row's cells are the fields perfkit RESOLVER prints for the interval. */
+static void test_resolver_cells_are_the_screens_fields(void **state)
+{
+    struct web *w = web_new();
+    struct wbuf out;
+    char cells[24][32], words[24][32], fields[24][32];
+    (void)state;
+    add_resolver_sample(w, 0);
+    add_resolver_sample(w, 1);
+    add_resolver_sample(w, 3);
+    wbuf_init(&out);
+    assert_int_equal(page_screen(w, "RESOLVER", NULL, NULL, &out), 200);
+    char *html = text_of(&out), *text = screen_text(w, zvs_resolver_render);
+    static const char *const rows[][2] = {
+        { "<tr id=\"end\">", "At the end" }, { "<tr id=\"interval\">", "In the interval" },
+        { "<tr id=\"rate\">", "Per second" },
+    };
+    static const unsigned nwords[] = { 5, 8, 7 };
+    for (unsigned r = 0; r < 3; r++) {
+        unsigned nc = row_cells(html, rows[r][0], cells, 24);
+        assert_int_equal(nc, 8);        /* the label, Names, InFlt, the five counters */
+        unsigned nw = cell_words(cells, nc, words, 24);
+        unsigned nf = text_fields(text, rows[r][1], fields, 24);
+        assert_int_equal(nw, nwords[r]);
+        assert_int_equal(nf, nw);
+        for (unsigned k = 0; k < nw; k++)
+            assert_string_equal(words[k], fields[k]);
+    }
+    /* 2 steps in 20 s: 0.400 lookups a second; 4000 deferred: 200 a second (FCX269's rule) */
+    assert_non_null(strstr(html, "<td class=\"Lookup\">0.400</td>"));
+    assert_non_null(strstr(html, "<td class=\"Deferd\">200.0</td>"));
+    assert_non_null(strstr(html, "<h1 id=\"title\">RESOLVER"));
+    free(html);
+    free(text);
+    /* a system that watches no name: the terminal's sentence, no table */
+    web_free(w);
+    w = web_new();
+    add_sample(w, 0, 1, true);
+    add_sample(w, 1, 2, true);
+    wbuf_init(&out);
+    assert_int_equal(page_screen(w, "RESOLVER", NULL, NULL, &out), 200);
+    html = text_of(&out);
+    assert_non_null(strstr(html, "No resolver record: the system watched no host name."));
+    assert_null(strstr(html, "<table id=\"screen\">"));
+    free(html);
+    wbuf_init(&out);
+    assert_int_equal(page_menu(w, &out), 200);
+    html = text_of(&out);
+    assert_non_null(strstr(html, "<a href=\"/RESOLVER\">RESOLVER</a>"));
+    free(html);
+    web_free(w);
+}
+
+/* EVENTS: a D15R2's cells are the fields of its line in perfkit EVENTS, the words and
+ * marks between them ("->", ";", "TTL", "last error") left out. */
+static void test_events_d15r2_cells_are_the_lines_fields(void **state)
+{
+    struct web *w = web_new();
+    struct wbuf out;
+    char cells[24][32], words[24][32], fields[24][32];
+    (void)state;
+    add_resolver_sample(w, 0);
+    wbuf_init(&out);
+    assert_int_equal(page_screen(w, "EVENTS", NULL, NULL, &out), 200);
+    char *html = text_of(&out), text[4096];
+    assert_true(zvs_events_render(w->st.ev, w->st.nev, text, sizeof(text)) > 0);
+    unsigned nc = row_cells(html, "<tr class=\"res\">", cells, 24);
+    assert_int_equal(nc, 15);           /* 9 device columns, 6 of the name */
+    for (unsigned k = 4; k < 9; k++)
+        assert_string_equal(cells[k], "");
+    assert_string_equal(cells[9], "db.example.net");
+    assert_string_equal(cells[10], "192.0.2.10 192.0.2.11");
+    assert_string_equal(cells[11], "-");
+    unsigned nw = cell_words(cells, nc, words, 24);
+    unsigned nf = text_fields(text, "2024/01/01 00:00:31.000 D15R2", fields, 24), m = 0;
+    for (unsigned k = 0; k < nf; k++) {
+        size_t len = strlen(fields[k]);
+        if (strcmp(fields[k], "->") == 0 || strcmp(fields[k], "TTL") == 0 ||
+            (strcmp(fields[k], "last") == 0 && k + 1 < nf && strcmp(fields[k + 1], "error") == 0)) {
+            k += fields[k][0] == 'l';   /* "last error": both words */
+            continue;
+        }
+        if (len && (fields[k][len - 1] == ';' || fields[k][len - 1] == ','))
+            fields[k][len - 1] = '\0';
+        memmove(fields[m++], fields[k], sizeof(fields[k]));
+    }
+    assert_int_equal(nw, m);
+    for (unsigned k = 0; k < nw; k++)
+        assert_string_equal(words[k], fields[k]);
+    assert_non_null(strstr(html, "<p id=\"count\">1 monitor event</p>"));
+    free(html);
+    web_free(w);
+}
+
 static void test_navigation_and_unknowns(void **state)
 {
     struct web *w = web_new();
@@ -379,6 +567,9 @@ int main(void)
         cmocka_unit_test(test_fcx240_cells_are_the_screens_fields),
         cmocka_unit_test(test_fcx269_cells_are_the_screens_fields),
         cmocka_unit_test(test_metrics_never_go_backwards),
+        cmocka_unit_test(test_metrics_discards_by_reason),
+        cmocka_unit_test(test_resolver_cells_are_the_screens_fields),
+        cmocka_unit_test(test_events_d15r2_cells_are_the_lines_fields),
         cmocka_unit_test(test_navigation_and_unknowns),
         cmocka_unit_test(test_request_checks),
         cmocka_unit_test(test_connections_per_address),

@@ -23,6 +23,8 @@ struct series {
     uint16_t buckets;
     uint32_t moves_last;                /* the group's bucket moves, raw */
     uint64_t moves_total;
+    bool     has_drops;                 /* some sample carried counters by reason */
+    uint64_t drops_last[ZVS_MON_DROP_REASONS], drops_total[ZVS_MON_DROP_REASONS];
 };
 
 struct metrics {
@@ -112,12 +114,28 @@ static struct series *find(struct metrics *m, bool nic, const char *vswitch,
     return s;
 }
 
-static void fold(struct series *s, const uint64_t *now, unsigned n, bool fresh)
+static void fold_into(uint64_t *total, uint64_t *last, const uint64_t *now, unsigned n,
+                      bool fresh)
 {
     for (unsigned k = 0; k < n; k++) {
-        s->total[k] += fresh ? now[k] : zvs_scr_delta(s->last[k], now[k]);
-        s->last[k] = now[k];
+        total[k] += fresh ? now[k] : zvs_scr_delta(last[k], now[k]);
+        last[k] = now[k];
     }
+}
+
+static void fold(struct series *s, const uint64_t *now, unsigned n, bool fresh)
+{
+    fold_into(s->total, s->last, now, n, fresh);
+}
+
+/* Counters by reason, from the first record that carries them (a file an earlier vswitchd
+ * began has none): folded as the totals are, so they never go backwards either. */
+static void fold_drops(struct series *s, uint8_t ndrops, const uint64_t *drops)
+{
+    if (ndrops != ZVS_MON_DROP_REASONS)
+        return;
+    fold_into(s->drops_total, s->drops_last, drops, ZVS_MON_DROP_REASONS, !s->has_drops);
+    s->has_drops = true;
 }
 
 void metrics_on_sample(void *arg, const struct store *st, const struct store_sample *prev,
@@ -140,6 +158,7 @@ void metrics_on_sample(void *arg, const struct store *st, const struct store_sam
                 continue;
             dev_values(v, now);
             fold(s, now, DEV_NCTR, fresh);
+            fold_drops(s, v->ndrops, v->drops);
             s->moves_total += fresh ? v->group_moves : zvs_scr_delta(s->moves_last, v->group_moves);
             s->moves_last = v->group_moves;
             snprintf(s->group, sizeof(s->group), "%s", v->group);
@@ -153,6 +172,7 @@ void metrics_on_sample(void *arg, const struct store *st, const struct store_sam
                 continue;
             nic_values(v, now);
             fold(s, now, NIC_NCTR, fresh);
+            fold_drops(s, v->ndrops, v->drops);
             snprintf(s->group, sizeof(s->group), "%s", v->group);
         } else {
             continue;
@@ -177,7 +197,9 @@ static void label(struct wbuf *out, const char *name, const char *value, bool fi
     wbuf_puts(out, "\"");
 }
 
-static void labels(struct wbuf *out, const char *system, const struct series *s)
+/* The series' labels, and a reason after them when reason is not NULL. */
+static void labels_reason(struct wbuf *out, const char *system, const struct series *s,
+                          const char *reason)
 {
     char addr[8];
     snprintf(addr, sizeof(addr), "%04X", s->k.addr);
@@ -192,7 +214,14 @@ static void labels(struct wbuf *out, const char *system, const struct series *s)
         label(out, "rdev", addr, false);
         label(out, "group", s->group, false);
     }
+    if (reason)
+        label(out, "reason", reason, false);
     wbuf_puts(out, "}");
+}
+
+static void labels(struct wbuf *out, const char *system, const struct series *s)
+{
+    labels_reason(out, system, s, NULL);
 }
 
 static void head(struct wbuf *out, const char *name, const char *type, const char *help)
@@ -231,6 +260,35 @@ static void groups(const struct metrics *m, const char *system, struct wbuf *out
     }
 }
 
+/* Counters by reason, one family per kind and side (uplink device, NIC): the data plane's
+ * reasons as the monitor records carry them, for the series whose records carry them. */
+static void by_reason(const struct metrics *m, const char *system, struct wbuf *out)
+{
+    static const struct { const char *name, *help; bool nic; enum zvs_mon_drop_kind kind; } fam[] = {
+        { "zvswitch_uplink_discards_total", "Frames the uplink device discarded, both directions, by reason.", false, ZVS_MON_DROP_KIND_DISCARD },
+        { "zvswitch_uplink_errors_total", "Frames the uplink device counted as errors, both directions, by reason.", false, ZVS_MON_DROP_KIND_ERROR },
+        { "zvswitch_uplink_uncounted_drops_total", "Frames counted by reason only, in neither discards nor errors (an OSA's address filter; MAC learning refused, the frame forwarded).", false, ZVS_MON_DROP_KIND_NOTE },
+        { "zvswitch_nic_discards_total", "Frames of the guest's NIC discarded, both directions, by reason.", true, ZVS_MON_DROP_KIND_DISCARD },
+        { "zvswitch_nic_errors_total", "Frames of the guest's NIC counted as errors, both directions, by reason.", true, ZVS_MON_DROP_KIND_ERROR },
+        { "zvswitch_nic_uncounted_drops_total", "Frames of the guest's NIC counted by reason only (MAC learning refused, the frame forwarded).", true, ZVS_MON_DROP_KIND_NOTE },
+    };
+    for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
+        head(out, fam[f].name, "counter", fam[f].help);
+        for (unsigned i = 0; i < m->n; i++) {
+            const struct series *s = &m->s[i];
+            if (s->k.nic != fam[f].nic || !s->has_drops)
+                continue;
+            for (unsigned r = 0; r < ZVS_MON_DROP_REASONS; r++) {
+                if (zvs_mon_drop_kind(r) != fam[f].kind)
+                    continue;
+                wbuf_puts(out, fam[f].name);
+                labels_reason(out, system, s, zvs_mon_drop_name(r));
+                wbuf_printf(out, " %llu\n", (unsigned long long)s->drops_total[r]);
+            }
+        }
+    }
+}
+
 void metrics_write(const struct metrics *m, const struct store *st,
                    const uint64_t refused[REFUSED_NREASONS], struct wbuf *out)
 {
@@ -246,6 +304,7 @@ void metrics_write(const struct metrics *m, const struct store *st,
             wbuf_printf(out, " %llu\n", (unsigned long long)s->total[counters[f].idx]);
         }
     }
+    by_reason(m, system, out);
     head(out, "zvswitch_group_bucket_moves_total", "counter",
          "Buckets the member's port group has moved (INTERVAL passes, failovers, JOIN/LEAVE).");
     for (unsigned i = 0; i < m->n; i++)

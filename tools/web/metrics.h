@@ -7,6 +7,12 @@
  * a COUNTERS CLEAR or a 32-bit LACP counter wrapping therefore shows as growth, never as
  * a reset; a series whose device or NIC is gone keeps its last value.
  *
+ * Discards, errors and the drops counted by reason only are also exposed by reason
+ * (`zvswitch_uplink_discards_total{...,reason="no-input-buffer"}`, the data plane's reason
+ * names), for the devices and NICs whose records carry them (monitor/RECORDS.md: a D6R21
+ * or D8R1 of a vswitchd before them carries none, and its series has no reason lines);
+ * folded the same way, so they never go backwards either.
+ *
  * Gauges describe the last sample: each member's LACP collecting and distributing (actor
  * state bits, IEEE 802.1AX 6.4.2.3), its buckets, members distributing per group, and NIC
  * coupled (1 in the last sample, 0 for a NIC seen before but no longer there).

@@ -16,7 +16,8 @@ static const char *const screens[][2] = {
     { "FCX240", "VSWITCH: uplink device activity (FCX240)" },
     { "FCX269", "VNIC: virtual NIC activity (FCX269)" },
     { "PGROUP", "Port groups: members, LACP and buckets (ours)" },
-    { "EVENTS", "Events: uplink failures and recoveries, NIC links (ours)" },
+    { "RESOLVER", "Resolver: watched host names, lookups and failures (ours)" },
+    { "EVENTS", "Events: uplink failures and recoveries, NIC links, host names (ours)" },
 };
 
 static const char *const cols[ZVS_SCR_NCOL] = {
@@ -103,7 +104,7 @@ int page_errors(struct web *w, struct wbuf *out)
     return 200;
 }
 
-static void cell(struct wbuf *out, const char *cls, const char *text)
+void page_cell(struct wbuf *out, const char *cls, const char *text)
 {
     wbuf_printf(out, "<td class=\"%s\">", cls);
     wbuf_html(out, text);
@@ -118,7 +119,7 @@ static void rate_cells(struct wbuf *out, const double *rate, bool dec)
             zvs_scr_fmt_dec6(rate[k], s, sizeof(s));
         else
             zvs_scr_fmt_int6(rate[k], s, sizeof(s));
-        cell(out, cols[k], s);
+        page_cell(out, cols[k], s);
     }
 }
 
@@ -154,8 +155,8 @@ static int fcx240(const struct zvs_scr_sample *a, const struct zvs_scr_sample *b
     for (int i = 0; i < n; i++) {
         const struct zvs_mon_vswitch_activity *v = &row[i].rec->u.vsw;
         wbuf_printf(out, "<tr data-rdev=\"%04X\"><td class=\"t\">%04X</td>", v->rdev, v->rdev);
-        cell(out, "t", v->lan_name);
-        cell(out, "t", v->controller[0] ? v->controller : "*");
+        page_cell(out, "t", v->lan_name);
+        page_cell(out, "t", v->controller[0] ? v->controller : "*");
         wbuf_printf(out, "<td>%u</td><td>%u</td>", v->queuestorage_mb, zvs_fcx240_timeout_s(v));
         rate_cells(out, row[i].rate, false);
         wbuf_puts(out, "</tr>\n");
@@ -194,16 +195,16 @@ static int fcx269(const struct zvs_scr_sample *a, const struct zvs_scr_sample *b
         wbuf_printf(out, "<tr data-vdev=\"%04X\" data-userid=\"", v->vdev);
         wbuf_html(out, v->owner);
         wbuf_printf(out, "\"><td class=\"t\">%04X</td>", v->vdev);
-        cell(out, "t", v->lan_owner);
-        cell(out, "t", v->lan_name);
-        cell(out, "t", v->owner);
+        page_cell(out, "t", v->lan_owner);
+        page_cell(out, "t", v->lan_name);
+        page_cell(out, "t", v->owner);
         wbuf_printf(out, "<td class=\"t\">%04X</td>", v->vdev);
-        cell(out, "t", v->group[0] ? v->group : "........");
-        cell(out, "t", v->vswitch ? "X" : "");
+        page_cell(out, "t", v->group[0] ? v->group : "........");
+        page_cell(out, "t", v->vswitch ? "X" : "");
         snprintf(c, sizeof(c), "%c", v->transport <= 9 ? '0' + v->transport : '?');
-        cell(out, "t", c);
+        page_cell(out, "t", c);
         snprintf(c, sizeof(c), "%c", nic_type_letter(v->nic_type));
-        cell(out, "t", c);
+        page_cell(out, "t", c);
         rate_cells(out, row[i].rate, true);
         wbuf_puts(out, "</tr>\n");
     }
@@ -275,13 +276,13 @@ static int pgroup(const struct zvs_scr_sample *a, const struct zvs_scr_sample *b
         zvs_scr_fmt_int6((double)zvs_scr_delta(p->tx_bytes, v->tx_bytes) / secs, tb, sizeof(tb));
         zvs_scr_fmt_int6((double)zvs_scr_delta(p->rx_bytes, v->rx_bytes) / secs, rb, sizeof(rb));
         wbuf_printf(out, "<tr data-rdev=\"%04X\">", v->rdev);
-        cell(out, "t", v->group[0] ? v->group : "........");
-        cell(out, "t", v->lan_name);
+        page_cell(out, "t", v->group[0] ? v->group : "........");
+        page_cell(out, "t", v->lan_name);
         wbuf_printf(out, "<td class=\"t\">%04X</td>", v->rdev);
-        cell(out, "t", v->distributing ? "yes" : "no");
-        cell(out, "t", st);
-        cell(out, "T_Byte", tb);
-        cell(out, "R_Byte", rb);
+        page_cell(out, "t", v->distributing ? "yes" : "no");
+        page_cell(out, "t", st);
+        page_cell(out, "T_Byte", tb);
+        page_cell(out, "R_Byte", rb);
         num_cell(out, zvs_scr_delta(p->lacpdus_tx, v->lacpdus_tx));
         num_cell(out, zvs_scr_delta(p->lacpdus_rx, v->lacpdus_rx));
         num_cell(out, zvs_scr_delta(p->markers_tx, v->markers_tx));
@@ -289,7 +290,7 @@ static int pgroup(const struct zvs_scr_sample *a, const struct zvs_scr_sample *b
         if (v->interval_s)
             num_cell(out, v->interval_s);
         else
-            cell(out, "", "OFF");
+            page_cell(out, "", "OFF");
         num_cell(out, v->buckets);
         num_cell(out, zvs_scr_delta(p->group_moves, v->group_moves));
         wbuf_puts(out, "</tr>\n");
@@ -315,6 +316,8 @@ static void when(uint64_t tod, char date[16], char tm_s[16])
              (unsigned)(us / 1000u % 1000u));
 }
 
+/* EVENTS as perfkit EVENTS lists them, in the file's order: a device event fills the
+ * device columns, a D15R2 (a watched host name) the name's columns after them. */
 static void events(struct web *w, struct wbuf *out)
 {
     static const char *const names[] = { "Date", "Time", "Record", "Event", "Vswitch", "Addr",
@@ -323,6 +326,8 @@ static void events(struct web *w, struct wbuf *out)
     wbuf_puts(out, "<table id=\"screen\">\n<tr>");
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
         wbuf_printf(out, "<th>%s</th>", names[k]);
+    for (unsigned k = 0; k < PAGE_RES_EVENT_COLS; k++)
+        wbuf_printf(out, "<th>%s</th>", page_res_event_cols[k]);
     wbuf_puts(out, "</tr>\n");
     for (unsigned i = 0; i < w->st.nev; i++) {
         const struct zvs_mon_record *r = &w->st.ev[i];
@@ -330,35 +335,41 @@ static void events(struct web *w, struct wbuf *out)
                   (r->number == ZVS_MON_REC_D6R22 || r->number == ZVS_MON_REC_D6R23);
         bool net = r->domain == ZVS_MON_DOMAIN_NET &&
                    (r->number == ZVS_MON_REC_D8R2 || r->number == ZVS_MON_REC_D8R3);
+        bool res = r->domain == ZVS_MON_DOMAIN_ZVS && r->number == ZVS_MON_REC_D15R2;
         char d[16], t[16], addr[8];
-        if (!io && !net)
+        if (!io && !net && !res)
             continue;
         shown++;
         when(r->tod, d, t);
-        wbuf_puts(out, "<tr>");
-        cell(out, "t", d);
-        cell(out, "t", t);
-        cell(out, "t", zvs_mon_record_name(r->domain, r->number));
+        wbuf_puts(out, res ? "<tr class=\"res\">" : "<tr>");
+        page_cell(out, "t", d);
+        page_cell(out, "t", t);
+        page_cell(out, "t", zvs_mon_record_name(r->domain, r->number));
         if (io) {
             const struct zvs_mon_vswitch_event *e = &r->u.vswev;
             bool fail = r->number == ZVS_MON_REC_D6R22;
             snprintf(addr, sizeof(addr), "%04X", e->rdev);
-            cell(out, "t", fail ? "failure" : "recovery");
-            cell(out, "t", e->lan_name);
-            cell(out, "t", addr);
-            cell(out, "t", e->controller[0] ? e->controller : "*");
-            cell(out, "t", e->group);
-            cell(out, "t", fail ? zvs_mon_fail_reason_text(e->reason) : "");
-        } else {
+            page_cell(out, "t", fail ? "failure" : "recovery");
+            page_cell(out, "t", e->lan_name);
+            page_cell(out, "t", addr);
+            page_cell(out, "t", e->controller[0] ? e->controller : "*");
+            page_cell(out, "t", e->group);
+            page_cell(out, "t", fail ? zvs_mon_fail_reason_text(e->reason) : "");
+        } else if (net) {
             const struct zvs_mon_vnic_link *l = &r->u.link;
             snprintf(addr, sizeof(addr), "%04X", l->vdev);
-            cell(out, "t", r->number == ZVS_MON_REC_D8R2 ? "link up" : "link down");
-            cell(out, "t", l->lan_name);
-            cell(out, "t", addr);
-            cell(out, "t", l->nic_owner);
-            cell(out, "t", "");
-            cell(out, "t", "");
+            page_cell(out, "t", r->number == ZVS_MON_REC_D8R2 ? "link up" : "link down");
+            page_cell(out, "t", l->lan_name);
+            page_cell(out, "t", addr);
+            page_cell(out, "t", l->nic_owner);
+            page_cell(out, "t", "");
+            page_cell(out, "t", "");
+        } else {
+            page_cell(out, "t", zvs_mon_res_event_text(r->u.resev.event));
+            for (unsigned k = 0; k < 5; k++)            /* no switch, device or user */
+                page_cell(out, "t", "");
         }
+        page_res_event_cells(out, r);
         wbuf_puts(out, "</tr>\n");
     }
     wbuf_puts(out, "</table>\n");
@@ -458,7 +469,8 @@ int page_screen(struct web *w, const char *screen, const char *query_i, const ch
     system_line(w, out);
     nav(out, screen, cur, last);
     int rc = strcmp(screen, "FCX240") == 0 ? fcx240(&a, &b, out) :
-             strcmp(screen, "FCX269") == 0 ? fcx269(&a, &b, out) : pgroup(&a, &b, out);
+             strcmp(screen, "FCX269") == 0 ? fcx269(&a, &b, out) :
+             strcmp(screen, "RESOLVER") == 0 ? page_resolver(&a, &b, out) : pgroup(&a, &b, out);
     if (rc < 0)
         wbuf_printf(out, "<p class=\"err\">This interval cannot be shown: %s</p>\n",
                     strerror(-rc));

@@ -259,9 +259,10 @@ int web_serve(const struct web_opts *o)
         fprintf(stderr, "perfkit: --listen %s: not an address:port\n", listen);
         return -EINVAL;
     }
-    /* Below vswitchd and its guests: a flood of requests may slow the pages, never take
-     * a core from forwarding (bench_web.sh: iperf3 through vswitchd during a flood). Set
-     * before any thread starts, so that every thread has it. */
+    /* Below vswitchd and its guests, at the lowest priority: a flood of requests may slow
+     * the pages, never take a core from forwarding (bench_web.sh: iperf3 through vswitchd
+     * during a flood; at nice 10 the server still took 0.12-0.25 of a core from a busy
+     * machine). Set before any thread starts, so that every thread has it. */
     if (setpriority(PRIO_PROCESS, 0, WEB_NICE) < 0)
         fprintf(stderr, "perfkit: cannot lower its priority: %s\n", strerror(errno));
     memset(&w, 0, sizeof(w));
@@ -304,6 +305,7 @@ int web_serve(const struct web_opts *o)
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)(o->max_conns ? o->max_conns : WEB_MAX_CONNS) + 8,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)WEB_CONN_TIMEOUT_S,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)WEB_LISTEN_BACKLOG,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MHD_MEMORY_LIMIT,
         MHD_OPTION_NOTIFY_CONNECTION, notify_connection, &w,
         MHD_OPTION_URI_LOG_CALLBACK, uri_log, &w,

@@ -32,7 +32,12 @@ struct web_opts {
 #define WEB_MAX_HEADERS    4096u        /* bytes of request line and headers we read */
 #define WEB_CONN_TIMEOUT_S 10u          /* a connection that says nothing is closed */
 #define WEB_CHART_POINTS   120u         /* intervals a chart shows */
-#define WEB_NICE           10           /* perfkit serve's scheduling priority (nice) */
+#define WEB_NICE           19           /* perfkit serve's scheduling priority (nice): the
+                                           lowest, so that under contention it yields the
+                                           cores to vswitchd and the guests */
+#define WEB_LISTEN_BACKLOG 64u          /* handshakes the kernel queues for the server: past
+                                           it a flood's SYNs are dropped and its clients wait
+                                           for their retransmission, at no cost to us */
 
 struct web {
     struct store     st;
@@ -59,5 +64,19 @@ void page_head(struct wbuf *out, const char *title, unsigned refresh_s);
 void page_tail(struct web *w, struct wbuf *out);
 /* The refresh period of a live page: the monitor interval, at least 1 s (5 s unknown). */
 unsigned page_refresh_s(const struct web *w);
+/* One table cell of class cls holding text (HTML escaped). */
+void page_cell(struct wbuf *out, const char *cls, const char *text);
+
+/* The resolver's screen and events (respages.c). The RESOLVER table of the interval a..b,
+ * one cell per field perfkit RESOLVER prints, or the terminal's sentence when the system
+ * watched no name: 0, or -EINVAL (an empty interval). */
+int page_resolver(const struct zvs_scr_sample *a, const struct zvs_scr_sample *b,
+                  struct wbuf *out);
+/* EVENTS' columns for a D15R2 (host name, old and new addresses, state, TTL, last error),
+ * after the device columns, which a D15R2 leaves empty; for the other events, these
+ * columns empty. */
+#define PAGE_RES_EVENT_COLS 6
+extern const char *const page_res_event_cols[PAGE_RES_EVENT_COLS];
+void page_res_event_cells(struct wbuf *out, const struct zvs_mon_record *r);
 
 #endif
