@@ -9,7 +9,7 @@
 #   vxlan_sysconfig FILE OPERANDS [LINE..]
 #                        the lab's SYSTEM CONFIG with LABVSW1's uplink a VXLAN segment:
 #                        "VXLAN VSWITCH LABVSW1 VNI 5000 LOCAL 10.99.0.1 RDEV 28BA OPERANDS",
-#                        then each LINE (RESOLVER ...)
+#                        then each LINE (RESOLVER ...); VXLAN_LOCAL replaces 10.99.0.1
 #   vxlan_vswitchd FILE  vswitchd on that file with guest A only at MTU 1450, its console
 #                        at $WORK/console.sock (the underlay osa28ba must exist in NS_SW)
 #   vxlan_capture NS IFACE   tshark on IFACE in NS, VXLAN's UDP port only, into
@@ -36,7 +36,7 @@ vxlan_sysconfig() {
   shift 2
   sed -e 's/^DEFINE VSWITCH LABVSW1 RDEV 28BA/DEFINE VSWITCH LABVSW1 RDEV NONE/' \
     "$ROOT/configs/lab/SYSTEM.CONFIG" >"$f"
-  echo "VXLAN VSWITCH LABVSW1 VNI 5000 LOCAL 10.99.0.1 RDEV 28BA $ops" >>"$f"
+  echo "VXLAN VSWITCH LABVSW1 VNI 5000 LOCAL ${VXLAN_LOCAL:-10.99.0.1} RDEV 28BA $ops" >>"$f"
   local l
   for l in "$@"; do echo "$l" >>"$f"; done
 }
