@@ -45,6 +45,8 @@ BENCH repro_str_gain_mtu1492_10 2.19 x
 BENCH repro_rr_gain_mtu1492_50 1.52 x
 BENCH repro_cp_cpu_per_mb_ratio 0.93 ratio
 BENCH web_flood_iperf_ratio 0.95 ratio
+BENCH vxlan_tcp_gbps_mtu1500 9.0 Gbit/s linux-vxlan-bridge 10.0 0.900
+BENCH vxlan_tcp_gbps_mtu9000 18.0 Gbit/s linux-vxlan-bridge 20.0 0.900
 LINES
 }
 

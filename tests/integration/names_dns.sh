@@ -15,6 +15,7 @@
 #     period (1 s, plus scheduling slack) after the one before, lookups timing out or not.
 # Every wait is bounded; lab_cleanup removes the namespaces and with them every process.
 . "$(dirname "$0")/lacp_lab_lib.sh"
+. "$(dirname "$0")/dns_lab_lib.sh"
 
 command -v dnsmasq >/dev/null || skip "dnsmasq missing (Debian package dnsmasq-base)"
 command -v tshark >/dev/null || skip "tshark missing"
@@ -31,7 +32,6 @@ lab_init names
 NS_DNS=$NS_C                            # the group lab drives guests A and B only
 
 resolver_shows() { vmcp "QUERY RESOLVER" | grep -q -- "$1"; }
-dns_listening() { ip netns exec "$NS_DNS" ss -Hlun "sport = :$DNS_PORT" | grep -q .; }
 
 # Our LACPDUs on 28BA, from the first one on, arrive in NS_PHY on sw-osa28ba.
 capture_lacpdus() {
@@ -42,19 +42,8 @@ capture_lacpdus() {
 }
 
 start_dns() {
-  ip -n "$NS_SW" link add dns0 type veth peer name dns1 netns "$NS_DNS" || fail "veth dns0"
-  ip -n "$NS_SW" addr add 10.99.0.1/30 dev dns0
-  ip -n "$NS_SW" link set dns0 up
-  ip -n "$NS_DNS" addr add "$DNS_IP/30" dev dns1
-  ip -n "$NS_DNS" link set dns1 up
   echo "10.99.1.10 $NAME" >"$WORK/hosts"
-  ip netns exec "$NS_DNS" dnsmasq --no-daemon --conf-file=/dev/null --no-resolv --no-hosts \
-    --addn-hosts="$WORK/hosts" --local-ttl="$TTL" --listen-address="$DNS_IP" \
-    --bind-interfaces --port="$DNS_PORT" --user=root --group=root \
-    --pid-file="$WORK/dnsmasq.pid" --log-facility=- >"$WORK/dnsmasq.log" 2>&1 &
-  DNS_PID=$!
-  wait_for 5 dns_listening || fail "dnsmasq does not listen: $(cat "$WORK/dnsmasq.log")"
-  kill -0 "$DNS_PID" 2>/dev/null || fail "dnsmasq did not start: $(cat "$WORK/dnsmasq.log")"
+  dns_server_start "$NS_DNS" 10.99.0.1 "$DNS_IP" "$DNS_PORT" "$TTL"
 }
 
 SYSCONF=$WORK/SYSTEM.CONFIG

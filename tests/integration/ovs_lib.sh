@@ -9,6 +9,8 @@
 #
 #   ovs_require                       exit 77 unless ovs-vswitchd, ovsdb-server, ovs-vsctl,
 #                                     ovs-appctl and ovsdb-tool are installed
+#   ovs_start NS DIR                  ovsdb-server and ovs-vswitchd in NS, no bridge yet;
+#                                     returns 1 (log tail on stderr) on failure
 #   ovs_peer_start NS DIR "IF1 IF2.." ACCESS fast|slow SYSTEM_ID
 #                                     bridge br0 (datapath_type=netdev) in NS with the
 #                                     access port ACCESS ("-" for none) and bond0 over the
@@ -88,10 +90,8 @@ _ovs_fail() {  # _ovs_fail DIR MSG: message and the logs' tails on stderr, retur
   return 1
 }
 
-ovs_peer_start() {
-  local ns=$1 d=$2 members=$3 access=$4 time=$5 sysid=$6 m
-  case $time in fast|slow) ;; *) echo "ovs_peer_start: lacp time '$time' is not fast|slow" >&2; return 1 ;; esac
-  [ -n "$members" ] || { echo "ovs_peer_start: no bond members" >&2; return 1; }
+ovs_start() {
+  local ns=$1 d=$2
   mkdir -p "$d" || return 1
   rm -f "$d/conf.db"
   ovsdb-tool create "$d/conf.db" "$OVS_SCHEMA" || _ovs_fail "$d" "ovsdb-tool create" || return 1
@@ -106,6 +106,13 @@ ovs_peer_start() {
     --log-file="$d/ovs-vswitchd.log" -vconsole:off --detach --no-chdir 2>>"$d/ovs-vswitchd.stderr" ||
     { _ovs_fail "$d" "ovs-vswitchd did not start"; return 1; }
   _ovs_wait_file 10 "$d/ovs-vswitchd.ctl" || { _ovs_fail "$d" "no $d/ovs-vswitchd.ctl"; return 1; }
+}
+
+ovs_peer_start() {
+  local ns=$1 d=$2 members=$3 access=$4 time=$5 sysid=$6 m
+  case $time in fast|slow) ;; *) echo "ovs_peer_start: lacp time '$time' is not fast|slow" >&2; return 1 ;; esac
+  [ -n "$members" ] || { echo "ovs_peer_start: no bond members" >&2; return 1; }
+  ovs_start "$ns" "$d" || return 1
   for m in $members; do ip -n "$ns" link set "$m" up || return 1; done
   ovs_vsctl "$d" add-br br0 -- set bridge br0 datapath_type=netdev ||
     { _ovs_fail "$d" "add-br br0"; return 1; }

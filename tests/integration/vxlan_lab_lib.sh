@@ -1,0 +1,125 @@
+# The VXLAN labs' shared body (overlay/): zvswitch's VTEP 10.99.0.1 on OSA 28BA, guest A
+# (a tap, MTU 1450 = 1500 less RFC 7348's 50 bytes over IPv4) on LABVSW1, a remote VTEP
+# holding 10.77.0.100 behind it. lab_vxlan.sh (the kernel's vxlan device),
+# lab_vxlan_ovs.sh (Open vSwitch's vxlan port) and lab_vxlan_dns.sh (a remote VTEP by
+# host name whose record changes) source it after lib.sh.
+# shellcheck shell=bash
+# A sourced library, not a test (tests/run.sh skips *_lib.sh; run on its own it exits 77).
+#
+#   vxlan_sysconfig FILE OPERANDS [LINE..]
+#                        the lab's SYSTEM CONFIG with LABVSW1's uplink a VXLAN segment:
+#                        "VXLAN VSWITCH LABVSW1 VNI 5000 LOCAL 10.99.0.1 RDEV 28BA OPERANDS",
+#                        then each LINE (RESOLVER ...); VXLAN_LOCAL replaces 10.99.0.1
+#   vxlan_vswitchd FILE  vswitchd on that file with guest A only at MTU 1450, its console
+#                        at $WORK/console.sock (the underlay osa28ba must exist in NS_SW)
+#   vxlan_capture NS IFACE   tshark on IFACE in NS, VXLAN's UDP port only, into
+#                        $WORK/underlay.pcap, until vxlan_capture_check
+#   vxlan_capture_check MIN  stops it; every frame decodes as VXLAN (more than MIN of them)
+#                        and tshark's expert info has no warning or error below TCP (the
+#                        inner stream's own sequence notes are printed)
+#   vxlan_transfer to|from NS HOST
+#                        VXLAN_BYTES of TCP from A to HOST (a listener in NS) or back,
+#                        counted to the byte by the receiver up to the sender's close
+#   vxlan_ping_both NS HOST WHAT
+#                        pings A -> HOST at the full 1450-byte MTU (DF set) and HOST -> A
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  echo "SKIP: vxlan_lab_lib.sh is a library for other tests"
+  exit 77
+fi
+
+VXLAN_BYTES=${VXLAN_BYTES:-10485760}
+VXLAN_CAP_PID=
+
+vxlan_sysconfig() {
+  local f=$1 ops=$2
+  shift 2
+  sed -e 's/^DEFINE VSWITCH LABVSW1 RDEV 28BA/DEFINE VSWITCH LABVSW1 RDEV NONE/' \
+    "$ROOT/configs/lab/SYSTEM.CONFIG" >"$f"
+  echo "VXLAN VSWITCH LABVSW1 VNI 5000 LOCAL ${VXLAN_LOCAL:-10.99.0.1} RDEV 28BA $ops" >>"$f"
+  local l
+  for l in "$@"; do echo "$l" >>"$f"; done
+}
+
+vxlan_vswitchd() {
+  LAB_TAPS=a VSWITCHD_ARGS="-k $WORK/console.sock" lab_vswitchd "$1" \
+    "$ROOT/configs/lab/USER.DIRECT" 1450
+}
+
+vxlan_capture() {
+  ip netns exec "$1" tshark -q -i "$2" -w "$WORK/underlay.pcap" -f "udp port 4789" \
+    >/dev/null 2>&1 &
+  VXLAN_CAP_PID=$!
+}
+
+vxlan_capture_stop() {
+  [ -n "$VXLAN_CAP_PID" ] || return 0
+  kill "$VXLAN_CAP_PID" 2>/dev/null
+  wait "$VXLAN_CAP_PID" 2>/dev/null
+  VXLAN_CAP_PID=
+}
+
+vxlan_capture_check() {
+  local min=$1 n all warn
+  vxlan_capture_stop
+  n=$(tshark -r "$WORK/underlay.pcap" -Y vxlan 2>/dev/null | wc -l)
+  all=$(tshark -r "$WORK/underlay.pcap" 2>/dev/null | wc -l)
+  [ "$n" -gt "$min" ] && [ "$n" = "$all" ] || fail "tshark decoded $n of $all frames as VXLAN"
+  # Expert warnings (errors included) about the frames themselves: the encapsulation and
+  # everything under TCP. TCP's own sequence analysis of the inner stream (a full window,
+  # D-SACK, segments the capture missed) says how the transfer went, not how it was framed.
+  tshark -r "$WORK/underlay.pcap" -q -z expert,warn 2>/dev/null >"$WORK/expert.txt"
+  warn=$(awk '/^ +[0-9]+ +[A-Za-z]/ && $3 != "TCP"' "$WORK/expert.txt" | wc -l)
+  [ "$warn" = 0 ] || fail "tshark expert warnings on the underlay: $(cat "$WORK/expert.txt")"
+  echo "ok: tshark decoded all $n encapsulated frames, no expert warning below TCP"
+  awk '/^ +[0-9]+ +[A-Za-z]/ && $3 == "TCP" { print "note: inner TCP: " $0 }' "$WORK/expert.txt"
+}
+
+# BYTES from the sender, counted by the receiver up to the sender's close.
+VXLAN_TCP_PY='
+import socket, sys
+mode, host, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if mode in ("recv-server", "send-server"):
+    ls = socket.socket(); ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((host, 5301)); ls.listen(1); s, _ = ls.accept()
+else:
+    s = socket.create_connection((host, 5301), timeout=20)
+s.settimeout(20)
+if mode.startswith("send"):
+    buf = bytes(65536); left = n
+    while left:
+        left -= s.send(buf[:min(left, len(buf))])
+    s.shutdown(socket.SHUT_WR); s.recv(1)
+else:
+    got = 0
+    while True:
+        b = s.recv(65536)
+        if not b: break
+        got += len(b)
+    print(got)
+s.close()
+'
+
+vxlan_transfer() {
+  local dir=$1 ns=$2 host=$3 srv=recv-server cli=send-client spid got
+  [ "$dir" = from ] && srv=send-server cli=recv-client
+  ip netns exec "$ns" timeout 30 python3 -c "$VXLAN_TCP_PY" $srv "$host" "$VXLAN_BYTES" \
+    >"$WORK/srv.out" 2>&1 &
+  spid=$!
+  wait_for 5 ip netns exec "$ns" sh -c "ss -ltn | grep -q ':5301 '" || fail "TCP server"
+  ip netns exec "$NS_A" timeout 30 python3 -c "$VXLAN_TCP_PY" $cli "$host" "$VXLAN_BYTES" \
+    >"$WORK/cli.out" 2>&1 ||
+    fail "TCP $dir: $(cat "$WORK/cli.out"); $(grep -A14 'Uplink Port' "$(lab_stats)")"
+  wait $spid || fail "TCP $dir server: $(cat "$WORK/srv.out")"
+  got=$(cat "$WORK/srv.out" "$WORK/cli.out" | grep -E '^[0-9]+$')
+  expect_eq "TCP bytes $dir the LAN host" "$got" "$VXLAN_BYTES"
+}
+
+vxlan_ping_both() {
+  local ns=$1 host=$2 what=$3
+  ip netns exec "$NS_A" ping -c 5 -i 0.2 -W 2 -s 1422 -M do "$host" >"$WORK/ping" ||
+    fail "ping A->LAN over VXLAN ($what): $(tail -n 2 "$WORK/ping")"
+  ip netns exec "$ns" ping -c 3 -i 0.2 -W 2 10.77.0.1 >"$WORK/ping" ||
+    fail "ping LAN->A over VXLAN ($what): $(tail -n 2 "$WORK/ping")"
+  echo "ok: pings both ways over VXLAN, $what"
+}
