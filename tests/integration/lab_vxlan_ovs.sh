@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: alone (Open vSwitch's vxlan port as the remote VTEP; exact counters; bounded transfers)
+# check: parallel (Open vSwitch's vxlan port as the remote VTEP; exact counters and bounded transfers, no rates or timers)
 # zvswitch as a VXLAN tunnel endpoint (overlay/) against Open vSwitch's vxlan port: guest A
 # (a tap, MTU 1450) on LABVSW1, whose uplink is VXLAN VNI 5000 over OSA 28BA (a veth, the
 # underlay 10.99.0.0/24) to the LAN namespace, where OVS's userspace datapath is the
