@@ -10,7 +10,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <fcntl.h>
@@ -596,18 +595,6 @@ static void test_delete_and_recreate(void **state)
     p->ops->destroy(p);
 }
 
-/* Descriptors this process has open now. */
-static int open_fds(void)
-{
-    int n = 0;
-    DIR *d = opendir("/proc/self/fd");
-    assert_non_null(d);
-    while (readdir(d))
-        n++;
-    closedir(d);
-    return n;
-}
-
 /* Frames are written on a socket of their own, which takes nothing in and which nobody
  * polls (so the kernel's write-space wake-ups for every sent frame find no waiter): two
  * sockets a port, both rebuilt by a reopen, both closed by destroy. */
@@ -615,9 +602,9 @@ static void test_writes_on_a_socket_nobody_polls(void **state)
 {
     if (!netns_ok)
         skip();
-    int before = open_fds();
+    int before = tnet_open_fds();
     struct zvs_port *p = open_va();
-    assert_int_equal(open_fds(), before + 2);
+    assert_int_equal(tnet_open_fds(), before + 2);
     int peer = tnet_peer_open("vb", false);
     uint8_t buf[80], got[2048];
     enum zvs_drop why = ZVS_DROP__COUNT;
@@ -632,13 +619,13 @@ static void test_writes_on_a_socket_nobody_polls(void **state)
     struct pollfd pfd = { .fd = zvs_uplink_afpacket_fd(p), .events = POLLIN };
     assert_int_equal(poll(&pfd, 1, 50), 0);
     assert_int_equal(zvs_uplink_afpacket_reopen(p), 0);
-    assert_int_equal(open_fds(), before + 3);      /* the two and the peer's */
+    assert_int_equal(tnet_open_fds(), before + 3);      /* the two and the peer's */
     assert_int_equal(tx1(p, &f, ZVS_TAG_KEEP, 0, &why), 1);
     assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), 80);
     assert_memory_equal(got, buf, 80);
     close(peer);
     p->ops->destroy(p);
-    assert_int_equal(open_fds(), before);
+    assert_int_equal(tnet_open_fds(), before);
 }
 
 int main(void)
