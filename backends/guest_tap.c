@@ -64,8 +64,11 @@
  *   took one page (all of an LCS at MTU 1500 do), and from the first that does not the
  *   rest of the batch are moved whole into their slots and copied once. Toward the guest,
  *   the frames of the input buffers are gathered (iovecs into the buffers' pages) and sent
- *   with one sendmmsg per ZVS_BATCH frames and at the end of each receive. A tap's fd
- *   cannot do either (it is not a socket): one readv or writev a frame there.
+ *   with one sendmmsg per ZVS_BATCH frames and at the end of each receive, on a second
+ *   socket when the adopter gave one: a socket nobody polls, so the write-space wake-up
+ *   the kernel makes for every sent frame finds no epoll set to lock (the LCS kind's;
+ *   tests/bench/README.md). A tap's fd cannot do either (it is not a socket): one readv
+ *   or writev a frame there.
  * - Nothing is allocated per frame; iovecs and virtio-net headers live on the stack, or
  *   for an adopted socket in its batch state, made with the driver.
  * - Restart: the tap is persistent (TUNSETPERSIST) and carries an alias naming the
@@ -146,6 +149,7 @@ struct sock_batch {
 
 struct zvs_guest_tap {
     int                        fd;      /* the tap */
+    int                        txfd;    /* adopted: the socket written, -1: fd (below) */
     int                        epfd;    /* the interrupt fd: epoll set of the NIC's irq fd */
     int                        ifindex;
     char                       name[IFNAMSIZ];
@@ -365,6 +369,7 @@ static struct zvs_guest_tap *tap_alloc(int *rc)
     if (!t)
         return NULL;
     t->fd = -1;
+    t->txfd = -1;
     t->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (t->epfd < 0) {
         *rc = -errno;
@@ -479,7 +484,7 @@ fail:
     return rc;
 }
 
-int zvs_guest_tap_adopt(int fd, const char *name, struct zvs_guest_tap **out)
+int zvs_guest_tap_adopt(int fd, int txfd, const char *name, struct zvs_guest_tap **out)
 {
     struct zvs_guest_tap *t = calloc(1, sizeof(*t));
 
@@ -487,6 +492,7 @@ int zvs_guest_tap_adopt(int fd, const char *name, struct zvs_guest_tap **out)
     if (!t)
         return -ENOMEM;
     t->fd = fd;
+    t->txfd = txfd;
     t->adopted = true;
     t->epfd = epoll_create1(EPOLL_CLOEXEC);
     t->max_frame = ZVS_QDIO_FRAME_MAX;
@@ -499,7 +505,7 @@ int zvs_guest_tap_adopt(int fd, const char *name, struct zvs_guest_tap **out)
     snprintf(t->name, sizeof t->name, "%s", name);
     if (t->epfd < 0 || !t->ovf || !t->sb) {
         int rc = t->epfd < 0 ? -errno : -ENOMEM;
-        t->fd = -1;                     /* the caller keeps its fd on failure */
+        t->fd = t->txfd = -1;           /* the caller keeps its fds on failure */
         zvs_guest_tap_close(t);
         return rc;
     }
@@ -583,6 +589,8 @@ void zvs_guest_tap_close(struct zvs_guest_tap *t)
         zvs_warn("guest_tap %s: not deleted (%s)", t->name, strerror(errno));
     if (t->fd >= 0)
         close(t->fd);
+    if (t->txfd >= 0)
+        close(t->txfd);
     if (t->epfd >= 0)
         close(t->epfd);
     free(t->ovf);
@@ -948,7 +956,8 @@ static void in_flush(struct zvs_guest_tap *t)
     unsigned i = 0;
 
     while (i < s->tn) {
-        int r = sendmmsg(t->fd, s->tmsg + i, s->tn - i, MSG_DONTWAIT);
+        int r = sendmmsg(t->txfd >= 0 ? t->txfd : t->fd, s->tmsg + i, s->tn - i,
+                         MSG_DONTWAIT);
         if (r < 0) {
             if (errno == EINTR)
                 continue;

@@ -83,13 +83,15 @@ int  zvs_guest_tap_reopen(const char *ifname, int netns_fd, struct zvs_port *nic
                           struct zvs_guest_tap **out);
 /* The same driver on a descriptor someone else's device gave: `fd` reads and writes
  * Ethernet frames each after a 10-byte virtio-net header, non-blocking (an AF_PACKET
- * socket with PACKET_VNET_HDR bound to a device: backends/lcs.c). Opened unbound; the
- * driver owns fd from then on (closed by zvs_guest_tap_close). No tap ioctls are made
+ * socket with PACKET_VNET_HDR bound to a device: backends/lcs.c); `txfd`, when not -1, a
+ * second such socket on the same device that the frames toward the guest are written to
+ * instead (one that nobody polls, so sent frames wake no epoll set). Opened unbound; the
+ * driver owns both from then on (closed by zvs_guest_tap_close). No tap ioctls are made
  * (MTU 1500, carrier untouched). fd must be a socket: it is read with recvmmsg and
  * written with sendmmsg, the driver keeping 16 frame slots of 64 KB for the frames of a
  * batch that do not stay where they landed (address space; pages are touched only as far
- * as such frames reach). 0, or -errno with fd still the caller's. */
-int  zvs_guest_tap_adopt(int fd, const char *name, struct zvs_guest_tap **out);
+ * as such frames reach). 0, or -errno with fd and txfd still the caller's. */
+int  zvs_guest_tap_adopt(int fd, int txfd, const char *name, struct zvs_guest_tap **out);
 /* Drive NIC port `nic` (COUPLE): a previous binding is released first (as by unbind);
  * then the driver attaches to the NIC's queues in this process, initialises them, clears
  * the SIGA-w need (the daemon polls the NIC after every pump) and arms the thin interrupt,

@@ -2,6 +2,7 @@
 #include "backends/lcs.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <string.h>
@@ -16,25 +17,32 @@
 #define PACKET_IGNORE_OUTGOING 23
 #endif
 
-/* The socket, made and bound where the device is. */
-static int packet_socket(const char *ifname)
+/* A socket on device idx, made and bound where the device is: the one read (`tx`
+ * false), or the one the guest's frames are written to, bound with protocol 0 so that it
+ * takes nothing in. That one is in no epoll set: the write-space wake-up the kernel makes
+ * for every frame sent finds nobody to wake. The read socket ignores what the written one
+ * sends through the device (PACKET_IGNORE_OUTGOING). */
+static int packet_socket(unsigned idx, bool tx)
 {
-    int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_ALL));
+    int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                    tx ? 0 : htons(ETH_P_ALL));
     if (fd < 0)
         return -errno;
     int one = 1;
-    unsigned idx = if_nametoindex(ifname);
-    struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL),
+    struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+                               .sll_protocol = tx ? 0 : htons(ETH_P_ALL),
                                .sll_ifindex = (int)idx };
     int sz = 4 << 20;
     if (idx == 0 ||
         setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof one) < 0 ||
-        setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one) < 0 ||
+        (!tx && setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one) < 0) ||
         bind(fd, (struct sockaddr *)&sll, sizeof sll) < 0) {
         int e = idx == 0 ? ENODEV : errno;
         close(fd);
         return -e;
     }
+    if (tx)
+        return fd;
     /* Room for a burst of the guest's frames while the loop is busy elsewhere (the
      * emulator has a core to itself, the daemon shares the rest). SO_RCVBUF stops at
      * net.core.rmem_max (208 KB by default: a few hundred small frames, each skb's
@@ -46,7 +54,7 @@ static int packet_socket(const char *ifname)
 
 int zvs_lcs_open(int netns_fd, const char *ifname, struct zvs_guest_tap **out)
 {
-    int home = -1, fd;
+    int home = -1, fd, txfd = -1;
 
     *out = NULL;
     if (netns_fd >= 0) {
@@ -59,22 +67,34 @@ int zvs_lcs_open(int netns_fd, const char *ifname, struct zvs_guest_tap **out)
             return -e;
         }
     }
-    fd = packet_socket(ifname);
+    unsigned idx = if_nametoindex(ifname);
+    fd = packet_socket(idx, false);
+    if (fd >= 0) {
+        txfd = packet_socket(idx, true);
+        if (txfd < 0) {
+            close(fd);
+            fd = txfd;
+        }
+    }
     if (home >= 0) {
         /* Back home before anything else: the daemon's every other socket lives there. */
         int back = setns(home, CLONE_NEWNET);
         close(home);
         if (back < 0) {
-            if (fd >= 0)
+            if (fd >= 0) {
                 close(fd);
+                close(txfd);
+            }
             return -EIO;
         }
     }
     if (fd < 0)
         return fd;
-    int rc = zvs_guest_tap_adopt(fd, ifname, out);
-    if (rc < 0)
+    int rc = zvs_guest_tap_adopt(fd, txfd, ifname, out);
+    if (rc < 0) {
         close(fd);
+        close(txfd);
+    }
     return rc;
 }
 

@@ -7,8 +7,10 @@
  * PACKET_VNET_HDR so the guest_tap driver moves frames between it and the NIC's QDIO
  * queues exactly as for a tap (guest_tap.h, zvs_guest_tap_adopt), and
  * PACKET_IGNORE_OUTGOING so what the switch sends towards the guest is not read back.
- * Frames the guest writes arrive on the socket as received; frames written to the
- * socket are transmitted by the tap, i.e. read by Hercules for the guest.
+ * Frames the guest writes arrive on the socket as received. Frames toward the guest are
+ * written to a second socket on the device, bound with protocol 0 (it takes nothing in)
+ * and polled by nobody, so the kernel's write-space wake-up for each sent frame finds no
+ * epoll set to lock; the tap transmits them, i.e. Hercules reads them for the guest.
  *
  * The tap goes DOWN and UP at every STARTLAN, and hercifc resets its IPv4 address
  * asynchronously. The socket stays bound to the same device through that: a read that

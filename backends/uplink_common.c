@@ -23,6 +23,7 @@ int zvs_uplink_init(struct zvs_uplink *u, const struct zvs_port_ops *ops, const 
                     uint32_t nbufs, uint32_t buf_size, uint32_t headroom)
 {
     u->fd = -1;
+    u->txfd = -1;
     u->port.ops = ops;
     u->port.role = ZVS_PORT_UPLINK;
     if (!zvs_ifname_ok(ifname))
@@ -77,7 +78,7 @@ void zvs_uplink_rx_release(struct zvs_port *p, struct zvs_frame *frames, int n)
 
 void zvs_uplink_tx_wait(const struct zvs_uplink *u, int err, uint64_t *waits)
 {
-    struct pollfd pfd = { .fd = u->fd, .events = POLLOUT };
+    struct pollfd pfd = { .fd = u->txfd >= 0 ? u->txfd : u->fd, .events = POLLOUT };
     (*waits)++;
     if (err == ENOBUFS)
         (void)poll(NULL, 0, TX_WAIT_MS);        /* the device queue, not the socket, is full */

@@ -25,6 +25,8 @@ struct zvs_uplink {
                                            which begins with this struct */
     char             ifname[16];        /* IFNAMSIZ */
     int              fd;                /* what to poll; -1 while there is no handle */
+    int              txfd;              /* what frames are written to, when not fd (a
+                                           socket no event loop watches); -1: fd */
     int              ifindex;           /* the handle's interface, 0 while it is gone */
     uint8_t          mac[ZVS_ETH_ALEN];
     struct zvs_pool *pool;              /* receive buffers; a frame's cookie is its index */
@@ -38,7 +40,7 @@ static inline struct zvs_uplink *zvs_uplink_of(const struct zvs_port *p)
 }
 
 /* Fill the head of a freshly zeroed state `u` (whose address is port.backend) for
- * interface `ifname`: role UPLINK, name ifname, fd -1, a pool of nbufs buffers of
+ * interface `ifname`: role UPLINK, name ifname, fd and txfd -1, a pool of nbufs buffers of
  * buf_size bytes after headroom. Returns 0, -EINVAL (bad name) or -ENOMEM. */
 int  zvs_uplink_init(struct zvs_uplink *u, const struct zvs_port_ops *ops, const char *ifname,
                      uint32_t nbufs, uint32_t buf_size, uint32_t headroom);
@@ -57,8 +59,8 @@ void zvs_uplink_rx_give_back(struct zvs_uplink *u, const int32_t *idx, uint32_t 
 /* ops->rx_release of both kinds: the frames' buffers go back to the pool. */
 void zvs_uplink_rx_release(struct zvs_port *p, struct zvs_frame *frames, int n);
 
-/* Tx: wait at most 1 ms for room after EAGAIN (the socket) or ENOBUFS (the device
- * queue, which poll cannot watch). Counts in *waits. */
+/* Tx: wait at most 1 ms for room after EAGAIN (the socket written to: txfd, else fd) or
+ * ENOBUFS (the device queue, which poll cannot watch). Counts in *waits. */
 void zvs_uplink_tx_wait(const struct zvs_uplink *u, int err, uint64_t *waits);
 /* ENOBUFS from a bypassed qdisc is also how the kernel refuses a frame for a link whose
  * carrier just went: ask the driver once per burst (*probed) whether the carrier is

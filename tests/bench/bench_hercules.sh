@@ -21,7 +21,8 @@
 # printed beside what arrived, so a reader sees whether the emulator or the switch set the
 # pace (a STATS query in the window is not used: under full load it may not get through);
 # and, for zvswitch, vswitchd's CPU time (user + system, from /proc) over the frames that
-# arrived is its CPU per LCS frame.
+# arrived is its CPU per LCS frame, and its voluntary context switches (each a sleep of
+# its event loop) over those frames its wake-ups per frame.
 # BENCH_REPS rounds (default 5) per size, zvswitch and bridge interleaved; a value is the
 # median.
 #
@@ -29,6 +30,9 @@
 #   BENCH hercules_lcs_fps_64b <zvs> frames/s bridge <bridge> <zvs/bridge>
 #   BENCH hercules_lcs_mbps_1514 <zvs> Mbit/s bridge <bridge> <zvs/bridge>
 #   BENCH hercules_lcs_vswitchd_us_per_frame <us> us          (64-byte rounds' median)
+#   BENCH hercules_lcs_vswitchd_wakeups_per_frame <n> wakeups/frame    (the same rounds)
+#   BENCH hercules_lcs_guest_gen_fps_64b <zvs> frames/s   what the guest generated, the
+#   BENCH hercules_lcs_guest_gen_fps_64b_beside_br <br> frames/s     rounds' medians
 # Lines starting with # are the log: every round, with what the LCS driver counted.
 # On this 2-core machine the emulator's CPU thread takes a core whenever the program
 # runs; the bridge forwards in the kernel's softirq, zvswitch in vswitchd, which shares
@@ -136,8 +140,9 @@ stop_br() {
   wait_for 5 bash -c "! ip -n '$NS_BR' link show tap0" || fail "tap0 stayed"
 }
 
-# round KIND SIZE: prints "fps mbps gen_fps us_per_frame" (us_per_frame: vswitchd's CPU
-# per frame that arrived; 0 for the bridge, whose work is the kernel's)
+# round KIND SIZE: prints "fps mbps gen_fps us_per_frame wakeups_per_frame" (the last two
+# vswitchd's CPU and voluntary context switches per frame that arrived; 0 for the bridge,
+# whose work is the kernel's)
 round() {
   local kind=$1 size=$2 ip lan dev
   if [ "$kind" = zvs ]; then ip=10.77.0.50 lan=10.77.0.100 dev=eth0; start_zvs
@@ -148,23 +153,26 @@ round() {
   sleep 1
   local a b t0 t1 cpu0 cpu1 hz
   hz=$(getconf CLK_TCK)
-  read -r a b < <(lan_rx $dev); t0=$(date +%s.%N); cpu0=$(cpu_ticks)
+  local w0 w1
+  read -r a b < <(lan_rx $dev); t0=$(date +%s.%N); cpu0=$(cpu_ticks); w0=$(wakeups)
   sleep "$BENCH_SECS"
-  read -r c d < <(lan_rx $dev); t1=$(date +%s.%N); cpu1=$(cpu_ticks)
+  read -r c d < <(lan_rx $dev); t1=$(date +%s.%N); cpu1=$(cpu_ticks); w1=$(wakeups)
   local stop; stop=$(ctl $ip STOP) || fail "$kind: STOP"
   tg1=$(date +%s.%N)
   gen=$(awk '$2 == "gen_out" { print $3 }' <<<"$stop")
   [ -n "$gen" ] || gen=0
-  [ "$kind" = zvs ] || cpu1=$cpu0
+  [ "$kind" = zvs ] || { cpu1=$cpu0; w1=$w0; }
   echo "# $kind size $size: $((c - a)) frames, $((d - b)) bytes at the LAN; guest $stop;" \
     "vswitchd $(awk -v c=$((cpu1 - cpu0)) -v hz="$hz" -v t0="$t0" -v t1="$t1" \
     'BEGIN { printf "%.0f", 100 * c / hz / (t1 - t0) }')% of a core" >&2
   if [ "$kind" = zvs ]; then stop_zvs >&2; else stop_br; fi
   awk -v p=$((c - a)) -v B=$((d - b)) -v g="$gen" -v c=$((cpu1 - cpu0)) -v hz="$hz" \
-    -v t0="$t0" -v t1="$t1" -v tg0="$tg0" -v tg1="$tg1" 'BEGIN { printf "%.0f %.1f %.0f %.3f\n",
-      p / (t1 - t0), B * 8 / (t1 - t0) / 1e6, g / (tg1 - tg0), (p > 0 ? c / hz / p * 1e6 : 0) }'
+    -v t0="$t0" -v t1="$t1" -v tg0="$tg0" -v tg1="$tg1" -v w=$((w1 - w0)) \
+    'BEGIN { printf "%.0f %.1f %.0f %.3f %.5f\n", p / (t1 - t0), B * 8 / (t1 - t0) / 1e6,
+      g / (tg1 - tg0), (p > 0 ? c / hz / p * 1e6 : 0), (p > 0 ? w / p : 0) }'
 }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$VSWITCHD_PID/stat"; }
+wakeups() { awk '/^voluntary_ctxt_switches:/ { print $2 }' "/proc/$VSWITCHD_PID/status"; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 for size in 64 1514; do
@@ -173,7 +181,8 @@ for size in 64 1514; do
     round zvs $size >>"$WORK/zvs.$size"
     round br $size >>"$WORK/br.$size"
     echo "# round $r size $size: zvs $(tail -1 "$WORK/zvs.$size"), bridge $(tail -1 "$WORK/br.$size")" \
-      "(frames/s at the LAN, Mbit/s, frames/s the guest generated, vswitchd us/frame)"
+      "(frames/s at the LAN, Mbit/s, frames/s the guest generated, vswitchd us/frame," \
+      "vswitchd wake-ups/frame)"
   done
 done
 z=$(cut -d' ' -f1 "$WORK/zvs.64" | median); b=$(cut -d' ' -f1 "$WORK/br.64" | median)
@@ -182,3 +191,8 @@ z=$(cut -d' ' -f2 "$WORK/zvs.1514" | median); b=$(cut -d' ' -f2 "$WORK/br.1514" 
 awk -v z="$z" -v b="$b" 'BEGIN { printf "BENCH hercules_lcs_mbps_1514 %.1f Mbit/s bridge %.1f %.3f\n", z, b, (b > 0 ? z / b : 0) }'
 z=$(cut -d' ' -f4 "$WORK/zvs.64" | median)
 awk -v z="$z" 'BEGIN { printf "BENCH hercules_lcs_vswitchd_us_per_frame %.3f us\n", z }'
+z=$(cut -d' ' -f5 "$WORK/zvs.64" | median)
+awk -v z="$z" 'BEGIN { printf "BENCH hercules_lcs_vswitchd_wakeups_per_frame %.5f wakeups/frame\n", z }'
+z=$(cut -d' ' -f3 "$WORK/zvs.64" | median); b=$(cut -d' ' -f3 "$WORK/br.64" | median)
+echo "BENCH hercules_lcs_guest_gen_fps_64b $z frames/s"
+echo "BENCH hercules_lcs_guest_gen_fps_64b_beside_br $b frames/s"

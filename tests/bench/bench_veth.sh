@@ -3,24 +3,27 @@
 #
 #   BUILD=build tests/bench/bench_veth.sh        (run by tests/bench/run.sh, `make bench`)
 #
-# Three switches, measured side by side in one run, at MTU 1500 and 9000. Each has the
-# same shape: a guest namespace, the switch in its own namespace, a LAN namespace; the
-# iperf3 client runs in the guest (10.77.0.1), the server in the LAN (10.77.0.100).
+# Three switches and a bare veth pair, measured side by side in one run, at MTU 1500 and
+# 9000. Each switch has the same shape: a guest namespace, the switch in its own
+# namespace, a LAN namespace; the iperf3 client runs in the guest (10.77.0.1), the server
+# in the LAN (10.77.0.100).
 #   zvswitch   the integration lab (tests/integration/lib.sh, configs/lab/): vswitchd in
 #              its namespace, the guest's NIC a tap vswitchd makes (LNXA, lnxa-f000) moved
 #              into the guest namespace, the uplink the veth osa28ba whose peer is in the LAN.
 #   bridge     a Linux bridge with the guest's and the LAN's veth peers enslaved.
 #   ovs        Open vSwitch's userspace datapath (datapath_type=netdev, userspace TSO on),
 #              ovsdb-server and ovs-vswitchd from a private directory under our temp dir.
+#   bare veth  no switch: the guest's and the LAN's namespaces joined by one veth pair,
+#              the ceiling every switch is measured against.
 # Offloads stay at the kernel's defaults everywhere (TSO and checksum offload on): the
 # guests hand every switch TCP super-frames, and each switch must carry them.
 #
 # Each MTU runs in its own child process (this script with --mtu N), because a lib.sh lab
 # lives once per process: lab_init, lab_start, and lab_cleanup when the process exits.
 # The child builds all three switches, then runs BENCH_REPS rounds (default 3) of one
-# iperf3 TCP stream of BENCH_SECS seconds (default 5) through zvswitch, the bridge and OVS
-# in turn (interleaved, so a noisy moment hurts all three alike); a value is the median of
-# the receiver's bits_per_second. About 2 minutes in all.
+# iperf3 TCP stream of BENCH_SECS seconds (default 5) through zvswitch, the bridge, OVS and
+# the bare veth pair in turn (interleaved, so a noisy moment hurts all alike); a value is
+# the median of the receiver's bits_per_second. About 3 minutes in all.
 #
 # TCP congestion control: every run uses the same one, pinned so results compare across
 # machines: cubic (the kernel's built-in default) unless BENCH_CC names another (iperf3
@@ -34,6 +37,11 @@
 #   BENCH veth_tcp_vswitchd_cpu_mtu1500 <percent of one core> %cpu
 #   BENCH veth_tcp_vswitchd_cpu_per_gbps_mtu1500 <percent of one core per Gbit/s> %cpu/Gbps
 #   BENCH veth_tcp_gbps_mtu1500_spread <max - min over the rounds> Gbit/s
+#   BENCH veth_tcp_gbps_mtu1500_vs_bare <zvs> Gbit/s bare-veth <bare> <zvs/bare>
+#   BENCH veth_tcp_ratio_vs_bridge_spread_mtu1500 <max - min of the rounds' zvs/bridge> ratio
+#   BENCH veth_tcp_vswitchd_wakeups_per_frame_mtu1500 <voluntary context switches of
+#         vswitchd over the frames its uplink carried both ways (wire frames: a super-frame
+#         counts as its segments), median of the rounds> wakeups/frame
 # and the same for mtu9000 (the CPU per Gbit/s is each round's CPU over its throughput,
 # the median of the rounds). Every zvswitch round also checks that vswitchd forwarded what
 # iperf3 moved: the uplink's tx_bytes over the round at least the bytes the receiver got
@@ -218,6 +226,17 @@ bridge_up() {
   ip -n "$SW_NS" link set br0 up
 }
 
+bare_up() {  # the guest's eth0 and the LAN's eth0: the two ends of one veth pair
+  peer_ns bare-g BARE_G
+  peer_ns bare-l BARE_L
+  ip -n "$BARE_G" link add eth0 mtu "$MTU" type veth peer name eth0 mtu "$MTU" \
+    netns "$BARE_L" || die "bare veth pair"
+  ip -n "$BARE_G" addr add "$GUEST_IP/24" dev eth0
+  ip -n "$BARE_L" addr add "$LAN_IP/24" dev eth0
+  ip -n "$BARE_G" link set eth0 up
+  ip -n "$BARE_L" link set eth0 up
+}
+
 ovs_env() {  # ovs_env NS CMD...: run an OVS program in NS with every path in our directory
   local ns=$1 d=$BDIR/ovs; shift
   env OVS_RUNDIR="$d" OVS_LOGDIR="$d" OVS_DBDIR="$d" OVS_SYSCONFDIR="$d" \
@@ -288,9 +307,15 @@ print(e["sum_received"]["bits_per_second"], e["streams"][0]["sender"].get("mean_
   fi
 }
 
-zvs_tx_bytes() {  # the bytes vswitchd sent on the uplink (28BA) so far
+zvs_uplink() {  # "<tx_bytes> <frames both ways>" of the uplink (28BA) so far
   local report
-  report=$(lab_stats) && counter "$report" 28BA tx_bytes
+  report=$(lab_stats) || return 1
+  echo "$(counter "$report" 28BA tx_bytes)" \
+    "$(( $(counter "$report" 28BA tx_packets) + $(counter "$report" 28BA rx_packets) ))"
+}
+
+wakeups() {  # wakeups PID: its voluntary context switches so far (each a sleep in the loop)
+  awk '/^voluntary_ctxt_switches:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0
 }
 
 # bytes_match RUN FWD RECEIVED SENT: vswitchd forwarded FWD bytes toward the LAN while
@@ -317,8 +342,11 @@ sys_ticks() {  # sys_ticks: "busy total" jiffies of all CPUs, from /proc/stat
 # $BDIR/cpu-NAME. Returns 1 if the run failed.
 run_one() {
   local name=$1 rep=$2 ns=$3 pid=${4:-} out=$BDIR/$1-$2.json
-  local t0 t1 c0=0 c1 s0 s1 bps rtt rbytes sbytes gbps what="" f0=""
-  [ "$name" = zvswitch ] && f0=$(zvs_tx_bytes)
+  local t0 t1 c0=0 c1 s0 s1 bps rtt rbytes sbytes gbps what="" f0="" n0 f1 n1 w0=0
+  if [ "$name" = zvswitch ]; then
+    read -r f0 n0 <<<"$(zvs_uplink)"
+    w0=$(wakeups "$pid")
+  fi
   [ -n "$pid" ] && c0=$(cpu_ticks "$pid")
   s0=$(sys_ticks)
   t0=$(date +%s%N)
@@ -338,14 +366,17 @@ run_one() {
     return 1
   fi
   if [ -n "$f0" ]; then
-    bytes_match "$name mtu $MTU run $rep" "$(( $(zvs_tx_bytes) - f0 ))" "$rbytes" "$sbytes" ||
-      return 1
+    read -r f1 n1 <<<"$(zvs_uplink)"
+    bytes_match "$name mtu $MTU run $rep" "$((f1 - f0))" "$rbytes" "$sbytes" || return 1
+    awk -v w="$(( $(wakeups "$pid") - w0 ))" -v n="$((n1 - n0))" \
+      'BEGIN { if (n > 0) printf "%.5f\n", w / n }' >>"$BDIR/wakeups-$name"
+    what="$(tail -n 1 "$BDIR/wakeups-$name") wake-ups a frame, "
   fi
   if [ -n "$pid" ]; then
     c1=$(cpu_ticks "$pid")
     awk -v c="$((c1 - c0))" -v hz="$(getconf CLK_TCK)" -v ns="$((t1 - t0))" \
       'BEGIN { printf "%.0f\n", 100 * c / hz / (ns / 1e9) }' >>"$BDIR/cpu-$name"
-    what="daemon $(tail -n 1 "$BDIR/cpu-$name")% of a core, "
+    what="${what}daemon $(tail -n 1 "$BDIR/cpu-$name")% of a core, "
   fi
   gbps=$(awk -v b="$bps" 'BEGIN { printf "%.2f\n", b / 1e9 }')
   echo "$gbps" >>"$BDIR/gbps-$name"
@@ -386,14 +417,15 @@ zvs_report() {  # the counters report and the average frame size guest -> LAN
 }
 
 child() {
-  local rep sw zvs br ovs ovs_pid name r CC
-  log "MTU $MTU: zvswitch, Linux bridge, OVS userspace (TSO), $BENCH_REPS x $BENCH_SECS s each"
+  local rep sw zvs br ovs bare ovs_pid name r CC
+  log "MTU $MTU: zvswitch, Linux bridge, OVS userspace (TSO), bare veth pair, $BENCH_REPS x $BENCH_SECS s each"
   zvs_up
   bridge_up
   ovs_up
+  bare_up
   ovs_pid=$(cat "$BDIR/ovs/ovs-vswitchd.pid")
-  server_up "$NS_LAN"; server_up "$BR_L"; server_up "$OVS_L"
-  reach zvswitch "$NS_A"; reach bridge "$BR_G"; reach ovs "$OVS_G"
+  server_up "$NS_LAN"; server_up "$BR_L"; server_up "$OVS_L"; server_up "$BARE_L"
+  reach zvswitch "$NS_A"; reach bridge "$BR_G"; reach ovs "$OVS_G"; reach bare "$BARE_G"
   # The same TCP congestion control for all three, named in the log: it moves the
   # results a lot (see the header).
   CC=${BENCH_CC:-cubic}
@@ -402,17 +434,24 @@ child() {
     die "TCP congestion control '$CC' not available here (BENCH_CC)"
   log "TCP congestion control: $CC (BENCH_CC; default cubic, the kernel's own default)"
   for rep in $(seq "$BENCH_REPS"); do
-    for sw in zvswitch bridge ovs; do
+    for sw in zvswitch bridge ovs bare; do
       case $sw in
         zvswitch) run_one $sw "$rep" "$NS_A" "$VSWITCHD_PID" ;;
         bridge)   run_one $sw "$rep" "$BR_G" ;;
         ovs)      run_one $sw "$rep" "$OVS_G" "$ovs_pid" ;;
+        bare)     run_one $sw "$rep" "$BARE_G" ;;
       esac || failed=1
     done
+    # The round's zvswitch/bridge ratio: both measured back to back, so a noisy moment
+    # moves the two alike and the ratios' spread says how far one round can be trusted.
+    r=$(ratio "$(sed -n "${rep}p" "$BDIR/gbps-zvswitch" 2>/dev/null)" \
+              "$(sed -n "${rep}p" "$BDIR/gbps-bridge" 2>/dev/null)")
+    [ -n "$r" ] && echo "$r" >>"$BDIR/ratio-bridge"
   done
   zvs=$(median "$BDIR/gbps-zvswitch")
   br=$(median "$BDIR/gbps-bridge")
   ovs=$(median "$BDIR/gbps-ovs")
+  bare=$(median "$BDIR/gbps-bare")
   for sw in zvswitch ovs; do
     [ -s "$BDIR/cpu-$sw" ] &&
       log "$sw mtu $MTU daemon CPU per run (% of one core): $(tr '\n' ' ' <"$BDIR/cpu-$sw")"
@@ -430,7 +469,16 @@ child() {
     [ -s "$BDIR/cpu-per-gbps-zvswitch" ] &&
       echo "BENCH veth_tcp_vswitchd_cpu_per_gbps_mtu$MTU $(median "$BDIR/cpu-per-gbps-zvswitch") %cpu/Gbps"
     echo "BENCH ${name}_spread $(spread "$BDIR/gbps-zvswitch") Gbit/s"
-    for sw in zvswitch bridge ovs; do
+    r=$(ratio "$zvs" "$bare")
+    [ -n "$r" ] && echo "BENCH ${name}_vs_bare $zvs Gbit/s bare-veth $bare $r"
+    [ -n "$bare" ] && [ -n "$br" ] &&
+      log "bridge mtu $MTU against the bare veth pair: $(ratio "$br" "$bare")"
+    [ -s "$BDIR/ratio-bridge" ] &&
+      echo "BENCH veth_tcp_ratio_vs_bridge_spread_mtu$MTU $(spread "$BDIR/ratio-bridge") ratio" &&
+      log "zvswitch/bridge mtu $MTU per round: $(tr '\n' ' ' <"$BDIR/ratio-bridge")"
+    [ -s "$BDIR/wakeups-zvswitch" ] &&
+      echo "BENCH veth_tcp_vswitchd_wakeups_per_frame_mtu$MTU $(median "$BDIR/wakeups-zvswitch") wakeups/frame"
+    for sw in zvswitch bridge ovs bare; do
       [ -s "$BDIR/gbps-$sw" ] &&
         log "$sw mtu $MTU Gbit/s per round: $(tr '\n' ' ' <"$BDIR/gbps-$sw")(spread $(spread "$BDIR/gbps-$sw"))"
     done

@@ -18,6 +18,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -60,6 +61,17 @@ int64_t tnet_now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int tnet_open_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    assert_non_null(d);
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
 }
 
 static int if_ioctl(const char *name, unsigned long req, struct ifreq *ifr)

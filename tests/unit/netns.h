@@ -26,6 +26,10 @@ void tnet_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* CLOCK_MONOTONIC in milliseconds, for deadlines. */
 int64_t tnet_now_ms(void);
 
+/* Descriptors this process has open now: what a port or driver opened, and that its
+ * close gave all of them back. */
+int tnet_open_fds(void);
+
 /* The ifindex of `name` in this namespace (sysfs would show the namespace it was
  * mounted in), or -1. */
 int tnet_ifindex(const char *name);

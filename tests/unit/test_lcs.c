@@ -237,11 +237,30 @@ static void test_batched_frames_cross_whole_and_in_order(void **state)
     zvs_switch_destroy(l.sw);
 }
 
+/* The driver reads one socket and writes another that takes nothing in (so the polled one
+ * is never woken for a frame sent): what crossed above; here that both are the driver's
+ * and go with it, beside its interrupt fd. */
+static void test_two_sockets_go_with_the_driver(void **state)
+{
+    if (!netns_ok)
+        skip();
+    struct zvs_guest_tap *t = NULL;
+    int before = tnet_open_fds();
+    assert_int_equal(zvs_lcs_open(-1, "la", &t), 0);
+    assert_int_equal(tnet_open_fds(), before + 3);      /* read, written, interrupt epoll */
+    zvs_guest_tap_close(t);
+    assert_int_equal(tnet_open_fds(), before);
+    assert_int_equal(zvs_lcs_open(-1, "nosuch0", &t), -ENODEV);
+    assert_null(t);
+    assert_int_equal(tnet_open_fds(), before);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kernel_drops_are_the_nics_discards),
         cmocka_unit_test(test_batched_frames_cross_whole_and_in_order),
+        cmocka_unit_test(test_two_sockets_go_with_the_driver),
     };
     return cmocka_run_group_tests_name("lcs", tests, setup_netns, NULL);
 }

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -594,6 +595,39 @@ static void test_delete_and_recreate(void **state)
     p->ops->destroy(p);
 }
 
+/* Frames are written on a socket of their own, which takes nothing in and which nobody
+ * polls (so the kernel's write-space wake-ups for every sent frame find no waiter): two
+ * sockets a port, both rebuilt by a reopen, both closed by destroy. */
+static void test_writes_on_a_socket_nobody_polls(void **state)
+{
+    if (!netns_ok)
+        skip();
+    int before = tnet_open_fds();
+    struct zvs_port *p = open_va();
+    assert_int_equal(tnet_open_fds(), before + 2);
+    int peer = tnet_peer_open("vb", false);
+    uint8_t buf[80], got[2048];
+    enum zvs_drop why = ZVS_DROP__COUNT;
+    make_frame(buf, 80, 7);
+    struct zvs_frame f = { .data = buf, .len = 80 };
+    struct zvs_tx txs[40];
+    tnet_burst_of(txs, 40, &f);
+    assert_int_equal(p->ops->tx(p, txs, 40, &why), 40);
+    for (int i = 0; i < 40; i++)
+        assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), 80);
+    /* Our own frames never make the polled socket readable. */
+    struct pollfd pfd = { .fd = zvs_uplink_afpacket_fd(p), .events = POLLIN };
+    assert_int_equal(poll(&pfd, 1, 50), 0);
+    assert_int_equal(zvs_uplink_afpacket_reopen(p), 0);
+    assert_int_equal(tnet_open_fds(), before + 3);      /* the two and the peer's */
+    assert_int_equal(tx1(p, &f, ZVS_TAG_KEEP, 0, &why), 1);
+    assert_int_equal(tnet_peer_recv(peer, got, sizeof(got), NULL), 80);
+    assert_memory_equal(got, buf, 80);
+    close(peer);
+    p->ops->destroy(p);
+    assert_int_equal(tnet_open_fds(), before);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -607,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_link_down_and_up),
         cmocka_unit_test(test_peer_down_is_link_down_at_once),
         cmocka_unit_test(test_delete_and_recreate),
+        cmocka_unit_test(test_writes_on_a_socket_nobody_polls),
     };
     return cmocka_run_group_tests_name("uplink_afpacket", tests, setup_netns, NULL);
 }
