@@ -45,6 +45,8 @@ BENCH repro_str_gain_mtu1492_10 2.19 x
 BENCH repro_rr_gain_mtu1492_50 1.52 x
 BENCH repro_cp_cpu_per_mb_ratio 0.93 ratio
 BENCH web_flood_iperf_ratio 0.95 ratio
+BENCH scale_fwd_ratio_1000g_vs_3g 0.95 ratio
+BENCH scale_query_details_ratio_1000g_vs_512g 2.0 ratio
 LINES
 }
 
