@@ -337,6 +337,22 @@ int zvs_evloop_run_once(struct zvs_evloop *l, int timeout_ms)
             continue;
         w->fn(w->arg, w->fd, ev[i].events, l->now);
         ran++;
+        /* A deadline due now ends this iteration's callbacks: the timers and idle hooks
+         * run next, so a periodic LACPDU waits for one callback's bursts at most, not for
+         * every ready descriptor's. The rest are level-triggered and come back from the
+         * next epoll_wait; deadlines are milliseconds apart at the least, so a skipped
+         * descriptor waits one iteration, not more. */
+        if (!l->virt && l->armed_for && i + 1 < n && zvs_clock_now() >= l->armed_for)
+            break;
+    }
+    /* The callbacks may have run for a while (bursts of a busy data path): read the clock
+     * again, so a deadline that fell due meanwhile runs in this iteration with the timers
+     * and idle hooks, not after the next iteration's callbacks (a periodic LACPDU was late
+     * by two iterations instead of one). */
+    if (!l->virt && ran > 0) {
+        l->now = zvs_clock_now();
+        uint64_t first = zvs_evloop_next_deadline(l);
+        timer_fired = timer_fired || (first && first <= l->now);
     }
     if (timer_fired)
         ran += run_timers(l);
