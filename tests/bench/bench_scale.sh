@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench_scale: 1,000 coupled guests (run by tests/bench/run.sh; prints its protocol's BENCH
 # lines). Needs nothing but the built programs (valgrind for the instruction counts); no
-# root. About 30 s.
+# root. About a minute.
 #
 # Forwarding (bench_scale.c: in one process, one core, QDIO guests at QUEUESTORAGE 1M
 # sending 64-byte frames to random destinations among 65,000 MAC table entries, every
@@ -12,6 +12,9 @@
 #   BENCH scale_fwd_spread_pct_3g|_1000g <pct> %        (max - min) / median of the rounds
 #   BENCH scale_instr_per_frame_3g|_1000g <n> instr/frame        callgrind, whole loop
 #   BENCH scale_instr_per_frame_switch_3g|_1000g <n> instr/frame zvs_switch_poll inclusive
+#   BENCH scale_fwd_flow_mpps_1000g <Mpps> Mpps scale_fwd_flow_mpps_3g <Mpps> <ratio>
+#                       the same with each burst's frames to one guest (--flow): what the
+#                       number of guests costs when every input buffer carries a burst
 # The rounds interleave (3 guests, 1,000 guests, 3, 1,000, ...) so a disturbance hits both.
 #
 # CP (cp_guests_lib.sh: vswitchd with N QDIO guests coupled to one VSWITCH):
@@ -40,24 +43,30 @@ trap cleanup EXIT
 # ---- forwarding -----------------------------------------------------------------------
 for r in $(seq 1 "$ROUNDS"); do
   for g in 3 1000; do
-    "$BIN" --guests "$g" --frames "$FRAMES" --rounds 1 >"$WORK/fwd.$g.$r" 2>&1 ||
-      { cat "$WORK/fwd.$g.$r"; echo "bench_scale --guests $g failed"; exit 1; }
-    cat "$WORK/fwd.$g.$r"
+    for mode in random flow; do
+      arg=; [ $mode = flow ] && arg=--flow
+      "$BIN" --guests "$g" --frames "$FRAMES" --rounds 1 $arg >"$WORK/fwd.$mode.$g.$r" 2>&1 ||
+        { cat "$WORK/fwd.$mode.$g.$r"; echo "bench_scale --guests $g $arg failed"; exit 1; }
+      cat "$WORK/fwd.$mode.$g.$r"
+    done
   done
 done
 # median and spread of the rounds' switch rates: "median spread_pct"
-stats() {  # GUESTS
-  cat "$WORK"/fwd."$1".* | awk '$1 == "SCALE" { print $7 }' | sort -g |
+stats() {  # MODE GUESTS
+  cat "$WORK"/fwd."$1"."$2".* | awk '$1 ~ /^SCALE/ { print $7 }' | sort -g |
     awk '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]; printf "%.4f %.1f\n", m, (v[NR] - v[1]) / m * 100 }'
 }
-read -r m3 s3 < <(stats 3)
-read -r m1k s1k < <(stats 1000)
+read -r m3 s3 < <(stats random 3)
+read -r m1k s1k < <(stats random 1000)
+read -r f3 _ < <(stats flow 3)
+read -r f1k _ < <(stats flow 1000)
 ratio=$(awk -v a="$m1k" -v b="$m3" 'BEGIN { printf "%.3f", a / b }')
 echo "BENCH scale_fwd_mpps_3g $m3 Mpps"
 echo "BENCH scale_fwd_mpps_1000g $m1k Mpps scale_fwd_mpps_3g $m3 $ratio"
 echo "BENCH scale_fwd_ratio_1000g_vs_3g $ratio ratio"
 echo "BENCH scale_fwd_spread_pct_3g $s3 %"
 echo "BENCH scale_fwd_spread_pct_1000g $s1k %"
+echo "BENCH scale_fwd_flow_mpps_1000g $f1k Mpps scale_fwd_flow_mpps_3g $f3 $(awk -v a="$f1k" -v b="$f3" 'BEGIN { printf "%.3f", a / b }')"
 
 # ---- instructions (callgrind) ---------------------------------------------------------
 if command -v valgrind >/dev/null 2>&1; then
