@@ -46,6 +46,7 @@ struct zvs_evloop {
     uint64_t          virt_start;       /* virtual `now` at creation */
     uint64_t          virt_wall_us;     /* wall clock at virt_start */
     struct fd_watch  *watches;
+    unsigned          ndead;            /* watches removed, not yet freed */
     struct zvs_timer *timers;
     struct { zvs_idle_fn fn; void *arg; } idle[MAX_IDLE];
     int               nidle;
@@ -183,6 +184,7 @@ int zvs_evloop_del_fd(struct zvs_evloop *l, int fd)
      * even when the DEL failed (a watch kept forever broke lab_restart once): the breach
      * is counted instead, for the tests to find its caller. */
     w->dead = true;
+    l->ndead++;
     return rc;
 }
 
@@ -202,8 +204,14 @@ void zvs_evloop_del_all_fds(struct zvs_evloop *l)
             zvs_evloop_del_fd(l, w->fd);
 }
 
+/* Only when a watch was removed: the list holds a watch or two per guest NIC (a tap's
+ * descriptor and its interrupt), so walking it every iteration would cost every
+ * iteration in proportion to the guests. */
 static void reap_watches(struct zvs_evloop *l)
 {
+    if (l->ndead == 0)
+        return;
+    l->ndead = 0;
     struct fd_watch **pp = &l->watches;
     while (*pp) {
         struct fd_watch *w = *pp;

@@ -178,6 +178,50 @@ static void on_counted(void *arg, int fd, uint32_t ev, uint64_t now)
     counted_calls++;
 }
 
+/* Many watches (a guest NIC's tap and interrupt each): removing some, between iterations
+ * and then again after iterations that removed nothing, leaves exactly the others, which
+ * go on firing; a removed descriptor's number can be watched again at once. */
+static void removals_among_many_watches(void **state)
+{
+    enum { N = 64 };
+    struct zvs_evloop *l = zvs_evloop_create();
+    int fds[N];
+    uint64_t one = 1;
+    unsigned watches, timers;
+    for (int i = 0; i < N; i++) {
+        fds[i] = eventfd(0, EFD_NONBLOCK);
+        assert_int_equal(zvs_evloop_add_fd(l, fds[i], EPOLLIN, on_counted, NULL), 0);
+    }
+    for (int round = 0; round < 2; round++) {
+        for (int i = round; i < N; i += 4)     /* round 0: 0, 4, ...; round 1: 1, 5, ... */
+            assert_int_equal(zvs_evloop_del_fd(l, fds[i]), 0);
+        counted_calls = 0;
+        for (int i = 0; i < N; i++)
+            assert_int_equal(write(fds[i], &one, sizeof(one)), sizeof(one));
+        while (zvs_evloop_run_once(l, 0) > 0)
+            ;
+        zvs_evloop_count(l, &watches, &timers);
+        assert_int_equal(watches, N - (round + 1) * N / 4);
+        assert_int_equal(counted_calls, (int)watches);
+        /* Nothing removed in this iteration: the survivors are all still there. */
+        for (int i = 0; i < N; i++)
+            (void)!write(fds[i], &one, sizeof(one));
+        counted_calls = 0;
+        while (zvs_evloop_run_once(l, 0) > 0)
+            ;
+        assert_int_equal(counted_calls, (int)watches);
+        for (int i = 0; i < N; i++) {
+            uint64_t v;
+            (void)!read(fds[i], &v, sizeof v);  /* drain the removed ones' counters */
+        }
+    }
+    assert_int_equal(zvs_evloop_add_fd(l, fds[0], EPOLLIN, on_counted, NULL), 0);
+    zvs_evloop_del_all_fds(l);
+    for (int i = 0; i < N; i++)
+        close(fds[i]);
+    zvs_evloop_destroy(l);
+}
+
 /* The contract (remove, then close) is checked, never enforced: a delete of a descriptor
  * already closed returns -EBADF, one not watched -ENOENT, a watch whose descriptor is
  * closed when its loop is destroyed is found then; each is counted in zvs_evloop_misuse().
@@ -321,6 +365,7 @@ int main(void)
         cmocka_unit_test(stop_ends_run),
         cmocka_unit_test(contract_breaches_are_reported),
         cmocka_unit_test(del_all_fds_removes_every_watch),
+        cmocka_unit_test(removals_among_many_watches),
         cmocka_unit_test(virtual_warp_fires_each_deadline_exactly),
         cmocka_unit_test(virtual_settle_serves_fds_without_waiting),
     };
