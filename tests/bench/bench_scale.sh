@@ -92,7 +92,7 @@ fi
 # The soft open-file limit many systems start a service with: vswitchd raises it itself
 # (daemon/fd_limit.h), else the 338th guest would fail to couple (3 descriptors a NIC).
 ulimit -Sn 1024 2>/dev/null || true
-for i in $(seq 1 20); do echo "QUERY VSWITCH BENCHSW DETAILS"; done >"$WORK/details"
+for _ in $(seq 1 20); do echo "QUERY VSWITCH BENCHSW DETAILS"; done >"$WORK/details"
 declare -A DET RSS
 for n in 512 1000; do
   cp_guests_start "$n" || exit 1
