@@ -15,6 +15,8 @@
 #                                        seconds, default 20)
 #   BENCH lacp_pdu_tx_late_ms_p50_under_load  the median of the same (the distribution
 #                                        is in the log)
+#   BENCH lacp_load_vswitchd_cpu_wait_pct     the share of that load's time vswitchd was
+#                                        runnable and waiting for a CPU (schedstat)
 # Times come from vswitchd's log (ms) and tshark captures (us), both wall clock, so they
 # compare exactly. Each part runs in its own process with its own lab (so a failed part
 # cleans up alone). Needs root, tshark, nft; OVS for the OVS part (else that line is
@@ -178,11 +180,17 @@ jitter)
     ip netns exec "${!v}" iperf3 -s -1 -D >/dev/null 2>&1
   done
   sleep 1
+  # vswitchd's time runnable but waiting for a CPU (schedstat: run time, run delay, runs),
+  # the part of a PDU's lateness no change in vswitchd bounds.
+  read -r _ wait0 runs0 <"/proc/$VSWITCHD_PID/schedstat"
+  t0=$(date +%s.%N)
   ip netns exec "$NS_A" iperf3 -c "${LAB_IP[lan]}" -P 2 -t "$LOAD_S" >"$WORK/iperf-a" 2>&1 &
   ipa=$!
   ip netns exec "$NS_B" iperf3 -c "${LAB_IP[lan2]}" -P 2 -t "$LOAD_S" >"$WORK/iperf-b" 2>&1 &
   ipb=$!
   wait $ipa; wait $ipb
+  read -r _ wait1 runs1 <"/proc/$VSWITCHD_PID/schedstat"
+  t1=$(date +%s.%N)
   kill -INT "$cap_pid" 2>/dev/null; wait "$cap_pid" 2>/dev/null
   grep -h "SUM.*receiver" "$WORK/iperf-a" "$WORK/iperf-b" >&2
   # Periodic PDUs are 1 s apart; a PDU sent for another reason (NTT) comes sooner and
@@ -199,6 +207,11 @@ jitter)
   v=$(awk 'END { printf "%.1f\n", $1 }' "$WORK/late")
   p50=$(awk '{ v[NR] = $1 } END { printf "%.1f\n", v[int((NR + 1) / 2)] }' "$WORK/late")
   echo "BENCH lacp_pdu_tx_late_ms_p50_under_load $p50 ms"
+  awk -v w="$((wait1 - wait0))" -v r="$((runs1 - runs0))" -v a="$t0" -v b="$t1" 'BEGIN {
+    printf "vswitchd waited for a CPU %.0f ms in %d runs (%.1f us each) over %.1f s of load\n",
+      w / 1e6, r, r ? w / r / 1e3 : 0, b - a }' >&2
+  echo "BENCH lacp_load_vswitchd_cpu_wait_pct $(awk -v w="$((wait1 - wait0))" -v a="$t0" -v b="$t1" \
+    'BEGIN { printf "%.1f", w / 1e9 / (b - a) * 100 }') %"
   echo "BENCH lacp_pdu_tx_jitter_ms_under_load $v ms"
   ;;
 *)
