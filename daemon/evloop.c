@@ -46,6 +46,7 @@ struct zvs_evloop {
     uint64_t          virt_start;       /* virtual `now` at creation */
     uint64_t          virt_wall_us;     /* wall clock at virt_start */
     struct fd_watch  *watches;
+    unsigned          ndead;            /* watches removed, not yet freed */
     struct zvs_timer *timers;
     struct { zvs_idle_fn fn; void *arg; } idle[MAX_IDLE];
     int               nidle;
@@ -183,6 +184,7 @@ int zvs_evloop_del_fd(struct zvs_evloop *l, int fd)
      * even when the DEL failed (a watch kept forever broke lab_restart once): the breach
      * is counted instead, for the tests to find its caller. */
     w->dead = true;
+    l->ndead++;
     return rc;
 }
 
@@ -202,8 +204,14 @@ void zvs_evloop_del_all_fds(struct zvs_evloop *l)
             zvs_evloop_del_fd(l, w->fd);
 }
 
+/* Only when a watch was removed: the list holds a watch or two per guest NIC (a tap's
+ * descriptor and its interrupt), so walking it every iteration would cost every
+ * iteration in proportion to the guests. */
 static void reap_watches(struct zvs_evloop *l)
 {
+    if (l->ndead == 0)
+        return;
+    l->ndead = 0;
     struct fd_watch **pp = &l->watches;
     while (*pp) {
         struct fd_watch *w = *pp;
@@ -337,6 +345,22 @@ int zvs_evloop_run_once(struct zvs_evloop *l, int timeout_ms)
             continue;
         w->fn(w->arg, w->fd, ev[i].events, l->now);
         ran++;
+        /* A deadline due now ends this iteration's callbacks: the timers and idle hooks
+         * run next, so a periodic LACPDU waits for one callback's bursts at most, not for
+         * every ready descriptor's. The rest are level-triggered and come back from the
+         * next epoll_wait; deadlines are milliseconds apart at the least, so a skipped
+         * descriptor waits one iteration, not more. */
+        if (!l->virt && l->armed_for && i + 1 < n && zvs_clock_now() >= l->armed_for)
+            break;
+    }
+    /* The callbacks may have run for a while (bursts of a busy data path): read the clock
+     * again, so a deadline that fell due meanwhile runs in this iteration with the timers
+     * and idle hooks, not after the next iteration's callbacks (a periodic LACPDU was late
+     * by two iterations instead of one). */
+    if (!l->virt && ran > 0) {
+        l->now = zvs_clock_now();
+        uint64_t first = zvs_evloop_next_deadline(l);
+        timer_fired = timer_fired || (first && first <= l->now);
     }
     if (timer_fired)
         ran += run_timers(l);

@@ -1,10 +1,14 @@
 /* The event loop: epoll for file descriptors, one timerfd for every timer.
  *
  * This is the only place in the daemon that reads the clock. Each iteration reads its
- * clock once, after epoll_wait returns, and hands that `now` (nanoseconds) to every
- * callback it runs, so engines (LACP, rebalancer, monitor sampler, MAC aging) see one
- * consistent time per iteration. Timers are absolute deadlines; the timerfd is armed for
- * the earliest one.
+ * clock after epoll_wait returns and hands that `now` (nanoseconds) to every fd callback;
+ * when any ran it reads the clock again and hands that later `now` to the timers due by
+ * then and to every idle hook, so engines (LACP, rebalancer, monitor sampler, MAC aging)
+ * see one consistent time per iteration, and a deadline that fell due while the data
+ * path's bursts ran is served in the same iteration: after each fd callback the clock is
+ * checked against the earliest deadline, and a due one ends the iteration's callbacks
+ * there (the remaining ready descriptors are reported again by the next epoll_wait).
+ * Timers are absolute deadlines; the timerfd is armed for the earliest one.
  *
  * The clock is the loop's: a real loop reads CLOCK_MONOTONIC (and CLOCK_REALTIME for
  * stamps that leave the process); a virtual loop (zvs_evloop_create_virtual) has a time

@@ -32,6 +32,7 @@
 #include "daemon/console_users.h"
 #include "cp-commands/version.h"
 #include "daemon/daemon.h"
+#include "daemon/fd_limit.h"
 #include "daemon/ivl_conf.h"
 #include "dataplane/log.h"
 
@@ -358,6 +359,15 @@ int main(int argc, char **argv)
         goto out;
     }
     startup_step("detach");
+    /* Three descriptors a QDIO NIC: 1,000 guests need more than a 1,024 soft limit. */
+    uint64_t fds_before = 0, fds_after = 0;
+    int frc = zvsd_raise_fd_limit(&fds_before, &fds_after);
+    if (frc < 0)
+        zvs_warn("cannot raise the open-file limit from %llu: %s",
+                 (unsigned long long)fds_before, strerror(-frc));
+    else if (fds_after != fds_before)
+        zvs_info("open-file limit raised from %llu to %llu", (unsigned long long)fds_before,
+                 (unsigned long long)fds_after);
 
     struct zvsd_options opt = { .stats_path = stats, .qdio_socket = qsock,
                                  .console_path = console,

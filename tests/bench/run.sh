@@ -49,7 +49,8 @@
 #   soak_lost_uncounted 0; the report's experiment: repro_str_gain_mtu1492_* >= 1.75,
 #   repro_str_gain_mtu8992_* >= 1.8, repro_rr_gain_mtu1492_50 >= 1.4,
 #   repro_cp_cpu_per_mb_ratio <= 1; perfkit serve flooded beside a stream:
-#   web_flood_iperf_ratio >= 0.9)
+#   web_flood_iperf_ratio >= 0.9; 1,000 guests (bench_scale.sh): scale_fwd_ratio_1000g_vs_3g
+#   >= 0.9, scale_query_details_ratio_1000g_vs_512g <= 2.2)
 #   ratio of a line vs OVS        >= 1.2  veth path against OVS userspace
 #   ratio of a line vs bridge     >= 0.5  veth path against the Linux bridge
 #   hercules_* vs bridge          >= 0.98 a Hercules guest's LCS path (issues 13, 23): the switch
@@ -221,7 +222,8 @@ report() {
       # mean a discard counted that lost nothing, as wrong as a loss nobody counted);
       # issue 14: the IBM report experiment, group over non-group (bench_repro.sh: the
       # subset measured, the rest from the latest make repro); issue 26: a flood of
-      # perfkit serve beside iperf3 through vswitchd (bench_web.sh).
+      # perfkit serve beside iperf3 through vswitchd (bench_web.sh); issue 23: 1,000
+      # guests (bench_scale.sh).
       split("core_64b_mpps >= 20|" \
             "core_instr_per_frame <= 300|" \
             "core_instr_per_frame_switch <= 150|" \
@@ -246,7 +248,9 @@ report() {
             "repro_str_gain_mtu8992_50 >= 1.8|" \
             "repro_rr_gain_mtu1492_50 >= 1.4|" \
             "repro_cp_cpu_per_mb_ratio <= 1|" \
-            "web_flood_iperf_ratio >= 0.9", tl, "|")
+            "web_flood_iperf_ratio >= 0.9|" \
+            "scale_fwd_ratio_1000g_vs_3g >= 0.9|" \
+            "scale_query_details_ratio_1000g_vs_512g <= 2.2", tl, "|")
       for (i in tl) {
         split(tl[i], parts, " ")
         top[parts[1]] = parts[2]; tval[parts[1]] = parts[3]; order[++ntgt] = parts[1]

@@ -47,6 +47,8 @@ BENCH repro_cp_cpu_per_mb_ratio 0.93 ratio
 BENCH web_flood_iperf_ratio 0.95 ratio
 BENCH vxlan_tcp_gbps_mtu1500 9.0 Gbit/s linux-vxlan-bridge 10.0 0.900
 BENCH vxlan_tcp_gbps_mtu9000 18.0 Gbit/s linux-vxlan-bridge 20.0 0.900
+BENCH scale_fwd_ratio_1000g_vs_3g 0.95 ratio
+BENCH scale_query_details_ratio_1000g_vs_512g 2.0 ratio
 LINES
 }
 

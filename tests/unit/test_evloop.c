@@ -1,5 +1,5 @@
-/* Event loop: fd callbacks, absolute-deadline timers in order, idle hooks, removal from
- * inside a callback. */
+/* Event loop: fd callbacks, absolute-deadline timers in order (one that falls due during
+ * the callbacks served in their iteration), idle hooks, removal from inside a callback. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon/evloop.h"
@@ -93,12 +94,132 @@ static void fd_callback_and_idle(void **state)
     zvs_evloop_destroy(l);
 }
 
+/* A busy data path: the callback runs past a timer's deadline. */
+static void on_fd_slow(void *arg, int fd, uint32_t ev, uint64_t now)
+{
+    struct fdctx *c = arg;
+    uint64_t v;
+    assert_int_equal(read(fd, &v, sizeof(v)), sizeof(v));
+    c->calls++;
+    struct timespec ts = { 0, 5000000 };        /* 5 ms */
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+static uint64_t idle_now;
+static void on_idle_now(void *arg, uint64_t now) { idle_now = now; }
+
+/* A deadline that falls due while an iteration's fd callbacks run is served in that same
+ * iteration, with a `now` read after them (not one iteration of callbacks later), and the
+ * idle hooks see that `now` too. */
+static void timer_due_during_callbacks_runs_in_that_iteration(void **state)
+{
+    struct zvs_evloop *l = zvs_evloop_create();
+    struct fdctx c = { .l = l, .fd = eventfd(0, EFD_NONBLOCK) };
+    struct rec r = { 0 };
+    struct tagged a = { &r, 1 };
+    struct zvs_timer *t = zvs_timer_create(l, on_timer_tag, &a);
+    uint64_t one = 1;
+    assert_int_equal(zvs_evloop_add_fd(l, c.fd, EPOLLIN, on_fd_slow, &c), 0);
+    assert_int_equal(zvs_evloop_add_idle(l, on_idle_now, NULL), 0);
+    assert_int_equal(write(c.fd, &one, sizeof(one)), sizeof(one));
+    uint64_t deadline = zvs_clock_now() + 1000000;     /* 1 ms: inside the callback's 5 */
+    zvs_timer_arm(t, deadline);
+    assert_int_equal(zvs_evloop_run_once(l, 1000), 2);  /* the fd and the timer */
+    assert_int_equal(c.calls, 1);
+    assert_int_equal(r.n, 1);
+    assert_true(r.now[0] >= deadline);
+    assert_int_equal(idle_now, r.now[0]);
+    assert_int_equal(zvs_evloop_now(l), r.now[0]);
+    assert_int_equal(zvs_evloop_del_fd(l, c.fd), 0);
+    close(c.fd);
+    zvs_timer_destroy(t);
+    zvs_evloop_destroy(l);
+}
+
+/* Two descriptors ready at once and a deadline that falls due during the first one's
+ * callback: the second waits for the next iteration, the timer does not wait for it. */
+static void timer_due_ends_the_iterations_callbacks(void **state)
+{
+    struct zvs_evloop *l = zvs_evloop_create();
+    struct fdctx c1 = { .l = l, .fd = eventfd(0, EFD_NONBLOCK) };
+    struct fdctx c2 = { .l = l, .fd = eventfd(0, EFD_NONBLOCK) };
+    struct rec r = { 0 };
+    struct tagged a = { &r, 1 };
+    struct zvs_timer *t = zvs_timer_create(l, on_timer_tag, &a);
+    uint64_t one = 1;
+    assert_int_equal(zvs_evloop_add_fd(l, c1.fd, EPOLLIN, on_fd_slow, &c1), 0);
+    assert_int_equal(zvs_evloop_add_fd(l, c2.fd, EPOLLIN, on_fd_slow, &c2), 0);
+    assert_int_equal(write(c1.fd, &one, sizeof(one)), sizeof(one));
+    assert_int_equal(write(c2.fd, &one, sizeof(one)), sizeof(one));
+    uint64_t deadline = zvs_clock_now() + 1000000;     /* 1 ms: inside one callback's 5 */
+    zvs_timer_arm(t, deadline);
+    assert_int_equal(zvs_evloop_run_once(l, 1000), 2);  /* one descriptor and the timer */
+    assert_int_equal(c1.calls + c2.calls, 1);
+    assert_int_equal(r.n, 1);
+    assert_true(r.now[0] >= deadline);
+    /* The other descriptor is still ready: served by the next iteration. */
+    assert_int_equal(zvs_evloop_run_once(l, 1000), 1);
+    assert_int_equal(c1.calls, 1);
+    assert_int_equal(c2.calls, 1);
+    assert_int_equal(zvs_evloop_del_fd(l, c1.fd), 0);
+    assert_int_equal(zvs_evloop_del_fd(l, c2.fd), 0);
+    close(c1.fd);
+    close(c2.fd);
+    zvs_timer_destroy(t);
+    zvs_evloop_destroy(l);
+}
+
 static int counted_calls;
 static void on_counted(void *arg, int fd, uint32_t ev, uint64_t now)
 {
     uint64_t v;
     (void)!read(fd, &v, sizeof v);
     counted_calls++;
+}
+
+/* Many watches (a guest NIC's tap and interrupt each): removing some, between iterations
+ * and then again after iterations that removed nothing, leaves exactly the others, which
+ * go on firing; a removed descriptor's number can be watched again at once. */
+static void removals_among_many_watches(void **state)
+{
+    enum { N = 64 };
+    struct zvs_evloop *l = zvs_evloop_create();
+    int fds[N];
+    uint64_t one = 1;
+    unsigned watches, timers;
+    for (int i = 0; i < N; i++) {
+        fds[i] = eventfd(0, EFD_NONBLOCK);
+        assert_int_equal(zvs_evloop_add_fd(l, fds[i], EPOLLIN, on_counted, NULL), 0);
+    }
+    for (int round = 0; round < 2; round++) {
+        for (int i = round; i < N; i += 4)     /* round 0: 0, 4, ...; round 1: 1, 5, ... */
+            assert_int_equal(zvs_evloop_del_fd(l, fds[i]), 0);
+        counted_calls = 0;
+        for (int i = 0; i < N; i++)
+            assert_int_equal(write(fds[i], &one, sizeof(one)), sizeof(one));
+        while (zvs_evloop_run_once(l, 0) > 0)
+            ;
+        zvs_evloop_count(l, &watches, &timers);
+        assert_int_equal(watches, N - (round + 1) * N / 4);
+        assert_int_equal(counted_calls, (int)watches);
+        /* Nothing removed in this iteration: the survivors are all still there. */
+        for (int i = 0; i < N; i++)
+            (void)!write(fds[i], &one, sizeof(one));
+        counted_calls = 0;
+        while (zvs_evloop_run_once(l, 0) > 0)
+            ;
+        assert_int_equal(counted_calls, (int)watches);
+        for (int i = 0; i < N; i++) {
+            uint64_t v;
+            (void)!read(fds[i], &v, sizeof v);  /* drain the removed ones' counters */
+        }
+    }
+    assert_int_equal(zvs_evloop_add_fd(l, fds[0], EPOLLIN, on_counted, NULL), 0);
+    zvs_evloop_del_all_fds(l);
+    for (int i = 0; i < N; i++)
+        close(fds[i]);
+    zvs_evloop_destroy(l);
 }
 
 /* The contract (remove, then close) is checked, never enforced: a delete of a descriptor
@@ -239,9 +360,12 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(timers_fire_in_deadline_order),
         cmocka_unit_test(fd_callback_and_idle),
+        cmocka_unit_test(timer_due_during_callbacks_runs_in_that_iteration),
+        cmocka_unit_test(timer_due_ends_the_iterations_callbacks),
         cmocka_unit_test(stop_ends_run),
         cmocka_unit_test(contract_breaches_are_reported),
         cmocka_unit_test(del_all_fds_removes_every_watch),
+        cmocka_unit_test(removals_among_many_watches),
         cmocka_unit_test(virtual_warp_fires_each_deadline_exactly),
         cmocka_unit_test(virtual_settle_serves_fds_without_waiting),
     };

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# bench_scale: 1,000 coupled guests (run by tests/bench/run.sh; prints its protocol's BENCH
+# lines). Needs nothing but the built programs (valgrind for the instruction counts); no
+# root. About a minute.
+#
+# Forwarding (bench_scale.c: in one process, one core, QDIO guests at QUEUESTORAGE 1M
+# sending 64-byte frames to random destinations among 65,000 MAC table entries, every
+# address learned first; the switch's rate is frames over the time inside zvs_switch_poll):
+#   BENCH scale_fwd_mpps_3g <Mpps> Mpps                 3 guests, median of 3 rounds
+#   BENCH scale_fwd_mpps_1000g <Mpps> Mpps scale_fwd_mpps_3g <Mpps> <ratio>
+#   BENCH scale_fwd_ratio_1000g_vs_3g <ratio> ratio     target >= 0.9
+#   BENCH scale_fwd_spread_pct_3g|_1000g <pct> %        (max - min) / median of the rounds
+#   BENCH scale_instr_per_frame_3g|_1000g <n> instr/frame        callgrind, whole loop
+#   BENCH scale_instr_per_frame_switch_3g|_1000g <n> instr/frame zvs_switch_poll inclusive
+#   BENCH scale_fwd_flow_mpps_1000g <Mpps> Mpps scale_fwd_flow_mpps_3g <Mpps> <ratio>
+#                       the same with each burst's frames to one guest (--flow): what the
+#                       number of guests costs when every input buffer carries a burst
+# The rounds interleave (3 guests, 1,000 guests, 3, 1,000, ...) so a disturbance hits both.
+#
+# CP (cp_guests_lib.sh: vswitchd with N QDIO guests coupled to one VSWITCH):
+#   BENCH scale_query_details_ms_1000g <ms> ms scale_query_details_ms_512g <ms> <ratio>
+#   BENCH scale_query_details_ratio_1000g_vs_512g <ratio> ratio   target <= 2.2
+#   BENCH scale_rss_kb_per_guest <kB> kB    (VmRSS at 1,000 - at 512) / 488, all coupled
+# vswitchd starts under a soft open-file limit of 1,024, as many systems start a service.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+BIN=$BUILD/bench/bench_scale
+ROUNDS=${SCALE_ROUNDS:-3}
+FRAMES=${SCALE_FRAMES:-2000000}
+CG_FRAMES=${SCALE_CG_FRAMES:-64000}
+[ -x "$BIN" ] || { echo "bench_scale not built ($BIN)"; exit 1; }
+WORK=$(mktemp -d /tmp/zvs-bench-scale.XXXXXX)
+. "$HERE/cp_guests_lib.sh"
+cleanup() {
+  cp_guests_stop >/dev/null 2>&1
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# ---- forwarding -----------------------------------------------------------------------
+for r in $(seq 1 "$ROUNDS"); do
+  for g in 3 1000; do
+    for mode in random flow; do
+      arg=; [ $mode = flow ] && arg=--flow
+      "$BIN" --guests "$g" --frames "$FRAMES" --rounds 1 $arg >"$WORK/fwd.$mode.$g.$r" 2>&1 ||
+        { cat "$WORK/fwd.$mode.$g.$r"; echo "bench_scale --guests $g $arg failed"; exit 1; }
+      cat "$WORK/fwd.$mode.$g.$r"
+    done
+  done
+done
+# median and spread of the rounds' switch rates: "median spread_pct"
+stats() {  # MODE GUESTS
+  cat "$WORK"/fwd."$1"."$2".* | awk '$1 ~ /^SCALE/ { print $7 }' | sort -g |
+    awk '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]; printf "%.4f %.1f\n", m, (v[NR] - v[1]) / m * 100 }'
+}
+read -r m3 s3 < <(stats random 3)
+read -r m1k s1k < <(stats random 1000)
+read -r f3 _ < <(stats flow 3)
+read -r f1k _ < <(stats flow 1000)
+ratio=$(awk -v a="$m1k" -v b="$m3" 'BEGIN { printf "%.3f", a / b }')
+echo "BENCH scale_fwd_mpps_3g $m3 Mpps"
+echo "BENCH scale_fwd_mpps_1000g $m1k Mpps scale_fwd_mpps_3g $m3 $ratio"
+echo "BENCH scale_fwd_ratio_1000g_vs_3g $ratio ratio"
+echo "BENCH scale_fwd_spread_pct_3g $s3 %"
+echo "BENCH scale_fwd_spread_pct_1000g $s1k %"
+echo "BENCH scale_fwd_flow_mpps_1000g $f1k Mpps scale_fwd_flow_mpps_3g $f3 $(awk -v a="$f1k" -v b="$f3" 'BEGIN { printf "%.3f", a / b }')"
+
+# ---- instructions (callgrind) ---------------------------------------------------------
+if command -v valgrind >/dev/null 2>&1; then
+  for g in 3 1000; do
+    out=$WORK/cg.$g.out
+    valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \
+      "$BIN" --callgrind --guests "$g" --frames "$CG_FRAMES" >"$WORK/cg.$g.log" 2>&1 ||
+      { tail -5 "$WORK/cg.$g.log"; echo "callgrind of $g guests failed"; exit 1; }
+    grep -qx "BENCH_CALLGRIND_MACROS 1" "$WORK/cg.$g.log" ||
+      { echo "bench_scale built without valgrind's callgrind.h: nothing counted"; continue; }
+    total=$(sed -n 's/^totals: *\([0-9][0-9]*\).*/\1/p' "$out" | head -n 1)
+    sw=$(callgrind_annotate --inclusive=yes "$out" 2>/dev/null |
+         awk '/:zvs_switch_poll / && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $1; exit }')
+    awk -v t="$total" -v s="${sw:-0}" -v n="$CG_FRAMES" -v g="$g" 'BEGIN {
+      printf "BENCH scale_instr_per_frame_%sg %.1f instr/frame\n", g, t / n
+      printf "BENCH scale_instr_per_frame_switch_%sg %.1f instr/frame\n", g, s / n }'
+  done
+else
+  echo "valgrind missing: no instruction counts"
+fi
+
+# ---- CP: QUERY VSWITCH DETAILS and memory ---------------------------------------------
+# The soft open-file limit many systems start a service with: vswitchd raises it itself
+# (daemon/fd_limit.h), else the 338th guest would fail to couple (3 descriptors a NIC).
+ulimit -Sn 1024 2>/dev/null || true
+for _ in $(seq 1 20); do echo "QUERY VSWITCH BENCHSW DETAILS"; done >"$WORK/details"
+declare -A DET RSS
+for n in 512 1000; do
+  cp_guests_start "$n" || exit 1
+  cp_batch "$WORK/details" >/dev/null || exit 1          # warm-up
+  t=$(cp_batch "$WORK/details") || { echo "$t"; exit 1; }
+  DET[$n]=$(awk -v t="$t" 'BEGIN { printf "%.2f", t / 20 * 1e3 }')
+  RSS[$n]=$(cp_rss_kb)
+  echo "$n guests: QUERY VSWITCH DETAILS ${DET[$n]} ms, vswitchd VmRSS ${RSS[$n]} kB"
+  cp_guests_stop || exit 1
+done
+dr=$(awk -v a="${DET[1000]}" -v b="${DET[512]}" 'BEGIN { printf "%.3f", a / b }')
+# ratio column: > 1 means better, so for a time it is the 512-guest figure over ours
+echo "BENCH scale_query_details_ms_1000g ${DET[1000]} ms scale_query_details_ms_512g ${DET[512]} $(awk -v r="$dr" 'BEGIN { printf "%.3f", 1 / r }')"
+echo "BENCH scale_query_details_ratio_1000g_vs_512g $dr ratio"
+echo "BENCH scale_rss_kb_per_guest $(awk -v a="${RSS[1000]}" -v b="${RSS[512]}" 'BEGIN { printf "%.1f", (a - b) / 488 }') kB"
