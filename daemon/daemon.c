@@ -206,9 +206,11 @@ static struct d_uplink *uplink_by_ifname(struct zvsd *d, const char *ifname)
 
 /* Is a netlink_link watch the source of the uplink's carrier (a Linux interface stands
  * behind it)? Not for a dummy link, whose name may even be a real interface's. */
+/* Whether netlink's link events reach this uplink: its wire's backend says so (a VXLAN
+ * uplink hears its underlay's carrier; its own kind is no backend class). */
 static bool uplink_netlink(const struct zvs_port *p)
 {
-    const struct zvs_backend_class *c = zvs_backend_of(p);
+    const struct zvs_backend_class *c = zvs_backend_of(zvsd_wire_port(p));
     return c && c->netlink && p->ops->link_event;
 }
 

@@ -20,8 +20,11 @@ vxlan_sysconfig "$SYSCONFIG" "REMOTE 10.99.0.2"
 ip -n "$NS_SW" link add osa28ba type veth peer name eth0 netns "$NS_LAN" || fail "veth"
 ip -n "$NS_SW" link set osa28ba up
 ip -n "$NS_LAN" addr add 10.99.0.2/24 dev eth0
-ip -n "$NS_LAN" link set eth0 up
+# The LAN's end comes up only after vswitchd started: the underlay has no carrier when the
+# VXLAN uplink opens it, and the uplink must hear the carrier come (netlink, through the
+# underlay's backend).
 vxlan_vswitchd "$SYSCONFIG"
+ip -n "$NS_LAN" link set eth0 up
 vxlan_capture "$NS_LAN" eth0
 trap 'rc=$?; vxlan_capture_stop; (exit $rc); lab_cleanup' EXIT
 
