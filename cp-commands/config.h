@@ -264,7 +264,8 @@ struct zvs_cfg_vxlan {
     char               vswitch[ZVS_NAME_MAX + 1];
     uint32_t           vni;             /* 0-16777215 */
     char               local[ZVS_CFG_ADDR_STR];     /* our VTEP address (canonical text) */
-    struct zvs_rdev    rdev;            /* the underlay uplink */
+    struct zvs_rdev    rdev;            /* the underlay uplink (an RDEV), or */
+    char               group[ZVS_NAME_MAX + 1];     /* the switch's port group; "": RDEV */
     uint16_t           udp_port;        /* 4789 unless given */
     char               gateway[ZVS_CFG_ADDR_STR];   /* "": remote VTEPs are on-link */
     unsigned           nremote;

@@ -103,10 +103,13 @@
  *         The system operator's userid (z/VM's SYSTEM_USERIDS statement): the userid
  *         root's console commands act as (default OPERATOR; a LINUXUSER naming root still
  *         replaces root's whole mapping). Once per file.
- *   VXLAN VSWITCH name VNI n LOCAL addr RDEV nnnn [REMOTE host [host ..]] [UDPPORT n]
- *         [GATEWAY addr]
+ *   VXLAN VSWITCH name VNI n LOCAL addr RDEV nnnn | GROUP grp [REMOTE host [host ..]]
+ *         [UDPPORT n] [GATEWAY addr]
  *         zvswitch extension: the switch's uplink is a VXLAN segment (RFC 7348, overlay/):
- *         VNI 0-16777215, our VTEP address LOCAL, the underlay uplink RDEV (an RDEVICE),
+ *         VNI 0-16777215, our VTEP address LOCAL, the underlay uplink RDEV (an RDEVICE)
+ *         or GROUP, the switch's own port group (DEFINE VSWITCH ... GROUP grp), whose
+ *         members then carry the encapsulated frames, each flow's member chosen by the
+ *         outer UDP source port (RFC 7348 section 5) whatever its DISTRIBUTION;
  *         up to 8 remote VTEPs by address or host name (resolved through RESOLVER's
  *         c-ares resolver), UDPPORT (default 4789), GATEWAY the underlay's next hop
  *         when the remote VTEPs are not on-link. The switch must be defined above; one
@@ -1450,9 +1453,10 @@ static void resolver_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
     }
 }
 
-/* ---- VXLAN VSWITCH name VNI n LOCAL addr RDEV nnnn [REMOTE ..] [UDPPORT n] [GATEWAY a] -- */
+/* ---- VXLAN VSWITCH name VNI n LOCAL addr RDEV nnnn | GROUP grp [REMOTE ..] [UDPPORT n]
+ *      [GATEWAY a] ---- */
 
-enum { VX_VNI, VX_LOCAL, VX_RDEV, VX_REMOTE, VX_UDPPORT, VX_GATEWAY, VX_COUNT };
+enum { VX_VNI, VX_LOCAL, VX_RDEV, VX_GROUP, VX_REMOTE, VX_UDPPORT, VX_GATEWAY, VX_COUNT };
 
 /* An address literal into out (canonical text); its family (4 or 6), 0 when bad. */
 static int vx_addr(struct sc_ctx *c, const struct zvs_tok *t, const char *what,
@@ -1502,6 +1506,15 @@ static void vx_rdev(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *v
         c->vx.rdev.devno = r.devno;     /* fields: r's padding is undefined */
 }
 
+static void vx_group(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                     unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+
+    if (zvs_parse_name(val->s, c->vx.group) < 0)
+        bad_value(c, val, "GROUP", RULE_NAME);
+}
+
 static void vx_udpport(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
                        unsigned nval)
 {
@@ -1542,6 +1555,7 @@ static const struct zvs_opdef vxlan_ops[VX_COUNT] = {
     [VX_VNI]     = { "VNI", 1, 1, false, 0, vx_vni },
     [VX_LOCAL]   = { "LOCAL", 1, 1, false, 0, vx_local },
     [VX_RDEV]    = { "RDEV", 1, 1, false, 0, vx_rdev },
+    [VX_GROUP]   = { "GROUP", 1, 1, false, 0, vx_group },
     [VX_REMOTE]  = { "REMOTE", 1, ZVS_TOK_MAX, true, 0, vx_remote },
     [VX_UDPPORT] = { "UDPPORT", 1, 1, false, 0, vx_udpport },
     [VX_GATEWAY] = { "GATEWAY", 1, 1, false, 0, vx_gateway },
@@ -1582,10 +1596,18 @@ static int text_family(const char *s)
 static void vxlan_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
 {
     struct sc_ctx *c = ctx;
-    const uint64_t need = ZVS_OPBIT(VX_VNI) | ZVS_OPBIT(VX_LOCAL) | ZVS_OPBIT(VX_RDEV);
+    const uint64_t need = ZVS_OPBIT(VX_VNI) | ZVS_OPBIT(VX_LOCAL);
+    const uint64_t under = ZVS_OPBIT(VX_RDEV) | ZVS_OPBIT(VX_GROUP);
+    int vs = zvs_cfg_find_vswitch(c->cfg, c->vx.vswitch);
 
-    if ((given & need) != need)
-        ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_MISSING, "VNI, LOCAL and RDEV");
+    if ((given & need) != need || !(given & under))
+        ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_MISSING, "VNI, LOCAL and RDEV or GROUP");
+    if ((given & under) == under)
+        ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_CONFLICT, "RDEV", "GROUP");
+    /* The group is the switch's: the switch joins its members and runs its LACP. */
+    if (c->vx.group[0] && vs >= 0 && strcmp(c->cfg->vswitch[vs].group, c->vx.group) != 0)
+        ERR(c, stmt->tok[0].line, ZVS_MSG_VALUE_INVALID, "GROUP", c->vx.group,
+            "the switch's own GROUP");
     if (c->vx.local[0] && c->vx.gateway[0] &&
         text_family(c->vx.local) != text_family(c->vx.gateway))
         ERR(c, stmt->tok[0].line, ZVS_MSG_VALUE_INVALID, "GATEWAY", c->vx.gateway,

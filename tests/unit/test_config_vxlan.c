@@ -93,11 +93,51 @@ static void test_vxlan_refused(void **state)
                  "VXLAN VSWITCH VXSW VNI 2 LOCAL 10.0.0.1 RDEV 28BA\n", "VXSW", 1);
 }
 
+/* GROUP: the underlay is the switch's own port group; exactly one of RDEV and GROUP. */
+#define GBASE "SET PORT GROUP VXGRP JOIN 28BA 2902 DISTRIBUTION UDPPORT\n" \
+              "DEFINE VSWITCH VXSW ETHERNET GROUP VXGRP\n" \
+              "DEFINE VSWITCH OTHER RDEV NONE\n"
+
+static void test_vxlan_group(void **state)
+{
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig_text(cfg, "S", GBASE
+        "VXLAN VSWITCH VXSW VNI 5000 LOCAL 10.0.0.1 GROUP vxgrp REMOTE 10.0.0.2\n"), 0);
+    assert_int_equal(cfg->msgs.n, 0);
+    assert_int_equal(cfg->nvxlan, 1);
+    assert_string_equal(cfg->vxlan[0].group, "VXGRP");
+    char *got = cfg_dump_text(cfg);
+    assert_non_null(strstr(got, "VXLAN VSWITCH VXSW VNI 5000 LOCAL 10.0.0.1 GROUP VXGRP "
+                                "UDPPORT 4789 REMOTE 10.0.0.2\n"));
+    free(got);
+    zvs_cfg_free(cfg);
+
+    const char *bad[][2] = {
+        { "VXLAN VSWITCH VXSW VNI 1 LOCAL 10.0.0.1\n", "VNI, LOCAL and RDEV or GROUP" },
+        { "VXLAN VSWITCH VXSW VNI 1 LOCAL 10.0.0.1 RDEV 28BA GROUP VXGRP\n", "GROUP" },
+        { "VXLAN VSWITCH OTHER VNI 1 LOCAL 10.0.0.1 GROUP VXGRP\n", "own GROUP" },
+        { "VXLAN VSWITCH VXSW VNI 1 LOCAL 10.0.0.1 GROUP TOOLONGNAME\n", "TOOLONGNAME" },
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[1024];
+
+        cfg = zvs_cfg_new();
+        snprintf(text, sizeof text, GBASE "%s", bad[i][0]);
+        zvs_cfg_parse_sysconfig_text(cfg, "S", text);
+        assert_true(cfg->msgs.n >= 1);
+        if (!strstr(cfg->msgs.msg[0].text, bad[i][1]))
+            fail_msg("%s -> %s (want %s)", bad[i][0], cfg->msgs.msg[0].text, bad[i][1]);
+        assert_int_equal(cfg->nvxlan, 0);
+        zvs_cfg_free(cfg);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vxlan_statement),
         cmocka_unit_test(test_vxlan_refused),
+        cmocka_unit_test(test_vxlan_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
