@@ -564,7 +564,7 @@ static void rdevs_close(struct zvsd *d, struct d_switch *ds, uint64_t now)
                 zvsd_monitor_uplink_gone(d, u, ZVS_MON_FAIL_DETACHED, now);
             zvsd_untrack_uplink(d, p);
             if (zvs_uplink_is_vxlan(p))         /* its names must not outlive it */
-                zvsd_vxlan_forget(d, zvs_uplink_vxlan_vtep(p));
+                zvsd_vxlan_closing(d, ds, p);
             zvs_switch_remove_port(ds->sw, p);
         }
         p = next;
@@ -636,6 +636,7 @@ static void group_release(struct zvsd *d, struct d_switch *ds, uint64_t now)
         return;
     char name[ZVS_NAME_MAX + 1];
     snprintf(name, sizeof name, "%s", zvs_lag_params(ds->lag)->pg.name);
+    zvsd_vxlan_close_group(d, ds);      /* it borrows the members */
     for (unsigned s = 0; s < ZVS_PG_MAX_MEMBERS; s++) {
         struct zvs_port *p = zvs_lag_member_port(ds->lag, s);
         if (!p)

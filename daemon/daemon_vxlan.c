@@ -6,6 +6,14 @@
  * and carrier are the underlay's). QUERY VSWITCH shows the VTEP, its remotes and the
  * learned MACs, and the discards by reason (lines of ours).
  *
+ * The underlay may instead be the switch's port group (VXLAN ... GROUP): the group joins
+ * its members and runs their LACP as for any group, the uplink writes on them through
+ * overlay/underlay_group.h (each flow's member by the outer UDP source port) and reads
+ * them (on_uplink polls the uplink when a member is readable), and the switch leaves
+ * the members to it (zvs_switch_set_group_underlay). The VTEP's MAC is the group's LACP
+ * system MAC, one address whichever member carries a frame, as a bond has one. The
+ * uplink goes before its group does (group_release).
+ *
  * The uplink is built once, when the switch's uplinks open (start, CONNECT); a changed
  * statement needs the switch's uplinks reopened (there is no CP command for it yet).
  */
@@ -15,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "overlay/underlay_group.h"
 #include "overlay/uplink_vxlan.h"
 #include "overlay/vtep_names.h"
 
@@ -93,6 +102,40 @@ void zvsd_vxlan_forget(struct zvsd *d, struct zvs_vtep *v)
     }
 }
 
+/* A member's Slow Protocols frame, read through the VXLAN uplink: to its group. */
+static void group_slow(void *arg, struct zvs_port *member, const struct zvs_frame *f)
+{
+    struct zvsd *d = arg;
+
+    for (unsigned i = 0; i < d->nsw; i++)
+        if (d->sw[i].sw && d->sw[i].lag && zvs_lag_is_member(d->sw[i].lag, member))
+            zvs_lag_slow_input(d->sw[i].lag, member, f, zvs_evloop_now(d->loop));
+}
+
+/* The underlay of a statement: its RDEV opened (tracked with the uplink), or the
+ * switch's group borrowed; NULL with why and *err. */
+static struct zvs_port *underlay_open(struct zvsd *d, struct d_switch *ds,
+                                      const struct zvs_cfg_vxlan *vx, const char **ifname,
+                                      uint8_t mac[6], char *why, size_t whylen, int *err)
+{
+    struct zvs_port *u;
+
+    if (!vx->group[0])
+        return zvsd_open_rdev(d, vx->rdev, ifname, mac, why, whylen, err);
+    if (!ds->lag || strcmp(zvs_lag_params(ds->lag)->pg.name, vx->group) != 0) {
+        snprintf(why, whylen, "port group %s is not the switch's", vx->group);
+        *err = -ENODEV;                 /* waits for the switch's GROUP */
+        return NULL;
+    }
+    u = zvs_underlay_group_create(vx->group, ds->lag, group_slow, d, err);
+    if (!u)
+        snprintf(why, whylen, "port group %s: %s", vx->group, strerror(-*err));
+    else
+        memcpy(mac, zvs_lag_params(ds->lag)->system, 6);
+    *ifname = vx->group;
+    return u;
+}
+
 int zvsd_vxlan_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
                     char *why, size_t whylen, int *err)
 {
@@ -106,7 +149,7 @@ int zvsd_vxlan_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vs
     *err = 0;
     if (!vx || vxlan_port(ds))
         return 0;
-    under = zvsd_open_rdev(d, vx->rdev, &ifname, mac, why, whylen, err);
+    under = underlay_open(d, ds, vx, &ifname, mac, why, whylen, err);
     if (!under)
         return -1;
     v = vtep_make(d, vx, vs, mac, why, whylen);
@@ -130,10 +173,35 @@ int zvsd_vxlan_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vs
         *err = -ENOSPC;
         return -1;
     }
-    zvsd_track_uplink(d, ds, p, ifname, false);
-    zvs_info("VSWITCH %s VXLAN VNI %u on RDEV %s (%s), MTU %u", vs->name, (unsigned)vx->vni,
-             p->name, ifname, p->mtu);
+    if (vx->group[0]) {                 /* the members are read through p */
+        ds->overlay = p;
+        zvs_switch_set_group_underlay(ds->sw, true);
+    } else {
+        zvsd_track_uplink(d, ds, p, ifname, false);
+    }
+    zvs_info("VSWITCH %s VXLAN VNI %u on %s %s (%s), MTU %u", vs->name, (unsigned)vx->vni,
+             vx->group[0] ? "GROUP" : "RDEV", p->name, ifname, p->mtu);
     return 0;
+}
+
+void zvsd_vxlan_closing(struct zvsd *d, struct d_switch *ds, struct zvs_port *p)
+{
+    zvsd_vxlan_forget(d, zvs_uplink_vxlan_vtep(p));
+    if (p == ds->overlay) {
+        zvs_switch_set_group_underlay(ds->sw, false);
+        ds->overlay = NULL;
+    }
+}
+
+void zvsd_vxlan_close_group(struct zvsd *d, struct d_switch *ds)
+{
+    struct zvs_port *p = ds->overlay;
+
+    if (!p)
+        return;
+    zvs_info("VSWITCH %s VXLAN uplink over port group %s closed", ds->cfg.name, p->name);
+    zvsd_vxlan_closing(d, ds, p);
+    zvs_switch_remove_port(ds->sw, p);
 }
 
 static int show_mac(void *arg, const struct zvs_vtep_fdb_entry *e)
@@ -160,9 +228,9 @@ void zvsd_vxlan_query(const struct d_switch *ds, bool details, struct zvs_cp_res
     c = zvs_vtep_config_of(v);
     zvs_vtep_fdb_stats(zvs_vtep_fdb(v), &fs);
     zvs_vtep_stats(v, &st);
-    zvs_cp_printf(r, "  VXLAN VTEP: %s  UDP port: %u  underlay RDEV: %s  MTU: %u",
-                  zvs_ipaddr_str(&c->local, a, sizeof a), (unsigned)c->udp_port, p->name,
-                  p->mtu);
+    zvs_cp_printf(r, "  VXLAN VTEP: %s  UDP port: %u  underlay %s: %s  MTU: %u",
+                  zvs_ipaddr_str(&c->local, a, sizeof a), (unsigned)c->udp_port,
+                  p == ds->overlay ? "GROUP" : "RDEV", p->name, p->mtu);
     if (c->gateway.family)
         zvs_cp_printf(r, "    Gateway: %s", zvs_ipaddr_str(&c->gateway, g, sizeof g));
     for (unsigned i = 0; i < ZVS_VTEP_MAX_REMOTES; i++) {
