@@ -47,36 +47,14 @@ vx_kernel() {  # vx_kernel static|learning: the LAN's remote VTEP, 10.77.0.100 o
 # A bounded TCP transfer with exact byte counts: BYTES from the sender, counted by the
 # receiver up to the sender's close.
 BYTES=10485760
-TCP_PY='
-import socket, sys
-mode, host, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-if mode in ("recv-server", "send-server"):
-    ls = socket.socket(); ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    ls.bind((host, 5301)); ls.listen(1); s, _ = ls.accept()
-else:
-    s = socket.create_connection((host, 5301), timeout=20)
-s.settimeout(20)
-if mode.startswith("send"):
-    buf = bytes(65536); left = n
-    while left:
-        left -= s.send(buf[:min(left, len(buf))])
-    s.shutdown(socket.SHUT_WR); s.recv(1)
-else:
-    got = 0
-    while True:
-        b = s.recv(65536)
-        if not b: break
-        got += len(b)
-    print(got)
-s.close()
-'
+TCP_PY=$ROOT/tests/integration/tcp_bytes.py
 transfer() {  # transfer to|from: BYTES of TCP from A to the LAN host or back
   local srv=recv-server cli=send-client
   [ "$1" = from ] && srv=send-server cli=recv-client
-  ip netns exec "$NS_LAN" timeout 30 python3 -c "$TCP_PY" $srv 10.77.0.100 $BYTES >"$WORK/srv.out" 2>&1 &
+  ip netns exec "$NS_LAN" timeout 30 python3 "$TCP_PY" $srv 10.77.0.100 $BYTES >"$WORK/srv.out" 2>&1 &
   local spid=$!
   wait_for 5 ip netns exec "$NS_LAN" sh -c "ss -ltn | grep -q ':5301 '" || fail "TCP server"
-  ip netns exec "$NS_A" timeout 30 python3 -c "$TCP_PY" $cli 10.77.0.100 $BYTES >"$WORK/cli.out" 2>&1 ||
+  ip netns exec "$NS_A" timeout 30 python3 "$TCP_PY" $cli 10.77.0.100 $BYTES >"$WORK/cli.out" 2>&1 ||
     fail "TCP $1: $(cat "$WORK/cli.out"); $(grep -A14 'Uplink Port' "$(lab_stats)")"
   wait $spid || fail "TCP $1 server: $(cat "$WORK/srv.out")"
   local got
