@@ -105,6 +105,29 @@ int zvs_vtep_map_vni(struct zvs_vtep *v, uint16_t vid, uint32_t vni)
     return 0;
 }
 
+int zvs_vtep_unmap_vid(struct zvs_vtep *v, uint16_t vid)
+{
+    for (unsigned i = 0; i < v->nvnis; i++) {
+        if (v->vnis[i].vid != vid)
+            continue;
+        v->vnis[i] = v->vnis[--v->nvnis];
+        v->vni_of_vid[vid] = ZVS_VTEP_NO_VNI;
+        return 0;
+    }
+    return -ENOENT;
+}
+
+unsigned zvs_vtep_nvnis(const struct zvs_vtep *v)
+{
+    return v->nvnis;
+}
+
+uint32_t zvs_vtep_vni_at(const struct zvs_vtep *v, unsigned i, uint16_t *vid)
+{
+    *vid = v->vnis[i].vid;
+    return v->vnis[i].vni;
+}
+
 uint32_t zvs_vtep_vni_of(const struct zvs_vtep *v, uint16_t vid)
 {
     return vid <= ZVS_VID_MAX ? v->vni_of_vid[vid] : ZVS_VTEP_NO_VNI;

@@ -127,6 +127,13 @@ void zvs_vtep_set_underlay_mtu(struct zvs_vtep *v, uint32_t mtu);
 /* VLAN vid (0: a VLAN UNAWARE switch) travels as vni. 0, -EINVAL (vni above 24 bits,
  * vid above 4094), -EEXIST (vid or vni mapped already), -ENOSPC. */
 int zvs_vtep_map_vni(struct zvs_vtep *v, uint16_t vid, uint32_t vni);
+/* VLAN vid travels as no VNI any more (a command changed the map): its outbound frames
+ * are counted unmapped-vlan and its VNI's inbound unknown-vni. The MACs learned on that
+ * VNI are not looked up again and age out. 0, or -ENOENT. */
+int zvs_vtep_unmap_vid(struct zvs_vtep *v, uint16_t vid);
+/* The map's pairs: i from 0 below zvs_vtep_nvnis; their order changes with an unmap. */
+unsigned zvs_vtep_nvnis(const struct zvs_vtep *v);
+uint32_t zvs_vtep_vni_at(const struct zvs_vtep *v, unsigned i, uint16_t *vid);
 uint32_t zvs_vtep_vni_of(const struct zvs_vtep *v, uint16_t vid);     /* or ZVS_VTEP_NO_VNI */
 int zvs_vtep_vid_of(const struct zvs_vtep *v, uint32_t vni);          /* or -1 */
 
