@@ -439,6 +439,20 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
             return 0;
         return value_range(p, kwname, t, zvs_hostname_err_text(e));
     }
+    case VAL_VXLAN: {
+        static const struct kw *const what[] = { &zvs_kw_remote, &zvs_kw_vni };
+        static const struct kw *const addel[] = { &zvs_kw_add, &zvs_kw_delete };
+        if ((k = parse_keyword(p, what, 2)) < 0)
+            return k;
+        if (k == 1) {
+            cmd->vx_op = ZVS_CMD_VX_VNI;
+            return need_dec(p, "VNI", 0, ZVS_CFG_VNI_MAX, &cmd->vni);
+        }
+        if ((k = parse_keyword(p, addel, 2)) < 0)
+            return k;
+        cmd->vx_op = k == 0 ? ZVS_CMD_VX_REMOTE_ADD : ZVS_CMD_VX_REMOTE_DELETE;
+        return parse_value(p, VAL_HOSTNAME, "REMOTE");
+    }
     case VAL_POLICY:                    /* what is not given takes its default */
         if ((k = parse_keyword(p, policy, 2)) < 0)
             return k;

@@ -51,6 +51,7 @@
 #define ZVS_CFG_MAX_WATCH      256      /* RESOLVER WATCH names (zvswitch extension) */
 #define ZVS_CFG_MAX_VXLAN      4        /* VXLAN VSWITCH statements (zvswitch extension) */
 #define ZVS_CFG_MAX_VXLAN_REMOTES 8     /* remote VTEPs of one VXLAN VSWITCH */
+#define ZVS_CFG_VNI_MAX        16777215 /* a VNI's 24 bits (RFC 7348 section 5) */
 #define ZVS_CFG_ADDR_STR       46       /* an IPv4 or IPv6 address as text, NUL included */
 #define ZVS_CFG_MAX_IVL_MEMBERS 3       /* IVL MEMBER: a portal of up to three systems
                                          * (IEEE 802.1AX-2020 clause 9) */

@@ -1476,7 +1476,7 @@ static void vx_vni(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *va
                    unsigned nval)
 {
     struct sc_ctx *c = ctx;
-    if (zvs_parse_dec(val->s, 0, 16777215, &c->vx.vni) < 0)
+    if (zvs_parse_dec(val->s, 0, ZVS_CFG_VNI_MAX, &c->vx.vni) < 0)
         bad_value(c, val, "VNI", "0-16777215");
 }
 
