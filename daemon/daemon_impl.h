@@ -179,6 +179,12 @@ struct zvs_vtep;
 int  zvsd_vxlan_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
                      char *why, size_t whylen, int *err);
 void zvsd_vxlan_forget(struct zvsd *d, struct zvs_vtep *v);
+bool zvsd_vxlan_open(const struct d_switch *ds);    /* the switch has its VXLAN uplink */
+/* daemon_vxlan_follow.c: the VTEP's remotes and VNI map made to follow the statement
+ * (steps that can fail first); 0, or -errno with why. */
+struct zvs_cfg_vxlan;
+int  zvsd_vtep_follow(struct zvsd *d, struct zvs_vtep *v, const struct zvs_cfg_vxlan *vx,
+                      const struct zvs_cfg_vswitch *vs, char *why, size_t whylen);
 /* The switch's VXLAN uplink is going (its RDEVs close, or its group is released: the
  * uplink must go before the group it borrows): its names forgotten and, over a group,
  * the group handed back to the switch. The caller removes the port. */

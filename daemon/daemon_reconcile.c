@@ -1063,9 +1063,13 @@ static void switch_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cf
     if (uplinks_wanted(vs) && !ps->failed) {
         char why[128];
         int err;
-        if (zvsd_vxlan_sync(d, ds, vs, why, sizeof why, &err) < 0)
+        bool open = zvsd_vxlan_open(ds);
+        if (zvsd_vxlan_sync(d, ds, vs, why, sizeof why, &err) < 0 && !open)
             problem(ps, !device_waits(err), NULL, vs->name, ZVSD_STEP_DEVICE_OPEN,
                     "VSWITCH %s VXLAN uplink cannot be opened: %s", vs->name, why);
+        else if (err < 0)               /* its VTEP could not follow a command */
+            problem(ps, true, NULL, vs->name, ZVSD_STEP_VXLAN,
+                    "VSWITCH %s VXLAN: %s", vs->name, why);
     }
     ds->cfg = *vs;
 }

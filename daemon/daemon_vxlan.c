@@ -14,8 +14,10 @@
  * system MAC, one address whichever member carries a frame, as a bond has one. The
  * uplink goes before its group does (group_release).
  *
- * The uplink is built once, when the switch's uplinks open (start, CONNECT); a changed
- * statement needs the switch's uplinks reopened (there is no CP command for it yet).
+ * The uplink is built when the switch's uplinks open (start, CONNECT); after that its
+ * VTEP follows the statement's remotes and VNI (daemon_vxlan_follow.c: SET VSWITCH ...
+ * VXLAN); LOCAL, UDPPORT, GATEWAY and the underlay are the uplink's own and change with
+ * the switch's uplinks reopened.
  */
 #include "daemon/daemon_impl.h"
 
@@ -51,8 +53,6 @@ static struct zvs_vtep *vtep_make(struct zvsd *d, const struct zvs_cfg_vxlan *vx
                                   char *why, size_t whylen)
 {
     struct zvs_vtep_config c = { .udp_port = vx->udp_port };
-    struct zvs_names *names = zvsd_names_table(d);
-    uint64_t now = zvs_evloop_clock(d->loop);
     struct zvs_vtep *v;
     int rc;
 
@@ -67,27 +67,18 @@ static struct zvs_vtep *vtep_make(struct zvsd *d, const struct zvs_cfg_vxlan *vx
         snprintf(why, whylen, "VTEP: %s", strerror(errno));
         return NULL;
     }
-    rc = zvs_vtep_map_vni(v, vs->vlan_aware ? vs->native_vid : ZVS_VID_NONE, vx->vni);
-    for (unsigned i = 0; i < vx->nremote && rc >= 0; i++) {
-        struct zvs_ipaddr lit;
-
-        if (zvs_ipaddr_parse(vx->remote[i], &lit) == 0)
-            rc = zvs_vtep_add_remote(v, vx->remote[i], &lit);
-        else if (names)
-            rc = zvs_vtep_add_remote_name(v, names, vx->remote[i], now);
-        else
-            rc = -ENOTSUP;
-        if (rc < 0)
-            snprintf(why, whylen, "REMOTE %s: %s", vx->remote[i], strerror(-rc));
-    }
+    rc = zvsd_vtep_follow(d, v, vx, vs, why, whylen);
     if (rc < 0) {
-        if (why[0] == '\0')
-            snprintf(why, whylen, "VNI %u: %s", (unsigned)vx->vni, strerror(-rc));
         zvsd_vxlan_forget(d, v);
         zvs_vtep_destroy(v);
         return NULL;
     }
     return v;
+}
+
+bool zvsd_vxlan_open(const struct d_switch *ds)
+{
+    return vxlan_port(ds) != NULL;
 }
 
 void zvsd_vxlan_forget(struct zvsd *d, struct zvs_vtep *v)
@@ -147,8 +138,12 @@ int zvsd_vxlan_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vs
 
     why[0] = '\0';
     *err = 0;
-    if (!vx || vxlan_port(ds))
+    if (!vx)
         return 0;
+    if ((p = vxlan_port(ds)) != NULL) {  /* a command changed the statement, or nothing */
+        *err = zvsd_vtep_follow(d, zvs_uplink_vxlan_vtep(p), vx, vs, why, whylen);
+        return *err < 0 ? -1 : 0;
+    }
     under = underlay_open(d, ds, vx, &ifname, mac, why, whylen, err);
     if (!under)
         return -1;
@@ -233,6 +228,15 @@ void zvsd_vxlan_query(const struct d_switch *ds, bool details, struct zvs_cp_res
                   p == ds->overlay ? "GROUP" : "RDEV", p->name, p->mtu);
     if (c->gateway.family)
         zvs_cp_printf(r, "    Gateway: %s", zvs_ipaddr_str(&c->gateway, g, sizeof g));
+    for (unsigned i = 0; i < zvs_vtep_nvnis(v); i++) {
+        uint16_t vid;
+        uint32_t vni = zvs_vtep_vni_at(v, i, &vid);
+
+        if (vid == ZVS_VID_NONE)
+            zvs_cp_printf(r, "    VNI %u", (unsigned)vni);
+        else
+            zvs_cp_printf(r, "    VNI %u  VLAN %u", (unsigned)vni, (unsigned)vid);
+    }
     for (unsigned i = 0; i < ZVS_VTEP_MAX_REMOTES; i++) {
         const struct zvs_vtep_remote *rm = zvs_vtep_remote(v, i);
 
