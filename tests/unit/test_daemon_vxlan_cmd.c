@@ -17,19 +17,11 @@
 
 #include "daemon/daemon.h"
 #include "daemon/step_fault.h"
-#include "overlay/vxlan_codec.h"
-#include "tests/unit/hermetic.h"
+#include "tests/unit/herm_vxlan.h"
 
 static const char *const links[] = { "osa28ba", NULL };
 static const uint8_t MAC_A[6] = { 0x02, 0x00, 0x00, 0x00, 0x01, 0x01 };   /* LNXA F000 */
 static const uint8_t MAC_R[6] = { 0x02, 0x00, 0x00, 0x00, 0x0a, 0x0a };
-static const uint8_t OSA_R[6] = { 0x02, 0xbb, 0x00, 0x00, 0x00, 0x02 };
-
-static void expect(const char *text, const char *want)
-{
-    if (!strstr(text, want))
-        fail_msg("no \"%s\" in:\n%s", want, text);
-}
 
 static void refused(struct herm *h, const char *line, int want_rc, const char *want)
 {
@@ -52,15 +44,9 @@ static struct herm *start(void)
 /* An encapsulated frame from 10.0.0.2 to the guest on `vni`. */
 static void from_remote(struct herm *h, uint32_t vni)
 {
-    uint8_t inner[100], outer[256];
+    uint8_t inner[100];
     herm_frame(inner, sizeof inner, MAC_A, MAC_R, vni);
-    struct zvs_vxlan_outer ou = { .src = { .family = 4, .a = { 10, 0, 0, 2 } },
-                                  .dst = { .family = 4, .a = { 10, 0, 0, 1 } } };
-    memcpy(ou.src_mac, OSA_R, 6);
-    memset(ou.dst_mac, 0xff, 6);
-    unsigned hl = zvs_vxlan_encap(outer, &ou, vni, 50000, sizeof inner);
-    memcpy(outer + hl, inner, sizeof inner);
-    herm_link_send(h, "osa28ba", outer, hl + sizeof inner);
+    herm_vx_send(h, "osa28ba", NULL, inner, sizeof inner, vni);
 }
 
 static void remotes_added_and_deleted(void **state)
@@ -71,9 +57,9 @@ static void remotes_added_and_deleted(void **state)
     assert_string_equal(herm_op(h, "SET VSWITCH VXSW VXLAN REMOTE ADD Vtep4.Lab."),
                         "Command complete");
     const char *q = herm_op(h, "QUERY VSWITCH VXSW");
-    expect(q, "Remote 0: 10.0.0.2  address: 10.0.0.2  state: ACTIVE");
-    expect(q, "Remote 2: 10.0.0.3  address: 10.0.0.3  state: ACTIVE");
-    expect(q, "Remote 3: vtep4.lab  address: -  state: RESOLVING");
+    herm_expect(q, "Remote 0: 10.0.0.2  address: 10.0.0.2  state: ACTIVE");
+    herm_expect(q, "Remote 2: 10.0.0.3  address: 10.0.0.3  state: ACTIVE");
+    herm_expect(q, "Remote 3: vtep4.lab  address: -  state: RESOLVING");
 
     refused(h, "SET VSWITCH VXSW VXLAN REMOTE ADD 10.0.0.3", 1221,
             "ZVSVXL1221E VSWITCH VXSW already has remote VTEP 10.0.0.3");
@@ -90,13 +76,13 @@ static void remotes_added_and_deleted(void **state)
     q = herm_op(h, "QUERY VSWITCH VXSW");
     assert_null(strstr(q, "vtep3.lab"));
     assert_null(strstr(q, "Remote 0:"));
-    expect(q, "Remote 2: 10.0.0.3");
+    herm_expect(q, "Remote 2: 10.0.0.3");
     /* 10.0.0.2 is no remote any more: its frames are an unknown VTEP's. */
     herm_op(h, "COUPLE USERID LNXA F000 TO SYSTEM VXSW");
     struct herm_guest *a = herm_guest_attach(h, "LNXA", 0xF000);
     from_remote(h, 5000);
     assert_int_equal(herm_guest_receive(h, a), 0);
-    expect(herm_op(h, "QUERY VSWITCH VXSW"), "Discards vxlan-unknown-vtep: 1");
+    herm_expect(herm_op(h, "QUERY VSWITCH VXSW"), "Discards vxlan-unknown-vtep: 1");
 
     /* Up to 8 remotes in the statement. */
     char line[80];
@@ -114,16 +100,16 @@ static void vni_changed(void **state)
     struct herm *h = start();
     herm_op(h, "COUPLE USERID LNXA F000 TO SYSTEM VXSW");
     struct herm_guest *a = herm_guest_attach(h, "LNXA", 0xF000);
-    expect(herm_op(h, "QUERY VSWITCH VXSW"), "    VNI 5000\n");
+    herm_expect(herm_op(h, "QUERY VSWITCH VXSW"), "    VNI 5000\n");
     assert_string_equal(herm_op(h, "SET VSWITCH VXSW VXLAN VNI 6000"), "Command complete");
     const char *q = herm_op(h, "QUERY VSWITCH VXSW");
-    expect(q, "    VNI 6000\n");
+    herm_expect(q, "    VNI 6000\n");
     assert_null(strstr(q, "VNI 5000"));
     from_remote(h, 5000);
     assert_int_equal(herm_guest_receive(h, a), 0);
     from_remote(h, 6000);
     assert_int_equal(herm_guest_receive(h, a), 1);
-    expect(herm_op(h, "QUERY VSWITCH VXSW"), "Discards vxlan-unknown-vni: 1");
+    herm_expect(herm_op(h, "QUERY VSWITCH VXSW"), "Discards vxlan-unknown-vni: 1");
     refused(h, "SET VSWITCH VXSW VXLAN VNI 16777216", 1105,
             "ZVSCMD1105E Invalid VNI value - 16777216; valid: 0-16777215");
     herm_stop(h);
@@ -138,7 +124,7 @@ static void refused_without_vxlan_or_class(void **state)
     int rc;
     herm_cp(h, "LNXA", "G", "SET VSWITCH VXSW VXLAN VNI 7", &rc);
     assert_int_not_equal(rc, 0);
-    expect(herm_op(h, "QUERY VSWITCH VXSW"), "    VNI 5000\n");
+    herm_expect(herm_op(h, "QUERY VSWITCH VXSW"), "    VNI 5000\n");
     herm_stop(h);
 }
 
@@ -154,15 +140,15 @@ static void remote_add_rolled_back(void **state)
     const char *out = herm_cp(h, "OPERATOR", "ABCDEFG", "SET VSWITCH VXSW VXLAN REMOTE ADD "
                               "10.0.0.9", &rc);
     assert_int_equal(rc, 1119);
-    expect(out, "Warning: VSWITCH VXSW VXLAN: REMOTE 10.0.0.9: No space left on device\n");
-    expect(out, "ZVSCMD1119S");
+    herm_expect(out, "Warning: VSWITCH VXSW VXLAN: REMOTE 10.0.0.9: No space left on device\n");
+    herm_expect(out, "ZVSCMD1119S");
     assert_int_equal(zvsd_step_count(h->d, ZVSD_STEP_VXLAN), 1);
     zvsd_step_fail(h->d, ZVSD_STEP_VXLAN, 0, 0);
     assert_string_equal(herm_op(h, "QUERY VSWITCH VXSW DETAILS"), before);
     free(before);
     assert_string_equal(herm_op(h, "SET VSWITCH VXSW VXLAN REMOTE ADD 10.0.0.9"),
                         "Command complete");
-    expect(herm_op(h, "QUERY VSWITCH VXSW"), "Remote 2: 10.0.0.9");
+    herm_expect(herm_op(h, "QUERY VSWITCH VXSW"), "Remote 2: 10.0.0.9");
     herm_stop(h);
 }
 

@@ -2,7 +2,7 @@
  * overlay/underlay_group.c), hermetic: OSA 28BA, 2902 and 2A00 in group VXGRP against
  * the harness's LACP partner, whose far ends this test plays as the remote VTEP
  * 10.0.0.2. The members' LACPDUs cross through the VXLAN uplink's reads and the group
- * aggregates; a guest's flows (inner UDP, distinct ports) leave encapsulated, each on
+ * aggregates; a guest's flows (inner TCP, distinct ports) leave encapsulated, each on
  * the member its outer UDP source port's bucket names (RFC 7348 section 5), spread
  * over all three; one flow stays on one member; 2902's cable cut moves 2902's flows
  * only; an encapsulated frame arriving on any member reaches the guest. */
@@ -22,36 +22,20 @@
 #include "lag/pgroup.h"
 #include "overlay/underlay_arp.h"
 #include "overlay/vxlan_codec.h"
-#include "tests/unit/hermetic.h"
+#include "tests/unit/herm_vxlan.h"
+#include "tests/unit/vxlan_frames.h"
 
 #define FLOWS 48
 
 static const char *const links[] = { "osa28ba", "osa2902", "osa2a00", NULL };
 static const uint8_t MAC_A[6] = { 0x02, 0x00, 0x0c, 0x00, 0x01, 0x01 };   /* LNXA F000 */
 static const uint8_t MAC_R[6] = { 0x02, 0x00, 0x00, 0x00, 0x0a, 0x0a };   /* behind .2 */
-static const uint8_t OSA_R[6] = { 0x02, 0xbb, 0x00, 0x00, 0x00, 0x02 };   /* remote VTEP */
 
-static void expect(const char *text, const char *want)
-{
-    if (!strstr(text, want))
-        fail_msg("no \"%s\" in:\n%s", want, text);
-}
-
-/* A 100-byte inner IPv4/UDP frame of flow `port` (its UDP source port). */
+/* A 100-byte inner IPv4/TCP frame of flow `port` (its TCP source port). */
 static uint32_t flow_frame(uint8_t *f, const uint8_t dst[6], const uint8_t src[6],
                            uint16_t port)
 {
-    herm_frame(f, 100, dst, src, port);
-    memset(f + 14, 0, 28);
-    f[14] = 0x45;
-    zvs_put_be16(f + 16, 86);
-    f[22] = 64;
-    f[23] = 17;
-    memcpy(f + 26, (const uint8_t[]){ 192, 168, 1, 1, 192, 168, 1, 2 }, 8);
-    zvs_put_be16(f + 34, port);
-    zvs_put_be16(f + 36, 5001);
-    zvs_put_be16(f + 38, 66);
-    return 100;
+    return vf_tcp(f, 100, dst, src, port);
 }
 
 /* The link (0..2) a guest's frame of flow `port` left by; the frame checked as the
@@ -99,7 +83,7 @@ static void vxlan_over_a_group(void **state)
     struct zvs_pgroup *pg = zvs_lag_group(zvsd_port_group(h->d, "VXGRP"));
     assert_int_equal(zvs_pgroup_distributing(pg), 3);   /* LACP through the VXLAN uplink */
     const char *q = herm_op(h, "QUERY VSWITCH VXSW");
-    expect(q, "VXLAN VTEP: 10.0.0.1  UDP port: 4789  underlay GROUP: VXGRP  MTU: 1450");
+    herm_expect(q, "VXLAN VTEP: 10.0.0.1  UDP port: 4789  underlay GROUP: VXGRP  MTU: 1450");
 
     /* The first frame asks ARP for the remote, on the group's designated member. */
     struct herm_guest *a = herm_guest_attach(h, "LNXA", 0xF000);
@@ -110,7 +94,7 @@ static void vxlan_over_a_group(void **state)
     assert_int_equal(arp, 1);
     uint8_t req[ZVS_UARP_FRAME_LEN];
     const uint8_t ip2[4] = { 10, 0, 0, 2 }, ip1[4] = { 10, 0, 0, 1 };
-    zvs_uarp_request(req, OSA_R, ip2, ip1);
+    zvs_uarp_request(req, herm_vx_remote_mac, ip2, ip1);
     herm_link_send(h, "osa2902", req, sizeof req);     /* read through the VXLAN uplink */
 
     /* Flows spread over the three members; a flow keeps its member. */
@@ -136,20 +120,15 @@ static void vxlan_over_a_group(void **state)
             assert_int_equal(now, on[i]);
     }
 
-    /* The remote's encapsulated frame on a member reaches the guest. */
-    uint8_t inner[100], outer[256];
+    /* The remote's encapsulated frame on a member, to the VTEP's (the group's) MAC, reaches
+     * the guest. */
+    uint8_t inner[100];
     flow_frame(inner, MAC_A, MAC_R, 7);
-    struct zvs_vxlan_outer ou = { .src = { .family = 4, .a = { 10, 0, 0, 2 } },
-                                  .dst = { .family = 4, .a = { 10, 0, 0, 1 } } };
-    memcpy(ou.src_mac, OSA_R, 6);
-    memcpy(ou.dst_mac, h->link[0].last + 6, 6);        /* the VTEP's (the group's) MAC */
-    unsigned hl = zvs_vxlan_encap(outer, &ou, 5000, 50000, sizeof inner);
-    memcpy(outer + hl, inner, sizeof inner);
-    herm_link_send(h, "osa2a00", outer, hl + sizeof inner);
+    herm_vx_send(h, "osa2a00", h->link[0].last + 6, inner, sizeof inner, 5000);
     assert_int_equal(herm_guest_receive(h, a), 1);
 
     q = herm_op(h, "QUERY VSWITCH VXSW DETAILS");
-    expect(q, "decapsulated: 1  learned MACs: 1 of 8192");
+    herm_expect(q, "decapsulated: 1  learned MACs: 1 of 8192");
     if (getenv("VXLAN_SHOW"))
         fprintf(stderr, "%s\n", q);
     herm_stop(h);
