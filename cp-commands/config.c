@@ -888,6 +888,9 @@ static void dump_vxlan(const struct zvs_cfg_vxlan *v, FILE *out)
     for (unsigned i = 0; i < v->nremote; i++)
         fprintf(out, " %s", v->remote[i]);
     fprintf(out, "\n");
+    for (unsigned i = 0; i < v->nvlan; i++)
+        fprintf(out, "VXLAN VSWITCH %s VLAN %u VNI %u\n", v->vswitch,
+                (unsigned)v->vlan_vid[i], (unsigned)v->vlan_vni[i]);
 }
 
 static void dump_resolver(const struct zvs_cfg_resolver *r, FILE *out)

@@ -114,6 +114,10 @@
  *         c-ares resolver), UDPPORT (default 4789), GATEWAY the underlay's next hop
  *         when the remote VTEPs are not on-link. The switch must be defined above; one
  *         VXLAN statement per switch; LOCAL, REMOTE and GATEWAY of one family.
+ *   VXLAN VSWITCH name VLAN v VNI n
+ *         zvswitch extension, repeated: on a VLAN AWARE switch whose VXLAN statement is
+ *         above, VLAN v (1-4094, not the switch's NATIVE VLAN, which travels as the
+ *         statement's VNI) travels as VNI n; each VLAN and each VNI once per switch.
  *   RESOLVER [WATCH name [name ..]] [SERVER addr [addr [addr]]] [ORDER IPV4 | IPV6 [IPV4 |
  *         IPV6]] [TIMEOUT ms] [MINTTL s]  (zvswitch extension: the name layer, names/)
  *         WATCH: host names vswitchd keeps resolved (RFC 1035/1123 syntax, at most 253
@@ -1456,7 +1460,8 @@ static void resolver_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
 /* ---- VXLAN VSWITCH name VNI n LOCAL addr RDEV nnnn | GROUP grp [REMOTE ..] [UDPPORT n]
  *      [GATEWAY a] ---- */
 
-enum { VX_VNI, VX_LOCAL, VX_RDEV, VX_GROUP, VX_REMOTE, VX_UDPPORT, VX_GATEWAY, VX_COUNT };
+enum { VX_VNI, VX_LOCAL, VX_RDEV, VX_GROUP, VX_REMOTE, VX_UDPPORT, VX_GATEWAY, VX_VLAN,
+       VX_COUNT };
 
 /* An address literal into out (canonical text); its family (4 or 6), 0 when bad. */
 static int vx_addr(struct sc_ctx *c, const struct zvs_tok *t, const char *what,
@@ -1515,6 +1520,19 @@ static void vx_group(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *
         bad_value(c, val, "GROUP", RULE_NAME);
 }
 
+/* VLAN v: the statement adds a VLAN's VNI (kept in vlan_vid[0] until vxlan_end). */
+static void vx_vlan(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                    unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    uint32_t vid;
+
+    if (zvs_parse_dec(val->s, 1, 4094, &vid) < 0)
+        bad_value(c, val, "VLAN", "1-4094");
+    else
+        c->vx.vlan_vid[0] = (uint16_t)vid;
+}
+
 static void vx_udpport(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
                        unsigned nval)
 {
@@ -1559,6 +1577,7 @@ static const struct zvs_opdef vxlan_ops[VX_COUNT] = {
     [VX_REMOTE]  = { "REMOTE", 1, ZVS_TOK_MAX, true, 0, vx_remote },
     [VX_UDPPORT] = { "UDPPORT", 1, 1, false, 0, vx_udpport },
     [VX_GATEWAY] = { "GATEWAY", 1, 1, false, 0, vx_gateway },
+    [VX_VLAN]    = { "VLAN", 1, 1, false, 0, vx_vlan },
 };
 
 static void vxlan_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
@@ -1577,14 +1596,60 @@ static void vxlan_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs
     }
     if (zvs_cfg_find_vswitch(cfg, c->vx.vswitch) < 0)
         ERR(c, pos[0].line, ZVS_MSG_VSWITCH_UNDEFINED, c->vx.vswitch);
-    for (unsigned i = 0; i < cfg->nvxlan; i++) {
-        if (strcmp(cfg->vxlan[i].vswitch, c->vx.vswitch) == 0) {
-            char line[12];
-            num_str(line, sizeof line, cfg->vxlan[i].line);
-            ERR(c, pos[0].line, ZVS_MSG_ALREADY_DEFINED, "VXLAN VSWITCH", c->vx.vswitch, line);
+}
+
+static struct zvs_cfg_vxlan *vxlan_find(struct zvs_cfg *cfg, const char *vswitch)
+{
+    for (unsigned i = 0; i < cfg->nvxlan; i++)
+        if (strcmp(cfg->vxlan[i].vswitch, vswitch) == 0)
+            return &cfg->vxlan[i];
+    return NULL;
+}
+
+/* VXLAN VSWITCH name VLAN v VNI n: the switch's VXLAN statement gets VLAN v's VNI. */
+static void vxlan_vlan_end(struct sc_ctx *c, const struct zvs_stmt *stmt, uint64_t given)
+{
+    const uint64_t only = ZVS_OPBIT(VX_VLAN) | ZVS_OPBIT(VX_VNI);
+    struct zvs_cfg_vxlan *vx = vxlan_find(c->cfg, c->vx.vswitch);
+    int k = zvs_cfg_find_vswitch(c->cfg, c->vx.vswitch);
+    uint32_t line = stmt->tok[0].line;
+    uint16_t vid = c->vx.vlan_vid[0];
+    bool dup = false;
+    char num[12];
+
+    for (unsigned op = 0; op < VX_COUNT; op++)     /* the first operand of the other form */
+        if ((given & ~only) & ZVS_OPBIT(op)) {
+            ERR(c, line, ZVS_MSG_OPERAND_CONFLICT, "VLAN", vxlan_ops[op].keyword);
+            break;
         }
+    if (!(given & ZVS_OPBIT(VX_VNI)))
+        ERR(c, line, ZVS_MSG_OPERAND_MISSING, "VNI");
+    if (!vx && k >= 0)
+        ERR(c, line, ZVS_MSG_VALUE_INVALID, "VSWITCH", c->vx.vswitch,
+            "a switch with its VXLAN VSWITCH statement above");
+    if (!vx || k < 0 || !stmt_clean(c))
+        return;
+    const struct zvs_cfg_vswitch *sw = &c->cfg->vswitch[k];
+    num_str(num, sizeof num, vid);
+    if (!sw->vlan_aware)
+        ERR(c, line, ZVS_MSG_VALUE_INVALID, "VLAN", num, "a VLAN AWARE switch");
+    else if (vid == sw->native_vid)
+        ERR(c, line, ZVS_MSG_VALUE_INVALID, "VLAN", num, "not the NATIVE VLAN, whose VNI "
+            "is the statement's");
+    dup = c->vx.vni == vx->vni;
+    for (unsigned i = 0; i < vx->nvlan; i++) {
+        if (vx->vlan_vid[i] == vid)
+            ERR(c, line, ZVS_MSG_VALUE_INVALID, "VLAN", num, "a VLAN without a VNI");
+        dup |= vx->vlan_vni[i] == c->vx.vni;
     }
-    check_room(c, pos[0].line, cfg->nvxlan, ZVS_CFG_MAX_VXLAN, "VXLAN VSWITCH");
+    num_str(num, sizeof num, c->vx.vni);
+    if (dup)
+        ERR(c, line, ZVS_MSG_VALUE_INVALID, "VNI", num, "a VNI no other VLAN has");
+    check_room(c, line, vx->nvlan, ZVS_CFG_MAX_VXLAN_VLANS, "VXLAN VLAN");
+    if (stmt_clean(c)) {
+        vx->vlan_vid[vx->nvlan] = vid;
+        vx->vlan_vni[vx->nvlan++] = c->vx.vni;
+    }
 }
 
 /* An address's family by its text: 6 with a colon, 4 otherwise. */
@@ -1596,6 +1661,18 @@ static int text_family(const char *s)
 static void vxlan_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
 {
     struct sc_ctx *c = ctx;
+    const struct zvs_cfg_vxlan *had = vxlan_find(c->cfg, c->vx.vswitch);
+
+    if (given & ZVS_OPBIT(VX_VLAN)) {
+        vxlan_vlan_end(c, stmt, given);
+        return;
+    }
+    if (had) {
+        char line[12];
+        num_str(line, sizeof line, had->line);
+        ERR(c, stmt->tok[0].line, ZVS_MSG_ALREADY_DEFINED, "VXLAN VSWITCH", c->vx.vswitch, line);
+    }
+    check_room(c, stmt->tok[0].line, c->cfg->nvxlan, ZVS_CFG_MAX_VXLAN, "VXLAN VSWITCH");
     const uint64_t need = ZVS_OPBIT(VX_VNI) | ZVS_OPBIT(VX_LOCAL);
     const uint64_t under = ZVS_OPBIT(VX_RDEV) | ZVS_OPBIT(VX_GROUP);
     int vs = zvs_cfg_find_vswitch(c->cfg, c->vx.vswitch);
