@@ -52,7 +52,8 @@ static struct zvs_vtep *vtep_make(struct zvsd *d, const struct zvs_cfg_vxlan *vx
                                   const struct zvs_cfg_vswitch *vs, const uint8_t mac[6],
                                   char *why, size_t whylen)
 {
-    struct zvs_vtep_config c = { .udp_port = vx->udp_port };
+    struct zvs_vtep_config c = { .udp_port = vx->udp_port,
+                                 .untagged_vid = vs->vlan_aware ? vs->native_vid : 0 };
     struct zvs_vtep *v;
     int rc;
 

@@ -8,7 +8,8 @@
  * can fail, ZVSD_STEP_VXLAN), so the remotes the statement has and the VTEP lacks are
  * added first; then the VNI map follows (pairs the statement no longer has unmapped, then
  * the new ones mapped, which cannot collide); then the remotes the statement dropped are
- * deleted, their learned MACs with them and their names unwatched.
+ * deleted, their learned MACs with them and their names unwatched. The map is the
+ * untagged VLAN's VNI (the statement's) and, on a VLAN AWARE switch, VLAN v VNI n's.
  */
 #include "daemon/daemon_impl.h"
 
@@ -18,11 +19,33 @@
 
 #include "overlay/vtep_names.h"
 
+/* The statement's pairs: the untagged VLAN's VNI first, then VLAN v VNI n's. */
+static unsigned wanted_pairs(const struct zvs_cfg_vxlan *vx, const struct zvs_cfg_vswitch *vs,
+                             uint16_t *vid, uint32_t *vni)
+{
+    unsigned n = 0;
+
+    vid[n] = vs->vlan_aware ? vs->native_vid : ZVS_VID_NONE;
+    vni[n++] = vx->vni;
+    for (unsigned i = 0; vs->vlan_aware && i < vx->nvlan; i++) {
+        vid[n] = vx->vlan_vid[i];
+        vni[n++] = vx->vlan_vni[i];
+    }
+    return n;
+}
+
 /* The VNI the statement gives VLAN vid, or ZVS_VTEP_NO_VNI. */
 static uint32_t wanted_vni(const struct zvs_cfg_vxlan *vx, const struct zvs_cfg_vswitch *vs,
                            uint16_t vid)
 {
-    return vid == (vs->vlan_aware ? vs->native_vid : ZVS_VID_NONE) ? vx->vni : ZVS_VTEP_NO_VNI;
+    uint16_t vids[ZVS_CFG_MAX_VXLAN_VLANS + 1];
+    uint32_t vnis[ZVS_CFG_MAX_VXLAN_VLANS + 1];
+    unsigned n = wanted_pairs(vx, vs, vids, vnis);
+
+    for (unsigned i = 0; i < n; i++)
+        if (vids[i] == vid)
+            return vnis[i];
+    return ZVS_VTEP_NO_VNI;
 }
 
 static bool wanted_remote(const struct zvs_cfg_vxlan *vx, const char *name)
@@ -79,13 +102,19 @@ int zvsd_vtep_follow(struct zvsd *d, struct zvs_vtep *v, const struct zvs_cfg_vx
         if (wanted_vni(vx, vs, vid) != vni)
             zvs_vtep_unmap_vid(v, vid);
     }
-    uint16_t vid = vs->vlan_aware ? vs->native_vid : ZVS_VID_NONE;
-    if (zvs_vtep_vni_of(v, vid) == ZVS_VTEP_NO_VNI) {
-        if ((rc = zvs_vtep_map_vni(v, vid, vx->vni)) < 0) {
-            snprintf(why, whylen, "VNI %u: %s", (unsigned)vx->vni, strerror(-rc));
+    uint16_t vids[ZVS_CFG_MAX_VXLAN_VLANS + 1];
+    uint32_t vnis[ZVS_CFG_MAX_VXLAN_VLANS + 1];
+    unsigned n = wanted_pairs(vx, vs, vids, vnis);
+    for (unsigned i = 0; i < n; i++) {
+        if (zvs_vtep_vni_of(v, vids[i]) != ZVS_VTEP_NO_VNI)
+            continue;
+        if ((rc = zvs_vtep_map_vni(v, vids[i], vnis[i])) < 0) {
+            snprintf(why, whylen, "VLAN %u VNI %u: %s", (unsigned)vids[i], (unsigned)vnis[i],
+                     strerror(-rc));
             return rc;
         }
-        zvs_info("VSWITCH %s VXLAN: VNI %u", vs->name, (unsigned)vx->vni);
+        zvs_info("VSWITCH %s VXLAN: VLAN %u VNI %u", vs->name, (unsigned)vids[i],
+                 (unsigned)vnis[i]);
     }
     for (unsigned i = 0; i < ZVS_VTEP_MAX_REMOTES; i++) {
         const struct zvs_vtep_remote *r = zvs_vtep_remote(v, i);

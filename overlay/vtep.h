@@ -80,6 +80,9 @@ struct zvs_vtep_config {
     struct zvs_ipaddr gateway;          /* family 0: remote VTEPs are on-link */
     uint16_t          udp_port;         /* 0: 4789 */
     uint16_t          underlay_vid;     /* 0: untagged */
+    uint16_t          untagged_vid;     /* the VLAN whose inner frames the switch takes
+                                           untagged (a VLAN AWARE switch's native; 0:
+                                           every frame untagged, VLAN UNAWARE) */
     uint32_t          underlay_mtu;     /* IP MTU of the underlay; 0: 1500 */
     uint32_t          inner_max;        /* longest inner frame accepted; 0: 9216 */
     uint32_t          fdb_capacity;     /* 0: ZVS_VTEP_FDB_DEFAULT_CAPACITY */
