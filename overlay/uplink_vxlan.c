@@ -89,14 +89,14 @@ static void under_write(struct vx *x, const struct zvs_tx *txs, int n)
         u->ops->flush(u);
 }
 
-/* The VTEP's own frames (ARP), contiguous. */
+/* The VTEP's own frames (ARP, Neighbor Discovery), contiguous. */
 static void send_ctl(struct vx *x, const struct zvs_vtep_ctl *ctl)
 {
     struct zvs_frame f[ZVS_VTEP_CTL_MAX];
     struct zvs_tx t[ZVS_VTEP_CTL_MAX];
 
     for (unsigned i = 0; i < ctl->n; i++) {
-        f[i] = (struct zvs_frame){ .data = ctl->frame[i], .len = ZVS_UARP_FRAME_LEN,
+        f[i] = (struct zvs_frame){ .data = ctl->frame[i], .len = ctl->len[i],
                                    .flags = ZVS_FF_MCAST };
         t[i] = (struct zvs_tx){ .f = &f[i], .tag_op = ZVS_TAG_KEEP };
     }

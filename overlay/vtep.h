@@ -27,13 +27,14 @@
 
 #include "dataplane/frame.h"
 #include "overlay/underlay_arp.h"
+#include "overlay/underlay_nd.h"
 #include "overlay/vtep_fdb.h"
 #include "overlay/vxlan_codec.h"
 
 #define ZVS_VTEP_MAX_REMOTES   32
 #define ZVS_VTEP_MAX_VNIS      256      /* VLANs mapped to a VNI on one switch */
 #define ZVS_VTEP_NAME_LEN      254      /* a host name as configured (RFC 1035: 253), NUL */
-#define ZVS_VTEP_CTL_MAX       8        /* ARP frames the VTEP sends per burst */
+#define ZVS_VTEP_CTL_MAX       8        /* ARP / ND frames the VTEP sends per burst */
 #define ZVS_VTEP_NO_VNI        UINT32_MAX
 
 /* Why a frame was dropped (or, for RESERVED_BITS, only counted). */
@@ -103,9 +104,12 @@ struct zvs_vtep_tx {
     uint32_t         len;               /* hdr_len + the inner frame's bytes */
 };
 
-/* Frames the VTEP itself sends on the underlay (ARP requests and replies). */
+/* Frames the VTEP itself sends on the underlay (ARP requests and replies over IPv4,
+ * Neighbor Solicitations and Advertisements over IPv6), len[i] bytes each. */
+#define ZVS_VTEP_CTL_FRAME_MAX ZVS_UND_FRAME_LEN        /* the longest of them */
 struct zvs_vtep_ctl {
-    uint8_t  frame[ZVS_VTEP_CTL_MAX][ZVS_UARP_FRAME_LEN];
+    uint8_t  frame[ZVS_VTEP_CTL_MAX][ZVS_VTEP_CTL_FRAME_MAX];
+    uint16_t len[ZVS_VTEP_CTL_MAX];
     unsigned n;
 };
 
@@ -114,7 +118,7 @@ struct zvs_vtep_stats {
     uint64_t encapsulated;              /* copies sent (replicas included) */
     uint64_t replicated;                /* copies beyond the first of a flooded frame */
     uint64_t decapsulated;              /* inner frames given to the switch */
-    uint64_t arp_sent;                  /* ARP requests and replies sent */
+    uint64_t arp_sent;                  /* ARP / ND requests and answers sent */
 };
 
 struct zvs_vtep;
