@@ -141,8 +141,14 @@ static void check_accepted(const struct zvs_cmd *cmd, uint32_t privclass)
         CHECK(cmd->name[0] != '\0');
     if (cmd->has_vdev)
         CHECK(cmd->verb == ZVS_CMD_QUERY_NIC);
-    /* RESOLVER: a host name the syntax check accepts, in its canonical form; else none. */
-    if (cmd->verb == ZVS_CMD_RESOLVER) {
+    /* RESOLVER, SET VSWITCH ... VXLAN REMOTE: a host name the syntax check accepts, in its
+     * canonical form; else none. VXLAN VNI: 24 bits. */
+    bool vxlan = cmd->verb == ZVS_CMD_SET_VSWITCH && cmd->vs_op == ZVS_CMD_VS_VXLAN;
+    if (vxlan && cmd->vx_op == ZVS_CMD_VX_VNI)
+        CHECK(cmd->vni <= ZVS_CFG_VNI_MAX);
+    else
+        CHECK(cmd->vni == 0);
+    if (cmd->verb == ZVS_CMD_RESOLVER || (vxlan && cmd->vx_op != ZVS_CMD_VX_VNI)) {
         char canon[ZVS_HOSTNAME_MAX + 1];
         size_t hl = strnlen(cmd->hostname, sizeof cmd->hostname);
         CHECK(hl > 0 && hl <= ZVS_HOSTNAME_MAX);
