@@ -139,8 +139,8 @@ static void check_accepted(const struct zvs_cmd *cmd, uint32_t privclass)
         CHECK(cmd->devices == 0);
     if (cmd->verb == ZVS_CMD_COUPLE)
         CHECK(cmd->name[0] != '\0');
-    if (cmd->has_vdev)
-        CHECK(cmd->verb == ZVS_CMD_QUERY_NIC);
+    if (cmd->has_vdev)          /* QUERY NIC vdev, QUERY VIRTUAL NIC vdev */
+        CHECK(cmd->verb == ZVS_CMD_QUERY_NIC || cmd->verb == ZVS_CMD_QUERY_VIRTUAL_NIC);
     /* RESOLVER, SET VSWITCH ... VXLAN REMOTE: a host name the syntax check accepts, in its
      * canonical form; else none. VXLAN VNI: 24 bits. */
     bool vxlan = cmd->verb == ZVS_CMD_SET_VSWITCH && cmd->vs_op == ZVS_CMD_VS_VXLAN;
