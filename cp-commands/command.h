@@ -162,7 +162,7 @@ enum zvs_cmd_vs_op {
     ZVS_CMD_VS_COUNTERS_CLEAR,          /* counters */
     ZVS_CMD_VS_SWITCHOVER,              /* nrdev 0 (AVAILABLE: next ready backup) or 1 */
     ZVS_CMD_VS_IVLPORT_HEARTBEAT,       /* heartbeat_s: IVLPORT HEARTBEAT TIMEOUT s */
-    ZVS_CMD_VS_VXLAN,                   /* vx_op, hostname | vni (zvswitch extension) */
+    ZVS_CMD_VS_VXLAN,                   /* vx_op, hostname | vni, vx_vid (zvswitch extension) */
 };
 
 /* SET VSWITCH name VXLAN <one of these> (ours: IBM's SET VSWITCH has no VXLAN). */
@@ -170,6 +170,8 @@ enum zvs_cmd_vx_op {
     ZVS_CMD_VX_REMOTE_ADD,              /* REMOTE ADD hostname (a name or an address) */
     ZVS_CMD_VX_REMOTE_DELETE,           /* REMOTE DELETE hostname */
     ZVS_CMD_VX_VNI,                     /* VNI vni: the switch's VNI (its untagged VLAN's) */
+    ZVS_CMD_VX_VLAN_VNI,                /* VLAN vx_vid VNI vni: that VLAN's VNI */
+    ZVS_CMD_VX_VLAN_DELETE,             /* VLAN vx_vid DELETE: that VLAN's VNI taken away */
 };
 
 /* What SET VSWITCH ... COUNTERS CLEAR clears. */
@@ -228,7 +230,8 @@ struct zvs_cmd {
     enum zvs_cmd_counters counters;             /* COUNTERS CLEAR [UPLINK|BRIDGEPORT|ALL] */
     uint8_t             counters_kind;          /* [DATA|DISCARDED|ERRORS]: ZVS_CMD_CTR_* */
     enum zvs_cmd_vx_op  vx_op;                  /* VXLAN REMOTE ADD | DELETE | VNI */
-    uint32_t            vni;                    /* VXLAN VNI, 0-16777215 */
+    uint32_t            vni;                    /* VXLAN [VLAN v] VNI, 0-16777215 */
+    uint16_t            vx_vid;                 /* VXLAN VLAN v, 1-4094 */
     /* NIC commands. `target` is the owner of the NIC: "" = the issuer; USERID u (class B
      * only) names another user. */
     char                target[ZVS_USERID_MAX + 1];

@@ -154,6 +154,11 @@ static size_t cat_set_vswitch(char *buf, size_t size, size_t len, const struct c
     case ZVS_CMD_VS_VXLAN:
         if (cmd->vx_op == ZVS_CMD_VX_VNI)
             return catf(buf, size, len, " VNI %u", (unsigned)cmd->vni);
+        if (cmd->vx_op == ZVS_CMD_VX_VLAN_VNI)
+            return catf(buf, size, len, " VLAN %u VNI %u", (unsigned)cmd->vx_vid,
+                        (unsigned)cmd->vni);
+        if (cmd->vx_op == ZVS_CMD_VX_VLAN_DELETE)
+            return catf(buf, size, len, " VLAN %u DELETE", (unsigned)cmd->vx_vid);
         return catf(buf, size, len, " REMOTE %s %s",
                     cmd->vx_op == ZVS_CMD_VX_REMOTE_ADD ? "ADD" : "DELETE", cmd->hostname);
     case ZVS_CMD_VS_COUNTERS_CLEAR:

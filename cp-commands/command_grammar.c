@@ -37,6 +37,8 @@
  *        SET VSWITCH has no VXLAN) a remote VTEP of the VXLAN VSWITCH statement, host an
  *        address or a host name (names/name_syntax.h)
  *   Set VSWITCH name VXLAN VNI n                   B   (ours) 0-16777215
+ *   Set VSWITCH name VXLAN VLAN v VNI n | DELETE   B   (ours) v 1-4094: a VLAN AWARE
+ *        switch's VLAN v gets VNI n, or loses its VNI
  *   DETach VSWitch name                            B   (ours)
  *   Set PORT GROUP grp JOIn rdev [rdev ...]        B   [PG] 1-8 devices, nnnn or nnnn.Pn
  *   Set PORT GROUP grp LEAve rdev [rdev ...]       B   [PG]
@@ -140,6 +142,7 @@ const struct kw zvs_kw_remote = { "REMOTE", 6 };                /* VXLAN's: ours
 const struct kw zvs_kw_add = { "ADD", 3 };
 const struct kw zvs_kw_delete = { "DELETE", 6 };
 const struct kw zvs_kw_vni = { "VNI", 3 };
+const struct kw zvs_kw_vlan = { "VLAN", 4 };
 
 #define SET      { "SET", 1 }                /* [SV] "Set" */
 #define QUERY    { "QUERY", 1 }

@@ -35,3 +35,12 @@ void herm_expect(const char *text, const char *want)
     if (!strstr(text, want))
         fail_msg("no \"%s\" in:\n%s", want, text);
 }
+
+void herm_refused(struct herm *h, const char *line, int want_rc, const char *want)
+{
+    int rc;
+    const char *out = herm_cp(h, "OPERATOR", "ABCDEFG", line, &rc);
+
+    assert_int_equal(rc, want_rc);
+    assert_string_equal(out, want);
+}

@@ -1,6 +1,6 @@
 /* The remote VTEP the hermetic VXLAN tests play (test_daemon_vxlan_{group,cmd,vlan}.c):
  * 10.0.0.2 with MAC 02:bb:00:00:00:02 on a link's far end, the daemon's VTEP 10.0.0.1,
- * UDP port 4789; and the check every such test makes of a QUERY response. */
+ * UDP port 4789; and the checks every such test makes of a response. */
 #ifndef ZVS_TEST_HERM_VXLAN_H
 #define ZVS_TEST_HERM_VXLAN_H
 
@@ -17,5 +17,7 @@ void herm_vx_send(struct herm *h, const char *link, const uint8_t *outer_dst,
 
 /* cmocka-fails, showing text, unless text contains want. */
 void herm_expect(const char *text, const char *want);
+/* `line` as OPERATOR (classes A-G) answers exactly `want` with CP return code want_rc. */
+void herm_refused(struct herm *h, const char *line, int want_rc, const char *want);
 
 #endif

@@ -23,14 +23,6 @@ static const char *const links[] = { "osa28ba", NULL };
 static const uint8_t MAC_A[6] = { 0x02, 0x00, 0x00, 0x00, 0x01, 0x01 };   /* LNXA F000 */
 static const uint8_t MAC_R[6] = { 0x02, 0x00, 0x00, 0x00, 0x0a, 0x0a };
 
-static void refused(struct herm *h, const char *line, int want_rc, const char *want)
-{
-    int rc;
-    const char *out = herm_cp(h, "OPERATOR", "ABCDEFG", line, &rc);
-    assert_int_equal(rc, want_rc);
-    assert_string_equal(out, want);
-}
-
 static struct herm *start(void)
 {
     struct herm_opts o = {
@@ -61,12 +53,12 @@ static void remotes_added_and_deleted(void **state)
     herm_expect(q, "Remote 2: 10.0.0.3  address: 10.0.0.3  state: ACTIVE");
     herm_expect(q, "Remote 3: vtep4.lab  address: -  state: RESOLVING");
 
-    refused(h, "SET VSWITCH VXSW VXLAN REMOTE ADD 10.0.0.3", 1221,
+    herm_refused(h, "SET VSWITCH VXSW VXLAN REMOTE ADD 10.0.0.3", 1221,
             "ZVSVXL1221E VSWITCH VXSW already has remote VTEP 10.0.0.3");
-    refused(h, "SET VSWITCH VXSW VXLAN REMOTE ADD 2001:db8::3", 1223,
+    herm_refused(h, "SET VSWITCH VXSW VXLAN REMOTE ADD 2001:db8::3", 1223,
             "ZVSVXL1223E Remote VTEP 2001:DB8::3 is not of the address family of LOCAL "
             "10.0.0.1");
-    refused(h, "SET VSWITCH VXSW VXLAN REMOTE DELETE nosuch.lab", 1224,
+    herm_refused(h, "SET VSWITCH VXSW VXLAN REMOTE DELETE nosuch.lab", 1224,
             "ZVSVXL1224E VSWITCH VXSW has no remote VTEP NOSUCH.LAB");
 
     assert_string_equal(herm_op(h, "SET VSWITCH VXSW VXLAN REMOTE DELETE vtep3.lab"),
@@ -90,7 +82,7 @@ static void remotes_added_and_deleted(void **state)
         snprintf(line, sizeof line, "SET VSWITCH VXSW VXLAN REMOTE ADD 10.0.0.%d", i);
         assert_string_equal(herm_op(h, line), "Command complete");
     }
-    refused(h, "SET VSWITCH VXSW VXLAN REMOTE ADD 10.0.0.11", 1222,
+    herm_refused(h, "SET VSWITCH VXSW VXLAN REMOTE ADD 10.0.0.11", 1222,
             "ZVSVXL1222E VSWITCH VXSW has 8 remote VTEPs: no room for 10.0.0.11");
     herm_stop(h);
 }
@@ -110,7 +102,7 @@ static void vni_changed(void **state)
     from_remote(h, 6000);
     assert_int_equal(herm_guest_receive(h, a), 1);
     herm_expect(herm_op(h, "QUERY VSWITCH VXSW"), "Discards vxlan-unknown-vni: 1");
-    refused(h, "SET VSWITCH VXSW VXLAN VNI 16777216", 1105,
+    herm_refused(h, "SET VSWITCH VXSW VXLAN VNI 16777216", 1105,
             "ZVSCMD1105E Invalid VNI value - 16777216; valid: 0-16777215");
     herm_stop(h);
 }
@@ -119,8 +111,10 @@ static void refused_without_vxlan_or_class(void **state)
 {
     struct herm *h = start();
     herm_op(h, "DEFINE VSWITCH PLAIN RDEV NONE");
-    refused(h, "SET VSWITCH PLAIN VXLAN VNI 7", 1220,
+    herm_refused(h, "SET VSWITCH PLAIN VXLAN VNI 7", 1220,
             "ZVSVXL1220E VSWITCH PLAIN has no VXLAN uplink");
+    herm_refused(h, "SET VSWITCH VXSW VXLAN VLAN 10 VNI 7", 1225,
+            "ZVSVXL1225E VSWITCH VXSW is not VLAN AWARE: a VNI per VLAN needs it");
     int rc;
     herm_cp(h, "LNXA", "G", "SET VSWITCH VXSW VXLAN VNI 7", &rc);
     assert_int_not_equal(rc, 0);

@@ -83,10 +83,56 @@ static void a_vni_per_vlan(void **state)
     herm_stop(h);
 }
 
+/* SET VSWITCH ... VXLAN VLAN v VNI n | DELETE (ours) on the running switch. */
+static void vlan_vni_by_command(void **state)
+{
+    struct herm_opts o = {
+        .sysconfig = "tests/unit/hermetic/SYSTEM-VXLAN-VLAN.CONFIG",
+        .userdirect = "tests/unit/hermetic/USER-CCB.DIRECT",
+        .links = links,
+    };
+    struct herm *h = herm_start(&o);
+    herm_op(h, "COUPLE USERID LNXA F000 TO SYSTEM VXSW");
+    struct herm_guest *a = herm_guest_attach(h, "LNXA", 0xF000);
+
+    assert_string_equal(herm_op(h, "SET VSWITCH VXSW VXLAN VLAN 10 VNI 10011"),
+                        "Command complete");
+    assert_string_equal(herm_op(h, "SET VSWITCH VXSW VXLAN VLAN 30 VNI 10030"),
+                        "Command complete");
+    assert_string_equal(herm_op(h, "SET VSWITCH VXSW VXLAN VLAN 20 DELETE"),
+                        "Command complete");
+    const char *q = herm_op(h, "QUERY VSWITCH VXSW");
+    herm_expect(q, "    VNI 10011  VLAN 10\n");
+    herm_expect(q, "    VNI 10030  VLAN 30\n");
+    assert_null(strstr(q, "10010"));
+    assert_null(strstr(q, "10020"));
+    from_remote(h, MAC_A, 10010);
+    assert_int_equal(herm_guest_receive(h, a), 0);
+    from_remote(h, MAC_A, 10011);
+    assert_int_equal(herm_guest_receive(h, a), 1);
+    herm_expect(herm_op(h, "QUERY VSWITCH VXSW"), "Discards vxlan-unknown-vni: 1");
+
+    herm_refused(h, "SET VSWITCH VXSW VXLAN VLAN 1 VNI 7", 1226,
+            "ZVSVXL1226E VLAN 1 is the native VLAN of VSWITCH VXSW: it travels as VXLAN VNI");
+    herm_refused(h, "SET VSWITCH VXSW VXLAN VLAN 40 VNI 10030", 1227,
+            "ZVSVXL1227E VNI 10030 is VLAN 30's on VSWITCH VXSW");
+    herm_refused(h, "SET VSWITCH VXSW VXLAN VNI 10011", 1227,
+            "ZVSVXL1227E VNI 10011 is VLAN 10's on VSWITCH VXSW");
+    herm_refused(h, "SET VSWITCH VXSW VXLAN VLAN 30 VNI 5000", 1227,
+            "ZVSVXL1227E VNI 5000 is VLAN 1's on VSWITCH VXSW");
+    herm_refused(h, "SET VSWITCH VXSW VXLAN VLAN 20 DELETE", 1228,
+            "ZVSVXL1228E VSWITCH VXSW has no VNI for VLAN 20");
+    /* Its own VNI again is no conflict. */
+    assert_string_equal(herm_op(h, "SET VSWITCH VXSW VXLAN VLAN 30 VNI 10030"),
+                        "Command complete");
+    herm_stop(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_vni_per_vlan),
+        cmocka_unit_test(vlan_vni_by_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
