@@ -182,6 +182,7 @@ bool zvs_cfg_cmd_is_config(const struct zvs_cmd *cmd)
         case ZVS_CMD_VS_ISOLATION:
         case ZVS_CMD_VS_MACPROTECT:
         case ZVS_CMD_VS_IVLPORT_HEARTBEAT:
+        case ZVS_CMD_VS_VXLAN:
             return true;
         default:                        /* COUNTERS CLEAR, SWITCHOVER: the data plane's */
             return false;

@@ -50,6 +50,9 @@ int zvs_apply_define_vswitch(struct zvs_cfg *cfg, const struct zvs_cmd *cmd,
                              struct zvs_cp_response *r);
 int zvs_apply_set_vswitch(struct zvs_cfg *cfg, const struct zvs_cmd *cmd,
                           struct zvs_cp_response *r);
+/* SET VSWITCH name VXLAN ... on switch k (cfg_apply_vxlan.c). */
+int zvs_apply_set_vxlan(struct zvs_cfg *cfg, unsigned k, const struct zvs_cmd *cmd,
+                        struct zvs_cp_response *r);
 int zvs_apply_detach_vswitch(struct zvs_cfg *cfg, const struct zvs_cmd *cmd,
                              struct zvs_cp_response *r);
 /* cfg_apply_group.c */

@@ -2,7 +2,8 @@
  *
  * Owns the VSWITCH handlers of zvs_cfg_apply (cfg_apply.c dispatches): a new switch, the
  * SET VSWITCH operands that are configuration (GRANT, REVOKE, RDEV, GROUP, NOGROUP,
- * CONNECT, DISCONNECT, QUEUESTORAGE, ISOLATION, MACPROTECT) and removing a switch.
+ * CONNECT, DISCONNECT, QUEUESTORAGE, ISOLATION, MACPROTECT; VXLAN in cfg_apply_vxlan.c)
+ * and removing a switch.
  * Atomicity as for every handler (cfg_apply.c): check everything, then write; nothing
  * after the first write can fail.
  *
@@ -356,6 +357,7 @@ int zvs_apply_set_vswitch(struct zvs_cfg *cfg, const struct zvs_cmd *cmd,
     case ZVS_CMD_VS_REVOKE: return vs_revoke(cfg, (unsigned)k, cmd, r);
     case ZVS_CMD_VS_RDEV:   return vs_rdev(cfg, (unsigned)k, cmd, r);
     case ZVS_CMD_VS_GROUP:  return vs_group(cfg, (unsigned)k, cmd, r);
+    case ZVS_CMD_VS_VXLAN:  return zvs_apply_set_vxlan(cfg, (unsigned)k, cmd, r);
     default:                return vs_settings(cfg, (unsigned)k, cmd, r);
     }
 }

@@ -439,6 +439,30 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
             return 0;
         return value_range(p, kwname, t, zvs_hostname_err_text(e));
     }
+    case VAL_VXLAN: {
+        static const struct kw *const what[] = { &zvs_kw_remote, &zvs_kw_vni, &zvs_kw_vlan };
+        static const struct kw *const addel[] = { &zvs_kw_add, &zvs_kw_delete };
+        static const struct kw *const vnidel[] = { &zvs_kw_vni, &zvs_kw_delete };
+        if ((k = parse_keyword(p, what, 3)) < 0)
+            return k;
+        if (k == 1) {
+            cmd->vx_op = ZVS_CMD_VX_VNI;
+            return need_dec(p, "VNI", 0, ZVS_CFG_VNI_MAX, &cmd->vni);
+        }
+        if (k == 2) {
+            if ((k = need_dec(p, "VLAN", 1, 4094, &v)) < 0)
+                return k;
+            cmd->vx_vid = (uint16_t)v;
+            if ((k = parse_keyword(p, vnidel, 2)) < 0)
+                return k;
+            cmd->vx_op = k == 0 ? ZVS_CMD_VX_VLAN_VNI : ZVS_CMD_VX_VLAN_DELETE;
+            return k == 0 ? need_dec(p, "VNI", 0, ZVS_CFG_VNI_MAX, &cmd->vni) : 0;
+        }
+        if ((k = parse_keyword(p, addel, 2)) < 0)
+            return k;
+        cmd->vx_op = k == 0 ? ZVS_CMD_VX_REMOTE_ADD : ZVS_CMD_VX_REMOTE_DELETE;
+        return parse_value(p, VAL_HOSTNAME, "REMOTE");
+    }
     case VAL_POLICY:                    /* what is not given takes its default */
         if ((k = parse_keyword(p, policy, 2)) < 0)
             return k;

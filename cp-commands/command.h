@@ -162,6 +162,16 @@ enum zvs_cmd_vs_op {
     ZVS_CMD_VS_COUNTERS_CLEAR,          /* counters */
     ZVS_CMD_VS_SWITCHOVER,              /* nrdev 0 (AVAILABLE: next ready backup) or 1 */
     ZVS_CMD_VS_IVLPORT_HEARTBEAT,       /* heartbeat_s: IVLPORT HEARTBEAT TIMEOUT s */
+    ZVS_CMD_VS_VXLAN,                   /* vx_op, hostname | vni, vx_vid (zvswitch extension) */
+};
+
+/* SET VSWITCH name VXLAN <one of these> (ours: IBM's SET VSWITCH has no VXLAN). */
+enum zvs_cmd_vx_op {
+    ZVS_CMD_VX_REMOTE_ADD,              /* REMOTE ADD hostname (a name or an address) */
+    ZVS_CMD_VX_REMOTE_DELETE,           /* REMOTE DELETE hostname */
+    ZVS_CMD_VX_VNI,                     /* VNI vni: the switch's VNI (its untagged VLAN's) */
+    ZVS_CMD_VX_VLAN_VNI,                /* VLAN vx_vid VNI vni: that VLAN's VNI */
+    ZVS_CMD_VX_VLAN_DELETE,             /* VLAN vx_vid DELETE: that VLAN's VNI taken away */
 };
 
 /* What SET VSWITCH ... COUNTERS CLEAR clears. */
@@ -219,6 +229,9 @@ struct zvs_cmd {
     enum zvs_macprotect macprotect;             /* MACPROTECT ON | OFF | UNSPECIFIED */
     enum zvs_cmd_counters counters;             /* COUNTERS CLEAR [UPLINK|BRIDGEPORT|ALL] */
     uint8_t             counters_kind;          /* [DATA|DISCARDED|ERRORS]: ZVS_CMD_CTR_* */
+    enum zvs_cmd_vx_op  vx_op;                  /* VXLAN REMOTE ADD | DELETE | VNI */
+    uint32_t            vni;                    /* VXLAN [VLAN v] VNI, 0-16777215 */
+    uint16_t            vx_vid;                 /* VXLAN VLAN v, 1-4094 */
     /* NIC commands. `target` is the owner of the NIC: "" = the issuer; USERID u (class B
      * only) names another user. */
     char                target[ZVS_USERID_MAX + 1];
@@ -231,7 +244,7 @@ struct zvs_cmd {
     char                text[ZVS_CMD_LINE_MAX + 1]; /* SEND: the rest of the line as typed,
                                                    trailing blanks cut */
     enum zvs_cmd_res_op res_op;                 /* RESOLVER WATCH | UNWATCH */
-    char                hostname[ZVS_HOSTNAME_MAX + 1]; /* RESOLVER: canonical (lower case,
+    char                hostname[ZVS_HOSTNAME_MAX + 1]; /* RESOLVER, VXLAN REMOTE: canonical (lower case,
                                                    no trailing dot; names/name_syntax.h) */
 };
 

@@ -151,6 +151,16 @@ static size_t cat_set_vswitch(char *buf, size_t size, size_t len, const struct c
         return catf(buf, size, len, " %s", macprotect_word(cmd->macprotect));
     case ZVS_CMD_VS_IVLPORT_HEARTBEAT:
         return catf(buf, size, len, " HEARTBEAT TIMEOUT %u", (unsigned)cmd->heartbeat_s);
+    case ZVS_CMD_VS_VXLAN:
+        if (cmd->vx_op == ZVS_CMD_VX_VNI)
+            return catf(buf, size, len, " VNI %u", (unsigned)cmd->vni);
+        if (cmd->vx_op == ZVS_CMD_VX_VLAN_VNI)
+            return catf(buf, size, len, " VLAN %u VNI %u", (unsigned)cmd->vx_vid,
+                        (unsigned)cmd->vni);
+        if (cmd->vx_op == ZVS_CMD_VX_VLAN_DELETE)
+            return catf(buf, size, len, " VLAN %u DELETE", (unsigned)cmd->vx_vid);
+        return catf(buf, size, len, " REMOTE %s %s",
+                    cmd->vx_op == ZVS_CMD_VX_REMOTE_ADD ? "ADD" : "DELETE", cmd->hostname);
     case ZVS_CMD_VS_COUNTERS_CLEAR:
         len = catf(buf, size, len, " CLEAR %s",
                    cmd->counters == ZVS_CMD_COUNTERS_UPLINK       ? "UPLINK"

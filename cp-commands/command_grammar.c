@@ -33,6 +33,12 @@
  *   Set VSWITCH name IVLPort HEARTbeat TIMEout s   B   [SV] 1-300 seconds (our bound);
  *        the TYPE IVL switch only (cfg_apply_vswitch.c: ZVSIVL1262E). The other IVLPort
  *        options (VLAN, PINGMAC, RESET) are not taken
+ *   Set VSWITCH name VXLAN REMOTE ADD | DELETE host  B   (ours, keywords in full: IBM's
+ *        SET VSWITCH has no VXLAN) a remote VTEP of the VXLAN VSWITCH statement, host an
+ *        address or a host name (names/name_syntax.h)
+ *   Set VSWITCH name VXLAN VNI n                   B   (ours) 0-16777215
+ *   Set VSWITCH name VXLAN VLAN v VNI n | DELETE   B   (ours) v 1-4094: a VLAN AWARE
+ *        switch's VLAN v gets VNI n, or loses its VNI
  *   DETach VSWitch name                            B   (ours)
  *   Set PORT GROUP grp JOIn rdev [rdev ...]        B   [PG] 1-8 devices, nnnn or nnnn.Pn
  *   Set PORT GROUP grp LEAve rdev [rdev ...]       B   [PG]
@@ -132,6 +138,11 @@ const struct kw zvs_kw_total = { "TOTAL", 5 };
 const struct kw zvs_kw_outbound = { "OUTBOUND", 8 };
 const struct kw zvs_kw_user = { "USER", 4 };                    /* [SG] in full */
 const struct kw zvs_kw_qdio = { "QDIO", 4 };                    /* [DN] */
+const struct kw zvs_kw_remote = { "REMOTE", 6 };                /* VXLAN's: ours, in full */
+const struct kw zvs_kw_add = { "ADD", 3 };
+const struct kw zvs_kw_delete = { "DELETE", 6 };
+const struct kw zvs_kw_vni = { "VNI", 3 };
+const struct kw zvs_kw_vlan = { "VLAN", 4 };
 
 #define SET      { "SET", 1 }                /* [SV] "Set" */
 #define QUERY    { "QUERY", 1 }
@@ -196,7 +207,7 @@ const struct cmddef zvs_cmd_table[] = {
     } },
     { ZVS_CMD_SET_VSWITCH, "B", "SET VSWITCH", 2, { SET, VSWITCHF }, 2, {
         { .kind = STEP_NAME },
-        { .kind = STEP_CHOICE, .field = OP_VS, .nalts = 13, .alts = {
+        { .kind = STEP_CHOICE, .field = OP_VS, .nalts = 14, .alts = {
             { { "GRANT", 3 },        ZVS_CMD_VS_GRANT,          VAL_GRANT, false },
             { { "REVOKE", 3 },       ZVS_CMD_VS_REVOKE,         VAL_USERID, false },
             { { "RDEV", 4 },         ZVS_CMD_VS_RDEV,           VAL_UPLINK_RDEVS, true },
@@ -210,6 +221,7 @@ const struct cmddef zvs_cmd_table[] = {
             { { "COUNTERS", 8 },     ZVS_CMD_VS_COUNTERS_CLEAR, VAL_COUNTERS, false },
             { { "SWITCHOVER", 10 },  ZVS_CMD_VS_SWITCHOVER,     VAL_SWITCHOVER, true },
             { { "IVLPORT", 4 },      ZVS_CMD_VS_IVLPORT_HEARTBEAT, VAL_HEARTBEAT, false },
+            { { "VXLAN", 5 },        ZVS_CMD_VS_VXLAN,          VAL_VXLAN, false },     /* ours */
         } },
     } },
     { ZVS_CMD_DETACH_VSWITCH, "B", "DETACH VSWITCH", 2, { DETACH, VSWITCH }, 1, {

@@ -40,6 +40,8 @@ enum val_kind {
     VAL_LINES,                          /* 1-500 -> lines */
     VAL_NICTYPE,                        /* DEFINE NIC TYPE QDIO (anything else refused) */
     VAL_HOSTNAME,                       /* a host name or address -> hostname */
+    VAL_VXLAN,                          /* REMOTE ADD | DELETE host | VNI n | VLAN v VNI n
+                                           | VLAN v DELETE -> vx_op, hostname, vni, vx_vid */
 };
 
 /* Where a STEP_CHOICE puts the chosen alternative's op. */
@@ -71,7 +73,7 @@ enum step_kind {
 
 #define MAX_PATH   3
 #define MAX_STEPS  4
-#define MAX_ALTS   13
+#define MAX_ALTS   14
 
 struct step {
     enum step_kind kind;
@@ -128,6 +130,7 @@ extern const struct kw zvs_kw_total;
 extern const struct kw zvs_kw_outbound;
 extern const struct kw zvs_kw_user;
 extern const struct kw zvs_kw_qdio;
+extern const struct kw zvs_kw_remote, zvs_kw_add, zvs_kw_delete, zvs_kw_vni, zvs_kw_vlan;
 
 /* Value limits of the operands (the parser enforces them, the canonical text relies on
  * them). */

@@ -878,8 +878,9 @@ static void dump_vxlan(const struct zvs_cfg_vxlan *v, FILE *out)
     char dev[12];
 
     zvs_rdev_format(v->rdev, dev, sizeof dev);
-    fprintf(out, "VXLAN VSWITCH %s VNI %u LOCAL %s RDEV %s UDPPORT %u", v->vswitch,
-            (unsigned)v->vni, v->local, dev, (unsigned)v->udp_port);
+    fprintf(out, "VXLAN VSWITCH %s VNI %u LOCAL %s %s %s UDPPORT %u", v->vswitch,
+            (unsigned)v->vni, v->local, v->group[0] ? "GROUP" : "RDEV",
+            v->group[0] ? v->group : dev, (unsigned)v->udp_port);
     if (v->gateway[0])
         fprintf(out, " GATEWAY %s", v->gateway);
     if (v->nremote)
@@ -887,6 +888,9 @@ static void dump_vxlan(const struct zvs_cfg_vxlan *v, FILE *out)
     for (unsigned i = 0; i < v->nremote; i++)
         fprintf(out, " %s", v->remote[i]);
     fprintf(out, "\n");
+    for (unsigned i = 0; i < v->nvlan; i++)
+        fprintf(out, "VXLAN VSWITCH %s VLAN %u VNI %u\n", v->vswitch,
+                (unsigned)v->vlan_vid[i], (unsigned)v->vlan_vni[i]);
 }
 
 static void dump_resolver(const struct zvs_cfg_resolver *r, FILE *out)

@@ -51,6 +51,8 @@
 #define ZVS_CFG_MAX_WATCH      256      /* RESOLVER WATCH names (zvswitch extension) */
 #define ZVS_CFG_MAX_VXLAN      4        /* VXLAN VSWITCH statements (zvswitch extension) */
 #define ZVS_CFG_MAX_VXLAN_REMOTES 8     /* remote VTEPs of one VXLAN VSWITCH */
+#define ZVS_CFG_VNI_MAX        16777215 /* a VNI's 24 bits (RFC 7348 section 5) */
+#define ZVS_CFG_MAX_VXLAN_VLANS 64      /* VXLAN VSWITCH name VLAN v VNI n per switch */
 #define ZVS_CFG_ADDR_STR       46       /* an IPv4 or IPv6 address as text, NUL included */
 #define ZVS_CFG_MAX_IVL_MEMBERS 3       /* IVL MEMBER: a portal of up to three systems
                                          * (IEEE 802.1AX-2020 clause 9) */
@@ -264,11 +266,18 @@ struct zvs_cfg_vxlan {
     char               vswitch[ZVS_NAME_MAX + 1];
     uint32_t           vni;             /* 0-16777215 */
     char               local[ZVS_CFG_ADDR_STR];     /* our VTEP address (canonical text) */
-    struct zvs_rdev    rdev;            /* the underlay uplink */
+    struct zvs_rdev    rdev;            /* the underlay uplink (an RDEV), or */
+    char               group[ZVS_NAME_MAX + 1];     /* the switch's port group; "": RDEV */
     uint16_t           udp_port;        /* 4789 unless given */
     char               gateway[ZVS_CFG_ADDR_STR];   /* "": remote VTEPs are on-link */
     unsigned           nremote;
     char               remote[ZVS_CFG_MAX_VXLAN_REMOTES][ZVS_HOSTNAME_MAX + 1]; /* canonical */
+    /* A VNI per VLAN on a VLAN AWARE switch (VXLAN VSWITCH name VLAN v VNI n statements):
+     * VLAN vlan_vid[i] travels as VNI vlan_vni[i]; the switch's native VLAN (its untagged
+     * frames) as `vni`. */
+    unsigned           nvlan;
+    uint16_t           vlan_vid[ZVS_CFG_MAX_VXLAN_VLANS];
+    uint32_t           vlan_vni[ZVS_CFG_MAX_VXLAN_VLANS];
 };
 
 struct zvs_cfg_resolver {

@@ -122,6 +122,16 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_RES_CHANGED,              /* ZVSRES1202I name, addresses, previous */
     ZVS_CPMSG_RES_FAILING,              /* ZVSRES1203W name, error, state */
     ZVS_CPMSG_RES_RECOVERED,            /* ZVSRES1204I name, addresses */
+    /* Overlays (overlay/): SET VSWITCH ... VXLAN (ours). */
+    ZVS_CPMSG_VXL_NO_VXLAN,             /* ZVSVXL1220E switch */
+    ZVS_CPMSG_VXL_REMOTE_EXISTS,        /* ZVSVXL1221E switch, remote */
+    ZVS_CPMSG_VXL_REMOTE_FULL,          /* ZVSVXL1222E switch, limit, remote */
+    ZVS_CPMSG_VXL_REMOTE_FAMILY,        /* ZVSVXL1223E remote, local */
+    ZVS_CPMSG_VXL_NO_REMOTE,            /* ZVSVXL1224E switch, remote */
+    ZVS_CPMSG_VXL_NOT_AWARE,            /* ZVSVXL1225E switch */
+    ZVS_CPMSG_VXL_NATIVE,               /* ZVSVXL1226E vlan, switch */
+    ZVS_CPMSG_VXL_VNI_USED,             /* ZVSVXL1227E vni, vlan, switch */
+    ZVS_CPMSG_VXL_NO_VLAN,              /* ZVSVXL1228E switch, vlan */
     /* The IVL domain (ivl/): SET PORT GROUP ... SHARED. */
     ZVS_CPMSG_IVL_NO_IVL_SWITCH,        /* ZVSIVL1260E group */
     ZVS_CPMSG_IVL_NOT_GLOBAL,           /* ZVSIVL1261E group, switch */

@@ -103,14 +103,21 @@
  *         The system operator's userid (z/VM's SYSTEM_USERIDS statement): the userid
  *         root's console commands act as (default OPERATOR; a LINUXUSER naming root still
  *         replaces root's whole mapping). Once per file.
- *   VXLAN VSWITCH name VNI n LOCAL addr RDEV nnnn [REMOTE host [host ..]] [UDPPORT n]
- *         [GATEWAY addr]
+ *   VXLAN VSWITCH name VNI n LOCAL addr RDEV nnnn | GROUP grp [REMOTE host [host ..]]
+ *         [UDPPORT n] [GATEWAY addr]
  *         zvswitch extension: the switch's uplink is a VXLAN segment (RFC 7348, overlay/):
- *         VNI 0-16777215, our VTEP address LOCAL, the underlay uplink RDEV (an RDEVICE),
+ *         VNI 0-16777215, our VTEP address LOCAL, the underlay uplink RDEV (an RDEVICE)
+ *         or GROUP, the switch's own port group (DEFINE VSWITCH ... GROUP grp), whose
+ *         members then carry the encapsulated frames, each flow's member chosen by the
+ *         outer UDP source port (RFC 7348 section 5) whatever its DISTRIBUTION;
  *         up to 8 remote VTEPs by address or host name (resolved through RESOLVER's
  *         c-ares resolver), UDPPORT (default 4789), GATEWAY the underlay's next hop
  *         when the remote VTEPs are not on-link. The switch must be defined above; one
  *         VXLAN statement per switch; LOCAL, REMOTE and GATEWAY of one family.
+ *   VXLAN VSWITCH name VLAN v VNI n
+ *         zvswitch extension, repeated: on a VLAN AWARE switch whose VXLAN statement is
+ *         above, VLAN v (1-4094, not the switch's NATIVE VLAN, which travels as the
+ *         statement's VNI) travels as VNI n; each VLAN and each VNI once per switch.
  *   RESOLVER [WATCH name [name ..]] [SERVER addr [addr [addr]]] [ORDER IPV4 | IPV6 [IPV4 |
  *         IPV6]] [TIMEOUT ms] [MINTTL s]  (zvswitch extension: the name layer, names/)
  *         WATCH: host names vswitchd keeps resolved (RFC 1035/1123 syntax, at most 253
@@ -1450,9 +1457,11 @@ static void resolver_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
     }
 }
 
-/* ---- VXLAN VSWITCH name VNI n LOCAL addr RDEV nnnn [REMOTE ..] [UDPPORT n] [GATEWAY a] -- */
+/* ---- VXLAN VSWITCH name VNI n LOCAL addr RDEV nnnn | GROUP grp [REMOTE ..] [UDPPORT n]
+ *      [GATEWAY a] ---- */
 
-enum { VX_VNI, VX_LOCAL, VX_RDEV, VX_REMOTE, VX_UDPPORT, VX_GATEWAY, VX_COUNT };
+enum { VX_VNI, VX_LOCAL, VX_RDEV, VX_GROUP, VX_REMOTE, VX_UDPPORT, VX_GATEWAY, VX_VLAN,
+       VX_COUNT };
 
 /* An address literal into out (canonical text); its family (4 or 6), 0 when bad. */
 static int vx_addr(struct sc_ctx *c, const struct zvs_tok *t, const char *what,
@@ -1472,7 +1481,7 @@ static void vx_vni(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *va
                    unsigned nval)
 {
     struct sc_ctx *c = ctx;
-    if (zvs_parse_dec(val->s, 0, 16777215, &c->vx.vni) < 0)
+    if (zvs_parse_dec(val->s, 0, ZVS_CFG_VNI_MAX, &c->vx.vni) < 0)
         bad_value(c, val, "VNI", "0-16777215");
 }
 
@@ -1500,6 +1509,28 @@ static void vx_rdev(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *v
         bad_value(c, val, "RDEV", RULE_RDEV);
     else
         c->vx.rdev.devno = r.devno;     /* fields: r's padding is undefined */
+}
+
+static void vx_group(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                     unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+
+    if (zvs_parse_name(val->s, c->vx.group) < 0)
+        bad_value(c, val, "GROUP", RULE_NAME);
+}
+
+/* VLAN v: the statement adds a VLAN's VNI (kept in vlan_vid[0] until vxlan_end). */
+static void vx_vlan(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                    unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    uint32_t vid;
+
+    if (zvs_parse_dec(val->s, 1, 4094, &vid) < 0)
+        bad_value(c, val, "VLAN", "1-4094");
+    else
+        c->vx.vlan_vid[0] = (uint16_t)vid;
 }
 
 static void vx_udpport(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
@@ -1542,9 +1573,11 @@ static const struct zvs_opdef vxlan_ops[VX_COUNT] = {
     [VX_VNI]     = { "VNI", 1, 1, false, 0, vx_vni },
     [VX_LOCAL]   = { "LOCAL", 1, 1, false, 0, vx_local },
     [VX_RDEV]    = { "RDEV", 1, 1, false, 0, vx_rdev },
+    [VX_GROUP]   = { "GROUP", 1, 1, false, 0, vx_group },
     [VX_REMOTE]  = { "REMOTE", 1, ZVS_TOK_MAX, true, 0, vx_remote },
     [VX_UDPPORT] = { "UDPPORT", 1, 1, false, 0, vx_udpport },
     [VX_GATEWAY] = { "GATEWAY", 1, 1, false, 0, vx_gateway },
+    [VX_VLAN]    = { "VLAN", 1, 1, false, 0, vx_vlan },
 };
 
 static void vxlan_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
@@ -1563,14 +1596,60 @@ static void vxlan_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs
     }
     if (zvs_cfg_find_vswitch(cfg, c->vx.vswitch) < 0)
         ERR(c, pos[0].line, ZVS_MSG_VSWITCH_UNDEFINED, c->vx.vswitch);
-    for (unsigned i = 0; i < cfg->nvxlan; i++) {
-        if (strcmp(cfg->vxlan[i].vswitch, c->vx.vswitch) == 0) {
-            char line[12];
-            num_str(line, sizeof line, cfg->vxlan[i].line);
-            ERR(c, pos[0].line, ZVS_MSG_ALREADY_DEFINED, "VXLAN VSWITCH", c->vx.vswitch, line);
+}
+
+static struct zvs_cfg_vxlan *vxlan_find(struct zvs_cfg *cfg, const char *vswitch)
+{
+    for (unsigned i = 0; i < cfg->nvxlan; i++)
+        if (strcmp(cfg->vxlan[i].vswitch, vswitch) == 0)
+            return &cfg->vxlan[i];
+    return NULL;
+}
+
+/* VXLAN VSWITCH name VLAN v VNI n: the switch's VXLAN statement gets VLAN v's VNI. */
+static void vxlan_vlan_end(struct sc_ctx *c, const struct zvs_stmt *stmt, uint64_t given)
+{
+    const uint64_t only = ZVS_OPBIT(VX_VLAN) | ZVS_OPBIT(VX_VNI);
+    struct zvs_cfg_vxlan *vx = vxlan_find(c->cfg, c->vx.vswitch);
+    int k = zvs_cfg_find_vswitch(c->cfg, c->vx.vswitch);
+    uint32_t line = stmt->tok[0].line;
+    uint16_t vid = c->vx.vlan_vid[0];
+    bool dup = false;
+    char num[12];
+
+    for (unsigned op = 0; op < VX_COUNT; op++)     /* the first operand of the other form */
+        if ((given & ~only) & ZVS_OPBIT(op)) {
+            ERR(c, line, ZVS_MSG_OPERAND_CONFLICT, "VLAN", vxlan_ops[op].keyword);
+            break;
         }
+    if (!(given & ZVS_OPBIT(VX_VNI)))
+        ERR(c, line, ZVS_MSG_OPERAND_MISSING, "VNI");
+    if (!vx && k >= 0)
+        ERR(c, line, ZVS_MSG_VALUE_INVALID, "VSWITCH", c->vx.vswitch,
+            "a switch with its VXLAN VSWITCH statement above");
+    if (!vx || k < 0 || !stmt_clean(c))
+        return;
+    const struct zvs_cfg_vswitch *sw = &c->cfg->vswitch[k];
+    num_str(num, sizeof num, vid);
+    if (!sw->vlan_aware)
+        ERR(c, line, ZVS_MSG_VALUE_INVALID, "VLAN", num, "a VLAN AWARE switch");
+    else if (vid == sw->native_vid)
+        ERR(c, line, ZVS_MSG_VALUE_INVALID, "VLAN", num, "not the NATIVE VLAN, whose VNI "
+            "is the statement's");
+    dup = c->vx.vni == vx->vni;
+    for (unsigned i = 0; i < vx->nvlan; i++) {
+        if (vx->vlan_vid[i] == vid)
+            ERR(c, line, ZVS_MSG_VALUE_INVALID, "VLAN", num, "a VLAN without a VNI");
+        dup |= vx->vlan_vni[i] == c->vx.vni;
     }
-    check_room(c, pos[0].line, cfg->nvxlan, ZVS_CFG_MAX_VXLAN, "VXLAN VSWITCH");
+    num_str(num, sizeof num, c->vx.vni);
+    if (dup)
+        ERR(c, line, ZVS_MSG_VALUE_INVALID, "VNI", num, "a VNI no other VLAN has");
+    check_room(c, line, vx->nvlan, ZVS_CFG_MAX_VXLAN_VLANS, "VXLAN VLAN");
+    if (stmt_clean(c)) {
+        vx->vlan_vid[vx->nvlan] = vid;
+        vx->vlan_vni[vx->nvlan++] = c->vx.vni;
+    }
 }
 
 /* An address's family by its text: 6 with a colon, 4 otherwise. */
@@ -1582,10 +1661,30 @@ static int text_family(const char *s)
 static void vxlan_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
 {
     struct sc_ctx *c = ctx;
-    const uint64_t need = ZVS_OPBIT(VX_VNI) | ZVS_OPBIT(VX_LOCAL) | ZVS_OPBIT(VX_RDEV);
+    const struct zvs_cfg_vxlan *had = vxlan_find(c->cfg, c->vx.vswitch);
 
-    if ((given & need) != need)
-        ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_MISSING, "VNI, LOCAL and RDEV");
+    if (given & ZVS_OPBIT(VX_VLAN)) {
+        vxlan_vlan_end(c, stmt, given);
+        return;
+    }
+    if (had) {
+        char line[12];
+        num_str(line, sizeof line, had->line);
+        ERR(c, stmt->tok[0].line, ZVS_MSG_ALREADY_DEFINED, "VXLAN VSWITCH", c->vx.vswitch, line);
+    }
+    check_room(c, stmt->tok[0].line, c->cfg->nvxlan, ZVS_CFG_MAX_VXLAN, "VXLAN VSWITCH");
+    const uint64_t need = ZVS_OPBIT(VX_VNI) | ZVS_OPBIT(VX_LOCAL);
+    const uint64_t under = ZVS_OPBIT(VX_RDEV) | ZVS_OPBIT(VX_GROUP);
+    int vs = zvs_cfg_find_vswitch(c->cfg, c->vx.vswitch);
+
+    if ((given & need) != need || !(given & under))
+        ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_MISSING, "VNI, LOCAL and RDEV or GROUP");
+    if ((given & under) == under)
+        ERR(c, stmt->tok[0].line, ZVS_MSG_OPERAND_CONFLICT, "RDEV", "GROUP");
+    /* The group is the switch's: the switch joins its members and runs its LACP. */
+    if (c->vx.group[0] && vs >= 0 && strcmp(c->cfg->vswitch[vs].group, c->vx.group) != 0)
+        ERR(c, stmt->tok[0].line, ZVS_MSG_VALUE_INVALID, "GROUP", c->vx.group,
+            "the switch's own GROUP");
     if (c->vx.local[0] && c->vx.gateway[0] &&
         text_family(c->vx.local) != text_family(c->vx.gateway))
         ERR(c, stmt->tok[0].line, ZVS_MSG_VALUE_INVALID, "GATEWAY", c->vx.gateway,

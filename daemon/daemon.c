@@ -60,8 +60,11 @@ static void on_uplink(void *arg, int fd, uint32_t events, uint64_t now)
     /* A link that reports its own carrier (a dummy link) rings the same descriptor. */
     if (u->port->ops->link_poll && u->port->ops->link_poll(u->port, &ev) == 1)
         uplink_link_event(u, &ev, now);
+    /* A member of a VXLAN underlay group carries encapsulated frames: read through the
+     * VXLAN uplink, which reads the members in turn. */
+    struct zvs_port *from = u->member && u->ds->overlay ? u->ds->overlay : u->port;
     for (int i = 0; i < UPLINK_BURSTS; i++)
-        if (zvs_switch_poll(u->ds->sw, u->port, now) < ZVS_BATCH)
+        if (zvs_switch_poll(u->ds->sw, from, now) < ZVS_BATCH)
             break;
 }
 

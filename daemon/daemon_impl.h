@@ -48,6 +48,9 @@ struct d_switch {
         char            why[96];
     } closed[ZVS_CMD_MAX_RDEVS];
     bool                   ready_told;  /* HCPSWU2830I said, HCPSWU2832E not since */
+    /* Its VXLAN uplink when the underlay is its port group (VXLAN ... GROUP): the group's
+     * members are read through it (their bytes are encapsulated frames), never alone. */
+    struct zvs_port       *overlay;
 };
 
 struct d_uplink {
@@ -176,6 +179,19 @@ struct zvs_vtep;
 int  zvsd_vxlan_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
                      char *why, size_t whylen, int *err);
 void zvsd_vxlan_forget(struct zvsd *d, struct zvs_vtep *v);
+bool zvsd_vxlan_open(const struct d_switch *ds);    /* the switch has its VXLAN uplink */
+/* daemon_vxlan_follow.c: the VTEP's remotes and VNI map made to follow the statement
+ * (steps that can fail first); 0, or -errno with why. */
+struct zvs_cfg_vxlan;
+int  zvsd_vtep_follow(struct zvsd *d, struct zvs_vtep *v, const struct zvs_cfg_vxlan *vx,
+                      const struct zvs_cfg_vswitch *vs, char *why, size_t whylen);
+/* The switch's VXLAN uplink is going (its RDEVs close, or its group is released: the
+ * uplink must go before the group it borrows): its names forgotten and, over a group,
+ * the group handed back to the switch. The caller removes the port. */
+void zvsd_vxlan_closing(struct zvsd *d, struct d_switch *ds, struct zvs_port *p);
+/* Closes the switch's VXLAN uplink over its group, if it has one (before the group's
+ * release). */
+void zvsd_vxlan_close_group(struct zvsd *d, struct d_switch *ds);
 void zvsd_vxlan_query(const struct d_switch *ds, bool details, struct zvs_cp_response *r);
 /* The port whose counters are the device's: a VXLAN uplink's underlay (the OSA port counts
  * the encapsulated frames, as in z/VM's and the monitor's view), else p itself. */

@@ -564,7 +564,7 @@ static void rdevs_close(struct zvsd *d, struct d_switch *ds, uint64_t now)
                 zvsd_monitor_uplink_gone(d, u, ZVS_MON_FAIL_DETACHED, now);
             zvsd_untrack_uplink(d, p);
             if (zvs_uplink_is_vxlan(p))         /* its names must not outlive it */
-                zvsd_vxlan_forget(d, zvs_uplink_vxlan_vtep(p));
+                zvsd_vxlan_closing(d, ds, p);
             zvs_switch_remove_port(ds->sw, p);
         }
         p = next;
@@ -636,6 +636,7 @@ static void group_release(struct zvsd *d, struct d_switch *ds, uint64_t now)
         return;
     char name[ZVS_NAME_MAX + 1];
     snprintf(name, sizeof name, "%s", zvs_lag_params(ds->lag)->pg.name);
+    zvsd_vxlan_close_group(d, ds);      /* it borrows the members */
     for (unsigned s = 0; s < ZVS_PG_MAX_MEMBERS; s++) {
         struct zvs_port *p = zvs_lag_member_port(ds->lag, s);
         if (!p)
@@ -1062,9 +1063,13 @@ static void switch_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cf
     if (uplinks_wanted(vs) && !ps->failed) {
         char why[128];
         int err;
-        if (zvsd_vxlan_sync(d, ds, vs, why, sizeof why, &err) < 0)
+        bool open = zvsd_vxlan_open(ds);
+        if (zvsd_vxlan_sync(d, ds, vs, why, sizeof why, &err) < 0 && !open)
             problem(ps, !device_waits(err), NULL, vs->name, ZVSD_STEP_DEVICE_OPEN,
                     "VSWITCH %s VXLAN uplink cannot be opened: %s", vs->name, why);
+        else if (err < 0)               /* its VTEP could not follow a command */
+            problem(ps, true, NULL, vs->name, ZVSD_STEP_VXLAN,
+                    "VSWITCH %s VXLAN: %s", vs->name, why);
     }
     ds->cfg = *vs;
 }

@@ -6,8 +6,18 @@
  * and carrier are the underlay's). QUERY VSWITCH shows the VTEP, its remotes and the
  * learned MACs, and the discards by reason (lines of ours).
  *
- * The uplink is built once, when the switch's uplinks open (start, CONNECT); a changed
- * statement needs the switch's uplinks reopened (there is no CP command for it yet).
+ * The underlay may instead be the switch's port group (VXLAN ... GROUP): the group joins
+ * its members and runs their LACP as for any group, the uplink writes on them through
+ * overlay/underlay_group.h (each flow's member by the outer UDP source port) and reads
+ * them (on_uplink polls the uplink when a member is readable), and the switch leaves
+ * the members to it (zvs_switch_set_group_underlay). The VTEP's MAC is the group's LACP
+ * system MAC, one address whichever member carries a frame, as a bond has one. The
+ * uplink goes before its group does (group_release).
+ *
+ * The uplink is built when the switch's uplinks open (start, CONNECT); after that its
+ * VTEP follows the statement's remotes and VNI (daemon_vxlan_follow.c: SET VSWITCH ...
+ * VXLAN); LOCAL, UDPPORT, GATEWAY and the underlay are the uplink's own and change with
+ * the switch's uplinks reopened.
  */
 #include "daemon/daemon_impl.h"
 
@@ -15,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "overlay/underlay_group.h"
 #include "overlay/uplink_vxlan.h"
 #include "overlay/vtep_names.h"
 
@@ -41,9 +52,8 @@ static struct zvs_vtep *vtep_make(struct zvsd *d, const struct zvs_cfg_vxlan *vx
                                   const struct zvs_cfg_vswitch *vs, const uint8_t mac[6],
                                   char *why, size_t whylen)
 {
-    struct zvs_vtep_config c = { .udp_port = vx->udp_port };
-    struct zvs_names *names = zvsd_names_table(d);
-    uint64_t now = zvs_evloop_clock(d->loop);
+    struct zvs_vtep_config c = { .udp_port = vx->udp_port,
+                                 .untagged_vid = vs->vlan_aware ? vs->native_vid : 0 };
     struct zvs_vtep *v;
     int rc;
 
@@ -58,27 +68,18 @@ static struct zvs_vtep *vtep_make(struct zvsd *d, const struct zvs_cfg_vxlan *vx
         snprintf(why, whylen, "VTEP: %s", strerror(errno));
         return NULL;
     }
-    rc = zvs_vtep_map_vni(v, vs->vlan_aware ? vs->native_vid : ZVS_VID_NONE, vx->vni);
-    for (unsigned i = 0; i < vx->nremote && rc >= 0; i++) {
-        struct zvs_ipaddr lit;
-
-        if (zvs_ipaddr_parse(vx->remote[i], &lit) == 0)
-            rc = zvs_vtep_add_remote(v, vx->remote[i], &lit);
-        else if (names)
-            rc = zvs_vtep_add_remote_name(v, names, vx->remote[i], now);
-        else
-            rc = -ENOTSUP;
-        if (rc < 0)
-            snprintf(why, whylen, "REMOTE %s: %s", vx->remote[i], strerror(-rc));
-    }
+    rc = zvsd_vtep_follow(d, v, vx, vs, why, whylen);
     if (rc < 0) {
-        if (why[0] == '\0')
-            snprintf(why, whylen, "VNI %u: %s", (unsigned)vx->vni, strerror(-rc));
         zvsd_vxlan_forget(d, v);
         zvs_vtep_destroy(v);
         return NULL;
     }
     return v;
+}
+
+bool zvsd_vxlan_open(const struct d_switch *ds)
+{
+    return vxlan_port(ds) != NULL;
 }
 
 void zvsd_vxlan_forget(struct zvsd *d, struct zvs_vtep *v)
@@ -93,6 +94,40 @@ void zvsd_vxlan_forget(struct zvsd *d, struct zvs_vtep *v)
     }
 }
 
+/* A member's Slow Protocols frame, read through the VXLAN uplink: to its group. */
+static void group_slow(void *arg, struct zvs_port *member, const struct zvs_frame *f)
+{
+    struct zvsd *d = arg;
+
+    for (unsigned i = 0; i < d->nsw; i++)
+        if (d->sw[i].sw && d->sw[i].lag && zvs_lag_is_member(d->sw[i].lag, member))
+            zvs_lag_slow_input(d->sw[i].lag, member, f, zvs_evloop_now(d->loop));
+}
+
+/* The underlay of a statement: its RDEV opened (tracked with the uplink), or the
+ * switch's group borrowed; NULL with why and *err. */
+static struct zvs_port *underlay_open(struct zvsd *d, struct d_switch *ds,
+                                      const struct zvs_cfg_vxlan *vx, const char **ifname,
+                                      uint8_t mac[6], char *why, size_t whylen, int *err)
+{
+    struct zvs_port *u;
+
+    if (!vx->group[0])
+        return zvsd_open_rdev(d, vx->rdev, ifname, mac, why, whylen, err);
+    if (!ds->lag || strcmp(zvs_lag_params(ds->lag)->pg.name, vx->group) != 0) {
+        snprintf(why, whylen, "port group %s is not the switch's", vx->group);
+        *err = -ENODEV;                 /* waits for the switch's GROUP */
+        return NULL;
+    }
+    u = zvs_underlay_group_create(vx->group, ds->lag, group_slow, d, err);
+    if (!u)
+        snprintf(why, whylen, "port group %s: %s", vx->group, strerror(-*err));
+    else
+        memcpy(mac, zvs_lag_params(ds->lag)->system, 6);
+    *ifname = vx->group;
+    return u;
+}
+
 int zvsd_vxlan_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
                     char *why, size_t whylen, int *err)
 {
@@ -104,9 +139,13 @@ int zvsd_vxlan_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vs
 
     why[0] = '\0';
     *err = 0;
-    if (!vx || vxlan_port(ds))
+    if (!vx)
         return 0;
-    under = zvsd_open_rdev(d, vx->rdev, &ifname, mac, why, whylen, err);
+    if ((p = vxlan_port(ds)) != NULL) {  /* a command changed the statement, or nothing */
+        *err = zvsd_vtep_follow(d, zvs_uplink_vxlan_vtep(p), vx, vs, why, whylen);
+        return *err < 0 ? -1 : 0;
+    }
+    under = underlay_open(d, ds, vx, &ifname, mac, why, whylen, err);
     if (!under)
         return -1;
     v = vtep_make(d, vx, vs, mac, why, whylen);
@@ -130,10 +169,35 @@ int zvsd_vxlan_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vs
         *err = -ENOSPC;
         return -1;
     }
-    zvsd_track_uplink(d, ds, p, ifname, false);
-    zvs_info("VSWITCH %s VXLAN VNI %u on RDEV %s (%s), MTU %u", vs->name, (unsigned)vx->vni,
-             p->name, ifname, p->mtu);
+    if (vx->group[0]) {                 /* the members are read through p */
+        ds->overlay = p;
+        zvs_switch_set_group_underlay(ds->sw, true);
+    } else {
+        zvsd_track_uplink(d, ds, p, ifname, false);
+    }
+    zvs_info("VSWITCH %s VXLAN VNI %u on %s %s (%s), MTU %u", vs->name, (unsigned)vx->vni,
+             vx->group[0] ? "GROUP" : "RDEV", p->name, ifname, p->mtu);
     return 0;
+}
+
+void zvsd_vxlan_closing(struct zvsd *d, struct d_switch *ds, struct zvs_port *p)
+{
+    zvsd_vxlan_forget(d, zvs_uplink_vxlan_vtep(p));
+    if (p == ds->overlay) {
+        zvs_switch_set_group_underlay(ds->sw, false);
+        ds->overlay = NULL;
+    }
+}
+
+void zvsd_vxlan_close_group(struct zvsd *d, struct d_switch *ds)
+{
+    struct zvs_port *p = ds->overlay;
+
+    if (!p)
+        return;
+    zvs_info("VSWITCH %s VXLAN uplink over port group %s closed", ds->cfg.name, p->name);
+    zvsd_vxlan_closing(d, ds, p);
+    zvs_switch_remove_port(ds->sw, p);
 }
 
 static int show_mac(void *arg, const struct zvs_vtep_fdb_entry *e)
@@ -160,11 +224,20 @@ void zvsd_vxlan_query(const struct d_switch *ds, bool details, struct zvs_cp_res
     c = zvs_vtep_config_of(v);
     zvs_vtep_fdb_stats(zvs_vtep_fdb(v), &fs);
     zvs_vtep_stats(v, &st);
-    zvs_cp_printf(r, "  VXLAN VTEP: %s  UDP port: %u  underlay RDEV: %s  MTU: %u",
-                  zvs_ipaddr_str(&c->local, a, sizeof a), (unsigned)c->udp_port, p->name,
-                  p->mtu);
+    zvs_cp_printf(r, "  VXLAN VTEP: %s  UDP port: %u  underlay %s: %s  MTU: %u",
+                  zvs_ipaddr_str(&c->local, a, sizeof a), (unsigned)c->udp_port,
+                  p == ds->overlay ? "GROUP" : "RDEV", p->name, p->mtu);
     if (c->gateway.family)
         zvs_cp_printf(r, "    Gateway: %s", zvs_ipaddr_str(&c->gateway, g, sizeof g));
+    for (unsigned i = 0; i < zvs_vtep_nvnis(v); i++) {
+        uint16_t vid;
+        uint32_t vni = zvs_vtep_vni_at(v, i, &vid);
+
+        if (vid == ZVS_VID_NONE)
+            zvs_cp_printf(r, "    VNI %u", (unsigned)vni);
+        else
+            zvs_cp_printf(r, "    VNI %u  VLAN %u", (unsigned)vni, (unsigned)vid);
+    }
     for (unsigned i = 0; i < ZVS_VTEP_MAX_REMOTES; i++) {
         const struct zvs_vtep_remote *rm = zvs_vtep_remote(v, i);
 

@@ -473,11 +473,12 @@ static int memo_run(struct zvs_switch *sw, const struct hdr_memo *m, struct zvs_
 
 /* The uplink for an outbound frame: the port group's choice (bucket of the MAC suffix or
  * the UDP source port, or the designated port for broadcast and multicast) while a
- * member distributes, else the active RDEV; -1 when there is none. The map is read once per burst. */
+ * member distributes, else the active RDEV; -1 when there is none. The map is read once per
+ * burst. A group that is an overlay's underlay is the overlay port's to use, not ours. */
 static inline int uplink_for(struct zvs_switch *sw, struct burst *b, const struct zvs_frame *f,
                              const uint8_t *hdr)
 {
-    if (sw->group) {
+    if (sw->group && !sw->group_underlay) {
         if (!b->map) {
             b->map = zvs_pg_dist_map(sw->group);
             b->hash = sw->group->hash;

@@ -169,6 +169,11 @@ struct zvs_pg_dist *zvs_switch_group(const struct zvs_switch *sw)
     return sw->group;
 }
 
+void zvs_switch_set_group_underlay(struct zvs_switch *sw, bool on)
+{
+    sw->group_underlay = on;
+}
+
 void zvs_switch_set_collecting(struct zvs_switch *sw, struct zvs_port *port, bool on)
 {
     struct zvs_swport *s = &sw->sp[port->index];

@@ -69,6 +69,11 @@ int zvs_switch_add_group_port(struct zvs_switch *sw, struct zvs_port *port);
  * no member distributes, outbound falls back to the RDEV uplink, if any. */
 void zvs_switch_set_group(struct zvs_switch *sw, struct zvs_pg_dist *group);
 struct zvs_pg_dist *zvs_switch_group(const struct zvs_switch *sw);
+/* The group is an overlay's underlay (a VXLAN uplink over it, overlay/): its members carry
+ * the overlay port's encapsulated frames, which that port puts on them itself, so the
+ * switch's outbound goes to the active RDEV uplink (the overlay port), never straight to
+ * a member. The group keeps its map, members and LACP. */
+void zvs_switch_set_group_underlay(struct zvs_switch *sw, bool on);
 /* Inbound gate of a group member: frames other than Slow Protocols are discarded
  * (ZVS_DROP_NOT_COLLECTING) while off. RDEV uplinks always collect. */
 void zvs_switch_set_collecting(struct zvs_switch *sw, struct zvs_port *port, bool on);

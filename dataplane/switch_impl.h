@@ -30,6 +30,8 @@ struct zvs_switch {
     uint16_t                 nuplinks;
     int                      active_uplink;          /* port index, -1: none */
     struct zvs_pg_dist       *group;                  /* port group uplink (not owned) */
+    bool                     group_underlay;         /* its members carry an overlay's
+                                                        frames, not the switch's */
     uint16_t                 active[ZVS_MAX_PORTS];  /* egress ports with queued frames */
     uint16_t                 nactive;
     zvs_slow_fn              slow_fn;

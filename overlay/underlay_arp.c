@@ -126,6 +126,20 @@ unsigned zvs_uarp_request(uint8_t *buf, const uint8_t src_mac[6], const uint8_t 
     return build(buf, ARP_OP_REQUEST, bcast, src_mac, src_ip, zero, target_ip);
 }
 
+void zvs_uarp_learn(struct zvs_uarp *u, const struct zvs_ipaddr *ip, const uint8_t mac[6],
+                    uint64_t now)
+{
+    struct zvs_uarp_entry *e = find(u, ip);
+
+    if (e && e->state != ZVS_UARP_STATIC) {
+        memcpy(e->mac, mac, 6);
+        e->state = ZVS_UARP_REACHABLE;
+        e->updated = now;
+        e->requests = 0;
+        u->replies++;
+    }
+}
+
 int zvs_uarp_input(struct zvs_uarp *u, const uint8_t *frame, uint32_t len,
                    const uint8_t local_ip[4], const uint8_t local_mac[6], uint64_t now,
                    uint8_t *reply)
@@ -134,7 +148,6 @@ int zvs_uarp_input(struct zvs_uarp *u, const uint8_t *frame, uint32_t len,
     uint32_t off = 12;
     uint16_t op;
     struct zvs_ipaddr sender = { .family = 4 };
-    struct zvs_uarp_entry *e;
 
     if (len >= 16 && zvs_be16(frame + 12) == ZVS_ETHERTYPE_VLAN)
         off += 4;
@@ -150,14 +163,7 @@ int zvs_uarp_input(struct zvs_uarp *u, const uint8_t *frame, uint32_t len,
         return -EINVAL;
     }
     memcpy(sender.a, a + 14, 4);
-    e = find(u, &sender);
-    if (e && e->state != ZVS_UARP_STATIC) {
-        memcpy(e->mac, a + 8, 6);
-        e->state = ZVS_UARP_REACHABLE;
-        e->updated = now;
-        e->requests = 0;
-        u->replies++;
-    }
+    zvs_uarp_learn(u, &sender, a + 8, now);
     if (op == ARP_OP_REQUEST && memcmp(a + 24, local_ip, 4) == 0) {
         u->requests_answered++;
         return (int)build(reply, ARP_OP_REPLY, a + 8, local_mac, local_ip, a + 8, a + 14);

@@ -7,8 +7,8 @@
  * is used for the age (default 300 s, Linux's gc_stale_time order), then asked again
  * while still used (the old MAC keeps carrying traffic until a reply comes, so a refresh
  * loses nothing); an entry that never answers sends one request a second and counts the
- * frames it could not send. IPv4 only for ARP; an IPv6 underlay needs static entries
- * (Neighbor Discovery is not written).
+ * frames it could not send. ARP for IPv4 here; an IPv6 underlay's next hops are found by
+ * Neighbor Discovery (underlay_nd.h) in this same table.
  *
  * Fixed size, one writer (the data-path thread), time passed in.
  */
@@ -62,6 +62,10 @@ void zvs_uarp_forget(struct zvs_uarp *u, const struct zvs_ipaddr *ip);
 bool zvs_uarp_resolve(struct zvs_uarp *u, const struct zvs_ipaddr *ip, uint64_t now,
                       uint8_t mac[6], bool *ask);
 void zvs_uarp_asked(struct zvs_uarp *u, const struct zvs_ipaddr *ip, uint64_t now);
+/* An answer for ip (ARP, or Neighbor Discovery: underlay_nd.h): a tracked, not static
+ * entry takes mac, REACHABLE from now. */
+void zvs_uarp_learn(struct zvs_uarp *u, const struct zvs_ipaddr *ip, const uint8_t mac[6],
+                    uint64_t now);
 
 /* An ARP request from (src_mac, src_ip) for target, broadcast; ZVS_UARP_FRAME_LEN bytes. */
 unsigned zvs_uarp_request(uint8_t *buf, const uint8_t src_mac[6], const uint8_t src_ip[4],

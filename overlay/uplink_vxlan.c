@@ -3,6 +3,7 @@
 #include "overlay/uplink_vxlan.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,12 @@ struct vx {
     uint8_t            (*tag)[4];                       /* [TX_MAX] tag scratch */
     struct zvs_frame     raw[ZVS_BATCH];                /* the underlay burst held by rx */
     int                  nraw;
+    /* A decapsulated frame of a VLAN other than the untagged one, as the switch must
+     * classify it: its MAC addresses and the tag here, the rest in the underlay's bytes. */
+    uint8_t              rxtag[ZVS_BATCH][ZVS_ETH_HLEN + ZVS_VLAN_HLEN];
+    struct iovec         rxiov[ZVS_BATCH][2];
     uint64_t             next_tick;                     /* the VTEP's next aging pass */
+    uint16_t             untagged_vid;                  /* the VTEP's config's */
 };
 
 static const struct zvs_port_ops vx_ops;
@@ -83,14 +89,14 @@ static void under_write(struct vx *x, const struct zvs_tx *txs, int n)
         u->ops->flush(u);
 }
 
-/* The VTEP's own frames (ARP), contiguous. */
+/* The VTEP's own frames (ARP, Neighbor Discovery), contiguous. */
 static void send_ctl(struct vx *x, const struct zvs_vtep_ctl *ctl)
 {
     struct zvs_frame f[ZVS_VTEP_CTL_MAX];
     struct zvs_tx t[ZVS_VTEP_CTL_MAX];
 
     for (unsigned i = 0; i < ctl->n; i++) {
-        f[i] = (struct zvs_frame){ .data = ctl->frame[i], .len = ZVS_UARP_FRAME_LEN,
+        f[i] = (struct zvs_frame){ .data = ctl->frame[i], .len = ctl->len[i],
                                    .flags = ZVS_FF_MCAST };
         t[i] = (struct zvs_tx){ .f = &f[i], .tag_op = ZVS_TAG_KEEP };
     }
@@ -158,6 +164,30 @@ static void release_raw(struct vx *x)
     }
 }
 
+/* Frame i of the burst becomes tagged with its VLAN (the VNI's): the switch classifies
+ * an uplink's frames by their bytes, and untagged ones go to the untagged VLAN. The
+ * underlay's bytes are not written: the first 18 bytes are the port's own. */
+static void push_tag(struct vx *x, int i, struct zvs_frame *f)
+{
+    uint8_t *h = x->rxtag[i];
+
+    memcpy(h, f->data, 2 * ZVS_ETH_ALEN);
+    zvs_put_be16(h + 12, ZVS_ETHERTYPE_VLAN);
+    zvs_put_be16(h + 14, f->vid);
+    memcpy(h + 16, f->data + 12, 2);
+    x->rxiov[i][0] = (struct iovec){ .iov_base = h, .iov_len = sizeof x->rxtag[i] };
+    x->rxiov[i][1] = (struct iovec){ .iov_base = (void *)(uintptr_t)(f->data + ZVS_ETH_HLEN),
+                                     .iov_len = f->len - ZVS_ETH_HLEN };
+    f->data = h;
+    f->len += ZVS_VLAN_HLEN;
+    f->nfrags = 2;
+    f->frags = x->rxiov[i];
+    if (f->vnet.flags & ZVS_VNET_F_NEEDS_CSUM)
+        f->vnet.csum_start += ZVS_VLAN_HLEN;
+    if (f->vnet.gso_type != ZVS_VNET_GSO_NONE)
+        f->vnet.hdr_len += ZVS_VLAN_HLEN;
+}
+
 static int vx_rx(struct zvs_port *p, struct zvs_frame *out, int max)
 {
     struct vx *x = vx_of(p);
@@ -179,8 +209,11 @@ static int vx_rx(struct zvs_port *p, struct zvs_frame *out, int max)
     }
     k = zvs_vtep_decap_burst(x->vtep, x->raw, n, vx_now(x), out, NULL, &ctl);
     send_ctl(x, &ctl);
-    for (int i = 0; i < k; i++)
+    for (int i = 0; i < k; i++) {
         out[i].in_port = p->index;
+        if (out[i].vid != ZVS_VID_NONE && out[i].vid != x->untagged_vid)
+            push_tag(x, i, &out[i]);
+    }
     if (k == 0)
         release_raw(x);                 /* the switch releases nothing it was not given */
     return k;
@@ -291,6 +324,7 @@ struct zvs_port *zvs_uplink_vxlan_create(const char *name, struct zvs_vtep *vtep
     zvs_vtep_set_underlay_mtu(vtep, underlay->mtu);
     x->vtep = vtep;
     x->under = underlay;
+    x->untagged_vid = c->untagged_vid;
     x->port.role = ZVS_PORT_UPLINK;
     snprintf(x->port.name, sizeof x->port.name, "%s", name);
     x->port.ops = &vx_ops;

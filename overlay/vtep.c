@@ -105,6 +105,29 @@ int zvs_vtep_map_vni(struct zvs_vtep *v, uint16_t vid, uint32_t vni)
     return 0;
 }
 
+int zvs_vtep_unmap_vid(struct zvs_vtep *v, uint16_t vid)
+{
+    for (unsigned i = 0; i < v->nvnis; i++) {
+        if (v->vnis[i].vid != vid)
+            continue;
+        v->vnis[i] = v->vnis[--v->nvnis];
+        v->vni_of_vid[vid] = ZVS_VTEP_NO_VNI;
+        return 0;
+    }
+    return -ENOENT;
+}
+
+unsigned zvs_vtep_nvnis(const struct zvs_vtep *v)
+{
+    return v->nvnis;
+}
+
+uint32_t zvs_vtep_vni_at(const struct zvs_vtep *v, unsigned i, uint16_t *vid)
+{
+    *vid = v->vnis[i].vid;
+    return v->vnis[i].vni;
+}
+
 uint32_t zvs_vtep_vni_of(const struct zvs_vtep *v, uint16_t vid)
 {
     return vid <= ZVS_VID_MAX ? v->vni_of_vid[vid] : ZVS_VTEP_NO_VNI;
@@ -213,8 +236,12 @@ static bool next_hop(struct zvs_vtep *v, const struct zvs_vtep_remote *r, uint64
     const struct zvs_ipaddr *hop = v->cfg.gateway.family ? &v->cfg.gateway : &r->addr;
     bool ask, ok = zvs_uarp_resolve(&v->uarp, hop, now, mac, &ask);
 
-    if (ask && hop->family == 4 && ctl && ctl->n < ZVS_VTEP_CTL_MAX) {
-        zvs_uarp_request(ctl->frame[ctl->n++], v->cfg.local_mac, v->cfg.local.a, hop->a);
+    if (ask && ctl && ctl->n < ZVS_VTEP_CTL_MAX) {
+        uint8_t *f = ctl->frame[ctl->n];
+
+        ctl->len[ctl->n++] = (uint16_t)(hop->family == 4
+            ? zvs_uarp_request(f, v->cfg.local_mac, v->cfg.local.a, hop->a)
+            : zvs_und_solicit(f, v->cfg.local_mac, v->cfg.local.a, hop->a));
         zvs_uarp_asked(&v->uarp, hop, now);
         v->st.arp_sent++;
     }
@@ -372,24 +399,29 @@ static const enum zvs_vtep_reason reason_of_verdict[] = {
     [ZVS_VXLAN_INNER_OVERSIZE] = ZVS_VTEP_INNER_OVERSIZE,
 };
 
-/* An underlay frame that is not VXLAN: ARP goes to the neighbour table (a request for our
- * address is answered through ctl), anything else is counted. */
+/* An underlay frame that is not VXLAN: ARP (over IPv4) or Neighbor Discovery (over IPv6)
+ * goes to the neighbour table (a request or solicitation for our address is answered
+ * through ctl), anything else is counted. */
 static void not_vxlan(struct zvs_vtep *v, const uint8_t *p, uint32_t len, uint64_t now,
                       struct zvs_vtep_ctl *ctl)
 {
-    uint8_t reply[ZVS_UARP_FRAME_LEN];
+    uint8_t reply[ZVS_VTEP_CTL_FRAME_MAX];
     uint32_t off = len >= 16 && zvs_be16(p + 12) == ZVS_ETHERTYPE_VLAN ? 16 : 12;
+    uint16_t want = v->cfg.local.family == 4 ? ZVS_ETHERTYPE_ARP : ZVS_ETHERTYPE_IPV6;
     int rc;
 
-    if (v->cfg.local.family != 4 || len < off + 2 || zvs_be16(p + off) != ZVS_ETHERTYPE_ARP) {
+    if (len < off + 2 || zvs_be16(p + off) != want) {
         v->st.reason[ZVS_VTEP_NOT_VXLAN]++;
         return;
     }
-    rc = zvs_uarp_input(&v->uarp, p, len, v->cfg.local.a, v->cfg.local_mac, now, reply);
+    rc = v->cfg.local.family == 4
+        ? zvs_uarp_input(&v->uarp, p, len, v->cfg.local.a, v->cfg.local_mac, now, reply)
+        : zvs_und_input(&v->uarp, p, len, v->cfg.local.a, v->cfg.local_mac, now, reply);
     if (rc < 0) {
         v->st.reason[ZVS_VTEP_NOT_VXLAN]++;
     } else if (rc > 0 && ctl && ctl->n < ZVS_VTEP_CTL_MAX) {
-        memcpy(ctl->frame[ctl->n++], reply, ZVS_UARP_FRAME_LEN);
+        memcpy(ctl->frame[ctl->n], reply, (size_t)rc);
+        ctl->len[ctl->n++] = (uint16_t)rc;
         v->st.arp_sent++;
     }
 }

@@ -27,13 +27,14 @@
 
 #include "dataplane/frame.h"
 #include "overlay/underlay_arp.h"
+#include "overlay/underlay_nd.h"
 #include "overlay/vtep_fdb.h"
 #include "overlay/vxlan_codec.h"
 
 #define ZVS_VTEP_MAX_REMOTES   32
 #define ZVS_VTEP_MAX_VNIS      256      /* VLANs mapped to a VNI on one switch */
 #define ZVS_VTEP_NAME_LEN      254      /* a host name as configured (RFC 1035: 253), NUL */
-#define ZVS_VTEP_CTL_MAX       8        /* ARP frames the VTEP sends per burst */
+#define ZVS_VTEP_CTL_MAX       8        /* ARP / ND frames the VTEP sends per burst */
 #define ZVS_VTEP_NO_VNI        UINT32_MAX
 
 /* Why a frame was dropped (or, for RESERVED_BITS, only counted). */
@@ -80,6 +81,9 @@ struct zvs_vtep_config {
     struct zvs_ipaddr gateway;          /* family 0: remote VTEPs are on-link */
     uint16_t          udp_port;         /* 0: 4789 */
     uint16_t          underlay_vid;     /* 0: untagged */
+    uint16_t          untagged_vid;     /* the VLAN whose inner frames the switch takes
+                                           untagged (a VLAN AWARE switch's native; 0:
+                                           every frame untagged, VLAN UNAWARE) */
     uint32_t          underlay_mtu;     /* IP MTU of the underlay; 0: 1500 */
     uint32_t          inner_max;        /* longest inner frame accepted; 0: 9216 */
     uint32_t          fdb_capacity;     /* 0: ZVS_VTEP_FDB_DEFAULT_CAPACITY */
@@ -100,9 +104,12 @@ struct zvs_vtep_tx {
     uint32_t         len;               /* hdr_len + the inner frame's bytes */
 };
 
-/* Frames the VTEP itself sends on the underlay (ARP requests and replies). */
+/* Frames the VTEP itself sends on the underlay (ARP requests and replies over IPv4,
+ * Neighbor Solicitations and Advertisements over IPv6), len[i] bytes each. */
+#define ZVS_VTEP_CTL_FRAME_MAX ZVS_UND_FRAME_LEN        /* the longest of them */
 struct zvs_vtep_ctl {
-    uint8_t  frame[ZVS_VTEP_CTL_MAX][ZVS_UARP_FRAME_LEN];
+    uint8_t  frame[ZVS_VTEP_CTL_MAX][ZVS_VTEP_CTL_FRAME_MAX];
+    uint16_t len[ZVS_VTEP_CTL_MAX];
     unsigned n;
 };
 
@@ -111,7 +118,7 @@ struct zvs_vtep_stats {
     uint64_t encapsulated;              /* copies sent (replicas included) */
     uint64_t replicated;                /* copies beyond the first of a flooded frame */
     uint64_t decapsulated;              /* inner frames given to the switch */
-    uint64_t arp_sent;                  /* ARP requests and replies sent */
+    uint64_t arp_sent;                  /* ARP / ND requests and answers sent */
 };
 
 struct zvs_vtep;
@@ -127,6 +134,13 @@ void zvs_vtep_set_underlay_mtu(struct zvs_vtep *v, uint32_t mtu);
 /* VLAN vid (0: a VLAN UNAWARE switch) travels as vni. 0, -EINVAL (vni above 24 bits,
  * vid above 4094), -EEXIST (vid or vni mapped already), -ENOSPC. */
 int zvs_vtep_map_vni(struct zvs_vtep *v, uint16_t vid, uint32_t vni);
+/* VLAN vid travels as no VNI any more (a command changed the map): its outbound frames
+ * are counted unmapped-vlan and its VNI's inbound unknown-vni. The MACs learned on that
+ * VNI are not looked up again and age out. 0, or -ENOENT. */
+int zvs_vtep_unmap_vid(struct zvs_vtep *v, uint16_t vid);
+/* The map's pairs: i from 0 below zvs_vtep_nvnis; their order changes with an unmap. */
+unsigned zvs_vtep_nvnis(const struct zvs_vtep *v);
+uint32_t zvs_vtep_vni_at(const struct zvs_vtep *v, unsigned i, uint16_t *vid);
 uint32_t zvs_vtep_vni_of(const struct zvs_vtep *v, uint16_t vid);     /* or ZVS_VTEP_NO_VNI */
 int zvs_vtep_vid_of(const struct zvs_vtep *v, uint32_t vni);          /* or -1 */
 

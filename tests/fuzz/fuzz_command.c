@@ -139,10 +139,21 @@ static void check_accepted(const struct zvs_cmd *cmd, uint32_t privclass)
         CHECK(cmd->devices == 0);
     if (cmd->verb == ZVS_CMD_COUPLE)
         CHECK(cmd->name[0] != '\0');
-    if (cmd->has_vdev)
-        CHECK(cmd->verb == ZVS_CMD_QUERY_NIC);
-    /* RESOLVER: a host name the syntax check accepts, in its canonical form; else none. */
-    if (cmd->verb == ZVS_CMD_RESOLVER) {
+    if (cmd->has_vdev)          /* QUERY NIC vdev, QUERY VIRTUAL NIC vdev */
+        CHECK(cmd->verb == ZVS_CMD_QUERY_NIC || cmd->verb == ZVS_CMD_QUERY_VIRTUAL_NIC);
+    /* RESOLVER, SET VSWITCH ... VXLAN REMOTE: a host name the syntax check accepts, in its
+     * canonical form; else none. VXLAN [VLAN v] VNI: 24 bits; VLAN v: 1-4094. */
+    bool vxlan = cmd->verb == ZVS_CMD_SET_VSWITCH && cmd->vs_op == ZVS_CMD_VS_VXLAN;
+    bool remote = vxlan && (cmd->vx_op == ZVS_CMD_VX_REMOTE_ADD ||
+                            cmd->vx_op == ZVS_CMD_VX_REMOTE_DELETE);
+    bool vlan = vxlan && (cmd->vx_op == ZVS_CMD_VX_VLAN_VNI ||
+                          cmd->vx_op == ZVS_CMD_VX_VLAN_DELETE);
+    if (vxlan && (cmd->vx_op == ZVS_CMD_VX_VNI || cmd->vx_op == ZVS_CMD_VX_VLAN_VNI))
+        CHECK(cmd->vni <= ZVS_CFG_VNI_MAX);
+    else
+        CHECK(cmd->vni == 0);
+    CHECK(vlan ? cmd->vx_vid >= 1 && cmd->vx_vid <= 4094 : cmd->vx_vid == 0);
+    if (cmd->verb == ZVS_CMD_RESOLVER || remote) {
         char canon[ZVS_HOSTNAME_MAX + 1];
         size_t hl = strnlen(cmd->hostname, sizeof cmd->hostname);
         CHECK(hl > 0 && hl <= ZVS_HOSTNAME_MAX);

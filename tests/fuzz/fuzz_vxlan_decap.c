@@ -2,13 +2,17 @@
  *
  * Input: one underlay frame, as an uplink would deliver it, into a VTEP at 10.0.0.1 with
  * one remote, 10.0.0.2 (its MAC static), VNI 5000 on VLAN 0 and VNI 10010 on VLAN 10, a remote-MAC table of 8 entries (so floods of sources meet the limit) and
- * an inner limit of 1514 bytes. The frame is an exactly sized heap copy, so ASan sees any
- * read past its end. Beyond memory safety it checks what the API promises:
+ * an inner limit of 1514 bytes; then the same frame into its IPv6 twin (2001:db8::1, the
+ * remote 2001:db8::2), whose non-VXLAN frames go to Neighbor Discovery. The frame is an
+ * exactly sized heap copy, so ASan sees any read past its end. Beyond memory safety it
+ * checks what the API promises:
  *   - zvs_vxlan_decode: OK only with the inner frame inside the input, at least a MAC
  *     header and at most the limit long, and the VNI within 24 bits;
  *   - zvs_vtep_decap_burst: at most one inner frame, pointing where the codec said, on
  *     the VLAN its VNI maps to, never tagged; every frame is delivered, counted under
- *     exactly one drop reason, or is ARP (which counts nothing when well formed);
+ *     exactly one drop reason, or is ARP (IPv4) or ICMPv6 (IPv6), which count nothing
+ *     when well formed; an answer it writes (an ARP reply, a Neighbor Advertisement) fits
+ *     its frame, and an advertisement's ICMPv6 checksum verifies;
  *   - a delivered frame, encapsulated back to its sender, decodes to the same bytes.
  *
  * Build: make fuzzers; run: build/fuzz/fuzz_vxlan_decap tests/fuzz/corpus/vxlan_decap
@@ -19,26 +23,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dataplane/vnet.h"
 #include "overlay/vtep.h"
 #include "tests/fuzz/fuzz_common.h"
 
 #define INNER_MAX 1514u
 
-static struct zvs_vtep *vtep;
+static struct zvs_vtep *vtep, *vtep6;
 
-static struct zvs_vtep *setup(void)
+static struct zvs_vtep *setup(int family)
 {
     struct zvs_vtep_config c = { .local = { .family = 4, .a = { 10, 0, 0, 1 } },
                                  .local_mac = { 0x02, 0xaa, 0, 0, 0, 1 },
                                  .fdb_capacity = 8, .inner_max = INNER_MAX };
     struct zvs_ipaddr r = { .family = 4, .a = { 10, 0, 0, 2 } };
     const uint8_t mac[6] = { 0x02, 0xaa, 0, 0, 0, 2 };
+
+    if (family == 6) {
+        c.local = (struct zvs_ipaddr){ .family = 6, .a = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 } };
+        r = (struct zvs_ipaddr){ .family = 6, .a = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 } };
+    }
     struct zvs_vtep *v = zvs_vtep_create(&c);
 
     CHECK(v != NULL);
     CHECK(zvs_vtep_map_vni(v, 0, 5000) == 0);
     CHECK(zvs_vtep_map_vni(v, 10, 10010) == 0);
-    CHECK(zvs_vtep_add_remote(v, "10.0.0.2", &r) == 0);
+    CHECK(zvs_vtep_add_remote(v, family == 6 ? "2001:db8::2" : "10.0.0.2", &r) == 0);
     CHECK(zvs_uarp_set_static(zvs_vtep_uarp(v), &r, mac) == 0);
     return v;
 }
@@ -53,17 +63,26 @@ static uint64_t total_drops(const struct zvs_vtep_stats *s)
     return n;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* An ICMPv6 answer's checksum (an untagged IPv6 frame) sums to 0xFFFF. */
+static bool icmp6_ok(const uint8_t *f, uint32_t len)
 {
-    static uint64_t now;
+    uint32_t plen = (uint32_t)(f[18] << 8 | f[19]);
+    uint8_t tail[8] = { 0, 0, (uint8_t)(plen >> 8), (uint8_t)plen, 0, 0, 0, 58 };
+
+    if (len < 54 + plen)
+        return false;
+    uint16_t s = zvs_csum_add(zvs_csum_add(0, f + 22, 32), tail, 8);
+    return zvs_csum_add(s, f + 54, plen) == 0xFFFF;
+}
+
+/* One frame into VTEP v (family 4 or 6), with every promise checked. */
+static void one(struct zvs_vtep *v, int family, const uint8_t *data, size_t size,
+                uint64_t now)
+{
     uint8_t *buf;
     struct zvs_vxlan_decoded d;
     enum zvs_vxlan_verdict vd;
 
-    if (size > 65535)
-        return 0;
-    if (!vtep)
-        vtep = setup();
     buf = malloc(size ? size : 1);
     CHECK(buf != NULL);
     memcpy(buf, data, size);
@@ -74,22 +93,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(d.inner_len >= ZVS_ETH_MIN_LEN && d.inner_len <= INNER_MAX);
         CHECK(d.vni <= ZVS_VXLAN_VNI_MAX);
     }
-    TRACE("verdict %s\n", zvs_vxlan_verdict_name(vd));
+    TRACE("IPv%d verdict %s\n", family, zvs_vxlan_verdict_name(vd));
 
     struct zvs_vtep_stats before, after;
     struct zvs_frame in = { .data = buf, .len = (uint32_t)size, .cookie = 9 }, out;
     struct zvs_vtep_ctl ctl = { .n = 0 };
     uint16_t idx = 0xFFFF;
 
-    zvs_vtep_stats(vtep, &before);
-    int k = zvs_vtep_decap_burst(vtep, &in, 1, ++now, &out, &idx, &ctl);
-    zvs_vtep_stats(vtep, &after);
+    zvs_vtep_stats(v, &before);
+    int k = zvs_vtep_decap_burst(v, &in, 1, now, &out, &idx, &ctl);
+    zvs_vtep_stats(v, &after);
     CHECK(k == 0 || k == 1);
     CHECK(ctl.n <= 1);
+    if (ctl.n == 1) {
+        CHECK(ctl.len[0] <= ZVS_VTEP_CTL_FRAME_MAX);
+        CHECK(family == 4 || icmp6_ok(ctl.frame[0], ctl.len[0]));
+    }
     uint64_t drops = total_drops(&after) - total_drops(&before);
-    bool is_arp = (size >= 14 && data[12] == 0x08 && data[13] == 0x06) ||
-                  (size >= 18 && data[12] == 0x81 && data[13] == 0x00 && data[16] == 0x08 &&
-                   data[17] == 0x06);
+    uint16_t type = size >= 14 ? (uint16_t)(data[12] << 8 | data[13]) : 0;
+    if (type == 0x8100 && size >= 18)
+        type = (uint16_t)(data[16] << 8 | data[17]);
+    bool neighbour = type == (family == 4 ? 0x0806 : 0x86DD);
     if (k == 1) {
         CHECK(vd == ZVS_VXLAN_OK);
         CHECK(drops == 0);
@@ -102,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* Back to where it came from: the same inner bytes. */
         struct zvs_vtep_tx tx[2];
         out.flags |= (uint8_t)((out.data[0] & 1) ? ZVS_FF_MCAST : 0);
-        int n = zvs_vtep_encap_burst(vtep, &out, 1, now, tx, 2, NULL);
+        int n = zvs_vtep_encap_burst(v, &out, 1, now, tx, 2, NULL);
         if (n == 1) {
             uint8_t *w = malloc(tx[0].len);
             struct zvs_vxlan_decoded d2;
@@ -117,11 +141,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             free(w);
         }
     } else {
-        CHECK(drops == 1 || (drops == 0 && is_arp));
+        CHECK(drops == 1 || (drops == 0 && neighbour));
     }
     if (now % 64 == 0)
-        zvs_vtep_tick(vtep, now * 1000000000u);
+        zvs_vtep_tick(v, now * 1000000000u);
     free(buf);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static uint64_t now;
+
+    if (size > 65535)
+        return 0;
+    if (!vtep) {
+        vtep = setup(4);
+        vtep6 = setup(6);
+    }
+    now++;
+    one(vtep, 4, data, size, now);
+    one(vtep6, 6, data, size, now);
     return 0;
 }
 

@@ -75,39 +75,16 @@ vxlan_capture_check() {
   awk '/^ +[0-9]+ +[A-Za-z]/ && $3 == "TCP" { print "note: inner TCP: " $0 }' "$WORK/expert.txt"
 }
 
-# BYTES from the sender, counted by the receiver up to the sender's close.
-VXLAN_TCP_PY='
-import socket, sys
-mode, host, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-if mode in ("recv-server", "send-server"):
-    ls = socket.socket(); ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    ls.bind((host, 5301)); ls.listen(1); s, _ = ls.accept()
-else:
-    s = socket.create_connection((host, 5301), timeout=20)
-s.settimeout(20)
-if mode.startswith("send"):
-    buf = bytes(65536); left = n
-    while left:
-        left -= s.send(buf[:min(left, len(buf))])
-    s.shutdown(socket.SHUT_WR); s.recv(1)
-else:
-    got = 0
-    while True:
-        b = s.recv(65536)
-        if not b: break
-        got += len(b)
-    print(got)
-s.close()
-'
+VXLAN_TCP_PY=$ROOT/tests/integration/tcp_bytes.py   # the counted transfer's two ends
 
 vxlan_transfer() {
   local dir=$1 ns=$2 host=$3 srv=recv-server cli=send-client spid got
   [ "$dir" = from ] && srv=send-server cli=recv-client
-  ip netns exec "$ns" timeout 30 python3 -c "$VXLAN_TCP_PY" $srv "$host" "$VXLAN_BYTES" \
+  ip netns exec "$ns" timeout 30 python3 "$VXLAN_TCP_PY" $srv "$host" "$VXLAN_BYTES" \
     >"$WORK/srv.out" 2>&1 &
   spid=$!
   wait_for 5 ip netns exec "$ns" sh -c "ss -ltn | grep -q ':5301 '" || fail "TCP server"
-  ip netns exec "$NS_A" timeout 30 python3 -c "$VXLAN_TCP_PY" $cli "$host" "$VXLAN_BYTES" \
+  ip netns exec "$NS_A" timeout 30 python3 "$VXLAN_TCP_PY" $cli "$host" "$VXLAN_BYTES" \
     >"$WORK/cli.out" 2>&1 ||
     fail "TCP $dir: $(cat "$WORK/cli.out"); $(grep -A14 'Uplink Port' "$(lab_stats)")"
   wait $spid || fail "TCP $dir server: $(cat "$WORK/srv.out")"

@@ -93,11 +93,107 @@ static void test_vxlan_refused(void **state)
                  "VXLAN VSWITCH VXSW VNI 2 LOCAL 10.0.0.1 RDEV 28BA\n", "VXSW", 1);
 }
 
+/* Each statement of bad[] after `base` is refused, the first message naming its want,
+ * and `kept` VXLAN statements stand. */
+static void all_refused(const char *base, const char *const (*bad)[2], unsigned n,
+                        unsigned kept)
+{
+    for (unsigned i = 0; i < n; i++) {
+        char text[2048];
+        struct zvs_cfg *cfg = zvs_cfg_new();
+
+        snprintf(text, sizeof text, "%s%s", base, bad[i][0]);
+        zvs_cfg_parse_sysconfig_text(cfg, "S", text);
+        assert_true(cfg->msgs.n >= 1);
+        if (!strstr(cfg->msgs.msg[0].text, bad[i][1]))
+            fail_msg("%s -> %s (want %s)", bad[i][0], cfg->msgs.msg[0].text, bad[i][1]);
+        assert_int_equal(cfg->nvxlan, kept);
+        zvs_cfg_free(cfg);
+    }
+}
+
+/* GROUP: the underlay is the switch's own port group; exactly one of RDEV and GROUP. */
+#define GBASE "SET PORT GROUP VXGRP JOIN 28BA 2902 DISTRIBUTION UDPPORT\n" \
+              "DEFINE VSWITCH VXSW ETHERNET GROUP VXGRP\n" \
+              "DEFINE VSWITCH OTHER RDEV NONE\n"
+
+static void test_vxlan_group(void **state)
+{
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig_text(cfg, "S", GBASE
+        "VXLAN VSWITCH VXSW VNI 5000 LOCAL 10.0.0.1 GROUP vxgrp REMOTE 10.0.0.2\n"), 0);
+    assert_int_equal(cfg->msgs.n, 0);
+    assert_int_equal(cfg->nvxlan, 1);
+    assert_string_equal(cfg->vxlan[0].group, "VXGRP");
+    char *got = cfg_dump_text(cfg);
+    assert_non_null(strstr(got, "VXLAN VSWITCH VXSW VNI 5000 LOCAL 10.0.0.1 GROUP VXGRP "
+                                "UDPPORT 4789 REMOTE 10.0.0.2\n"));
+    free(got);
+    zvs_cfg_free(cfg);
+
+    const char *bad[][2] = {
+        { "VXLAN VSWITCH VXSW VNI 1 LOCAL 10.0.0.1\n", "VNI, LOCAL and RDEV or GROUP" },
+        { "VXLAN VSWITCH VXSW VNI 1 LOCAL 10.0.0.1 RDEV 28BA GROUP VXGRP\n", "GROUP" },
+        { "VXLAN VSWITCH OTHER VNI 1 LOCAL 10.0.0.1 GROUP VXGRP\n", "own GROUP" },
+        { "VXLAN VSWITCH VXSW VNI 1 LOCAL 10.0.0.1 GROUP TOOLONGNAME\n", "TOOLONGNAME" },
+    };
+    all_refused(GBASE, bad, sizeof bad / sizeof bad[0], 0);
+}
+
+/* A VNI per VLAN: VXLAN VSWITCH name VLAN v VNI n after the switch's statement. */
+#define VBASE "DEFINE VSWITCH VXSW RDEV NONE VLAN AWARE NATIVE 1\n" \
+              "DEFINE VSWITCH FLAT RDEV NONE\n" \
+              "RDEVICE 28BA INTERFACE osa28ba\nRDEVICE 2902 INTERFACE osa2902\n" \
+              "VXLAN VSWITCH VXSW VNI 5000 LOCAL 10.0.0.1 RDEV 28BA\n" \
+              "VXLAN VSWITCH FLAT VNI 6000 LOCAL 10.0.0.1 RDEV 2902\n"
+
+static void test_vxlan_vlan_vni(void **state)
+{
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig_text(cfg, "S", VBASE
+        "VXLAN VSWITCH VXSW VLAN 10 VNI 10010\n"
+        "vxlan vswitch vxsw vni 10020 vlan 20\n"), 0);
+    assert_int_equal(cfg->msgs.n, 0);
+    assert_int_equal(cfg->nvxlan, 2);
+    const struct zvs_cfg_vxlan *v = &cfg->vxlan[0];
+    assert_int_equal(v->nvlan, 2);
+    assert_int_equal(v->vlan_vid[1], 20);
+    assert_int_equal(v->vlan_vni[1], 10020);
+    char *got = cfg_dump_text(cfg);
+    assert_non_null(strstr(got, "VXLAN VSWITCH VXSW VLAN 10 VNI 10010\n"
+                                "VXLAN VSWITCH VXSW VLAN 20 VNI 10020\n"));
+    free(got);
+    zvs_cfg_free(cfg);
+
+    const char *bad[][2] = {
+        { "VXLAN VSWITCH VXSW VLAN 10\n", "VNI" },
+        { "VXLAN VSWITCH VXSW VLAN 0 VNI 1\n", "1-4094" },
+        { "VXLAN VSWITCH VXSW VLAN 10 VNI 1 REMOTE 10.0.0.2\n", "VLAN" },
+        { "VXLAN VSWITCH FLAT VLAN 10 VNI 1\n", "VLAN AWARE" },
+        { "VXLAN VSWITCH VXSW VLAN 1 VNI 1\n", "NATIVE" },
+        { "VXLAN VSWITCH VXSW VLAN 30 VNI 5000\n", "no other VLAN" },
+        { "VXLAN VSWITCH VXSW VLAN 10 VNI 7\nVXLAN VSWITCH VXSW VLAN 10 VNI 8\n",
+          "without a VNI" },
+        { "VXLAN VSWITCH VXSW VLAN 10 VNI 7\nVXLAN VSWITCH VXSW VLAN 11 VNI 7\n",
+          "no other VLAN" },
+    };
+    all_refused(VBASE, bad, sizeof bad / sizeof bad[0], 2);
+    /* Before the switch's statement: refused. */
+    cfg = zvs_cfg_new();
+    zvs_cfg_parse_sysconfig_text(cfg, "S", "DEFINE VSWITCH VXSW RDEV NONE VLAN AWARE\n"
+                                 "VXLAN VSWITCH VXSW VLAN 10 VNI 7\n");
+    assert_true(cfg->msgs.n >= 1);
+    assert_non_null(strstr(cfg->msgs.msg[0].text, "VXLAN VSWITCH statement above"));
+    zvs_cfg_free(cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vxlan_statement),
         cmocka_unit_test(test_vxlan_refused),
+        cmocka_unit_test(test_vxlan_group),
+        cmocka_unit_test(test_vxlan_vlan_vni),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -280,6 +280,17 @@ static void test_vlan_map_and_offloads(void **state)
     assert_int_equal(zvs_vtep_map_vni(a, 11, 10010), -EEXIST);
     assert_int_equal(zvs_vtep_map_vni(a, 10, 7), -EEXIST);
     assert_int_equal(zvs_vtep_map_vni(a, 12, ZVS_VXLAN_VNI_MAX + 1), -EINVAL);
+    /* A map changed at run time: unmapped, the VNI is free for another VLAN. */
+    assert_int_equal(zvs_vtep_map_vni(a, 12, 10012), 0);
+    assert_int_equal(zvs_vtep_nvnis(a), 3);                 /* mk's untagged VNI too */
+    assert_int_equal(zvs_vtep_unmap_vid(a, 12), 0);
+    assert_int_equal(zvs_vtep_unmap_vid(a, 12), -ENOENT);
+    assert_int_equal(zvs_vtep_vni_of(a, 12), ZVS_VTEP_NO_VNI);
+    assert_int_equal(zvs_vtep_vid_of(a, 10012), -1);
+    assert_int_equal(zvs_vtep_nvnis(a), 2);
+    uint16_t vid;
+    assert_int_equal(zvs_vtep_vni_at(a, 1, &vid), 10010);
+    assert_int_equal(vid, 10);
 
     uint8_t g1[6], f[84], plain[80];
     vf_mac(g1, 1);

@@ -1,0 +1,128 @@
+/* daemon_vxlan_follow.c: a running VTEP made to follow its VXLAN VSWITCH statement, when
+ * the VXLAN uplink opens and after every command that changed the statement (SET VSWITCH
+ * ... VXLAN REMOTE ADD | DELETE, VNI; ours).
+ *
+ * A command is a transaction (README.md, "Commands are transactions"): the steps that can
+ * fail come first, so that the reverse pass of a failed command undoes exactly what this
+ * one did. Adding a remote can fail (the VTEP's or the names table's room; a step a test
+ * can fail, ZVSD_STEP_VXLAN), so the remotes the statement has and the VTEP lacks are
+ * added first; then the VNI map follows (pairs the statement no longer has unmapped, then
+ * the new ones mapped, which cannot collide); then the remotes the statement dropped are
+ * deleted, their learned MACs with them and their names unwatched. The map is the
+ * untagged VLAN's VNI (the statement's) and, on a VLAN AWARE switch, VLAN v VNI n's.
+ */
+#include "daemon/daemon_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "overlay/vtep_names.h"
+
+/* The statement's pairs: the untagged VLAN's VNI first, then VLAN v VNI n's. */
+static unsigned wanted_pairs(const struct zvs_cfg_vxlan *vx, const struct zvs_cfg_vswitch *vs,
+                             uint16_t *vid, uint32_t *vni)
+{
+    unsigned n = 0;
+
+    vid[n] = vs->vlan_aware ? vs->native_vid : ZVS_VID_NONE;
+    vni[n++] = vx->vni;
+    for (unsigned i = 0; vs->vlan_aware && i < vx->nvlan; i++) {
+        vid[n] = vx->vlan_vid[i];
+        vni[n++] = vx->vlan_vni[i];
+    }
+    return n;
+}
+
+/* The VNI the statement gives VLAN vid, or ZVS_VTEP_NO_VNI. */
+static uint32_t wanted_vni(const struct zvs_cfg_vxlan *vx, const struct zvs_cfg_vswitch *vs,
+                           uint16_t vid)
+{
+    uint16_t vids[ZVS_CFG_MAX_VXLAN_VLANS + 1];
+    uint32_t vnis[ZVS_CFG_MAX_VXLAN_VLANS + 1];
+    unsigned n = wanted_pairs(vx, vs, vids, vnis);
+
+    for (unsigned i = 0; i < n; i++)
+        if (vids[i] == vid)
+            return vnis[i];
+    return ZVS_VTEP_NO_VNI;
+}
+
+static bool wanted_remote(const struct zvs_cfg_vxlan *vx, const char *name)
+{
+    for (unsigned i = 0; i < vx->nremote; i++)
+        if (strcmp(vx->remote[i], name) == 0)
+            return true;
+    return false;
+}
+
+static int remote_add(struct zvsd *d, struct zvs_vtep *v, const char *name)
+{
+    struct zvs_names *names = zvsd_names_table(d);
+    struct zvs_ipaddr lit;
+    int rc = zvsd_step_fault(d, ZVSD_STEP_VXLAN);
+
+    if (rc < 0)
+        return rc;
+    if (zvs_ipaddr_parse(name, &lit) == 0)
+        return zvs_vtep_add_remote(v, name, &lit);
+    if (!names)
+        return -ENOTSUP;
+    return zvs_vtep_add_remote_name(v, names, name, zvs_evloop_clock(d->loop));
+}
+
+static void remote_delete(struct zvsd *d, struct zvs_vtep *v, unsigned idx)
+{
+    struct zvs_names *names = zvsd_names_table(d);
+
+    if (names)
+        zvs_vtep_del_remote_name(v, names, idx);
+    else
+        zvs_vtep_del_remote(v, idx);
+}
+
+int zvsd_vtep_follow(struct zvsd *d, struct zvs_vtep *v, const struct zvs_cfg_vxlan *vx,
+                     const struct zvs_cfg_vswitch *vs, char *why, size_t whylen)
+{
+    int rc;
+
+    for (unsigned i = 0; i < vx->nremote; i++) {
+        if (zvs_vtep_find_remote(v, vx->remote[i]) >= 0)
+            continue;
+        if ((rc = remote_add(d, v, vx->remote[i])) < 0) {
+            snprintf(why, whylen, "REMOTE %s: %s", vx->remote[i], strerror(-rc));
+            return rc;
+        }
+        zvs_info("VSWITCH %s VXLAN: remote VTEP %s added", vs->name, vx->remote[i]);
+    }
+    for (unsigned i = zvs_vtep_nvnis(v); i-- > 0;) {
+        uint16_t vid;
+        uint32_t vni = zvs_vtep_vni_at(v, i, &vid);
+
+        if (wanted_vni(vx, vs, vid) != vni)
+            zvs_vtep_unmap_vid(v, vid);
+    }
+    uint16_t vids[ZVS_CFG_MAX_VXLAN_VLANS + 1];
+    uint32_t vnis[ZVS_CFG_MAX_VXLAN_VLANS + 1];
+    unsigned n = wanted_pairs(vx, vs, vids, vnis);
+    for (unsigned i = 0; i < n; i++) {
+        if (zvs_vtep_vni_of(v, vids[i]) != ZVS_VTEP_NO_VNI)
+            continue;
+        if ((rc = zvs_vtep_map_vni(v, vids[i], vnis[i])) < 0) {
+            snprintf(why, whylen, "VLAN %u VNI %u: %s", (unsigned)vids[i], (unsigned)vnis[i],
+                     strerror(-rc));
+            return rc;
+        }
+        zvs_info("VSWITCH %s VXLAN: VLAN %u VNI %u", vs->name, (unsigned)vids[i],
+                 (unsigned)vnis[i]);
+    }
+    for (unsigned i = 0; i < ZVS_VTEP_MAX_REMOTES; i++) {
+        const struct zvs_vtep_remote *r = zvs_vtep_remote(v, i);
+
+        if (r->state == ZVS_VTEP_REMOTE_FREE || wanted_remote(vx, r->name))
+            continue;
+        zvs_info("VSWITCH %s VXLAN: remote VTEP %s deleted", vs->name, r->name);
+        remote_delete(d, v, i);
+    }
+    return 0;
+}
