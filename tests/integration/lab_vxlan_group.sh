@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: alone (a member's link cut under a paced TCP stream; exact byte counts)
+# check: light (a member cut under a paced TCP stream over a VXLAN underlay group; LACP timers; 1.5 s of CPU in 6 s)
 # zvswitch's VTEP over a LACP port group (VXLAN VSWITCH ... GROUP, overlay/underlay_group.c):
 # guest A (a tap, MTU 1450) on LABVSW1, whose uplink is VXLAN VNI 5000 over group ETHGRP
 # (OSA 28BA and 2902, LACP ACTIVE) to the switch model's port-channel, behind whose access
