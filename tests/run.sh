@@ -23,12 +23,15 @@
 #  - integration scripts say what they are on a line "# check: hermetic|parallel|alone
 #    (why)": hermetic (no root, no namespaces, no timing: part of fast, side by side),
 #    parallel (a lab that neither measures rates nor races timers: two at a time),
-#    light (LACP timers of seconds, but little CPU, a few percent of one core: no iperf3,
-#    no flood, captures only once tshark says it captures; two at a time, only beside
-#    another light lab), long (a functional lab of a minute or more whose emulator takes
-#    one core, a Linux boot under Hercules: it starts first, in a lane of its own, and the
-#    light labs run two at a time beside it on the other core), alone (failover or
-#    throughput under load, rate limits, LACP bounds under traffic, monitor rates),
+#    light (timers of seconds with a margin of a second or more, and little CPU: at most a
+#    third of one core on average, measured per lab with a cpuacct cgroup and written on
+#    its line; a shaped or paced stream, or a flood of small frames that stays under that,
+#    may be light; captures only once tshark says it captures; LIGHT_JOBS, three, at a
+#    time, only beside other light labs), long (a functional lab of a minute or more whose
+#    emulator takes one core, a Linux boot under Hercules: it starts first, in a lane of
+#    its own, and the light labs run beside it on the other core), alone (what needs the
+#    machine: throughput of unshaped streams, failover or LACP bounds under full load,
+#    monitor rates within a few percent, anything above a third of a core),
 #    guests (the guest images' own labs, without the switch: only `tests/run.sh guests`,
 #    make check-guests). A script without that line runs alone.
 #  - fuzz targets run side by side.
@@ -79,6 +82,12 @@ unit_timed() {
     "tests/unit/$1.c" 2>/dev/null
 }
 
+# A hermetic script that waits on something with a bound (wait_for, sleep, a timeout on
+# a command): not at the idle class either.
+it_timed() {
+  grep -qE 'wait_for|sleep |timeout [0-9]' "tests/integration/$1.sh" 2>/dev/null
+}
+
 # it_class SCRIPT: hermetic, parallel, light, long, guests or alone (its "# check:" line).
 it_class() {
   local c
@@ -103,14 +112,15 @@ declare -A LANE=()        # pid -> 1: a long lab in a lane of its own (run_pool 
 declare -A FILLER=()      # pid -> 1: work at the idle class beside the labs (pools leave it out)
 FILL_QUEUE=()             # KIND:NAME of that work still to start, in order
 JOB_PREFIX=()             # what start_job puts before a test's command (the idle class)
+HANG_EXTRA=0              # seconds added to a test's hang guard (at the idle class)
 
 start_job() {  # start_job KIND NAME
   local kind=$1 name=$2
   case $kind in
     unit)
-      "${JOB_PREFIX[@]}" timeout 300 "$BUILD/tests/$name" >"$LOG/$name.log" 2>&1 & ;;
+      "${JOB_PREFIX[@]}" timeout $((300 + HANG_EXTRA)) "$BUILD/tests/$name" >"$LOG/$name.log" 2>&1 & ;;
     it)
-      "${JOB_PREFIX[@]}" timeout 600 bash "tests/integration/$name.sh" >"$LOG/it-$name.log" 2>&1 & ;;
+      "${JOB_PREFIX[@]}" timeout $((600 + HANG_EXTRA)) bash "tests/integration/$name.sh" >"$LOG/it-$name.log" 2>&1 & ;;
     fuzz)
       # The checked-in corpus first, then a short run that may add inputs to a scratch copy.
       local bin=$BUILD/fuzz/$name corpus=tests/fuzz/corpus/${name#fuzz_}
@@ -118,14 +128,18 @@ start_job() {  # start_job KIND NAME
       if [ ! -x "$bin" ]; then      # listed before the build (FUZZ_BUILD), and not built
         echo "not built (needs clang's libFuzzer)" >"$LOG/$name.log"; (exit 77) &
       else
-        "${JOB_PREFIX[@]}" timeout $((FUZZ_SECONDS + 240)) \
+        "${JOB_PREFIX[@]}" timeout $((FUZZ_SECONDS + 240 + HANG_EXTRA)) \
           bash -c '"$1" -runs=0 "$3" && "$1" -max_total_time="$4" "$2" "$3"' \
           _ "$bin" "$BUILD/fuzz/work-$name" "$corpus" "$FUZZ_SECONDS" >"$LOG/$name.log" 2>&1 &
       fi ;;
     make)
-      # A build the tests after it need (the fuzz targets): the Makefile's own parallelism,
-      # not the flags of a make this script may run under.
-      "${JOB_PREFIX[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+      # A build the tests after it need (the fuzz targets), with the Makefile's own
+      # parallelism: a make this script runs under passes its variables on the command
+      # line (kept) and its jobserver, which this script does not hold (dropped, with -j).
+      local mf
+      mf=$(printf '%s' "${MAKEFLAGS:-}" |
+        sed -E 's/ ?--jobserver-(auth|fds)=[^ ]*//g; s/(^| )-j[0-9]*( |$)/\1/g')
+      "${JOB_PREFIX[@]}" env -u MFLAGS -u MAKELEVEL MAKEFLAGS="$mf" \
         make --no-print-directory BUILD="$BUILD" "$name" >"$LOG/make-$name.log" 2>&1 & ;;
   esac
   RUNNING[$!]="$kind $name $(date +%s)"
@@ -199,9 +213,12 @@ fill_top_up() {
     for pid in "${!FILLER[@]}"; do [[ ${RUNNING[$pid]} == make\ * ]] && building=1; done
     [[ $job == fuzz:* ]] && [ "$building" -eq 1 ] && break
     FILL_QUEUE=("${FILL_QUEUE[@]:1}")
+    # The idle class may wait minutes while labs take both cores: the hang guards of its
+    # tests (timeout) get ten minutes more.
     JOB_PREFIX=(chrt --idle 0)
+    HANG_EXTRA=600
     start_job "${job%%:*}" "${job#*:}"
-    JOB_PREFIX=()
+    JOB_PREFIX=() HANG_EXTRA=0
     FILLER[$!]=1
   done
 }
@@ -324,7 +341,9 @@ run_parts() {  # run_parts fuzz|hermetic|unit|labs|guests ...
     case $p in
       fuzz) jobs_of j fuzz_jobs; fuzz+=("${j[@]}") ;;
       hermetic) jobs_of j it_jobs hermetic
-                if [ $filling -eq 1 ]; then fill+=("${j[@]}"); else side+=("${j[@]}"); fi ;;
+                for t in "${j[@]}"; do
+                  if [ $filling -eq 1 ] && ! it_timed "${t#it:}"; then fill+=("$t"); else side+=("$t"); fi
+                done ;;
       unit) jobs_of j unit_jobs parallel
             for t in "${j[@]}"; do
               if [ $filling -eq 1 ] && ! unit_timed "${t#unit:}"; then fill+=("$t"); else side+=("$t"); fi
@@ -338,13 +357,23 @@ run_parts() {  # run_parts fuzz|hermetic|unit|labs|guests ...
       guests) jobs_of j it_jobs guests; alone+=("${j[@]}") ;;
     esac
   done
+  # FUZZ_BUILD=1: this run builds the fuzz targets it runs (with clang's libFuzzer; without
+  # clang each target is skipped, saying so).
+  local build_fuzz=0
+  if [ ${#fuzz[@]} -gt 0 ] && [ "${FUZZ_BUILD:-0}" = 1 ] && command -v "${FUZZ_CC:-clang}" >/dev/null; then
+    build_fuzz=1
+  fi
   if [ $filling -eq 1 ]; then
     # The fuzz targets' build first (they wait for it), then the quick tests, the fuzz last.
-    if [ ${#fuzz[@]} -gt 0 ] && [ "${FUZZ_BUILD:-0}" = 1 ]; then FILL_QUEUE+=("make:fuzzers"); fi
+    [ $build_fuzz -eq 1 ] && FILL_QUEUE+=("make:fuzzers")
     for j in "${fill[@]}" "${fuzz[@]}"; do selected "${j#*:}" && FILL_QUEUE+=("$j"); done
     fill_top_up
     run_pool 1 "${first[@]}"
   else
+    if [ $build_fuzz -eq 1 ]; then
+      start_job make fuzzers
+      while [ ${#RUNNING[@]} -gt 0 ]; do reap_one; done
+    fi
     side=("${fuzz[@]}" "${side[@]}")
   fi
   run_pool "$TEST_JOBS" "${side[@]}"
