@@ -122,10 +122,16 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_RES_CHANGED,              /* ZVSRES1202I name, addresses, previous */
     ZVS_CPMSG_RES_FAILING,              /* ZVSRES1203W name, error, state */
     ZVS_CPMSG_RES_RECOVERED,            /* ZVSRES1204I name, addresses */
-    /* The IVL domain (ivl/): SET PORT GROUP ... SHARED. */
+    /* The IVL domain (ivl/): SET PORT GROUP ... SHARED; then unsolicited messages of the
+     * domain the daemon runs (daemon/daemon_ivl.c). */
     ZVS_CPMSG_IVL_NO_IVL_SWITCH,        /* ZVSIVL1260E group */
     ZVS_CPMSG_IVL_NOT_GLOBAL,           /* ZVSIVL1261E group, switch */
     ZVS_CPMSG_IVL_NOT_IVL_SWITCH,       /* ZVSIVL1262E switch */
+    ZVS_CPMSG_IVL_STATUS,               /* ZVSIVL1263I switch, status */
+    ZVS_CPMSG_IVL_ALONE,                /* ZVSIVL1264W switch, reason */
+    ZVS_CPMSG_IVL_DIFFERS,              /* ZVSIVL1265E group, system, who refuses */
+    ZVS_CPMSG_IVL_HEARTBEAT,            /* ZVSIVL1266W seconds, token ms */
+    ZVS_CPMSG_IVL_COROSYNC_CONF,        /* ZVSIVL1267W path, differences */
     ZVS_CPMSG_COUNT
 };
 

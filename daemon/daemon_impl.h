@@ -118,6 +118,7 @@ struct zvsd {
     int64_t                  built_wall_s; /* the program file's time ("Generated at"), 0:
                                              unknown */
     struct zvsd_names       *names;      /* watched names (daemon_names.c) */
+    struct zvsd_ivl         *ivl;        /* the IVL domain (daemon_ivl.c), or NULL */
 };
 
 /* daemon_guests.c: Hercules machines (XAUTOLOG, FORCE, SIGNAL, SEND, QUERY NAMES/USERS/
@@ -147,6 +148,24 @@ struct zvs_names *zvsd_names_table(struct zvsd *d);
 void zvsd_names_query(struct zvsd *d, struct zvs_cp_response *r);
 /* The counters report's resolver lines (none while no name was ever looked up). */
 void zvsd_names_report(struct zvsd *d, struct zvs_cp_response *r);
+
+/* daemon_ivl.c: the IVL domain of a Global VSWITCH's SHARED port group, run on the loop
+ * (ivl/domain.h through lag/lag_domain.h). Made and changed by each reconcile pass that
+ * stands (zvsd_ivl_reconcile; joining a cluster is nothing a rollback could take back),
+ * synced with the group at the end of every iteration (zvsd_ivl_idle), gone at the stop. */
+struct zvsd_ivl;
+void zvsd_ivl_destroy(struct zvsd *d);
+void zvsd_ivl_reconcile(struct zvsd *d);
+void zvsd_ivl_idle(struct zvsd *d, uint64_t now);
+/* The domain index (1..3) the group `group` runs with: this system's IVL MEMBER INDEX when
+ * the group is SHARED and a Global VSWITCH uses it, else 0 (the group is this system's). */
+unsigned zvsd_ivl_group_index(const struct zvsd *d, const char *group);
+/* A new group of the domain starts held when the domain says this system may not
+ * aggregate (its members never send one LACPDU in sync first). */
+bool zvsd_ivl_group_held(const struct zvsd *d, const char *group);
+/* The domain's lines (ours) in QUERY VSWITCH of the Global VSWITCH and in QUERY PORT GROUP
+ * of its group: nothing for another switch or group. */
+void zvsd_ivl_query(struct zvsd *d, const char *group, struct zvs_cp_response *r);
 
 /* daemon_monitor_names.c: the watched names in the monitor. The resolver's counters into
  * *v, false (no record) while no name is watched; a name's event (enum zvs_name_event) as

@@ -454,6 +454,8 @@ static void show_vswitch(struct zvsd *d, const struct d_switch *ds, enum zvs_cmd
         if (v->operator) {
             show_uplinks(d, ds, false, r);
             zvsd_vxlan_query(ds, false, r);
+            if (ds->cfg.scope == ZVS_VSW_GLOBAL)
+                zvsd_ivl_query(d, ds->cfg.group, r);
         }
         break;
     case ZVS_CMD_LEVEL_DETAILS:
@@ -461,6 +463,8 @@ static void show_vswitch(struct zvsd *d, const struct d_switch *ds, enum zvs_cmd
         if (v->operator) {
             show_uplinks(d, ds, true, r);
             zvsd_vxlan_query(ds, true, r);
+            if (ds->cfg.scope == ZVS_VSW_GLOBAL)
+                zvsd_ivl_query(d, ds->cfg.group, r);
         }
         show_adapters(d, ds, v, true, r);
         break;
@@ -738,6 +742,7 @@ static void show_port_group(struct zvsd *d, const struct zvs_cfg_group *cg,
         zvs_rdev_format(ds->closed[k].dev, dev, sizeof dev);
         zvs_cp_printf(r, "  RDEV %-8s NOT READY  %s", dev, ds->closed[k].why);
     }
+    zvsd_ivl_query(d, cg->name, r);     /* a SHARED group: the domain's systems (ours) */
 }
 
 /* Text of a FILE*-writing report, appended line by line to the response. */

@@ -760,6 +760,15 @@ static bool group_checked(struct zvsd *d, struct d_switch *ds, const struct zvs_
     return true;
 }
 
+/* TYPE IVL DOMAIN letter of the IVL switch ('A' when none is defined). */
+static char ivl_domain_letter(const struct zvs_cfg *cfg)
+{
+    for (unsigned i = 0; i < cfg->nvswitch; i++)
+        if (cfg->vswitch[i].scope == ZVS_VSW_IVL && cfg->vswitch[i].ivl_domain)
+            return cfg->vswitch[i].ivl_domain;
+    return 'A';
+}
+
 /* The lowest LACP key no running group has. All groups share one system id (the
  * MACPREFIX), so the key alone tells a partner which links may aggregate: two groups with
  * one key would be bundled into one port channel. An index into the configuration's
@@ -772,6 +781,29 @@ static uint16_t free_lacp_key(const struct zvsd *d)
             used = d->sw[i].sw && d->sw[i].lag && zvs_lag_params(d->sw[i].lag)->key == key;
         if (!used)
             return key;
+    }
+}
+
+/* Who the group is to its partner: this system's (System ID the MACPREFIX with MACID
+ * 000000, which no NIC gets: one LACP system per zvswitch, as a z/VM system is one
+ * partner to its physical switch; the lowest free key), or, SHARED in the IVL domain, the
+ * domain's for every system of it (802.1AX-2020 9.3.2: one emulated System ID and key)
+ * whatever each one's MACPREFIX: a locally administered id 02-49-56-4C-00-<DOMAIN letter>
+ * and key 1, which no group of one system alone can share; its ports numbered by the
+ * domain (domain_index). */
+static void group_identity(const struct zvsd *d, const struct zvs_cfg_group *g,
+                           struct zvs_lag_params *lp)
+{
+    static const uint8_t domain_id[5] = { 0x02, 'I', 'V', 'L', 0x00 };
+    lp->domain_index = (uint8_t)zvsd_ivl_group_index(d, g->name);
+    memset(lp->system, 0, sizeof lp->system);
+    if (lp->domain_index) {
+        memcpy(lp->system, domain_id, sizeof domain_id);
+        lp->system[5] = (uint8_t)ivl_domain_letter(d->run);
+        lp->key = 1;
+    } else {
+        memcpy(lp->system, d->run->vmlan.macprefix, 3);
+        lp->key = free_lacp_key(d);
     }
 }
 
@@ -799,17 +831,16 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
         },
         .long_timeout = g->lacp_long_timeout,
         .system_priority = 32768,
-        .key = free_lacp_key(d),
         .say = zvsd_say_lag,
         .say_arg = d,
     };
     snprintf(lp.pg.name, sizeof(lp.pg.name), "%s", g->name);
-    /* System ID: the MACPREFIX with MACID 000000, which no NIC gets: one LACP system per
-     * zvswitch, as a z/VM system is one partner to its physical switch. */
-    memcpy(lp.system, d->run->vmlan.macprefix, 3);
+    group_identity(d, g, &lp);
     /* A command's pass asked the step's fault ahead (group_checked). */
     bool fail = !ps->txn && zvsd_step_fault(d, ZVSD_STEP_GROUP) < 0;
     ds->lag = fail ? NULL : zvs_lag_create(ds->sw, &lp, now);
+    if (ds->lag && zvsd_ivl_group_held(d, g->name))
+        zvs_lag_set_domain_hold(ds->lag, true, now);   /* before its members join */
     ds->lag_timer = ds->lag ? zvs_timer_create(d->loop, on_lag_timer, ds) : NULL;
     if (!ds->lag || !ds->lag_timer) {
         if (ds->lag)
@@ -881,6 +912,14 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
     if (ps->failed)
         return;
     const struct zvs_lag_params *lp = zvs_lag_params(ds->lag);
+    if (lp->domain_index != zvsd_ivl_group_index(d, g->name)) {
+        /* SHARED, or EXCLUSIVE again: the members negotiate anew under the new identity */
+        struct zvs_lag_params id = *lp;
+        group_identity(d, g, &id);
+        zvs_lag_set_identity(ds->lag, id.domain_index, id.system, id.key, now);
+        zvs_info("VSWITCH %s port group %s: %s", ds->cfg.name, g->name,
+                 id.domain_index ? "SHARED in the IVL domain" : "EXCLUSIVE");
+    }
     if (lp->pg.lacp != g->lacp) {
         zvs_lag_set_lacp(ds->lag, g->lacp, now);
         zvs_info("VSWITCH %s port group %s: LACP %s", ds->cfg.name, g->name,
@@ -1102,6 +1141,7 @@ int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer
     /* Watched names follow only a configuration that stands (they cannot fail a pass;
      * a rollback's pass brings back the names of the one before). */
     zvsd_names_reconcile(d);
+    zvsd_ivl_reconcile(d);              /* likewise the IVL domain: a join is not undone */
     d->problems = pass.seen;
     d->nproblems = pass.nseen;
     return pass.count;
