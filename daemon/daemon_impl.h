@@ -119,6 +119,10 @@ struct zvsd {
                                              unknown */
     struct zvsd_names       *names;      /* watched names (daemon_names.c) */
     struct zvsd_ivl         *ivl;        /* the IVL domain (daemon_ivl.c), or NULL */
+    struct zvs_port         *ivl_port;   /* the Global VSWITCH's IVL port, or NULL */
+    struct d_switch         *ivl_port_ds;/* its switch */
+    char                     ivl_port_why[160]; /* why it is not open (told once) */
+    uint64_t                 ivl_port_retry;    /* no open before this (a second apart) */
 };
 
 /* daemon_guests.c: Hercules machines (XAUTOLOG, FORCE, SIGNAL, SEND, QUERY NAMES/USERS/
@@ -166,6 +170,17 @@ bool zvsd_ivl_group_held(const struct zvsd *d, const char *group);
 /* The domain's lines (ours) in QUERY VSWITCH of the Global VSWITCH and in QUERY PORT GROUP
  * of its group: nothing for another switch or group. */
 void zvsd_ivl_query(struct zvsd *d, const char *group, struct zvs_cp_response *r);
+
+/* daemon_ivl_port.c: the Global VSWITCH's IVL port (backends/ivl_port.h) on the IVL
+ * switch's RDEV. sync opens it while the domain runs (a device missing: again a second
+ * later), close takes it away with the domain, switch_gone before its switch is destroyed;
+ * view tells it the systems present and distributing (bit per index); query shows it. */
+void zvsd_ivl_port_sync(struct zvsd *d, const char *vswitch, uint8_t index, char domain,
+                        uint64_t now);
+void zvsd_ivl_port_close(struct zvsd *d, uint64_t now);
+void zvsd_ivl_port_switch_gone(struct zvsd *d, struct d_switch *ds, uint64_t now);
+void zvsd_ivl_port_view(struct zvsd *d, uint8_t present, uint8_t distributing);
+void zvsd_ivl_port_query(struct zvsd *d, struct zvs_cp_response *r);
 
 /* daemon_monitor_names.c: the watched names in the monitor. The resolver's counters into
  * *v, false (no record) while no name is watched; a name's event (enum zvs_name_event) as

@@ -67,6 +67,7 @@ struct zvsd_ivl {
     uint32_t                  differs_told;   /* node ids (bit n-1) told as differing */
     bool                      heartbeat_told;
     bool                      conf_checked;   /* --corosync-conf checked (once) */
+    char                      letter;   /* TYPE IVL DOMAIN: the IVL port's MACs */
 };
 
 static void want_of(const struct zvsd *d, struct want *w)
@@ -181,6 +182,7 @@ static void domain_drop(struct zvsd_ivl *iv)
     if (!iv->dom)
         return;
     zvs_info("IVL domain: VSWITCH %s leaves its domain", iv->cfg.vswitch);
+    zvsd_ivl_port_close(iv->d, zvs_evloop_now(iv->d->loop));
     zvs_ivl_domain_free(iv->dom);       /* a clean leave; Corosync's watches go first */
     iv->dom = NULL;
     iv->cl = NULL;
@@ -274,6 +276,7 @@ static void domain_make(struct zvsd_ivl *iv, const struct want *w,
     }
     iv->cl = cl;
     iv->cfg = *cfg;
+    iv->letter = w->letter;
     iv->dirty = true;
     int rc = zvs_ivl_domain_start(iv->dom);
     if (!cl) {
@@ -399,6 +402,25 @@ static void tell(struct zvsd_ivl *iv)
     }
 }
 
+/* The IVL port's view: the systems in the domain's view and those whose members are in
+ * the aggregation with one distributing (bit per index). */
+static void port_view(struct zvsd_ivl *iv)
+{
+    struct zvs_ivl_system_view v[ZVS_CL_MAX_NODES];
+    unsigned n = zvs_ivl_domain_systems(iv->dom, v, ZVS_CL_MAX_NODES);
+    uint8_t present = 0, distributing = 0;
+    for (unsigned i = 0; i < n; i++) {
+        const struct zvs_ivl_state *s = &v[i].state;
+        if (s->index < 1 || s->index > ZVS_IVL_MAX_SYSTEMS || !v[i].agrees)
+            continue;
+        present |= (uint8_t)(1u << s->index);
+        for (unsigned m = 0; (s->flags & ZVS_IVL_SF_AGGREGATING) && m < s->nmembers; m++)
+            if (s->member[m].state & ZVS_IVL_MS_DISTRIBUTING)
+                distributing |= (uint8_t)(1u << s->index);
+    }
+    zvsd_ivl_port_view(iv->d, present, distributing);
+}
+
 void zvsd_ivl_idle(struct zvsd *d, uint64_t now)
 {
     struct zvsd_ivl *iv = d->ivl;
@@ -410,6 +432,8 @@ void zvsd_ivl_idle(struct zvsd *d, uint64_t now)
     iv->dirty = false;
     iv->synced = now;
     zvs_lag_domain_sync(lag, iv->dom, now);
+    zvsd_ivl_port_sync(d, iv->cfg.vswitch, iv->cfg.index, iv->letter, now);
+    port_view(iv);
     tell(iv);
 }
 
@@ -473,4 +497,5 @@ void zvsd_ivl_query(struct zvsd *d, const char *group, struct zvs_cp_response *r
                   "  Configuration changes: %llu", (unsigned long long)c->state_tx,
                   (unsigned long long)c->state_rx, (unsigned long long)bad,
                   (unsigned long long)c->confchg);
+    zvsd_ivl_port_query(d, r);
 }

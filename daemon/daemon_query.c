@@ -292,8 +292,8 @@ static void show_uplinks(struct zvsd *d, const struct d_switch *ds, bool counter
     unsigned shown = 0;
     for (struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
          p = zvs_switch_next_port(ds->sw, p)) {
-        if (p->role != ZVS_PORT_UPLINK)
-            continue;
+        if (p->role != ZVS_PORT_UPLINK || p == zvs_switch_ivl_port(ds->sw))
+            continue;                   /* the IVL port: the domain's lines show it */
         const struct d_uplink *u = uplink_of_port(d, p);
         bool member = zvs_switch_is_group_port(ds->sw, p);
         const char *role = "BACKUP";

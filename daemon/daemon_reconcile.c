@@ -508,9 +508,11 @@ static struct d_uplink *uplink_of(struct zvsd *d, const struct zvs_port *p)
 }
 
 /* Whether the switch should have its uplinks open now. */
+/* A TYPE IVL switch opens no uplink: its RDEV is the Global VSWITCHes' IVL port
+ * (daemon_ivl_port.c). */
 static bool uplinks_wanted(const struct zvs_cfg_vswitch *vs)
 {
-    return vs->connect && !vs->nouplink;
+    return vs->connect && !vs->nouplink && vs->scope != ZVS_VSW_IVL;
 }
 
 /* The backend of `dev` for a step: the one opened ahead for this pass (open_ahead), or
@@ -557,7 +559,8 @@ static void rdevs_close(struct zvsd *d, struct d_switch *ds, uint64_t now)
     struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL);
     while (p) {
         struct zvs_port *next = zvs_switch_next_port(ds->sw, p);
-        if (p->role == ZVS_PORT_UPLINK && !zvs_switch_is_group_port(ds->sw, p)) {
+        if (p->role == ZVS_PORT_UPLINK && !zvs_switch_is_group_port(ds->sw, p) &&
+            p != zvs_switch_ivl_port(ds->sw)) {     /* the IVL port is daemon_ivl_port.c's */
             zvs_info("VSWITCH %s RDEV %s closed", ds->cfg.name, p->name);
             struct d_uplink *u = uplink_of(d, p);
             if (u)
@@ -576,7 +579,7 @@ static bool rdev_is_open(const struct d_switch *ds, const char *dev)
     for (struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
          p = zvs_switch_next_port(ds->sw, p))
         if (p->role == ZVS_PORT_UPLINK && !zvs_switch_is_group_port(ds->sw, p) &&
-            strcmp(p->name, dev) == 0)
+            p != zvs_switch_ivl_port(ds->sw) && strcmp(p->name, dev) == 0)
             return true;
     return false;
 }
@@ -1016,6 +1019,7 @@ static void switch_destroy(struct zvsd *d, struct d_switch *ds, uint64_t now)
     char name[ZVS_NAME_MAX + 1];
     snprintf(name, sizeof name, "%s", ds->cfg.name);
     group_release(d, ds, now);
+    zvsd_ivl_port_switch_gone(d, ds, now);
     rdevs_close(d, ds, now);
     zvs_switch_destroy(ds->sw);
     *ds = (struct d_switch){ 0 };

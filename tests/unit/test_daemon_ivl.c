@@ -13,7 +13,12 @@
  *   - a peer whose group definition differs is refused and reported here too; a daemon
  *     whose own definition differs from the domain's (a lower node id's) refuses and holds;
  *   - no corosync running: the system runs alone, aggregating, and says so;
- *   - HEARTBEAT TIMEOUT against a token timeout that differs: reported and shown. */
+ *   - HEARTBEAT TIMEOUT against a token timeout that differs: reported and shown;
+ *   - the data path over the IVL port (the IVL switch's RDEV ivl0, its far end played by
+ *     the test as systems 2 and 3): a guest's broadcast crosses as FLOOD to each, once; a
+ *     guest of system 2 learned from its FLOOD is answered INBOUND to system 2 only and
+ *     its frames reach our guest; with our members down the guest's LAN frame crosses
+ *     OUTBOUND to the lowest system that distributes; bad frames are counted. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,6 +35,7 @@
 #include "daemon/evloop.h"
 #include "daemon/ivl_conf.h"
 #include "ivl/cluster_mem.h"
+#include "ivl/frame.h"
 #include "ivl/domain.h"
 #include "ivl/port_number.h"
 #include "lag/lag.h"
@@ -94,6 +100,7 @@ static struct herm *start_conf(struct twin *t, const char *sysconfig, unsigned s
         .sysconfig = sysconfig, .userdirect = "tests/unit/hermetic/USER-CCB.DIRECT",
         .links = links, .partner_lacp = true, .console = true,
         .ivl_cluster = twin_cluster, .ivl_cluster_arg = t, .corosync_conf = cs_conf,
+        .monitor_interval_s = 30,       /* the IVL port is sampled as a device too */
     };
     return herm_start(&o);
 }
@@ -367,6 +374,104 @@ static void test_corosync_conf_checked(void **state)
     unlink(path);
 }
 
+static const uint8_t MAC_A[6] = { 0x02, 0x00, 0x0C, 0x00, 0x01, 0x01 };  /* LNXA F000 */
+static const uint8_t MAC_R[6] = { 0x02, 0x00, 0x0D, 0x00, 0x02, 0x01 };  /* system 2's */
+static const uint8_t MAC_LAN[6] = { 0x00, 0x1B, 0x21, 0x00, 0x00, 0x09 };
+static const uint8_t BCAST[6] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
+
+/* The last frame the IVL's far end received, decoded: its kind, flags and inner frame. */
+static void ivl_last(struct herm *h, uint8_t to_index, uint8_t kind, uint8_t flags,
+                     struct zvs_ivl_hdr *out)
+{
+    const struct herm_link *l = herm_link(h, "ivl0");
+    const uint8_t *inner;
+    size_t inner_len;
+    assert_int_equal(zvs_ivl_frame_decap(l->last, l->last_len, out, &inner, &inner_len), 0);
+    uint8_t mac[6] = { 0x02, 'I', 'V', 'L', 'A', to_index };
+    assert_memory_equal(l->last, mac, 6);
+    assert_int_equal(out->kind, kind);
+    assert_int_equal(out->flags, flags);
+    assert_int_equal(out->origin, 1);
+}
+
+/* System `origin` sends `inner` to us over the IVL. */
+static void ivl_send(struct herm *h, uint8_t origin, uint8_t kind, uint8_t flags,
+                     uint16_t vswitch, uint32_t seq, const uint8_t *inner, uint32_t len)
+{
+    uint8_t out[256];
+    const uint8_t us[6] = { 0x02, 'I', 'V', 'L', 'A', 1 };
+    const uint8_t them[6] = { 0x02, 'I', 'V', 'L', 'A', origin };
+    struct zvs_ivl_hdr hd = { .kind = kind, .origin = origin, .flags = flags,
+                              .vswitch = vswitch, .seq = seq };
+    int n = zvs_ivl_frame_encap(&hd, us, them, inner, len, out, sizeof out);
+    assert_true(n > 0);
+    herm_link_send(h, "ivl0", out, (uint32_t)n);
+}
+
+static void test_frames_cross_the_ivl(void **state)
+{
+    struct twin t;
+    struct herm *h = start(&t, "tests/unit/hermetic/SYSTEM-IVL.CONFIG", 1, TOKEN_MS);
+    shared_and_joined(h, &t, 0);
+    herm_op(h, "SET VSWITCH GLOBSW GRANT LNXA");
+    herm_op(h, "COUPLE USERID LNXA F000 TO SYSTEM GLOBSW");
+    struct herm_guest *a = herm_guest_attach(h, "LNXA", 0xF000);
+    struct herm_link *ivl = herm_link(h, "ivl0");
+    uint64_t osa0 = herm_link(h, "osa28ba")->data_rx + herm_link(h, "osa2902")->data_rx;
+    uint8_t f[100];
+    struct zvs_ivl_hdr hd;
+
+    /* our guest's broadcast: our member, and FLOOD to systems 2 and 3, once each */
+    herm_frame(f, 100, BCAST, MAC_A, 1);
+    herm_guest_send(h, a, f, 100, 1);
+    assert_int_equal(ivl->data_rx, 2);
+    ivl_last(h, 3, ZVS_IVL_FLOOD, ZVS_IVL_HF_GUEST_SRC, &hd);
+    assert_memory_equal(ivl->last + ZVS_IVL_OUTER_LEN, f, 100);
+    assert_int_equal(herm_link(h, "osa28ba")->data_rx + herm_link(h, "osa2902")->data_rx,
+                     osa0 + 1);
+    uint16_t vsw = hd.vswitch;
+
+    /* system 2's guest broadcasts: our guest gets it once, nothing goes back out */
+    herm_frame(f, 100, BCAST, MAC_R, 2);
+    ivl_send(h, 2, ZVS_IVL_FLOOD, ZVS_IVL_HF_GUEST_SRC, vsw, 0, f, 100);
+    assert_int_equal(herm_guest_receive(h, a), 1);
+    assert_int_equal(ivl->data_rx, 2);
+    assert_int_equal(herm_link(h, "osa28ba")->data_rx + herm_link(h, "osa2902")->data_rx,
+                     osa0 + 1);
+    /* our guest answers it: INBOUND to system 2 only */
+    herm_frame(f, 100, MAC_R, MAC_A, 3);
+    herm_guest_send(h, a, f, 100, 1);
+    assert_int_equal(ivl->data_rx, 3);
+    ivl_last(h, 2, ZVS_IVL_INBOUND, ZVS_IVL_HF_GUEST_SRC, &hd);
+    /* the LAN's frame for our guest that the switch hashed onto system 2's member */
+    herm_frame(f, 100, MAC_A, MAC_LAN, 4);
+    ivl_send(h, 2, ZVS_IVL_INBOUND, 0, vsw, 1, f, 100);
+    assert_int_equal(herm_guest_receive(h, a), 1);
+
+    /* our members go down: the guest's LAN frame leaves on system 2's members */
+    herm_cut(h, "osa28ba", false);
+    herm_cut(h, "osa2902", false);
+    herm_warp(h, 13);
+    herm_frame(f, 100, MAC_LAN, MAC_A, 5);
+    herm_guest_send(h, a, f, 100, 1);
+    assert_int_equal(ivl->data_rx, 4);
+    ivl_last(h, 2, ZVS_IVL_OUTBOUND, ZVS_IVL_HF_GUEST_SRC, &hd);
+
+    /* a frame that claims to be ours (the IVL loops): counted, not delivered */
+    herm_frame(f, 100, MAC_A, MAC_LAN, 6);
+    ivl_send(h, 1, ZVS_IVL_INBOUND, 0, vsw, 2, f, 100);
+    assert_int_equal(herm_guest_receive(h, a), 0);
+    const char *q = herm_op(h, "QUERY VSWITCH GLOBSW");
+    contains(q, "  IVL port: 0E00  UP  MTU: ");
+    contains(q, "    Sent:     OUTBOUND 1 (100 bytes)  INBOUND 1 (100 bytes)  FLOOD 2 (200 bytes)"
+                "  No system: 0\n");
+    contains(q, "    Received: OUTBOUND 0 (0 bytes)  INBOUND 1 (100 bytes)  FLOOD 1 (100 bytes)\n");
+    /* (not ours: the harness's LACP partner talks on ivl0 too, to nobody's IVL MAC) */
+    contains(q, "    Refused: 0  own: 1  other VSWITCH: 0  not ours: ");
+    contains(q, "  Lost: 0  Reordered: 0");
+    stop(h, &t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -378,6 +483,7 @@ int main(void)
         cmocka_unit_test(test_no_corosync_runs_alone),
         cmocka_unit_test(test_heartbeat_differs_from_token),
         cmocka_unit_test(test_corosync_conf_checked),
+        cmocka_unit_test(test_frames_cross_the_ivl),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
