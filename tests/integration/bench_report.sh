@@ -45,6 +45,11 @@ BENCH repro_str_gain_mtu1492_10 2.19 x
 BENCH repro_rr_gain_mtu1492_50 1.52 x
 BENCH repro_cp_cpu_per_mb_ratio 0.93 ratio
 BENCH web_flood_iperf_ratio 0.95 ratio
+BENCH ivl_fraction_outbound 0.001 fraction
+BENCH mvlag_str_scaling_4p 3.8 ratio
+BENCH mvlag_str_4p_min_port_busy 0.95 fraction
+BENCH mvlag_system_loss_gap_ms_carrier 20 ms
+BENCH mvlag_system_loss_gap_ms_silent 3000 ms
 LINES
 }
 
