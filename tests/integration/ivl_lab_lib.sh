@@ -211,6 +211,7 @@ ivl_start_system() {
       -s "$1/stats" --corosync-conf "$1/corosync.conf" -l debug >> "$1/vswitchd.log" 2>&1
     ' _ "$W/s$n" "$VSWITCHD" &
   PIDS+=($!)
+  disown $!                             # a SIGKILL the test sends is no news on stderr
   wait_for 10 test -S "$W/s$n/console.sock" || fail "system $n's vswitchd did not start"
   if ip -n "$TAG-s$n" link show "lnx$n-f000" >/dev/null 2>&1; then
     ip -n "$TAG-s$n" link set "lnx$n-f000" netns "$TAG-g$n" || fail "move tap $n"
