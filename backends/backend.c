@@ -5,7 +5,7 @@
  * registration) and its own file; the daemon never names a backend's functions.
  * Hazard: zvs_backend_of matches port->ops->kind, so a class's kind must equal the kind
  * string of the port ops its open returns (memlink ports say "memlink": the dummy class
- * matches that too).
+ * matches that too; an IVL port, ivl_port.h, is the class of the device it stands on).
  */
 #include "backends/backend.h"
 
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "backends/dummy.h"
+#include "backends/ivl_port.h"
 #include "backends/memlink.h"
 #include "backends/nic_program.h"
 #include "backends/nic_tap.h"
@@ -67,6 +68,8 @@ const struct zvs_backend_class *zvs_backend_of(const struct zvs_port *p)
         return NULL;
     if (strcmp(p->ops->kind, "memlink") == 0)
         return zvs_backend_find("dummy");
+    if (zvs_ivl_port_is(p))             /* driven as the device it stands on */
+        return zvs_backend_of(zvs_ivl_port_lower(p));
     return zvs_backend_find(p->ops->kind);
 }
 

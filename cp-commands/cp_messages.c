@@ -167,6 +167,17 @@ static const struct zvs_cpmsg_def catalogue[ZVS_CPMSG_COUNT] = {
         "PORT GROUP %s cannot be SHARED: VSWITCH %s is not GLOBAL", "ZVSIVL" },
     [ZVS_CPMSG_IVL_NOT_IVL_SWITCH] = { 1262, 'E', 1262,
         "VSWITCH %s is not TYPE IVL: IVLPORT belongs to the IVL switch", "ZVSIVL" },
+    [ZVS_CPMSG_IVL_STATUS]         = { 1263, 'I', 0,
+        "VSWITCH %s IVL domain status is %s", "ZVSIVL" },
+    [ZVS_CPMSG_IVL_ALONE]          = { 1264, 'W', 0,
+        "VSWITCH %s runs alone: %s", "ZVSIVL", 1 },
+    [ZVS_CPMSG_IVL_DIFFERS]        = { 1265, 'E', 1265,
+        "Port group %s of system %s differs from the IVL domain's definition: %s", "ZVSIVL",
+        1 },
+    [ZVS_CPMSG_IVL_HEARTBEAT]      = { 1266, 'W', 0,
+        "IVL HEARTBEAT TIMEOUT %s s differs from corosync's token timeout of %s ms", "ZVSIVL" },
+    [ZVS_CPMSG_IVL_COROSYNC_CONF]  = { 1267, 'W', 0,
+        "Corosync configuration %s differs from SYSTEM CONFIG's IVL domain: %s", "ZVSIVL", 1 },
 };
 
 const struct zvs_cpmsg_def *zvs_cpmsg_def(enum zvs_cpmsg_id id)

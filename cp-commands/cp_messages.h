@@ -132,10 +132,16 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_VXL_NATIVE,               /* ZVSVXL1226E vlan, switch */
     ZVS_CPMSG_VXL_VNI_USED,             /* ZVSVXL1227E vni, vlan, switch */
     ZVS_CPMSG_VXL_NO_VLAN,              /* ZVSVXL1228E switch, vlan */
-    /* The IVL domain (ivl/): SET PORT GROUP ... SHARED. */
+    /* The IVL domain (ivl/): SET PORT GROUP ... SHARED; then unsolicited messages of the
+     * domain the daemon runs (daemon/daemon_ivl.c). */
     ZVS_CPMSG_IVL_NO_IVL_SWITCH,        /* ZVSIVL1260E group */
     ZVS_CPMSG_IVL_NOT_GLOBAL,           /* ZVSIVL1261E group, switch */
     ZVS_CPMSG_IVL_NOT_IVL_SWITCH,       /* ZVSIVL1262E switch */
+    ZVS_CPMSG_IVL_STATUS,               /* ZVSIVL1263I switch, status */
+    ZVS_CPMSG_IVL_ALONE,                /* ZVSIVL1264W switch, reason */
+    ZVS_CPMSG_IVL_DIFFERS,              /* ZVSIVL1265E group, system, who refuses */
+    ZVS_CPMSG_IVL_HEARTBEAT,            /* ZVSIVL1266W seconds, token ms */
+    ZVS_CPMSG_IVL_COROSYNC_CONF,        /* ZVSIVL1267W path, differences */
     ZVS_CPMSG_COUNT
 };
 

@@ -330,6 +330,7 @@ static void on_idle(void *arg, uint64_t now)
         else
             zvs_timer_arm(ds->lag_timer, next);
     }
+    zvsd_ivl_idle(d, now);              /* after the groups ran: their members' states */
     zvsd_say_switches(d);
 }
 
@@ -558,6 +559,7 @@ void zvsd_destroy(struct zvsd *d)
     zvs_evloop_del_all_fds(d->loop);
     d->stopping = true;
     zvsd_names_destroy(d);                  /* c-ares closes its sockets */
+    zvsd_ivl_destroy(d);                    /* leaves the domain's group cleanly */
     for (unsigned i = 0; d->nic && i < d->nnic; i++)
         if (d->nic[i].used)
             zvs_nic_close(d->nic[i].side);     /* the switch destroys the NIC ports */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 struct zvs_cfg;
+struct zvs_cluster;
 struct zvsd;
 
 struct zvsd_options {
@@ -37,6 +38,15 @@ struct zvsd_options {
     const char *hercules;               /* the emulator (default "hercules") */
     uint64_t    virtual_start_ns;
     uint64_t    virtual_wall_us;
+    /* The IVL domain (daemon_ivl.c). corosync_conf (vswitchd --corosync-conf, ours): the
+     * corosync.conf this system's corosync runs with, checked against SYSTEM CONFIG at
+     * start (a difference is told, ZVSIVL1267W); NULL: not checked. ivl_cluster (tests):
+     * makes the domain's cluster (ivl/cluster.h) for the Global VSWITCH `vswitch` on the
+     * system of index `index`, instead of Corosync's; NULL: Corosync on a real loop, none
+     * on a virtual one (the system runs alone). */
+    const char *corosync_conf;
+    struct zvs_cluster *(*ivl_cluster)(void *arg, const char *vswitch, unsigned index);
+    void       *ivl_cluster_arg;
 };
 
 /* Build every switch, uplink and NIC of cfg. Errors are logged with the statement that

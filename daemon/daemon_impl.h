@@ -121,6 +121,11 @@ struct zvsd {
     int64_t                  built_wall_s; /* the program file's time ("Generated at"), 0:
                                              unknown */
     struct zvsd_names       *names;      /* watched names (daemon_names.c) */
+    struct zvsd_ivl         *ivl;        /* the IVL domain (daemon_ivl.c), or NULL */
+    struct zvs_port         *ivl_port;   /* the Global VSWITCH's IVL port, or NULL */
+    struct d_switch         *ivl_port_ds;/* its switch */
+    char                     ivl_port_why[160]; /* why it is not open (told once) */
+    uint64_t                 ivl_port_retry;    /* no open before this (a second apart) */
 };
 
 /* daemon_guests.c: Hercules machines (XAUTOLOG, FORCE, SIGNAL, SEND, QUERY NAMES/USERS/
@@ -150,6 +155,35 @@ struct zvs_names *zvsd_names_table(struct zvsd *d);
 void zvsd_names_query(struct zvsd *d, struct zvs_cp_response *r);
 /* The counters report's resolver lines (none while no name was ever looked up). */
 void zvsd_names_report(struct zvsd *d, struct zvs_cp_response *r);
+
+/* daemon_ivl.c: the IVL domain of a Global VSWITCH's SHARED port group, run on the loop
+ * (ivl/domain.h through lag/lag_domain.h). Made and changed by each reconcile pass that
+ * stands (zvsd_ivl_reconcile; joining a cluster is nothing a rollback could take back),
+ * synced with the group at the end of every iteration (zvsd_ivl_idle), gone at the stop. */
+struct zvsd_ivl;
+void zvsd_ivl_destroy(struct zvsd *d);
+void zvsd_ivl_reconcile(struct zvsd *d);
+void zvsd_ivl_idle(struct zvsd *d, uint64_t now);
+/* The domain index (1..3) the group `group` runs with: this system's IVL MEMBER INDEX when
+ * the group is SHARED and a Global VSWITCH uses it, else 0 (the group is this system's). */
+unsigned zvsd_ivl_group_index(const struct zvsd *d, const char *group);
+/* A new group of the domain starts held when the domain says this system may not
+ * aggregate (its members never send one LACPDU in sync first). */
+bool zvsd_ivl_group_held(const struct zvsd *d, const char *group);
+/* The domain's lines (ours) in QUERY VSWITCH of the Global VSWITCH and in QUERY PORT GROUP
+ * of its group: nothing for another switch or group. */
+void zvsd_ivl_query(struct zvsd *d, const char *group, struct zvs_cp_response *r);
+
+/* daemon_ivl_port.c: the Global VSWITCH's IVL port (backends/ivl_port.h) on the IVL
+ * switch's RDEV. sync opens it while the domain runs (a device missing: again a second
+ * later), close takes it away with the domain, switch_gone before its switch is destroyed;
+ * view tells it the systems present and distributing (bit per index); query shows it. */
+void zvsd_ivl_port_sync(struct zvsd *d, const char *vswitch, uint8_t index, char domain,
+                        uint64_t now);
+void zvsd_ivl_port_close(struct zvsd *d, uint64_t now);
+void zvsd_ivl_port_switch_gone(struct zvsd *d, struct d_switch *ds, uint64_t now);
+void zvsd_ivl_port_view(struct zvsd *d, uint8_t present, uint8_t distributing);
+void zvsd_ivl_port_query(struct zvsd *d, struct zvs_cp_response *r);
 
 /* daemon_monitor_names.c: the watched names in the monitor. The resolver's counters into
  * *v, false (no record) while no name is watched; a name's event (enum zvs_name_event) as

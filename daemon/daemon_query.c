@@ -292,8 +292,8 @@ static void show_uplinks(struct zvsd *d, const struct d_switch *ds, bool counter
     unsigned shown = 0;
     for (struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
          p = zvs_switch_next_port(ds->sw, p)) {
-        if (p->role != ZVS_PORT_UPLINK)
-            continue;
+        if (p->role != ZVS_PORT_UPLINK || p == zvs_switch_ivl_port(ds->sw))
+            continue;                   /* the IVL port: the domain's lines show it */
         const struct d_uplink *u = uplink_of_port(d, p);
         bool member = zvs_switch_is_group_port(ds->sw, p);
         const char *role = "BACKUP";
@@ -454,6 +454,8 @@ static void show_vswitch(struct zvsd *d, const struct d_switch *ds, enum zvs_cmd
         if (v->operator) {
             show_uplinks(d, ds, false, r);
             zvsd_vxlan_query(ds, false, r);
+            if (ds->cfg.scope == ZVS_VSW_GLOBAL)
+                zvsd_ivl_query(d, ds->cfg.group, r);
         }
         break;
     case ZVS_CMD_LEVEL_DETAILS:
@@ -461,6 +463,8 @@ static void show_vswitch(struct zvsd *d, const struct d_switch *ds, enum zvs_cmd
         if (v->operator) {
             show_uplinks(d, ds, true, r);
             zvsd_vxlan_query(ds, true, r);
+            if (ds->cfg.scope == ZVS_VSW_GLOBAL)
+                zvsd_ivl_query(d, ds->cfg.group, r);
         }
         show_adapters(d, ds, v, true, r);
         break;
@@ -738,6 +742,7 @@ static void show_port_group(struct zvsd *d, const struct zvs_cfg_group *cg,
         zvs_rdev_format(ds->closed[k].dev, dev, sizeof dev);
         zvs_cp_printf(r, "  RDEV %-8s NOT READY  %s", dev, ds->closed[k].why);
     }
+    zvsd_ivl_query(d, cg->name, r);     /* a SHARED group: the domain's systems (ours) */
 }
 
 /* Text of a FILE*-writing report, appended line by line to the response. */

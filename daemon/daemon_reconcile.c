@@ -508,9 +508,11 @@ static struct d_uplink *uplink_of(struct zvsd *d, const struct zvs_port *p)
 }
 
 /* Whether the switch should have its uplinks open now. */
+/* A TYPE IVL switch opens no uplink: its RDEV is the Global VSWITCHes' IVL port
+ * (daemon_ivl_port.c). */
 static bool uplinks_wanted(const struct zvs_cfg_vswitch *vs)
 {
-    return vs->connect && !vs->nouplink;
+    return vs->connect && !vs->nouplink && vs->scope != ZVS_VSW_IVL;
 }
 
 /* The backend of `dev` for a step: the one opened ahead for this pass (open_ahead), or
@@ -557,7 +559,8 @@ static void rdevs_close(struct zvsd *d, struct d_switch *ds, uint64_t now)
     struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL);
     while (p) {
         struct zvs_port *next = zvs_switch_next_port(ds->sw, p);
-        if (p->role == ZVS_PORT_UPLINK && !zvs_switch_is_group_port(ds->sw, p)) {
+        if (p->role == ZVS_PORT_UPLINK && !zvs_switch_is_group_port(ds->sw, p) &&
+            p != zvs_switch_ivl_port(ds->sw)) {     /* the IVL port is daemon_ivl_port.c's */
             zvs_info("VSWITCH %s RDEV %s closed", ds->cfg.name, p->name);
             struct d_uplink *u = uplink_of(d, p);
             if (u)
@@ -576,7 +579,7 @@ static bool rdev_is_open(const struct d_switch *ds, const char *dev)
     for (struct zvs_port *p = zvs_switch_next_port(ds->sw, NULL); p;
          p = zvs_switch_next_port(ds->sw, p))
         if (p->role == ZVS_PORT_UPLINK && !zvs_switch_is_group_port(ds->sw, p) &&
-            strcmp(p->name, dev) == 0)
+            p != zvs_switch_ivl_port(ds->sw) && strcmp(p->name, dev) == 0)
             return true;
     return false;
 }
@@ -761,6 +764,15 @@ static bool group_checked(struct zvsd *d, struct d_switch *ds, const struct zvs_
     return true;
 }
 
+/* TYPE IVL DOMAIN letter of the IVL switch ('A' when none is defined). */
+static char ivl_domain_letter(const struct zvs_cfg *cfg)
+{
+    for (unsigned i = 0; i < cfg->nvswitch; i++)
+        if (cfg->vswitch[i].scope == ZVS_VSW_IVL && cfg->vswitch[i].ivl_domain)
+            return cfg->vswitch[i].ivl_domain;
+    return 'A';
+}
+
 /* The lowest LACP key no running group has. All groups share one system id (the
  * MACPREFIX), so the key alone tells a partner which links may aggregate: two groups with
  * one key would be bundled into one port channel. An index into the configuration's
@@ -773,6 +785,29 @@ static uint16_t free_lacp_key(const struct zvsd *d)
             used = d->sw[i].sw && d->sw[i].lag && zvs_lag_params(d->sw[i].lag)->key == key;
         if (!used)
             return key;
+    }
+}
+
+/* Who the group is to its partner: this system's (System ID the MACPREFIX with MACID
+ * 000000, which no NIC gets: one LACP system per zvswitch, as a z/VM system is one
+ * partner to its physical switch; the lowest free key), or, SHARED in the IVL domain, the
+ * domain's for every system of it (802.1AX-2020 9.3.2: one emulated System ID and key)
+ * whatever each one's MACPREFIX: a locally administered id 02-49-56-4C-00-<DOMAIN letter>
+ * and key 1, which no group of one system alone can share; its ports numbered by the
+ * domain (domain_index). */
+static void group_identity(const struct zvsd *d, const struct zvs_cfg_group *g,
+                           struct zvs_lag_params *lp)
+{
+    static const uint8_t domain_id[5] = { 0x02, 'I', 'V', 'L', 0x00 };
+    lp->domain_index = (uint8_t)zvsd_ivl_group_index(d, g->name);
+    memset(lp->system, 0, sizeof lp->system);
+    if (lp->domain_index) {
+        memcpy(lp->system, domain_id, sizeof domain_id);
+        lp->system[5] = (uint8_t)ivl_domain_letter(d->run);
+        lp->key = 1;
+    } else {
+        memcpy(lp->system, d->run->vmlan.macprefix, 3);
+        lp->key = free_lacp_key(d);
     }
 }
 
@@ -800,17 +835,16 @@ static void group_create(struct zvsd *d, struct d_switch *ds, const struct zvs_c
         },
         .long_timeout = g->lacp_long_timeout,
         .system_priority = 32768,
-        .key = free_lacp_key(d),
         .say = zvsd_say_lag,
         .say_arg = d,
     };
     snprintf(lp.pg.name, sizeof(lp.pg.name), "%s", g->name);
-    /* System ID: the MACPREFIX with MACID 000000, which no NIC gets: one LACP system per
-     * zvswitch, as a z/VM system is one partner to its physical switch. */
-    memcpy(lp.system, d->run->vmlan.macprefix, 3);
+    group_identity(d, g, &lp);
     /* A command's pass asked the step's fault ahead (group_checked). */
     bool fail = !ps->txn && zvsd_step_fault(d, ZVSD_STEP_GROUP) < 0;
     ds->lag = fail ? NULL : zvs_lag_create(ds->sw, &lp, now);
+    if (ds->lag && zvsd_ivl_group_held(d, g->name))
+        zvs_lag_set_domain_hold(ds->lag, true, now);   /* before its members join */
     ds->lag_timer = ds->lag ? zvs_timer_create(d->loop, on_lag_timer, ds) : NULL;
     if (!ds->lag || !ds->lag_timer) {
         if (ds->lag)
@@ -882,6 +916,14 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
     if (ps->failed)
         return;
     const struct zvs_lag_params *lp = zvs_lag_params(ds->lag);
+    if (lp->domain_index != zvsd_ivl_group_index(d, g->name)) {
+        /* SHARED, or EXCLUSIVE again: the members negotiate anew under the new identity */
+        struct zvs_lag_params id = *lp;
+        group_identity(d, g, &id);
+        zvs_lag_set_identity(ds->lag, id.domain_index, id.system, id.key, now);
+        zvs_info("VSWITCH %s port group %s: %s", ds->cfg.name, g->name,
+                 id.domain_index ? "SHARED in the IVL domain" : "EXCLUSIVE");
+    }
     if (lp->pg.lacp != g->lacp) {
         zvs_lag_set_lacp(ds->lag, g->lacp, now);
         zvs_info("VSWITCH %s port group %s: LACP %s", ds->cfg.name, g->name,
@@ -978,6 +1020,7 @@ static void switch_destroy(struct zvsd *d, struct d_switch *ds, uint64_t now)
     char name[ZVS_NAME_MAX + 1];
     snprintf(name, sizeof name, "%s", ds->cfg.name);
     group_release(d, ds, now);
+    zvsd_ivl_port_switch_gone(d, ds, now);
     rdevs_close(d, ds, now);
     zvs_switch_destroy(ds->sw);
     *ds = (struct d_switch){ 0 };
@@ -1107,6 +1150,7 @@ int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer
     /* Watched names follow only a configuration that stands (they cannot fail a pass;
      * a rollback's pass brings back the names of the one before). */
     zvsd_names_reconcile(d);
+    zvsd_ivl_reconcile(d);              /* likewise the IVL domain: a join is not undone */
     d->problems = pass.seen;
     d->nproblems = pass.nseen;
     return pass.count;

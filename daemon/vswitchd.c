@@ -2,6 +2,7 @@
  *
  *   vswitchd -c SYSTEM.CONFIG -u USER.DIRECT [-f] [-p pidfile] [-l level] [-L logfile]
  *            [-s statsfile] [-q qdio-socket] [-k console [--console-group group]] [--check]
+ *            [--corosync-conf PATH]
  *   vswitchd -c SYSTEM.CONFIG -u USER.DIRECT --write-corosync PATH [--corosync-key PATH]
  *            [--corosync-state DIR]
  *   vswitchd -c SYSTEM.CONFIG -u USER.DIRECT --check-corosync PATH
@@ -13,7 +14,10 @@
  * and cross-checks both files, prints every message like CPSYNTAX does, and exits 0 when
  * they are clean, 1 otherwise. --write-corosync writes this system's corosync.conf for
  * its IVL domain from SYSTEM CONFIG (daemon/ivl_conf.h) and exits; --check-corosync
- * names each difference of an operator's own file from it and exits 1 when there is one.
+ * names each difference of an operator's own file from it and exits 1 when there is one;
+ * --corosync-conf names the file this system's corosync runs with, checked the same way
+ * when the daemon joins its IVL domain (a difference is told, ZVSIVL1267W, and the daemon
+ * runs on).
  * The console's identities are checked before detaching too: every LINUXUSER of the user
  * directory must be a Linux user here and --console-group a group, else vswitchd says
  * which and does not start.
@@ -71,6 +75,9 @@ static void usage(FILE *out)
             "                         SYSTEM CONFIG's IVL domain, name each difference, exit\n"
             "      --corosync-key PATH    its authkey (default " ZVSD_CS_KEYFILE ")\n"
             "      --corosync-state DIR   its state_dir (default " ZVSD_CS_STATE_DIR ")\n"
+            "      --corosync-conf PATH   ours: the corosync.conf this system's corosync runs\n"
+            "                         with, checked against SYSTEM CONFIG when the IVL\n"
+            "                         domain is joined\n"
             "      --version          print the version and exit\n"
             "  -h, --help\n");
 }
@@ -221,6 +228,7 @@ int main(int argc, char **argv)
         { "check-corosync", required_argument, NULL, 'X' },
         { "corosync-key", required_argument, NULL, 'K' },
         { "corosync-state", required_argument, NULL, 'S' },
+        { "corosync-conf", required_argument, NULL, 'Y' },
         { "test-interval", required_argument, NULL, 'T' },
         { "guest-images", required_argument, NULL, 'I' },
         { "guest-dir", required_argument, NULL, 'D' },
@@ -231,7 +239,7 @@ int main(int argc, char **argv)
     };
     const char *sysconfig = NULL, *userdirect = NULL, *console_group = NULL;
     char *pidfile = NULL, *logfile = NULL, *stats = NULL, *qsock = NULL, *console = NULL, *monitor = NULL, *monlive = NULL;
-    char *images = NULL, *guestdir = NULL, *hercules = NULL;
+    char *images = NULL, *guestdir = NULL, *hercules = NULL, *cs_conf = NULL;
     const char *cs_write = NULL, *cs_check = NULL, *cs_key = NULL, *cs_state = NULL;
     unsigned long mon_interval = 60, mon_max_mb = 64, test_interval = 0;
     bool foreground = false, check = false;
@@ -259,6 +267,7 @@ int main(int argc, char **argv)
         /* A bare name is looked up in PATH, as execvp does; a path is made absolute. */
         case 'H':
             free(hercules);
+    free(cs_conf);
             hercules = strchr(optarg, '/') ? absolute(optarg) : strdup(optarg);
             break;
         case 'i':
@@ -281,6 +290,7 @@ int main(int argc, char **argv)
         case 'X': cs_check = optarg; break;
         case 'K': cs_key = optarg; break;
         case 'S': cs_state = optarg; break;
+        case 'Y': free(cs_conf); cs_conf = absolute(optarg); break;
         case 'T': {
             char *end;
             test_interval = strtoul(optarg, &end, 10);
@@ -378,7 +388,7 @@ int main(int argc, char **argv)
                                  .monitor_max_bytes = (uint64_t)mon_max_mb << 20,
                                  .monitor_live_path = monlive,
                                  .guest_images = images, .guest_dir = guestdir,
-                                 .hercules = hercules };
+                                 .hercules = hercules, .corosync_conf = cs_conf };
     struct zvsd *d = zvsd_create(cfg, &opt);
     zvs_cfg_free(cfg);
     if (d) {

@@ -12,7 +12,13 @@
  *    every guest on the VLAN, and a frame for no guest is dropped as an OSA's address
  *    filter would (counted in drops[FILTERED] only); nothing goes uplink to uplink;
  *  - Slow Protocols frames (LACP, Marker) from an uplink go to the LACP handler and never
- *    to guests; from a guest they are discarded.
+ *    to guests; from a guest they are discarded;
+ *  - a Global VSWITCH's IVL port (the other systems of its IVL domain, ivl/forward_rule.h
+ *    is the rule in full) is sent, with each frame's kind, a guest's unicast learned on it
+ *    (INBOUND), every broadcast and multicast and, from the uplink, unknown unicast
+ *    (FLOOD), and a guest's frame for the LAN while this system has no uplink that
+ *    carries (OUTBOUND); from it, OUTBOUND goes to the uplink only, INBOUND and FLOOD to
+ *    guests only, nothing back to it (from_ivl), so a frame crosses the IVL once.
  * Slow Protocols frames are queued during the burst and handed to the handler after it,
  * once every egress is written, in the order they came (a burst is one port's, so the
  * order per port is kept). The handler may change ports, tables or the group; called in
@@ -249,6 +255,7 @@ static void flush_port(struct zvs_switch *sw, struct zvs_swport *s)
 
 struct fixup_ctx {
     struct zvs_port   *p;
+    uint8_t            ivl;             /* the frame's IVL kind, kept on each segment */
     uint64_t           sent;
     uint64_t           bytes;
     uint64_t           failed;
@@ -259,7 +266,7 @@ static int fixup_emit(void *arg, const uint8_t *frame, uint32_t len, const struc
 {
     struct fixup_ctx *c = arg;
     struct zvs_frame f = { .data = frame, .len = len, .vnet = *vnet };
-    struct zvs_tx tx = { .f = &f, .tag_op = ZVS_TAG_KEEP };
+    struct zvs_tx tx = { .f = &f, .tag_op = ZVS_TAG_KEEP, .ivl = c->ivl };
     enum zvs_drop why = ZVS_DROP_TX_FAIL;
     struct zvs_wire w = zvs_wire_of(&f, len);  /* a smaller super-frame is its segments */
     if (c->p->ops->tx(c->p, &tx, 1, &why) == 1) {
@@ -278,7 +285,7 @@ static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const stru
 {
     struct zvs_port *p = s->port;
     struct zvs_vnet vnet;
-    struct fixup_ctx c = { .p = p, .why = ZVS_DROP_TX_FAIL };
+    struct fixup_ctx c = { .p = p, .ivl = tx->ivl, .why = ZVS_DROP_TX_FAIL };
     int rc;
 
     flush_port(sw, s);
@@ -317,7 +324,8 @@ static bool egress_survivor(struct zvs_switch *sw, const struct zvs_frame *f, ui
 static inline __attribute__((always_inline)) void queue_tx(struct zvs_switch *sw,
                                                            struct zvs_swport *s,
                                                            const struct zvs_frame *f,
-                                                           enum zvs_tag_op op, uint64_t wire_len)
+                                                           enum zvs_tag_op op, uint64_t wire_len,
+                                                           uint8_t ivl)
 {
     if (!s->active) {
         s->active = true;
@@ -326,6 +334,7 @@ static inline __attribute__((always_inline)) void queue_tx(struct zvs_switch *sw
     struct zvs_tx *t = &s->pend[s->npend++];
     t->f = f;
     t->tag_op = (uint8_t)op;
+    t->ivl = ivl;
     t->vid = f->vid;
     s->pend_bytes += wire_len;
     if (s->npend == ZVS_BATCH)
@@ -350,13 +359,14 @@ static inline void memo_fill(struct burst *b, const struct zvs_frame *f, struct 
     m->grow = (uint8_t)(zvs_frame_out_len(f, op) - f->len);
 }
 
-/* Queue frame f (classified on vid) for egress port s. Returns false when the port's
- * VLAN rules do not let it receive the frame (not a discard for a flood). Inlined: it is
- * most of the per-frame work of a unicast. */
+/* Queue frame f (classified on vid) for egress port s, with its IVL kind when s is the
+ * IVL port (else 0). Returns false when the port's VLAN rules do not let it receive the
+ * frame (not a discard for a flood). Inlined: it is most of the per-frame work of a
+ * unicast. */
 static inline __attribute__((always_inline)) bool egress(struct zvs_switch *sw,
                                                          struct zvs_swport *s,
                                                          const struct zvs_frame *f,
-                                                         struct burst *memo)
+                                                         struct burst *memo, uint8_t ivl)
 {
     struct zvs_port *p = s->port;
     enum zvs_tag_op op = ZVS_TAG_KEEP;  /* VLAN UNAWARE: bytes as they are */
@@ -393,11 +403,11 @@ static inline __attribute__((always_inline)) bool egress(struct zvs_switch *sw,
     }
     if (memo)
         memo_fill(memo, f, s, op, frame_max - (out_len - f->len));
-    queue_tx(sw, s, f, op, wire_len);
+    queue_tx(sw, s, f, op, wire_len, ivl);
     return true;
 
 fixup:;
-    struct zvs_tx tx = { .f = f, .tag_op = (uint8_t)op, .vid = f->vid };
+    struct zvs_tx tx = { .f = f, .tag_op = (uint8_t)op, .ivl = ivl, .vid = f->vid };
     egress_fixup(sw, s, &tx, out_len, frame_max);
     return true;
 }
@@ -411,7 +421,7 @@ static __attribute__((noinline)) bool egress_survivor(struct zvs_switch *sw,
     if (to < 0)
         return false;
     sw->stats.resteered++;
-    return egress(sw, &sw->sp[to], f, NULL);
+    return egress(sw, &sw->sp[to], f, NULL, 0);
 }
 
 /* Forward frames[i..n) while the header memo answers them: returns the index of the
@@ -504,6 +514,12 @@ static inline int uplink_for(struct zvs_switch *sw, struct burst *b, const struc
     return sw->active_uplink;
 }
 
+/* A frame for the other systems of the IVL domain, with its kind (ZVS_FIVL_*). */
+static void to_ivl(struct zvs_switch *sw, const struct zvs_frame *f, uint8_t ivl)
+{
+    egress(sw, &sw->sp[sw->ivl_port], f, NULL, ivl);
+}
+
 static void flood(struct zvs_switch *sw, struct burst *b, uint16_t in, const struct zvs_frame *f,
                   const uint8_t *hdr, bool from_guest)
 {
@@ -512,13 +528,62 @@ static void flood(struct zvs_switch *sw, struct burst *b, uint16_t in, const str
         for (uint16_t i = 0; i < sw->nguests; i++) {
             uint16_t g = sw->guests[i];
             if (g != in)
-                egress(sw, &sw->sp[g], f, NULL);
+                egress(sw, &sw->sp[g], f, NULL, 0);
         }
+        /* the other systems' guests (from an uplink: the partner floods into the
+         * channel once, on one member of one system) */
+        if (sw->ivl_port >= 0)
+            to_ivl(sw, f, ZVS_FIVL_FLOOD | (from_guest ? ZVS_FIVL_GUEST_SRC : 0));
     }
     if (from_guest) {
         int up = uplink_for(sw, b, f, hdr);
         if (up >= 0)
-            egress(sw, &sw->sp[up], f, NULL);
+            egress(sw, &sw->sp[up], f, NULL, 0);
+        else if (sw->ivl_port >= 0)     /* out of another system's members */
+            to_ivl(sw, f, ZVS_FIVL_OUTBOUND | ZVS_FIVL_GUEST_SRC);
+    }
+}
+
+/* A frame that crossed the IVL, by its kind: OUTBOUND out of the uplink only (none: no
+ * uplink), INBOUND to the guest here only, FLOOD to the guests here only; nothing goes
+ * back to the IVL. A source the sender marks as its guest is learned on the IVL port, so
+ * the answers cross back as INBOUND. Out of line: the IVL carries only what this
+ * system's own members could not. */
+static __attribute__((noinline)) void from_ivl(struct zvs_switch *sw, struct burst *b,
+                                               struct zvs_port *ip, struct zvs_frame *f,
+                                               const uint8_t *dst, const uint8_t *src,
+                                               uint64_t now)
+{
+    if (f->ivl & ZVS_FIVL_GUEST_SRC) {
+        if (zvs_mac_table_learn(sw->macs, src, f->vid, ip->index, now) == -ENOSPC)
+            drop_frame(ip, true, ZVS_DROP_MAC_FULL, f);
+        b->mac_known = false;
+        b->hdr.out = NULL;
+    }
+    uint8_t kind = f->ivl & ZVS_FIVL_KIND;
+    if (kind == ZVS_FIVL_OUTBOUND) {
+        int up = uplink_for(sw, b, f, dst);
+        if (up >= 0)
+            egress(sw, &sw->sp[up], f, NULL, 0);
+        else
+            drop_frame(ip, true, ZVS_DROP_NO_UPLINK, f);
+        return;
+    }
+    if (kind == ZVS_FIVL_FLOOD && (dst[0] & 1)) {
+        sw->stats.floods++;
+        for (uint16_t i = 0; i < sw->nguests; i++)
+            egress(sw, &sw->sp[sw->guests[i]], f, NULL, 0);
+        return;
+    }
+    int out = kind ? lookup(sw, b, dst, f->vid) : -1;   /* INBOUND, or FLOOD of a unicast */
+    if (out >= 0 && sw->sp[out].is_guest) {
+        if (!egress(sw, &sw->sp[out], f, NULL, 0))
+            drop_frame(ip, true, ZVS_DROP_VLAN_DENIED, f);
+    } else {
+        struct zvs_wire w = zvs_wire_of(f, f->len);
+        zvs_port_count_drop(ip, true, ZVS_DROP_FILTERED, w.frames);
+        b->filtered += w.frames;
+        b->filtered_bytes += w.bytes;
     }
 }
 
@@ -580,6 +645,10 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
                          !(f->vnet.flags & ZVS_VNET_F_NEEDS_CSUM) ? b : NULL;
     b->in_max = ip->mtu + hdr_room;
     b->last_bucket = NULL;              /* uplink_for sets it for this frame */
+    if (__builtin_expect(in->is_ivl, 0)) {
+        from_ivl(sw, b, ip, f, dst, src, now);
+        return;
+    }
 
     if (in->is_guest) {
         if (!mac_eq(src, in->guest.mac)) {
@@ -603,12 +672,16 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
         } else if (out >= 0) {
             if (sw->params.isolation)
                 drop_frame(ip, true, ZVS_DROP_ISOLATION, f);
-            else if (!egress(sw, &sw->sp[out], f, memo))
+            else if (__builtin_expect(out == sw->ivl_port, 0))
+                to_ivl(sw, f, ZVS_FIVL_INBOUND | ZVS_FIVL_GUEST_SRC);   /* another system's guest */
+            else if (!egress(sw, &sw->sp[out], f, memo, 0))
                 drop_frame(ip, true, ZVS_DROP_VLAN_DENIED, f);
         } else {
             int up = uplink_for(sw, b, f, dst);
             if (up >= 0)        /* a bucket by UDP port is no decision for the header */
-                egress(sw, &sw->sp[up], f, b->hash == ZVS_PG_HASH_UDP_SPORT ? NULL : memo);
+                egress(sw, &sw->sp[up], f, b->hash == ZVS_PG_HASH_UDP_SPORT ? NULL : memo, 0);
+            else if (sw->ivl_port >= 0)   /* no member of ours distributes: another's */
+                to_ivl(sw, f, ZVS_FIVL_OUTBOUND | ZVS_FIVL_GUEST_SRC);
             else
                 drop_frame(ip, true, ZVS_DROP_NO_UPLINK, f);
         }
@@ -621,8 +694,12 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
     }
     int out = lookup(sw, b, dst, f->vid);
     if (out >= 0 && sw->sp[out].is_guest) {
-        if (!egress(sw, &sw->sp[out], f, memo))
+        if (!egress(sw, &sw->sp[out], f, memo, 0))
             drop_frame(ip, true, ZVS_DROP_VLAN_DENIED, f);
+    } else if (sw->ivl_port >= 0) {
+        /* another system's guest (learned), or one we do not know: the system that has it
+         * delivers it, the others filter it */
+        to_ivl(sw, f, out == sw->ivl_port ? ZVS_FIVL_INBOUND : ZVS_FIVL_FLOOD);
     } else {
         struct zvs_wire w = zvs_wire_of(f, f->len);
         zvs_port_count_drop(ip, true, ZVS_DROP_FILTERED, w.frames);

@@ -49,6 +49,15 @@ struct zvs_vnet {
     uint16_t csum_offset;               /* where, after csum_start, the sum is stored */
 };
 
+/* An IVL port's frame kinds (the low bits of zvs_frame.ivl and zvs_tx.ivl): what the
+ * switch of another system of the IVL domain does with a frame that crossed the IVL, and
+ * what ours asks of the other systems (ivl/frame.h has the header and the rules). */
+#define ZVS_FIVL_OUTBOUND  0x01         /* out of the receiver's port group members only */
+#define ZVS_FIVL_INBOUND   0x02         /* to the receiver's guest only */
+#define ZVS_FIVL_FLOOD     0x03         /* to the receiver's guests only */
+#define ZVS_FIVL_KIND      0x03
+#define ZVS_FIVL_GUEST_SRC 0x10         /* the source is a guest of the sending system */
+
 /* Frame flags. */
 #define ZVS_FF_TAGGED      0x01         /* bytes carry an 802.1Q tag at offset 12 */
 #define ZVS_FF_BCAST       0x02         /* destination ff:ff:ff:ff:ff:ff */
@@ -65,6 +74,10 @@ struct zvs_frame {
     uint16_t        nfrags;             /* 0: all len bytes at data; else frags[] hold them,
                                            frags[0] starts at data and holds >= 18 bytes */
     struct zvs_vnet vnet;               /* offload metadata */
+    uint8_t         ivl;                /* from an IVL port only (its backend sets it; any
+                                           other port's frames leave it unread): the kind
+                                           and source of a frame from another system of
+                                           the IVL domain, ZVS_FIVL_* */
     const struct iovec *frags;          /* scattered frames (QDIO first/middle/last entries) */
     uint64_t        cookie;             /* owner's handle to release the bytes */
 };

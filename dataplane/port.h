@@ -81,6 +81,7 @@ struct zvs_device_counters {
 struct zvs_tx {
     const struct zvs_frame *f;
     uint8_t  tag_op;                    /* enum zvs_tag_op */
+    uint8_t  ivl;                       /* to an IVL port: ZVS_FIVL_* (frame.h); else 0 */
     uint16_t vid;                       /* VID for PUSH / REWRITE */
 };
 

@@ -67,6 +67,7 @@ struct zvs_switch *zvs_switch_create(const struct zvs_switch_params *params)
     sw->scratch = malloc(ZVS_SCRATCH_LEN);
     sw->scratch2 = malloc(ZVS_SCRATCH_LEN);
     sw->active_uplink = -1;
+    sw->ivl_port = -1;
     if (!sw->macs || !sw->scratch || !sw->scratch2) {
         zvs_switch_destroy(sw);
         return NULL;
@@ -157,6 +158,25 @@ int zvs_switch_add_group_port(struct zvs_switch *sw, struct zvs_port *port)
     port->role = ZVS_PORT_UPLINK;
     sw->sp[slot] = (struct zvs_swport){ .port = port, .in_group = true };
     return 0;
+}
+
+int zvs_switch_add_ivl_port(struct zvs_switch *sw, struct zvs_port *port)
+{
+    if (sw->ivl_port >= 0)
+        return -EEXIST;
+    int slot = free_slot(sw);
+    if (slot < 0)
+        return -ENOSPC;
+    port->index = (uint16_t)slot;
+    port->role = ZVS_PORT_UPLINK;
+    sw->sp[slot] = (struct zvs_swport){ .port = port, .is_ivl = true, .collecting = true };
+    sw->ivl_port = slot;
+    return 0;
+}
+
+struct zvs_port *zvs_switch_ivl_port(const struct zvs_switch *sw)
+{
+    return sw->ivl_port >= 0 ? sw->sp[sw->ivl_port].port : NULL;
 }
 
 void zvs_switch_set_group(struct zvs_switch *sw, struct zvs_pg_dist *group)
@@ -361,6 +381,10 @@ struct zvs_port *zvs_switch_detach_port(struct zvs_switch *sw, struct zvs_port *
             }
         }
         sw->sp[idx] = (struct zvs_swport){ 0 };
+    } else if (sw->sp[idx].is_ivl) {
+        zvs_mac_table_remove_port(sw->macs, idx);   /* the other systems' guests */
+        sw->sp[idx] = (struct zvs_swport){ 0 };
+        sw->ivl_port = -1;
     } else {
         int pos = uplink_pos(sw, idx);
         if (pos >= 0) {

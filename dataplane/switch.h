@@ -65,6 +65,17 @@ int zvs_switch_add_uplink(struct zvs_switch *sw, struct zvs_port *port);
  * nor distributes until told (zvs_switch_set_collecting; the group's map for outbound).
  * It is not one of the RDEV failover devices. The switch owns the port. */
 int zvs_switch_add_group_port(struct zvs_switch *sw, struct zvs_port *port);
+/* Attach the IVL port (one per switch: a Global VSWITCH's way to the other systems of its
+ * IVL domain; its backend wraps and unwraps frames, backends/ivl_port.h). The forwarding
+ * path sends it what belongs to the other systems, each frame with its kind (ZVS_FIVL_*):
+ * a guest's unicast learned on it (INBOUND), broadcast, multicast and, from the uplink,
+ * unknown unicast (FLOOD), and a guest's frame for the LAN while no member of this
+ * system distributes and no RDEV carries (OUTBOUND); what it receives goes by its kind:
+ * OUTBOUND out of the uplink only, INBOUND and FLOOD to guests only, never back to it.
+ * Source MACs of frames marked GUEST_SRC are learned on it. -EEXIST: one is attached;
+ * -ENOSPC. The switch owns the port. */
+int zvs_switch_add_ivl_port(struct zvs_switch *sw, struct zvs_port *port);
+struct zvs_port *zvs_switch_ivl_port(const struct zvs_switch *sw);
 /* The port group whose bucket map steers outbound frames (NULL: none; not owned). While
  * no member distributes, outbound falls back to the RDEV uplink, if any. */
 void zvs_switch_set_group(struct zvs_switch *sw, struct zvs_pg_dist *group);

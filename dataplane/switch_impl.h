@@ -11,6 +11,7 @@ struct zvs_swport {
     bool             is_guest;
     bool             in_group;          /* uplink that is a port-group member */
     bool             collecting;        /* uplink: inbound accepted (group: LACP Collecting) */
+    bool             is_ivl;            /* the IVL port: the other systems of the domain */
     struct zvs_guest guest;             /* valid when is_guest */
     uint16_t         npend;             /* frames queued for this egress in this burst */
     bool             active;            /* on the switch's active-egress list */
@@ -32,6 +33,7 @@ struct zvs_switch {
     struct zvs_pg_dist       *group;                  /* port group uplink (not owned) */
     bool                     group_underlay;         /* its members carry an overlay's
                                                         frames, not the switch's */
+    int                      ivl_port;               /* port index, -1: none */
     uint16_t                 active[ZVS_MAX_PORTS];  /* egress ports with queued frames */
     uint16_t                 nactive;
     zvs_slow_fn              slow_fn;

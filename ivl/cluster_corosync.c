@@ -17,6 +17,8 @@ struct cs_cluster {
     bool                 joined;        /* both handles open, the group joined */
     uint32_t             node_id;
     uint32_t             token_ms;
+    void               (*closing)(void *arg, const int *fds, unsigned n);
+    void                *closing_arg;
 };
 
 static struct cs_cluster *cs_of(struct zvs_cluster *c)
@@ -126,6 +128,10 @@ static uint32_t read_token_ms(void)
 
 static void close_handles(struct cs_cluster *cs)
 {
+    int fds[2];
+    unsigned n = zvs_cluster_corosync_fds(&cs->base, fds);
+    if (n && cs->closing)               /* the owner's watches go before the descriptors */
+        cs->closing(cs->closing_arg, fds, n);
     if (cs->vq) {
         votequorum_trackstop(cs->vq);
         votequorum_finalize(cs->vq);
@@ -270,4 +276,13 @@ unsigned zvs_cluster_corosync_fds(const struct zvs_cluster *c, int fds[2])
     if (votequorum_fd_get(cs->vq, &f) == CS_OK)
         fds[n++] = f;
     return n;
+}
+
+void zvs_cluster_corosync_on_close(struct zvs_cluster *c,
+                                   void (*fn)(void *arg, const int *fds, unsigned n),
+                                   void *arg)
+{
+    struct cs_cluster *cs = cs_of(c);
+    cs->closing = fn;
+    cs->closing_arg = arg;
 }

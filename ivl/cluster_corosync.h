@@ -28,4 +28,11 @@ struct zvs_cluster *zvs_cluster_corosync_new(const char *group, const struct zvs
  * how many were written to fds[] (0 when not joined). */
 unsigned zvs_cluster_corosync_fds(const struct zvs_cluster *c, int fds[2]);
 
+/* `fn` is told the descriptors of fds() just before they close (a leave, a destroy, or a
+ * dispatch that found the engine gone, before `lost`): an owner that watches them in an
+ * event loop removes the watches while the descriptors are still open. */
+void zvs_cluster_corosync_on_close(struct zvs_cluster *c,
+                                   void (*fn)(void *arg, const int *fds, unsigned n),
+                                   void *arg);
+
 #endif

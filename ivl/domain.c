@@ -30,6 +30,7 @@ struct zvs_ivl_domain {
     uint32_t                  seq;
     uint8_t                   sent[ZVS_IVL_STATE_MAX];  /* the last state sent (seq zeroed) */
     int                       sent_len;
+    bool                      unsent;       /* a send the engine refused: again at run */
 
     enum zvs_ivl_status       status;
     struct zvs_ivl_counters   cnt;
@@ -140,8 +141,16 @@ static void send_state(struct zvs_ivl_domain *d, bool force)
     d->sent_len = len;
     s.seq = ++d->seq;
     len = zvs_ivl_state_encode(&s, buf, sizeof buf);
-    if (len >= 0 && zvs_cluster_send(d->cl, buf, (size_t)len) == 0)
+    if (len >= 0 && zvs_cluster_send(d->cl, buf, (size_t)len) == 0) {
         d->cnt.state_tx++;
+        d->unsent = false;
+        return;
+    }
+    /* Refused (CPG's flow control answers CS_ERR_TRY_AGAIN while a new view syncs, just
+     * when a newcomer needs our state): sent again, whole, at the next run. */
+    d->sent_len = 0;
+    d->unsent = true;
+    d->cnt.state_retry++;
 }
 
 /* Status again after any input; the others hear a change of ours, the owner any change. */
@@ -228,6 +237,7 @@ static void on_lost(void *arg)
     d->engine_lost = true;
     d->retry_at = 0;
     d->sent_len = 0;
+    d->unsent = false;
     evaluate(d, true);
 }
 
@@ -311,6 +321,8 @@ void zvs_ivl_domain_run(struct zvs_ivl_domain *d, uint64_t now)
     }
     if (d->cl && d->joined)
         zvs_cluster_run(d->cl, now);
+    if (d->unsent)
+        send_state(d, true);
 }
 
 enum zvs_ivl_status zvs_ivl_domain_status(const struct zvs_ivl_domain *d)

@@ -59,6 +59,7 @@ struct zvs_ivl_system_view {
 
 struct zvs_ivl_counters {
     uint64_t state_tx, state_rx, confchg;
+    uint64_t state_retry;                   /* sends the engine refused, made again */
     uint64_t state_bad[ZVS_IVL_SE_COUNT];   /* refused state messages, by reason */
 };
 

@@ -35,8 +35,8 @@ int zvs_ivl_frame_encap(const struct zvs_ivl_hdr *h, const uint8_t dst[6],
                         const uint8_t src[6], const uint8_t *inner, size_t inner_len,
                         uint8_t *out, size_t cap)
 {
-    if (!kind_ok(h->kind) || !origin_ok(h->origin) || inner_len < ZVS_IVL_INNER_MIN ||
-        inner_len > ZVS_IVL_INNER_MAX)
+    if (!kind_ok(h->kind) || !origin_ok(h->origin) || (h->flags & ~ZVS_IVL_HF_GUEST_SRC) ||
+        inner_len < ZVS_IVL_INNER_MIN || inner_len > ZVS_IVL_INNER_MAX)
         return -EINVAL;
     size_t len = ZVS_IVL_OUTER_LEN + inner_len;
     if (cap < len)
@@ -49,7 +49,7 @@ int zvs_ivl_frame_encap(const struct zvs_ivl_hdr *h, const uint8_t dst[6],
     p[0] = ZVS_IVL_FRAME_VERSION;
     p[1] = h->kind;
     p[2] = h->origin;
-    p[3] = 0;
+    p[3] = h->flags;
     p[4] = (uint8_t)(inner_len >> 8);
     p[5] = (uint8_t)inner_len;
     p[6] = (uint8_t)(h->vswitch >> 8);
@@ -76,7 +76,7 @@ int zvs_ivl_frame_decap(const uint8_t *frame, size_t len, struct zvs_ivl_hdr *h,
         return -ZVS_IVL_FE_KIND;
     if (!origin_ok(p[2]))
         return -ZVS_IVL_FE_ORIGIN;
-    if (p[3])
+    if (p[3] & ~ZVS_IVL_HF_GUEST_SRC)
         return -ZVS_IVL_FE_FLAGS;
     size_t il = (size_t)p[4] << 8 | p[5];
     size_t want = ZVS_IVL_OUTER_LEN + il;
@@ -84,8 +84,10 @@ int zvs_ivl_frame_decap(const uint8_t *frame, size_t len, struct zvs_ivl_hdr *h,
     if (il < ZVS_IVL_INNER_MIN || il > ZVS_IVL_INNER_MAX || want > len ||
         (len != want && len > ETH_MIN_FRAME))
         return -ZVS_IVL_FE_LENGTH;
+    memset(h, 0, sizeof *h);            /* its padding too: one header, one value */
     h->kind = p[1];
     h->origin = p[2];
+    h->flags = p[3];
     h->vswitch = (uint16_t)(p[6] << 8 | p[7]);
     h->seq = (uint32_t)p[8] << 24 | (uint32_t)p[9] << 16 | (uint32_t)p[10] << 8 | p[11];
     *inner = frame + ZVS_IVL_OUTER_LEN;

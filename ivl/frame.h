@@ -5,7 +5,9 @@
  * Experimental EtherType 1: never forwarded by a bridge as anything but data), then this
  * header, then the guest's frame as it is (its own MACs and VLAN tag):
  *
- *   0 version (1)   1 kind (1)   2 origin system index (1..3)   3 flags (0)
+ *   0 version (1)   1 kind (1)   2 origin system index (1..3)
+ *   3 flags (bit 0 GUEST SOURCE: the inner frame's source is a guest of the origin
+ *     system, so the receiver may learn that MAC as living there; the rest 0)
  *   4 inner length (2)   6 VSWITCH id (2: the Global VSWITCH's number in the domain)
  *   8 sequence (4, per sender, for the receiver's loss count)
  *
@@ -39,9 +41,12 @@ enum zvs_ivl_kind {
     ZVS_IVL_FLOOD    = 3,
 };
 
+#define ZVS_IVL_HF_GUEST_SRC 0x01     /* flags: the inner source is the origin's guest */
+
 struct zvs_ivl_hdr {
     uint8_t  kind;                      /* enum zvs_ivl_kind */
     uint8_t  origin;                    /* sender's system index, 1..3 */
+    uint8_t  flags;                     /* ZVS_IVL_HF_* */
     uint16_t vswitch;                   /* the Global VSWITCH's id in the domain */
     uint32_t seq;
 };

@@ -15,8 +15,15 @@ void zvs_ivl_link_init(struct zvs_ivl_link *l, uint8_t self, uint16_t vswitch,
 int zvs_ivl_link_wrap(struct zvs_ivl_link *l, uint8_t kind, const uint8_t dst_mac[6],
                       const uint8_t *inner, size_t inner_len, uint8_t *out, size_t cap)
 {
-    struct zvs_ivl_hdr h = { .kind = kind, .origin = l->self, .vswitch = l->vswitch,
-                             .seq = l->tx_seq };
+    return zvs_ivl_link_wrap_flags(l, kind, 0, dst_mac, inner, inner_len, out, cap);
+}
+
+int zvs_ivl_link_wrap_flags(struct zvs_ivl_link *l, uint8_t kind, uint8_t flags,
+                            const uint8_t dst_mac[6], const uint8_t *inner, size_t inner_len,
+                            uint8_t *out, size_t cap)
+{
+    struct zvs_ivl_hdr h = { .kind = kind, .origin = l->self, .flags = flags,
+                             .vswitch = l->vswitch, .seq = l->tx_seq };
     int n = zvs_ivl_frame_encap(&h, dst_mac, l->mac, inner, inner_len, out, cap);
     if (n < 0)
         return n;

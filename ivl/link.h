@@ -50,6 +50,10 @@ void zvs_ivl_link_init(struct zvs_ivl_link *l, uint8_t self, uint16_t vswitch,
  * -EINVAL / -ENOSPC (nothing counted then). */
 int zvs_ivl_link_wrap(struct zvs_ivl_link *l, uint8_t kind, const uint8_t dst_mac[6],
                       const uint8_t *inner, size_t inner_len, uint8_t *out, size_t cap);
+/* The same with the header's flags (frame.h: ZVS_IVL_HF_GUEST_SRC). */
+int zvs_ivl_link_wrap_flags(struct zvs_ivl_link *l, uint8_t kind, uint8_t flags,
+                            const uint8_t dst_mac[6], const uint8_t *inner, size_t inner_len,
+                            uint8_t *out, size_t cap);
 
 /* Unwrap a frame received on the IVL port: 0 with the header and the inner frame (inside
  * `frame`), or -1 when it is dropped (counted). */

@@ -504,6 +504,41 @@ void zvs_lag_set_domain_hold(struct zvs_lag *lag, bool hold, uint64_t now)
     }
 }
 
+void zvs_lag_set_identity(struct zvs_lag *lag, uint8_t domain_index, const uint8_t system[6],
+                          uint16_t key, uint64_t now)
+{
+    lag->now = now;
+    struct zvs_lag_params *pp = &lag->params;
+    if (pp->domain_index == domain_index && pp->key == key && memcmp(pp->system, system, 6) == 0)
+        return;
+    for (unsigned i = 0; i < ZVS_PG_MAX_MEMBERS; i++) {
+        struct lag_member *m = &lag->m[i];
+        if (!m->port)
+            continue;
+        stop_lacp(m, "IVL domain identity changed");   /* its last PDU under the old one */
+        m->number = 0;                  /* not a collision for port_number below */
+    }
+    pp->domain_index = domain_index;
+    pp->key = key;
+    memcpy(pp->system, system, 6);
+    struct zvs_lacp_marker_cb mcb = { .send = marker_send, .done = marker_done };
+    for (unsigned i = 0; i < ZVS_PG_MAX_MEMBERS; i++) {
+        struct lag_member *m = &lag->m[i];
+        if (!m->port)
+            continue;
+        m->number = port_number(lag, m->rdev, i);
+        zvs_lacp_marker_init(&m->marker, m->number, pp->system, &mcb, m);
+        if (lag->held)
+            continue;
+        if (pp->pg.lacp) {
+            apply_state(m, false, false);
+            if (start_lacp(lag, m) < 0)
+                zvs_log(ZVS_LOG_ERROR, "port group %s: LACP on %s failed to start",
+                        pp->pg.name, m->rdev);
+        }
+    }
+}
+
 bool zvs_lag_domain_held(const struct zvs_lag *lag)
 {
     return lag->held;

@@ -88,6 +88,13 @@ void zvs_lag_set_lacp(struct zvs_lag *lag, bool on, uint64_t now);
  * would. */
 void zvs_lag_set_domain_hold(struct zvs_lag *lag, bool hold, uint64_t now);
 bool zvs_lag_domain_held(const struct zvs_lag *lag);
+/* SET PORT GROUP ... SHARED (or EXCLUSIVE again) on the running group: its port numbers
+ * (domain_index, lag params), System ID and key change. Each member's engine stops with its
+ * final LACPDU under the old identity and starts again under the new one (a static member
+ * keeps its state; only its Marker port changes), so the partner renegotiates the links
+ * rather than see ports change their names under it. */
+void zvs_lag_set_identity(struct zvs_lag *lag, uint8_t domain_index, const uint8_t system[6],
+                          uint16_t key, uint64_t now);
 
 /* A Slow Protocols frame received on a member (the switch's slow handler). */
 void zvs_lag_slow_input(struct zvs_lag *lag, struct zvs_port *port, const struct zvs_frame *f,

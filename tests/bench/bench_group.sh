@@ -172,16 +172,7 @@ scaling)
     pids+=($!)
   done
   wait "${pids[@]}"
-  total=$(python3 - "$WORK"/i*.json <<'PY'
-import json, sys
-t = 0.0
-for f in sys.argv[1:]:
-    d = json.load(open(f))
-    iv = d["intervals"][2:]                 # skip slow start
-    t += sum(i["sum"]["bits_per_second"] for i in iv) / len(iv)
-print("%.1f" % (t / 1e6))
-PY
-)
+  total=$(python3 "$HERE/iperf_mbps.py" "$WORK"/i*.json)
   echo "members $n: $total Mbit/s" >&2
   echo "BENCH group_str_${n}p_mbps $total Mbit/s"
   ;;

@@ -50,7 +50,9 @@
 #   repro_str_gain_mtu8992_* >= 1.8, repro_rr_gain_mtu1492_50 >= 1.4,
 #   repro_cp_cpu_per_mb_ratio <= 1; perfkit serve flooded beside a stream:
 #   web_flood_iperf_ratio >= 0.9; 1,000 guests (bench_scale.sh): scale_fwd_ratio_1000g_vs_3g
-#   >= 0.9, scale_query_details_ratio_1000g_vs_512g <= 2.2)
+#   >= 0.9, scale_query_details_ratio_1000g_vs_512g <= 2.2; the IVL domain's (bench_ivl.sh):
+#   ivl_fraction_outbound <= 0.05, mvlag_str_scaling_4p >= 3.6 with mvlag_str_4p_min_port_busy
+#   >= 0.9, mvlag_system_loss_gap_ms_carrier <= 100, mvlag_system_loss_gap_ms_silent <= 3500)
 #   ratio of a line vs OVS        >= 1.2  veth path against OVS userspace
 #   ratio of a line vs bridge     >= 0.5  veth path against the Linux bridge
 #   hercules_* vs bridge          >= 0.98 a Hercules guest's LCS path (issues 13, 23): the switch
@@ -223,7 +225,7 @@ report() {
       # issue 14: the IBM report experiment, group over non-group (bench_repro.sh: the
       # subset measured, the rest from the latest make repro); issue 26: a flood of
       # perfkit serve beside iperf3 through vswitchd (bench_web.sh); issue 23: 1,000
-      # guests (bench_scale.sh).
+      # guests (bench_scale.sh); issue 24: the IVL domain (bench_ivl.sh).
       split("core_64b_mpps >= 20|" \
             "core_instr_per_frame <= 300|" \
             "core_instr_per_frame_switch <= 150|" \
@@ -250,7 +252,10 @@ report() {
             "repro_cp_cpu_per_mb_ratio <= 1|" \
             "web_flood_iperf_ratio >= 0.9|" \
             "scale_fwd_ratio_1000g_vs_3g >= 0.9|" \
-            "scale_query_details_ratio_1000g_vs_512g <= 2.2", tl, "|")
+            "scale_query_details_ratio_1000g_vs_512g <= 2.2|" \
+            "ivl_fraction_outbound <= 0.05|mvlag_str_scaling_4p >= 3.6|" \
+            "mvlag_str_4p_min_port_busy >= 0.9|mvlag_system_loss_gap_ms_carrier <= 100|" \
+            "mvlag_system_loss_gap_ms_silent <= 3500", tl, "|")
       for (i in tl) {
         split(tl[i], parts, " ")
         top[parts[1]] = parts[2]; tval[parts[1]] = parts[3]; order[++ntgt] = parts[1]

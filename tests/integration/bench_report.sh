@@ -49,6 +49,11 @@ BENCH vxlan_tcp_gbps_mtu1500 9.0 Gbit/s linux-vxlan-bridge 10.0 0.900
 BENCH vxlan_tcp_gbps_mtu9000 18.0 Gbit/s linux-vxlan-bridge 20.0 0.900
 BENCH scale_fwd_ratio_1000g_vs_3g 0.95 ratio
 BENCH scale_query_details_ratio_1000g_vs_512g 2.0 ratio
+BENCH ivl_fraction_outbound 0.001 fraction
+BENCH mvlag_str_scaling_4p 3.8 ratio
+BENCH mvlag_str_4p_min_port_busy 0.95 fraction
+BENCH mvlag_system_loss_gap_ms_carrier 20 ms
+BENCH mvlag_system_loss_gap_ms_silent 3000 ms
 LINES
 }
 

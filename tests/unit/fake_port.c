@@ -17,6 +17,7 @@ static int fake_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs
         }
         struct fake_frame *r = &fp->frames[fp->nframes++];
         r->len = zvs_frame_emit(txs[i].f, (enum zvs_tag_op)txs[i].tag_op, txs[i].vid, r->bytes, &r->vnet);
+        r->ivl = txs[i].ivl;
         if (fp->accept > 0)
             fp->accept--;
         done++;

@@ -10,6 +10,7 @@
 
 struct fake_frame {
     uint32_t        len;
+    uint8_t         ivl;                /* the tx's IVL kind (an IVL port's frames) */
     struct zvs_vnet vnet;
     uint8_t         bytes[FAKE_FRAME_MAX];
 };

@@ -160,6 +160,8 @@ struct herm *herm_start(const struct herm_opts *o)
         .monitor_path = o->monitor_interval_s ? h->mon_path : NULL,
         .monitor_interval_s = o->monitor_interval_s,
         .console_path = o->console ? h->con_path : NULL,
+        .ivl_cluster = o->ivl_cluster, .ivl_cluster_arg = o->ivl_cluster_arg,
+        .corosync_conf = o->corosync_conf,
     };
     /* The links exist before the daemon opens them, as interfaces do before vswitchd
      * starts; their far ends are watched on the daemon's loop once it exists, and the

@@ -29,6 +29,7 @@
 #define HERM_FRAME_MAX 2048
 
 struct zvsd;
+struct zvs_cluster;
 struct zvs_port;
 struct zvs_qdio_guest;
 struct sm_config;
@@ -77,6 +78,11 @@ struct herm_opts {
     const char *switchmodel;
     const char *const *lan;
     bool        console;                /* open the operator console (vswitchd -k) */
+    /* The IVL domain's cluster (zvsd_options.ivl_cluster): NULL, none (the system runs
+     * alone); the test's twin (ivl/cluster_mem.h) otherwise. */
+    struct zvs_cluster *(*ivl_cluster)(void *arg, const char *vswitch, unsigned index);
+    void       *ivl_cluster_arg;
+    const char *corosync_conf;          /* zvsd_options.corosync_conf */
 };
 
 struct herm {

@@ -2,7 +2,10 @@
  * and a Global VSWITCH from SYSTEM CONFIG, what QUERY VSWITCH says of each, and the
  * domain's commands through the console's executor: SET PORT GROUP ... SHARED (accepted
  * for the Global VSWITCH's group), SET VSWITCH ivlsw IVLPORT HEARTBEAT TIMEOUT (the IVL
- * switch only). The daemon does not run the domain yet: the group aggregates alone. */
+ * switch only). No cluster is given to this harness, so the domain runs alone
+ * (test_daemon_ivl.c runs it against the in-memory twin): SHARED gives the group the
+ * domain's port numbers and System ID, its members negotiate LACP again under them, and the
+ * group aggregates alone. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,8 +54,10 @@ static void test_domain_commands(void **state)
     assert_int_equal(rc, 1262);
     assert_string_equal(t, "ZVSIVL1262E VSWITCH GLOBSW is not TYPE IVL: IVLPORT belongs to"
                            " the IVL switch");
+    herm_warp(h, 10);                   /* LACP again under the domain's identity */
     t = herm_op(h, "QUERY PORT GROUP GG");
     assert_non_null(strstr(t, "Members: 2  Distributing: 2"));
+    assert_non_null(strstr(t, "  IVL domain: A  Status: ALONE (NO IVL DOMAIN CONFIGURED)"));
     herm_stop(h);
 }
 

@@ -6,7 +6,8 @@
  * systems with auto_tie_breaker (the lowest node id keeps the LAG; killing it takes the LAG
  * down by design); a definition or index that disagrees (reported on both sides, refused
  * by the one that differs); no corosync; HEARTBEAT TIMEOUT against the token timeout;
- * malformed state messages counted by reason. */
+ * malformed state messages counted by reason; a state message the engine refuses (CPG's
+ * flow control while a view syncs) sent again, never lost. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ivl/cluster_mem.h"
@@ -443,6 +445,99 @@ static void malformed_state_counted_and_dropped(void **state)
     lab_free(l);
 }
 
+/* A cluster that refuses the next `refuse` sends with -EAGAIN (corosync's CS_ERR_TRY_AGAIN
+ * while a new view syncs), then passes everything to the in-memory one it wraps. */
+struct busy_cluster {
+    struct zvs_cluster  base;
+    struct zvs_cluster *in;
+    unsigned            refuse;
+};
+
+static void busy_fwd(void *arg, const uint32_t *m, unsigned n, const uint32_t *j, unsigned nj,
+                     const uint32_t *lf, unsigned nl)
+{
+    struct busy_cluster *b = arg;
+    b->base.cb.confchg(b->base.cb.arg, m, n, j, nj, lf, nl);
+}
+static void busy_deliver(void *arg, uint32_t from, const void *msg, size_t len)
+{
+    struct busy_cluster *b = arg;
+    b->base.cb.deliver(b->base.cb.arg, from, msg, len);
+}
+static void busy_quorum(void *arg, bool q, const uint32_t *nodes, unsigned n)
+{
+    struct busy_cluster *b = arg;
+    b->base.cb.quorum(b->base.cb.arg, q, nodes, n);
+}
+static void busy_lost(void *arg)
+{
+    struct busy_cluster *b = arg;
+    b->base.cb.lost(b->base.cb.arg);
+}
+static struct busy_cluster *busy(struct zvs_cluster *c) { return (struct busy_cluster *)c; }
+static int busy_join(struct zvs_cluster *c) { return zvs_cluster_join(busy(c)->in); }
+static void busy_leave(struct zvs_cluster *c) { zvs_cluster_leave(busy(c)->in); }
+static int busy_send(struct zvs_cluster *c, const void *m, size_t len)
+{
+    struct busy_cluster *b = busy(c);
+    if (b->refuse) {
+        b->refuse--;
+        return -EAGAIN;
+    }
+    return zvs_cluster_send(b->in, m, len);
+}
+static uint32_t busy_node(const struct zvs_cluster *c)
+{
+    return zvs_cluster_node_id(((const struct busy_cluster *)c)->in);
+}
+static uint32_t busy_token(const struct zvs_cluster *c)
+{
+    return zvs_cluster_token_ms(((const struct busy_cluster *)c)->in);
+}
+static void busy_run(struct zvs_cluster *c, uint64_t now) { zvs_cluster_run(busy(c)->in, now); }
+static void busy_destroy(struct zvs_cluster *c)
+{
+    zvs_cluster_destroy(busy(c)->in);
+    free(c);
+}
+static const struct zvs_cluster_ops busy_ops = {
+    .join = busy_join, .leave = busy_leave, .send = busy_send, .node_id = busy_node,
+    .token_timeout_ms = busy_token, .run = busy_run, .destroy = busy_destroy,
+};
+
+static void refused_state_is_sent_again(void **state)
+{
+    struct lab *l = lab_new(NSYS, false);
+    for (unsigned n = 1; n <= 2; n++) {
+        struct zvs_ivl_domain_cfg c = cfg_of(n);
+        start_system(l, n, &c);
+    }
+    /* system 3's engine is busy for its first two sends: the newcomer's state and the
+     * first one the view's change brings */
+    struct busy_cluster *b = calloc(1, sizeof *b);
+    assert_non_null(b);
+    b->base.ops = &busy_ops;
+    b->refuse = 2;
+    struct zvs_cluster_cb inner = { .confchg = busy_fwd, .deliver = busy_deliver,
+                                    .quorum = busy_quorum, .lost = busy_lost, .arg = b };
+    b->in = zvs_cluster_mem_new(l->net, 3, &inner);
+    assert_non_null(b->in);
+    struct zvs_ivl_domain_cfg c3 = cfg_of(3);
+    l->d[3] = zvs_ivl_domain_new(&c3, &b->base, on_changed, &l->changes[3]);
+    assert_non_null(l->d[3]);
+    assert_int_equal(zvs_ivl_domain_start(l->d[3]), 0);
+    give_members(l, 3, UP);
+    run_until(l, 500 * MS);
+    assert_int_equal(b->refuse, 0);
+    assert_true(zvs_ivl_domain_counters(l->d[3])->state_retry >= 1);
+    for (unsigned n = 1; n <= 2; n++) {
+        struct zvs_ivl_system_view v[NSYS];
+        assert_int_equal(zvs_ivl_domain_systems(l->d[n], v, NSYS), 3);   /* 3 told its state */
+        assert_int_equal(v[2].state.nmembers, 2);
+    }
+    lab_free(l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -460,6 +555,7 @@ int main(void)
         cmocka_unit_test(bad_configuration_refused),
         cmocka_unit_test(heartbeat_against_token),
         cmocka_unit_test(malformed_state_counted_and_dropped),
+        cmocka_unit_test(refused_state_is_sent_again),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
