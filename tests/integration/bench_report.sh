@@ -40,7 +40,9 @@ BENCH group_scaling_str_8p 7.8 x
 BENCH soak_rss_growth_kb 12 kB
 BENCH soak_lost_uncounted 0 frames
 BENCH veth_tcp_gbps_vs_ovs 19.0 Gbit/s 6.5 2.92
-BENCH veth_tcp_gbps_vs_bridge 19.0 Gbit/s 28.0 0.68
+BENCH veth_tcp_gbps_vs_bridge 24.0 Gbit/s 28.0 0.86
+BENCH veth_tcp_vswitchd_cpu_per_gbps_mtu1500 2.0 %cpu/Gbps
+BENCH veth_tcp_vswitchd_cpu_per_gbps_mtu9000 2.2 %cpu/Gbps
 BENCH repro_str_gain_mtu1492_10 2.19 x
 BENCH repro_rr_gain_mtu1492_50 1.52 x
 BENCH repro_cp_cpu_per_mb_ratio 0.93 ratio
