@@ -320,6 +320,12 @@ static int run_timers(struct zvs_evloop *l)
     return ran;
 }
 
+static void run_idle(struct zvs_evloop *l)
+{
+    for (int i = 0; i < l->nidle; i++)
+        l->idle[i].fn(l->idle[i].arg, l->now);
+}
+
 int zvs_evloop_run_once(struct zvs_evloop *l, int timeout_ms)
 {
     struct epoll_event ev[MAX_EVENTS];
@@ -345,13 +351,20 @@ int zvs_evloop_run_once(struct zvs_evloop *l, int timeout_ms)
             continue;
         w->fn(w->arg, w->fd, ev[i].events, l->now);
         ran++;
-        /* A deadline due now ends this iteration's callbacks: the timers and idle hooks
-         * run next, so a periodic LACPDU waits for one callback's bursts at most, not for
-         * every ready descriptor's. The rest are level-triggered and come back from the
-         * next epoll_wait; deadlines are milliseconds apart at the least, so a skipped
-         * descriptor waits one iteration, not more. */
-        if (!l->virt && l->armed_for && i + 1 < n && zvs_clock_now() >= l->armed_for)
-            break;
+        /* A deadline due now is served before the rest of the descriptors already
+         * returned: the timers and idle hooks run with a `now` read here, then the
+         * callbacks go on with ev[i+1..n). A periodic LACPDU waits for one callback's
+         * bursts at most, and every ready descriptor is still served this iteration.
+         * Ending the callbacks here instead would starve the rest: epoll puts
+         * level-triggered items back at the tail of its ready list in the order it
+         * returned them, so the same leading descriptor comes first again, and the ones
+         * after it were skipped whenever a deadline fell due during its callback. */
+        uint64_t t;
+        if (!l->virt && l->armed_for && i + 1 < n && (t = zvs_clock_now()) >= l->armed_for) {
+            l->now = t;
+            ran += run_timers(l);
+            run_idle(l);
+        }
     }
     /* The callbacks may have run for a while (bursts of a busy data path): read the clock
      * again, so a deadline that fell due meanwhile runs in this iteration with the timers
@@ -364,8 +377,7 @@ int zvs_evloop_run_once(struct zvs_evloop *l, int timeout_ms)
     }
     if (timer_fired)
         ran += run_timers(l);
-    for (int i = 0; i < l->nidle; i++)
-        l->idle[i].fn(l->idle[i].arg, l->now);
+    run_idle(l);
     reap_watches(l);
     return ran;
 }

@@ -1,13 +1,14 @@
 /* The event loop: epoll for file descriptors, one timerfd for every timer.
  *
  * This is the only place in the daemon that reads the clock. Each iteration reads its
- * clock after epoll_wait returns and hands that `now` (nanoseconds) to every fd callback;
+ * clock after epoll_wait returns and hands that `now` (nanoseconds) to the fd callbacks;
  * when any ran it reads the clock again and hands that later `now` to the timers due by
  * then and to every idle hook, so engines (LACP, rebalancer, monitor sampler, MAC aging)
- * see one consistent time per iteration, and a deadline that fell due while the data
- * path's bursts ran is served in the same iteration: after each fd callback the clock is
- * checked against the earliest deadline, and a due one ends the iteration's callbacks
- * there (the remaining ready descriptors are reported again by the next epoll_wait).
+ * see one consistent time per pass, and a deadline that fell due while the data path's
+ * bursts ran is served in the same iteration: after each fd callback the clock is checked
+ * against the earliest deadline, and when one is due the timers and idle hooks run there
+ * with a `now` read then, which the iteration's remaining fd callbacks get too (every
+ * descriptor epoll_wait returned is still served in that iteration).
  * Timers are absolute deadlines; the timerfd is armed for the earliest one.
  *
  * The clock is the loop's: a real loop reads CLOCK_MONOTONIC (and CLOCK_REALTIME for
@@ -63,7 +64,10 @@ void zvs_timer_arm(struct zvs_timer *t, uint64_t deadline_ns);
 void zvs_timer_disarm(struct zvs_timer *t);
 void zvs_timer_destroy(struct zvs_timer *t);
 
-/* Run fn at the end of every iteration (after all fd and timer callbacks). */
+/* Run fn at the end of every iteration (after all fd and timer callbacks), and also
+ * where a deadline that fell due during the fd callbacks is served (after its timers,
+ * before the remaining fd callbacks): the work a timer only wakes the loop for (LACP's
+ * engines) is as timely as the timer. */
 int zvs_evloop_add_idle(struct zvs_evloop *loop, zvs_idle_fn fn, void *arg);
 
 /* One iteration: wait at most timeout_ms (-1: until something happens). Returns the

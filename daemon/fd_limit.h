@@ -5,7 +5,10 @@
  * limit many systems start a program with is 1,024 (systemd's default for services and
  * most login shells), with a far higher hard limit (524,288 under systemd): at 1,024 the
  * 338th guest's queues fail with EMFILE. The soft limit may be raised to the hard one
- * without privilege, so vswitchd does that once, before it opens anything.
+ * without privilege, so vswitchd does that once at start: after it has read the
+ * configuration, opened its log and detached (the few descriptors those keep count for
+ * nothing, and a refusal goes to the log), before the daemon opens any socket, uplink or
+ * NIC (daemon/vswitchd.c).
  */
 #ifndef ZVS_FD_LIMIT_H
 #define ZVS_FD_LIMIT_H

@@ -58,7 +58,7 @@
 #define CTL_MAX_BLOCKS  ((ZVS_MON_BLOCK - CTL_ENTRIES) / CTL_ENTRY_LEN)   /* 508 */
 /* The control block's version is the layout version of the group's records
  * (ZVS_MON_FORMAT_*, monitor/monrec.h): 1 or 2. Another version is refused. Version 3
- * groups have the MONWRITE framing instead (monitor/monwrite.c). */
+ * and 4 groups have the MONWRITE framing instead (monitor/monwrite.c). */
 #define FLAG_SAMPLE     0xE2
 #define FLAG_EVENT      0xC5
 #define MAX_REC_PER_BLOCK (ZVS_MON_BLOCK / ZVS_MON_HDR_LEN)
@@ -159,8 +159,7 @@ struct zvs_mon_writer *zvs_mon_writer_open(const char *path,
     w->max_bytes = opts ? opts->max_bytes : 0;
     w->keep = opts && opts->keep > 0 ? opts->keep : 1;
     w->version = opts && opts->format_version ? opts->format_version : ZVS_MON_FORMAT_CURRENT;
-    if (w->version != ZVS_MON_FORMAT_V1 && w->version != ZVS_MON_FORMAT_V2 &&
-        w->version != ZVS_MON_FORMAT_V3) {
+    if (w->version < ZVS_MON_FORMAT_V1 || w->version > ZVS_MON_FORMAT_V4) {
         rc = -EINVAL;
         goto fail;
     }
@@ -251,8 +250,8 @@ static int build_group(struct zvs_mon_writer *w, bool sample, uint64_t tod,
     unsigned nblk = 0, used = 0, inblk = 0;
     uint16_t domains = 0;
 
-    if (w->version == ZVS_MON_FORMAT_V3)
-        return mw_build(&w->buf, &w->cap, sample, tod, recs, n, w->producer,
+    if (w->version >= ZVS_MON_FORMAT_V3)
+        return mw_build(&w->buf, &w->cap, w->version, sample, tod, recs, n, w->producer,
                         w->system);
     if (reserve(w, ZVS_MON_BLOCK) < 0)
         return -ENOMEM;
@@ -831,12 +830,12 @@ int zvs_mon_reader_next(struct zvs_mon_reader *rd, struct zvs_mon_group *g,
             consume_block(rd);
             if (rc == -EPROTONOSUPPORT) {
                 /* A newer writer's layout: refuse the rest rather than misread it. Each
-                 * framing names the versions it carries: 1-2 ours before, 3 MONWRITE. */
+                 * framing names the versions it carries: 1-2 ours before, 3-4 MONWRITE. */
                 set_error(e, rd->ctl_off, -1,
                           "monitor file format version %u, this reader knows versions %u-%u "
                           "(read it with the perfkit of the zvswitch that wrote it)",
                           rd->mw ? rd->mwc.version : rd->ctl.version, ZVS_MON_FORMAT_V1,
-                          rd->mw ? ZVS_MON_FORMAT_V3 : ZVS_MON_FORMAT_V2);
+                          rd->mw ? ZVS_MON_FORMAT_V4 : ZVS_MON_FORMAT_V2);
                 rd->state = RD_END;
                 return rc;
             }

@@ -30,13 +30,15 @@ struct zvs_mon_writer;
 struct zvs_mon_writer_opts {
     uint64_t max_bytes;                 /* rotate when the file would exceed this (0: never) */
     unsigned keep;                      /* rotated files kept: name.1 .. name.keep (0: 1) */
-    unsigned format_version;            /* record layout, ZVS_MON_FORMAT_* (0: current, 3:
-                                           z/VM's MONWRITE framing); 1 and 2 write our
-                                           earlier framing and layouts (tests; old tools) */
+    unsigned format_version;            /* record layout, ZVS_MON_FORMAT_* (0: current, 4:
+                                           z/VM's MONWRITE framing; 3 the same without the
+                                           discard reasons, for a reader of versions 1-3);
+                                           1 and 2 write our earlier framing and layouts
+                                           (tests; old tools) */
     const char *producer;               /* who wrote the file, e.g. "zvswitch 0.3.0": kept
-                                           in the control record's own area (version 3) */
+                                           in the control record's own area (versions 3-4) */
     const char *system;                 /* the system's name (SYSTEM_IDENTIFIER, up to 8
-                                           characters), beside the producer (version 3);
+                                           characters), beside the producer (versions 3-4);
                                            NULL or "": none */
 };
 

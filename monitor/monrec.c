@@ -1,8 +1,8 @@
 /* Monitor record codec: struct zvs_mon_record <-> the bytes of one z/VM-shaped record.
  *
- * Owns: the byte layout of D6R21, D6R22/23, D8R1, D8R2/3 in both layout versions, and of
- * our resolver records D15R1/D15R2 (domain 15, which IBM does not define; version 3 only)
- * (monitor/RECORDS.md is the table; the offsets below are the same numbers).
+ * Owns: the byte layout of D6R21, D6R22/23, D8R1, D8R2/3 in every layout version, and of
+ * our resolver records D15R1/D15R2 (domain 15, which IBM does not define; versions 3 and 4
+ * only) (monitor/RECORDS.md is the table; the offsets below are the same numbers).
  * Sources: IBM, "z/VM Data Areas, Control Blocks, and Monitor Records" (the MRRECHDR,
  * MRIODVSW, MRIODVSF, MRIODVSR, MRVNDSES, MRVNDLSU, MRVNDLSD pages; RECORDS.md names each
  * page and level). MRVNDLSU (z/VM 6.1) and MRIODVSF (z/VM 7.2, 7.3) could be read whole;
@@ -20,10 +20,13 @@
  * Version 1 (read, and written for tests): our first layout, D6R21 168 bytes with our
  * fields at 80, D6R22 80 bytes with our reason at 76.
  * Version 3: version 2's records, but D8R1 at MRVNDSES's z/VM 5.3 layout (316 bytes) as
- * zpmd (the open-source z/VM monitor decoder) reads it; IBM's page was not found. A D6R21
- * or D8R1 that carries discard counters by reason (ndrops) has them appended after its
- * own end (D6R21 724 bytes, D8R1 460); one without is written and read at its old length,
- * so files of an earlier vswitchd read as before.
+ * zpmd (the open-source z/VM monitor decoder) reads it; IBM's page was not found.
+ * Version 4: version 3's records, but a D6R21 or D8R1 that carries discard counters by
+ * reason (ndrops) has them appended after its own end (D6R21 724 bytes, D8R1 460); one
+ * without is written and read at its old length. A version 3 reader takes one length per
+ * record, so the longer ones need a version of their own: version 3 is written without
+ * them, and the version 3 records with them that the first vswitchd to carry them wrote
+ * are read.
  *
  * Rules: integers big-endian; names 8 bytes EBCDIC 037 blank padded; reserved bytes zero.
  * The decoder trusts nothing: the buffer length must equal MRHDRLEN and the length defined
@@ -87,8 +90,8 @@
 #define T_PKT_HI            60          /* high words of the six packet counters */
 #define T_PGMOVES           84          /* the group's bucket moves, cumulative */
 
-/* Discard counters by reason (ours, version 3 only): ZVS_MON_DROP_REASONS x 8 bytes, in
- * enum zvs_mon_drop's order, appended to a D6R21 (at 580) or a D8R1 (at 316). */
+/* Discard counters by reason (ours, version 4; read in version 3 too): ZVS_MON_DROP_REASONS
+ * x 8 bytes, in enum zvs_mon_drop's order, appended to a D6R21 (at 580) or a D8R1 (at 316). */
 #define DROPS_LEN           (8 * ZVS_MON_DROP_REASONS)
 #define D6R21_LEN_DROPS     (D6R21_LEN_V2 + DROPS_LEN)      /* 724 */
 
@@ -118,7 +121,7 @@
 
 /* D8R1 MRVNDSES, two layouts sharing one codec (offsets per layout below):
  *  - IBM's z/VM 5.3 layout, 316 bytes (RECORDS.md: taken from zpmd's decoder, IBM's page
- *    not found): what layout version 3 writes now, and z/VM's own records;
+ *    not found): what layout versions 3 and 4 write, and z/VM's own records;
  *  - our first layout, 128 bytes, all ours: versions 1 and 2, and version 3 files written
  *    before IBM's layout was known (told apart from IBM's by the length alone).
  * In IBM's layout every field we fill has IBM's place but the discard counters by reason,
@@ -242,7 +245,7 @@ static void get_drops(const uint8_t *p, uint8_t *ndrops, uint64_t *drops)
 }
 
 /* The length a record of ours has in `version`, given what it carries: a D6R21 or D8R1
- * with discard reasons is longer in version 3; in versions 1 and 2 they are left out. */
+ * with discard reasons is longer in version 4; in versions 1 to 3 they are left out. */
 static size_t carried_len(const struct zvs_mon_record *r, unsigned version, size_t len)
 {
     uint8_t ndrops = r->domain == ZVS_MON_DOMAIN_IO && r->number == ZVS_MON_REC_D6R21
@@ -251,17 +254,26 @@ static size_t carried_len(const struct zvs_mon_record *r, unsigned version, size
                      ? r->u.vnic.ndrops : 0;
     if (ndrops != 0 && ndrops != ZVS_MON_DROP_REASONS)
         return 0;                       /* a count we cannot write */
-    return ndrops && version == ZVS_MON_FORMAT_V3 ? len + DROPS_LEN : len;
+    return ndrops && version == ZVS_MON_FORMAT_V4 ? len + DROPS_LEN : len;
 }
 
-/* A version 3 length that is not the record's first one: a D6R21 or D8R1 with discard
- * reasons, or a D8R1 of our first layout (a file written before IBM's was known). */
-static bool v3_other_len(uint8_t domain, uint16_t number, size_t len)
+/* Versions 3 and 4: our records in z/VM's MONWRITE framing. */
+static bool monwrite_version(unsigned version)
 {
+    return version == ZVS_MON_FORMAT_V3 || version == ZVS_MON_FORMAT_V4;
+}
+
+/* A length in `version` that is not the record's first one: a D6R21 or D8R1 with discard
+ * reasons (version 4, and version 3 as the first vswitchd to carry them wrote it), or a
+ * version 3 D8R1 of our first layout (a file written before IBM's was known). */
+static bool other_len(unsigned version, uint8_t domain, uint16_t number, size_t len)
+{
+    if (!monwrite_version(version))
+        return false;
     if (domain == ZVS_MON_DOMAIN_IO && number == ZVS_MON_REC_D6R21)
         return len == D6R21_LEN_DROPS;
     if (domain == ZVS_MON_DOMAIN_NET && number == ZVS_MON_REC_D8R1)
-        return len == D8R1_LEN_DROPS || len == D8R1_LEN_OURS;
+        return len == D8R1_LEN_DROPS || (version == ZVS_MON_FORMAT_V3 && len == D8R1_LEN_OURS);
     return false;
 }
 
@@ -300,7 +312,7 @@ static bool lan_type_known(uint8_t t, bool vnic)
 static bool version_known(unsigned version)
 {
     return version == ZVS_MON_FORMAT_V1 || version == ZVS_MON_FORMAT_V2 ||
-           version == ZVS_MON_FORMAT_V3 || version == ZVS_MON_FORMAT_IBM;
+           monwrite_version(version) || version == ZVS_MON_FORMAT_IBM;
 }
 
 /* z/VM's own records (ZVS_MON_FORMAT_IBM): the bytes we read must be there; a longer record
@@ -336,7 +348,7 @@ static size_t record_len(uint8_t domain, uint16_t number, unsigned version)
         default: return 0;
         }
     }
-    if (domain == ZVS_MON_DOMAIN_ZVS && version == ZVS_MON_FORMAT_V3) {
+    if (domain == ZVS_MON_DOMAIN_ZVS && monwrite_version(version)) {
         switch (number) {
         case ZVS_MON_REC_D15R1: return D15R1_LEN;
         case ZVS_MON_REC_D15R2: return D15R2_LEN;
@@ -345,8 +357,8 @@ static size_t record_len(uint8_t domain, uint16_t number, unsigned version)
     }
     if (domain == ZVS_MON_DOMAIN_NET) {
         switch (number) {
-        case ZVS_MON_REC_D8R1: return version == ZVS_MON_FORMAT_V3 ? D8R1_LEN_53
-                                                                 : D8R1_LEN_OURS;
+        case ZVS_MON_REC_D8R1: return monwrite_version(version) ? D8R1_LEN_53
+                                                                : D8R1_LEN_OURS;
         case ZVS_MON_REC_D8R2:
         case ZVS_MON_REC_D8R3: return D8R2_LEN;
         default: return 0;
@@ -468,14 +480,14 @@ static int encode_d6r2x(const struct zvs_mon_vswitch_event *v, bool failure, uns
     return version == ZVS_MON_FORMAT_V1 ? D6R22_LEN_V1 : D6R22_LEN_V2;
 }
 
-/* The layout of a D8R1 of `len` bytes in layout `version`: IBM's 5.3 layout in version 3
- * and z/VM's own records (whose length may be a later level's), our first layout in
+/* The layout of a D8R1 of `len` bytes in layout `version`: IBM's 5.3 layout in versions 3
+ * and 4 and z/VM's own records (whose length may be a later level's), our first layout in
  * versions 1 and 2 and in a version 3 record of its 128 bytes. */
 static const struct d8r1_layout *d8r1_layout(unsigned version, size_t len)
 {
     if (version == ZVS_MON_FORMAT_IBM)
         return &d8r1_53;
-    return version == ZVS_MON_FORMAT_V3 && len != D8R1_LEN_OURS ? &d8r1_53 : &d8r1_ours;
+    return monwrite_version(version) && len != D8R1_LEN_OURS ? &d8r1_53 : &d8r1_ours;
 }
 
 static int encode_d8r1(const struct zvs_mon_vnic_activity *v, const struct d8r1_layout *l,
@@ -688,7 +700,7 @@ static int decode_d6r21(const uint8_t *b, size_t len, unsigned version,
     v->lacp_state = t[T_LACPSTAT];
     v->buckets = be_get16(t + T_BUCKETS);
     v->group_moves = be_get32(t + T_PGMOVES);
-    if (version == ZVS_MON_FORMAT_V3 && len == D6R21_LEN_DROPS)
+    if (monwrite_version(version) && len == D6R21_LEN_DROPS)
         get_drops(b + D6R21_LEN_V2, &v->ndrops, v->drops);
     return 0;
 }
@@ -881,8 +893,7 @@ int zvs_mon_decode_version(const uint8_t *buf, size_t len, unsigned version,
     if (want == 0)
         return -ENOTSUP;
     if (version == ZVS_MON_FORMAT_IBM ? len < want
-        : len != want && !(version == ZVS_MON_FORMAT_V3 &&
-                           v3_other_len(out->domain, out->number, len)))
+        : len != want && !other_len(version, out->domain, out->number, len))
         return -EBADMSG;
     if (out->domain == ZVS_MON_DOMAIN_ZVS)
         rc = out->number == ZVS_MON_REC_D15R1 ? decode_d15r1(buf, &out->u.res)

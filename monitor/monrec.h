@@ -38,7 +38,7 @@
 #define ZVS_MON_REC_D15R1      1
 #define ZVS_MON_REC_D15R2      2
 #define ZVS_MON_NAME_LEN       8        /* CP names: 8 bytes blank padded on the wire */
-#define ZVS_MON_RECORD_MAX     768      /* no record of ours is longer (D6R21 v3 with its
+#define ZVS_MON_RECORD_MAX     768      /* no record of ours is longer (D6R21 v4 with its
                                            discard reasons: 724, D15R2: 576) */
 
 /* Record layout versions; the monitor file says which one its records use.
@@ -49,9 +49,12 @@
  *   3: version 2's records in z/VM's MONWRITE framing (monitor/monfile.h): what vswitchd
  *      writes. Records byte for byte as version 2 but D8R1: MRVNDSES at z/VM 5.3's layout
  *      (316 bytes, zpmd's offsets: IBM's page not found); a 128-byte D8R1 (files written
- *      before it) is read at our first layout. A D6R21 or D8R1 that carries the discard
- *      counters by reason has them after its own bytes (724 and 460 bytes); one without
- *      (an earlier vswitchd's) keeps its length.
+ *      before it) is read at our first layout. The discard counters by reason are left
+ *      out when writing (a version 3 reader refuses the longer records); the 724- and
+ *      460-byte records the first vswitchd to carry them wrote in version 3 are read.
+ *   4: version 3 with the discard counters by reason: a D6R21 or D8R1 that carries them
+ *      has them after its own bytes (724 and 460 bytes); one without keeps its length.
+ *      What vswitchd writes; a reader of versions 1-3 refuses it for its version.
  *   IBM: records as z/VM writes them, in a MONWRITE file without our control area; read
  *      only: the fields IBM's pages give (and ours that sit where IBM's names are, marked
  *      in RECORDS.md), our tail fields zero, D8R1 at z/VM 5.3's layout (316 bytes or more).
@@ -59,8 +62,9 @@
 #define ZVS_MON_FORMAT_V1      1
 #define ZVS_MON_FORMAT_V2      2
 #define ZVS_MON_FORMAT_V3      3
+#define ZVS_MON_FORMAT_V4      4
 #define ZVS_MON_FORMAT_IBM     0x49     /* 'I': never in a file's version byte */
-#define ZVS_MON_FORMAT_CURRENT ZVS_MON_FORMAT_V3
+#define ZVS_MON_FORMAT_CURRENT ZVS_MON_FORMAT_V4
 #define ZVS_MON_TOD_UNIX_EPOCH 0x7D91048BCA000000ull  /* TOD of 1970-01-01 00:00 UTC */
 
 /* TOD clock (bit 51 = 1 microsecond) <-> Unix microseconds. */
@@ -72,7 +76,7 @@ uint64_t zvs_mon_tod_to_unix_us(uint64_t tod);
  * the codes are a file format. Each is a DISCARD (counted in the direction's discards
  * too), an ERROR (in its errors) or a NOTE (counted per reason only: a frame an OSA's
  * address filter drops, a source MAC the full table did not learn). A D6R21 or D8R1 of
- * layout version 3 carries them all after its own fields (RECORDS.md), counting both
+ * layout version 4 carries them all after its own fields (RECORDS.md), counting both
  * directions; records of earlier writers carry none (ndrops 0). */
 enum zvs_mon_drop {
     ZVS_MON_DROP_RUNT, ZVS_MON_DROP_OVERSIZE, ZVS_MON_DROP_BAD_VLAN, ZVS_MON_DROP_VLAN_DENIED,

@@ -1,6 +1,6 @@
-/* The MONWRITE framing (layout version 3): building a group as z/VM's MONWRITE frames monitor
- * data, and reading one back, ours or a file z/VM wrote. monitor/monwrite_internal.h says
- * what the framing is; monitor/RECORDS.md has the bytes and the IBM pages they follow.
+/* The MONWRITE framing (layout versions 3 and 4): building a group as z/VM's MONWRITE
+ * frames monitor data, and reading one back, ours or a file z/VM wrote.
+ * monitor/monwrite_internal.h says what the framing is; monitor/RECORDS.md has the bytes and the IBM pages they follow.
  *
  * Owns: the control record (IBM's MWTBK and our area in its last 80 bytes), frames with
  * D1R13 end-of-frame and D1R11 interval-end records, walking an entry's records across its
@@ -112,7 +112,7 @@ static int new_page(uint8_t **buf, size_t *cap, unsigned page)
     return 0;
 }
 
-int mw_build(uint8_t **buf, size_t *cap, bool sample, uint64_t tod,
+int mw_build(uint8_t **buf, size_t *cap, unsigned version, bool sample, uint64_t tod,
              const struct zvs_mon_record *recs, unsigned n, const char *producer,
              const char *system)
 {
@@ -130,7 +130,7 @@ int mw_build(uint8_t **buf, size_t *cap, bool sample, uint64_t tod,
     if (any && new_page(buf, cap, 0) < 0)
         return -ENOMEM;
     for (unsigned i = 0; i < n; i++) {
-        int len = zvs_mon_encode_version(&recs[i], ZVS_MON_FORMAT_V3, rec, sizeof(rec));
+        int len = zvs_mon_encode_version(&recs[i], version, rec, sizeof(rec));
         if (len < 0)
             return len;
         /* A record never spans a frame, and a frame keeps room for the 20-byte record that
@@ -163,7 +163,7 @@ int mw_build(uint8_t **buf, size_t *cap, bool sample, uint64_t tod,
         be_put32(ctl + MWT_IPRMMSG2, MWT_CAREA + MWT_CALEN - 1);
     }
     memcpy(ctl + AREA_MAGIC, area_magic, 4);
-    ctl[AREA_VERSION] = ZVS_MON_FORMAT_V3;
+    ctl[AREA_VERSION] = (uint8_t)version;
     be_put64(ctl + AREA_TOD, tod);
     be_put32(ctl + AREA_NPAGES, any ? page + 1 : 0);
     be_put32(ctl + AREA_NREC, n);
@@ -202,7 +202,7 @@ static int parse_area(const uint8_t *b, struct mw_ctl *c, const char **why)
     }
     c->ours = true;
     c->version = b[AREA_VERSION];
-    if (c->version != ZVS_MON_FORMAT_V3) {
+    if (c->version != ZVS_MON_FORMAT_V3 && c->version != ZVS_MON_FORMAT_V4) {
         *why = "monitor file format version unknown";
         return -EPROTONOSUPPORT;
     }

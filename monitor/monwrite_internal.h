@@ -1,4 +1,4 @@
-/* The MONWRITE framing of the monitor file (layout version 3): private to monitor/, used by
+/* The MONWRITE framing of the monitor file (layout versions 3 and 4): private to monitor/, used by
  * monfile.c. Bytes: monitor/RECORDS.md, "The monitor file".
  *
  * A group is a 4096-byte control record, IBM's MWTBK (z/VM CP data areas, MWTBK, z/VM 7.5:
@@ -31,7 +31,7 @@
 /* A parsed control record. */
 struct mw_ctl {
     bool     ours;                      /* our area present: a zvswitch file */
-    unsigned version;                   /* ZVS_MON_FORMAT_V3, or ZVS_MON_FORMAT_IBM */
+    unsigned version;                   /* ZVS_MON_FORMAT_V3 or _V4, or ZVS_MON_FORMAT_IBM */
     bool     sample;                    /* every entry X'E2' (else every one X'C5') */
     uint64_t tod;                       /* ours: the group's TOD; z/VM's: 0 (from records) */
     unsigned npages;                    /* data pages after the control record */
@@ -57,9 +57,9 @@ int mw_ctl_parse(const uint8_t *b, struct mw_ctl *c, const char **why);
 /* A block that parses as a control record (or one of a version we do not know). */
 bool mw_is_ctl(const uint8_t *b);
 
-/* Builds a group (control record and data pages) into *buf, growing it; returns the
- * number of data pages or -errno. */
-int mw_build(uint8_t **buf, size_t *cap, bool sample, uint64_t tod,
+/* Builds a group (control record and data pages) of layout `version` (3 or 4) into *buf,
+ * growing it; returns the number of data pages or -errno. */
+int mw_build(uint8_t **buf, size_t *cap, unsigned version, bool sample, uint64_t tod,
              const struct zvs_mon_record *recs, unsigned n, const char *producer,
              const char *system);
 

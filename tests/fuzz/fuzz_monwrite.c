@@ -1,5 +1,5 @@
-/* libFuzzer target for the monitor file reader on z/VM's MONWRITE framing (layout version
- * 3, monitor/monwrite.c) and for the codec's IBM read mode (ZVS_MON_FORMAT_IBM).
+/* libFuzzer target for the monitor file reader on z/VM's MONWRITE framing (layout versions
+ * 3 and 4, monitor/monwrite.c) and for the codec's IBM read mode (ZVS_MON_FORMAT_IBM).
  *
  * Input: one flag byte, then the bytes of a monitor file. Flag bit 0: "reseal" - every
  * block with our area (ASCII "ZVMW" 80 bytes before its end) gets its data pages' CRC-32
@@ -15,8 +15,8 @@
  *     and a non-empty reason; a group's offset is block aligned and inside the input, its
  *     records fit the pages read; the reader ends within (blocks + 2) calls and then stays
  *     at the end;
- *   - every record the reader accepts encodes in layout version 3, and those bytes decode
- *     and encode to the same bytes;
+ *   - every record the reader accepts encodes in the current layout (4), and those bytes
+ *     decode and encode to the same bytes;
  *   - the decoder in IBM mode answers 0, -EBADMSG or -ENOTSUP, and never reads past the
  *     record it is given (an exactly sized heap copy).
  *
@@ -37,7 +37,7 @@
 #include "tests/fuzz/fuzz_monreader.h"
 
 #define BLK  ZVS_MON_BLOCK
-#define AREA (BLK - 80)                 /* our area in a version 3 control record */
+#define AREA (BLK - 80)                 /* our area in a version 3 or 4 control record */
 
 static void put_be32(uint8_t *p, uint32_t v)
 {
@@ -76,11 +76,11 @@ static void check_record(const struct zvs_mon_record *r)
 {
     uint8_t a[ZVS_MON_RECORD_MAX], b[ZVS_MON_RECORD_MAX];
     struct zvs_mon_record again;
-    int n = zvs_mon_encode_version(r, ZVS_MON_FORMAT_V3, a, sizeof(a));
+    int n = zvs_mon_encode_version(r, ZVS_MON_FORMAT_CURRENT, a, sizeof(a));
 
     CHECK(n >= ZVS_MON_HDR_LEN && n <= ZVS_MON_RECORD_MAX);
-    CHECK(zvs_mon_decode_version(a, (size_t)n, ZVS_MON_FORMAT_V3, &again) == 0);
-    CHECK(zvs_mon_encode_version(&again, ZVS_MON_FORMAT_V3, b, sizeof(b)) == n);
+    CHECK(zvs_mon_decode_version(a, (size_t)n, ZVS_MON_FORMAT_CURRENT, &again) == 0);
+    CHECK(zvs_mon_encode_version(&again, ZVS_MON_FORMAT_CURRENT, b, sizeof(b)) == n);
     CHECK(memcmp(a, b, (size_t)n) == 0);
 }
 

@@ -1,5 +1,6 @@
 /* Event loop: fd callbacks, absolute-deadline timers in order (one that falls due during
- * the callbacks served in their iteration), idle hooks, removal from inside a callback. */
+ * the callbacks served in their iteration, before the rest of them, which are served
+ * too), idle hooks, removal from inside a callback. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -137,9 +138,21 @@ static void timer_due_during_callbacks_runs_in_that_iteration(void **state)
     zvs_evloop_destroy(l);
 }
 
+/* The two descriptors and the timer of the tests below, removed before they close. */
+static void destroy_two(struct zvs_evloop *l, int fd1, int fd2, struct zvs_timer *t)
+{
+    assert_int_equal(zvs_evloop_del_fd(l, fd1), 0);
+    assert_int_equal(zvs_evloop_del_fd(l, fd2), 0);
+    close(fd1);
+    close(fd2);
+    zvs_timer_destroy(t);
+    zvs_evloop_destroy(l);
+}
+
 /* Two descriptors ready at once and a deadline that falls due during the first one's
- * callback: the second waits for the next iteration, the timer does not wait for it. */
-static void timer_due_ends_the_iterations_callbacks(void **state)
+ * callback: the timer does not wait for the second, and the second is still served in
+ * that iteration (after the timer: busy_descriptors_served_every_iteration). */
+static void timer_due_served_between_the_iterations_callbacks(void **state)
 {
     struct zvs_evloop *l = zvs_evloop_create();
     struct fdctx c1 = { .l = l, .fd = eventfd(0, EFD_NONBLOCK) };
@@ -154,20 +167,69 @@ static void timer_due_ends_the_iterations_callbacks(void **state)
     assert_int_equal(write(c2.fd, &one, sizeof(one)), sizeof(one));
     uint64_t deadline = zvs_clock_now() + 1000000;     /* 1 ms: inside one callback's 5 */
     zvs_timer_arm(t, deadline);
-    assert_int_equal(zvs_evloop_run_once(l, 1000), 2);  /* one descriptor and the timer */
-    assert_int_equal(c1.calls + c2.calls, 1);
-    assert_int_equal(r.n, 1);
-    assert_true(r.now[0] >= deadline);
-    /* The other descriptor is still ready: served by the next iteration. */
-    assert_int_equal(zvs_evloop_run_once(l, 1000), 1);
+    assert_int_equal(zvs_evloop_run_once(l, 1000), 3);  /* both descriptors and the timer */
     assert_int_equal(c1.calls, 1);
     assert_int_equal(c2.calls, 1);
-    assert_int_equal(zvs_evloop_del_fd(l, c1.fd), 0);
-    assert_int_equal(zvs_evloop_del_fd(l, c2.fd), 0);
-    close(c1.fd);
-    close(c2.fd);
-    zvs_timer_destroy(t);
-    zvs_evloop_destroy(l);
+    assert_int_equal(r.n, 1);
+    assert_true(r.now[0] >= deadline);
+    /* Nothing is left for the next iteration. */
+    assert_int_equal(zvs_evloop_run_once(l, 50), 0);
+    destroy_two(l, c1.fd, c2.fd, t);
+}
+
+/* The order of an iteration's callbacks: a descriptor's tag, 0 for the timer. */
+static int seq[64], nseq;
+static void log_seq(int tag)
+{
+    if (nseq < (int)(sizeof(seq) / sizeof(seq[0])))
+        seq[nseq++] = tag;
+}
+
+struct busy { int fd; int tag; int calls; };
+
+/* A descriptor that stays ready (never drained: level-triggered, it is reported by every
+ * epoll_wait) and whose callback runs 3 ms, past a deadline 1 ms away. */
+static void on_fd_busy(void *arg, int fd, uint32_t ev, uint64_t now)
+{
+    struct busy *b = arg;
+    b->calls++;
+    log_seq(b->tag);
+    struct timespec ts = { 0, 3000000 };
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+static void on_timer_seq(void *arg, struct zvs_timer *t, uint64_t now)
+{
+    (*(int *)arg)++;
+    log_seq(0);
+}
+
+/* Two busy descriptors and a deadline that falls due during the first one's callback,
+ * iteration after iteration: epoll reports them in the same order every time, and both
+ * are served every iteration, the timer between them (it does not wait for the second). */
+static void busy_descriptors_served_every_iteration(void **state)
+{
+    struct zvs_evloop *l = zvs_evloop_create();
+    struct busy a = { .fd = eventfd(1, EFD_NONBLOCK), .tag = 1 };
+    struct busy b = { .fd = eventfd(1, EFD_NONBLOCK), .tag = 2 };
+    int fired = 0;
+    struct zvs_timer *t = zvs_timer_create(l, on_timer_seq, &fired);
+    assert_int_equal(zvs_evloop_add_fd(l, a.fd, EPOLLIN, on_fd_busy, &a), 0);
+    assert_int_equal(zvs_evloop_add_fd(l, b.fd, EPOLLIN, on_fd_busy, &b), 0);
+    nseq = 0;
+    for (int k = 1; k <= 5; k++) {
+        int at = nseq;
+        zvs_timer_arm(t, zvs_clock_now() + 1000000);   /* 1 ms: inside the first's 3 */
+        assert_int_equal(zvs_evloop_run_once(l, 1000), 3);
+        assert_int_equal(a.calls, k);
+        assert_int_equal(b.calls, k);
+        assert_int_equal(fired, k);
+        assert_int_equal(nseq - at, 3);
+        assert_int_equal(seq[at + 1], 0);
+        assert_int_not_equal(seq[at], seq[at + 2]);
+    }
+    destroy_two(l, a.fd, b.fd, t);
 }
 
 static int counted_calls;
@@ -361,7 +423,8 @@ int main(void)
         cmocka_unit_test(timers_fire_in_deadline_order),
         cmocka_unit_test(fd_callback_and_idle),
         cmocka_unit_test(timer_due_during_callbacks_runs_in_that_iteration),
-        cmocka_unit_test(timer_due_ends_the_iterations_callbacks),
+        cmocka_unit_test(timer_due_served_between_the_iterations_callbacks),
+        cmocka_unit_test(busy_descriptors_served_every_iteration),
         cmocka_unit_test(stop_ends_run),
         cmocka_unit_test(contract_breaches_are_reported),
         cmocka_unit_test(del_all_fds_removes_every_watch),

@@ -351,7 +351,7 @@ static void test_unknown_version_refused(void **state)
         free(b);
     }
     /* the writer writes only what it can read back */
-    struct zvs_mon_writer_opts o = { .format_version = 4 };
+    struct zvs_mon_writer_opts o = { .format_version = 5 };
     assert_null(zvs_mon_writer_open(path, &o, &err));
     assert_int_equal(err, -EINVAL);
 }

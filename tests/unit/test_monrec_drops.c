@@ -1,10 +1,11 @@
-/* Discard counters by reason in D6R21 and D8R1 (layout version 3, monitor/RECORDS.md):
+/* Discard counters by reason in D6R21 and D8R1 (layout version 4, monitor/RECORDS.md):
  *  - a record that carries them is its old bytes, MRHDRLEN aside, followed by 18 big-endian
  *    8-byte counters in code order (D6R21 724 bytes, D8R1 460); one that carries none is
  *    written and read at its old length (580, 316), so files of an earlier vswitchd read
  *    as before;
- *  - versions 1 and 2 and z/VM's own records never carry them; a count other than 0 or 18
- *    is refused, and so is a length between;
+ *  - versions 1 and 2 and z/VM's own records never carry them (version 3 is written
+ *    without them: test_monfile_version4.c); a count other than 0 or 18 is refused, and
+ *    so is a length between;
  *  - a monitor file whose first group an earlier vswitchd wrote (no reasons) and whose
  *    next group carries them reads whole;
  *  - the reasons' names and kinds are the data plane's.

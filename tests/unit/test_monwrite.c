@@ -448,7 +448,7 @@ static void test_damage_and_mixed_framings(void **state)
     int err = 0;
 
     ours(smp, ev);
-    /* version 2 groups, then version 3 groups appended: both read */
+    /* version 2 groups, then version 4 groups appended: both read */
     struct zvs_mon_writer *w = zvs_mon_writer_open(path, &v2, &err);
     assert_int_equal(zvs_mon_write_group(w, true, TOD0, smp, NDEV + 2), 0);
     zvs_mon_writer_close(w);
@@ -487,7 +487,7 @@ static void test_damage_and_mixed_framings(void **state)
     b[v3 + 4016 + 30] ^= 1;
 
     /* a newer writer's version in our area: said, nothing after it guessed at */
-    b[v3 + 4016 + 4] = 4;
+    b[v3 + 4016 + 4] = 5;
     memset(b + v3 + 4016 + 76, 0, 4);
     uint32_t crc = zvs_mon_crc32(0, b + v3, IBM_FRAME);
     b[v3 + 4016 + 76] = (uint8_t)(crc >> 24);
@@ -496,8 +496,8 @@ static void test_damage_and_mixed_framings(void **state)
     b[v3 + 4016 + 79] = (uint8_t)crc;
     rd = zvs_mon_reader_memopen(b, len, &err);
     expect_group(rd, true, NDEV + 2);
-    expect_error(rd, -EPROTONOSUPPORT, v3, "monitor file format version 4, this reader knows "
-                 "versions 1-3 (read it with the perfkit of the zvswitch that wrote it)");
+    expect_error(rd, -EPROTONOSUPPORT, v3, "monitor file format version 5, this reader knows "
+                 "versions 1-4 (read it with the perfkit of the zvswitch that wrote it)");
     struct zvs_mon_group grp;
     assert_int_equal(zvs_mon_reader_next(rd, &grp, NULL), 0);
     zvs_mon_reader_close(rd);
