@@ -81,21 +81,20 @@ static int pg_join(const struct zvs_cfg *cfg, int gi, struct zvs_cfg_group *g,
 }
 
 /* LEAVE from the scratch copy, keeping the order of the others. */
-/* SHARED (z/VM Connectivity, "Multi-VSwitch Link Aggregation"): the group is the IVL
- * domain's, so this system needs its IVL switch, and a switch the group serves must be a
- * Global VSWITCH (the others on the domain's systems define the same). */
+/* SHARED: zvs_cfg_group_can_share's rule (SYSTEM CONFIG applies the same one), answered
+ * as the command's messages. */
 static int pg_can_share(const struct zvs_cfg *cfg, const char *group,
                         struct zvs_cp_response *r)
 {
-    bool ivl = false;
-    for (unsigned s = 0; s < cfg->nvswitch; s++)
-        ivl |= cfg->vswitch[s].scope == ZVS_VSW_IVL;
-    if (!ivl)
+    int s = -1;
+
+    switch (zvs_cfg_group_can_share(cfg, group, &s)) {
+    case ZVS_SHARE_NO_IVL:
         return REFUSE(r, -EINVAL, ZVS_CPMSG_IVL_NO_IVL_SWITCH, group);
-    for (unsigned s = 0; s < cfg->nvswitch; s++) {
-        const struct zvs_cfg_vswitch *sw = &cfg->vswitch[s];
-        if (strcmp(sw->group, group) == 0 && sw->scope != ZVS_VSW_GLOBAL)
-            return REFUSE(r, -EINVAL, ZVS_CPMSG_IVL_NOT_GLOBAL, group, sw->name);
+    case ZVS_SHARE_NOT_GLOBAL:
+        return REFUSE(r, -EINVAL, ZVS_CPMSG_IVL_NOT_GLOBAL, group, cfg->vswitch[s].name);
+    case ZVS_SHARE_OK:
+        break;
     }
     return 0;
 }

@@ -43,7 +43,8 @@
  *   Set PORT GROUP grp JOIn rdev [rdev ...]        B   [PG] 1-8 devices, nnnn or nnnn.Pn
  *   Set PORT GROUP grp LEAve rdev [rdev ...]       B   [PG]
  *   Set PORT GROUP grp LACP ACTive | INACTive [EXClusive | SHARED]          B   [PG];
- *        SHARED: the IVL domain's group (cfg_apply_group.c: ZVSIVL1260E, 1261E)
+ *        SHARED: the IVL domain's group (cfg_apply_group.c: ZVSIVL1260E, 1261E); also a
+ *        SYSTEM CONFIG operand (ours: sysconfig.c, the same rule, ZVSCFG1078E, 1079E)
  *   Set PORT GROUP grp INTerval n | OFF            B   [PG] 1-9990, rounded up to 30s
  *   Set PORT GROUP grp DELETE, Set PORT grp DELETE B   [PG] (DELETE in full: ours)
  *   Set PORT GROUP grp POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]             B   (ours,

@@ -385,6 +385,49 @@ static void check_ivl_switches(struct zvs_cfg *cfg)
                 d->member[0].sysname);
 }
 
+enum zvs_cfg_share zvs_cfg_group_can_share(const struct zvs_cfg *cfg, const char *group,
+                                           int *sw)
+{
+    bool ivl = false;
+    for (unsigned s = 0; s < cfg->nvswitch; s++)
+        ivl |= cfg->vswitch[s].scope == ZVS_VSW_IVL;
+    if (!ivl)
+        return ZVS_SHARE_NO_IVL;
+    for (unsigned s = 0; s < cfg->nvswitch; s++) {
+        const struct zvs_cfg_vswitch *v = &cfg->vswitch[s];
+        if (strcmp(v->group, group) == 0 && v->scope != ZVS_VSW_GLOBAL) {
+            *sw = (int)s;
+            return ZVS_SHARE_NOT_GLOBAL;
+        }
+    }
+    return ZVS_SHARE_OK;
+}
+
+/* SET PORT GROUP ... SHARED in the file: the command's rule, checked once the whole file
+ * is read (the group may come before the switches). */
+static void check_shared_groups(struct zvs_cfg *cfg)
+{
+    const char *file = file_or_null(cfg->sysconfig_file);
+
+    for (unsigned g = 0; g < cfg->ngroup; g++) {
+        const struct zvs_cfg_group *grp = &cfg->group[g];
+        int s = -1;
+        if (!grp->shared)
+            continue;
+        switch (zvs_cfg_group_can_share(cfg, grp->name, &s)) {
+        case ZVS_SHARE_OK:
+            break;
+        case ZVS_SHARE_NO_IVL:
+            ZVS_MSG(&cfg->msgs, file, grp->line, ZVS_MSG_SHARED_NO_IVL, grp->name);
+            break;
+        case ZVS_SHARE_NOT_GLOBAL:
+            ZVS_MSG(&cfg->msgs, file, grp->line, ZVS_MSG_SHARED_NOT_GLOBAL, grp->name,
+                    cfg->vswitch[s].name);
+            break;
+        }
+    }
+}
+
 /* The first switch whose GROUP is group g, or -1. */
 static int group_user(const struct zvs_cfg *cfg, unsigned g)
 {
@@ -704,6 +747,7 @@ int zvs_cfg_validate(struct zvs_cfg *cfg)
     check_ifnames(cfg);
     check_nic_switches(cfg);
     check_ivl_switches(cfg);
+    check_shared_groups(cfg);
     if (assign_macids(cfg) < 0)
         return -ENOMEM;
     check_macs(cfg);

@@ -232,7 +232,7 @@ struct zvs_cfg_group {
     enum zvs_cfg_policy       policy;
     uint8_t                   lbt_percent; /* POLICY LBT n, default 75 */
     enum zvs_cfg_load         load;     /* POLICY LOAD TOTAL (default) | OUTBOUND */
-    bool                      shared;   /* LACP ... SHARED (the command only): the IVL
+    bool                      shared;   /* SHARED (command or SYSTEM CONFIG): the IVL
                                          * domain's; default EXCLUSIVE */
 };
 
@@ -462,6 +462,15 @@ int zvs_cfg_find_user(const struct zvs_cfg *cfg, const char *userid);   /* index
 const struct zvs_cfg_nic *zvs_cfg_machine_nic(const struct zvs_cfg *cfg, unsigned user);
 int zvs_cfg_find_rdevice(const struct zvs_cfg *cfg, struct zvs_rdev rdev); /* index or -1 */
 int zvs_cfg_find_group(const struct zvs_cfg *cfg, const char *name);    /* index or -1 */
+
+/* Whether port group `group` may be SHARED (z/VM Connectivity, "Multi-VSwitch Link
+ * Aggregation"): the group is the IVL domain's, so this system needs its TYPE IVL switch,
+ * and every switch the group serves must be GLOBAL. The one rule of the command
+ * (cfg_apply_group.c) and of SYSTEM CONFIG (zvs_cfg_validate); on ZVS_SHARE_NOT_GLOBAL
+ * *sw is the first such switch that is not. */
+enum zvs_cfg_share { ZVS_SHARE_OK, ZVS_SHARE_NO_IVL, ZVS_SHARE_NOT_GLOBAL };
+enum zvs_cfg_share zvs_cfg_group_can_share(const struct zvs_cfg *cfg, const char *group,
+                                           int *sw);
 
 /* ---- statement operands shared with the CP commands (sysconfig.c) -------------------- */
 

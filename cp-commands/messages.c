@@ -68,9 +68,7 @@ static const struct zvs_msg_def catalogue[ZVS_MSG_COUNT] = {
         "PORT GROUP %s already has %s devices (the limit); %s cannot join" },
     [ZVS_MSG_GROUP_JOINED]         = { 1033, 'E',
         "Device %s already joined PORT GROUP %s on line %s" },
-    [ZVS_MSG_GROUP_SHARED]         = { 1034, 'E',
-        "Operand %s is not supported: zvswitch has no Inter-VSwitch Link,"
-        " port groups are EXCLUSIVE" },
+    /* 1034 (SHARED refused in SYSTEM CONFIG) is retired: SHARED is accepted there now */
     [ZVS_MSG_COMMAND_ONLY]         = { 1035, 'E',
         "Operand %s is not valid in SYSTEM CONFIG: it is a CP command operand" },
     [ZVS_MSG_NIC_VSWITCH_UNDEFINED] = { 1050, 'E',
@@ -127,6 +125,10 @@ static const struct zvs_msg_def catalogue[ZVS_MSG_COUNT] = {
         "VSWITCH %s is TYPE IVL, as VSWITCH %s is: a system has one IVL switch" },
     [ZVS_MSG_IVL_MEMBER_NO_IVL]    = { 1077, 'E',
         "IVL MEMBER %s: the IVL domain needs a TYPE IVL switch on this system" },
+    [ZVS_MSG_SHARED_NO_IVL]        = { 1078, 'E',
+        "PORT GROUP %s is SHARED: it needs a TYPE IVL switch on this system" },
+    [ZVS_MSG_SHARED_NOT_GLOBAL]    = { 1079, 'E',
+        "PORT GROUP %s is SHARED: VSWITCH %s, which uses it, is not GLOBAL" },
     [ZVS_MSG_CHECK_DONE]           = { 1099, 'I', "Configuration check complete: %s error(s)" },
 };
 

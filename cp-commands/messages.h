@@ -56,7 +56,6 @@ enum zvs_msg_id {
     ZVS_MSG_PORT_NOT_GROUP,             /* the token after SET PORT */
     ZVS_MSG_GROUP_FULL,                 /* group, limit, rdev */
     ZVS_MSG_GROUP_JOINED,               /* rdev, group, line */
-    ZVS_MSG_GROUP_SHARED,               /* "SHARED" */
     ZVS_MSG_COMMAND_ONLY,               /* operand */
     /* Cross-checks between SYSTEM CONFIG and USER DIRECT (zvs_cfg_validate). */
     ZVS_MSG_NIC_VSWITCH_UNDEFINED,      /* vdev, user, switch */
@@ -90,6 +89,8 @@ enum zvs_msg_id {
     ZVS_MSG_GLOBAL_NO_IVL,              /* switch */
     ZVS_MSG_IVL_TWICE,                  /* switch, other switch */
     ZVS_MSG_IVL_MEMBER_NO_IVL,          /* sysname */
+    ZVS_MSG_SHARED_NO_IVL,              /* group */
+    ZVS_MSG_SHARED_NOT_GLOBAL,          /* group, switch */
     /* Informational. */
     ZVS_MSG_CHECK_DONE,                 /* error count */
     ZVS_MSG_COUNT

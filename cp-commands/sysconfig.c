@@ -49,7 +49,7 @@
  *         port (given, or the switch's default) carries one VLAN id; one GRANT per user
  *         and switch.
  *   SET PORT GROUP grp [JOIN rdev [rdev ..]] [LACP ACTIVE | INACTIVE] [INTERVAL n | OFF]
- *         [EXCLUSIVE] [TIMEOUT SHORT | LONG]
+ *         [EXCLUSIVE | SHARED] [TIMEOUT SHORT | LONG]
  *         [DISTRIBUTION DESTINATION | SOURCE | BOTH | UDPPORT]
  *         [POLICY LOAD [TOTAL | OUTBOUND] | LBT [n]]
  *         The text of the CP command ("z/VM CP Commands and Utilities Reference", SET
@@ -62,9 +62,16 @@
  *         between rebalancing passes, OFF (stored as 0) for none. The statement may come
  *         before or after the DEFINE VSWITCH ... GROUP that uses it (z/VM reads SYSTEM
  *         CONFIG as a whole); validate checks the references.
- *         Not in SYSTEM CONFIG: SHARED (a group for several IVL members; we have no
- *         IVL), DELETE and LEAVE (commands that undo a configuration; edit the file).
+ *         Not in SYSTEM CONFIG: DELETE and LEAVE (commands that undo a configuration;
+ *         edit the file).
  *         zvswitch extensions (not z/VM operands):
+ *           SHARED                the group is the IVL domain's (z/VM takes SHARED on the
+ *                                 command only): vswitchd joins the domain at start as
+ *                                 if the command had been typed. The command's rule
+ *                                 (zvs_cfg_group_can_share), checked by validate: a TYPE
+ *                                 IVL switch on this system, every switch using the group
+ *                                 GLOBAL. A statement with LACP and without SHARED makes
+ *                                 the group EXCLUSIVE again, as the command does.
  *           TIMEOUT SHORT | LONG  the LACP timeout we ask of the partner: SHORT (default,
  *                                 fast: LACPDUs every 1 s, 3 s expiry) or LONG (30 s, 90 s)
  *           DISTRIBUTION DESTINATION | DEST | SOURCE | SRC | BOTH | UDPPORT  which MAC's
@@ -814,10 +821,19 @@ static void pg_interval(void *ctx, const struct zvs_tok *kw, const struct zvs_to
         bad_value(c, val, "INTERVAL", "1-9990 or OFF");
 }
 
+/* EXCLUSIVE or SHARED (z/VM Connectivity, "Multi-VSwitch Link Aggregation"); whether
+ * this system may share the group is validate's to say (zvs_cfg_group_can_share), once
+ * the switches that use it are read. */
+static void pg_exclusive(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                         unsigned nval)
+{
+    ((struct sc_ctx *)ctx)->grp.shared = false;
+}
+
 static void pg_shared(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
                       unsigned nval)
 {
-    ERR((struct sc_ctx *)ctx, kw->line, ZVS_MSG_GROUP_SHARED, "SHARED");
+    ((struct sc_ctx *)ctx)->grp.shared = true;
 }
 
 static void pg_command_only(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
@@ -892,7 +908,7 @@ static const struct zvs_opdef set_port_ops[PG_COUNT] = {
     [PG_JOIN]         = { "JOIn", 1, ZVS_TOK_MAX, true, 0, pg_join },
     [PG_LACP]         = { "LACP", 1, 1, false, 0, pg_lacp },
     [PG_INTERVAL]     = { "INTerval", 1, 1, false, 0, pg_interval },
-    [PG_EXCLUSIVE]    = { "EXClusive", 0, 0, false, ZVS_OPBIT(PG_SHARED), NULL },
+    [PG_EXCLUSIVE]    = { "EXClusive", 0, 0, false, ZVS_OPBIT(PG_SHARED), pg_exclusive },
     [PG_SHARED]       = { "SHARED", 0, 0, false, 0, pg_shared },
     [PG_TIMEOUT]      = { "TIMEOUT", 1, 1, false, 0, pg_timeout },
     [PG_DISTRIBUTION] = { "DISTRIBUTION", 1, 1, false, 0, pg_distribution },
@@ -995,6 +1011,9 @@ static void set_port_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
             note_refused_group(cfg, c->grp.name);
         return;
     }
+    /* LACP without SHARED is EXCLUSIVE, as in the command (LACP ACTIVE [EXCLUSIVE | SHARED]) */
+    if ((given & ZVS_OPBIT(PG_LACP)) && !(given & ZVS_OPBIT(PG_SHARED)))
+        c->grp.shared = false;
     unsigned k = c->grp_index >= 0 ? (unsigned)c->grp_index : cfg->ngroup++;
     memcpy(&cfg->group[k], &c->grp, sizeof c->grp);
     memcpy(cfg->group_join_line[k], c->grp_join_line, sizeof cfg->group_join_line[k]);

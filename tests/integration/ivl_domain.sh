@@ -7,7 +7,8 @@
 # the switch model, and one guest namespace per system on a tap; the IVL network is a
 # bridge joining the systems' IVL devices (ivl0, the TYPE IVL switch's RDEV, MTU 1600).
 # Asserted:
-#   - convergence: SET PORT GROUP GG LACP ACTIVE SHARED on each, the domain ACTIVE with
+#   - convergence: SHARED in systems 1 and 2's SYSTEM CONFIG, the CP command SET PORT
+#     GROUP GG LACP ACTIVE SHARED typed on system 3 once started; the domain ACTIVE with
 #     three systems everywhere, the switch bundles all six ports (P); tshark on the
 #     switch's ports sees one actor system id and key and the port numbers 0x0101-0x0302;
 #   - every guest reaches the LAN host and the other systems' guests, no reply twice;
@@ -17,11 +18,13 @@
 #     other four ports, system 1's guest still reaches the LAN; healed, all six again;
 #   - system 2 killed with SIGKILL (vswitchd and its corosync, its OSA links left up): the
 #     switch drops its ports at LACP's short timeout, the others carry on; restarted, it
-#     joins again and its guest reaches the LAN.
+#     joins again from its SYSTEM CONFIG alone (no command typed) and its guest reaches
+#     the LAN.
 # The lab itself (namespaces, wires, files, systems) is ivl_lab_lib.sh's.
 . "$(dirname "$0")/ivl_lab_lib.sh"
 command -v tshark >/dev/null || { echo "SKIP: tshark missing"; exit 77; }
 
+IVL_SHARED_BY_COMMAND=3                 # the command's path; 1 and 2 by their files
 ivl_lab_init
 T0=$SECONDS
 for n in 1 2 3; do ivl_start_system $n; done
@@ -83,5 +86,5 @@ wait_for 15 bundled "1 2 3" || fail "system 2's ports did not come back: $(group
 wait_for 5 status_is 2 "ACTIVE  Systems: 3" ||
   fail "system 2 did not rejoin: $(cp_cmd 2 'QUERY PORT GROUP GG' | grep -E 'Status|System|State')"
 guest_ping 2 10.89.0.100 3 || fail "guest 2 -> LAN after the restart"
-ok "system 2 restarted: joined again, its guest reaches the LAN"
+ok "system 2 restarted: joined again from its SYSTEM CONFIG, its guest reaches the LAN"
 echo "PASS ($((SECONDS - T0)) s)"

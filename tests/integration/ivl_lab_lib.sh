@@ -9,13 +9,16 @@
 # bridge joining the systems' ivl0 devices (the TYPE IVL switch's RDEV E00, MTU 1600,
 # corosync's knet on 10.88.0.n); IVL_LANS LAN hosts (1 or 2) on the switch's access ports
 # (10.89.0.100 and .101, MACs IVL_LAN_MAC1 / IVL_LAN_MAC2). IVL_RATE: every channel-group
-# port limited to that many bit/s (empty: not limited).
+# port limited to that many bit/s (empty: not limited). Each system's SYSTEM CONFIG says
+# SET PORT GROUP GG ... LACP ACTIVE SHARED (ours in the file), so a system joins the domain
+# when it starts, a restarted one too; IVL_SHARED_BY_COMMAND lists the systems whose file
+# leaves GG EXCLUSIVE and that are given SHARED by the CP command instead, once started.
 #
 #   ivl_lab_init                 namespaces, wires, files, the switch model; exits 77
 #                                without root, corosync or the programs
 #   ivl_start_system N           corosync, then vswitchd once corosync answers, the tap into
-#                                the guest (a restart adopts the one there), SET PORT GROUP
-#                                GG LACP ACTIVE SHARED
+#                                the guest (a restart adopts the one there); on a system of
+#                                IVL_SHARED_BY_COMMAND, SET PORT GROUP GG LACP ACTIVE SHARED
 #   ivl_stop_system N SIGNAL     signal vswitchd and its corosync
 #   sm CMD, cp_cmd N CMD         the switch model's / system N's console
 #   group_line, bundled "1 3"    the bundle as the switch shows it; exactly those systems'
@@ -41,6 +44,10 @@ IVL_LANS=${IVL_LANS:-1}
 IVL_LAN_MAC1=${IVL_LAN_MAC1:-02:00:0b:00:00:64}
 IVL_LAN_MAC2=${IVL_LAN_MAC2:-02:00:0b:00:00:65}
 IVL_RATE=${IVL_RATE:-}
+IVL_SHARED_BY_COMMAND=${IVL_SHARED_BY_COMMAND:-}
+
+# Whether system $1 is given SHARED by the command (not by its SYSTEM CONFIG).
+shared_by_command() { case " $IVL_SHARED_BY_COMMAND " in *" $1 "*) return 0 ;; esac; return 1; }
 
 TAG=zivl-$$
 NET=$TAG-net PHY=$TAG-phy LAN=$TAG-lan LAN2=$TAG-lan2
@@ -169,7 +176,11 @@ ivl_lab_init() {
       echo "VMLAN MACPREFIX 0200A$n"
       echo "DEFINE VSWITCH IVLVSW TYPE IVL RDEV E00"
       echo "DEFINE VSWITCH GLOBSW TYPE QDIO GLOBAL GROUP GG"
-      echo "SET PORT GROUP GG JOIN 28BA 2902 LACP ACTIVE"
+      if shared_by_command $n; then
+        echo "SET PORT GROUP GG JOIN 28BA 2902 LACP ACTIVE"
+      else
+        echo "SET PORT GROUP GG JOIN 28BA 2902 LACP ACTIVE SHARED"
+      fi
       echo "MODIFY VSWITCH GLOBSW GRANT LNX$n"
       echo "RDEVICE E00 INTERFACE ivl0"
       echo "RDEVICE 28BA INTERFACE osa1"
@@ -219,5 +230,7 @@ ivl_start_system() {
   fi
   wait_for 5 ip -n "$TAG-g$n" link show "lnx$n-f000" || fail "system $n: no tap in its guest"
   ip -n "$TAG-g$n" link set "lnx$n-f000" up
-  cp_cmd "$n" "SET PORT GROUP GG LACP ACTIVE SHARED" >/dev/null || fail "system $n: SHARED refused"
+  if shared_by_command $n; then
+    cp_cmd "$n" "SET PORT GROUP GG LACP ACTIVE SHARED" >/dev/null || fail "system $n: SHARED refused"
+  fi
 }

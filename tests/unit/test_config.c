@@ -454,9 +454,13 @@ static const struct err_case err_cases[] = {
       { SC "1: ZVSCFG1008E Operand POLICY accepts at most 2 values; 60 is one too many" } },
     { "POLICY no value", "SET PORT GROUP G1 POLICY\n", NULL,
       { SC "1: ZVSCFG1007E Operand POLICY requires a value" } },
-    { "SHARED", "SET PORT GROUP G1 JOIN 100 SHARED\n", NULL,
-      { SC "1: ZVSCFG1034E Operand SHARED is not supported: zvswitch has no Inter-VSwitch Link,"
-           " port groups are EXCLUSIVE" } },
+    /* SHARED (ours in SYSTEM CONFIG): the command's rule, checked by validate */
+    { "SHARED without an IVL switch", "SET PORT GROUP G1 JOIN 100 SHARED\n" GRP_TAIL, NULL,
+      { SC "1: ZVSCFG1078E PORT GROUP G1 is SHARED: it needs a TYPE IVL switch on this system" } },
+    { "SHARED, a LOCAL switch uses it",
+      "DEFINE VSWITCH IVLSW TYPE IVL RDEV E00\nRDEVICE E00 INTERFACE ivl0\n"
+      "SET PORT GROUP G1 JOIN 100 SHARED\n" GRP_TAIL, NULL,
+      { SC "3: ZVSCFG1079E PORT GROUP G1 is SHARED: VSWITCH SW, which uses it, is not GLOBAL" } },
     { "EXCLUSIVE SHARED", "SET PORT GROUP G1 EXCLUSIVE SHARED\n", NULL,
       { SC "1: ZVSCFG1006E Operand SHARED conflicts with EXCLUSIVE" } },
     { "DELETE", "SET PORT GROUP G1 JOIN 100 EXCLUSIVE\nset port group g1 delete\n", NULL,
@@ -466,13 +470,13 @@ static const struct err_case err_cases[] = {
     { "LEAVE", "SET PORT GROUP G1 LEAVE 100 101\n", NULL,
       { SC "1: ZVSCFG1035E Operand LEAVE is not valid in SYSTEM CONFIG: it is a CP command operand" } },
     { "all errors of a SET PORT GROUP",
-      "SET PORT GROUP G1 JOIN 100 100 LACP MAYBE INTERVAL -1 POLICY LBT 200 SHARED\n", NULL,
+      "SET PORT GROUP G1 JOIN 100 100 LACP MAYBE INTERVAL -1 POLICY LBT 200 EXCLUSIVE SHARED\n",
+      NULL,
       { SC "1: ZVSCFG1033E Device 0100 already joined PORT GROUP G1 on line 1",
         SC "1: ZVSCFG1003E Operand LACP value MAYBE is not valid (ACTIVE or INACTIVE)",
         SC "1: ZVSCFG1003E Operand INTERVAL value -1 is not valid (1-9990 or OFF)",
         SC "1: ZVSCFG1003E Operand POLICY LBT value 200 is not valid (1-100)",
-        SC "1: ZVSCFG1034E Operand SHARED is not supported: zvswitch has no Inter-VSwitch Link,"
-           " port groups are EXCLUSIVE" } },
+        SC "1: ZVSCFG1006E Operand SHARED conflicts with EXCLUSIVE" } },
 
     /* SET PORT GROUP: accumulation across statements (the rest of the file maps devices
      * 0100-0109 and uses G1, after the statements under test: order is free). */
@@ -1205,6 +1209,45 @@ static void test_group_accumulates(void **state)
 
 /* A SET PORT GROUP (or DEFINE VSWITCH) with any error leaves the whole configuration as
  * it was, byte for byte, including the group it would have extended. */
+/* SHARED in SYSTEM CONFIG (ours; z/VM takes it on the command only): the group is the IVL
+ * domain's when this system has its IVL switch and the group's switch is GLOBAL, wherever
+ * the statements stand; a later statement with LACP and without SHARED, or EXCLUSIVE,
+ * makes it EXCLUSIVE again, as the command's LACP ACTIVE [EXCLUSIVE | SHARED] does. */
+static void test_group_shared(void **state)
+{
+    static const char ivl[] =
+        "DEFINE VSWITCH IVLVSW TYPE IVL RDEV E00\nRDEVICE E00 INTERFACE ivl0\n"
+        "DEFINE VSWITCH GLOBSW TYPE QDIO GLOBAL GROUP GG\n"
+        "RDEVICE 28BA INTERFACE osa28ba\nRDEVICE 2902 INTERFACE osa2902\n";
+    static const struct { const char *stmts; bool shared; } cases[] = {
+        { "SET PORT GROUP GG JOIN 28BA 2902 LACP ACTIVE SHARED\n", true },
+        { "SET PORT GROUP GG JOIN 28BA 2902\nSET PORT GROUP GG SHARED\n", true },
+        { "SET PORT GROUP GG JOIN 28BA 2902 LACP ACTIVE SHARED\n"
+          "SET PORT GROUP GG INTERVAL 30\n", true },
+        { "SET PORT GROUP GG JOIN 28BA 2902 SHARED\nSET PORT GROUP GG LACP ACTIVE\n", false },
+        { "SET PORT GROUP GG JOIN 28BA 2902 SHARED\nSET PORT GROUP GG EXCLUSIVE\n", false },
+        { "SET PORT GROUP GG JOIN 28BA 2902 LACP ACTIVE EXCLUSIVE\n", false },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int order = 0; order < 2; order++) {       /* the group before the switches too */
+            char text[512];
+            snprintf(text, sizeof text, "%s%s", order ? cases[i].stmts : ivl,
+                     order ? ivl : cases[i].stmts);
+            struct zvs_cfg *cfg = run(text, NULL);
+            print_msgs(cfg);
+            assert_int_equal(zvs_cfg_errors(cfg), 0);
+            assert_int_equal(cfg->ngroup, 1);
+            assert_int_equal(cfg->group[0].shared, cases[i].shared);
+            assert_int_equal(cfg->group[0].nport, 2);
+            char *d = cfg_dump_text(cfg);
+            assert_int_equal(strstr(d, "LACP ACTIVE TIMEOUT SHORT SHARED ") != NULL,
+                             cases[i].shared);
+            free(d);
+            zvs_cfg_free(cfg);
+        }
+    }
+}
+
 static void test_group_error_changes_nothing(void **state)
 {
     static const char *const bad[] = {
@@ -1212,7 +1255,7 @@ static void test_group_error_changes_nothing(void **state)
         "SET PORT GROUP G1 JOIN 102 103 104 105 106 107 108\n",   /* the 9th device */
         "SET PORT GROUP G1 INTERVAL 5 TIMEOUT LONG LACP BAD\n",
         "SET PORT GROUP G1 JOIN 102 DISTRIBUTION SOURCE POLICY LBT 0\n",
-        "SET PORT GROUP G1 JOIN 102 SHARED\n",
+        "SET PORT GROUP G1 JOIN 102 EXCLUSIVE SHARED\n",
         "SET PORT GROUP G1 JOIN 102 DELETE\n",
         "SET PORT GROUP G1 JOIN 102 LEAVE 100\n",
         "SET PORT GROUP G1 JOIN 102 JOIN 103\n",
@@ -1266,9 +1309,8 @@ static void test_group_refusal_reported_once(void **state)
           "ZVSCFG1003E Operand DISTRIBUTION value X is not valid (DESTINATION, SOURCE or BOTH)" },
         { "SET PORT GROUP G1 JOIN 28BA POLICY X",
           "ZVSCFG1003E Operand POLICY value X is not valid (LOAD [TOTAL or OUTBOUND] or LBT [1-100])" },
-        { "SET PORT GROUP G1 JOIN 28BA SHARED",
-          "ZVSCFG1034E Operand SHARED is not supported: zvswitch has no Inter-VSwitch Link, "
-          "port groups are EXCLUSIVE" },
+        { "SET PORT GROUP G1 JOIN 28BA EXCLUSIVE SHARED",
+          "ZVSCFG1006E Operand SHARED conflicts with EXCLUSIVE" },
         { "SET PORT GROUP G1 JOIN 28BA DELETE",
           "ZVSCFG1035E Operand DELETE is not valid in SYSTEM CONFIG: it is a CP command operand" },
         { "SET PORT GROUP G1 JOIN 28BA LEAVE 28BA",
@@ -1763,6 +1805,7 @@ int main(void)
         cmocka_unit_test(test_group_defaults_and_values),
         cmocka_unit_test(test_group_distribution_udpport),
         cmocka_unit_test(test_group_accumulates),
+        cmocka_unit_test(test_group_shared),
         cmocka_unit_test(test_group_error_changes_nothing),
         cmocka_unit_test(test_group_refusal_reported_once),
         cmocka_unit_test(test_group_limit),

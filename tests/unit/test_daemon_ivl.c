@@ -4,6 +4,7 @@
  * (ivl/cluster_mem.h), the other two systems being domains of ivl/domain.h driven by the
  * same twin with two members each. SET PORT GROUP GG LACP ACTIVE SHARED makes the daemon
  * join; then:
+ *   - SHARED in SYSTEM CONFIG instead (SYSTEM-IVL-SHARED.CONFIG): joined at start, the same;
  *   - joined: QUERY VSWITCH and QUERY PORT GROUP show the domain ACTIVE with all three
  *     systems and their members, the partner sees the domain's System ID, key 1 and the
  *     domain's port numbers (index 1 in the high byte);
@@ -169,6 +170,24 @@ static void last_actor(struct herm *h, const char *link, uint8_t system[6], uint
 
 #define LACP_SYNC 0x08                  /* actor state: Synchronization */
 
+/* The partner sees the domain's System ID, key 1 and the domain's port numbers (index 1
+ * in the high byte) on both members, in sync. */
+static void partner_sees_the_domain(struct herm *h)
+{
+    uint8_t sys[6], st;
+    uint16_t key, port;
+    const uint8_t domain_id[6] = { 0x02, 'I', 'V', 'L', 0x00, 'A' };
+    last_actor(h, "osa28ba", sys, &key, &port, &st);
+    assert_memory_equal(sys, domain_id, 6);
+    assert_int_equal(key, 1);
+    assert_int_equal(port, 0x0101);
+    assert_true(st & LACP_SYNC);
+    last_actor(h, "osa2902", sys, &key, &port, &st);
+    assert_memory_equal(sys, domain_id, 6);
+    assert_int_equal(key, 1);
+    assert_int_equal(port, 0x0102);
+}
+
 static void shared_and_joined(struct herm *h, struct twin *t, uint16_t peer_key)
 {
     herm_warp(h, 3);
@@ -195,17 +214,7 @@ static void test_joined_shows_the_domain(void **state)
     q = herm_op(h, "QUERY PORT GROUP GG");
     contains(q, "Members: 2  Distributing: 2");
     contains(q, "  IVL domain: A  Status: ACTIVE  Systems: 3");
-    /* the partner sees the domain's System ID, key 1 and the domain's port numbers */
-    uint8_t sys[6], st;
-    uint16_t key, port;
-    const uint8_t domain_id[6] = { 0x02, 'I', 'V', 'L', 0x00, 'A' };
-    last_actor(h, "osa28ba", sys, &key, &port, &st);
-    assert_memory_equal(sys, domain_id, 6);
-    assert_int_equal(key, 1);
-    assert_int_equal(port, 0x0101);
-    assert_true(st & LACP_SYNC);
-    last_actor(h, "osa2902", sys, &key, &port, &st);
-    assert_int_equal(port, 0x0102);
+    partner_sees_the_domain(h);
     /* the others know this system's members */
     struct zvs_ivl_system_view v[4];
     unsigned n = zvs_ivl_domain_systems(t.peer[2], v, 4);
@@ -214,6 +223,33 @@ static void test_joined_shows_the_domain(void **state)
     assert_int_equal(v[0].state.nmembers, 2);
     assert_int_equal(v[0].state.member[1].port, 0x0102);
     assert_true(v[0].state.member[1].state & ZVS_IVL_MS_DISTRIBUTING);
+    contains(herm_console_read(h, op), "ZVSIVL1263I VSWITCH GLOBSW IVL domain status is ACTIVE");
+    stop(h, &t);
+}
+
+/* SHARED in SYSTEM CONFIG (ours): the daemon joins at start as if the command had been
+ * typed: the domain ACTIVE with the three systems, the domain's port numbers and actor
+ * identity toward the partner, QUERY PORT GROUP's global view; no command typed. */
+static void test_shared_in_system_config_joins_at_start(void **state)
+{
+    struct twin t;
+    struct herm *h = start(&t, "tests/unit/hermetic/SYSTEM-IVL-SHARED.CONFIG", 1, TOKEN_MS);
+    int op = herm_console_attach(h, "OPERATOR", "ABCDEFG");
+    peers_start(h, &t, 0);
+    herm_warp(h, 15);
+    const char *q = herm_op(h, "QUERY PORT GROUP GG");
+    contains(q, "Members: 2  Distributing: 2");
+    contains(q, "  IVL domain: A  Status: ACTIVE  Systems: 3");
+    contains(q, "  System ZVMA     Index: 1  Node: 1  AGGREGATING  Definition: SAME"
+                "  (this system)\n");
+    contains(q, "  System ZVMB     Index: 2  Node: 2  AGGREGATING  Definition: SAME\n");
+    contains(q, "  System ZVMC     Index: 3  Node: 3  AGGREGATING  Definition: SAME\n");
+    contains(q, "    RDEV 1001     Port: 0302  UP ");
+    partner_sees_the_domain(h);
+    struct zvs_ivl_system_view v[4];
+    assert_int_equal(zvs_ivl_domain_systems(t.peer[3], v, 4), 3);
+    assert_string_equal(v[0].state.system, "ZVMA");
+    assert_int_equal(v[0].state.member[0].port, 0x0101);
     contains(herm_console_read(h, op), "ZVSIVL1263I VSWITCH GLOBSW IVL domain status is ACTIVE");
     stop(h, &t);
 }
@@ -476,6 +512,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_joined_shows_the_domain),
+        cmocka_unit_test(test_shared_in_system_config_joins_at_start),
         cmocka_unit_test(test_ivl_cut_holds_the_members_out),
         cmocka_unit_test(test_corosync_lost_and_back),
         cmocka_unit_test(test_peer_that_differs_is_refused),
