@@ -240,10 +240,13 @@ static void check_conf(struct zvsd_ivl *iv)
         p += n + (p[n] == '\n');
     }
     if (rc > 0)
-        snprintf(msg, sizeof msg, "%d difference(s): %s", rc, list);
+        snprintf(msg, sizeof msg, "%d difference(s): %.480s", rc, list);
     else
         snprintf(msg, sizeof msg, "%s", list[0] ? list : "cannot be checked");
-    zvs_warn("IVL domain: %s: %s", path, msg);  /* whole: the message cuts its arguments */
+    if (rc > 0)                         /* whole: the message cuts the list at 480 bytes */
+        zvs_warn("IVL domain: %s: %d difference(s): %s", path, rc, list);
+    else
+        zvs_warn("IVL domain: %s: %s", path, msg);
     zvsd_say(iv->d, ZVS_CPMSG_IVL_COROSYNC_CONF, NULL, path, msg, NULL);
     free(text);
 }
