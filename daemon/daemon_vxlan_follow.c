@@ -10,6 +10,10 @@
  * the new ones mapped, which cannot collide); then the remotes the statement dropped are
  * deleted, their learned MACs with them and their names unwatched. The map is the
  * untagged VLAN's VNI (the statement's) and, on a VLAN AWARE switch, VLAN v VNI n's.
+ * What the reverse pass cannot give back: a later step of the same pass (another switch,
+ * the NICs) may still fail the command after a remote was deleted; the reverse pass adds
+ * the remote again, without the MACs it had learned (learned again from its traffic) and,
+ * for a host name, with its address after the next lookup.
  */
 #include "daemon/daemon_impl.h"
 

@@ -267,7 +267,6 @@ int main(int argc, char **argv)
         /* A bare name is looked up in PATH, as execvp does; a path is made absolute. */
         case 'H':
             free(hercules);
-    free(cs_conf);
             hercules = strchr(optarg, '/') ? absolute(optarg) : strdup(optarg);
             break;
         case 'i':
@@ -417,5 +416,6 @@ out:
     free(images);
     free(guestdir);
     free(hercules);
+    free(cs_conf);
     return rc;
 }

@@ -56,11 +56,17 @@ port_bytes() {  # port_bytes IF: bytes the switch received on a member's cable
 }
 # The longest silence between two answered pings of a ping -D output, in ms, less the
 # 5 ms they are asked apart (ping itself sends more slowly while answers are missing, so
-# the lost sequence numbers would undercount it).
-loss_gap_ms() {
-  awk '/bytes from/ { t = substr($1, 2, length($1) - 2) + 0
-       if (have && t - prev > gap) gap = t - prev; prev = t; have = 1 }
-       END { g = gap * 1000 - 5; printf "%d", g < 0 ? 0 : g }' "$1"
+# the lost sequence numbers would undercount it). The silence from the last answer to
+# END (epoch seconds, ping -D's clock) counts too, so traffic that never comes back reads
+# as the gap it is; no answer after KILL at all is a failure, not a figure.
+loss_gap_ms() {  # loss_gap_ms PING-OUTPUT KILL END
+  awk -v kill="$2" -v end="$3" '
+       /bytes from/ { t = substr($1, 2, length($1) - 2) + 0
+         if (have && t - prev > gap) gap = t - prev; prev = t; have = 1
+         if (t > kill) after = 1 }
+       END { if (!after) { print "no answer after the kill" > "/dev/stderr"; exit 1 }
+             if (end - prev > gap) gap = end - prev
+             g = gap * 1000 - 5; printf "%d", g < 0 ? 0 : g }' "$1"
 }
 
 ivl_lab_init
@@ -114,12 +120,14 @@ awk -v c="$cross" 'BEGIN { printf "BENCH ivl_fraction_inbound_predicted %.4f fra
 loss_run() {  # loss_run NAME KILL-COMMAND: pings LAN -> guest 1 across system 2's death
   local out=$W/ping-$1
   ip netns exec "$LAN" ping -D -n -i 0.005 -c 1400 -W 1 10.89.0.1 >"$out" 2>&1 &
-  local pid=$!
+  local pid=$! t_kill t_end
   sleep 1.5
+  t_kill=$(date +%s.%N)
   "${@:2}"
   wait $pid
+  t_end=$(date +%s.%N)
   echo "$1: $(tail -n 2 "$out" | head -n 1); load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-  loss_gap_ms "$out"
+  loss_gap_ms "$out" "$t_kill" "$t_end" || fail "$1: LAN -> guest 1 never answered after the kill"
 }
 kill_with_links() {
   ivl_stop_system 2 KILL

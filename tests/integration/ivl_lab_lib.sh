@@ -218,8 +218,11 @@ ivl_start_system() {
     echo $! > "$1/corosync.pid"
     for _ in $(seq 50); do corosync-cmapctl totem.token >/dev/null 2>&1 && break; sleep 0.1; done
     echo $$ > "$1/vswitchd.pid"
+    # --hercules after --corosync-conf: its parsing once freed the corosync.conf path (the
+    # check at the join then read freed memory and reported the file as unreadable).
     exec "$2" -f -c "$1/SYSTEM.CONFIG" -u "$1/USER.DIRECT" -k "$1/console.sock" \
-      -s "$1/stats" --corosync-conf "$1/corosync.conf" -l debug >> "$1/vswitchd.log" 2>&1
+      -s "$1/stats" --corosync-conf "$1/corosync.conf" --hercules hercules -l debug \
+      >> "$1/vswitchd.log" 2>&1
     ' _ "$W/s$n" "$VSWITCHD" &
   PIDS+=($!)
   disown $!                             # a SIGKILL the test sends is no news on stderr
