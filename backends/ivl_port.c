@@ -96,12 +96,15 @@ static uint8_t wire_kind(uint8_t k)
 }
 
 /* Each frame is wrapped once per system it goes to; an inner frame counts as written
- * when all of its copies were (the switch counts the rest from the first one not). */
+ * when all of its copies were. The switch counts what we return as sent and the rest as
+ * discarded with *why (as qdio's deliver does, a count, not a prefix): a frame no system
+ * takes is never sent, only a NO_UPLINK discard; when the lower port refused copies in
+ * the same call its reason is the one the switch hears (LINK_DOWN must reach it). */
 static int ivl_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_drop *why)
 {
     struct ivl_port *s = ip_of(p);
     int last[ZVS_BATCH];                /* each frame's last copy, -1: none */
-    int nw = 0;
+    int nw = 0, nobody = 0;
     if (n > ZVS_BATCH)
         n = ZVS_BATCH;
     for (int i = 0; i < n; i++) {
@@ -110,6 +113,7 @@ static int ivl_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_
         enum zvs_tag_op op = (enum zvs_tag_op)txs[i].tag_op;
         if (zvs_frame_out_len(txs[i].f, op) > ZVS_IVL_INNER_MAX) {
             s->no_system++;             /* larger than a jumbo frame: no system takes it */
+            nobody++;
             continue;
         }
         struct zvs_vnet vnet;
@@ -117,6 +121,7 @@ static int ivl_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_
         uint8_t to = len >= 14 ? destinations(s, kind, s->inner) : 0;
         if (!to) {
             s->no_system++;             /* counted here: the IVL has nobody to take it */
+            nobody++;
             continue;
         }
         uint8_t flags = (txs[i].ivl & ZVS_FIVL_GUEST_SRC) ? ZVS_IVL_HF_GUEST_SRC : 0;
@@ -139,8 +144,10 @@ static int ivl_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_
     if (sent < 0)
         sent = 0;
     int done = 0;
-    while (done < n && last[done] < sent)
-        done++;
+    for (int i = 0; i < n; i++)
+        done += last[i] >= 0 && last[i] < sent;
+    if (nobody && done + nobody == n)
+        *why = ZVS_DROP_NO_UPLINK;      /* the only frames not written: nobody took them */
     return done;
 }
 

@@ -7,7 +7,9 @@
  *     OUTBOUND and leaves on system 2's member; with no system distributing it is counted;
  *   - on the wire: our header, system 2's IVL MAC, one sequence per destination; a frame
  *     with a bad header, for another system's MAC, or of our own index is counted, never
- *     delivered. */
+ *     delivered;
+ *   - a system alone: its guests' broadcasts have nobody to go to over the IVL, so the IVL
+ *     port counts each once as a no-uplink discard and never as sent. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -189,10 +191,37 @@ static void two_systems(void **state)
     sys_done(&s2);
 }
 
+static void alone_counts_discards(void **state)
+{
+    struct zvs_port *la, *lb;
+    assert_int_equal(zvs_memlink_pair("ivl-a", "ivl-b", 64, 2048, &la, &lb), 0);
+    struct sys s1;
+    sys_setup(&s1, 1, MAC_G1, la);
+    zvs_ivl_port_set_view(s1.ivl, 0x02, 0x02);      /* system 1 alone */
+    uint8_t fr[64];
+    frame60(fr, MAC_BCAST, MAC_G1);
+    for (int i = 0; i < 3; i++)
+        send_from(&s1, s1.g, fr);
+    assert_int_equal(s1.m->nframes, 3);             /* the LAN has them */
+    assert_int_equal(zvs_memlink_pending(la), 0);
+    struct zvs_ivl_port_stats st;
+    zvs_ivl_port_stats(s1.ivl, &st);
+    assert_int_equal(st.no_system, 3);
+    const struct zvs_port_counters *c = &s1.ivl->ctr;
+    assert_int_equal(c->out_packets, 0);
+    assert_int_equal(c->out_bytes, 0);
+    assert_int_equal(c->out_discards, 3);
+    assert_int_equal(c->drops[ZVS_DROP_NO_UPLINK], 3);
+    assert_int_equal(c->drops[ZVS_DROP_TX_FAIL], 0);
+    sys_done(&s1);
+    lb->ops->destroy(lb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_systems),
+        cmocka_unit_test(alone_counts_discards),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
