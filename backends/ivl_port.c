@@ -35,6 +35,10 @@ struct ivl_port {
     uint8_t                   *slots;                   /* wrapped frames of one tx call */
     struct zvs_frame           wf[ZVS_BATCH * MAX_COPIES];
     struct zvs_tx              wtx[ZVS_BATCH * MAX_COPIES];
+    struct {                            /* each wrapped copy's sequence, to give back */
+        uint8_t  dst, kind;
+        uint32_t inner_len;
+    }                          wseq[ZVS_BATCH * MAX_COPIES];
 };
 
 static const struct zvs_port_ops ivl_ops;
@@ -137,12 +141,19 @@ static int ivl_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_
                 break;
             s->wf[nw] = (struct zvs_frame){ .data = out, .len = (uint32_t)w };
             s->wtx[nw] = (struct zvs_tx){ .f = &s->wf[nw], .tag_op = ZVS_TAG_KEEP };
+            s->wseq[nw].dst = k;
+            s->wseq[nw].kind = wire_kind(kind);
+            s->wseq[nw].inner_len = len;
             last[i] = nw++;
         }
     }
     int sent = nw ? s->lower->ops->tx(s->lower, s->wtx, nw, why) : 0;
     if (sent < 0)
         sent = 0;
+    /* The lower port writes a prefix: each copy past it is the latest of its destination's
+     * sequence, given back (latest first) so the receiver sees no gap for it. */
+    for (int j = nw - 1; j >= sent; j--)
+        zvs_ivl_link_unsend(&s->tx[s->wseq[j].dst], s->wseq[j].kind, s->wseq[j].inner_len);
     int done = 0;
     for (int i = 0; i < n; i++)
         done += last[i] >= 0 && last[i] < sent;

@@ -33,6 +33,13 @@ int zvs_ivl_link_wrap_flags(struct zvs_ivl_link *l, uint8_t kind, uint8_t flags,
     return n;
 }
 
+void zvs_ivl_link_unsend(struct zvs_ivl_link *l, uint8_t kind, size_t inner_len)
+{
+    l->tx_seq--;
+    l->st.tx_frames[kind]--;
+    l->st.tx_bytes[kind] -= inner_len;
+}
+
 /* The sender's sequence: a gap is lost frames, an older number a reordered one. */
 static void track(struct zvs_ivl_link *l, uint8_t origin, uint32_t seq)
 {

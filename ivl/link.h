@@ -55,6 +55,11 @@ int zvs_ivl_link_wrap_flags(struct zvs_ivl_link *l, uint8_t kind, uint8_t flags,
                             const uint8_t dst_mac[6], const uint8_t *inner, size_t inner_len,
                             uint8_t *out, size_t cap);
 
+/* The last frame wrapped (of `kind`, `inner_len` bytes inside) was never written: its
+ * number goes back to the sequence and it is not counted as sent, so a receiver does not
+ * count it as lost. Only the latest numbers can be given back, latest first. */
+void zvs_ivl_link_unsend(struct zvs_ivl_link *l, uint8_t kind, size_t inner_len);
+
 /* Unwrap a frame received on the IVL port: 0 with the header and the inner frame (inside
  * `frame`), or -1 when it is dropped (counted). */
 int zvs_ivl_link_unwrap(struct zvs_ivl_link *l, const uint8_t *frame, size_t len,
