@@ -5,6 +5,10 @@
  *   - every frame sent carries this system's index and the next number of its sequence;
  *     a receiver keeps the next number it expects of each sender, so a gap is counted as
  *     lost (frames the IVL dropped) and an older number as reordered, never silently;
+ *     a number more than ZVS_IVL_RESTART_BACK behind the expected one is no late frame
+ *     but a sender that started its sequence again (restarted while the view never lost
+ *     it): it becomes the new baseline, counted once as restarted, so the frames after it
+ *     are neither reordered nor lost;
  *   - a frame that does not decode is dropped and counted by reason (frame.h); one that
  *     claims to come from this very system (a loop in the IVL network) or for another
  *     Global VSWITCH is dropped and counted too;
@@ -22,6 +26,7 @@
 #include "ivl/state_msg.h"
 
 #define ZVS_IVL_KINDS 4                 /* indexed by enum zvs_ivl_kind (0 unused) */
+#define ZVS_IVL_RESTART_BACK 1024       /* further back than this: a new sequence */
 
 struct zvs_ivl_link_stats {
     uint64_t tx_frames[ZVS_IVL_KINDS], tx_bytes[ZVS_IVL_KINDS];   /* inner frame bytes */
@@ -31,6 +36,7 @@ struct zvs_ivl_link_stats {
     uint64_t rx_other_vswitch;          /* dropped: another Global VSWITCH's */
     uint64_t rx_lost;                   /* numbers a sender used that never arrived */
     uint64_t rx_reordered;              /* arrived after a later number */
+    uint64_t rx_restarted;              /* a sender's sequence began again (a new baseline) */
 };
 
 struct zvs_ivl_link {
