@@ -99,6 +99,20 @@ static uint8_t wire_kind(uint8_t k)
          : k == ZVS_FIVL_INBOUND ? ZVS_IVL_INBOUND : ZVS_IVL_FLOOD;
 }
 
+/* The lower port is the IVL device: its counters are what crossed its wire, the wrapped
+ * copies (as an OSA's are; the monitor's D6R21 and QUERY read them, zvsd_wire_port), the
+ * switch's on this port the inner frames. */
+static void count_wire_tx(struct ivl_port *s, int sent, int nw, enum zvs_drop why)
+{
+    uint64_t bytes = 0;
+    for (int j = 0; j < sent; j++)
+        bytes += s->wf[j].len;
+    zvs_ctr_add(&s->lower->ctr.out_packets, (uint64_t)sent);
+    zvs_ctr_add(&s->lower->ctr.out_bytes, bytes);
+    if (sent < nw)
+        zvs_port_count_drop(s->lower, false, why, (uint64_t)(nw - sent));
+}
+
 /* Each frame is wrapped once per system it goes to; an inner frame counts as written
  * when all of its copies were. The switch counts what we return as sent and the rest as
  * discarded with *why (as qdio's deliver does, a count, not a prefix): a frame no system
@@ -154,6 +168,7 @@ static int ivl_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_
      * sequence, given back (latest first) so the receiver sees no gap for it. */
     for (int j = nw - 1; j >= sent; j--)
         zvs_ivl_link_unsend(&s->tx[s->wseq[j].dst], s->wseq[j].kind, s->wseq[j].inner_len);
+    count_wire_tx(s, sent, nw, *why);
     int done = 0;
     for (int i = 0; i < n; i++)
         done += last[i] >= 0 && last[i] < sent;
@@ -184,6 +199,10 @@ static int ivl_rx(struct zvs_port *p, struct zvs_frame *out, int max)
             s->not_ours++;              /* another system's (a bridge that floods) */
             continue;
         }
+        /* for our MAC: it crossed the device's wire, refused below or not (as an OSA
+         * counts what passed its address filter) */
+        zvs_ctr_add(&s->lower->ctr.in_packets, 1);
+        zvs_ctr_add(&s->lower->ctr.in_bytes, f->len);
         struct zvs_ivl_hdr h;
         const uint8_t *inner;
         size_t inner_len;
