@@ -9,7 +9,8 @@
  *     with a bad header, for another system's MAC, or of our own index is counted, never
  *     delivered;
  *   - a system alone: its guests' broadcasts have nobody to go to over the IVL, so the IVL
- *     port counts each once as a no-uplink discard and never as sent;
+ *     port counts each once as a no-uplink discard and never as sent, in a burst with
+ *     frames that do cross too;
  *   - an overrun of the IVL's own ring: copies the lower port never wrote give their
  *     sequence numbers back and are not counted as sent, so the receiver sees no loss. */
 #include <stdarg.h>
@@ -226,6 +227,30 @@ static void alone_counts_discards(void **state)
     lb->ops->destroy(lb);
 }
 
+/* One burst with a frame that crosses (a FLOOD to system 2) and frames nobody takes
+ * (OUTBOUND while no system distributes: the LAN frame, and the broadcast's copy for the
+ * LAN): the one sent counted as sent, the others as discards, whatever their order. */
+static void mixed_burst_counts_each_once(void **state)
+{
+    struct zvs_port *la, *lb;
+    struct sys s1, s2;
+    two_on_link(&s1, &s2, 64, &la, &lb);
+    distributes(&s1, false);
+    zvs_ivl_port_set_view(s1.ivl, 0x06, 0x00);
+    uint8_t bc[64], lan[64];
+    frame60(bc, MAC_BCAST, MAC_G1);
+    frame60(lan, MAC_LAN, MAC_G1);
+    struct zvs_frame f[2] = { { .data = lan, .len = 60 }, { .data = bc, .len = 60 } };
+    zvs_switch_input(s1.sw, &s1.g->port, f, 2, 1);
+    assert_int_equal(zvs_memlink_pending(la), 1);
+    const struct zvs_port_counters *c = &s1.ivl->ctr;
+    assert_int_equal(c->out_packets, 1);            /* the broadcast's FLOOD */
+    assert_int_equal(c->out_discards, 2);           /* its OUTBOUND and the LAN frame */
+    assert_int_equal(c->drops[ZVS_DROP_NO_UPLINK], 2);
+    sys_done(&s1);
+    sys_done(&s2);
+}
+
 static void overrun_gives_numbers_back(void **state)
 {
     struct zvs_port *la, *lb;
@@ -264,6 +289,7 @@ int main(void)
         cmocka_unit_test(two_systems),
         cmocka_unit_test(alone_counts_discards),
         cmocka_unit_test(overrun_gives_numbers_back),
+        cmocka_unit_test(mixed_burst_counts_each_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
