@@ -35,6 +35,10 @@ struct ivl_port {
     uint8_t                   *slots;                   /* wrapped frames of one tx call */
     struct zvs_frame           wf[ZVS_BATCH * MAX_COPIES];
     struct zvs_tx              wtx[ZVS_BATCH * MAX_COPIES];
+    struct {                            /* each wrapped copy's sequence, to give back */
+        uint8_t  dst, kind;
+        uint32_t inner_len;
+    }                          wseq[ZVS_BATCH * MAX_COPIES];
 };
 
 static const struct zvs_port_ops ivl_ops;
@@ -95,13 +99,30 @@ static uint8_t wire_kind(uint8_t k)
          : k == ZVS_FIVL_INBOUND ? ZVS_IVL_INBOUND : ZVS_IVL_FLOOD;
 }
 
+/* The lower port is the IVL device: its counters are what crossed its wire, the wrapped
+ * copies (as an OSA's are; the monitor's D6R21 and QUERY read them, zvsd_wire_port), the
+ * switch's on this port the inner frames. */
+static void count_wire_tx(struct ivl_port *s, int sent, int nw, enum zvs_drop why)
+{
+    uint64_t bytes = 0;
+    for (int j = 0; j < sent; j++)
+        bytes += s->wf[j].len;
+    zvs_ctr_add(&s->lower->ctr.out_packets, (uint64_t)sent);
+    zvs_ctr_add(&s->lower->ctr.out_bytes, bytes);
+    if (sent < nw)
+        zvs_port_count_drop(s->lower, false, why, (uint64_t)(nw - sent));
+}
+
 /* Each frame is wrapped once per system it goes to; an inner frame counts as written
- * when all of its copies were (the switch counts the rest from the first one not). */
+ * when all of its copies were. The switch counts what we return as sent and the rest as
+ * discarded with *why (as qdio's deliver does, a count, not a prefix): a frame no system
+ * takes is never sent, only a NO_UPLINK discard; when the lower port refused copies in
+ * the same call its reason is the one the switch hears (LINK_DOWN must reach it). */
 static int ivl_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_drop *why)
 {
     struct ivl_port *s = ip_of(p);
     int last[ZVS_BATCH];                /* each frame's last copy, -1: none */
-    int nw = 0;
+    int nw = 0, nobody = 0;
     if (n > ZVS_BATCH)
         n = ZVS_BATCH;
     for (int i = 0; i < n; i++) {
@@ -110,6 +131,7 @@ static int ivl_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_
         enum zvs_tag_op op = (enum zvs_tag_op)txs[i].tag_op;
         if (zvs_frame_out_len(txs[i].f, op) > ZVS_IVL_INNER_MAX) {
             s->no_system++;             /* larger than a jumbo frame: no system takes it */
+            nobody++;
             continue;
         }
         struct zvs_vnet vnet;
@@ -117,6 +139,7 @@ static int ivl_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_
         uint8_t to = len >= 14 ? destinations(s, kind, s->inner) : 0;
         if (!to) {
             s->no_system++;             /* counted here: the IVL has nobody to take it */
+            nobody++;
             continue;
         }
         uint8_t flags = (txs[i].ivl & ZVS_FIVL_GUEST_SRC) ? ZVS_IVL_HF_GUEST_SRC : 0;
@@ -132,15 +155,25 @@ static int ivl_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_
                 break;
             s->wf[nw] = (struct zvs_frame){ .data = out, .len = (uint32_t)w };
             s->wtx[nw] = (struct zvs_tx){ .f = &s->wf[nw], .tag_op = ZVS_TAG_KEEP };
+            s->wseq[nw].dst = k;
+            s->wseq[nw].kind = wire_kind(kind);
+            s->wseq[nw].inner_len = len;
             last[i] = nw++;
         }
     }
     int sent = nw ? s->lower->ops->tx(s->lower, s->wtx, nw, why) : 0;
     if (sent < 0)
         sent = 0;
+    /* The lower port writes a prefix: each copy past it is the latest of its destination's
+     * sequence, given back (latest first) so the receiver sees no gap for it. */
+    for (int j = nw - 1; j >= sent; j--)
+        zvs_ivl_link_unsend(&s->tx[s->wseq[j].dst], s->wseq[j].kind, s->wseq[j].inner_len);
+    count_wire_tx(s, sent, nw, *why);
     int done = 0;
-    while (done < n && last[done] < sent)
-        done++;
+    for (int i = 0; i < n; i++)
+        done += last[i] >= 0 && last[i] < sent;
+    if (nobody && done + nobody == n)
+        *why = ZVS_DROP_NO_UPLINK;      /* the only frames not written: nobody took them */
     return done;
 }
 
@@ -166,6 +199,10 @@ static int ivl_rx(struct zvs_port *p, struct zvs_frame *out, int max)
             s->not_ours++;              /* another system's (a bridge that floods) */
             continue;
         }
+        /* for our MAC: it crossed the device's wire, refused below or not (as an OSA
+         * counts what passed its address filter) */
+        zvs_ctr_add(&s->lower->ctr.in_packets, 1);
+        zvs_ctr_add(&s->lower->ctr.in_bytes, f->len);
         struct zvs_ivl_hdr h;
         const uint8_t *inner;
         size_t inner_len;

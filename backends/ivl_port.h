@@ -14,7 +14,8 @@
  * the IVL lost. What arrives is unwrapped and checked (link.c counts every refusal by
  * reason); frames for another system's MAC (a bridge flooding) are skipped and counted;
  * the inner frame goes to the switch with its kind (zvs_frame.ivl). A frame with no system
- * to go to (none in the view, none distributing) is counted, never queued.
+ * to go to (none in the view, none distributing) is counted, never queued, and the switch
+ * counts it as a discard (NO_UPLINK: nobody beyond this port to take it), never as sent.
  *
  * Capabilities none: the switch completes checksums and cuts super-frames before they
  * are wrapped; the port's MTU is the lower's less our 26 bytes of outer header, so the IVL

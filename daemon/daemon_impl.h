@@ -228,7 +228,8 @@ void zvsd_vxlan_closing(struct zvsd *d, struct d_switch *ds, struct zvs_port *p)
 void zvsd_vxlan_close_group(struct zvsd *d, struct d_switch *ds);
 void zvsd_vxlan_query(const struct d_switch *ds, bool details, struct zvs_cp_response *r);
 /* The port whose counters are the device's: a VXLAN uplink's underlay (the OSA port counts
- * the encapsulated frames, as in z/VM's and the monitor's view), else p itself. */
+ * the encapsulated frames, as in z/VM's and the monitor's view), an IVL port's device (the
+ * wrapped frames that crossed its wire, backends/ivl_port.c), else p itself. */
 const struct zvs_port *zvsd_wire_port(const struct zvs_port *p);
 
 /* daemon_monitor.c: monitor records (sampled in zvsd_monitor_run, every iteration). */

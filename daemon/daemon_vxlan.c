@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backends/ivl_port.h"
 #include "overlay/underlay_group.h"
 #include "overlay/uplink_vxlan.h"
 #include "overlay/vtep_names.h"
@@ -264,5 +265,7 @@ const struct zvs_port *zvsd_wire_port(const struct zvs_port *p)
 {
     const struct zvs_port *u = zvs_uplink_vxlan_underlay(p);
 
+    if (!u)
+        u = zvs_ivl_port_lower(p);
     return u ? u : p;
 }

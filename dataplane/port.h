@@ -38,7 +38,8 @@ enum zvs_drop {
     ZVS_DROP_NO_BUFFER,                 /* guest had no empty input buffer */
     ZVS_DROP_MAC_FULL,                  /* learning refused: MAC table full (frame forwarded) */
     ZVS_DROP_LINK_DOWN,                 /* egress carrier down / tap down */
-    ZVS_DROP_NO_UPLINK,                 /* unknown destination, no uplink to send it to */
+    ZVS_DROP_NO_UPLINK,                 /* unknown destination, no uplink to send it to;
+                                           on an IVL port, no system to take the frame */
     ZVS_DROP_SLOW_PROTO,                /* Slow Protocols frame from a guest, or on an
                                            uplink with no handler or no room (forward.c) */
     ZVS_DROP_TX_FAIL,                   /* backend refused the frame (error) */
@@ -98,7 +99,8 @@ struct zvs_port_link_event {
 struct zvs_port_ops {
     const char *kind;                   /* "afpacket", "qdio", "memlink", ... */
     /* Write n frames; returns how many were written. Frames not written are counted by
-     * the switch as out_discards with the reason in *why (NO_BUFFER, LINK_DOWN, TX_FAIL). */
+     * the switch as out_discards with the reason in *why (NO_BUFFER, LINK_DOWN, TX_FAIL;
+     * NO_UPLINK from an IVL port). */
     int  (*tx)(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_drop *why);
     /* Collect up to max received frames; bytes stay valid until rx_release. */
     int  (*rx)(struct zvs_port *p, struct zvs_frame *out, int max);

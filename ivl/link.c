@@ -33,12 +33,25 @@ int zvs_ivl_link_wrap_flags(struct zvs_ivl_link *l, uint8_t kind, uint8_t flags,
     return n;
 }
 
-/* The sender's sequence: a gap is lost frames, an older number a reordered one. */
+void zvs_ivl_link_unsend(struct zvs_ivl_link *l, uint8_t kind, size_t inner_len)
+{
+    l->tx_seq--;
+    l->st.tx_frames[kind]--;
+    l->st.tx_bytes[kind] -= inner_len;
+}
+
+/* The sender's sequence: a gap is lost frames, an older number a reordered one, a number
+ * far behind a sequence begun again (link.h). */
 static void track(struct zvs_ivl_link *l, uint8_t origin, uint32_t seq)
 {
     uint8_t bit = (uint8_t)(1u << origin);
     if (l->rx_seen & bit) {
         int32_t ahead = (int32_t)(seq - l->rx_next[origin]);
+        if (ahead < -ZVS_IVL_RESTART_BACK) {
+            l->st.rx_restarted++;
+            l->rx_next[origin] = seq + 1;
+            return;
+        }
         if (ahead < 0) {
             l->st.rx_reordered++;
             return;                     /* keep expecting what we expected */

@@ -5,6 +5,10 @@
  *   - every frame sent carries this system's index and the next number of its sequence;
  *     a receiver keeps the next number it expects of each sender, so a gap is counted as
  *     lost (frames the IVL dropped) and an older number as reordered, never silently;
+ *     a number more than ZVS_IVL_RESTART_BACK behind the expected one is no late frame
+ *     but a sender that started its sequence again (restarted while the view never lost
+ *     it): it becomes the new baseline, counted once as restarted, so the frames after it
+ *     are neither reordered nor lost;
  *   - a frame that does not decode is dropped and counted by reason (frame.h); one that
  *     claims to come from this very system (a loop in the IVL network) or for another
  *     Global VSWITCH is dropped and counted too;
@@ -22,6 +26,7 @@
 #include "ivl/state_msg.h"
 
 #define ZVS_IVL_KINDS 4                 /* indexed by enum zvs_ivl_kind (0 unused) */
+#define ZVS_IVL_RESTART_BACK 1024       /* further back than this: a new sequence */
 
 struct zvs_ivl_link_stats {
     uint64_t tx_frames[ZVS_IVL_KINDS], tx_bytes[ZVS_IVL_KINDS];   /* inner frame bytes */
@@ -31,6 +36,7 @@ struct zvs_ivl_link_stats {
     uint64_t rx_other_vswitch;          /* dropped: another Global VSWITCH's */
     uint64_t rx_lost;                   /* numbers a sender used that never arrived */
     uint64_t rx_reordered;              /* arrived after a later number */
+    uint64_t rx_restarted;              /* a sender's sequence began again (a new baseline) */
 };
 
 struct zvs_ivl_link {
@@ -54,6 +60,11 @@ int zvs_ivl_link_wrap(struct zvs_ivl_link *l, uint8_t kind, const uint8_t dst_ma
 int zvs_ivl_link_wrap_flags(struct zvs_ivl_link *l, uint8_t kind, uint8_t flags,
                             const uint8_t dst_mac[6], const uint8_t *inner, size_t inner_len,
                             uint8_t *out, size_t cap);
+
+/* The last frame wrapped (of `kind`, `inner_len` bytes inside) was never written: its
+ * number goes back to the sequence and it is not counted as sent, so a receiver does not
+ * count it as lost. Only the latest numbers can be given back, latest first. */
+void zvs_ivl_link_unsend(struct zvs_ivl_link *l, uint8_t kind, size_t inner_len);
 
 /* Unwrap a frame received on the IVL port: 0 with the header and the inner frame (inside
  * `frame`), or -1 when it is dropped (counted). */

@@ -19,7 +19,10 @@
  *     the test as systems 2 and 3): a guest's broadcast crosses as FLOOD to each, once; a
  *     guest of system 2 learned from its FLOOD is answered INBOUND to system 2 only and
  *     its frames reach our guest; with our members down the guest's LAN frame crosses
- *     OUTBOUND to the lowest system that distributes; bad frames are counted. */
+ *     OUTBOUND to the lowest system that distributes; bad frames are counted;
+ *   - the IVL device's D6R21 counts what crossed its wire, as an OSA's does: the wrapped
+ *     copies sent (one per system) and every wrapped frame received for our IVL MAC,
+ *     refused ones too. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,6 +44,8 @@
 #include "ivl/port_number.h"
 #include "lag/lag.h"
 #include "lag/lag_domain.h"
+#include "monitor/monfile.h"
+#include "monitor/monrec.h"
 
 #define TOKEN_MS 2000u                  /* as IVL HEARTBEAT TIMEOUT 2 in the files */
 
@@ -444,14 +449,22 @@ static void ivl_send(struct herm *h, uint8_t origin, uint8_t kind, uint8_t flags
     herm_link_send(h, "ivl0", out, (uint32_t)n);
 }
 
+/* System 1 joined, its guest LNXA coupled to the Global VSWITCH GLOBSW. */
+static struct herm *joined_with_guest(struct twin *t, struct herm_guest **a)
+{
+    struct herm *h = start(t, "tests/unit/hermetic/SYSTEM-IVL.CONFIG", 1, TOKEN_MS);
+    shared_and_joined(h, t, 0);
+    herm_op(h, "SET VSWITCH GLOBSW GRANT LNXA");
+    herm_op(h, "COUPLE USERID LNXA F000 TO SYSTEM GLOBSW");
+    *a = herm_guest_attach(h, "LNXA", 0xF000);
+    return h;
+}
+
 static void test_frames_cross_the_ivl(void **state)
 {
     struct twin t;
-    struct herm *h = start(&t, "tests/unit/hermetic/SYSTEM-IVL.CONFIG", 1, TOKEN_MS);
-    shared_and_joined(h, &t, 0);
-    herm_op(h, "SET VSWITCH GLOBSW GRANT LNXA");
-    herm_op(h, "COUPLE USERID LNXA F000 TO SYSTEM GLOBSW");
-    struct herm_guest *a = herm_guest_attach(h, "LNXA", 0xF000);
+    struct herm_guest *a;
+    struct herm *h = joined_with_guest(&t, &a);
     struct herm_link *ivl = herm_link(h, "ivl0");
     uint64_t osa0 = herm_link(h, "osa28ba")->data_rx + herm_link(h, "osa2902")->data_rx;
     uint8_t f[100];
@@ -508,6 +521,65 @@ static void test_frames_cross_the_ivl(void **state)
     stop(h, &t);
 }
 
+/* The last D6R21 of device `rdev` in the monitor file at `path` (removed, with `dir`). */
+static struct zvs_mon_vswitch_activity last_d6r21(const char *path, const char *dir,
+                                                  uint16_t rdev)
+{
+    struct zvs_mon_vswitch_activity v;
+    memset(&v, 0, sizeof v);
+    int err = 0;
+    struct zvs_mon_reader *rd = zvs_mon_reader_open(path, &err);
+    assert_non_null(rd);
+    struct zvs_mon_group g;
+    struct zvs_mon_read_error e;
+    bool found = false;
+    while (zvs_mon_reader_next(rd, &g, &e) == 1)
+        for (unsigned i = 0; i < g.nrec; i++) {
+            const struct zvs_mon_record *r = &g.rec[i];
+            if (r->domain == ZVS_MON_DOMAIN_IO && r->number == ZVS_MON_REC_D6R21 &&
+                r->u.vsw.rdev == rdev) {
+                v = r->u.vsw;
+                found = true;
+            }
+        }
+    zvs_mon_reader_close(rd);
+    unlink(path);
+    rmdir(dir);
+    assert_true(found);
+    return v;
+}
+
+static void test_ivl_device_counts_its_wire(void **state)
+{
+    struct twin t;
+    struct herm_guest *a;
+    struct herm *h = joined_with_guest(&t, &a);
+    uint8_t f[100];
+    herm_frame(f, 100, BCAST, MAC_A, 1);
+    herm_guest_send(h, a, f, 100, 1);               /* FLOOD: one copy to 2, one to 3 */
+    assert_int_equal(herm_link(h, "ivl0")->data_rx, 2);
+    struct zvs_ivl_hdr hd;
+    ivl_last(h, 3, ZVS_IVL_FLOOD, ZVS_IVL_HF_GUEST_SRC, &hd);
+    uint16_t vsw = hd.vswitch;
+    herm_frame(f, 100, BCAST, MAC_R, 2);
+    ivl_send(h, 2, ZVS_IVL_FLOOD, ZVS_IVL_HF_GUEST_SRC, vsw, 0, f, 100);   /* delivered */
+    assert_int_equal(herm_guest_receive(h, a), 1);
+    ivl_send(h, 1, ZVS_IVL_FLOOD, 0, vsw, 0, f, 100);                      /* refused: ours */
+    herm_warp(h, 31);
+    char path[128], dir[64];
+    snprintf(path, sizeof path, "%s", h->mon_path);
+    snprintf(dir, sizeof dir, "%s", h->dir);
+    h->keep_monitor = true;
+    stop(h, &t);
+    struct zvs_mon_vswitch_activity v = last_d6r21(path, dir, 0x0E00);
+    const uint64_t wrapped = ZVS_IVL_OUTER_LEN + 100;
+    assert_int_equal(v.tx_packets, 2);
+    assert_int_equal(v.tx_bytes, 2 * wrapped);
+    assert_int_equal(v.rx_packets, 2);
+    assert_int_equal(v.rx_bytes, 2 * wrapped);
+    assert_int_equal(v.tx_discards + v.rx_discards, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -521,6 +593,7 @@ int main(void)
         cmocka_unit_test(test_heartbeat_differs_from_token),
         cmocka_unit_test(test_corosync_conf_checked),
         cmocka_unit_test(test_frames_cross_the_ivl),
+        cmocka_unit_test(test_ivl_device_counts_its_wire),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* One system's end of the IVL (ivl/link.c): frames wrapped and unwrapped between two
  * systems with every counter, sequence gaps counted as lost and older numbers as
- * reordered, a system forgotten and seen afresh, and the drops: no valid header (by
- * reason), our own frame looped back, another Global VSWITCH's. */
+ * reordered, a system forgotten and seen afresh, a restart the view never saw taken as a
+ * new sequence, and the drops: no valid header (by reason), our own frame looped back,
+ * another Global VSWITCH's. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -81,6 +82,35 @@ static void gaps_and_reordering_counted(void **state)
     assert_int_equal(b.st.rx_reordered, 1);
 }
 
+/* A sender restarts unseen by the view (its sequence from 0 again after 2000 frames):
+ * one restart, then its frames are in order again, neither reordered nor lost. */
+static void unseen_restart_is_a_new_sequence(void **state)
+{
+    struct zvs_ivl_link a, b;
+    zvs_ivl_link_init(&a, 1, 7, MAC1);
+    zvs_ivl_link_init(&b, 2, 7, MAC2);
+    for (int i = 0; i < 2000; i++)
+        assert_int_equal(send(&a, &b, ZVS_IVL_FLOOD), 0);
+    zvs_ivl_link_init(&a, 1, 7, MAC1);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(send(&a, &b, ZVS_IVL_FLOOD), 0);
+    assert_int_equal(b.st.rx_restarted, 1);
+    assert_int_equal(b.st.rx_reordered, 0);
+    assert_int_equal(b.st.rx_lost, 0);
+    assert_int_equal(b.st.rx_frames[ZVS_IVL_FLOOD], 2010);
+    /* a late frame a little behind is still reordered */
+    uint8_t f[256];
+    struct zvs_ivl_link old = a;
+    old.tx_seq = 3;
+    int n = zvs_ivl_link_wrap(&old, ZVS_IVL_FLOOD, MAC2, inner, sizeof inner, f, sizeof f);
+    struct zvs_ivl_hdr h;
+    const uint8_t *in;
+    size_t il;
+    assert_int_equal(zvs_ivl_link_unwrap(&b, f, (size_t)n, &h, &in, &il), 0);
+    assert_int_equal(b.st.rx_reordered, 1);
+    assert_int_equal(b.st.rx_restarted, 1);
+}
+
 static void drops_counted(void **state)
 {
     struct zvs_ivl_link a, b, c;
@@ -107,6 +137,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(counts_both_ways),
         cmocka_unit_test(gaps_and_reordering_counted),
+        cmocka_unit_test(unseen_restart_is_a_new_sequence),
         cmocka_unit_test(drops_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

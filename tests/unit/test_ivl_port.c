@@ -7,7 +7,12 @@
  *     OUTBOUND and leaves on system 2's member; with no system distributing it is counted;
  *   - on the wire: our header, system 2's IVL MAC, one sequence per destination; a frame
  *     with a bad header, for another system's MAC, or of our own index is counted, never
- *     delivered. */
+ *     delivered;
+ *   - a system alone: its guests' broadcasts have nobody to go to over the IVL, so the IVL
+ *     port counts each once as a no-uplink discard and never as sent, in a burst with
+ *     frames that do cross too;
+ *   - an overrun of the IVL's own ring: copies the lower port never wrote give their
+ *     sequence numbers back and are not counted as sent, so the receiver sees no loss. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -97,13 +102,20 @@ static void send_from(struct sys *s, struct fake_port *p, const uint8_t *bytes)
     zvs_switch_input(s->sw, &p->port, &f, 1, 1);
 }
 
+/* Systems 1 and 2 on the two ends of a memlink of `nslots` frames each way. */
+static void two_on_link(struct sys *s1, struct sys *s2, uint32_t nslots, struct zvs_port **la,
+                        struct zvs_port **lb)
+{
+    assert_int_equal(zvs_memlink_pair("ivl-a", "ivl-b", nslots, 2048, la, lb), 0);
+    sys_setup(s1, 1, MAC_G1, *la);
+    sys_setup(s2, 2, MAC_G2, *lb);
+}
+
 static void two_systems(void **state)
 {
     struct zvs_port *la, *lb;
-    assert_int_equal(zvs_memlink_pair("ivl-a", "ivl-b", 64, 2048, &la, &lb), 0);
     struct sys s1, s2;
-    sys_setup(&s1, 1, MAC_G1, la);
-    sys_setup(&s2, 2, MAC_G2, lb);
+    two_on_link(&s1, &s2, 64, &la, &lb);
     uint8_t fr[64];
 
     /* a broadcast: system 1's member and system 2's guest, once each */
@@ -189,10 +201,95 @@ static void two_systems(void **state)
     sys_done(&s2);
 }
 
+static void alone_counts_discards(void **state)
+{
+    struct zvs_port *la, *lb;
+    assert_int_equal(zvs_memlink_pair("ivl-a", "ivl-b", 64, 2048, &la, &lb), 0);
+    struct sys s1;
+    sys_setup(&s1, 1, MAC_G1, la);
+    zvs_ivl_port_set_view(s1.ivl, 0x02, 0x02);      /* system 1 alone */
+    uint8_t fr[64];
+    frame60(fr, MAC_BCAST, MAC_G1);
+    for (int i = 0; i < 3; i++)
+        send_from(&s1, s1.g, fr);
+    assert_int_equal(s1.m->nframes, 3);             /* the LAN has them */
+    assert_int_equal(zvs_memlink_pending(la), 0);
+    struct zvs_ivl_port_stats st;
+    zvs_ivl_port_stats(s1.ivl, &st);
+    assert_int_equal(st.no_system, 3);
+    const struct zvs_port_counters *c = &s1.ivl->ctr;
+    assert_int_equal(c->out_packets, 0);
+    assert_int_equal(c->out_bytes, 0);
+    assert_int_equal(c->out_discards, 3);
+    assert_int_equal(c->drops[ZVS_DROP_NO_UPLINK], 3);
+    assert_int_equal(c->drops[ZVS_DROP_TX_FAIL], 0);
+    sys_done(&s1);
+    lb->ops->destroy(lb);
+}
+
+/* One burst with a frame that crosses (a FLOOD to system 2) and frames nobody takes
+ * (OUTBOUND while no system distributes: the LAN frame, and the broadcast's copy for the
+ * LAN): the one sent counted as sent, the others as discards, whatever their order. */
+static void mixed_burst_counts_each_once(void **state)
+{
+    struct zvs_port *la, *lb;
+    struct sys s1, s2;
+    two_on_link(&s1, &s2, 64, &la, &lb);
+    distributes(&s1, false);
+    zvs_ivl_port_set_view(s1.ivl, 0x06, 0x00);
+    uint8_t bc[64], lan[64];
+    frame60(bc, MAC_BCAST, MAC_G1);
+    frame60(lan, MAC_LAN, MAC_G1);
+    struct zvs_frame f[2] = { { .data = lan, .len = 60 }, { .data = bc, .len = 60 } };
+    zvs_switch_input(s1.sw, &s1.g->port, f, 2, 1);
+    assert_int_equal(zvs_memlink_pending(la), 1);
+    const struct zvs_port_counters *c = &s1.ivl->ctr;
+    assert_int_equal(c->out_packets, 1);            /* the broadcast's FLOOD */
+    assert_int_equal(c->out_discards, 2);           /* its OUTBOUND and the LAN frame */
+    assert_int_equal(c->drops[ZVS_DROP_NO_UPLINK], 2);
+    sys_done(&s1);
+    sys_done(&s2);
+}
+
+static void overrun_gives_numbers_back(void **state)
+{
+    struct zvs_port *la, *lb;
+    struct sys s1, s2;
+    two_on_link(&s1, &s2, 4, &la, &lb);
+    uint8_t fr[64];
+    frame60(fr, MAC_BCAST, MAC_G1);
+    struct zvs_frame f[8];
+    for (int i = 0; i < 8; i++)
+        f[i] = (struct zvs_frame){ .data = fr, .len = 60 };
+    zvs_switch_input(s1.sw, &s1.g->port, f, 8, 1);  /* 8 broadcasts, room for 4 */
+    struct zvs_ivl_port_stats st;
+    zvs_ivl_port_stats(s1.ivl, &st);
+    assert_int_equal(zvs_memlink_pending(la), 4);
+    assert_int_equal(st.link.tx_frames[ZVS_IVL_FLOOD], 4);
+    assert_int_equal(st.link.tx_bytes[ZVS_IVL_FLOOD], 4 * 60);
+    assert_int_equal(s1.ivl->ctr.out_packets, 4);
+    assert_int_equal(s1.ivl->ctr.out_discards, 4);
+    assert_int_equal(zvs_switch_poll(s2.sw, s2.ivl, 2), 4);
+    send_from(&s1, s1.g, fr);                       /* the next one is number 4 */
+    assert_int_equal(zvs_switch_poll(s2.sw, s2.ivl, 3), 1);
+    assert_int_equal(s2.g->nframes, 5);
+    zvs_ivl_port_stats(s1.ivl, &st);
+    assert_int_equal(st.link.tx_frames[ZVS_IVL_FLOOD], 5);
+    zvs_ivl_port_stats(s2.ivl, &st);
+    assert_int_equal(st.link.rx_frames[ZVS_IVL_FLOOD], 5);
+    assert_int_equal(st.link.rx_lost, 0);
+    assert_int_equal(st.link.rx_reordered, 0);
+    sys_done(&s1);
+    sys_done(&s2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_systems),
+        cmocka_unit_test(alone_counts_discards),
+        cmocka_unit_test(overrun_gives_numbers_back),
+        cmocka_unit_test(mixed_burst_counts_each_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
