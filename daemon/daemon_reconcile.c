@@ -811,6 +811,23 @@ static void group_identity(const struct zvsd *d, const struct zvs_cfg_group *g,
     }
 }
 
+/* The identity a running group is to have: group_identity's, except that an EXCLUSIVE
+ * group staying EXCLUSIVE keeps its key (the lowest free key is never its own). */
+static void group_identity_wanted(const struct zvsd *d, const struct d_switch *ds,
+                                  const struct zvs_cfg_group *g, struct zvs_lag_params *id)
+{
+    const struct zvs_lag_params *lp = zvs_lag_params(ds->lag);
+    group_identity(d, g, id);
+    if (!id->domain_index && !lp->domain_index)
+        id->key = lp->key;
+}
+
+static bool same_identity(const struct zvs_lag_params *a, const struct zvs_lag_params *b)
+{
+    return a->domain_index == b->domain_index && a->key == b->key &&
+           memcmp(a->system, b->system, sizeof a->system) == 0;
+}
+
 /* The balancing interval in effect: the group's INTERVAL, or vswitchd --test-interval
  * (ours) for a group whose INTERVAL is not OFF. */
 static uint32_t pass_interval(const struct zvsd *d, const struct zvs_cfg_group *g)
@@ -916,10 +933,11 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
     if (ps->failed)
         return;
     const struct zvs_lag_params *lp = zvs_lag_params(ds->lag);
-    if (lp->domain_index != zvsd_ivl_group_index(d, g->name)) {
-        /* SHARED, or EXCLUSIVE again: the members negotiate anew under the new identity */
-        struct zvs_lag_params id = *lp;
-        group_identity(d, g, &id);
+    struct zvs_lag_params id = *lp;
+    group_identity_wanted(d, ds, g, &id);
+    if (!same_identity(lp, &id)) {
+        /* SHARED, EXCLUSIVE again, or another DOMAIN letter: the members negotiate anew
+         * under the new identity */
         zvs_lag_set_identity(ds->lag, id.domain_index, id.system, id.key, now);
         zvs_info("VSWITCH %s port group %s: %s", ds->cfg.name, g->name,
                  id.domain_index ? "SHARED in the IVL domain" : "EXCLUSIVE");

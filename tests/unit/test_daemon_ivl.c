@@ -19,7 +19,10 @@
  *     the test as systems 2 and 3): a guest's broadcast crosses as FLOOD to each, once; a
  *     guest of system 2 learned from its FLOOD is answered INBOUND to system 2 only and
  *     its frames reach our guest; with our members down the guest's LAN frame crosses
- *     OUTBOUND to the lowest system that distributes; bad frames are counted. */
+ *     OUTBOUND to the lowest system that distributes; bad frames are counted;
+ *   - the IVL port follows the TYPE IVL switch (SYSTEM-IVL-MOVE.CONFIG): SET VSWITCH
+ *     IVLVSW RDEV E01 moves it to ivl1, DETACH VSWITCH IVLVSW closes it, and the switch
+ *     defined again with DOMAIN B gives the partner the System ID of domain B. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,7 +47,7 @@
 
 #define TOKEN_MS 2000u                  /* as IVL HEARTBEAT TIMEOUT 2 in the files */
 
-static const char *const links[] = { "ivl0", "osa28ba", "osa2902", NULL };
+static const char *const links[] = { "ivl0", "osa28ba", "osa2902", "ivl1", NULL };
 static const char *const names[4] = { "", "ZVMA", "ZVMB", "ZVMC" };
 
 struct twin {
@@ -508,6 +511,71 @@ static void test_frames_cross_the_ivl(void **state)
     stop(h, &t);
 }
 
+/* The IVL switch given another RDEV: the IVL port leaves E00 (free for another switch)
+ * and opens on E01, where the guests' broadcasts now cross. */
+static void test_ivl_port_follows_the_rdev(void **state)
+{
+    struct twin t;
+    struct herm *h = start(&t, "tests/unit/hermetic/SYSTEM-IVL-MOVE.CONFIG", 1, TOKEN_MS);
+    shared_and_joined(h, &t, 0);
+    contains(herm_op(h, "QUERY VSWITCH GLOBSW"), "  IVL port: 0E00  UP  MTU: ");
+    contains(herm_op(h, "SET VSWITCH IVLVSW RDEV E01"), "Command complete");
+    herm_warp(h, 13);
+    contains(herm_op(h, "QUERY VSWITCH GLOBSW"), "  IVL port: 0E01  UP  MTU: ");
+    herm_op(h, "SET VSWITCH GLOBSW GRANT LNXA");
+    herm_op(h, "COUPLE USERID LNXA F000 TO SYSTEM GLOBSW");
+    struct herm_guest *a = herm_guest_attach(h, "LNXA", 0xF000);
+    uint64_t old_rx = herm_link(h, "ivl0")->data_rx;
+    uint8_t f[100];
+    herm_frame(f, 100, BCAST, MAC_A, 1);
+    herm_guest_send(h, a, f, 100, 1);
+    assert_int_equal(herm_link(h, "ivl1")->data_rx, 2);     /* FLOOD to systems 2 and 3 */
+    assert_int_equal(herm_link(h, "ivl0")->data_rx, old_rx);
+    stop(h, &t);
+}
+
+/* DETACH VSWITCH of the IVL switch: the IVL port closes and says why it is not open. */
+static void test_ivl_port_closes_at_detach(void **state)
+{
+    struct twin t;
+    struct herm *h = start(&t, "tests/unit/hermetic/SYSTEM-IVL-MOVE.CONFIG", 1, TOKEN_MS);
+    shared_and_joined(h, &t, 0);
+    contains(herm_op(h, "QUERY VSWITCH GLOBSW"), "  IVL port: 0E00  UP  MTU: ");
+    herm_op(h, "DETACH VSWITCH IVLVSW");
+    herm_warp(h, 13);
+    contains(herm_op(h, "QUERY VSWITCH GLOBSW"),
+             "  IVL port: not open: no VSWITCH of TYPE IVL with an RDEV");
+    stop(h, &t);
+}
+
+/* The IVL switch defined again with DOMAIN B: the actor's System ID becomes domain B's
+ * (802.1AX-2020 9.3.2: the portal's one emulated System ID), the domain and the IVL port
+ * are made again under the new letter. */
+static void test_domain_letter_changes_the_system_id(void **state)
+{
+    struct twin t;
+    struct herm *h = start(&t, "tests/unit/hermetic/SYSTEM-IVL-MOVE.CONFIG", 1, TOKEN_MS);
+    shared_and_joined(h, &t, 0);
+    partner_sees_the_domain(h);
+    herm_op(h, "DETACH VSWITCH IVLVSW");
+    contains(herm_op(h, "DEFINE VSWITCH IVLVSW TYPE IVL DOMAIN B RDEV E00"), "is created");
+    herm_replug(h, "ivl0");             /* closed by the DETACH: plugged in again */
+    herm_warp(h, 20);
+    const uint8_t domain_b[6] = { 0x02, 'I', 'V', 'L', 0x00, 'B' };
+    uint8_t sys[6], st;
+    uint16_t key, port;
+    last_actor(h, "osa28ba", sys, &key, &port, &st);
+    assert_memory_equal(sys, domain_b, 6);
+    assert_int_equal(key, 1);
+    assert_int_equal(port, 0x0101);
+    last_actor(h, "osa2902", sys, &key, &port, &st);
+    assert_memory_equal(sys, domain_b, 6);
+    const char *q = herm_op(h, "QUERY VSWITCH GLOBSW");
+    contains(q, "  IVL domain: B  Status: ");
+    contains(q, "  IVL port: 0E00  UP  MTU: ");
+    stop(h, &t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -521,6 +589,9 @@ int main(void)
         cmocka_unit_test(test_heartbeat_differs_from_token),
         cmocka_unit_test(test_corosync_conf_checked),
         cmocka_unit_test(test_frames_cross_the_ivl),
+        cmocka_unit_test(test_ivl_port_follows_the_rdev),
+        cmocka_unit_test(test_ivl_port_closes_at_detach),
+        cmocka_unit_test(test_domain_letter_changes_the_system_id),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
