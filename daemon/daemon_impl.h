@@ -126,6 +126,8 @@ struct zvsd {
     struct d_switch         *ivl_port_ds;/* its switch */
     char                     ivl_port_why[160]; /* why it is not open (told once) */
     uint64_t                 ivl_port_retry;    /* no open before this (a second apart) */
+    char                     ivl_port_on[ZVS_NAME_MAX + 1]; /* the TYPE IVL switch it was */
+    struct zvs_rdev          ivl_port_rdev;     /* opened on, and that switch's RDEV */
 };
 
 /* daemon_guests.c: Hercules machines (XAUTOLOG, FORCE, SIGNAL, SEND, QUERY NAMES/USERS/
@@ -181,6 +183,9 @@ void zvsd_ivl_query(struct zvsd *d, const char *group, struct zvs_cp_response *r
 void zvsd_ivl_port_sync(struct zvsd *d, const char *vswitch, uint8_t index, char domain,
                         uint64_t now);
 void zvsd_ivl_port_close(struct zvsd *d, uint64_t now);
+/* Whether the open IVL port is still on the TYPE IVL switch's RDEV (true when none is
+ * open): a port opened on a switch since detached, or on an RDEV since changed, is not. */
+bool zvsd_ivl_port_current(const struct zvsd *d);
 void zvsd_ivl_port_switch_gone(struct zvsd *d, struct d_switch *ds, uint64_t now);
 void zvsd_ivl_port_view(struct zvsd *d, uint8_t present, uint8_t distributing);
 void zvsd_ivl_port_query(struct zvsd *d, struct zvs_cp_response *r);

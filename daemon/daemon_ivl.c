@@ -342,7 +342,13 @@ void zvsd_ivl_reconcile(struct zvsd *d)
      * IVLPORT changes it on a running domain, and a new domain would leave and join the
      * group for nothing. */
     iv->dirty = true;                   /* the group may be new: sync it either way */
-    if (iv->dom && memcmp(&cfg, &iv->cfg, sizeof cfg) == 0)
+    /* The IVL port follows the TYPE IVL switch: detached, or given another RDEV, the port
+     * closes (the next idle opens it on the switch's RDEV now, if any), so the old device
+     * is free for another switch. */
+    if (!zvsd_ivl_port_current(d))
+        zvsd_ivl_port_close(d, zvs_evloop_now(d->loop));
+    /* The DOMAIN letter is in the IVL port's MACs: a new letter remakes both. */
+    if (iv->dom && memcmp(&cfg, &iv->cfg, sizeof cfg) == 0 && iv->letter == w.letter)
         return;
     domain_drop(iv);
     check_conf(iv);

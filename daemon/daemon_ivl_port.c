@@ -85,6 +85,8 @@ void zvsd_ivl_port_sync(struct zvsd *d, const char *vswitch, uint8_t index, char
     zvsd_track_uplink(d, ds, p, ifname, false);
     d->ivl_port = p;
     d->ivl_port_ds = ds;
+    snprintf(d->ivl_port_on, sizeof d->ivl_port_on, "%s", iv->name);
+    d->ivl_port_rdev = iv->rdev[0];
     d->ivl_port_why[0] = '\0';
     zvs_info("VSWITCH %s: IVL port on RDEV %s (%s, MTU %u for the guests' frames)", vswitch,
              rdev, ifname, (unsigned)p->mtu);
@@ -109,6 +111,16 @@ void zvsd_ivl_port_close(struct zvsd *d, uint64_t now)
     d->ivl_port = NULL;
     d->ivl_port_ds = NULL;
     d->ivl_port_retry = 0;
+}
+
+bool zvsd_ivl_port_current(const struct zvsd *d)
+{
+    if (!d->ivl_port)
+        return true;
+    const struct zvs_cfg_vswitch *iv = ivl_switch(d->run);
+    return iv && strcmp(iv->name, d->ivl_port_on) == 0 &&
+           iv->rdev[0].devno == d->ivl_port_rdev.devno &&
+           iv->rdev[0].port == d->ivl_port_rdev.port;
 }
 
 void zvsd_ivl_port_switch_gone(struct zvsd *d, struct d_switch *ds, uint64_t now)

@@ -811,6 +811,23 @@ static void group_identity(const struct zvsd *d, const struct zvs_cfg_group *g,
     }
 }
 
+/* The identity a running group is to have: group_identity's, except that an EXCLUSIVE
+ * group staying EXCLUSIVE keeps its key (the lowest free key is never its own). */
+static void group_identity_wanted(const struct zvsd *d, const struct d_switch *ds,
+                                  const struct zvs_cfg_group *g, struct zvs_lag_params *id)
+{
+    const struct zvs_lag_params *lp = zvs_lag_params(ds->lag);
+    group_identity(d, g, id);
+    if (!id->domain_index && !lp->domain_index)
+        id->key = lp->key;
+}
+
+static bool same_identity(const struct zvs_lag_params *a, const struct zvs_lag_params *b)
+{
+    return a->domain_index == b->domain_index && a->key == b->key &&
+           memcmp(a->system, b->system, sizeof a->system) == 0;
+}
+
 /* The balancing interval in effect: the group's INTERVAL, or vswitchd --test-interval
  * (ours) for a group whose INTERVAL is not OFF. */
 static uint32_t pass_interval(const struct zvsd *d, const struct zvs_cfg_group *g)
@@ -915,15 +932,8 @@ static void group_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg
             group_join_one(d, ds, g->port[k], now, ps);
     if (ps->failed)
         return;
+    /* SHARED, EXCLUSIVE or another DOMAIN letter: not here (identities_follow) */
     const struct zvs_lag_params *lp = zvs_lag_params(ds->lag);
-    if (lp->domain_index != zvsd_ivl_group_index(d, g->name)) {
-        /* SHARED, or EXCLUSIVE again: the members negotiate anew under the new identity */
-        struct zvs_lag_params id = *lp;
-        group_identity(d, g, &id);
-        zvs_lag_set_identity(ds->lag, id.domain_index, id.system, id.key, now);
-        zvs_info("VSWITCH %s port group %s: %s", ds->cfg.name, g->name,
-                 id.domain_index ? "SHARED in the IVL domain" : "EXCLUSIVE");
-    }
     if (lp->pg.lacp != g->lacp) {
         zvs_lag_set_lacp(ds->lag, g->lacp, now);
         zvs_info("VSWITCH %s port group %s: LACP %s", ds->cfg.name, g->name,
@@ -1117,6 +1127,30 @@ static void switch_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cf
     ds->cfg = *vs;
 }
 
+/* Each running group's identity follows its definition once the pass stands: SHARED,
+ * EXCLUSIVE again, or another DOMAIN letter makes its members send their last LACPDU and
+ * negotiate anew (zvs_lag_set_identity), which no rollback could take back; inside the
+ * transaction a later step failing would have the partner negotiate twice. */
+static void identities_follow(struct zvsd *d, uint64_t now)
+{
+    for (unsigned i = 0; i < d->nsw; i++) {
+        struct d_switch *ds = &d->sw[i];
+        if (!ds->sw || !ds->lag)
+            continue;
+        const struct zvs_lag_params *lp = zvs_lag_params(ds->lag);
+        int gi = zvs_cfg_find_group(d->run, lp->pg.name);
+        if (gi < 0)
+            continue;
+        struct zvs_lag_params id = *lp;
+        group_identity_wanted(d, ds, &d->run->group[gi], &id);
+        if (same_identity(lp, &id))
+            continue;
+        zvs_lag_set_identity(ds->lag, id.domain_index, id.system, id.key, now);
+        zvs_info("VSWITCH %s port group %s: %s", ds->cfg.name, lp->pg.name,
+                 id.domain_index ? "SHARED in the IVL domain" : "EXCLUSIVE");
+    }
+}
+
 int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer,
                    char *why, size_t whylen)
 {
@@ -1150,7 +1184,8 @@ int zvsd_reconcile(struct zvsd *d, struct zvs_cp_response *r, const char *viewer
     /* Watched names follow only a configuration that stands (they cannot fail a pass;
      * a rollback's pass brings back the names of the one before). */
     zvsd_names_reconcile(d);
-    zvsd_ivl_reconcile(d);              /* likewise the IVL domain: a join is not undone */
+    identities_follow(d, now);          /* likewise LACP under a new identity, before the */
+    zvsd_ivl_reconcile(d);              /* IVL domain (its definition holds the identity) */
     d->problems = pass.seen;
     d->nproblems = pass.nseen;
     return pass.count;

@@ -22,13 +22,20 @@
  *     OUTBOUND to the lowest system that distributes; bad frames are counted;
  *   - the IVL device's D6R21 counts what crossed its wire, as an OSA's does: the wrapped
  *     copies sent (one per system) and every wrapped frame received for our IVL MAC,
- *     refused ones too. */
+ *     refused ones too;
+ *   - the IVL port follows the TYPE IVL switch (SYSTEM-IVL-MOVE.CONFIG): SET VSWITCH
+ *     IVLVSW RDEV E01 moves it to ivl1, DETACH VSWITCH IVLVSW closes it, and the switch
+ *     defined again with DOMAIN B gives the partner the System ID of domain B;
+ *   - SHARED in a command whose pass fails after the group's step (the fault seam,
+ *     SYSTEM-IVL-FALLBACK.CONFIG): no LACPDU, the group as it was; the identity changes
+ *     only once a pass stands. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +45,7 @@
 #include "daemon/daemon.h"
 #include "daemon/evloop.h"
 #include "daemon/ivl_conf.h"
+#include "daemon/step_fault.h"
 #include "ivl/cluster_mem.h"
 #include "ivl/frame.h"
 #include "ivl/domain.h"
@@ -49,7 +57,8 @@
 
 #define TOKEN_MS 2000u                  /* as IVL HEARTBEAT TIMEOUT 2 in the files */
 
-static const char *const links[] = { "ivl0", "osa28ba", "osa2902", NULL };
+static const char *const links[] = { "ivl0", "osa28ba", "osa2902", "ivl1", "osa2a00", "osa2b00",
+                                      NULL };
 static const char *const names[4] = { "", "ZVMA", "ZVMB", "ZVMC" };
 
 struct twin {
@@ -580,6 +589,114 @@ static void test_ivl_device_counts_its_wire(void **state)
     assert_int_equal(v.tx_discards + v.rx_discards, 0);
 }
 
+/* The IVL switch given another RDEV: the IVL port leaves E00 (free for another switch)
+ * and opens on E01, where the guests' broadcasts now cross. */
+static void test_ivl_port_follows_the_rdev(void **state)
+{
+    struct twin t;
+    struct herm *h = start(&t, "tests/unit/hermetic/SYSTEM-IVL-MOVE.CONFIG", 1, TOKEN_MS);
+    shared_and_joined(h, &t, 0);
+    contains(herm_op(h, "QUERY VSWITCH GLOBSW"), "  IVL port: 0E00  UP  MTU: ");
+    contains(herm_op(h, "SET VSWITCH IVLVSW RDEV E01"), "Command complete");
+    herm_warp(h, 13);
+    contains(herm_op(h, "QUERY VSWITCH GLOBSW"), "  IVL port: 0E01  UP  MTU: ");
+    herm_op(h, "SET VSWITCH GLOBSW GRANT LNXA");
+    herm_op(h, "COUPLE USERID LNXA F000 TO SYSTEM GLOBSW");
+    struct herm_guest *a = herm_guest_attach(h, "LNXA", 0xF000);
+    uint64_t old_rx = herm_link(h, "ivl0")->data_rx;
+    uint8_t f[100];
+    herm_frame(f, 100, BCAST, MAC_A, 1);
+    herm_guest_send(h, a, f, 100, 1);
+    assert_int_equal(herm_link(h, "ivl1")->data_rx, 2);     /* FLOOD to systems 2 and 3 */
+    assert_int_equal(herm_link(h, "ivl0")->data_rx, old_rx);
+    stop(h, &t);
+}
+
+/* DETACH VSWITCH of the IVL switch: the IVL port closes and says why it is not open. */
+static void test_ivl_port_closes_at_detach(void **state)
+{
+    struct twin t;
+    struct herm *h = start(&t, "tests/unit/hermetic/SYSTEM-IVL-MOVE.CONFIG", 1, TOKEN_MS);
+    shared_and_joined(h, &t, 0);
+    contains(herm_op(h, "QUERY VSWITCH GLOBSW"), "  IVL port: 0E00  UP  MTU: ");
+    herm_op(h, "DETACH VSWITCH IVLVSW");
+    herm_warp(h, 13);
+    contains(herm_op(h, "QUERY VSWITCH GLOBSW"),
+             "  IVL port: not open: no VSWITCH of TYPE IVL with an RDEV");
+    stop(h, &t);
+}
+
+/* The IVL switch defined again with DOMAIN B: the actor's System ID becomes domain B's
+ * (802.1AX-2020 9.3.2: the portal's one emulated System ID), the domain and the IVL port
+ * are made again under the new letter. */
+static void test_domain_letter_changes_the_system_id(void **state)
+{
+    struct twin t;
+    struct herm *h = start(&t, "tests/unit/hermetic/SYSTEM-IVL-MOVE.CONFIG", 1, TOKEN_MS);
+    shared_and_joined(h, &t, 0);
+    partner_sees_the_domain(h);
+    herm_op(h, "DETACH VSWITCH IVLVSW");
+    contains(herm_op(h, "DEFINE VSWITCH IVLVSW TYPE IVL DOMAIN B RDEV E00"), "is created");
+    herm_replug(h, "ivl0");             /* closed by the DETACH: plugged in again */
+    herm_warp(h, 20);
+    const uint8_t domain_b[6] = { 0x02, 'I', 'V', 'L', 0x00, 'B' };
+    uint8_t sys[6], st;
+    uint16_t key, port;
+    last_actor(h, "osa28ba", sys, &key, &port, &st);
+    assert_memory_equal(sys, domain_b, 6);
+    assert_int_equal(key, 1);
+    assert_int_equal(port, 0x0101);
+    last_actor(h, "osa2902", sys, &key, &port, &st);
+    assert_memory_equal(sys, domain_b, 6);
+    const char *q = herm_op(h, "QUERY VSWITCH GLOBSW");
+    contains(q, "  IVL domain: B  Status: ");
+    contains(q, "  IVL port: 0E00  UP  MTU: ");
+    stop(h, &t);
+}
+
+/* SET PORT GROUP ... SHARED whose pass fails after the group's step (the fallback RDEV
+ * 2A00 cannot be attached again): the command is rolled back with no LACPDU sent, under
+ * either identity, and QUERY PORT GROUP unchanged; the same command once the pass stands
+ * gives the partner the domain's identity. */
+static void test_failed_shared_keeps_the_identity(void **state)
+{
+    struct twin t;
+    struct herm *h = start(&t, "tests/unit/hermetic/SYSTEM-IVL-FALLBACK.CONFIG", 1, TOKEN_MS);
+    herm_warp(h, 3);
+    /* 2A00 reopened in a new order: a dummy link opens once, so it waits for its cable */
+    contains(herm_op(h, "SET VSWITCH GLOBSW RDEV 2B00 2A00"), "RDEV 2A00 cannot be opened");
+    herm_replug(h, "osa2a00");
+    const uint8_t own[6] = { 0x02, 0x00, 0x0C, 0x00, 0x00, 0x00 };   /* MACPREFIX 02000C */
+    uint8_t sys[6], st;
+    uint16_t key, port;
+    last_actor(h, "osa28ba", sys, &key, &port, &st);
+    assert_memory_equal(sys, own, 6);
+    char *before = strdup(herm_op(h, "QUERY PORT GROUP GG"));
+    assert_non_null(before);
+    uint64_t pdus[2] = { herm_link(h, "osa28ba")->lacpdu_rx, herm_link(h, "osa2902")->lacpdu_rx };
+    zvsd_step_fail(h->d, ZVSD_STEP_UPLINK_ADD, 1, ENOSPC);
+    int rc;
+    const char *out = herm_cp(h, "OPERATOR", "ABCDEFG", "SET PORT GROUP GG LACP ACTIVE SHARED",
+                              &rc);
+    assert_int_equal(rc, 1119);
+    contains(out, "VSWITCH GLOBSW RDEV 2A00: no room for the uplink");
+    zvsd_step_fail(h->d, ZVSD_STEP_UPLINK_ADD, 0, 0);
+    assert_int_equal(herm_link(h, "osa28ba")->lacpdu_rx, pdus[0]);
+    assert_int_equal(herm_link(h, "osa2902")->lacpdu_rx, pdus[1]);
+    assert_string_equal(herm_op(h, "QUERY PORT GROUP GG"), before);
+    free(before);
+    herm_warp(h, 5);
+    last_actor(h, "osa28ba", sys, &key, &port, &st);
+    assert_memory_equal(sys, own, 6);
+    /* the pass stands: the members negotiate under the domain's identity */
+    herm_replug(h, "osa2a00");
+    contains(herm_op(h, "SET PORT GROUP GG LACP ACTIVE SHARED"), "Command complete");
+    peers_start(h, &t, 0);
+    herm_warp(h, 17);
+    partner_sees_the_domain(h);
+    stop(h, &t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -594,6 +711,10 @@ int main(void)
         cmocka_unit_test(test_corosync_conf_checked),
         cmocka_unit_test(test_frames_cross_the_ivl),
         cmocka_unit_test(test_ivl_device_counts_its_wire),
+        cmocka_unit_test(test_ivl_port_follows_the_rdev),
+        cmocka_unit_test(test_ivl_port_closes_at_detach),
+        cmocka_unit_test(test_domain_letter_changes_the_system_id),
+        cmocka_unit_test(test_failed_shared_keeps_the_identity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
