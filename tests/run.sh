@@ -41,8 +41,10 @@
 # (SCHED_IDLE, `chrt --idle`), up to TEST_JOBS at once, beside the labs from the first lab to
 # the last: it takes only CPU that no lab wants, so a lab's timing is what it is alone, and the
 # labs' waiting (LACP timers, boots, intervals) is no longer time the run spends idle. A unit
-# test whose source reads a clock, polls, sleeps or starts processes is not such work: it runs
-# in the side-by-side pool as before. FILL=0 turns this off.
+# test whose source reads a clock, polls, sleeps or starts processes, and a hermetic script
+# that waits with a bound, are not such work: they run in the side-by-side pool as before.
+# The hang guards of idle-class work are ten minutes longer. FILL=0 turns this off (the
+# fuzz targets are then built before the tests).
 # Each test writes its own log in $BUILD/test-logs/; its result line is printed when it
 # ends (never interleaved), with the log's tail when it failed. TEST_JOBS=1 runs
 # everything one after another. TEST_ONLY='PATTERN...' (shell patterns on test names,
@@ -333,21 +335,23 @@ jobs_of() {  # jobs_of ARRAY CMD...
 # not 0) the work without a clock of its own runs at the idle class beside all of that (see
 # the top), and the unit tests that run alone go first.
 run_parts() {  # run_parts fuzz|hermetic|unit|labs|guests ...
-  local p side=() long=() light=() alone=() first=() fill=() fuzz=() j t filling=0
+  local p side=() long=() light=() alone=() first=() fill=() fuzz=() j filling=0
+  # place TIMED JOB...: each job to the idle-class work (filling, and TIMED says it keeps
+  # no time of its own) or to the side-by-side pool (run_parts' own arrays)
+  place() {
+    local timed=$1 t; shift
+    for t in "$@"; do
+      if [ $filling -eq 1 ] && ! "$timed" "${t#*:}"; then fill+=("$t"); else side+=("$t"); fi
+    done
+  }
   if [[ " $* " == *" labs "* ]] && [ "$TEST_JOBS" -gt 1 ] && [ "${FILL:-1}" != 0 ]; then
     filling=1
   fi
   for p in "$@"; do
     case $p in
       fuzz) jobs_of j fuzz_jobs; fuzz+=("${j[@]}") ;;
-      hermetic) jobs_of j it_jobs hermetic
-                for t in "${j[@]}"; do
-                  if [ $filling -eq 1 ] && ! it_timed "${t#it:}"; then fill+=("$t"); else side+=("$t"); fi
-                done ;;
-      unit) jobs_of j unit_jobs parallel
-            for t in "${j[@]}"; do
-              if [ $filling -eq 1 ] && ! unit_timed "${t#unit:}"; then fill+=("$t"); else side+=("$t"); fi
-            done
+      hermetic) jobs_of j it_jobs hermetic; place it_timed "${j[@]}" ;;
+      unit) jobs_of j unit_jobs parallel; place unit_timed "${j[@]}"
             jobs_of j unit_jobs alone
             if [ $filling -eq 1 ]; then first+=("${j[@]}"); else alone+=("${j[@]}"); fi ;;
       labs) jobs_of j it_jobs parallel; side+=("${j[@]}")
