@@ -28,20 +28,17 @@ storm_start() {
 
 vsw_rss_kb() { awk '/^RssAnon:/ { print $2 }' "/proc/$VSWITCHD_PID/status"; }
 vsw_fds() { ls "/proc/$VSWITCHD_PID/fd" | wc -l; }
+# link_stat NS DEV rx|tx FIELD: the kernel's counter FIELD (packets, dropped, ...) of DEV.
+link_stat() { ip -n "$1" -s -j link show dev "$2" |
+  $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"][sys.argv[1]][sys.argv[2]])' "$3" "$4"; }
 # Frames the switch model's end of a member's wire received (the kernel's veth counter):
 # what vswitchd put on the wire, before the switch model (userspace test equipment) reads it.
-wire_rx() { ip -n "$NS_PHY" -s -j link show dev "sw-osa${1,,}" |
-  $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["packets"])'; }
+wire_rx() { link_stat "$NS_PHY" "sw-osa${1,,}" rx packets; }
 # What the kernel dropped on member RDEV's veth after vswitchd's send returned (the veth
 # counts a frame the peer's backlog refused as tx dropped on vswitchd's end, rx dropped on
 # the switch model's): below vswitchd, and counted, so the wire check can still be exact.
 wire_dropped() {
-  local a b
-  a=$(ip -n "$NS_SW" -s -j link show dev "osa${1,,}" |
-    $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["tx"]["dropped"])')
-  b=$(ip -n "$NS_PHY" -s -j link show dev "sw-osa${1,,}" |
-    $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["dropped"])')
-  echo $((a + b))
+  echo $(( $(link_stat "$NS_SW" "osa${1,,}" tx dropped) + $(link_stat "$NS_PHY" "sw-osa${1,,}" rx dropped) ))
 }
 
 # The member that carries LNXA -> LAN: the one whose TX grows under 50 pings.
