@@ -380,6 +380,12 @@ static void tell(struct zvsd_ivl *iv)
     enum zvs_ivl_status st = zvs_ivl_domain_status(iv->dom);
     if (!iv->told_any || st != iv->told)
         zvsd_say(d, ZVS_CPMSG_IVL_STATUS, NULL, iv->cfg.vswitch, zvs_ivl_status_name(st), NULL);
+    if (st != ZVS_IVL_ALONE_NO_ENGINE && st != ZVS_IVL_ALONE_UNCONFIGURED &&
+        iv->alone[0]) {                 /* a corosync started since: joined */
+        iv->alone[0] = '\0';
+        zvs_info("IVL domain: VSWITCH %s joined as system %s, index %u, node %u",
+                 iv->cfg.vswitch, iv->cfg.system, iv->cfg.index, zvs_cluster_node_id(iv->cl));
+    }
     iv->told = st;
     iv->told_any = true;
     struct zvs_ivl_system_view v[ZVS_CL_MAX_NODES];

@@ -227,7 +227,7 @@ static void on_quorum(void *arg, bool quorate, const uint32_t *nodes, unsigned n
     evaluate(d, false);
 }
 
-#define RETRY_NS 1000000000ull         /* a join again, while the engine is lost */
+#define RETRY_NS 1000000000ull         /* a join again, while the engine is lost or absent */
 
 static void on_lost(void *arg)
 {
@@ -310,10 +310,16 @@ void zvs_ivl_domain_set_members(struct zvs_ivl_domain *d, const struct zvs_ivl_m
 
 void zvs_ivl_domain_run(struct zvs_ivl_domain *d, uint64_t now)
 {
-    if (d->cl && d->engine_lost && now >= d->retry_at) {
+    /* The engine lost after the join, or not running when the system started: a join
+     * again once a second, so a corosync started after vswitchd brings the system into
+     * its domain (ALONE, then JOINING until the view and quorum, then ACTIVE) without a
+     * restart. */
+    bool waiting = d->engine_lost || d->alone == ZVS_IVL_ALONE_NO_ENGINE;
+    if (d->cl && waiting && now >= d->retry_at) {
         if (zvs_cluster_join(d->cl) == 0) {
             d->joined = true;
             d->engine_lost = false;
+            d->alone = ZVS_IVL_ACTIVE;
             evaluate(d, false);
         } else {
             d->retry_at = now + RETRY_NS;

@@ -12,9 +12,11 @@
  *     distribution, key, actor system) or index disagrees with it refuses to share. Both
  *     sides report the disagreement; only the one that disagrees leaves;
  *   - with no cluster (not configured) or no engine at start, the system runs alone and
- *     keeps its own members aggregating, and says so (status); an engine lost after the
- *     join is not "alone": the others may hold the LAG by now, so this system leaves it
- *     and joins again (once a second) until the engine is back;
+ *     keeps its own members aggregating, and says so (status); with no engine it tries
+ *     the join again once a second, and joins when corosync starts (then JOINING, its
+ *     members held until the view and quorum answer, as any join); an engine lost after
+ *     the join is not "alone": the others may hold the LAG by now, so this system leaves
+ *     it and joins again (once a second) until the engine is back;
  *   - HEARTBEAT TIMEOUT (IBM's) is corosync's token timeout: a difference is reported.
  * Free of the daemon: the owner feeds it its members and reads its answers.
  */

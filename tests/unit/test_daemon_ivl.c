@@ -13,7 +13,8 @@
  *   - corosync lost under the joined daemon (COROSYNC LOST: held), and back;
  *   - a peer whose group definition differs is refused and reported here too; a daemon
  *     whose own definition differs from the domain's (a lower node id's) refuses and holds;
- *   - no corosync running: the system runs alone, aggregating, and says so;
+ *   - no corosync running: the system runs alone, aggregating, and says so; a corosync
+ *     started afterwards brings it into the domain with no restart;
  *   - HEARTBEAT TIMEOUT against a token timeout that differs: reported and shown;
  *   - the data path over the IVL port (the IVL switch's RDEV ivl0, its far end played by
  *     the test as systems 2 and 3): a guest's broadcast crosses as FLOOD to each, once; a
@@ -369,6 +370,13 @@ static void test_no_corosync_runs_alone(void **state)
     contains(q, "  IVL domain: A  Status: ALONE (COROSYNC NOT RUNNING)  Systems: 1");
     contains(herm_console_read(h, op), "ZVSIVL1264W VSWITCH GLOBSW runs alone: corosync is"
                                        " not running (no answer on its IPC)");
+    /* corosync started afterwards: the join tried once a second finds it, no restart */
+    zvs_cluster_mem_set_engine(t.net, 1, true, now_ns(h));
+    herm_warp(h, 16);
+    q = herm_op(h, "QUERY PORT GROUP GG");
+    contains(q, "Members: 2  Distributing: 2");
+    contains(q, "  IVL domain: A  Status: ACTIVE  Systems: 3");
+    contains(herm_console_read(h, op), "ZVSIVL1263I VSWITCH GLOBSW IVL domain status is ACTIVE");
     stop(h, &t);
 }
 

@@ -5,7 +5,7 @@
  * corosync that dies under a running vswitchd takes that system out until it is back; two
  * systems with auto_tie_breaker (the lowest node id keeps the LAG; killing it takes the LAG
  * down by design); a definition or index that disagrees (reported on both sides, refused
- * by the one that differs); no corosync; HEARTBEAT TIMEOUT against the token timeout;
+ * by the one that differs); no corosync, and corosync started after vswitchd; HEARTBEAT TIMEOUT against the token timeout;
  * malformed state messages counted by reason; a state message the engine refuses (CPG's
  * flow control while a view syncs) sent again, never lost. */
 #include <stdarg.h>
@@ -390,6 +390,41 @@ static void no_engine_or_no_cluster_runs_alone(void **state)
     zvs_ivl_domain_free(d);
 }
 
+/* Corosync started after vswitchd: the system runs alone until then, tries the join once
+ * a second, and joins the domain of the two that run (JOINING, then ACTIVE) with no
+ * restart; its members reach the others. */
+static void engine_started_later_joins(void **state)
+{
+    struct lab *l = lab_new(3, false);
+    struct zvs_ivl_system_view v[ZVS_CL_MAX_NODES];
+    zvs_cluster_mem_set_engine(l->net, 3, false, l->now);
+    for (unsigned n = 1; n <= 2; n++) {
+        struct zvs_ivl_domain_cfg c = cfg_of(n);
+        start_system(l, n, &c);
+        give_members(l, n, UP);
+    }
+    struct zvs_ivl_domain_cfg c3 = cfg_of(3);
+    l->d[3] = zvs_ivl_domain_new(&c3, zvs_cluster_mem_new(l->net, 3, NULL), on_changed,
+                                 &l->changes[3]);
+    assert_int_equal(zvs_ivl_domain_start(l->d[3]), -ENOTCONN);
+    give_members(l, 3, UP);
+    run_until(l, l->now + 2500 * MS);   /* retries find no engine: still alone */
+    assert_status(l, 3, ZVS_IVL_ALONE_NO_ENGINE);
+    assert_true(zvs_ivl_domain_aggregating(l->d[3]));
+    assert_null(known(l, 1, 3, v));
+    assert_status(l, 1, ZVS_IVL_ACTIVE);
+    unsigned before = l->changes[3];
+    zvs_cluster_mem_set_engine(l->net, 3, true, l->now);
+    run_until(l, l->now + 1010 * MS);
+    assert_true(l->changes[3] > before);
+    for (unsigned n = 1; n <= 3; n++) {
+        assert_status(l, n, ZVS_IVL_ACTIVE);
+        assert_int_equal(zvs_ivl_domain_systems(l->d[n], v, ZVS_CL_MAX_NODES), 3);
+    }
+    assert_int_equal(known(l, 1, 3, v)->nmembers, 2);
+    lab_free(l);
+}
+
 static void bad_configuration_refused(void **state)
 {
     struct zvs_ivl_domain_cfg c = cfg_of(1);
@@ -552,6 +587,7 @@ int main(void)
         cmocka_unit_test(disagreeing_definition_refuses),
         cmocka_unit_test(index_collision_refuses_higher_node),
         cmocka_unit_test(no_engine_or_no_cluster_runs_alone),
+        cmocka_unit_test(engine_started_later_joins),
         cmocka_unit_test(bad_configuration_refused),
         cmocka_unit_test(heartbeat_against_token),
         cmocka_unit_test(malformed_state_counted_and_dropped),
