@@ -68,8 +68,13 @@ storm_flap() {
   local dev=sw-osa${FLAP_MEMBER,,}
   local rss0 fds0 r0 r1
   rss0=$(vsw_rss_kb); fds0=$(vsw_fds)
-  r0=$(lab_stats); cp "$r0" "$WORK/flap0"
+  # The wire's counters before vswitchd's and after them (r1, then the wire, below): a
+  # LACPDU sent between two readings then lands in the wire's count only, which the
+  # check allows (two), never in vswitchd's only, which it could not tell from a loss.
+  # (Read the other way round, a LACPDU sent while lab_stats ran went missing from the
+  # wire's delta: a one-frame failure seen under ASan, whose report is slow.)
   local w0 wd0; w0=$(wire_rx "$FLAP_CARRY"); wd0=$(wire_dropped "$FLAP_CARRY")
+  r0=$(lab_stats); cp "$r0" "$WORK/flap0"
   ip netns exec "$NS_LAN" iperf3 -s -1 -D -p 5301 >/dev/null 2>&1
   sleep 0.3
   ip netns exec "$NS_A" iperf3 -u -c "${LAB_IP[lan]}" -p 5301 -b 20M -l 1000 -t $((secs + 2)) --json \
