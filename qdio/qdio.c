@@ -556,6 +556,12 @@ struct zvs_qdio {
 
 #define IN_MIN_ENTRY  64u   /* room an input entry must offer: header + 18 frame bytes */
 
+/* One adapter counter to the region, where the program reads it: the calls on the frame
+ * path publish only the counters they changed. */
+#define PUBLISH_COUNTER(q, name) \
+    __atomic_store_n(&(q)->hdr->adapter.name, (q)->ctr.name, __ATOMIC_RELAXED)
+
+/* Every adapter counter to the region (reset: the program attaching next reads them). */
 static void publish_counters(struct zvs_qdio *q)
 {
     const uint64_t *src = (const uint64_t *)&q->ctr;
@@ -880,11 +886,11 @@ int zvs_qdio_poll_output(struct zvs_qdio *q, struct zvs_frame *out, int max, uin
     if (n > 0) {
         q->ctr.out_frames += (uint64_t)n;
         q->ctr.out_bytes += bytes;
-        __atomic_store_n(&q->hdr->adapter.out_frames, q->ctr.out_frames, __ATOMIC_RELAXED);
-        __atomic_store_n(&q->hdr->adapter.out_bytes, q->ctr.out_bytes, __ATOMIC_RELAXED);
+        PUBLISH_COUNTER(q, out_frames);
+        PUBLISH_COUNTER(q, out_bytes);
     }
     if (q->ctr.out_errors != errors)
-        __atomic_store_n(&q->hdr->adapter.out_errors, q->ctr.out_errors, __ATOMIC_RELAXED);
+        PUBLISH_COUNTER(q, out_errors);
     return n;
 }
 
@@ -930,8 +936,7 @@ void zvs_qdio_release(struct zvs_qdio *q, const struct zvs_frame *frames, int n)
     }
     q->rec_frames = NULL;               /* a record serves one release */
     if (q->ctr.out_bufs_processed != processed)
-        __atomic_store_n(&q->hdr->adapter.out_bufs_processed, q->ctr.out_bufs_processed,
-                         __ATOMIC_RELAXED);
+        PUBLISH_COUNTER(q, out_bufs_processed);
 }
 
 /* ---- Input queue: switch -> guest --------------------------------------------------- */
@@ -1032,6 +1037,7 @@ static bool in_take(struct zvs_qdio *q)
         if (sbalf != 0) {
             q->inq->sbalf[b] = sbalf;
             q->ctr.in_bad_bufs++;
+            PUBLISH_COUNTER(q, in_bad_bufs);
             zvs_slsb_set(&q->inq->slsb[b], ZVS_SLSB_P_INPUT_ERROR);
             continue;
         }
@@ -1233,7 +1239,22 @@ int zvs_qdio_deliver(struct zvs_qdio *q, const struct zvs_tx *txs, int n, enum z
     /* A buffer taken but left empty (nothing fit) stays ours for the next burst. */
     if (primed)
         raise_irq(q);
-    publish_counters(q);
+    /* Publish only what this call changed, as the output side does (in_bad_bufs: in_take,
+     * where it changes): a frame delivered, a buffer primed and its interrupt, a frame
+     * discarded for want of a buffer or room. Publishing all eleven counters every call
+     * cost the scale benchmark 55 instructions a frame at one frame a buffer. */
+    if (done > 0) {
+        PUBLISH_COUNTER(q, in_frames);
+        PUBLISH_COUNTER(q, in_bytes);
+    }
+    if (primed) {
+        PUBLISH_COUNTER(q, in_bufs_primed);
+        PUBLISH_COUNTER(q, interrupts);
+    }
+    if (done < n) {
+        PUBLISH_COUNTER(q, iq_full);
+        PUBLISH_COUNTER(q, in_oversize);
+    }
     if (done < n)
         *why = w;
     return done;
