@@ -558,7 +558,6 @@ struct zvs_qdio {
     uint8_t          rec_nbufs;
     uint8_t          rec_buf[OUT_REC_BUFS]; /* their buffers in order, */
     uint8_t          rec_cnt[OUT_REC_BUFS]; /* and each one's frames */
-
 };
 
 #define IN_MIN_ENTRY  64u   /* room an input entry must offer: header + 18 frame bytes */
@@ -1003,7 +1002,8 @@ static uint32_t in_snapshot(struct zvs_qdio *q, const struct zvs_sbal *s, uint16
  * entries (4 KB pages of a 64 KB page set) always pass. Anything else returns 0 (a bad
  * entry, no last entry, or good entries whose OR crosses a bound: one in the data area's
  * last 4 KB, rooms of mixed sizes), and in_snapshot then reads every entry anew and
- * alone decides. */
+ * alone decides. Its 16 entries are buf_entries: zvs_qdio_create makes every region's
+ * buffers ZVS_QDIO_NSBALE entries long. */
 static inline uint32_t in_snapshot_plain(struct zvs_qdio *q, const struct zvs_sbal *s)
 {
     const uint32_t room_max = q->geo.entry_size - IN_MIN_ENTRY;
@@ -1261,8 +1261,7 @@ int zvs_qdio_deliver(struct zvs_qdio *q, const struct zvs_tx *txs, int n, enum z
     if (done < n) {
         PUBLISH_COUNTER(q, iq_full);
         PUBLISH_COUNTER(q, in_oversize);
-    }
-    if (done < n)
         *why = w;
+    }
     return done;
 }
