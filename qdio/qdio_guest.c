@@ -200,11 +200,13 @@ static void in_arm(struct zvs_qdio_guest *g, uint32_t b, uint8_t set)
 
     g->in_set[b] = set;
     uint64_t base = in_share(g, b);
+    /* The last-entry flag after the loop: a loop of equal entries is straight stores. */
     for (uint32_t e = 0; e < ZVS_QDIO_NSBALE; e++) {
         s->e[e].addr = base + (uint64_t)e * ZVS_QDIO_ENTRY_SIZE;
         s->e[e].length = ZVS_QDIO_ENTRY_SIZE;
-        s->e[e].flags = e + 1 == ZVS_QDIO_NSBALE ? ZVS_SBALE_LAST_ENTRY : 0;
+        s->e[e].flags = 0;
     }
+    s->e[ZVS_QDIO_NSBALE - 1].flags = ZVS_SBALE_LAST_ENTRY;
     g->inq->sbalf[b] = 0;
     zvs_slsb_set(&g->inq->slsb[b], ZVS_SLSB_CU_INPUT_EMPTY);
 }

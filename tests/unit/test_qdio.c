@@ -981,6 +981,151 @@ static void test_bad_input_entries_refused(void **state)
     env_close(&e);
 }
 
+/* Offer input buffer b (0x41) with rooms cap[0..n-1] from offset off on, 4 KB apart, the
+ * last one flagged; the entries after it hold garbage the adapter must not read. */
+static void arm_input(struct env *e, uint32_t b, uint64_t off, const uint32_t *cap, uint32_t n)
+{
+    struct zvs_sbal *s = &e->inq->sbal[b];
+
+    for (uint32_t k = 0; k < ZVS_QDIO_NSBALE; k++) {
+        s->e[k].addr = k < n ? off + (uint64_t)k * 4096 : UINT64_MAX - k;
+        s->e[k].length = k < n ? cap[k] : 0;
+        s->e[k].flags = k + 1 == n ? ZVS_SBALE_LAST_ENTRY : 0;
+    }
+    zvs_slsb_set(&e->inq->slsb[b], ZVS_SLSB_CU_INPUT_EMPTY);
+}
+
+/* Deliver one frame of len bytes, buffer b being the adapter's next; returns the SLSB
+ * state b is left in and checks the frame landed in its entry 0 when it is primed (when
+ * b is refused, the frame goes to buffer b + 1, which the guest library armed). */
+static uint8_t take_one(struct env *e, uint32_t b, uint32_t len)
+{
+    uint8_t frame[1500];
+    struct zvs_frame f = { .data = frame, .len = len };
+    struct zvs_tx tx = { .f = &f, .tag_op = ZVS_TAG_KEEP };
+    enum zvs_drop why = ZVS_DROP__COUNT;
+
+    make_frame(frame, len, b, 0);
+    int done = zvs_qdio_deliver(e->q, &tx, 1, &why);
+    uint8_t st = e->inq->slsb[b];
+    if (st == 0x82) {
+        const struct zvs_sbale *se = &e->inq->sbal[b].e[0];
+        assert_int_equal(done, 1);
+        assert_int_equal(se->length, ZVS_QDIO_FHDR_LEN + len);
+        assert_int_equal(se->flags, ZVS_SBALE_LAST_ENTRY);
+        assert_memory_equal(e->data + se->addr + ZVS_QDIO_FHDR_LEN, frame, len);
+    }
+    return st;
+}
+
+/* The adapter takes an input buffer in one pass that accepts only entries it can prove
+ * good with one OR a field, and reads the buffer anew with the exact checks otherwise:
+ * both must accept and refuse the same buffers, with the same snapshot. */
+static void test_input_take_exact_at_the_bounds(void **state)
+{
+    struct env e;
+    const uint32_t page[16] = { 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096,
+                                4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096 };
+    const uint32_t mixed[3] = { 1500, 4096, 200 };      /* good rooms whose OR is not */
+    const uint32_t tail[1] = { 2048 };
+    const uint32_t min[2] = { 64, 4096 };
+    const uint32_t under[1] = { 63 };
+    const uint32_t over[1] = { 4097 };
+    uint32_t b = 0;
+
+    env_open(&e, QS_8M);
+    /* the data area's last page, whole: the largest offset the one pass passes */
+    arm_input(&e, b, QS_8M - 4096, page, 1);
+    assert_int_equal(take_one(&e, b++, 100), 0x82);
+    /* half of it, from its middle: good, past what the one pass proves */
+    arm_input(&e, b, QS_8M - 2048, tail, 1);
+    assert_int_equal(take_one(&e, b++, 100), 0x82);
+    assert_int_equal(e.inq->sbal[b - 1].e[0].addr, QS_8M - 2048);
+    /* a byte more than the data area holds */
+    arm_input(&e, b, QS_8M - 4095, page, 1);
+    assert_int_equal(take_one(&e, b, 100), 0x8F);
+    assert_int_equal(e.inq->sbalf[b], ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_ADDR));
+    b += 2;
+    /* rooms of mixed sizes, a frame filling the first */
+    arm_input(&e, b, 0, mixed, 3);
+    assert_int_equal(take_one(&e, b++, 1500 - ZVS_QDIO_FHDR_LEN), 0x82);
+    /* the smallest room and one under it, the largest and one over it */
+    arm_input(&e, b, 8192, min, 2);
+    assert_int_equal(take_one(&e, b++, 32), 0x82);
+    arm_input(&e, b, 0, under, 1);
+    assert_int_equal(take_one(&e, b, 32), 0x8F);
+    assert_int_equal(e.inq->sbalf[b], ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_SIZE));
+    b += 2;
+    arm_input(&e, b, 0, over, 1);
+    assert_int_equal(take_one(&e, b, 32), 0x8F);
+    assert_int_equal(e.inq->sbalf[b], ZVS_QDIO_SBALF(0, ZVS_QDIO_ERR_SIZE));
+    b += 2;
+    /* a bad entry after good ones names itself; no last entry names the sixteenth */
+    arm_input(&e, b, 0, page, 16);
+    e.inq->sbal[b].e[9].length = 4097;
+    assert_int_equal(take_one(&e, b, 100), 0x8F);
+    assert_int_equal(e.inq->sbalf[b], ZVS_QDIO_SBALF(9, ZVS_QDIO_ERR_SIZE));
+    b += 2;
+    arm_input(&e, b, 0, page, 16);
+    e.inq->sbal[b].e[15].flags = 0;
+    assert_int_equal(take_one(&e, b, 100), 0x8F);
+    assert_int_equal(e.inq->sbalf[b], ZVS_QDIO_SBALF(15, ZVS_QDIO_ERR_NO_LAST));
+    assert_int_equal(e.inq->slsb[b + 1], 0x82);
+    struct zvs_qdio_counters c = ctrs(&e);
+    assert_int_equal(c.adapter.in_bad_bufs, 5);
+    assert_int_equal(c.adapter.in_bufs_primed, 9);
+    assert_int_equal(c.adapter.in_frames, 9);
+    assert_int_equal(e.hdr->adapter.in_bad_bufs, 5);        /* published as they happen */
+    assert_int_equal(e.hdr->adapter.in_bufs_primed, 9);
+    env_close(&e);
+}
+
+/* A guest that rewrites an entry after the adapter took its buffer steers nothing: the
+ * adapter writes where the entries pointed when it took the buffer, and writes those
+ * entries back. The buffer is taken by the one pass (pages) and by the exact checks
+ * (an entry in the data area's last 4 KB); a frame too large for its one room of 64
+ * bytes is discarded and leaves it taken, empty, for the next delivery. */
+static void test_input_entries_rewritten_after_take(void **state)
+{
+    const uint64_t where[2] = { 8192, QS_1M - 1024 };
+
+    for (int i = 0; i < 2; i++) {
+        struct env e;
+        const uint32_t room[1] = { 64 };
+        uint8_t big[2000], small[32];
+        struct zvs_frame fb = { .data = big, .len = sizeof(big) };
+        struct zvs_frame fs = { .data = small, .len = sizeof(small) };
+        struct zvs_tx tb = { .f = &fb, .tag_op = ZVS_TAG_KEEP };
+        struct zvs_tx ts = { .f = &fs, .tag_op = ZVS_TAG_KEEP };
+        enum zvs_drop why = ZVS_DROP__COUNT;
+
+        env_open(&e, QS_1M);
+        arm_input(&e, 0, where[i], room, 1);
+        make_frame(big, sizeof(big), 1, 0);
+        make_frame(small, sizeof(small), 2, 0);
+        assert_int_equal(zvs_qdio_deliver(e.q, &tb, 1, &why), 0);
+        assert_int_equal(why, ZVS_DROP_OVERSIZE);
+        assert_int_equal(ctrs(&e).adapter.in_oversize, 1);
+        assert_int_equal(e.hdr->adapter.in_oversize, 1);
+        assert_int_equal(e.inq->slsb[0], 0x41);             /* taken, left empty */
+        /* the guest points the entry outside the data area and widens it */
+        e.inq->sbal[0].e[0].addr = QS_1M;
+        e.inq->sbal[0].e[0].length = 4096;
+        assert_int_equal(zvs_qdio_deliver(e.q, &ts, 1, &why), 1);
+        assert_int_equal(e.inq->slsb[0], 0x82);
+        assert_int_equal(e.inq->sbal[0].e[0].addr, where[i]);
+        assert_int_equal(e.inq->sbal[0].e[0].length, ZVS_QDIO_FHDR_LEN + sizeof(small));
+        struct rx_log *log = calloc(1, sizeof(*log));
+        assert_non_null(log);
+        assert_int_equal(zvs_qdio_guest_receive(e.g, 64, rx_cb, log), 1);
+        assert_int_equal(log->len[0], sizeof(small));
+        assert_memory_equal(log->bytes[0], small, sizeof(small));
+        assert_int_equal(ctrs(&e).adapter.in_bad_bufs, 0);
+        free(log);
+        env_close(&e);
+    }
+}
+
 /* ---- Signals ---------------------------------------------------------------------- */
 
 static void test_irq_arm_disarm(void **state)
@@ -2103,6 +2248,8 @@ int main(void)
         cmocka_unit_test(test_input_packing_fills_buffers),
         cmocka_unit_test(test_input_queue_full),
         cmocka_unit_test(test_bad_input_entries_refused),
+        cmocka_unit_test(test_input_take_exact_at_the_bounds),
+        cmocka_unit_test(test_input_entries_rewritten_after_take),
         cmocka_unit_test(test_irq_arm_disarm),
         cmocka_unit_test(test_siga_by_ac1),
         cmocka_unit_test(test_output_queue_full),
