@@ -17,9 +17,10 @@
 #   - the IVL cut from system 3: it has no quorum and leaves the LAG, the switch keeps the
 #     other four ports, system 1's guest still reaches the LAN; healed, all six again;
 #   - system 2 killed with SIGKILL (vswitchd and its corosync, its OSA links left up): the
-#     switch drops its ports at LACP's short timeout, the others carry on; restarted, it
-#     joins again from its SYSTEM CONFIG alone (no command typed) and its guest reaches
-#     the LAN.
+#     switch drops its ports at LACP's short timeout, the others carry on; restarted
+#     before its corosync, it runs alone and says so (ZVSIVL1264W), then joins again from
+#     its SYSTEM CONFIG alone (no command typed, no restart) once corosync starts, and its
+#     guest reaches the LAN.
 # The lab itself (namespaces, wires, files, systems) is ivl_lab_lib.sh's.
 . "$(dirname "$0")/ivl_lab_lib.sh"
 command -v tshark >/dev/null || { echo "SKIP: tshark missing"; exit 77; }
@@ -81,10 +82,17 @@ ivl_stop_system 2 KILL
 wait_for 8 bundled "1 3" || fail "the switch kept system 2's ports: $(group_line)"
 guest_ping 1 10.89.0.100 3 || fail "guest 1 -> LAN with system 2 dead"
 ok "system 2 killed: its ports left the bundle, systems 1 and 3 carry on"
-ivl_start_system 2
+# Restarted before its corosync: it runs alone, then joins once corosync starts (the join
+# is tried once a second), no restart and no command.
+ivl_start_system 2 late
+wait_for 5 status_is 2 "ALONE (COROSYNC NOT RUNNING)" ||
+  fail "system 2 without corosync: $(cp_cmd 2 'QUERY PORT GROUP GG' | grep -E 'Status')"
+grep -q "ZVSIVL1264W VSWITCH GLOBSW runs alone: corosync is not running" "$W/s2/vswitchd.log" ||
+  fail "system 2 did not say it runs alone: $(grep ZVSIVL "$W/s2/vswitchd.log" | tail -n 3)"
+touch "$W/s2/corosync.go"
 wait_for 15 bundled "1 2 3" || fail "system 2's ports did not come back: $(group_line)"
 wait_for 5 status_is 2 "ACTIVE  Systems: 3" ||
   fail "system 2 did not rejoin: $(cp_cmd 2 'QUERY PORT GROUP GG' | grep -E 'Status|System|State')"
 guest_ping 2 10.89.0.100 3 || fail "guest 2 -> LAN after the restart"
-ok "system 2 restarted: joined again from its SYSTEM CONFIG, its guest reaches the LAN"
+ok "system 2 restarted before its corosync: alone, then joined when corosync started, its guest reaches the LAN"
 echo "PASS ($((SECONDS - T0)) s)"

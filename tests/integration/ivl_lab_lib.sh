@@ -16,9 +16,11 @@
 #
 #   ivl_lab_init                 namespaces, wires, files, the switch model; exits 77
 #                                without root, corosync or the programs
-#   ivl_start_system N           corosync, then vswitchd once corosync answers, the tap into
+#   ivl_start_system N [late]    corosync, then vswitchd once corosync answers, the tap into
 #                                the guest (a restart adopts the one there); on a system of
-#                                IVL_SHARED_BY_COMMAND, SET PORT GROUP GG LACP ACTIVE SHARED
+#                                IVL_SHARED_BY_COMMAND, SET PORT GROUP GG LACP ACTIVE SHARED;
+#                                `late`: vswitchd first, corosync only once the test
+#                                creates $W/sN/corosync.go
 #   ivl_stop_system N SIGNAL     signal vswitchd and its corosync
 #   sm CMD, cp_cmd N CMD         the switch model's / system N's console
 #   group_line, bundled "1 3"    the bundle as the switch shows it; exactly those systems'
@@ -206,7 +208,7 @@ DIR
 
 ivl_start_system() {
   local n=$1
-  rm -f "$W/s$n/console.sock"
+  rm -f "$W/s$n/console.sock" "$W/s$n/corosync.go"
   # /run/netns is kept visible under the new /run: a vswitchd restarted after a crash finds
   # its tap in the guest's namespace by it (README.md, "Restart after a crash").
   mkdir -p "$W/s$n/netns"
@@ -214,16 +216,22 @@ ivl_start_system() {
     mount --rbind /run/netns "$1/netns" && mount -t tmpfs tmpfs /run &&
       mkdir /run/netns && mount --move "$1/netns" /run/netns &&
       mount -t tmpfs tmpfs /dev/shm || exit 1
-    corosync -f -c "$1/corosync.conf" > "$1/corosync.log" 2>&1 &
-    echo $! > "$1/corosync.pid"
-    for _ in $(seq 50); do corosync-cmapctl totem.token >/dev/null 2>&1 && break; sleep 0.1; done
+    if [ "$3" = late ]; then            # started when the test creates corosync.go
+      ( for _ in $(seq 300); do [ -e "$1/corosync.go" ] && break; sleep 0.1; done
+        exec corosync -f -c "$1/corosync.conf" > "$1/corosync.log" 2>&1 ) &
+      echo $! > "$1/corosync.pid"
+    else
+      corosync -f -c "$1/corosync.conf" > "$1/corosync.log" 2>&1 &
+      echo $! > "$1/corosync.pid"
+      for _ in $(seq 50); do corosync-cmapctl totem.token >/dev/null 2>&1 && break; sleep 0.1; done
+    fi
     echo $$ > "$1/vswitchd.pid"
     # --hercules after --corosync-conf: its parsing once freed the corosync.conf path (the
     # check at the join then read freed memory and reported the file as unreadable).
     exec "$2" -f -c "$1/SYSTEM.CONFIG" -u "$1/USER.DIRECT" -k "$1/console.sock" \
       -s "$1/stats" --corosync-conf "$1/corosync.conf" --hercules hercules -l debug \
       >> "$1/vswitchd.log" 2>&1
-    ' _ "$W/s$n" "$VSWITCHD" &
+    ' _ "$W/s$n" "$VSWITCHD" "${2:-}" &
   PIDS+=($!)
   disown $!                             # a SIGKILL the test sends is no news on stderr
   wait_for 10 test -S "$W/s$n/console.sock" || fail "system $n's vswitchd did not start"
