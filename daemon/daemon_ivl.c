@@ -286,8 +286,10 @@ static void domain_make(struct zvsd_ivl *iv, const struct want *w,
         say_alone(iv, w->vswitch, "no cluster engine configured");
     } else if (rc < 0) {
         char why[96];
-        snprintf(why, sizeof why, "corosync is not running (%s)",
-                 rc == -ENOTCONN ? "no answer on its IPC" : strerror(-rc));
+        if (rc == -ENOTCONN)
+            snprintf(why, sizeof why, "corosync is not running (no answer on its IPC)");
+        else
+            snprintf(why, sizeof why, "corosync failed the join (%s)", strerror(-rc));
         say_alone(iv, w->vswitch, why);
     } else {
         iv->alone[0] = '\0';
@@ -380,8 +382,9 @@ static void tell(struct zvsd_ivl *iv)
     enum zvs_ivl_status st = zvs_ivl_domain_status(iv->dom);
     if (!iv->told_any || st != iv->told)
         zvsd_say(d, ZVS_CPMSG_IVL_STATUS, NULL, iv->cfg.vswitch, zvs_ivl_status_name(st), NULL);
-    if (st != ZVS_IVL_ALONE_NO_ENGINE && st != ZVS_IVL_ALONE_UNCONFIGURED &&
-        iv->alone[0]) {                 /* a corosync started since: joined */
+    /* Alone, then not: the domain's join once a second succeeded (a corosync started, or
+     * taking the join, since); only that leaves an ALONE status. */
+    if (iv->told_any && zvs_ivl_status_alone(iv->told) && !zvs_ivl_status_alone(st)) {
         iv->alone[0] = '\0';
         zvs_info("IVL domain: VSWITCH %s joined as system %s, index %u, node %u",
                  iv->cfg.vswitch, iv->cfg.system, iv->cfg.index, zvs_cluster_node_id(iv->cl));

@@ -224,7 +224,10 @@ static void update_views(struct zvs_cluster_mem_net *net)
     }
     for (unsigned i = 0; i < net->n; i++) {
         struct mem_node *nd = &net->node[i];
-        if (!nd->h || !nd->engine)
+        /* votequorum tells a client that tracks it: Corosync's client starts tracking at
+         * the join (CS_TRACK_CURRENT), so a handle not joined hears nothing, and a join
+         * hears the current state (mem_join forgets what was told). */
+        if (!nd->h || !nd->engine || !nd->joined)
             continue;
         uint32_t q[ZVS_CL_MAX_NODES];
         unsigned nq = reach(net, nd, false, q);
@@ -320,6 +323,7 @@ static int mem_join(struct zvs_cluster *c)
     nd->joined = true;
     nd->lost = false;
     nd->have_view = false;
+    nd->have_quorum = false;
     mc(c)->net->dirty = true;
     return 0;
 }

@@ -39,12 +39,19 @@ struct zvs_ivl_domain {
 static const char *const status_names[] = {
     [ZVS_IVL_ALONE_UNCONFIGURED] = "ALONE (NO IVL DOMAIN CONFIGURED)",
     [ZVS_IVL_ALONE_NO_ENGINE] = "ALONE (COROSYNC NOT RUNNING)",
+    [ZVS_IVL_ALONE_JOIN_FAILED] = "ALONE (COROSYNC JOIN FAILED)",
     [ZVS_IVL_JOINING] = "JOINING",
     [ZVS_IVL_ENGINE_LOST] = "COROSYNC LOST",
     [ZVS_IVL_NO_QUORUM] = "NO QUORUM",
     [ZVS_IVL_REFUSED] = "REFUSED (GROUP DEFINITION DIFFERS)",
     [ZVS_IVL_ACTIVE] = "ACTIVE",
 };
+
+bool zvs_ivl_status_alone(enum zvs_ivl_status s)
+{
+    return s == ZVS_IVL_ALONE_UNCONFIGURED || s == ZVS_IVL_ALONE_NO_ENGINE ||
+           s == ZVS_IVL_ALONE_JOIN_FAILED;
+}
 
 const char *zvs_ivl_status_name(enum zvs_ivl_status s)
 {
@@ -119,8 +126,7 @@ static enum zvs_ivl_status compute_status(const struct zvs_ivl_domain *d)
 
 static bool status_aggregates(enum zvs_ivl_status s)
 {
-    return s == ZVS_IVL_ACTIVE || s == ZVS_IVL_ALONE_UNCONFIGURED ||
-           s == ZVS_IVL_ALONE_NO_ENGINE;
+    return s == ZVS_IVL_ACTIVE || zvs_ivl_status_alone(s);
 }
 
 /* Tell the others this system's state: when it changed, or always (`force`: a new view,
@@ -291,7 +297,9 @@ int zvs_ivl_domain_start(struct zvs_ivl_domain *d)
         d->alone = ZVS_IVL_ALONE_NO_ENGINE;
     else if (rc == -ENOENT)
         d->alone = ZVS_IVL_ALONE_UNCONFIGURED;
-    else if (rc == 0)
+    else if (rc < 0)                    /* the engine answered and the join failed */
+        d->alone = ZVS_IVL_ALONE_JOIN_FAILED;
+    else
         d->joined = true;
     evaluate(d, false);
     return rc;
@@ -310,11 +318,12 @@ void zvs_ivl_domain_set_members(struct zvs_ivl_domain *d, const struct zvs_ivl_m
 
 void zvs_ivl_domain_run(struct zvs_ivl_domain *d, uint64_t now)
 {
-    /* The engine lost after the join, or not running when the system started: a join
-     * again once a second, so a corosync started after vswitchd brings the system into
-     * its domain (ALONE, then JOINING until the view and quorum, then ACTIVE) without a
-     * restart. */
-    bool waiting = d->engine_lost || d->alone == ZVS_IVL_ALONE_NO_ENGINE;
+    /* The engine lost after the join, or not running (or failing the join) when the
+     * system started: a join again once a second, so a corosync started after vswitchd
+     * brings the system into its domain (ALONE, then JOINING until the view and quorum,
+     * then ACTIVE) without a restart. */
+    bool waiting = d->engine_lost || d->alone == ZVS_IVL_ALONE_NO_ENGINE ||
+                   d->alone == ZVS_IVL_ALONE_JOIN_FAILED;
     if (d->cl && waiting && now >= d->retry_at) {
         if (zvs_cluster_join(d->cl) == 0) {
             d->joined = true;

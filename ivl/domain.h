@@ -12,8 +12,9 @@
  *     distribution, key, actor system) or index disagrees with it refuses to share. Both
  *     sides report the disagreement; only the one that disagrees leaves;
  *   - with no cluster (not configured) or no engine at start, the system runs alone and
- *     keeps its own members aggregating, and says so (status); with no engine it tries
- *     the join again once a second, and joins when corosync starts (then JOINING, its
+ *     keeps its own members aggregating, and says so (status); with no engine, or an
+ *     engine that failed the join, it tries the join again once a second, and joins when
+ *     corosync starts or takes it (then JOINING, its
  *     members held until the view and quorum answer, as any join); an engine lost after
  *     the join is not "alone": the others may hold the LAG by now, so this system leaves
  *     it and joins again (once a second) until the engine is back;
@@ -32,6 +33,7 @@
 enum zvs_ivl_status {
     ZVS_IVL_ALONE_UNCONFIGURED,         /* no cluster configured: runs alone */
     ZVS_IVL_ALONE_NO_ENGINE,            /* corosync not running at start: runs alone */
+    ZVS_IVL_ALONE_JOIN_FAILED,          /* corosync answered, the join failed: alone */
     ZVS_IVL_JOINING,                    /* joined, no view or no quorum answer yet */
     ZVS_IVL_ENGINE_LOST,                /* corosync went away after the join: retrying */
     ZVS_IVL_NO_QUORUM,                  /* in a partition without quorum */
@@ -40,6 +42,7 @@ enum zvs_ivl_status {
 };
 
 const char *zvs_ivl_status_name(enum zvs_ivl_status s);   /* QUERY's words */
+bool zvs_ivl_status_alone(enum zvs_ivl_status s);         /* one of the ALONE_* */
 
 struct zvs_ivl_domain_cfg {
     char                     system[ZVS_IVL_NAME_LEN + 1];  /* SYSTEM_IDENTIFIER */

@@ -626,9 +626,14 @@ int zvs_qdio_create(uint32_t queuestorage, struct zvs_qdio **out)
     *out = NULL;
     if (zvs_qdio_check_queuestorage(queuestorage) < 0)
         return -EINVAL;
-    q = calloc(1, sizeof(*q));
+    /* On a cache line: the fields a delivery touches are laid out to span five lines
+     * (the struct's layout comment), which calloc's 16-byte alignment held for only a
+     * quarter of the NICs (six lines for the rest). */
+    size_t qsz = (sizeof(*q) + 63u) & ~(size_t)63u;
+    q = aligned_alloc(64, qsz);
     if (!q)
         return -ENOMEM;
+    memset(q, 0, qsz);
     q->memfd = q->siga_fd = q->irq_fd = -1;
     q->base = MAP_FAILED;
     q->size = zvs_qdio_region_size(queuestorage);

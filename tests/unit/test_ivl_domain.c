@@ -5,7 +5,8 @@
  * corosync that dies under a running vswitchd takes that system out until it is back; two
  * systems with auto_tie_breaker (the lowest node id keeps the LAG; killing it takes the LAG
  * down by design); a definition or index that disagrees (reported on both sides, refused
- * by the one that differs); no corosync, and corosync started after vswitchd; HEARTBEAT TIMEOUT against the token timeout;
+ * by the one that differs); no corosync, corosync started after vswitchd, a join that
+ * fails and is retried; HEARTBEAT TIMEOUT against the token timeout;
  * malformed state messages counted by reason; a state message the engine refuses (CPG's
  * flow control while a view syncs) sent again, never lost. */
 #include <stdarg.h>
@@ -425,6 +426,97 @@ static void engine_started_later_joins(void **state)
     lab_free(l);
 }
 
+/* A cluster that answers but fails its first `fails` joins with -EIO (a cpg_join or
+ * votequorum_trackstart refused), then is the in-memory one. */
+struct flaky {
+    struct zvs_cluster  base;
+    struct zvs_cluster *inner;
+    unsigned            fails, joins;
+};
+
+static struct flaky *flaky_of(const struct zvs_cluster *c)
+{
+    return (struct flaky *)c;
+}
+
+static int flaky_join(struct zvs_cluster *c)
+{
+    struct flaky *f = flaky_of(c);
+    f->joins++;
+    if (f->fails) {
+        f->fails--;
+        return -EIO;
+    }
+    f->inner->cb = c->cb;               /* the domain set ours: the twin calls it */
+    return zvs_cluster_join(f->inner);
+}
+
+static void flaky_leave(struct zvs_cluster *c) { zvs_cluster_leave(flaky_of(c)->inner); }
+static int flaky_send(struct zvs_cluster *c, const void *m, size_t len)
+{
+    return zvs_cluster_send(flaky_of(c)->inner, m, len);
+}
+static uint32_t flaky_node(const struct zvs_cluster *c)
+{
+    return zvs_cluster_node_id(flaky_of(c)->inner);
+}
+static uint32_t flaky_token(const struct zvs_cluster *c)
+{
+    return flaky_of(c)->inner->ops->token_timeout_ms(flaky_of(c)->inner);
+}
+static void flaky_run(struct zvs_cluster *c, uint64_t now)
+{
+    zvs_cluster_run(flaky_of(c)->inner, now);
+}
+static void flaky_destroy(struct zvs_cluster *c)
+{
+    zvs_cluster_destroy(flaky_of(c)->inner);
+    free(c);
+}
+
+static const struct zvs_cluster_ops flaky_ops = {
+    .join = flaky_join, .leave = flaky_leave, .send = flaky_send, .node_id = flaky_node,
+    .token_timeout_ms = flaky_token, .run = flaky_run, .destroy = flaky_destroy,
+};
+
+/* Corosync answers and the join fails (not "not running"): the system runs alone,
+ * aggregating, with its own status, tries again once a second and joins when the join
+ * goes through. */
+static void join_failed_runs_alone_then_joins(void **state)
+{
+    struct lab *l = lab_new(3, false);
+    struct zvs_ivl_system_view v[ZVS_CL_MAX_NODES];
+    for (unsigned n = 1; n <= 2; n++) {
+        struct zvs_ivl_domain_cfg c = cfg_of(n);
+        start_system(l, n, &c);
+        give_members(l, n, UP);
+    }
+    struct flaky *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    f->base.ops = &flaky_ops;
+    f->inner = zvs_cluster_mem_new(l->net, 3, NULL);
+    f->fails = 3;
+    struct zvs_ivl_domain_cfg c3 = cfg_of(3);
+    l->d[3] = zvs_ivl_domain_new(&c3, &f->base, on_changed, &l->changes[3]);
+    assert_int_equal(zvs_ivl_domain_start(l->d[3]), -EIO);
+    give_members(l, 3, UP);
+    assert_status(l, 3, ZVS_IVL_ALONE_JOIN_FAILED);
+    assert_true(zvs_ivl_domain_aggregating(l->d[3]));
+    assert_string_equal(zvs_ivl_status_name(ZVS_IVL_ALONE_JOIN_FAILED),
+                        "ALONE (COROSYNC JOIN FAILED)");
+    run_until(l, l->now + 1500 * MS);   /* the retries at once and 1 s later fail too */
+    assert_int_equal(f->joins, 3);
+    assert_status(l, 3, ZVS_IVL_ALONE_JOIN_FAILED);
+    run_until(l, l->now + 1010 * MS);   /* the fourth goes through */
+    assert_int_equal(f->joins, 4);
+    for (unsigned n = 1; n <= 3; n++) {
+        assert_status(l, n, ZVS_IVL_ACTIVE);
+        assert_int_equal(zvs_ivl_domain_systems(l->d[n], v, ZVS_CL_MAX_NODES), 3);
+    }
+    assert_int_equal(known(l, 1, 3, v)->nmembers, 2);
+    lab_free(l);
+}
+
 static void bad_configuration_refused(void **state)
 {
     struct zvs_ivl_domain_cfg c = cfg_of(1);
@@ -588,6 +680,7 @@ int main(void)
         cmocka_unit_test(index_collision_refuses_higher_node),
         cmocka_unit_test(no_engine_or_no_cluster_runs_alone),
         cmocka_unit_test(engine_started_later_joins),
+        cmocka_unit_test(join_failed_runs_alone_then_joins),
         cmocka_unit_test(bad_configuration_refused),
         cmocka_unit_test(heartbeat_against_token),
         cmocka_unit_test(malformed_state_counted_and_dropped),
