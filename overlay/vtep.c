@@ -314,9 +314,10 @@ static bool inner_of(struct zvs_vtep *v, const struct zvs_frame *f, uint16_t ind
         v->st.reason[ZVS_VTEP_UNMAPPED_VLAN]++;
         return false;
     }
-    in->seg_hdr = 0;
-    if (f->vnet.gso_type != ZVS_VNET_GSO_NONE &&
-        (!v->tunnel_gso || v->cfg.local.family != 4 || !zvs_vxlan_gso_inner(f, &in->seg_hdr))) {
+    if (__builtin_expect(f->vnet.gso_type == ZVS_VNET_GSO_NONE, 1)) {
+        in->seg_hdr = 0;
+    } else if (!v->tunnel_gso || v->cfg.local.family != 4 ||
+               !zvs_vxlan_gso_inner(f, &in->seg_hdr)) {
         v->st.reason[ZVS_VTEP_NOT_SEGMENTED]++;
         return false;
     }
@@ -327,12 +328,14 @@ static bool inner_of(struct zvs_vtep *v, const struct zvs_frame *f, uint16_t ind
     }
     in->tag_op = (f->flags & ZVS_FF_TAGGED) ? ZVS_TAG_STRIP : ZVS_TAG_KEEP;
     in->len = zvs_frame_out_len(f, (enum zvs_tag_op)in->tag_op);
-    if (in->seg_hdr && f->flags & ZVS_FF_TAGGED)
-        in->seg_hdr -= ZVS_VLAN_HLEN;   /* the tag goes before the header does */
-    /* A super-frame's every segment must fit: its headers and one MSS of payload. */
-    ip_len = (in->seg_hdr ? in->seg_hdr + f->vnet.gso_size : in->len) +
-             ZVS_VXLAN_HLEN + ZVS_UDP_HLEN +
-             (v->cfg.local.family == 6 ? ZVS_IPV6_HLEN : ZVS_IPV4_HLEN);
+    ip_len = in->len;                   /* the inner bytes one outer datagram carries */
+    if (__builtin_expect(in->seg_hdr != 0, 0)) {
+        if (f->flags & ZVS_FF_TAGGED)
+            in->seg_hdr -= ZVS_VLAN_HLEN;       /* the tag goes before the header does */
+        ip_len = in->seg_hdr + f->vnet.gso_size;    /* a super-frame's every segment */
+    }
+    ip_len += ZVS_VXLAN_HLEN + ZVS_UDP_HLEN +
+              (v->cfg.local.family == 6 ? ZVS_IPV6_HLEN : ZVS_IPV4_HLEN);
     if (ip_len > v->cfg.underlay_mtu) {
         v->st.reason[ZVS_VTEP_MTU_EXCEEDED]++;
         return false;
