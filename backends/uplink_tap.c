@@ -39,6 +39,11 @@
 #define UTAP_VH_LEN    ZVS_VIRTIO_HDR_TNL_LEN
 #define UTAP_HEADROOM  64               /* the header sits right before the frame */
 #define UTAP_BUF_SIZE  (65536 + 256)    /* a 64 KiB super-frame with its headers */
+/* A burst ends once it holds this much: 16 whole super-frames. A burst of ZVS_BATCH
+ * 64 KiB frames, and the bursts the owner reads while each comes back full, would fill
+ * a guest's QDIO input queue (128 buffers, one super-frame each) before the guest's
+ * side is run again; a shorter burst ends the owner's reading for this wake-up. */
+#define UTAP_RX_BURST_BYTES (1u << 20)
 #define UTAP_TX_IOV    (1 + ZVS_MAX_FRAGS + 4)  /* header, outer header, inner pieces, tag */
 
 _Static_assert(UTAP_VH_LEN <= UTAP_HEADROOM, "the header fits the headroom");
@@ -128,9 +133,10 @@ static int utap_rx(struct zvs_port *p, struct zvs_frame *out, int max)
 {
     struct utap *t = utap_of(p);
     uint32_t got = zvs_uplink_rx_take(&t->up, t->rx_idx, max, &t->stats.rx_no_buffer), used = 0;
+    uint32_t bytes = 0;
     int n = 0;
 
-    while (used < got) {
+    while (used < got && bytes < UTAP_RX_BURST_BYTES) {
         uint8_t *data = zvs_pool_data(t->up.pool, t->rx_idx[used]);
         struct zvs_virtio_hdr_tnl *vh = (void *)(data - UTAP_VH_LEN);
         struct iovec iov[2] = {
@@ -160,6 +166,7 @@ static int utap_rx(struct zvs_port *p, struct zvs_frame *out, int max)
         f->len = len;
         f->in_port = p->index;
         f->cookie = (uint64_t)t->rx_idx[used++];
+        bytes += len;
         if (f->vnet.gso_type & ZVS_VNET_GSO_UDP_TUNNEL)
             t->stats.rx_tunnel_gso++;
         n++;
