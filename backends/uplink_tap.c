@@ -3,8 +3,9 @@
  * - Owns: the tap's descriptor (/dev/net/tun attached by name: IFF_TAP | IFF_NO_PI |
  *   IFF_VNET_HDR, non-blocking, the 24-byte tunnel header, little endian), the receive
  *   pool and the shared uplink head (uplink_common.h). Nothing is allocated per frame.
- * - Rx: up to a burst of reads, one frame each, [header][frame] into a pool buffer; a
- *   header the codec refuses drops its frame (rx_bad_vnet).
+ * - Rx: up to a burst of reads, one frame each, [header][frame] into a pool buffer, the
+ *   burst ended at 1 MiB (UTAP_RX_BURST_BYTES); a header the codec refuses drops its
+ *   frame (rx_bad_vnet).
  * - Tx: one writev per frame, [header][the frame's iovecs]: a tap has no sendmmsg, and
  *   each write is the kernel's receive of one frame (no queue to fill, no EAGAIN to wait
  *   out). EIO/ENXIO/EBADFD: the tap is down or gone, LINK_DOWN for the rest of the burst;
