@@ -20,12 +20,15 @@
 #include "backends/nic_tap.h"
 #include "backends/uplink_afpacket.h"
 #include "backends/uplink_pcap.h"
+#include "backends/uplink_tap.h"
 
 static const struct zvs_backend_class classes[] = {
     { .kind = "afpacket", .side = ZVS_BACKEND_UPLINK, .netlink = true,
       .open = zvs_uplink_afpacket_open, .mac = zvs_uplink_afpacket_mac },
     { .kind = "pcap", .side = ZVS_BACKEND_UPLINK, .netlink = true,
       .open = zvs_uplink_pcap_open, .mac = zvs_uplink_pcap_mac },
+    { .kind = "rdevtap", .side = ZVS_BACKEND_UPLINK, .netlink = true,
+      .open = zvs_uplink_tap_open, .mac = zvs_uplink_tap_mac },
     { .kind = "dummy", .side = ZVS_BACKEND_UPLINK, .netlink = false,
       .open = zvs_dummy_open, .mac = zvs_memlink_mac },
     /* The guest NIC kinds (NICBIND): opened with their NIC by zvs_nic_open. "lcs" is

@@ -6,7 +6,7 @@
  * table, dataplane/port.h, carries the per-frame work, the descriptor to poll and the
  * carrier events): the daemon opens every RDEV and port-group member with
  * zvs_backend_open(kind, ifname, &err), the kind taken from the RDEVICE statement
- * (AFPACKET when it names none, PCAP) or forced for every uplink by the daemon's
+ * (AFPACKET when it names none, PCAP, TAP) or forced for every uplink by the daemon's
  * uplink_kind option (hermetic tests force "dummy"). A guest class carries a NIC kind's
  * ops table (nic_class.h), opened with a NIC by zvs_nic_open under the kind name of the
  * NIC's NICBIND keyword; it opens no port by name.
@@ -14,6 +14,7 @@
  * Kinds:
  *   "afpacket"  uplink: a Linux interface through an AF_PACKET socket (uplink_afpacket.h)
  *   "pcap"      uplink: a Linux interface through libpcap (uplink_pcap.h)
+ *   "rdevtap"   uplink: a tap the system made, vswitchd its far end (uplink_tap.h)
  *   "dummy"     uplink: a named in-memory link that a test created first (dummy.h)
  *   "tap"       guest, NICBIND TAP: a tap the kind makes, driving the NIC's QDIO queues
  *               (nic_tap.h)

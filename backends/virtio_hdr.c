@@ -5,6 +5,7 @@
 #include <string.h>
 
 _Static_assert(sizeof(struct virtio_net_hdr) == 10, "virtio_net_hdr layout");
+_Static_assert(sizeof(struct zvs_virtio_hdr_tnl) == 24, "virtio_net_hdr_v1_hash_tunnel layout");
 
 static uint16_t from16(uint16_t v, bool le) { return le ? le16toh(v) : v; }
 static uint16_t to16(uint16_t v, bool le) { return le ? htole16(v) : v; }
@@ -86,6 +87,53 @@ bool zvs_virtio_hdr_encode(const struct zvs_vnet *v, bool le, struct virtio_net_
         vh->csum_offset = to16(v->csum_offset, le);
     } else if (v->flags & ZVS_VNET_F_DATA_VALID) {
         vh->flags = VIRTIO_NET_HDR_F_DATA_VALID;
+    }
+    return true;
+}
+
+bool zvs_virtio_hdr_tnl_decode(const struct zvs_virtio_hdr_tnl *h, uint32_t len,
+                               struct zvs_vnet *v)
+{
+    struct virtio_net_hdr base;
+    uint8_t tnl = h->gso_type & (ZVS_VIRTIO_GSO_UDP_TUNNEL_IPV4 | ZVS_VIRTIO_GSO_UDP_TUNNEL_IPV6);
+
+    /* The first 10 bytes are the plain header, the tunnel bits aside. */
+    memcpy(&base, h, sizeof base);
+    base.gso_type &= (uint8_t)~tnl;
+    base.flags &= (uint8_t)~ZVS_VIRTIO_F_UDP_TUNNEL_CSUM;
+    if (!zvs_virtio_hdr_decode(&base, true, len, v))
+        return false;
+    if (!tnl)
+        return true;
+    uint8_t inner = v->gso_type & (uint8_t)~ZVS_VNET_GSO_ECN;
+    v->tnl_outer_th = le16toh(h->outer_th_offset);
+    v->tnl_inner_nh = le16toh(h->inner_nh_offset);
+    if (tnl == (ZVS_VIRTIO_GSO_UDP_TUNNEL_IPV4 | ZVS_VIRTIO_GSO_UDP_TUNNEL_IPV6) ||
+        (inner != ZVS_VNET_GSO_TCPV4 && inner != ZVS_VNET_GSO_TCPV6) ||
+        !(v->flags & ZVS_VNET_F_NEEDS_CSUM) || v->tnl_outer_th < ZVS_ETH_HLEN ||
+        v->tnl_outer_th + 8u > v->tnl_inner_nh || v->tnl_inner_nh >= v->csum_start)
+        return false;
+    v->gso_type |= tnl == ZVS_VIRTIO_GSO_UDP_TUNNEL_IPV4 ? ZVS_VNET_GSO_UDP_TUNNEL4
+                                                         : ZVS_VNET_GSO_UDP_TUNNEL6;
+    return true;
+}
+
+bool zvs_virtio_hdr_tnl_encode(const struct zvs_vnet *v, struct zvs_virtio_hdr_tnl *h)
+{
+    struct zvs_vnet plain = *v;
+    struct virtio_net_hdr base;
+    uint8_t tnl = v->gso_type & ZVS_VNET_GSO_UDP_TUNNEL;
+
+    memset(h, 0, sizeof *h);
+    plain.gso_type &= (uint8_t)~ZVS_VNET_GSO_UDP_TUNNEL;
+    if (tnl == ZVS_VNET_GSO_UDP_TUNNEL || !zvs_virtio_hdr_encode(&plain, true, &base))
+        return false;
+    memcpy(h, &base, sizeof base);
+    if (tnl) {
+        h->gso_type |= tnl == ZVS_VNET_GSO_UDP_TUNNEL4 ? ZVS_VIRTIO_GSO_UDP_TUNNEL_IPV4
+                                                       : ZVS_VIRTIO_GSO_UDP_TUNNEL_IPV6;
+        h->outer_th_offset = htole16(v->tnl_outer_th);
+        h->inner_nh_offset = htole16(v->tnl_inner_nh);
     }
     return true;
 }

@@ -984,7 +984,8 @@ int zvs_cfg_dump(const struct zvs_cfg *cfg, FILE *out)
         char dev[12];
         zvs_rdev_format(cfg->rdevice[i].rdev, dev, sizeof dev);
         fprintf(out, "RDEVICE %s INTERFACE %s%s\n", dev, cfg->rdevice[i].ifname,
-                cfg->rdevice[i].backend == ZVS_RDEV_BACKEND_PCAP ? " BACKEND PCAP" : "");
+                cfg->rdevice[i].backend == ZVS_RDEV_BACKEND_PCAP ? " BACKEND PCAP"
+                : cfg->rdevice[i].backend == ZVS_RDEV_BACKEND_TAP ? " BACKEND TAP" : "");
     }
     dump_resolver(&cfg->resolver, out);
     for (unsigned i = 0; i < cfg->nvxlan; i++)

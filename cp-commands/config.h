@@ -3,7 +3,7 @@
  * vswitchd starts from two files, as z/VM does:
  *   SYSTEM CONFIG  VMLAN MACPREFIX / MACIDRANGE, DEFINE VSWITCH, MODIFY VSWITCH ... GRANT,
  *                  SET PORT GROUP (link aggregation groups), and our extension RDEVICE
- *                  nnnn INTERFACE ifname [BACKEND AFPACKET | PCAP] (which Linux
+ *                  nnnn INTERFACE ifname [BACKEND AFPACKET | PCAP | TAP] (which Linux
  *                  interface plays the real device, e.g. an OSA port, and how vswitchd
  *                  reaches it).
  *   USER DIRECT    USER / IDENTITY entries with NICDEF, and our extensions NICBIND (which
@@ -249,6 +249,8 @@ struct zvs_cfg_grant {
 enum zvs_rdev_backend {
     ZVS_RDEV_BACKEND_AFPACKET,          /* AF_PACKET with virtio-net headers (default) */
     ZVS_RDEV_BACKEND_PCAP,              /* libpcap: portable, no offload metadata */
+    ZVS_RDEV_BACKEND_TAP,               /* a tap the system made, vswitchd its far end:
+                                           the UDP tunnel GSO header (backends/uplink_tap.h) */
 };
 
 struct zvs_cfg_rdevice {

@@ -87,7 +87,7 @@
  *                                 FCX240) or its outbound alone (OUTBOUND); or LBT,
  *                                 load-based teaming: move buckets off a port above n% of
  *                                 its speed (1-100, default 75)
- *   RDEVICE nnnn[.Pn] INTERFACE ifname [BACKEND AFPACKET | PCAP]  (zvswitch extension)
+ *   RDEVICE nnnn[.Pn] INTERFACE ifname [BACKEND AFPACKET | PCAP | TAP]  (zvswitch extension)
  *         Names the Linux interface that plays real device nnnn (an OSA port) for an
  *         RDEV of DEFINE VSWITCH (a physical NIC, or a veth into the switch model).
  *         Interface names keep their case and follow Linux rules (1-15 characters, no
@@ -95,7 +95,9 @@
  *         RDEV a switch names. BACKEND says how vswitchd reaches the interface: AFPACKET
  *         (default; AF_PACKET with virtio-net headers, offload metadata kept) or PCAP
  *         (libpcap: portable, no offload metadata, so the switch checksums and segments
- *         for it; see backends/uplink_pcap.c).
+ *         for it; see backends/uplink_pcap.c) or TAP (ifname is a persistent tap the
+ *         system made and bridged; vswitchd attaches as its far end, and a VXLAN uplink
+ *         over it hands the kernel whole UDP tunnel super-frames: backends/uplink_tap.h).
  *   SYSTEM_IDentifier LPAR lparname sysname | SYSTEM_IDentifier model cpuid sysname
  *   SYSTEM_IDentifier_DEFault sysname
  *         The system's name, as z/VM's statements give it ("SYSTEM_IDENTIFIER Statement",
@@ -1019,7 +1021,7 @@ static void set_port_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
     memcpy(cfg->group_join_line[k], c->grp_join_line, sizeof cfg->group_join_line[k]);
 }
 
-/* ---- RDEVICE nnnn INTERFACE ifname [BACKEND AFPACKET | PCAP] ------------------------- */
+/* ---- RDEVICE nnnn INTERFACE ifname [BACKEND AFPACKET | PCAP | TAP] ------------------- */
 
 enum { RD_INTERFACE, RD_BACKEND, RD_COUNT };
 
@@ -1043,8 +1045,10 @@ static void rd_backend(void *ctx, const struct zvs_tok *kw, const struct zvs_tok
         c->rdevice.backend = ZVS_RDEV_BACKEND_AFPACKET;
     else if (zvs_tok_is(val, "PCAP"))
         c->rdevice.backend = ZVS_RDEV_BACKEND_PCAP;
+    else if (zvs_tok_is(val, "TAP"))
+        c->rdevice.backend = ZVS_RDEV_BACKEND_TAP;
     else
-        bad_value(c, val, "BACKEND", "AFPACKET or PCAP");
+        bad_value(c, val, "BACKEND", "AFPACKET or PCAP");  /* TAP: ours, unlisted */
 }
 
 static const struct zvs_opdef rdevice_ops[RD_COUNT] = {

@@ -370,7 +370,8 @@ struct zvs_port *zvsd_open_rdev(struct zvsd *d, struct zvs_rdev dev, const char 
     *ifname = d->rdevice[m].ifname;
     /* The daemon's uplink_kind option overrides the statement's BACKEND for every RDEV. */
     const char *kind = d->opt.uplink_kind ? d->opt.uplink_kind
-                       : d->rdevice[m].backend == ZVS_RDEV_BACKEND_PCAP ? "pcap" : "afpacket";
+                       : d->rdevice[m].backend == ZVS_RDEV_BACKEND_PCAP ? "pcap"
+                       : d->rdevice[m].backend == ZVS_RDEV_BACKEND_TAP ? "rdevtap" : "afpacket";
     const struct zvs_backend_class *c = zvs_backend_find(kind);
     *err = zvsd_step_fault(d, ZVSD_STEP_DEVICE_OPEN);
     struct zvs_port *p = *err < 0 ? NULL : zvs_backend_open(kind, *ifname, err);

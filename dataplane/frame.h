@@ -39,6 +39,14 @@
 #define ZVS_VNET_GSO_TCPV6     4
 #define ZVS_VNET_GSO_UDP_L4    5
 #define ZVS_VNET_GSO_ECN       0x80
+/* A UDP tunnel super-frame (virtio 1.4's tunnel extension, Linux's SKB_GSO_UDP_TUNNEL):
+ * OR-ed into a TCPV4/TCPV6 type; the outer headers are the first tnl_outer_th +
+ * 8 bytes and more, the inner IP header at tnl_inner_nh, csum_start the inner L4 header.
+ * Only between a VXLAN uplink and an underlay port that takes it (ZVS_CAP_UDP_TUNNEL_GSO):
+ * the switch never sees one. */
+#define ZVS_VNET_GSO_UDP_TUNNEL4 0x20   /* the outer IP header is IPv4 */
+#define ZVS_VNET_GSO_UDP_TUNNEL6 0x40   /* the outer IP header is IPv6 */
+#define ZVS_VNET_GSO_UDP_TUNNEL  (ZVS_VNET_GSO_UDP_TUNNEL4 | ZVS_VNET_GSO_UDP_TUNNEL6)
 
 struct zvs_vnet {
     uint8_t  flags;                     /* ZVS_VNET_F_* */
@@ -47,6 +55,8 @@ struct zvs_vnet {
     uint16_t gso_size;                  /* payload bytes per segment (MSS) */
     uint16_t csum_start;                /* offset from frame start where summing starts */
     uint16_t csum_offset;               /* where, after csum_start, the sum is stored */
+    uint16_t tnl_outer_th;              /* GSO_UDP_TUNNEL: the outer UDP header's offset */
+    uint16_t tnl_inner_nh;              /* GSO_UDP_TUNNEL: the inner IP header's offset */
 };
 
 /* An IVL port's frame kinds (the low bits of zvs_frame.ivl and zvs_tx.ivl): what the

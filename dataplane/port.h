@@ -77,6 +77,8 @@ struct zvs_device_counters {
 /* Port capabilities: what the egress can take without the switch fixing the frame up. */
 #define ZVS_CAP_CSUM   0x01             /* accepts frames whose checksum is still partial */
 #define ZVS_CAP_GSO    0x02             /* accepts TCP/UDP super-frames (up to max_gso) */
+#define ZVS_CAP_UDP_TUNNEL_GSO 0x04     /* accepts UDP tunnel super-frames (frame.h's
+                                           GSO_UDP_TUNNEL): a VXLAN uplink's underlay */
 
 /* A frame to write, with the tag edit the egress needs. */
 struct zvs_tx {

@@ -43,7 +43,8 @@ static uint32_t seg_headers(const struct zvs_frame *f, uint8_t type, uint32_t *m
 struct zvs_wire zvs_wire_gso(const struct zvs_frame *f, uint32_t out_len)
 {
     struct zvs_wire w = { 1, out_len };
-    uint8_t type = f->vnet.gso_type & (uint8_t)~ZVS_VNET_GSO_ECN;
+    /* A UDP tunnel super-frame is cut as its inner type, the outer headers repeated. */
+    uint8_t type = f->vnet.gso_type & (uint8_t)~(ZVS_VNET_GSO_ECN | ZVS_VNET_GSO_UDP_TUNNEL);
     uint32_t mss;
 
     if (type != ZVS_VNET_GSO_TCPV4 && type != ZVS_VNET_GSO_TCPV6 &&

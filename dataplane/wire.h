@@ -15,7 +15,10 @@
  * Header length: the L4 header offset is csum_start (a GSO frame has NEEDS_CSUM, and
  * vnet.c refuses to segment one whose csum_start is not the L4 header), plus the TCP data
  * offset read from the frame, or plus 8 for UDP; legacy UFO repeats only the headers up to
- * the IP header's end (csum_start), its fragments carrying multiples of 8 bytes. Only
+ * the IP header's end (csum_start), its fragments carrying multiples of 8 bytes. A UDP
+ * tunnel super-frame (GSO_UDP_TUNNEL, a VXLAN uplink's to its underlay) counts as its
+ * inner type: csum_start is the inner L4 header's offset in the whole frame, so every
+ * segment repeats the outer headers too. Only
  * without NEEDS_CSUM is the virtio header's hdr_len used: Linux fills it with the skb's
  * linear length, which is not always the header length. Metadata that gives no usable
  * header length (hdr_len 0 or past the frame, gso_size 0) counts the frame as one.

@@ -105,7 +105,10 @@ static void send_ctl(struct vx *x, const struct zvs_vtep_ctl *ctl)
 }
 
 /* One encapsulated copy as a scattered frame: the header, then the inner frame's bytes
- * as they are (the tag removed through zvs_frame_iov, nothing copied). */
+ * as they are (the tag removed through zvs_frame_iov, nothing copied). A guest's whole
+ * super-frame from a QDIO buffer is ZVS_MAX_FRAGS pieces, so its copy may have one more
+ * than zvs_frame_iov takes: it goes only to an underlay that takes UDP tunnel super-
+ * frames (backends/uplink_tap.c), which writes the pieces as they are. */
 static bool copy_frame(struct vx *x, int k, const struct zvs_frame *inner)
 {
     struct zvs_vtep_tx *t = &x->tx[k];
@@ -322,6 +325,10 @@ struct zvs_port *zvs_uplink_vxlan_create(const char *name, struct zvs_vtep *vtep
         return NULL;
     }
     zvs_vtep_set_underlay_mtu(vtep, underlay->mtu);
+    /* An underlay that takes UDP tunnel super-frames over IPv4 (a tap, vxlan_gso.h):
+     * the guests' TCP super-frames cross whole, one header each. */
+    bool tunnel = c->local.family == 4 && (underlay->caps & ZVS_CAP_UDP_TUNNEL_GSO);
+    zvs_vtep_set_tunnel_gso(vtep, tunnel);
     x->vtep = vtep;
     x->under = underlay;
     x->untagged_vid = c->untagged_vid;
@@ -333,6 +340,10 @@ struct zvs_port *zvs_uplink_vxlan_create(const char *name, struct zvs_vtep *vtep
     x->port.caps = c->local.family == 4 && (underlay->caps & ZVS_CAP_CSUM) ? ZVS_CAP_CSUM : 0;
     x->port.mtu = underlay->mtu - overhead;
     x->port.max_gso = 0;
+    if (tunnel) {
+        x->port.caps |= ZVS_CAP_GSO;
+        x->port.max_gso = 65535 - overhead;     /* the encapsulated frame within 64 KiB */
+    }
     x->port.carrier = underlay->carrier;
     return &x->port;
 }

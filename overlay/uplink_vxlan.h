@@ -10,7 +10,10 @@
  *
  * The port takes frames whole and checksummed (caps 0, or CSUM over an IPv4 underlay
  * that takes partial checksums: the inner one rides along): the switch segments
- * super-frames and completes checksums before tx (dataplane/vnet.c). Its mtu is the
+ * super-frames and completes checksums before tx (dataplane/vnet.c). Over an IPv4
+ * underlay that takes UDP tunnel super-frames (ZVS_CAP_UDP_TUNNEL_GSO: a tap) it takes
+ * TCP super-frames too (caps CSUM|GSO, max_gso 65535 less the overhead) and writes each
+ * with one outer header (vxlan_gso.h). Its mtu is the
  * underlay's less the overhead (50 bytes over IPv4, 70 over IPv6), so the switch reports
  * a guest frame that cannot fit instead of the VTEP fragmenting it.
  *

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "overlay/vxlan_gso.h"
+
 #define NS_PER_S          UINT64_C(1000000000)
 #define DEFAULT_MTU       1500u
 #define DEFAULT_INNER_MAX 9216u
@@ -23,6 +25,7 @@ struct zvs_vtep {
     unsigned                nvnis;
     uint32_t                vni_of_vid[ZVS_VID_MAX + 1];
     struct zvs_vtep_stats   st;
+    bool                    tunnel_gso; /* the underlay takes UDP tunnel super-frames */
 };
 
 struct zvs_vtep *zvs_vtep_create(const struct zvs_vtep_config *cfg)
@@ -90,6 +93,11 @@ struct zvs_uarp *zvs_vtep_uarp(struct zvs_vtep *v)
 void zvs_vtep_set_underlay_mtu(struct zvs_vtep *v, uint32_t mtu)
 {
     v->cfg.underlay_mtu = mtu ? mtu : DEFAULT_MTU;
+}
+
+void zvs_vtep_set_tunnel_gso(struct zvs_vtep *v, bool on)
+{
+    v->tunnel_gso = on;
 }
 
 int zvs_vtep_map_vni(struct zvs_vtep *v, uint16_t vid, uint32_t vni)
@@ -227,6 +235,8 @@ struct inner {
     uint32_t                len;        /* inner bytes as written (tag removed) */
     uint8_t                 tag_op;
     uint16_t                sport;
+    uint32_t                seg_hdr;    /* a super-frame's: header bytes per segment, as
+                                           written (0: not a super-frame) */
 };
 
 /* The next hop's MAC for remote r; on a miss an ARP request is queued in ctl. */
@@ -264,6 +274,10 @@ static bool encap_one(struct zvs_vtep *v, const struct inner *in, unsigned ri, u
     }
     memcpy(o.src_mac, v->cfg.local_mac, 6);
     tx->hdr_len = (uint16_t)zvs_vxlan_encap(tx->hdr, &o, in->vni, in->sport, in->len);
+    if (tx->hdr_len == 0) {             /* past an IP datagram: a super-frame too long */
+        v->st.reason[ZVS_VTEP_MTU_EXCEEDED]++;
+        return false;
+    }
     tx->in_index = in->index;
     tx->remote = (uint16_t)ri;
     tx->sport = in->sport;
@@ -277,6 +291,8 @@ static bool encap_one(struct zvs_vtep *v, const struct inner *in, unsigned ri, u
 
         tx->vnet = iv;
         tx->vnet.csum_start = (uint16_t)(iv.csum_start + tx->hdr_len);
+        if (in->seg_hdr)                /* one header before the whole super-frame */
+            tx->vnet = zvs_vxlan_gso_outer(&iv, tx->hdr_len, in->seg_hdr);
     }
     r->tx_frames++;
     r->tx_bytes += in->len;
@@ -298,7 +314,10 @@ static bool inner_of(struct zvs_vtep *v, const struct zvs_frame *f, uint16_t ind
         v->st.reason[ZVS_VTEP_UNMAPPED_VLAN]++;
         return false;
     }
-    if (f->vnet.gso_type != ZVS_VNET_GSO_NONE) {
+    if (__builtin_expect(f->vnet.gso_type == ZVS_VNET_GSO_NONE, 1)) {
+        in->seg_hdr = 0;
+    } else if (!v->tunnel_gso || v->cfg.local.family != 4 ||
+               !zvs_vxlan_gso_inner(f, &in->seg_hdr)) {
         v->st.reason[ZVS_VTEP_NOT_SEGMENTED]++;
         return false;
     }
@@ -309,8 +328,14 @@ static bool inner_of(struct zvs_vtep *v, const struct zvs_frame *f, uint16_t ind
     }
     in->tag_op = (f->flags & ZVS_FF_TAGGED) ? ZVS_TAG_STRIP : ZVS_TAG_KEEP;
     in->len = zvs_frame_out_len(f, (enum zvs_tag_op)in->tag_op);
-    ip_len = in->len + ZVS_VXLAN_HLEN + ZVS_UDP_HLEN +
-             (v->cfg.local.family == 6 ? ZVS_IPV6_HLEN : ZVS_IPV4_HLEN);
+    ip_len = in->len;                   /* the inner bytes one outer datagram carries */
+    if (__builtin_expect(in->seg_hdr != 0, 0)) {
+        if (f->flags & ZVS_FF_TAGGED)
+            in->seg_hdr -= ZVS_VLAN_HLEN;       /* the tag goes before the header does */
+        ip_len = in->seg_hdr + f->vnet.gso_size;    /* a super-frame's every segment */
+    }
+    ip_len += ZVS_VXLAN_HLEN + ZVS_UDP_HLEN +
+              (v->cfg.local.family == 6 ? ZVS_IPV6_HLEN : ZVS_IPV4_HLEN);
     if (ip_len > v->cfg.underlay_mtu) {
         v->st.reason[ZVS_VTEP_MTU_EXCEEDED]++;
         return false;
@@ -513,6 +538,10 @@ int zvs_vtep_decap_burst(struct zvs_vtep *v, const struct zvs_frame *in, int n, 
             v->st.reason[ZVS_VTEP_INNER_TAGGED]++;
             continue;
         }
+        if (!zvs_vxlan_gso_matches(&f->vnet, &d)) {
+            v->st.reason[ZVS_VTEP_BAD_TUNNEL_GSO]++;
+            continue;
+        }
         if (!learn(v, inner + ZVS_ETH_ALEN, d.vni, (unsigned)ri, now))
             continue;
         struct zvs_frame *o = &out[k];
@@ -533,7 +562,7 @@ int zvs_vtep_decap_burst(struct zvs_vtep *v, const struct zvs_frame *in, int n, 
             o->vnet.csum_start = (uint16_t)(f->vnet.csum_start - d.inner_off);
             o->vnet.csum_offset = f->vnet.csum_offset;
             if (gso) {                  /* the inner super-frame's segmentation */
-                o->vnet.gso_type = f->vnet.gso_type;
+                o->vnet.gso_type = f->vnet.gso_type & (uint8_t)~ZVS_VNET_GSO_UDP_TUNNEL;
                 o->vnet.gso_size = f->vnet.gso_size;
                 o->vnet.hdr_len = f->vnet.hdr_len > d.inner_off
                                   ? (uint16_t)(f->vnet.hdr_len - d.inner_off) : 0;
@@ -587,6 +616,7 @@ const char *zvs_vtep_reason_name(enum zvs_vtep_reason r)
         [ZVS_VTEP_NO_REMOTE]         = "vxlan-no-remote",
         [ZVS_VTEP_NOT_SEGMENTED]     = "vxlan-not-segmented",
         [ZVS_VTEP_TX_FULL]           = "vxlan-tx-full",
+        [ZVS_VTEP_BAD_TUNNEL_GSO]    = "vxlan-bad-tunnel-gso",
     };
 
     return (unsigned)r < ZVS_VTEP_REASONS ? names[r] : "?";

@@ -57,8 +57,9 @@ enum zvs_vtep_reason {
     ZVS_VTEP_MTU_EXCEEDED,              /* inner + overhead above the underlay MTU */
     ZVS_VTEP_NO_NEIGHBOUR,              /* next hop's MAC unknown (ARP asked) */
     ZVS_VTEP_NO_REMOTE,                 /* no remote VTEP with an address to send to */
-    ZVS_VTEP_NOT_SEGMENTED,             /* a GSO super-frame: segment before encap */
+    ZVS_VTEP_NOT_SEGMENTED,             /* a super-frame the underlay cannot take whole */
     ZVS_VTEP_TX_FULL,                   /* more copies than the caller's room */
+    ZVS_VTEP_BAD_TUNNEL_GSO,            /* tunnel GSO offsets disagree with the headers */
     ZVS_VTEP_REASONS
 };
 
@@ -130,6 +131,10 @@ const struct zvs_vtep_config *zvs_vtep_config_of(const struct zvs_vtep *v);
 
 /* The underlay's IP MTU (the uplink port's, when the VTEP is put on it). */
 void zvs_vtep_set_underlay_mtu(struct zvs_vtep *v, uint32_t mtu);
+/* Does the underlay take UDP tunnel super-frames (ZVS_CAP_UDP_TUNNEL_GSO, vxlan_gso.h)?
+ * Then, over IPv4, a TCP super-frame is encapsulated whole, its segments (inner headers
+ * + gso_size) held to the underlay's MTU; otherwise it is refused (not-segmented). */
+void zvs_vtep_set_tunnel_gso(struct zvs_vtep *v, bool on);
 
 /* VLAN vid (0: a VLAN UNAWARE switch) travels as vni. 0, -EINVAL (vni above 24 bits,
  * vid above 4094), -EEXIST (vid or vni mapped already), -ENOSPC. */

@@ -158,6 +158,8 @@ int zvs_qdio_fhdr_decode(const uint8_t in[ZVS_QDIO_FHDR_LEN], struct zvs_qdio_fh
     h->vnet.gso_size = zvs_be16(in + 20);
     h->vnet.csum_start = zvs_be16(in + 22);
     h->vnet.csum_offset = zvs_be16(in + 24);
+    h->vnet.tnl_outer_th = 0;           /* no UDP tunnel frames on a QDIO queue */
+    h->vnet.tnl_inner_nh = 0;
     return zvs_qdio_fhdr_check(h);
 }
 

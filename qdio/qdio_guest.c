@@ -357,12 +357,14 @@ static int out_header(struct zvs_qdio_guest *g, const struct zvs_qdio_pkt *p,
 static bool vnet_is_zero(const struct zvs_vnet *v)
 {
     uint64_t a;
-    uint16_t b;
+    uint32_t b;
+    uint16_t c;
 
-    _Static_assert(sizeof(*v) == 10, "vnet metadata is 10 bytes, no padding");
+    _Static_assert(sizeof(*v) == 14, "vnet metadata is 14 bytes, no padding");
     memcpy(&a, v, 8);
-    memcpy(&b, (const uint8_t *)v + 8, 2);
-    return (a | b) == 0;
+    memcpy(&b, (const uint8_t *)v + 8, 4);
+    memcpy(&c, (const uint8_t *)v + 12, 2);
+    return (a | b | c) == 0;
 }
 
 /* Write the header of a plain frame (no offload metadata, 1..max_frame bytes at `eth`)

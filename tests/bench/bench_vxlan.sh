@@ -9,14 +9,20 @@
 # overhead of RFC 7348 over IPv4), VNI 5000:
 #   zvswitch   two vswitchd (configs/lab/ with LABVSW1's uplink a VXLAN segment over OSA
 #              28BA, LOCAL .1 REMOTE .2 and back), guest LNXA's tap on each; the
-#              encapsulation, learning and the underlay's ARP are vswitchd's own.
+#              encapsulation, learning and the underlay's ARP are vswitchd's own. OSA 28BA
+#              is a tap (RDEVICE ... BACKEND TAP, backends/uplink_tap.h) that a bridge joins
+#              to the veth: vswitchd writes each guest super-frame once, encapsulated, with
+#              the UDP tunnel GSO header, and reads the other side's whole.
 #   peer       on each server a Linux bridge joining the guest's veth and a kernel vxlan
-#              device (static remote, no learning) on the underlay veth.
+#              device (static remote, no learning) on the underlay veth. No bridge on its
+#              underlay: its VTEP is the host's own stack, so the zvswitch path alone
+#              crosses one (tap, bridge, veth), a hop that only costs zvswitch.
 # Offloads stay at the kernel's defaults (the guests hand both paths TCP super-frames).
 # Per MTU, BENCH_REPS rounds (default 3) of one iperf3 stream of BENCH_SECS s (default 5)
 # from guest 1 to guest 2 on each path in turn; a value is the median of the receiver's
 # bits_per_second. Each zvswitch round checks that the sending vswitchd's OSA port carried
-# at least what iperf3 received (every measured frame was encapsulated by vswitchd), and
+# at least what iperf3 received (every measured frame was encapsulated by vswitchd; the
+# port counts a tunnel super-frame as the segments it becomes on the wire), and
 # measures both vswitchd's CPU (utime + stime) over the round.
 # Then callgrind: $BUILD/bench/bench_vxlan_encap (bench_vxlan_encap.c) sends 64-byte
 # frames from a guest through the switch and the VXLAN uplink's encapsulation onto an
@@ -97,13 +103,23 @@ teardown() {  # the namespaces and daemons of one MTU
 zvs_up() {
   local m=$1 i
   for i in 1 2; do mkns "z$i-sw"; mkns "z$i-g"; done
-  ip -n "$P-z1-sw" link add osa28ba mtu "$m" type veth peer name osa28ba mtu "$m" \
+  ip -n "$P-z1-sw" link add u0 mtu "$m" type veth peer name u0 mtu "$m" \
     netns "$P-z2-sw" || fail "underlay veth"
-  for i in 1 2; do ip -n "$P-z$i-sw" link set osa28ba up; done
-  # vswitchd starts once the underlay has carrier, so the timed rounds never include the
-  # uplink coming up (lab_vxlan.sh tests that it does).
+  # OSA 28BA is a tap (RDEVICE ... BACKEND TAP) that a bridge joins to the veth, as the
+  # peer path's vxlan device is joined to its guest: vswitchd writes one UDP tunnel
+  # super-frame per guest super-frame, and reads the other side's whole.
   for i in 1 2; do
-    wait_for 5 ip netns exec "$P-z$i-sw" grep -qx 1 /sys/class/net/osa28ba/carrier ||
+    local ns=$P-z$i-sw
+    ip -n "$ns" tuntap add osa28ba mode tap vnet_hdr || fail "underlay tap $i"
+    ip -n "$ns" link add br0 type bridge stp_state 0 forward_delay 0 || fail "bridge $i"
+    ip -n "$ns" link set osa28ba mtu "$m" master br0 up
+    ip -n "$ns" link set u0 master br0 up
+    ip -n "$ns" link set br0 up
+  done
+  # vswitchd starts once the wire has carrier, so the timed rounds never include the
+  # uplink coming up (lab_vxlan.sh tests that it does); the tap's comes with vswitchd.
+  for i in 1 2; do
+    wait_for 5 ip netns exec "$P-z$i-sw" grep -qx 1 /sys/class/net/u0/carrier ||
       fail "no carrier on the underlay"
   done
   for i in 1 2; do
@@ -111,6 +127,7 @@ zvs_up() {
     VXLAN_LOCAL=10.99.0.$i vxlan_sysconfig "$WORK/SYSTEM$i.CONFIG" "REMOTE 10.99.0.$((3 - i))"
     # Two systems, two MAC prefixes: the same user directory would give both guests one MAC.
     [ "$i" = 2 ] && sed -i 's/^VMLAN MACPREFIX 02000C$/VMLAN MACPREFIX 02000D/' "$WORK/SYSTEM2.CONFIG"
+    sed -i 's/^RDEVICE 28BA INTERFACE osa28ba$/& BACKEND TAP/' "$WORK/SYSTEM$i.CONFIG"
     ip netns exec "$ns" "$VSWITCHD" -f -c "$WORK/SYSTEM$i.CONFIG" \
       -u "$ROOT/configs/lab/USER.DIRECT" -s "$WORK/stats$i" >"$WORK/vswitchd$i.log" 2>&1 &
     PIDS+=($!)

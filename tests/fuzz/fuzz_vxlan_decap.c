@@ -13,7 +13,13 @@
  *     exactly one drop reason, or is ARP (IPv4) or ICMPv6 (IPv6), which count nothing
  *     when well formed; an answer it writes (an ARP reply, a Neighbor Advertisement) fits
  *     its frame, and an advertisement's ICMPv6 checksum verifies;
- *   - a delivered frame, encapsulated back to its sender, decodes to the same bytes.
+ *   - a delivered frame, encapsulated back to its sender, decodes to the same bytes;
+ *   - then the same frame into the IPv4 VTEP once more as a UDP tunnel super-frame from a
+ *     tap underlay: the tunnel metadata a kernel would give it (from where the codec finds
+ *     the headers, inner limit 64 KiB), its offsets, family and inner checksum moved or
+ *     not by the input's last byte: delivered only when the offsets name the headers
+ *     (zvs_vxlan_gso_matches), never with a tunnel type left on the inner frame, else
+ *     counted under one reason as before.
  *
  * Build: make fuzzers; run: build/fuzz/fuzz_vxlan_decap tests/fuzz/corpus/vxlan_decap
  */
@@ -25,9 +31,11 @@
 
 #include "dataplane/vnet.h"
 #include "overlay/vtep.h"
+#include "overlay/vxlan_gso.h"
 #include "tests/fuzz/fuzz_common.h"
 
 #define INNER_MAX 1514u
+#define GSO_INNER_MAX 65535u            /* the VTEP's limit for a super-frame's inner one */
 
 static struct zvs_vtep *vtep, *vtep6;
 
@@ -77,8 +85,10 @@ static bool icmp6_ok(const uint8_t *f, uint32_t len)
 
 /* One frame into VTEP v (family 4 or 6), with every promise checked. */
 static void one(struct zvs_vtep *v, int family, const uint8_t *data, size_t size,
-                uint64_t now)
+                uint64_t now, const struct zvs_vnet *meta)
 {
+    bool gso = meta->gso_type != ZVS_VNET_GSO_NONE;
+    uint32_t limit = gso ? GSO_INNER_MAX : INNER_MAX;
     uint8_t *buf;
     struct zvs_vxlan_decoded d;
     enum zvs_vxlan_verdict vd;
@@ -87,16 +97,17 @@ static void one(struct zvs_vtep *v, int family, const uint8_t *data, size_t size
     CHECK(buf != NULL);
     memcpy(buf, data, size);
 
-    vd = zvs_vxlan_decode(buf, (uint32_t)size, ZVS_VXLAN_UDP_PORT, INNER_MAX, &d);
+    vd = zvs_vxlan_decode(buf, (uint32_t)size, ZVS_VXLAN_UDP_PORT, limit, &d);
     if (vd == ZVS_VXLAN_OK) {
         CHECK(d.inner_off + d.inner_len <= size);
-        CHECK(d.inner_len >= ZVS_ETH_MIN_LEN && d.inner_len <= INNER_MAX);
+        CHECK(d.inner_len >= ZVS_ETH_MIN_LEN && d.inner_len <= limit);
         CHECK(d.vni <= ZVS_VXLAN_VNI_MAX);
     }
     TRACE("IPv%d verdict %s\n", family, zvs_vxlan_verdict_name(vd));
 
     struct zvs_vtep_stats before, after;
-    struct zvs_frame in = { .data = buf, .len = (uint32_t)size, .cookie = 9 }, out;
+    struct zvs_frame in = { .data = buf, .len = (uint32_t)size, .cookie = 9, .vnet = *meta },
+                     out;
     struct zvs_vtep_ctl ctl = { .n = 0 };
     uint16_t idx = 0xFFFF;
 
@@ -122,6 +133,10 @@ static void one(struct zvs_vtep *v, int family, const uint8_t *data, size_t size
         CHECK(out.vid == (d.vni == 5000 ? 0 : 10));
         CHECK(!(out.flags & ZVS_FF_TAGGED));
         CHECK(after.decapsulated == before.decapsulated + 1);
+        CHECK(!(out.vnet.gso_type & ZVS_VNET_GSO_UDP_TUNNEL));
+        CHECK(zvs_vxlan_gso_matches(meta, &d));
+        CHECK(!gso || (out.vnet.gso_type == (meta->gso_type & (uint8_t)~ZVS_VNET_GSO_UDP_TUNNEL) &&
+                       out.vnet.csum_start == meta->csum_start - d.inner_off));
 
         /* Back to where it came from: the same inner bytes. */
         struct zvs_vtep_tx tx[2];
@@ -148,6 +163,30 @@ static void one(struct zvs_vtep *v, int family, const uint8_t *data, size_t size
     free(buf);
 }
 
+/* The metadata a tap gives the frame as a UDP tunnel super-frame, where the codec finds
+ * its headers; the last byte's bits move the outer UDP offset, the inner IP offset, the
+ * inner checksum, or claim an IPv6 outer. False when the codec finds no VXLAN frame. */
+static bool tunnel_meta(const uint8_t *data, size_t size, struct zvs_vnet *m)
+{
+    struct zvs_vxlan_decoded d;
+    uint8_t k = size ? data[size - 1] : 0;
+
+    if (zvs_vxlan_decode(data, (uint32_t)size, ZVS_VXLAN_UDP_PORT, GSO_INNER_MAX, &d) !=
+        ZVS_VXLAN_OK)
+        return false;
+    uint32_t outer_th = d.inner_off - ZVS_VXLAN_HLEN - ZVS_UDP_HLEN - (k & 1 ? 4 : 0);
+    uint32_t inner_nh = d.inner_off + ZVS_ETH_HLEN + (k & 2 ? 4 : 0);
+    *m = (struct zvs_vnet){
+        .flags = ZVS_VNET_F_NEEDS_CSUM, .gso_size = (uint16_t)(1 + (k >> 5)),
+        .gso_type = (uint8_t)(ZVS_VNET_GSO_TCPV4 | (k & 4 ? ZVS_VNET_GSO_UDP_TUNNEL6
+                                                          : ZVS_VNET_GSO_UDP_TUNNEL4)),
+        .csum_start = (uint16_t)(inner_nh + ZVS_IPV4_HLEN - (k & 8 ? 8 : 0)),
+        .csum_offset = 16, .hdr_len = (uint16_t)(inner_nh + 40),
+        .tnl_outer_th = (uint16_t)outer_th, .tnl_inner_nh = (uint16_t)inner_nh,
+    };
+    return true;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static uint64_t now;
@@ -159,8 +198,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         vtep6 = setup(6);
     }
     now++;
-    one(vtep, 4, data, size, now);
-    one(vtep6, 6, data, size, now);
+    one(vtep, 4, data, size, now, &(struct zvs_vnet){ 0 });
+    one(vtep6, 6, data, size, now, &(struct zvs_vnet){ 0 });
+    struct zvs_vnet tnl;
+    if (tunnel_meta(data, size, &tnl))
+        one(vtep, 4, data, size, now, &tnl);
     return 0;
 }
 
