@@ -371,9 +371,14 @@ static int str_send(struct zvs_workload *w, uint64_t now, int budget)
             if (left < (uint64_t)n)
                 n = (int)left;
         }
+        /* Read once: hdr_put's stores into the stage may alias w for the compiler, which
+         * would load these again for every frame. */
+        const uint32_t len = w->p.frame_len;
+        const uint16_t stream = w->p.stream;
+        const uint64_t seq = w->next_seq;
         for (int i = 0; i < n; i++) {
-            hdr_put(stage_at(w, i), WL_DATA, w->p.stream, w->next_seq + (uint64_t)i, now, 0);
-            w->pkts[i].len = w->p.frame_len;
+            hdr_put(stage_at(w, i), WL_DATA, stream, seq + (uint64_t)i, now, 0);
+            w->pkts[i].len = len;
         }
         int k = send_staged(w, n);
         w->next_seq += (uint64_t)k;
