@@ -28,23 +28,9 @@ ip -n "$NS_LAN" link set eth0 up
 vxlan_capture "$NS_LAN" eth0
 trap 'rc=$?; vxlan_capture_stop; (exit $rc); lab_cleanup' EXIT
 
-vx_kernel() {  # vx_kernel static|learning: the LAN's remote VTEP, 10.77.0.100 on it
-  ip -n "$NS_LAN" link del vx0 2>/dev/null
-  if [ "$1" = static ]; then
-    ip -n "$NS_LAN" link add vx0 type vxlan id 5000 local 10.99.0.2 remote 10.99.0.1 \
-      dstport 4789 dev eth0 nolearning || fail "vxlan static"
-  else
-    ip -n "$NS_LAN" link add vx0 type vxlan id 5000 local 10.99.0.2 dstport 4789 dev eth0 \
-      learning || fail "vxlan learning"
-    bridge -n "$NS_LAN" fdb append 00:00:00:00:00:00 dev vx0 dst 10.99.0.1 || fail "fdb"
-  fi
-  ip -n "$NS_LAN" link set vx0 address 02:00:0a:00:00:64 mtu 1450 up   # one MAC for .100
-  ip -n "$NS_LAN" addr add 10.77.0.100/24 dev vx0
-  ip -n "$NS_A" neigh flush dev lnxa-f000 2>/dev/null   # a new device, a new MAC
-}
 
 for mode in static learning; do
-  vx_kernel $mode
+  vxlan_kernel_vtep $mode
   vxlan_ping_both "$NS_LAN" 10.77.0.100 "kernel device $mode"
   vxlan_transfer to "$NS_LAN" 10.77.0.100
   vxlan_transfer from "$NS_LAN" 10.77.0.100

@@ -22,6 +22,10 @@
 #                        counted to the byte by the receiver up to the sender's close
 #   vxlan_ping_both NS HOST WHAT
 #                        pings A -> HOST at the full 1450-byte MTU (DF set) and HOST -> A
+#   vxlan_kernel_vtep static|learning
+#                        the kernel's vxlan device vx0 in NS_LAN as the remote VTEP
+#                        10.99.0.2 (on eth0) holding 10.77.0.100: a static remote
+#                        10.99.0.1, or learning with the all-zero entry flooding to it
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   echo "SKIP: vxlan_lab_lib.sh is a library for other tests"
@@ -99,4 +103,19 @@ vxlan_ping_both() {
   ip netns exec "$ns" ping -c 3 -i 0.2 -W 2 10.77.0.1 >"$WORK/ping" ||
     fail "ping LAN->A over VXLAN ($what): $(tail -n 2 "$WORK/ping")"
   echo "ok: pings both ways over VXLAN, $what"
+}
+
+vxlan_kernel_vtep() {
+  ip -n "$NS_LAN" link del vx0 2>/dev/null
+  if [ "$1" = static ]; then
+    ip -n "$NS_LAN" link add vx0 type vxlan id 5000 local 10.99.0.2 remote 10.99.0.1 \
+      dstport 4789 dev eth0 nolearning || fail "vxlan static"
+  else
+    ip -n "$NS_LAN" link add vx0 type vxlan id 5000 local 10.99.0.2 dstport 4789 dev eth0 \
+      learning || fail "vxlan learning"
+    bridge -n "$NS_LAN" fdb append 00:00:00:00:00:00 dev vx0 dst 10.99.0.1 || fail "fdb"
+  fi
+  ip -n "$NS_LAN" link set vx0 address 02:00:0a:00:00:64 mtu 1450 up   # one MAC for .100
+  ip -n "$NS_LAN" addr add 10.77.0.100/24 dev vx0
+  ip -n "$NS_A" neigh flush dev lnxa-f000 2>/dev/null   # a new device, a new MAC
 }
