@@ -1048,7 +1048,7 @@ static void rd_backend(void *ctx, const struct zvs_tok *kw, const struct zvs_tok
     else if (zvs_tok_is(val, "TAP"))
         c->rdevice.backend = ZVS_RDEV_BACKEND_TAP;
     else
-        bad_value(c, val, "BACKEND", "AFPACKET or PCAP");  /* TAP: ours, unlisted */
+        bad_value(c, val, "BACKEND", "AFPACKET, PCAP or TAP");
 }
 
 static const struct zvs_opdef rdevice_ops[RD_COUNT] = {

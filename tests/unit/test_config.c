@@ -259,7 +259,7 @@ static const struct err_case err_cases[] = {
     { "RDEVICE twice", "RDEVICE 28BA INTERFACE a\nRDEVICE 28ba.P0 INTERFACE b\n", NULL,
       { SC "2: ZVSCFG1014E RDEVICE 28BA is already defined on line 1" } },
     { "BACKEND bad", "RDEVICE 28BA INTERFACE eth0 BACKEND DPDK\n", NULL,
-      { SC "1: ZVSCFG1003E Operand BACKEND value DPDK is not valid (AFPACKET or PCAP)" } },
+      { SC "1: ZVSCFG1003E Operand BACKEND value DPDK is not valid (AFPACKET, PCAP or TAP)" } },
     { "BACKEND twice", "RDEVICE 28BA INTERFACE eth0 BACKEND PCAP,\n  BACKEND afpacket\n", NULL,
       { SC "2: ZVSCFG1005E Operand BACKEND is specified more than once" } },
     { "BACKEND no value", "RDEVICE 28BA INTERFACE eth0 BACKEND\n", NULL,
