@@ -279,6 +279,15 @@ static int fixup_emit(void *arg, const uint8_t *frame, uint32_t len, const struc
     return 0;
 }
 
+/* Whether egress p takes a super-frame of gso_type whole (up to its max_gso). */
+static bool egress_takes_gso(const struct zvs_port *p, uint8_t gso_type)
+{
+    if (!(p->caps & ZVS_CAP_GSO))
+        return false;
+    return !(p->caps & ZVS_CAP_GSO_TCP_ONLY) ||
+           (gso_type & (uint8_t)~ZVS_VNET_GSO_ECN) != ZVS_VNET_GSO_UDP_L4;
+}
+
 /* Slow path: write one frame the egress cannot take as it is. */
 static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const struct zvs_tx *tx,
                          uint32_t out_len, uint32_t frame_max)
@@ -297,8 +306,9 @@ static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const stru
     uint32_t len = zvs_frame_emit(tx->f, (enum zvs_tag_op)tx->tag_op, tx->vid, sw->scratch, &vnet);
     if (vnet.gso_type != ZVS_VNET_GSO_NONE) {
         /* A GSO-capable egress gets smaller super-frames; others get MTU-sized segments. */
-        uint32_t max_len = (p->caps & ZVS_CAP_GSO) ? p->max_gso : frame_max;
-        rc = zvs_vnet_segment(sw->scratch, len, &vnet, max_len, (p->caps & ZVS_CAP_GSO) != 0,
+        bool gso = egress_takes_gso(p, vnet.gso_type);
+        uint32_t max_len = gso ? p->max_gso : frame_max;
+        rc = zvs_vnet_segment(sw->scratch, len, &vnet, max_len, gso,
                               (p->caps & ZVS_CAP_CSUM) != 0, sw->scratch2, fixup_emit, &c);
     } else if (len > frame_max) {
         drop_frame(p, false, ZVS_DROP_OVERSIZE, tx->f);
@@ -391,7 +401,7 @@ static inline __attribute__((always_inline)) bool egress(struct zvs_switch *sw,
     uint32_t frame_max = p->mtu + ZVS_ETH_HLEN + (out_tagged ? ZVS_VLAN_HLEN : 0);
     uint64_t wire_len = out_len;
     if (__builtin_expect(f->vnet.gso_type != ZVS_VNET_GSO_NONE, 0)) {
-        if (!(p->caps & ZVS_CAP_GSO) || out_len > p->max_gso)
+        if (!egress_takes_gso(p, f->vnet.gso_type) || out_len > p->max_gso)
             goto fixup;
         /* crosses whole: counted as the segments the egress's kernel or NIC will cut */
         struct zvs_wire w = zvs_wire_gso(f, out_len);

@@ -79,6 +79,9 @@ struct zvs_device_counters {
 #define ZVS_CAP_GSO    0x02             /* accepts TCP/UDP super-frames (up to max_gso) */
 #define ZVS_CAP_UDP_TUNNEL_GSO 0x04     /* accepts UDP tunnel super-frames (frame.h's
                                            GSO_UDP_TUNNEL): a VXLAN uplink's underlay */
+#define ZVS_CAP_GSO_TCP_ONLY 0x08       /* with ZVS_CAP_GSO: TCP super-frames only; the
+                                           switch segments a UDP_L4 one to the MTU (a
+                                           VXLAN uplink: the tunnel offload carries TCP) */
 
 /* A frame to write, with the tag edit the egress needs. */
 struct zvs_tx {

@@ -341,7 +341,9 @@ struct zvs_port *zvs_uplink_vxlan_create(const char *name, struct zvs_vtep *vtep
     x->port.mtu = underlay->mtu - overhead;
     x->port.max_gso = 0;
     if (tunnel) {
-        x->port.caps |= ZVS_CAP_GSO;
+        /* The tunnel offload segments an inner TCP stream only (virtio-net's UDP tunnel
+         * GSO): the switch segments a guest's UDP_L4 super-frame first. */
+        x->port.caps |= ZVS_CAP_GSO | ZVS_CAP_GSO_TCP_ONLY;
         x->port.max_gso = 65535 - overhead;     /* the encapsulated frame within 64 KiB */
     }
     x->port.carrier = underlay->carrier;

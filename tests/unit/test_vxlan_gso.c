@@ -1,7 +1,8 @@
 /* UDP tunnel GSO on the VXLAN uplink (overlay/vxlan_gso.c, vtep.c, uplink_vxlan.c):
  * a guest's TCP super-frame encapsulated ONCE when the underlay takes tunnel super-frames
  * (the metadata's exact values, the outer lengths, a segment held to the underlay's MTU),
- * refused (not-segmented) when it does not; decapsulated back into the inner super-frame;
+ * refused (not-segmented) when it does not; a UDP_L4 super-frame segmented by the switch
+ * first (the offload carries TCP only); decapsulated back into the inner super-frame;
  * tunnel offsets that disagree with the headers counted vxlan-bad-tunnel-gso; and two
  * switches over a memlink wire whose ports take tunnel super-frames: one descriptor on
  * the wire, counted on the underlay as the segments it becomes, the guest on the far side
@@ -219,7 +220,7 @@ static void test_two_switches_one_super_frame(void **state)
     assert_int_equal(zvs_memlink_pair("28BA", "2902", 0, 65536, &u1, &u2), 0);
     side_setup(&a, u1, 1, 1);
     side_setup(&b, u2, 2, 2);
-    assert_int_equal(a.vx->caps, ZVS_CAP_CSUM | ZVS_CAP_GSO);
+    assert_int_equal(a.vx->caps, ZVS_CAP_CSUM | ZVS_CAP_GSO | ZVS_CAP_GSO_TCP_ONLY);
     assert_int_equal(a.vx->max_gso, 65535 - 50);
     assert_int_equal(a.vx->mtu, 1450);
 
@@ -251,6 +252,35 @@ static void test_two_switches_one_super_frame(void **state)
     assert_int_equal(v.gso_size, MSS);
     assert_int_equal(v.csum_start, 34);
     assert_int_equal(v.tnl_outer_th, 0);
+
+    /* A UDP_L4 super-frame (3 x 1000 bytes): the tunnel offload carries TCP only, so A's
+     * switch segments it (ZVS_CAP_GSO_TCP_ONLY) and each datagram is encapsulated. */
+    static uint8_t udp[42 + 3000];
+    vf_tcp(udp, sizeof udp, g2, g1, 5000);
+    udp[23] = 17;
+    zvs_put_be16(udp + 36, 53);
+    zvs_put_be16(udp + 38, (uint16_t)(sizeof udp - 34));
+    udp[40] = udp[41] = 0;
+    for (unsigned k = 42; k < sizeof udp; k++)
+        udp[k] = (uint8_t)k;
+    vf_ip_csum(udp + 14);
+    const struct zvs_vnet uso = { .flags = ZVS_VNET_F_NEEDS_CSUM, .gso_type = ZVS_VNET_GSO_UDP_L4,
+                                  .hdr_len = 42, .gso_size = 1000, .csum_start = 34,
+                                  .csum_offset = 6 };
+    uint32_t enc0 = (uint32_t)st(a.vtep).encapsulated;
+    out0 = a.under->ctr.out_packets;
+    assert_int_equal(zvs_memlink_inject(a.guest, udp, sizeof udp, &uso), 0);
+    assert_int_equal(zvs_switch_poll(a.sw, a.guest, 5), 1);
+    assert_int_equal(st(a.vtep).encapsulated - enc0, 3);
+    assert_int_equal(a.under->ctr.out_packets - out0, 3);
+    assert_int_equal(st(a.vtep).reason[ZVS_VTEP_NOT_SEGMENTED], 0);
+    assert_int_equal(zvs_switch_poll(b.sw, b.vx, 6), 3);
+    for (unsigned k = 0; k < 3; k++) {
+        assert_int_equal(zvs_memlink_read(b.guest, got, sizeof got, &v), 42 + 1000);
+        assert_int_equal(v.gso_type, ZVS_VNET_GSO_NONE);
+        assert_int_equal(zvs_be16(got + 38), 8 + 1000);
+        assert_memory_equal(got + 42, udp + 42 + k * 1000, 1000);
+    }
     zvs_switch_destroy(a.sw);
     zvs_switch_destroy(b.sw);
 }
