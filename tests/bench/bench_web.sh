@@ -5,7 +5,7 @@
 #
 # The integration lab (tests/integration/lib.sh: vswitchd, guest LNXA on a tap, the uplink
 # 28BA a veth into the LAN namespace) with a 1 s monitor interval and --monitor-live, and
-# perfkit serve reading that stream on loopback. BENCH_REPS rounds (default 5), each a pair
+# perfkit serve reading that stream on loopback. BENCH_REPS rounds (default 7), each a pair
 # of iperf3 TCP streams of BENCH_SECS seconds (default 4) LNXA -> LAN host, one without a
 # flood and one during a flood, the pair's order alternating (quiet first in odd rounds,
 # flooded first in even ones) so that a drift of the machine's speed over a round falls on
@@ -38,7 +38,7 @@
 command -v iperf3 >/dev/null || skip "iperf3 missing"
 PERFKIT=$BUILD/bin/perfkit
 [ -x "$PERFKIT" ] || fail "no $PERFKIT (run make)"
-REPS=${BENCH_REPS:-5} SECS=${BENCH_SECS:-4}
+REPS=${BENCH_REPS:-7} SECS=${BENCH_SECS:-4}
 FLOOD_HOLD=${BENCH_FLOOD_HOLD:-150} FLOOD_WORKERS=${BENCH_FLOOD_WORKERS:-2} FLOOD_RATE=${BENCH_FLOOD_RATE:-1000}
 lab_init webbench
 VSWITCHD_ARGS="-l info -m $WORK/monitor.file -i 1 --monitor-live $WORK/monitor.live" \
