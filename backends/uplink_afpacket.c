@@ -59,7 +59,7 @@
 #define AFP_BUF_SIZE   (65536 + 256)    /* a 64 KiB super-frame with its headers */
 #define AFP_RCVBUF     (8 << 20)
 #define AFP_SNDBUF     (4 << 20)
-#define AFP_TX_IOV     (1 + ZVS_MAX_FRAGS + 2)
+#define AFP_TX_IOV     (1 + ZVS_FRAME_PIECES_MAX + 2)   /* vnet header, pieces, tag */
 
 _Static_assert(sizeof(struct virtio_net_hdr) == 10, "virtio_net_hdr layout");
 _Static_assert(AFP_VH_OFF >= (int)sizeof(struct virtio_net_hdr) + ZVS_VLAN_HLEN &&

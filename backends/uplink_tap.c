@@ -45,7 +45,7 @@
  * a guest's QDIO input queue (128 buffers, one super-frame each) before the guest's
  * side is run again; a shorter burst ends the owner's reading for this wake-up. */
 #define UTAP_RX_BURST_BYTES (1u << 20)
-#define UTAP_TX_IOV    (1 + ZVS_MAX_FRAGS + 4)  /* header, outer header, inner pieces, tag */
+#define UTAP_TX_IOV    (1 + ZVS_FRAME_PIECES_MAX + 2)   /* vnet header, pieces, tag */
 
 _Static_assert(UTAP_VH_LEN <= UTAP_HEADROOM, "the header fits the headroom");
 
@@ -179,20 +179,11 @@ static int utap_rx(struct zvs_port *p, struct zvs_frame *out, int max)
 
 /* ---- tx ------------------------------------------------------------------------------ */
 
-/* The frame's iovecs. A VXLAN uplink's super-frame is its outer header and the inner
- * frame's pieces, up to ZVS_MAX_FRAGS of them from a QDIO buffer: one more than
- * zvs_frame_iov takes, and it needs no tag edit: its pieces are written as they are. */
+/* The frame's iovecs (a VXLAN uplink's copy: its outer header and the inner frame's
+ * pieces, up to ZVS_FRAME_PIECES_MAX in all). */
 static int tx_iov(const struct zvs_tx *tx, uint8_t tag[4], struct iovec *iov, int max)
 {
-    const struct zvs_frame *f = tx->f;
-
-    if (tx->tag_op == ZVS_TAG_KEEP && f->nfrags > ZVS_MAX_FRAGS) {
-        if (f->nfrags > max)
-            return -1;
-        memcpy(iov, f->frags, f->nfrags * sizeof *iov);
-        return f->nfrags;
-    }
-    return zvs_frame_iov(f, (enum zvs_tag_op)tx->tag_op, tx->vid, tag, iov, max);
+    return zvs_frame_iov(tx->f, (enum zvs_tag_op)tx->tag_op, tx->vid, tag, iov, max);
 }
 
 static int utap_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_drop *why)

@@ -5,7 +5,8 @@
 
 #include <string.h>
 
-/* A source view of the frame as up to ZVS_MAX_FRAGS pieces. */
+/* A source view of the frame as up to ZVS_FRAME_PIECES_MAX pieces into v (that many
+ * long); -1 for a descriptor with more, which nothing may build (frame.h). */
 static int frame_pieces(const struct zvs_frame *f, struct iovec *v)
 {
     if (f->nfrags == 0) {
@@ -13,6 +14,8 @@ static int frame_pieces(const struct zvs_frame *f, struct iovec *v)
         v[0].iov_len = f->len;
         return 1;
     }
+    if (__builtin_expect(f->nfrags > ZVS_FRAME_PIECES_MAX, 0))
+        return -1;
     memcpy(v, f->frags, sizeof(*v) * f->nfrags);
     return f->nfrags;
 }
@@ -48,13 +51,17 @@ struct zvs_vnet zvs_frame_vnet_after_op(const struct zvs_frame *f, enum zvs_tag_
         v.csum_start = (uint16_t)(v.csum_start + delta);
     if (v.gso_type != ZVS_VNET_GSO_NONE && v.hdr_len)
         v.hdr_len = (uint16_t)(v.hdr_len + delta);
+    if (v.gso_type & ZVS_VNET_GSO_UDP_TUNNEL) {     /* the outer headers move as well */
+        v.tnl_outer_th = (uint16_t)(v.tnl_outer_th + delta);
+        v.tnl_inner_nh = (uint16_t)(v.tnl_inner_nh + delta);
+    }
     return v;
 }
 
 uint32_t zvs_frame_emit(const struct zvs_frame *f, enum zvs_tag_op op, uint16_t vid,
                         uint8_t *dst, struct zvs_vnet *vnet_out)
 {
-    struct iovec v[ZVS_MAX_FRAGS];
+    struct iovec v[ZVS_FRAME_PIECES_MAX];
     uint8_t tag[4];
 
     if (op == ZVS_TAG_KEEP && f->nfrags == 0) {
@@ -64,6 +71,8 @@ uint32_t zvs_frame_emit(const struct zvs_frame *f, enum zvs_tag_op op, uint16_t 
         return f->len;
     }
     int nv = frame_pieces(f, v);
+    if (nv < 0)
+        return 0;                       /* more pieces than any frame has: nothing written */
     if (vnet_out)
         *vnet_out = zvs_frame_vnet_after_op(f, op);
     switch (op) {
@@ -115,10 +124,12 @@ static int iov_range(const struct iovec *v, int nv, uint32_t off, uint32_t n,
 int zvs_frame_iov(const struct zvs_frame *f, enum zvs_tag_op op, uint16_t vid,
                   uint8_t tag[4], struct iovec *iov, int iov_max)
 {
-    struct iovec v[ZVS_MAX_FRAGS];
+    struct iovec v[ZVS_FRAME_PIECES_MAX];
     int nv = frame_pieces(f, v);
     int cnt;
 
+    if (nv < 0)
+        return -1;
     if (op == ZVS_TAG_KEEP)
         return iov_range(v, nv, 0, f->len, iov, 0, iov_max);
     cnt = iov_range(v, nv, 0, 12, iov, 0, iov_max);
@@ -138,9 +149,11 @@ int zvs_frame_iov(const struct zvs_frame *f, enum zvs_tag_op op, uint16_t vid,
 
 uint32_t zvs_frame_peek(const struct zvs_frame *f, uint8_t *out, uint32_t n)
 {
-    struct iovec v[ZVS_MAX_FRAGS];
+    struct iovec v[ZVS_FRAME_PIECES_MAX];
     int nv = frame_pieces(f, v);
 
+    if (nv < 0)
+        return 0;
     if (n > f->len)
         n = f->len;
     pieces_copy(v, nv, 0, n, out);

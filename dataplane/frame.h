@@ -27,6 +27,11 @@
 #define ZVS_ETHERTYPE_SLOW  0x8809
 #define ZVS_BATCH           32          /* frames handled per burst on every stage */
 #define ZVS_MAX_FRAGS       16          /* one QDIO buffer's worth of entries */
+/* The most pieces a frame descriptor may have: a QDIO buffer's entries, or a VXLAN
+ * uplink's encapsulated copy of such a frame (its outer header, then the inner frame's
+ * pieces with a tag edit's two more: overlay/uplink_vxlan.c). The frame functions take
+ * up to this many and refuse more (never past their arrays). */
+#define ZVS_FRAME_PIECES_MAX (ZVS_MAX_FRAGS + 3)
 #define ZVS_VID_NONE        0           /* untagged / VLAN UNAWARE */
 #define ZVS_VID_MAX         4094
 
@@ -128,7 +133,8 @@ uint32_t zvs_frame_emit(const struct zvs_frame *f, enum zvs_tag_op op, uint16_t 
 
 /* Describe the frame after the tag operation as an iovec list without copying (for
  * sendmsg/writev). `tag` is 4 bytes of scratch that must outlive the iovecs. Returns the
- * number of iovecs used (at most ZVS_MAX_FRAGS + 2), or -1 when iov_max is too small. */
+ * number of iovecs used (at most ZVS_FRAME_PIECES_MAX + 2), or -1 when iov_max is too
+ * small or the frame has more than ZVS_FRAME_PIECES_MAX pieces. */
 int zvs_frame_iov(const struct zvs_frame *f, enum zvs_tag_op op, uint16_t vid,
                   uint8_t tag[4], struct iovec *iov, int iov_max);
 

@@ -12,7 +12,7 @@
 #include "dataplane/wire.h"
 
 #define TX_MAX   (ZVS_BATCH * ZVS_VTEP_MAX_REMOTES)     /* copies of one tx chunk */
-#define IOV_MAX_PER_COPY (ZVS_MAX_FRAGS + 3)            /* header + the inner's iovecs */
+#define IOV_MAX_PER_COPY ZVS_FRAME_PIECES_MAX          /* header + the inner's iovecs */
 
 struct vx {
     struct zvs_port      port;
@@ -105,10 +105,10 @@ static void send_ctl(struct vx *x, const struct zvs_vtep_ctl *ctl)
 }
 
 /* One encapsulated copy as a scattered frame: the header, then the inner frame's bytes
- * as they are (the tag removed through zvs_frame_iov, nothing copied). A guest's whole
- * super-frame from a QDIO buffer is ZVS_MAX_FRAGS pieces, so its copy may have one more
- * than zvs_frame_iov takes: it goes only to an underlay that takes UDP tunnel super-
- * frames (backends/uplink_tap.c), which writes the pieces as they are. */
+ * as they are (the tag removed through zvs_frame_iov, nothing copied). A frame from a
+ * QDIO buffer may be ZVS_MAX_FRAGS pieces (any frame, not only a super-frame: a guest
+ * may spread 1,400 bytes over 16 entries), so a copy is up to ZVS_FRAME_PIECES_MAX,
+ * which every underlay's write and the frame functions take (dataplane/frame.h). */
 static bool copy_frame(struct vx *x, int k, const struct zvs_frame *inner)
 {
     struct zvs_vtep_tx *t = &x->tx[k];

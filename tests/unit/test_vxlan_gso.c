@@ -285,6 +285,31 @@ static void test_two_switches_one_super_frame(void **state)
     zvs_switch_destroy(b.sw);
 }
 
+/* A tag pushed on or taken off a tunnel super-frame moves its outer headers, so the
+ * tunnel's offsets move with csum_start and hdr_len (dataplane/frame.c). */
+static void test_tag_edit_moves_tunnel_offsets(void **state)
+{
+    struct zvs_frame f = vf_frame(sf, INNER, 0);
+    f.vnet = (struct zvs_vnet){ .flags = ZVS_VNET_F_NEEDS_CSUM,
+                                .gso_type = ZVS_VNET_GSO_UDP_TUNNEL4 | ZVS_VNET_GSO_TCPV4,
+                                .hdr_len = 104, .gso_size = MSS, .csum_start = 84,
+                                .csum_offset = 16, .tnl_outer_th = 34, .tnl_inner_nh = 64 };
+    struct zvs_vnet v = zvs_frame_vnet_after_op(&f, ZVS_TAG_PUSH);
+    assert_int_equal(v.csum_start, 88);
+    assert_int_equal(v.hdr_len, 108);
+    assert_int_equal(v.tnl_outer_th, 38);
+    assert_int_equal(v.tnl_inner_nh, 68);
+    f.vnet = v;
+    v = zvs_frame_vnet_after_op(&f, ZVS_TAG_STRIP);
+    assert_int_equal(v.tnl_outer_th, 34);
+    assert_int_equal(v.tnl_inner_nh, 64);
+    f.vnet.gso_type = ZVS_VNET_GSO_TCPV4;          /* no tunnel: its fields stay 0 */
+    f.vnet.tnl_outer_th = f.vnet.tnl_inner_nh = 0;
+    v = zvs_frame_vnet_after_op(&f, ZVS_TAG_PUSH);
+    assert_int_equal(v.tnl_outer_th, 0);
+    assert_int_equal(v.tnl_inner_nh, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_not_segmented_without_the_offload),
         cmocka_unit_test(test_decap_checks_tunnel_offsets),
         cmocka_unit_test(test_two_switches_one_super_frame),
+        cmocka_unit_test(test_tag_edit_moves_tunnel_offsets),
     };
     return cmocka_run_group_tests_name("vxlan_gso", tests, NULL, NULL);
 }
