@@ -53,6 +53,7 @@ struct utap {
     struct zvs_uplink           up;     /* first: port, tap fd, ifindex, MAC, pool */
     int                         ctl;    /* a datagram socket for interface ioctls */
     struct zvs_uplink_tap_stats stats;
+    bool                        tunnel_want;    /* a VXLAN uplink's underlay: on */
     int32_t                     rx_idx[ZVS_BATCH];
     struct iovec                tx_iov[UTAP_TX_IOV];
     uint8_t                     tx_tag[4];
@@ -66,29 +67,51 @@ static struct utap *utap_of(const struct zvs_port *p)
     return p->backend;
 }
 
-/* Attach a descriptor to tap `name` with the offloads; *tunnel says whether the kernel
- * took the tunnel ones. Returns the fd, or -errno. */
-static int utap_attach(const char *name, bool *tunnel)
+/* The offloads on fd: TSO and checksums, and the UDP tunnel ones when `tunnel`. */
+static int utap_offload(int fd, bool tunnel)
 {
     static const unsigned base = TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN;
+    unsigned long off = base | (tunnel ? TUN_F_UDP_TUNNEL_GSO | TUN_F_UDP_TUNNEL_GSO_CSUM : 0);
+
+    return ioctl(fd, TUNSETOFFLOAD, off) == 0 ? 0 : -errno;
+}
+
+/* Attach a descriptor to tap `name`; *tunnel_ok says whether the kernel takes the tunnel
+ * offloads, which stay on only when `want_tunnel` (a VXLAN uplink's underlay): on
+ * anything else the kernel hands over tunnel traffic segmented, as no switch port but a
+ * VXLAN uplink can take a tunnel super-frame (dataplane/frame.h). Returns the fd, or
+ * -errno; -ENODEV when no persistent tap of that name exists. */
+static int utap_attach(const char *name, bool want_tunnel, bool *tunnel_ok)
+{
     struct ifreq ifr;
     int sz = (int)UTAP_VH_LEN, le = 1, rc;
 
     if (if_nametoindex(name) == 0)
-        return -ENODEV;                 /* TUNSETIFF would make one: the tap is the system's */
+        return -ENODEV;
     int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return -errno;
     memset(&ifr, 0, sizeof ifr);
     ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
     snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", name);
-    if (ioctl(fd, TUNSETIFF, &ifr) < 0 || ioctl(fd, TUNSETVNETHDRSZ, &sz) < 0 ||
-        ioctl(fd, TUNSETVNETLE, &le) < 0)
+    if (ioctl(fd, TUNSETIFF, &ifr) < 0)
         goto fail;
-    *tunnel = ioctl(fd, TUNSETOFFLOAD, (unsigned long)(base | TUN_F_UDP_TUNNEL_GSO |
-                                                       TUN_F_UDP_TUNNEL_GSO_CSUM)) == 0;
-    if (!*tunnel && ioctl(fd, TUNSETOFFLOAD, (unsigned long)base) < 0)
+    /* The tap is the system's: if it went away after the name was looked up, TUNSETIFF
+     * made a new one, not persistent and wired to nothing; closing it deletes it, and
+     * the RDEV waits for the system's tap as for any missing device. */
+    if (ioctl(fd, TUNGETIFF, &ifr) < 0)
         goto fail;
+    if (!(ifr.ifr_flags & IFF_PERSIST)) {
+        close(fd);
+        return -ENODEV;
+    }
+    if (ioctl(fd, TUNSETVNETHDRSZ, &sz) < 0 || ioctl(fd, TUNSETVNETLE, &le) < 0)
+        goto fail;
+    *tunnel_ok = utap_offload(fd, true) == 0;
+    if ((!want_tunnel || !*tunnel_ok) && (rc = utap_offload(fd, false)) < 0) {
+        close(fd);
+        return rc;
+    }
     return fd;
 fail:
     rc = -errno;
@@ -111,7 +134,7 @@ static int utap_reopen(struct zvs_port *p)
     struct utap *t = utap_of(p);
     struct zvs_ifinfo fi;
     bool tunnel;
-    int fd = utap_attach(t->up.ifname, &tunnel), rc;
+    int fd = utap_attach(t->up.ifname, t->tunnel_want, &tunnel), rc;
 
     if (fd < 0)
         return fd;
@@ -137,7 +160,10 @@ static int utap_rx(struct zvs_port *p, struct zvs_frame *out, int max)
     uint32_t bytes = 0;
     int n = 0;
 
-    while (used < got && bytes < UTAP_RX_BURST_BYTES) {
+    /* Refused frames take no buffer, so the reads are bounded too: a stream of them ends
+     * the burst like a full one. */
+    for (int reads = 0; used < got && bytes < UTAP_RX_BURST_BYTES && reads < 2 * ZVS_BATCH;
+         reads++) {
         uint8_t *data = zvs_pool_data(t->up.pool, t->rx_idx[used]);
         struct zvs_virtio_hdr_tnl *vh = (void *)(data - UTAP_VH_LEN);
         struct iovec iov[2] = {
@@ -313,6 +339,17 @@ fail:
     if (err)
         *err = rc;
     return NULL;
+}
+
+int zvs_uplink_tap_set_tunnel(struct zvs_port *p, bool on)
+{
+    if (!p || p->ops != &utap_ops)
+        return -ENOTTY;
+    struct utap *t = p->backend;
+    t->tunnel_want = on;
+    if (!(p->caps & ZVS_CAP_UDP_TUNNEL_GSO) || t->up.fd < 0)
+        return on && !(p->caps & ZVS_CAP_UDP_TUNNEL_GSO) ? -EOPNOTSUPP : 0;
+    return utap_offload(t->up.fd, on);
 }
 
 void zvs_uplink_tap_mac(const struct zvs_port *p, uint8_t mac[6])

@@ -17,9 +17,9 @@
  * a local address and never forwards to): it is that address with its last byte
  * complemented, the far end of the tap's wire.
  *
- * Offloads: TUN_F_CSUM|TSO4|TSO6|TSO_ECN|UDP_TUNNEL_GSO|UDP_TUNNEL_GSO_CSUM (caps CSUM|GSO|
- * UDP_TUNNEL_GSO, max_gso 65535); on a kernel that refuses the tunnel flags, the same
- * without them: caps CSUM|GSO, as an AF_PACKET port.
+ * Offloads: TUN_F_CSUM|TSO4|TSO6|TSO_ECN (caps CSUM|GSO, max_gso 65535), and
+ * UDP_TUNNEL_GSO|UDP_TUNNEL_GSO_CSUM only while a VXLAN uplink uses the port
+ * (zvs_uplink_tap_set_tunnel); ZVS_CAP_UDP_TUNNEL_GSO says the kernel takes them.
  */
 #ifndef ZVS_UPLINK_TAP_H
 #define ZVS_UPLINK_TAP_H
@@ -48,6 +48,12 @@ struct zvs_uplink_tap_stats {
 /* Attach to the tap `ifname`. NULL with *err = -errno: -ENODEV (no such interface),
  * -EINVAL (bad name, or an interface that is not a tap). */
 struct zvs_port *zvs_uplink_tap_open(const char *ifname, int *err);
+/* Turn the UDP tunnel offloads on (a VXLAN uplink's underlay) or off; kept across a
+ * reopen. Off at attach: a tap on a plain VSWITCH gets tunnel traffic segmented, since
+ * only a VXLAN uplink takes a tunnel super-frame. ZVS_CAP_UDP_TUNNEL_GSO says the kernel
+ * can. 0, -ENOTTY (not a tap uplink), -EOPNOTSUPP (the kernel cannot), or TUNSETOFFLOAD's
+ * -errno. */
+int zvs_uplink_tap_set_tunnel(struct zvs_port *p, bool on);
 void zvs_uplink_tap_mac(const struct zvs_port *p, uint8_t mac[6]);
 void zvs_uplink_tap_stats(const struct zvs_port *p, struct zvs_uplink_tap_stats *out);
 

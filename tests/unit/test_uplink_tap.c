@@ -4,7 +4,8 @@
  * port is gone); its caps, MTU and MAC (the tap's with the last byte complemented); exact
  * bytes both ways against a raw AF_PACKET socket on ut0 (the kernel side); a VXLAN
  * super-frame written with the UDP tunnel GSO header taken whole by the kernel, and one
- * whose offsets the kernel refuses counted as a failed write while the burst goes on. */
+ * whose offsets the kernel refuses counted as a failed write while the burst goes on; the
+ * tunnel offload off at attach and on only on request (ethtool's view of the tap). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
@@ -57,6 +59,38 @@ static struct zvs_uplink_tap_stats stats_of(const struct zvs_port *p)
     struct zvs_uplink_tap_stats s;
     zvs_uplink_tap_stats(p, &s);
     return s;
+}
+
+/* The tap's tx-udp_tnl-segmentation feature as ethtool shows it: on while the kernel may
+ * hand the reader tunnel super-frames whole. */
+static bool tunnel_offload_on(const char *dev)
+{
+    char cmd[96], line[160];
+    bool on = false;
+
+    snprintf(cmd, sizeof cmd, "ethtool -k %s 2>/dev/null", dev);
+    FILE *f = popen(cmd, "r");
+    assert_non_null(f);
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "tx-udp_tnl-segmentation: on", 27) == 0)
+            on = true;
+    pclose(f);
+    return on;
+}
+
+/* Off at attach, so a tap on a plain VSWITCH gets tunnel traffic segmented (no port
+ * but a VXLAN uplink takes a tunnel super-frame); on while a VXLAN uplink asks. */
+static void test_tunnel_offload_on_request(void **state)
+{
+    if (!netns_ok)
+        skip();
+    struct zvs_port *p = open_ut0();
+    assert_false(tunnel_offload_on("ut0"));
+    assert_int_equal(zvs_uplink_tap_set_tunnel(p, true), 0);
+    assert_true(tunnel_offload_on("ut0"));
+    assert_int_equal(zvs_uplink_tap_set_tunnel(p, false), 0);
+    assert_false(tunnel_offload_on("ut0"));
+    p->ops->destroy(p);
 }
 
 static void test_attaches_never_creates(void **state)
@@ -211,6 +245,7 @@ int main(void)
         cmocka_unit_test(test_attaches_never_creates),
         cmocka_unit_test(test_exact_bytes_both_ways),
         cmocka_unit_test(test_tunnel_super_frame_taken_whole),
+        cmocka_unit_test(test_tunnel_offload_on_request),
     };
     return cmocka_run_group_tests_name("uplink_tap", tests, setup_netns, NULL);
 }
