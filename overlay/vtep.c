@@ -538,8 +538,10 @@ int zvs_vtep_decap_burst(struct zvs_vtep *v, const struct zvs_frame *in, int n, 
             v->st.reason[ZVS_VTEP_INNER_TAGGED]++;
             continue;
         }
-        if (!zvs_vxlan_gso_matches(&f->vnet, &d)) {
-            v->st.reason[ZVS_VTEP_BAD_TUNNEL_GSO]++;
+        uint16_t inner_hdr_len = 0;
+        int gc = zvs_vxlan_gso_check(&f->vnet, &d, p, v->cfg.underlay_mtu, &inner_hdr_len);
+        if (gc < 0) {
+            v->st.reason[gc == -EMSGSIZE ? ZVS_VTEP_MTU_EXCEEDED : ZVS_VTEP_BAD_TUNNEL_GSO]++;
             continue;
         }
         if (!learn(v, inner + ZVS_ETH_ALEN, d.vni, (unsigned)ri, now))
@@ -564,8 +566,7 @@ int zvs_vtep_decap_burst(struct zvs_vtep *v, const struct zvs_frame *in, int n, 
             if (gso) {                  /* the inner super-frame's segmentation */
                 o->vnet.gso_type = f->vnet.gso_type & (uint8_t)~ZVS_VNET_GSO_UDP_TUNNEL;
                 o->vnet.gso_size = f->vnet.gso_size;
-                o->vnet.hdr_len = f->vnet.hdr_len > d.inner_off
-                                  ? (uint16_t)(f->vnet.hdr_len - d.inner_off) : 0;
+                o->vnet.hdr_len = inner_hdr_len;        /* counted, not the sender's */
             }
         } else if (gso) {               /* no inner checksum to anchor it: not ours */
             v->st.reason[ZVS_VTEP_INNER_OVERSIZE]++;

@@ -36,9 +36,16 @@ bool zvs_vxlan_gso_inner(const struct zvs_frame *f, uint32_t *seg_hdr);
 struct zvs_vnet zvs_vxlan_gso_outer(const struct zvs_vnet *iv, unsigned hdr_len,
                                     uint32_t inner_seg_hdr);
 
-/* Does the tunnel metadata v of a received frame name the headers d decoded (the outer
- * family, the UDP header, the inner IP header right after an untagged inner Ethernet
- * header, the inner TCP checksum beyond it)? A frame without a tunnel type: true. */
-bool zvs_vxlan_gso_matches(const struct zvs_vnet *v, const struct zvs_vxlan_decoded *d);
+/* Check the tunnel metadata v of a received frame (contiguous bytes `frame`) against the
+ * headers d decoded and the bytes: the outer family and UDP header, an inner TCPv4 or
+ * TCPv6 super-frame (its EtherType, IP version and protocol, TCP right after the IP
+ * header) whose partial checksum is TCP's, a segment size that is neither 0 nor
+ * GSO_BY_FRAGS, payload past the headers, and each segment within underlay_mtu as the
+ * encapsulation holds its own. 0 (*inner_hdr_len: the inner headers a segment repeats,
+ * counted from the inner frame, not the sender's hint), -EINVAL (metadata that names no
+ * such super-frame), -EMSGSIZE (segments too large). A frame without a tunnel type: 0,
+ * *inner_hdr_len untouched. */
+int zvs_vxlan_gso_check(const struct zvs_vnet *v, const struct zvs_vxlan_decoded *d,
+                        const uint8_t *frame, uint32_t underlay_mtu, uint16_t *inner_hdr_len);
 
 #endif

@@ -18,7 +18,7 @@
  *     tap underlay: the tunnel metadata a kernel would give it (from where the codec finds
  *     the headers, inner limit 64 KiB), its offsets, family and inner checksum moved or
  *     not by the input's last byte: delivered only when the offsets name the headers
- *     (zvs_vxlan_gso_matches), never with a tunnel type left on the inner frame, else
+ *     (zvs_vxlan_gso_check), never with a tunnel type left on the inner frame, else
  *     counted under one reason as before.
  *
  * Build: make fuzzers; run: build/fuzz/fuzz_vxlan_decap tests/fuzz/corpus/vxlan_decap
@@ -134,7 +134,9 @@ static void one(struct zvs_vtep *v, int family, const uint8_t *data, size_t size
         CHECK(!(out.flags & ZVS_FF_TAGGED));
         CHECK(after.decapsulated == before.decapsulated + 1);
         CHECK(!(out.vnet.gso_type & ZVS_VNET_GSO_UDP_TUNNEL));
-        CHECK(zvs_vxlan_gso_matches(meta, &d));
+        uint16_t ihl = 0;
+        CHECK(zvs_vxlan_gso_check(meta, &d, buf, 9000, &ihl) == 0);
+        CHECK(!gso || out.vnet.hdr_len == ihl);
         CHECK(!gso || (out.vnet.gso_type == (meta->gso_type & (uint8_t)~ZVS_VNET_GSO_UDP_TUNNEL) &&
                        out.vnet.csum_start == meta->csum_start - d.inner_off));
 

@@ -175,7 +175,22 @@ static void test_decap_checks_tunnel_offsets(void **state)
         u.vnet.gso_type = (uint8_t)(ZVS_VNET_GSO_TCPV4 | bad[i].tnl);
         assert_int_equal(zvs_vtep_decap_burst(b, &u, 1, 3, &out, NULL, NULL), 0);
     }
-    assert_int_equal(st(b).reason[ZVS_VTEP_BAD_TUNNEL_GSO], 4);
+    /* Metadata a guest's tap would refuse, an inner frame that is not what the type says,
+     * and segments larger than the underlay carries. */
+    u.vnet = tx.vnet;
+    u.vnet.csum_offset = 6;             /* UDP's checksum field, not TCP's */
+    assert_int_equal(zvs_vtep_decap_burst(b, &u, 1, 3, &out, NULL, NULL), 0);
+    u.vnet = tx.vnet;
+    u.vnet.gso_size = 0xFFFF;           /* GSO_BY_FRAGS */
+    assert_int_equal(zvs_vtep_decap_burst(b, &u, 1, 3, &out, NULL, NULL), 0);
+    u.vnet = tx.vnet;
+    u.vnet.gso_type = ZVS_VNET_GSO_TCPV6 | ZVS_VNET_GSO_UDP_TUNNEL4;    /* inner is IPv4 */
+    assert_int_equal(zvs_vtep_decap_burst(b, &u, 1, 3, &out, NULL, NULL), 0);
+    assert_int_equal(st(b).reason[ZVS_VTEP_BAD_TUNNEL_GSO], 7);
+    u.vnet = tx.vnet;
+    u.vnet.gso_size = 1460;             /* 54 + 1460 + 36 > 1500 */
+    assert_int_equal(zvs_vtep_decap_burst(b, &u, 1, 3, &out, NULL, NULL), 0);
+    assert_int_equal(st(b).reason[ZVS_VTEP_MTU_EXCEEDED], 1);
     assert_string_equal(zvs_vtep_reason_name(ZVS_VTEP_BAD_TUNNEL_GSO), "vxlan-bad-tunnel-gso");
     assert_int_equal(st(b).decapsulated, 1);
     zvs_vtep_destroy(a);
