@@ -45,11 +45,12 @@ struct zvs_virtio_hdr_tnl {
 #define ZVS_VIRTIO_F_UDP_TUNNEL_CSUM  0x08      /* the outer UDP checksum is partial too */
 
 /* Decode a tunnel-capable header of a frame of len bytes. Without a tunnel GSO type, as
- * zvs_virtio_hdr_decode (little endian). With one, also false unless it is what the
- * kernel itself accepts (virtio_net_hdr_tnl_to_skb): one outer family, an inner TCPV4 or
+ * zvs_virtio_hdr_decode (little endian). With one, also false unless it has the shape
+ * the kernel requires (virtio_net_hdr_tnl_to_skb): one outer family, an inner TCPV4 or
  * TCPV6 type, NEEDS_CSUM, and outer_th + 8 <= inner_nh < csum_start; the offsets go to
- * tnl_outer_th / tnl_inner_nh. Whether they name the frame's real headers is for the
- * reader of the headers to check (overlay/vtep.c). UDP_TUNNEL_CSUM is accepted and
+ * tnl_outer_th / tnl_inner_nh. The kernel's minimum header sizes and whether the offsets
+ * name the frame's real headers are checked by the reader of the headers
+ * (overlay/vxlan_gso.c's zvs_vxlan_gso_check, against the bytes). UDP_TUNNEL_CSUM is accepted and
  * dropped: the outer UDP checksum is not ours to verify (the kernel did). */
 bool zvs_virtio_hdr_tnl_decode(const struct zvs_virtio_hdr_tnl *h, uint32_t len,
                                struct zvs_vnet *out);

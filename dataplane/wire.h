@@ -18,9 +18,11 @@
  * the IP header's end (csum_start), its fragments carrying multiples of 8 bytes. A UDP
  * tunnel super-frame (GSO_UDP_TUNNEL, a VXLAN uplink's to its underlay) counts as its
  * inner type: csum_start is the inner L4 header's offset in the whole frame, so every
- * segment repeats the outer headers too. Only
- * without NEEDS_CSUM is the virtio header's hdr_len used: Linux fills it with the skb's
- * linear length, which is not always the header length. Metadata that gives no usable
+ * segment repeats the outer headers too. The virtio header's hdr_len is used when
+ * there is no NEEDS_CSUM (Linux fills it with the skb's linear length, which is not
+ * always the header length), and when the frame's first piece ends before the L4 header
+ * (a VXLAN uplink's scattered copy, its first piece the outer header alone: its hdr_len
+ * is the one the encapsulation computed). Metadata that gives no usable
  * header length (hdr_len 0 or past the frame, gso_size 0) counts the frame as one.
  * Counting never reads past the frame's first piece and never fails; whether the
  * super-frame is well formed is vnet.c's business when it has to be segmented.
