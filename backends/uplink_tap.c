@@ -205,13 +205,6 @@ static int utap_rx(struct zvs_port *p, struct zvs_frame *out, int max)
 
 /* ---- tx ------------------------------------------------------------------------------ */
 
-/* The frame's iovecs (a VXLAN uplink's copy: its outer header and the inner frame's
- * pieces, up to ZVS_FRAME_PIECES_MAX in all). */
-static int tx_iov(const struct zvs_tx *tx, uint8_t tag[4], struct iovec *iov, int max)
-{
-    return zvs_frame_iov(tx->f, (enum zvs_tag_op)tx->tag_op, tx->vid, tag, iov, max);
-}
-
 static int utap_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs_drop *why)
 {
     struct utap *t = utap_of(p);
@@ -225,7 +218,7 @@ static int utap_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs
         int k = -1;
 
         if (zvs_virtio_hdr_tnl_encode(&v, &vh))
-            k = tx_iov(&txs[i], t->tx_tag, t->tx_iov + 1, UTAP_TX_IOV - 1);
+            k = zvs_frame_iov(f, op, txs[i].vid, t->tx_tag, t->tx_iov + 1, UTAP_TX_IOV - 1);
         if (k < 0) {
             t->stats.tx_fail++;
             *why = ZVS_DROP_TX_FAIL;
@@ -256,11 +249,6 @@ static int utap_tx(struct zvs_port *p, const struct zvs_tx *txs, int n, enum zvs
     return sent;
 }
 
-static void utap_flush(struct zvs_port *p)
-{
-    (void)p;                            /* every write is the kernel's receive already */
-}
-
 static void utap_destroy(struct zvs_port *p)
 {
     if (!p)
@@ -278,6 +266,17 @@ static int utap_carrier_now(struct zvs_port *p)
 {
     struct utap *t = utap_of(p);
     return zvs_ifinfo_link_now(t->ctl, t->up.ifname);
+}
+
+/* The port op: kept across a reopen (utap_attach asks for it again). */
+static int utap_tunnel_gso(struct zvs_port *p, bool on)
+{
+    struct utap *t = utap_of(p);
+
+    if (on && !(p->caps & ZVS_CAP_UDP_TUNNEL_GSO))
+        return -EOPNOTSUPP;             /* the kernel does not take the offload */
+    t->tunnel_want = on;
+    return t->up.fd < 0 || !(p->caps & ZVS_CAP_UDP_TUNNEL_GSO) ? 0 : utap_offload(t->up.fd, on);
 }
 
 static int utap_link_event(struct zvs_port *p, int ifindex, bool carrier, bool exists)
@@ -302,11 +301,12 @@ static const struct zvs_port_ops utap_ops = {
     .tx = utap_tx,
     .rx = utap_rx,
     .rx_release = zvs_uplink_rx_release,
-    .flush = utap_flush,
+    /* no flush: every write is the kernel's receive already */
     .destroy = utap_destroy,
     .fd = zvs_uplink_fd,
     .link_event = utap_link_event,
     .carrier_now = utap_carrier_now,
+    .tunnel_gso = utap_tunnel_gso,
 };
 
 /* ---- public API ---------------------------------------------------------------------- */
@@ -339,17 +339,6 @@ fail:
     if (err)
         *err = rc;
     return NULL;
-}
-
-int zvs_uplink_tap_set_tunnel(struct zvs_port *p, bool on)
-{
-    if (!p || p->ops != &utap_ops)
-        return -ENOTTY;
-    struct utap *t = p->backend;
-    t->tunnel_want = on;
-    if (!(p->caps & ZVS_CAP_UDP_TUNNEL_GSO) || t->up.fd < 0)
-        return on && !(p->caps & ZVS_CAP_UDP_TUNNEL_GSO) ? -EOPNOTSUPP : 0;
-    return utap_offload(t->up.fd, on);
 }
 
 void zvs_uplink_tap_mac(const struct zvs_port *p, uint8_t mac[6])

@@ -18,8 +18,10 @@
  * complemented, the far end of the tap's wire.
  *
  * Offloads: TUN_F_CSUM|TSO4|TSO6|TSO_ECN (caps CSUM|GSO, max_gso 65535), and
- * UDP_TUNNEL_GSO|UDP_TUNNEL_GSO_CSUM only while a VXLAN uplink uses the port
- * (zvs_uplink_tap_set_tunnel); ZVS_CAP_UDP_TUNNEL_GSO says the kernel takes them.
+ * UDP_TUNNEL_GSO|UDP_TUNNEL_GSO_CSUM only while a VXLAN uplink asks (the port's
+ * ops->tunnel_gso, kept across a reopen: off at attach, so a tap on a plain VSWITCH gets
+ * tunnel traffic segmented); ZVS_CAP_UDP_TUNNEL_GSO says the kernel takes them
+ * (-EOPNOTSUPP from the op otherwise).
  */
 #ifndef ZVS_UPLINK_TAP_H
 #define ZVS_UPLINK_TAP_H
@@ -48,12 +50,6 @@ struct zvs_uplink_tap_stats {
 /* Attach to the tap `ifname`. NULL with *err = -errno: -ENODEV (no such interface),
  * -EINVAL (bad name, or an interface that is not a tap). */
 struct zvs_port *zvs_uplink_tap_open(const char *ifname, int *err);
-/* Turn the UDP tunnel offloads on (a VXLAN uplink's underlay) or off; kept across a
- * reopen. Off at attach: a tap on a plain VSWITCH gets tunnel traffic segmented, since
- * only a VXLAN uplink takes a tunnel super-frame. ZVS_CAP_UDP_TUNNEL_GSO says the kernel
- * can. 0, -ENOTTY (not a tap uplink), -EOPNOTSUPP (the kernel cannot), or TUNSETOFFLOAD's
- * -errno. */
-int zvs_uplink_tap_set_tunnel(struct zvs_port *p, bool on);
 void zvs_uplink_tap_mac(const struct zvs_port *p, uint8_t mac[6]);
 void zvs_uplink_tap_stats(const struct zvs_port *p, struct zvs_uplink_tap_stats *out);
 

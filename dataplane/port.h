@@ -129,6 +129,10 @@ struct zvs_port_ops {
      * that must not act on `carrier` as it was when the port was opened (the kernel's
      * flags lag the driver by a linkwatch run). NULL: `carrier` is always current. */
     int  (*carrier_now)(struct zvs_port *p);
+    /* Ports with ZVS_CAP_UDP_TUNNEL_GSO whose tunnel offload is off until a VXLAN uplink
+     * asks (a tap uplink: the kernel then hands it tunnel super-frames whole, which only
+     * a VXLAN uplink takes); 0 or -errno. NULL: the capability alone says it is on. */
+    int  (*tunnel_gso)(struct zvs_port *p, bool on);
 };
 
 struct zvs_port {

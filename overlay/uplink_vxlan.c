@@ -9,7 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "backends/uplink_tap.h"
 #include "dataplane/wire.h"
 
 #define TX_MAX   (ZVS_BATCH * ZVS_VTEP_MAX_REMOTES)     /* copies of one tx chunk */
@@ -329,12 +328,8 @@ struct zvs_port *zvs_uplink_vxlan_create(const char *name, struct zvs_vtep *vtep
     /* An underlay that takes UDP tunnel super-frames over IPv4 (a tap, vxlan_gso.h):
      * the guests' TCP super-frames cross whole, one header each. */
     bool tunnel = c->local.family == 4 && (underlay->caps & ZVS_CAP_UDP_TUNNEL_GSO);
-    if (tunnel) {
-        /* A tap uplink turns the offload on for us only (uplink_tap.h); another port
-         * that announces it (an in-memory wire in tests) has it on already. */
-        int rc = zvs_uplink_tap_set_tunnel(underlay, true);
-        tunnel = rc == 0 || rc == -ENOTTY;
-    }
+    if (tunnel && underlay->ops->tunnel_gso)    /* off until asked (a tap uplink) */
+        tunnel = underlay->ops->tunnel_gso(underlay, true) == 0;
     zvs_vtep_set_tunnel_gso(vtep, tunnel);
     x->vtep = vtep;
     x->under = underlay;

@@ -86,9 +86,9 @@ static void test_tunnel_offload_on_request(void **state)
         skip();
     struct zvs_port *p = open_ut0();
     assert_false(tunnel_offload_on("ut0"));
-    assert_int_equal(zvs_uplink_tap_set_tunnel(p, true), 0);
+    assert_int_equal(p->ops->tunnel_gso(p, true), 0);
     assert_true(tunnel_offload_on("ut0"));
-    assert_int_equal(zvs_uplink_tap_set_tunnel(p, false), 0);
+    assert_int_equal(p->ops->tunnel_gso(p, false), 0);
     assert_false(tunnel_offload_on("ut0"));
     p->ops->destroy(p);
 }
