@@ -57,18 +57,23 @@
  *   processed at once. A tap that is down or gone (EIO, ENETDOWN, EBADFD, ...) or full
  *   (EAGAIN, ENOBUFS) drops the frame and counts it: never a wait, never a retry; when the
  *   tap is up again the next frame simply goes through.
- * - An adopted packet socket (the LCS kind's) is read and written in batches: one
- *   recvmmsg for up to the open buffer's free pages, message k into page k (its 32-byte
- *   header room first), its tail past the page into slot k of the batch's slots; each
- *   frame is committed where it landed while it fits its page and every frame before it
- *   took one page (all of an LCS at MTU 1500 do), and from the first that does not the
- *   rest of the batch are moved whole into their slots and copied once. Toward the guest,
- *   the frames of the input buffers are gathered (iovecs into the buffers' pages) and sent
- *   with one sendmmsg per ZVS_BATCH frames and at the end of each receive, on a second
- *   socket when the adopter gave one: a socket nobody polls, so the write-space wake-up
- *   the kernel makes for every sent frame finds no epoll set to lock (the LCS kind's;
- *   tests/bench/README.md). A tap's fd cannot do either (it is not a socket): one readv
- *   or writev a frame there.
+ * - An adopted packet socket (the LCS kind's) is read through its receive ring
+ *   (TPACKET_V2, packet_ring.h) and written in batches. Guest -> switch: the ring's slots
+ *   the kernel handed over are taken in order, each frame copied with memcpy from the
+ *   slot into the next free page of the open output buffer (its virtio-net header sits
+ *   right before the frame in the slot) and the slot handed back; no system call. The
+ *   kernel copied the frame into the slot, so a frame is copied twice, where recvmmsg
+ *   put it straight into the page once; what that costs against the system call and the
+ *   skb it saves is measured in tests/bench/README.md. A frame past a slot comes whole
+ *   through the socket (TP_STATUS_COPY, read as from a tap, one readv); one the kernel
+ *   could not keep whole is dropped and counted (tap_rx_truncated). A frame no output
+ *   buffer takes stays in its slot for the next pump: nothing read is lost for want of a
+ *   buffer. Toward the guest, the frames of the input buffers are gathered (iovecs into
+ *   the buffers' pages) and sent with one sendmmsg per ZVS_BATCH frames and at the end of
+ *   each receive, on a second socket when the adopter gave one: a socket nobody polls,
+ *   so the write-space wake-up the kernel makes for every sent frame finds no epoll set
+ *   to lock (the LCS kind's; tests/bench/README.md). A tap's fd cannot do either (it is
+ *   not a socket): one readv or writev a frame there.
  * - Nothing is allocated per frame; iovecs and virtio-net headers live on the stack, or
  *   for an adopted socket in its batch state, made with the driver.
  * - Restart: the tap is persistent (TUNSETPERSIST) and carries an alias naming the
@@ -108,6 +113,7 @@
 #include "qdio/nic_qdio.h"
 #include "qdio/qdio.h"
 #include "qdio/qdio_guest.h"
+#include "backends/packet_ring.h"
 #include "backends/tap_orphans.h"
 #include "backends/virtio_hdr.h"
 
@@ -124,21 +130,11 @@ _Static_assert(sizeof(struct virtio_net_hdr) == 10, "virtio_net_hdr layout");
 _Static_assert((ZVS_QDIO_FRAME_MAX - ZVS_ETH_HLEN - ZVS_VLAN_HLEN + 535) / 536 <=
                ZVS_GUEST_TAP_GSO_SEGS, "a full super-frame at MSS 536 within gso_max_segs");
 
-/* An adopted packet socket is read with recvmmsg and written with sendmmsg: one system
- * call for up to an output buffer's 16 pages of frames, and one for up to ZVS_BATCH frames
- * toward the guest, where a tap's fd takes one readv or writev a frame. */
-#define SOCK_RX_BATCH ZVS_QDIO_NSBALE
+/* An adopted packet socket is written with sendmmsg: one system call for up to
+ * ZVS_BATCH frames toward the guest, where a tap's fd takes one writev a frame. */
 #define SOCK_TX_BATCH ZVS_BATCH
-#define PAGE_ROOM     (ZVS_QDIO_ENTRY_SIZE - ZVS_QDIO_FHDR_LEN) /* a frame in one page */
 
 struct sock_batch {
-    /* Guest -> switch: message k lands in page k of the open buffer's free pages (the
-     * zero-copy slot of the k-th frame while every frame before it takes one page), its
-     * tail past the page in slot k. */
-    struct mmsghdr        rmsg[SOCK_RX_BATCH];
-    struct iovec          riov[SOCK_RX_BATCH][3];
-    struct virtio_net_hdr rvh[SOCK_RX_BATCH];
-    uint8_t              *slot;         /* SOCK_RX_BATCH x (max_frame + 1) bytes */
     /* Switch -> guest: frames gathered from the input buffers until a sendmmsg. */
     struct mmsghdr        tmsg[SOCK_TX_BATCH];
     struct iovec          tiov[SOCK_TX_BATCH][ZVS_QDIO_NSBALE + 1];
@@ -161,22 +157,18 @@ struct zvs_guest_tap {
     bool                       oversize_logged;
     bool                       persist; /* TUNSETPERSIST on: dropped at close */
     bool                       adopted; /* fd is a packet socket on someone's device */
-    struct sock_batch         *sb;      /* adopted: the batched socket calls' state */
+    struct sock_batch         *sb;      /* adopted: the batched sends' state */
+    struct zvs_packet_ring     ring;    /* adopted: fd's receive ring */
     struct zvs_guest_tap_stats st;
 };
 
 /* The batch state of an adopted socket, its messages pointing at their own iovecs. */
-static struct sock_batch *sock_batch_new(uint32_t max_frame)
+static struct sock_batch *sock_batch_new(void)
 {
     struct sock_batch *s = calloc(1, sizeof *s);
 
     if (!s)
         return NULL;
-    s->slot = malloc((size_t)SOCK_RX_BATCH * (max_frame + 1u));
-    if (!s->slot) {
-        free(s);
-        return NULL;
-    }
     for (unsigned k = 0; k < SOCK_TX_BATCH; k++)
         s->tmsg[k].msg_hdr.msg_iov = s->tiov[k];
     return s;
@@ -484,11 +476,13 @@ fail:
     return rc;
 }
 
-int zvs_guest_tap_adopt(int fd, int txfd, const char *name, struct zvs_guest_tap **out)
+int zvs_guest_tap_adopt(int fd, int txfd, struct zvs_packet_ring *ring, const char *name,
+                        struct zvs_guest_tap **out)
 {
-    struct zvs_guest_tap *t = calloc(1, sizeof(*t));
-
     *out = NULL;
+    if (!ring || !ring->base)
+        return -EINVAL;                 /* the receive path is the ring's */
+    struct zvs_guest_tap *t = calloc(1, sizeof(*t));
     if (!t)
         return -ENOMEM;
     t->fd = fd;
@@ -499,9 +493,7 @@ int zvs_guest_tap_adopt(int fd, int txfd, const char *name, struct zvs_guest_tap
     t->st.max_frame = t->max_frame;
     t->st.mtu = ZVS_GUEST_TAP_MTU_DEFAULT;
     t->ovf = malloc(t->max_frame + 1u);
-    /* The slots are touched only as far as frames reach: small frames never touch more
-     * than their first page of each. */
-    t->sb = sock_batch_new(t->max_frame);
+    t->sb = sock_batch_new();
     snprintf(t->name, sizeof t->name, "%s", name);
     if (t->epfd < 0 || !t->ovf || !t->sb) {
         int rc = t->epfd < 0 ? -errno : -ENOMEM;
@@ -509,6 +501,8 @@ int zvs_guest_tap_adopt(int fd, int txfd, const char *name, struct zvs_guest_tap
         zvs_guest_tap_close(t);
         return rc;
     }
+    t->ring = *ring;                    /* ours now */
+    memset(ring, 0, sizeof *ring);
     *out = t;
     return 0;
 }
@@ -587,6 +581,7 @@ void zvs_guest_tap_close(struct zvs_guest_tap *t)
      * it. Only a crash leaves a tap behind, for the next vswitchd to adopt. */
     if (t->fd >= 0 && t->persist && ioctl(t->fd, TUNSETPERSIST, 0) < 0 && errno != EBADFD)
         zvs_warn("guest_tap %s: not deleted (%s)", t->name, strerror(errno));
+    zvs_packet_ring_close(&t->ring);    /* the mapping holds the socket open */
     if (t->fd >= 0)
         close(t->fd);
     if (t->txfd >= 0)
@@ -594,8 +589,6 @@ void zvs_guest_tap_close(struct zvs_guest_tap *t)
     if (t->epfd >= 0)
         close(t->epfd);
     free(t->ovf);
-    if (t->sb)
-        free(t->sb->slot);
     free(t->sb);
     free(t);
 }
@@ -756,17 +749,34 @@ static int out_one(struct zvs_guest_tap *t)
     return out_counted(t, rc, len);
 }
 
-/* Unbound: read what the guest sent and drop it (counted), a burst at most. Returns 0,
- * or -errno when the tap is unusable. */
+/* Unbound: read what the guest sent and drop it (counted), a burst at most: from a tap,
+ * or from an adopted socket's ring (a frame past a slot from the socket). Returns 0, or
+ * -errno when the tap is unusable. */
 static int out_drop_unbound(struct zvs_guest_tap *t)
 {
     struct virtio_net_hdr vh;
 
     for (int i = 0; i < ZVS_GUEST_TAP_BURST; i++) {
+        struct tpacket2_hdr *h = NULL;
+        if (t->ring.base) {
+            h = zvs_packet_ring_peek(&t->ring);
+            if (!h)
+                break;
+            if (!(h->tp_status & TP_STATUS_COPY)) {
+                t->st.tap_rx_unbound++;
+                zvs_packet_ring_release(&t->ring, h);
+                continue;
+            }
+        }
         struct iovec iov[2] = { { &vh, VH_LEN }, { t->ovf, t->max_frame + 1u } };
         ssize_t r = readv(t->fd, iov, 2);
-        if (r >= 0) {
-            t->st.tap_rx_unbound++;
+        if (r >= 0 || (h && errno == EAGAIN)) {
+            if (r >= 0)
+                t->st.tap_rx_unbound++;
+            else
+                t->st.tap_rx_truncated++;   /* no whole copy: the slot's is cut */
+            if (h)
+                zvs_packet_ring_release(&t->ring, h);
             continue;
         }
         if (errno == EINTR)
@@ -779,129 +789,128 @@ static int out_drop_unbound(struct zvs_guest_tap *t)
     return 0;
 }
 
-/* ---- Guest -> switch on an adopted packet socket: recvmmsg ---------------------------- */
+/* ---- Guest -> switch on an adopted packet socket: its receive ring ------------------- */
 
-/* A whole frame f of len bytes copied into the open buffer, or a fresh one when the open
- * buffer's rest is too small. Returns tx_reserve's or tx_commit's result. */
+/* A whole frame f of len bytes copied into the open buffer's next free page (and the
+ * pages after it), or into a fresh buffer when the open buffer's rest is too small
+ * (counted in tap_rx_copied, as for a tap). Returns tx_reserve's result (-ENOBUFS, -EIO:
+ * nothing written) or tx_commit's. */
 static int out_copy(struct zvs_guest_tap *t, const uint8_t *f, uint32_t len,
                     const struct zvs_vnet *v)
 {
     struct iovec iov[ZVS_QDIO_NSBALE];
-    size_t room = 0;
 
-    int k = zvs_qdio_guest_tx_reserve(t->g, iov, ZVS_QDIO_NSBALE);
-    for (int i = 0; i < k; i++)
-        room += iov[i].iov_len;
-    if (k > 0 && room < len) {
-        (void)zvs_qdio_guest_tx_flush(t->g);
+    /* An LCS frame fits the first page's room: one iovec is all it needs. */
+    int k = zvs_qdio_guest_tx_reserve(t->g, iov, 1);
+    if (k > 0 && len > iov[0].iov_len) {
+        size_t room = 0;
         k = zvs_qdio_guest_tx_reserve(t->g, iov, ZVS_QDIO_NSBALE);
+        for (int i = 0; i < k; i++)
+            room += iov[i].iov_len;
+        if (k > 0 && room < len) {
+            (void)zvs_qdio_guest_tx_flush(t->g);
+            k = zvs_qdio_guest_tx_reserve(t->g, iov, ZVS_QDIO_NSBALE);
+            t->st.tap_rx_copied += k > 0;
+        }
     }
     if (k < 0)
         return k;
     iov_scatter(iov, k, f, len);
-    t->st.tap_rx_copied++;
     return zvs_qdio_guest_tx_commit(t->g, len, v);
 }
 
-/* Frames from..m-1 of the batch moved whole into their slots (head from the page, the
- * tail is there already), so that copies may overwrite the pages they landed in. */
-static void out_batch_move(struct sock_batch *s, int from, int m)
+/* Slot h's frame past a slot, waiting whole on the socket (TP_STATUS_COPY): the next frame
+ * there, in ring order. Read as from a tap; the slot goes back once it is read. Returns as
+ * out_slot. */
+static int out_slot_copied(struct zvs_guest_tap *t, struct tpacket2_hdr *h)
 {
-    for (int k = from; k < m; k++) {
-        size_t r = s->rmsg[k].msg_len;
-        size_t head = r <= VH_LEN ? 0 : r - VH_LEN;
-        memcpy((uint8_t *)s->riov[k][2].iov_base - PAGE_ROOM, s->riov[k][1].iov_base,
-               head < PAGE_ROOM ? head : PAGE_ROOM);
+    uint64_t lost = t->st.tap_rx_no_buffer;
+    int rc;
+
+    for (int tries = 0;; tries++) {
+        rc = out_one(t);
+        if (rc >= 0 || rc == -ENOBUFS || rc == -EIO || rc == -EAGAIN || tries == 2)
+            break;
+        if (rc != -EINTR)
+            t->st.tap_rx_errors++;      /* the link's ENETDOWN, reported once */
     }
+    /* out_one reserves before it reads: no buffer then means the frame is still on the
+     * socket, and its slot stays with it. */
+    if ((rc == -ENOBUFS || rc == -EIO) && t->st.tap_rx_no_buffer == lost)
+        return rc;
+    if (rc == -EAGAIN || (rc < 0 && rc != -ENOBUFS && rc != -EIO))
+        t->st.tap_rx_truncated++;       /* no whole copy came: dropped */
+    zvs_packet_ring_release(&t->ring, h);
+    return rc == -EAGAIN ? 0 : rc;
 }
 
-/* One recvmmsg of at most `want` frames, message k into page k of the open buffer's free
- * pages. Each frame is committed where it landed while it fits its page and every frame
- * before it took one page; from the first that does not (a larger frame, a dropped one,
- * a buffer primed at its pack limit), the rest are moved to their slots and copied.
- * *asked and *got: messages asked for and read. Returns frames queued, or -errno
- * (-EAGAIN: nothing to read, -ENOBUFS: no output buffer for what was read or to read). */
-static int out_batch(struct zvs_guest_tap *t, int want, int *asked, int *got)
+/* Slot h's frame into the open output buffer, the slot handed back. Returns 1 (queued),
+ * 0 (dropped and counted), or -ENOBUFS / -EIO with the frame still in its slot (no output
+ * buffer) or on the socket, or another -errno. */
+static int out_slot(struct zvs_guest_tap *t, struct tpacket2_hdr *h)
 {
-    struct sock_batch *s = t->sb;
-    struct iovec res[ZVS_QDIO_NSBALE];
-    size_t slot_len = t->max_frame + 1u;
-
-    *asked = *got = 0;
-    int n = zvs_qdio_guest_tx_reserve(t->g, res, ZVS_QDIO_NSBALE);
-    if (n < 0)
-        return n;
-    if (n > want)
-        n = want;
-    for (int k = 0; k < n; k++) {
-        uint8_t *page = (uint8_t *)res[k].iov_base + (k == 0 ? 0 : ZVS_QDIO_FHDR_LEN);
-        uint8_t *slot = s->slot + (size_t)k * slot_len;
-        s->riov[k][0] = (struct iovec){ .iov_base = &s->rvh[k], .iov_len = VH_LEN };
-        s->riov[k][1] = (struct iovec){ .iov_base = page, .iov_len = PAGE_ROOM };
-        /* One byte beyond max_frame tells an oversize frame, as in out_one. */
-        s->riov[k][2] = (struct iovec){ .iov_base = slot + PAGE_ROOM,
-                                        .iov_len = slot_len - PAGE_ROOM };
-        memset(&s->rmsg[k], 0, sizeof s->rmsg[k]);
-        s->rmsg[k].msg_hdr.msg_iov = s->riov[k];
-        s->rmsg[k].msg_hdr.msg_iovlen = 3;
+    if (h->tp_status & TP_STATUS_COPY)
+        return out_slot_copied(t, h);
+    if (h->tp_snaplen < h->tp_len) {
+        /* Past a slot, and the socket's buffer had no room for the whole frame. */
+        t->st.tap_rx_truncated++;
+        zvs_packet_ring_release(&t->ring, h);
+        return 0;
     }
-    *asked = n;
-    int m = recvmmsg(t->fd, s->rmsg, (unsigned)n, MSG_DONTWAIT, NULL);
-    if (m < 0)
-        return -errno;
-    *got = m;
-    int queued = 0;
-    bool moved = false;
-    for (int k = 0; k < m; k++) {
-        struct zvs_vnet v;
-        uint32_t len;
-        int rc;
-        /* MSG_TRUNC: larger than every iovec together, so past max_frame too */
-        size_t r = s->rmsg[k].msg_hdr.msg_flags & MSG_TRUNC ? VH_LEN + slot_len
-                                                              : s->rmsg[k].msg_len;
-        if (!moved) {
-            struct iovec next;
-            rc = zvs_qdio_guest_tx_reserve(t->g, &next, 1);
-            bool in_place = rc > 0 && next.iov_base == s->riov[k][1].iov_base &&
-                            r <= VH_LEN + PAGE_ROOM;
-            if (!in_place) {
-                /* Copies below may take these pages (the adapter reads only committed
-                 * entries of a primed buffer, and only when the daemon delivers, after
-                 * this pump). */
-                out_batch_move(s, k, m);
-                moved = true;
-            }
-        }
-        if (!out_check(t, r, &s->rvh[k], &v, &len))
-            continue;
-        rc = moved ? out_copy(t, (uint8_t *)s->riov[k][2].iov_base - PAGE_ROOM, len, &v)
-                   : zvs_qdio_guest_tx_commit(t->g, len, &v);
+    const uint8_t *f = zvs_packet_ring_mac(h);
+    struct virtio_net_hdr vh;
+    struct zvs_vnet v;
+    uint32_t len;
+    memcpy(&vh, f - VH_LEN, VH_LEN);    /* the kernel writes it right before the frame */
+    int rc = 0;
+    if (out_check(t, VH_LEN + h->tp_snaplen, &vh, &v, &len)) {
+        rc = out_copy(t, f, len, &v);
+        if (rc == -ENOBUFS || rc == -EIO)
+            return rc;                  /* nothing written: the frame waits in its slot */
         rc = out_counted(t, rc, len);
-        if (rc < 0) {
-            t->st.tap_rx_no_buffer += (uint64_t)(m - k - 1); /* read, nowhere to go */
-            return rc;
-        }
-        queued += rc;
     }
-    return queued;
+    zvs_packet_ring_release(&t->ring, h);
+    return rc;
+}
+
+/* The socket woke the driver with nothing in its ring: an error the kernel left on it
+ * (ENETDOWN when the link went down) keeps it polling ready until it is taken, and only a
+ * read or SO_ERROR takes it. Counted as a read error, as a tap's read would be. */
+static void out_ring_idle(struct zvs_guest_tap *t)
+{
+    int err = 0;
+    socklen_t len = sizeof err;
+
+    if (getsockopt(t->fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err != 0)
+        t->st.tap_rx_errors++;
 }
 
 int zvs_guest_tap_pump_out(struct zvs_guest_tap *t)
 {
     int queued = 0, err = 0, read = 0;
 
-    if (!t->g)
+    if (!t->g) {
+        if (t->ring.base && !zvs_packet_ring_peek(&t->ring))
+            out_ring_idle(t);
         return out_drop_unbound(t);
-    /* A frame a step from a tap's fd; a batch from an adopted socket, until one comes
-     * short (the socket is empty). */
+    }
+    /* A frame a step, from a tap's fd or an adopted socket's ring, until it is empty. */
     while (read < ZVS_GUEST_TAP_BURST) {
-        int asked = 1, got = 1;
-        int rc = t->sb ? out_batch(t, ZVS_GUEST_TAP_BURST - read, &asked, &got) : out_one(t);
-        read += got;
+        int rc;
+        if (t->ring.base) {
+            struct tpacket2_hdr *h = zvs_packet_ring_peek(&t->ring);
+            if (!h) {
+                if (read == 0)
+                    out_ring_idle(t);
+                break;                  /* the kernel wakes the loop at its next frame */
+            }
+            rc = out_slot(t, h);
+        } else {
+            rc = out_one(t);
+        }
+        read++;
         if (rc >= 0) {
             queued += rc;
-            if (got < asked)
-                break;
             continue;
         }
         if (rc == -EINTR)

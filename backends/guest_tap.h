@@ -33,6 +33,7 @@
                                            MSS (536) has 123 segments */
 
 struct zvs_guest_tap;
+struct zvs_packet_ring;
 
 struct zvs_guest_tap_stats {
     /* Guest -> switch: frames the namespace sent (read from the tap). */
@@ -47,6 +48,9 @@ struct zvs_guest_tap_stats {
     uint64_t tap_rx_no_buffer;          /* read but no empty output buffer left for it (a
                                            frame copied to a fresh buffer): dropped */
     uint64_t tap_rx_unbound;            /* read while unbound (no NIC): dropped */
+    uint64_t tap_rx_truncated;          /* adopted socket: larger than a ring slot and not
+                                           kept whole by the kernel (its receive buffer
+                                           full), so cut to the slot: dropped */
     /* Switch -> guest: frames the switch delivered (written to the tap). */
     uint64_t tap_tx_frames;             /* written to the tap */
     uint64_t tap_tx_bytes;
@@ -81,17 +85,18 @@ int  zvs_guest_tap_open(const char *ifname, uint32_t mtu, struct zvs_port *nic,
  * leaves the tap as it was. */
 int  zvs_guest_tap_reopen(const char *ifname, int netns_fd, struct zvs_port *nic,
                           struct zvs_guest_tap **out);
-/* The same driver on a descriptor someone else's device gave: `fd` reads and writes
- * Ethernet frames each after a 10-byte virtio-net header, non-blocking (an AF_PACKET
- * socket with PACKET_VNET_HDR bound to a device: backends/lcs.c); `txfd`, when not -1, a
+/* The same driver on a descriptor someone else's device gave: `fd` an AF_PACKET socket
+ * with PACKET_VNET_HDR bound to a device (backends/lcs.c), non-blocking, `ring` its
+ * receive ring (packet_ring.h) with PACKET_COPY_THRESH on: frames are taken from the
+ * ring, each copied into the NIC's output buffer with the virtio-net header in front of
+ * it, and a frame past a ring slot read whole from the socket; `txfd`, when not -1, a
  * second such socket on the same device that the frames toward the guest are written to
- * instead (one that nobody polls, so sent frames wake no epoll set). Opened unbound; the
- * driver owns both from then on (closed by zvs_guest_tap_close). No tap ioctls are made
- * (MTU 1500, carrier untouched). fd must be a socket: it is read with recvmmsg and
- * written with sendmmsg, the driver keeping 16 frame slots of 64 KB for the frames of a
- * batch that do not stay where they landed (address space; pages are touched only as far
- * as such frames reach). 0, or -errno with fd and txfd still the caller's. */
-int  zvs_guest_tap_adopt(int fd, int txfd, const char *name, struct zvs_guest_tap **out);
+ * instead of fd (one that nobody polls, so sent frames wake no epoll set), with sendmmsg.
+ * Opened unbound; the driver owns fd, txfd and the ring's mapping from then on (closed
+ * by zvs_guest_tap_close; *ring is zeroed). No tap ioctls are made (MTU 1500, carrier
+ * untouched). 0, or -errno with fd, txfd and the ring still the caller's. */
+int  zvs_guest_tap_adopt(int fd, int txfd, struct zvs_packet_ring *ring, const char *name,
+                         struct zvs_guest_tap **out);
 /* Drive NIC port `nic` (COUPLE): a previous binding is released first (as by unbind);
  * then the driver attaches to the NIC's queues in this process, initialises them, clears
  * the SIGA-w need (the daemon polls the NIC after every pump) and arms the thin interrupt,
@@ -128,8 +133,9 @@ const char *zvs_guest_tap_name(const struct zvs_guest_tap *t);
 /* Guest -> switch: read up to ZVS_GUEST_TAP_BURST frames (or until EAGAIN) into the NIC's
  * output buffers and prime them (unbound: read and drop them). Returns frames queued
  * (>= 0), or -errno when the tap is unusable (EBADFD: deleted) and nothing was queued.
- * Then zvs_switch_poll the NIC. An adopted packet socket is read with recvmmsg (one
- * system call for up to 16 frames) and stops at the first short batch. */
+ * Then zvs_switch_poll the NIC. An adopted packet socket's ring is walked until a slot
+ * the kernel has not handed over (no system call but for a frame past a slot); a frame
+ * no output buffer can take stays in the ring for the next call. */
 int  zvs_guest_tap_pump_out(struct zvs_guest_tap *t);
 /* Switch -> guest: write every frame of the primed input buffers to the tap, then re-arm
  * the thin interrupt. Never blocks: frames the tap cannot take are dropped and counted.

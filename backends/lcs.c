@@ -13,47 +13,75 @@
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 
+#include "backends/packet_ring.h"
+
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23
 #endif
 
-/* A socket on device idx, made and bound where the device is: the one read (`tx`
- * false), or the one the guest's frames are written to, bound with protocol 0 so that it
- * takes nothing in. That one is in no epoll set: the write-space wake-up the kernel makes
- * for every frame sent finds nobody to wake. The read socket ignores what the written one
- * sends through the device (PACKET_IGNORE_OUTGOING). */
-static int packet_socket(unsigned idx, bool tx)
+/* The read socket's receive ring (packet_ring.h). A slot holds the largest frame an LCS
+ * sends, 1514 bytes (the Linux lcs driver's MTU is 1500, the frame program's largest
+ * frame 1514), and a tag the kernel left in, behind the 76 bytes the kernel puts first
+ * (tpacket2_hdr and sockaddr_ll aligned, 16 bytes of MAC room, the virtio-net header):
+ * 1972 bytes fit. A larger frame (a jumbo frame on a tap some other program writes) comes
+ * whole through the socket's receive buffer instead (PACKET_COPY_THRESH), while that has
+ * room; lcs.h says what happens when it has none. */
+#define LCS_RING_FRAME 2048u
+
+/* A socket on device idx, made and bound where the device is: the one read (`ring`, its
+ * receive ring), or the one the guest's frames are written to (`ring` NULL), bound with
+ * protocol 0 so that it takes nothing in. That one is in no epoll set: the write-space
+ * wake-up the kernel makes for every frame sent finds nobody to wake. The read socket
+ * ignores what the written one sends through the device (PACKET_IGNORE_OUTGOING). Both
+ * are made with protocol 0, so nothing reaches the read one before its ring exists and
+ * it is bound to the device. */
+static int packet_socket(unsigned idx, struct zvs_packet_ring *ring, uint32_t ring_frames)
 {
-    int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                    tx ? 0 : htons(ETH_P_ALL));
+    bool tx = ring == NULL;
+    int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -errno;
-    int one = 1;
+    int one = 1, rc = 0;
     struct sockaddr_ll sll = { .sll_family = AF_PACKET,
                                .sll_protocol = tx ? 0 : htons(ETH_P_ALL),
                                .sll_ifindex = (int)idx };
     int sz = 4 << 20;
-    if (idx == 0 ||
-        setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof one) < 0 ||
-        (!tx && setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one) < 0) ||
-        bind(fd, (struct sockaddr *)&sll, sizeof sll) < 0) {
-        int e = idx == 0 ? ENODEV : errno;
-        close(fd);
-        return -e;
+    if (idx == 0)
+        rc = -ENODEV;
+    else if (setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof one) < 0)
+        rc = -errno;
+    if (rc == 0 && !tx) {
+        /* Frames past a ring slot come whole through the receive buffer while it has
+         * room (4 MB: SO_RCVBUF stops at net.core.rmem_max, 208 KB by default, and the
+         * daemon has CAP_NET_ADMIN, so FORCE goes past it). */
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof sz) < 0)
+            (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
+        if (setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one) < 0 ||
+            setsockopt(fd, SOL_PACKET, PACKET_COPY_THRESH, &one, sizeof one) < 0)
+            rc = -errno;
+        else
+            rc = zvs_packet_ring_open(ring, fd, LCS_RING_FRAME, ring_frames);
     }
-    if (tx)
-        return fd;
-    /* Room for a burst of the guest's frames while the loop is busy elsewhere (the
-     * emulator has a core to itself, the daemon shares the rest). SO_RCVBUF stops at
-     * net.core.rmem_max (208 KB by default: a few hundred small frames, each skb's
-     * truesize counted); the daemon has CAP_NET_ADMIN, so FORCE goes past it. */
-    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof sz) < 0)
-        (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
+    if (rc == 0 && bind(fd, (struct sockaddr *)&sll, sizeof sll) < 0)
+        rc = -errno;
+    if (rc < 0) {
+        if (ring)
+            zvs_packet_ring_close(ring);
+        close(fd);
+        return rc;
+    }
     return fd;
 }
 
 int zvs_lcs_open(int netns_fd, const char *ifname, struct zvs_guest_tap **out)
 {
+    return zvs_lcs_open_ring(netns_fd, ifname, ZVS_LCS_RING_FRAMES, out);
+}
+
+int zvs_lcs_open_ring(int netns_fd, const char *ifname, uint32_t ring_frames,
+                      struct zvs_guest_tap **out)
+{
+    struct zvs_packet_ring ring = { 0 };
     int home = -1, fd, txfd = -1;
 
     *out = NULL;
@@ -68,10 +96,11 @@ int zvs_lcs_open(int netns_fd, const char *ifname, struct zvs_guest_tap **out)
         }
     }
     unsigned idx = if_nametoindex(ifname);
-    fd = packet_socket(idx, false);
+    fd = packet_socket(idx, &ring, ring_frames);
     if (fd >= 0) {
-        txfd = packet_socket(idx, true);
+        txfd = packet_socket(idx, NULL, 0);
         if (txfd < 0) {
+            zvs_packet_ring_close(&ring);
             close(fd);
             fd = txfd;
         }
@@ -82,6 +111,7 @@ int zvs_lcs_open(int netns_fd, const char *ifname, struct zvs_guest_tap **out)
         close(home);
         if (back < 0) {
             if (fd >= 0) {
+                zvs_packet_ring_close(&ring);
                 close(fd);
                 close(txfd);
             }
@@ -90,8 +120,9 @@ int zvs_lcs_open(int netns_fd, const char *ifname, struct zvs_guest_tap **out)
     }
     if (fd < 0)
         return fd;
-    int rc = zvs_guest_tap_adopt(fd, txfd, ifname, out);
+    int rc = zvs_guest_tap_adopt(fd, txfd, &ring, ifname, out);
     if (rc < 0) {
+        zvs_packet_ring_close(&ring);
         close(fd);
         close(txfd);
     }

@@ -14,7 +14,8 @@
 #                 pump, the switch's poll, the uplink ring; the kernel's side of the system
 #                 calls is not counted, hence the next figure)
 #   system calls  strace -c: the socket calls on the LCS socket per frame (recvmmsg,
-#                 sendmmsg; readv, writev)
+#                 sendmmsg; readv, writev; getsockopt: the SO_ERROR the driver takes when
+#                 its receive ring woke it empty)
 # Output (tests/bench/run.sh's line protocol):
 #   BENCH lcs_instr_per_frame_<out|in>_<64|1514> <n> instr/frame
 #   BENCH lcs_syscalls_per_frame_<out|in>_<64|1514> <n> calls/frame
@@ -50,7 +51,7 @@ for dir in out in; do
       if strace -f -c -o "$TMP/st" "$BIN" --dir "$dir" --size "$size" --frames "$FRAMES" \
            >"$TMP/st.log" 2>&1; then
         awk -v n="$FRAMES" -v k="$key" '
-          $NF ~ /^(recvmmsg|sendmmsg|readv|writev)$/ { c += $4 }
+          $NF ~ /^(recvmmsg|sendmmsg|readv|writev|getsockopt)$/ { c += $4 }
           END { printf "BENCH lcs_syscalls_per_frame_%s %.4f calls/frame\n", k, c / n }' "$TMP/st"
       else
         echo "# strace run $key failed:"; sed 's/^/# /' "$TMP/st.log" | tail -n 5
