@@ -799,19 +799,23 @@ static int out_copy(struct zvs_guest_tap *t, const uint8_t *f, uint32_t len,
                     const struct zvs_vnet *v)
 {
     struct iovec iov[ZVS_QDIO_NSBALE];
+    size_t room = 0;
 
-    /* An LCS frame fits the first page's room: one iovec is all it needs. */
+    /* An LCS frame fits the first page's room: one iovec and one memcpy. */
     int k = zvs_qdio_guest_tx_reserve(t->g, iov, 1);
-    if (k > 0 && len > iov[0].iov_len) {
-        size_t room = 0;
+    if (k < 0)
+        return k;
+    if (len <= iov[0].iov_len) {
+        memcpy(iov[0].iov_base, f, len);
+        return zvs_qdio_guest_tx_commit(t->g, len, v);
+    }
+    k = zvs_qdio_guest_tx_reserve(t->g, iov, ZVS_QDIO_NSBALE);
+    for (int i = 0; i < k; i++)
+        room += iov[i].iov_len;
+    if (k > 0 && room < len) {
+        (void)zvs_qdio_guest_tx_flush(t->g);
         k = zvs_qdio_guest_tx_reserve(t->g, iov, ZVS_QDIO_NSBALE);
-        for (int i = 0; i < k; i++)
-            room += iov[i].iov_len;
-        if (k > 0 && room < len) {
-            (void)zvs_qdio_guest_tx_flush(t->g);
-            k = zvs_qdio_guest_tx_reserve(t->g, iov, ZVS_QDIO_NSBALE);
-            t->st.tap_rx_copied += k > 0;
-        }
+        t->st.tap_rx_copied += k > 0;
     }
     if (k < 0)
         return k;
