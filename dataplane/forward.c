@@ -597,6 +597,95 @@ static __attribute__((noinline)) void from_ivl(struct zvs_switch *sw, struct bur
     }
 }
 
+/* Switches large enough that a burst finds what it touches out of the caches: many
+ * stations (the MAC table, zvs_mac_table_is_large) or many guests (each egress's switch
+ * state, port and NIC queues: a few KB a guest, 1,000 guests several MB). Below both,
+ * everything a burst reads was read by the bursts before it, and loading it ahead is
+ * work for nothing (bench_core's three guests). */
+#define PREFETCH_MIN_GUESTS 64u
+
+/* Load ahead, in stages, what the burst's frames will read, so that the cache misses of
+ * 32 frames overlap instead of stalling one frame after another (1,000 guests, 65,000
+ * stations, a frame to each of 32 guests: the MAC table's slots, each egress's switch
+ * state and port, then its NIC's queues were two thirds of the scale benchmark's time,
+ * tests/bench/README.md). Each stage reads only what the stage before it started to
+ * load: 1, the MAC table slots of each frame's destination and of a guest's source other
+ * than its own address (learning refreshes it); 2, the destinations' answers, and their
+ * switch state (port pointer, queue length, first queue entry); 3, their ports' first
+ * line; 4, the port op's level 0 (a NIC's adapter struct). Only hints: a frame
+ * forward_one will refuse or send elsewhere (learning between the two) costs useless
+ * loads, never a different decision; the untagged classification it makes is the one
+ * forward_one would (the burst keeps it). Out of line: only large switches get here. */
+static __attribute__((noinline)) void prefetch_burst(struct zvs_switch *sw,
+                                                     struct zvs_swport *in, struct burst *b,
+                                                     const struct zvs_frame *frames, int n,
+                                                     bool ports)
+{
+    uint16_t vids[ZVS_BATCH];
+    int16_t outs[ZVS_BATCH];
+    const uint8_t *keys[2 * ZVS_BATCH];     /* stage 1's addresses, */
+    uint16_t key_vids[2 * ZVS_BATCH];       /* their VLANs */
+    unsigned nkeys = 0;
+
+    if (n > ZVS_BATCH)
+        n = ZVS_BATCH;
+    for (int i = 0; i < n; i++) {
+        const struct zvs_frame *f = &frames[i];
+        uint32_t peek_len = f->nfrags ? (uint32_t)f->frags[0].iov_len : f->len;
+        vids[i] = UINT16_MAX;
+        if (f->len < ZVS_ETH_MIN_LEN || peek_len < ZVS_ETH_HLEN + ZVS_VLAN_HLEN)
+            continue;
+        const uint8_t *d = f->data;
+        uint16_t ethertype = zvs_be16(d + 12);
+        uint16_t vid;
+        if (ethertype == ZVS_ETHERTYPE_VLAN || ethertype == ZVS_ETHERTYPE_QINQ) {
+            vid = zvs_be16(d + 14) & 0x0FFFu;   /* the TCI's VID bits */
+        } else {
+            struct zvs_vlan_class cls;
+            enum zvs_drop why;
+            if (vlan_ingress(sw, in, b, f, ethertype, peek_len, &cls, &why) < 0)
+                continue;
+            vid = cls.vid;
+        }
+        if (!(d[0] & 1)) {
+            keys[nkeys] = d;
+            key_vids[nkeys++] = vid;
+            vids[i] = vid;
+        }
+        if (in->is_guest && !mac_eq(d + ZVS_ETH_ALEN, in->guest.mac)) {
+            keys[nkeys] = d + ZVS_ETH_ALEN;
+            key_vids[nkeys++] = vid;
+        }
+    }
+    if (nkeys)
+        zvs_mac_table_prefetch(sw->macs, keys, key_vids, nkeys);
+    if (!ports)
+        return;
+    for (int i = 0; i < n; i++) {
+        outs[i] = -1;
+        if (vids[i] == UINT16_MAX)
+            continue;
+        int out = zvs_mac_table_lookup(sw->macs, frames[i].data, vids[i]);
+        if (out < 0 || out == in->port->index)
+            continue;
+        struct zvs_swport *e = &sw->sp[out];
+        __builtin_prefetch(&e->port, 0, 3);
+        __builtin_prefetch(&e->npend, 1, 3);
+        __builtin_prefetch(&e->pend[0], 1, 3);
+        outs[i] = (int16_t)out;
+    }
+    for (int i = 0; i < n; i++)
+        if (outs[i] >= 0 && sw->sp[outs[i]].port)
+            __builtin_prefetch(sw->sp[outs[i]].port, 0, 3);
+    for (int i = 0; i < n; i++) {
+        if (outs[i] < 0 || (i > 0 && outs[i] == outs[i - 1]))
+            continue;
+        struct zvs_port *p = sw->sp[outs[i]].port;
+        if (p && p->ops->prefetch)
+            p->ops->prefetch(p, 0);
+    }
+}
+
 /* Classify and forward one frame; frames for no guest of ours count in b->filtered. */
 static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs_frame *f,
                         uint64_t now, struct burst *b)
@@ -718,6 +807,26 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
     }
 }
 
+/* Egresses a burst must feed before their state is loaded ahead, level by level
+ * (prefetch_egresses). A burst that feeds a few ports finds their state in the cache
+ * the next time too; one that feeds many (each frame of it to another of 1,000 guests)
+ * finds it cold, and paid port by port each miss of a chain (the NIC's adapter struct,
+ * then the buffer list it points at, then the buffer) stalls the whole path. */
+#define PREFETCH_MIN_EGRESS 8u
+
+/* Levels 1 and 2 of the port op's hint for every egress of the burst, one level for all
+ * of them before the next (level 0 ran when each got its first frame), so each level's
+ * misses overlap across the ports. Out of line: only wide bursts get here. */
+static __attribute__((noinline)) void prefetch_egresses(struct zvs_switch *sw)
+{
+    for (unsigned level = 1; level <= 2; level++)
+        for (uint16_t i = 0; i < sw->nactive; i++) {
+            struct zvs_port *p = sw->sp[sw->active[i]].port;
+            if (p->ops->prefetch)
+                p->ops->prefetch(p, level);
+        }
+}
+
 /* After the burst: its Slow Protocols frames to the handler, in the order they came. The
  * queue is emptied first, so a handler that fed frames to the switch would start a queue
  * of its own. A handler may take itself away (the group's release): the frames left are
@@ -746,6 +855,11 @@ void zvs_switch_input(struct zvs_switch *sw, struct zvs_port *in, struct zvs_fra
     struct burst b = { .filtered = 0 };
     uint64_t bytes = 0, extra = 0;
 
+    if (n > 1) {
+        bool ports = sw->nguests >= PREFETCH_MIN_GUESTS;
+        if (ports || zvs_mac_table_is_large(sw->macs))
+            prefetch_burst(sw, s, &b, frames, n, ports);
+    }
     for (int i = 0; i < n; i++) {
         if (b.hdr.out) {
             i = memo_run(sw, &b.hdr, frames, i, n, in->index, &bytes);
@@ -766,6 +880,8 @@ void zvs_switch_input(struct zvs_switch *sw, struct zvs_port *in, struct zvs_fra
     zvs_ctr_add(&in->ctr.in_packets, (uint64_t)n + extra - b.filtered);
     zvs_ctr_add(&in->ctr.in_bytes, bytes - b.filtered_bytes);
 
+    if (sw->nactive >= PREFETCH_MIN_EGRESS)
+        prefetch_egresses(sw);
     for (uint16_t i = 0; i < sw->nactive; i++) {
         struct zvs_swport *e = &sw->sp[sw->active[i]];
         if (e->npend)                   /* 0: written when its queue filled (ZVS_BATCH) */

@@ -16,6 +16,7 @@
 #ifndef ZVS_MAC_TABLE_H
 #define ZVS_MAC_TABLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define ZVS_MAC_TABLE_DEFAULT_CAPACITY  65536u      /* entries */
@@ -80,6 +81,18 @@ int zvs_mac_table_learn(struct zvs_mac_table *t, const uint8_t mac[6], uint16_t 
 /* The port of (mac, vid), or -1. Hot path: one multiply, then a linear probe over a dense
  * key array (1.5 probes on average for a hit at the worst load). */
 int zvs_mac_table_lookup(const struct zvs_mac_table *t, const uint8_t mac[6], uint16_t vid);
+
+/* Whether the table has grown past what stays in a core's caches between bursts, so that
+ * a burst gains by loading its lookups' slots ahead (zvs_mac_table_prefetch). */
+bool zvs_mac_table_is_large(const struct zvs_mac_table *t);
+
+/* Start loading the slots where (macs[k], vids[k]) live or would go, k < n: each key's
+ * line and its value's. Each macs[k] must have 8 readable bytes (an address in a frame's
+ * header: the destination, or the source before the EtherType): the key is made from one
+ * load. A hint: reads the table's geometry, nothing else, and changes nothing. One call
+ * for a burst's addresses: a call per address cost a third more. */
+void zvs_mac_table_prefetch(const struct zvs_mac_table *t, const uint8_t *const macs[],
+                            const uint16_t vids[], unsigned n);
 
 /* Remove one entry of either kind. Returns 0 or -ENOENT. */
 int zvs_mac_table_remove(struct zvs_mac_table *t, const uint8_t mac[6], uint16_t vid);

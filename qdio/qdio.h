@@ -351,6 +351,9 @@ void zvs_qdio_release(struct zvs_qdio *q, const struct zvs_frame *frames, int n)
  * would refuse). Once no buffer is left, every later frame of the burst is discarded too,
  * so when only NO_BUFFER happened the frames delivered are exactly txs[0 .. ret-1]. */
 int  zvs_qdio_deliver(struct zvs_qdio *q, const struct zvs_tx *txs, int n, enum zvs_drop *why);
+/* Start loading what the next zvs_qdio_deliver touches, level 0, 1 or 2 of the chain
+ * (the port op `prefetch`, dataplane/port.h); a hint that changes nothing. */
+void zvs_qdio_prefetch(struct zvs_qdio *q, unsigned level);
 
 void zvs_qdio_counters(const struct zvs_qdio *q, struct zvs_qdio_counters *out);
 

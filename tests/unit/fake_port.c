@@ -33,6 +33,13 @@ static void fake_flush(struct zvs_port *p)
     ((struct fake_port *)p)->flushes++;
 }
 
+static void fake_prefetch(struct zvs_port *p, unsigned level)
+{
+    struct fake_port *fp = (struct fake_port *)p;
+    if (level < 3)
+        fp->prefetches[level]++;
+}
+
 static void fake_destroy(struct zvs_port *p)
 {
     struct fake_port *fp = (struct fake_port *)p;
@@ -44,7 +51,7 @@ static void fake_destroy(struct zvs_port *p)
 
 static const struct zvs_port_ops fake_ops = {
     .kind = "fake", .tx = fake_tx, .rx = fake_rx, .rx_release = fake_release,
-    .flush = fake_flush, .destroy = fake_destroy,
+    .flush = fake_flush, .destroy = fake_destroy, .prefetch = fake_prefetch,
 };
 
 struct fake_port *fake_port_new(const char *name, uint32_t caps, uint32_t mtu)

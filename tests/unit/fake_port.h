@@ -22,6 +22,7 @@ struct fake_port {
     int               nframes;          /* frames recorded */
     int               tx_calls;
     int               flushes;
+    int               prefetches[3];    /* the switch's load-ahead hints, by level */
     bool              destroyed_flag;
     int              *destroyed;        /* set to 1 on destroy, if not NULL */
     struct fake_frame *frames;          /* FAKE_MAX_FRAMES recorded frames */

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fake_port.h"
@@ -1093,6 +1094,93 @@ static void frame_emit_contiguous_keep(void **state)
     assert_memory_equal(out + 16, fr + 12, len - 12);
 }
 
+/* A switch with many guests and stations loads each burst's lookups ahead (forward.c,
+ * prefetch_burst): only hints. A burst whose own learning moves a station before a later
+ * frame of it looks that station up is still decided on the table as it is then, and
+ * every frame lands exactly where a small switch would put it. The ports' load-ahead
+ * hook runs for each frame's destination at level 0 (once for consecutive frames to one
+ * port) and, for a burst feeding 8 or more egresses, once per egress at levels 1 and 2. */
+#define WIDE_GUESTS 70
+#define WIDE_MACS   9000                /* learned: with the guests', a large table */
+
+static void mac_n(uint8_t *mac, uint32_t n)
+{
+    const uint8_t m[6] = { 0x02, 0x00, 0x0D, (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n };
+    memcpy(mac, m, 6);
+}
+
+static void wide_burst_hints_change_no_decision(void **state)
+{
+    struct zvs_switch_params p = { .name = "WIDEVSW", .vlan = { .aware = false } };
+    struct zvs_switch *sw = zvs_switch_create(&p);
+    struct fake_port *g[WIDE_GUESTS];
+    static uint8_t fr[ZVS_BATCH][64];
+    struct zvs_frame f[ZVS_BATCH];
+    uint8_t dst[6], src[6];
+    (void)state;
+
+    assert_non_null(sw);
+    for (int i = 0; i < WIDE_GUESTS; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "G%02d.F000", i);
+        g[i] = fake_port_new(name, ZVS_CAP_CSUM | ZVS_CAP_GSO, 1500);
+        uint8_t mac[6] = { 0x02, 0x00, 0x0C, 0x00, 0x00, (uint8_t)i };
+        struct zvs_guest gd = guest(name, mac, false, ZVS_VLAN_ACCESS, 1);
+        assert_int_equal(zvs_switch_add_guest(sw, &g[i]->port, &gd), 0);
+    }
+    /* learned station n lives on guest n % WIDE_GUESTS */
+    for (uint32_t n = 0; n < WIDE_MACS; n++) {
+        const uint8_t to[6] = { 0x02, 0x00, 0x0C, 0x00, 0x00, (uint8_t)((n + 1) % WIDE_GUESTS) };
+        mac_n(src, n);
+        uint8_t one[64];
+        uint32_t len = build(one, to, src, -1, 46);
+        struct zvs_frame lf = { .data = one, .len = len };
+        zvs_switch_input(sw, &g[n % WIDE_GUESTS]->port, &lf, 1, 1);
+    }
+    struct zvs_mac_table_stats ms;
+    zvs_mac_table_stats(zvs_switch_mac_table(sw), &ms);
+    assert_int_equal(ms.entries, WIDE_MACS + WIDE_GUESTS);
+    assert_true(zvs_mac_table_is_large(zvs_switch_mac_table(sw)));
+    for (int i = 0; i < WIDE_GUESTS; i++)
+        fake_port_reset(g[i]);
+
+    /* Guest 0 sends 32 frames: 0..29 to station 141 + i (guest (141 + i) % 70 = 1 + i),
+     * 30 from station 40 (it lives on guest 40: moves to guest 0) to guest 9, 31 to
+     * station 40, now on the sender: the pass ahead saw it on guest 40, the decision
+     * must not. */
+    uint8_t g0mac[6] = { 0x02, 0x00, 0x0C, 0x00, 0x00, 0x00 };
+    for (int i = 0; i < ZVS_BATCH; i++) {
+        mac_n(dst, (uint32_t)(141 + i));
+        memcpy(src, g0mac, 6);
+        if (i == 30) {
+            mac_n(src, 40);
+            memcpy(dst, (const uint8_t[6]){ 0x02, 0x00, 0x0C, 0x00, 0x00, 0x09 }, 6);
+        }
+        if (i == 31)
+            mac_n(dst, 40);
+        f[i] = (struct zvs_frame){ .data = fr[i], .len = build(fr[i], dst, src, -1, 46) };
+    }
+    uint64_t in_before = g[0]->port.ctr.in_packets;
+    zvs_switch_input(sw, &g[0]->port, f, ZVS_BATCH, 2);
+    for (int i = 0; i < 30; i++) {
+        struct fake_port *to = g[1 + i];
+        assert_int_equal(to->nframes, to == g[9] ? 2 : 1);
+        assert_memory_equal(to->frames[0].bytes, fr[i], f[i].len);
+        assert_int_equal(to->prefetches[0], to == g[9] ? 2 : 1);   /* frames 8 and 30 */
+        assert_int_equal(to->prefetches[1], 1);
+        assert_int_equal(to->prefetches[2], 1);
+    }
+    assert_memory_equal(g[9]->frames[1].bytes, fr[30], f[30].len);
+    assert_int_equal(g[40]->nframes, 0);
+    assert_int_equal(g[40]->prefetches[0], 1);  /* the stale hint, and nothing more */
+    assert_int_equal(g[40]->prefetches[1], 0);
+    assert_int_equal(g[0]->nframes, 0);
+    assert_int_equal(g[0]->port.ctr.drops[ZVS_DROP_SAME_PORT], 1);
+    assert_int_equal(g[0]->port.ctr.in_packets - in_before, ZVS_BATCH);
+    assert_int_equal(zvs_mac_table_lookup(zvs_switch_mac_table(sw), dst, 0), g[0]->port.index);
+    zvs_switch_destroy(sw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1126,6 +1214,7 @@ int main(void)
         cmocka_unit_test(burst_untagged_and_tagged_on_a_trunk),
         cmocka_unit_test(burst_untagged_refusal_repeats),
         cmocka_unit_test(frame_emit_contiguous_keep),
+        cmocka_unit_test(wide_burst_hints_change_no_decision),
     };
     return cmocka_run_group_tests_name("forward", tests, NULL, NULL);
 }

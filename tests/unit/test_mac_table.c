@@ -517,10 +517,49 @@ static void test_remove_port(void **state)
     zvs_mac_table_destroy(t);
 }
 
+/* Large from 8,192 entries (16,384 slots at a load of one half): the switch loads a
+ * burst's slots ahead from there on. Loading a slot ahead changes nothing. */
+static void test_large_and_prefetch(void **state)
+{
+    struct zvs_mac_table *t = zvs_mac_table_create(65536, 0);
+    uint8_t mac[6];
+    (void)state;
+
+    assert_non_null(t);
+    for (uint32_t n = 0; n < 8191; n++) {
+        mac_of(n, mac);
+        assert_int_equal(zvs_mac_table_learn(t, mac, 1, (uint16_t)(n % 7), 5), ZVS_MAC_ADDED);
+    }
+    assert_false(zvs_mac_table_is_large(t));
+    mac_of(8191, mac);
+    assert_int_equal(zvs_mac_table_learn(t, mac, 1, 3, 5), ZVS_MAC_ADDED);
+    assert_true(zvs_mac_table_is_large(t));
+    struct zvs_mac_table_stats before = stats_of(t);
+    for (uint32_t n = 0; n < 9000; n++) {
+        uint8_t hdr[14] = { 0 };            /* 8 readable bytes from each address */
+        mac_of(n, hdr);
+        mac_of(n, hdr + 6);
+        const uint8_t *const macs[2] = { hdr, hdr + 6 };
+        const uint16_t vids[2] = { 1, 4095 };
+        zvs_mac_table_prefetch(t, macs, vids, 2);
+    }
+    struct zvs_mac_table_stats after = stats_of(t);
+    assert_memory_equal(&before, &after, sizeof(before));
+    for (uint32_t n = 0; n < 9000; n++) {
+        mac_of(n, mac);
+        assert_int_equal(zvs_mac_table_lookup(t, mac, 1), n < 8192 ? (int)(n == 8191 ? 3 : n % 7) : -1);
+    }
+    mac_of(0, mac);
+    assert_int_equal(zvs_mac_table_remove(t, mac, 1), 0);
+    assert_false(zvs_mac_table_is_large(t));
+    zvs_mac_table_destroy(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_rejects_bad_capacity),
+        cmocka_unit_test(test_large_and_prefetch),
         cmocka_unit_test(test_capacity_not_power_of_two),
         cmocka_unit_test(test_fill_to_capacity),
         cmocka_unit_test(test_random_tiny_table),

@@ -1126,6 +1126,45 @@ static void test_input_entries_rewritten_after_take(void **state)
     }
 }
 
+/* The switch's load-ahead hint (zvs_qdio_prefetch, every level) reads the queue and
+ * writes nothing: with the next buffer's entries pointing outside the region (a hostile
+ * guest) it neither faults nor changes a byte of the region, and the delivery after it
+ * refuses that buffer exactly as it would have. */
+static void test_prefetch_changes_nothing(void **state)
+{
+    struct env e;
+    const uint32_t room[2] = { 4096, 4096 };
+    uint8_t small[64];
+    struct zvs_frame fs = { .data = small, .len = sizeof(small) };
+    struct zvs_tx ts = { .f = &fs, .tag_op = ZVS_TAG_KEEP };
+    enum zvs_drop why = ZVS_DROP__COUNT;
+    (void)state;
+
+    env_open(&e, QS_1M);
+    arm_input(&e, 0, UINT64_MAX - 8192, room, 2);          /* far outside the region */
+    arm_input(&e, 1, 8192, room, 2);
+    make_frame(small, sizeof(small), 3, 0);
+    size_t size = zvs_qdio_size(e.q);
+    uint8_t *copy = malloc(size);
+    assert_non_null(copy);
+    memcpy(copy, zvs_qdio_region(e.q), size);
+    for (unsigned level = 0; level < 3; level++)
+        zvs_qdio_prefetch(e.q, level);
+    assert_memory_equal(copy, zvs_qdio_region(e.q), size);
+    assert_int_equal(zvs_qdio_deliver(e.q, &ts, 1, &why), 1);
+    assert_int_equal(e.inq->slsb[0], ZVS_SLSB_P_INPUT_ERROR);  /* refused, as before */
+    assert_int_equal(e.inq->slsb[1], 0x82);
+    assert_int_equal(ctrs(&e).adapter.in_bad_bufs, 1);
+    /* and the buffer after it, whose entries are good */
+    arm_input(&e, 2, 16384, room, 2);
+    for (unsigned level = 0; level < 3; level++)
+        zvs_qdio_prefetch(e.q, level);
+    assert_int_equal(zvs_qdio_deliver(e.q, &ts, 1, &why), 1);
+    assert_int_equal(e.inq->slsb[2], 0x82);
+    free(copy);
+    env_close(&e);
+}
+
 /* ---- Signals ---------------------------------------------------------------------- */
 
 static void test_irq_arm_disarm(void **state)
@@ -2250,6 +2289,7 @@ int main(void)
         cmocka_unit_test(test_bad_input_entries_refused),
         cmocka_unit_test(test_input_take_exact_at_the_bounds),
         cmocka_unit_test(test_input_entries_rewritten_after_take),
+        cmocka_unit_test(test_prefetch_changes_nothing),
         cmocka_unit_test(test_irq_arm_disarm),
         cmocka_unit_test(test_siga_by_ac1),
         cmocka_unit_test(test_output_queue_full),
