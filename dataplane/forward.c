@@ -612,10 +612,12 @@ static __attribute__((noinline)) void from_ivl(struct zvs_switch *sw, struct bur
  * load: 1, the MAC table slots of each frame's destination and of a guest's source other
  * than its own address (learning refreshes it); 2, the destinations' answers, and their
  * switch state (port pointer, queue length, first queue entry); 3, their ports' first
- * line; 4, the port op's level 0 (a NIC's adapter struct). Only hints: a frame
- * forward_one will refuse or send elsewhere (learning between the two) costs useless
- * loads, never a different decision; the untagged classification it makes is the one
- * forward_one would (the burst keeps it). Out of line: only large switches get here. */
+ * line; 4, the port op's level 0 (a NIC's adapter struct), for each frame's destination
+ * (once for consecutive frames to one port). Stages 2 to 4 only with ports set (many
+ * guests). Only hints: a frame forward_one will refuse or send elsewhere (learning
+ * between the two) costs useless loads, never a different decision; the classification
+ * is forward_one's own (vlan_ingress; for an untagged frame the burst keeps it, as
+ * forward_one would). Out of line: only large switches get here. */
 static __attribute__((noinline)) void prefetch_burst(struct zvs_switch *sw,
                                                      struct zvs_swport *in, struct burst *b,
                                                      const struct zvs_frame *frames, int n,
@@ -636,17 +638,11 @@ static __attribute__((noinline)) void prefetch_burst(struct zvs_switch *sw,
         if (f->len < ZVS_ETH_MIN_LEN || peek_len < ZVS_ETH_HLEN + ZVS_VLAN_HLEN)
             continue;
         const uint8_t *d = f->data;
-        uint16_t ethertype = zvs_be16(d + 12);
-        uint16_t vid;
-        if (ethertype == ZVS_ETHERTYPE_VLAN || ethertype == ZVS_ETHERTYPE_QINQ) {
-            vid = zvs_be16(d + 14) & 0x0FFFu;   /* the TCI's VID bits */
-        } else {
-            struct zvs_vlan_class cls;
-            enum zvs_drop why;
-            if (vlan_ingress(sw, in, b, f, ethertype, peek_len, &cls, &why) < 0)
-                continue;
-            vid = cls.vid;
-        }
+        struct zvs_vlan_class cls;
+        enum zvs_drop why;
+        if (vlan_ingress(sw, in, b, f, zvs_be16(d + 12), peek_len, &cls, &why) < 0)
+            continue;
+        uint16_t vid = cls.vid;
         if (!(d[0] & 1)) {
             keys[nkeys] = d;
             key_vids[nkeys++] = vid;
@@ -807,16 +803,18 @@ static void forward_one(struct zvs_switch *sw, struct zvs_swport *in, struct zvs
     }
 }
 
-/* Egresses a burst must feed before their state is loaded ahead, level by level
- * (prefetch_egresses). A burst that feeds a few ports finds their state in the cache
- * the next time too; one that feeds many (each frame of it to another of 1,000 guests)
- * finds it cold, and paid port by port each miss of a chain (the NIC's adapter struct,
- * then the buffer list it points at, then the buffer) stalls the whole path. */
+/* Egresses a burst of a switch with many guests must feed before their state is loaded
+ * ahead, level by level (prefetch_egresses). A burst that feeds a few ports finds their
+ * state in the cache the next time too; one that feeds many (each frame of it to another
+ * of 1,000 guests) finds it cold, and paid port by port each miss of a chain (the NIC's
+ * adapter struct, then the buffer list it points at, then the buffer) stalls the whole
+ * path. */
 #define PREFETCH_MIN_EGRESS 8u
 
 /* Levels 1 and 2 of the port op's hint for every egress of the burst, one level for all
- * of them before the next (level 0 ran when each got its first frame), so each level's
- * misses overlap across the ports. Out of line: only wide bursts get here. */
+ * of them before the next (level 0 ran in prefetch_burst for the destinations it found),
+ * so each level's misses overlap across the ports. Out of line: only wide bursts of
+ * switches with many guests get here. */
 static __attribute__((noinline)) void prefetch_egresses(struct zvs_switch *sw)
 {
     for (unsigned level = 1; level <= 2; level++)
@@ -855,8 +853,9 @@ void zvs_switch_input(struct zvs_switch *sw, struct zvs_port *in, struct zvs_fra
     struct burst b = { .filtered = 0 };
     uint64_t bytes = 0, extra = 0;
 
+    bool ports = false;                 /* the pass ahead loaded the egresses' state */
     if (n > 1) {
-        bool ports = sw->nguests >= PREFETCH_MIN_GUESTS;
+        ports = sw->nguests >= PREFETCH_MIN_GUESTS;
         if (ports || zvs_mac_table_is_large(sw->macs))
             prefetch_burst(sw, s, &b, frames, n, ports);
     }
@@ -880,7 +879,7 @@ void zvs_switch_input(struct zvs_switch *sw, struct zvs_port *in, struct zvs_fra
     zvs_ctr_add(&in->ctr.in_packets, (uint64_t)n + extra - b.filtered);
     zvs_ctr_add(&in->ctr.in_bytes, bytes - b.filtered_bytes);
 
-    if (sw->nactive >= PREFETCH_MIN_EGRESS)
+    if (ports && sw->nactive >= PREFETCH_MIN_EGRESS)
         prefetch_egresses(sw);
     for (uint16_t i = 0; i < sw->nactive; i++) {
         struct zvs_swport *e = &sw->sp[sw->active[i]];

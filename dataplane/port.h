@@ -133,14 +133,16 @@ struct zvs_port_ops {
      * asks (a tap uplink: the kernel then hands it tunnel super-frames whole, which only
      * a VXLAN uplink takes); 0 or -errno. NULL: the capability alone says it is on. */
     int  (*tunnel_gso)(struct zvs_port *p, bool on);
-    /* A hint from a burst that feeds many egresses (forward.c): tx will soon run on this
-     * port, so start loading what it reads. Level 0 loads the port's own state; level 1
-     * what that state points at (read now, loaded by level 0); level 2 the next step of
-     * the chain. The switch calls level 0 when the port gets its first frame of a burst
-     * and levels 1 and 2 for all of them in turn before the first tx, so the cache misses
-     * of many ports overlap instead of being paid one port after another (1,000 guests:
-     * tests/bench/README.md). Changes nothing a tx or a reader sees. NULL: nothing to
-     * load. */
+    /* A hint from a switch with many guests (forward.c): tx will soon run on this port,
+     * so start loading what it reads. Level 0 loads the port's own state; level 1 what
+     * that state points at (read now, loaded by level 0); level 2 the next step of the
+     * chain. The switch's pass ahead of a burst calls level 0 for the destinations its
+     * frames look up to (a station that moves in the burst: a port that then gets
+     * nothing), and, when the burst feeds 8 egresses or more, levels 1 and 2 for every
+     * egress in turn before the burst's writes, so the cache misses of many ports overlap
+     * instead of being paid one port after another (1,000 guests: tests/bench/README.md).
+     * A port whose queue was written during the burst (it filled) gets them after that
+     * write. Changes nothing a tx or a reader sees. NULL: nothing to load. */
     void (*prefetch)(struct zvs_port *p, unsigned level);
 };
 

@@ -1161,19 +1161,26 @@ static void in_write(struct zvs_qdio *q, const struct zvs_tx *t, struct zvs_qdio
         s->e[e].flags = frag;
     }
     assert(left == 0);
-    /* flags[2] and vlan_id from the bytes as written, read from where they are copied
-     * from: the entry they go to is written just now, and a read of it waits for that
-     * line to arrive (at 1,000 guests a cache miss; this read was 12 % of the scale
-     * benchmark's time). The source's first piece holds them, or they are gathered. */
+    /* flags[2] and vlan_id from the bytes as written, not read back from the entry: it
+     * is written just now, and a read of it waits for that line to arrive (at 1,000
+     * guests a cache miss; the read-back was 12 % of the scale benchmark's time). The
+     * first bytes are read once from the source into `head`, classified, and written
+     * over the entry's after the copy, so that a sender that rewrites its buffer during
+     * the copy cannot make the header disagree with the frame. The first entry holds at
+     * least IN_MIN_ENTRY - 32 = 32 bytes, all of `head`. */
+    uint8_t head[CLASSIFY_BYTES];
+    bool whole = h->pkt_length >= CLASSIFY_BYTES && src[0].iov_len >= CLASSIFY_BYTES;
     uint32_t want = h->pkt_length < CLASSIFY_BYTES ? h->pkt_length : CLASSIFY_BYTES;
-    if (src[0].iov_len >= want) {
-        zvs_qdio_fhdr_classify(h, src[0].iov_base, h->pkt_length);
-    } else {
-        uint8_t head[CLASSIFY_BYTES];
+    if (__builtin_expect(whole, 1))
+        memcpy(head, src[0].iov_base, CLASSIFY_BYTES);      /* fixed size: a few moves */
+    else
         gather(src, ns, head, want);
-        zvs_qdio_fhdr_classify(h, head, h->pkt_length);
-    }
+    zvs_qdio_fhdr_classify(h, head, h->pkt_length);
     scatter_copy(src, ns, dst, (int)need);
+    if (__builtin_expect(whole, 1))
+        memcpy(dst[0].iov_base, head, CLASSIFY_BYTES);
+    else
+        memcpy(dst[0].iov_base, head, want);
     zvs_qdio_fhdr_encode(h, q->geo.data + q->in_off[e0]);
     q->in_used += need;
 }
@@ -1199,10 +1206,10 @@ static void raise_irq(struct zvs_qdio *q)
  * per call (the port op's hint, dataplane/port.h): 0, this struct's lines up to the input
  * queue's fields; 1, from those, the input buffer a delivery fills next (its state byte,
  * SBAL and SBALF) and the region's adapter counters and interrupt word; 2, from the SBAL,
- * the first two lines of the entry the frame goes to. Only loads: nothing is checked or
- * written, so an entry's address is used only where in_snapshot_plain would pass it (an
- * entry the take then refuses costs a useless prefetch, never a fault: a prefetch does
- * not fault). */
+ * the first two lines of the entry the frame goes to (zvs_qdio_prefetch_entry). Only
+ * loads: nothing is checked or written; an entry's offset is used only inside the data
+ * area (a buffer the guest still owns, or one the take will refuse, costs a useless
+ * prefetch, never a fault or a read outside the region). */
 void zvs_qdio_prefetch(struct zvs_qdio *q, unsigned level)
 {
     if (level == 0) {
@@ -1223,15 +1230,24 @@ void zvs_qdio_prefetch(struct zvs_qdio *q, unsigned level)
         __builtin_prefetch((const char *)&q->hdr->adapter + 64, 1, 3);
         return;
     }
-    uint64_t off;
-    if (q->in_cur >= 0)
-        off = q->in_used < q->in_entries ? q->in_off[q->in_used] : UINT64_MAX;
-    else
-        off = __atomic_load_n(&s->e[0].addr, __ATOMIC_RELAXED);
-    if (off <= q->in_addr_max) {
-        __builtin_prefetch(q->geo.data + off, 1, 3);
-        __builtin_prefetch(q->geo.data + off + 64, 1, 3);
+    const uint8_t *at = zvs_qdio_prefetch_entry(q);
+    if (at) {
+        __builtin_prefetch(at, 1, 3);
+        __builtin_prefetch(at + 64, 1, 3);
     }
+}
+
+const uint8_t *zvs_qdio_prefetch_entry(const struct zvs_qdio *q)
+{
+    uint64_t off;
+
+    if (q->in_cur >= 0) {
+        off = q->in_used < q->in_entries ? q->in_off[q->in_used] : UINT64_MAX;
+    } else {
+        const struct zvs_sbal *s = &q->inq->sbal[q->in_next];
+        off = __atomic_load_n(&s->e[0].addr, __ATOMIC_RELAXED);
+    }
+    return off <= q->in_addr_max ? q->geo.data + off : NULL;
 }
 
 /* Record a discard reason; running out of buffers is what the switch must hear about. */

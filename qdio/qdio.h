@@ -354,6 +354,10 @@ int  zvs_qdio_deliver(struct zvs_qdio *q, const struct zvs_tx *txs, int n, enum 
 /* Start loading what the next zvs_qdio_deliver touches, level 0, 1 or 2 of the chain
  * (the port op `prefetch`, dataplane/port.h); a hint that changes nothing. */
 void zvs_qdio_prefetch(struct zvs_qdio *q, unsigned level);
+/* Where level 2 loads: the entry the next delivered frame would start in (the buffer
+ * being filled's next entry, or the next buffer's first as its SBAL says now), or NULL
+ * when that offset would not leave an entry's room inside the data area. */
+const uint8_t *zvs_qdio_prefetch_entry(const struct zvs_qdio *q);
 
 void zvs_qdio_counters(const struct zvs_qdio *q, struct zvs_qdio_counters *out);
 

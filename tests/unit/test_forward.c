@@ -1121,7 +1121,7 @@ static void wide_burst_hints_change_no_decision(void **state)
 
     assert_non_null(sw);
     for (int i = 0; i < WIDE_GUESTS; i++) {
-        char name[16];
+        char name[24];                  /* zvs_port.name's size */
         snprintf(name, sizeof(name), "G%02d.F000", i);
         g[i] = fake_port_new(name, ZVS_CAP_CSUM | ZVS_CAP_GSO, 1500);
         uint8_t mac[6] = { 0x02, 0x00, 0x0C, 0x00, 0x00, (uint8_t)i };
@@ -1181,6 +1181,139 @@ static void wide_burst_hints_change_no_decision(void **state)
     zvs_switch_destroy(sw);
 }
 
+/* The pass ahead on a wide, VLAN-aware switch decides nothing: random bursts (untagged,
+ * tagged, priority-tagged and QinQ frames, runts, frames whose first piece is short or
+ * that come in three pieces, broadcasts, multicasts, unknown destinations, stations
+ * that move, group sources) from guests on access and trunk ports, some with
+ * MACPROTECT, and from the uplink, sent as bursts to one switch and a frame at a time
+ * (no pass ahead: it needs two frames) to a twin, leave every port with the same frames,
+ * byte for byte and in order, and the same counters. */
+#define TWIN_GUESTS 66
+
+struct twin {
+    struct zvs_switch *sw;
+    struct fake_port  *up, *g[TWIN_GUESTS];
+};
+
+static void twin_open(struct twin *t)
+{
+    struct zvs_switch_params p = { .name = "TWINVSW", .vlan = { .aware = true, .native_vid = 1 } };
+    t->sw = zvs_switch_create(&p);
+    assert_non_null(t->sw);
+    t->up = fake_port_new("28BA", ZVS_CAP_CSUM | ZVS_CAP_GSO, 1500);
+    assert_int_equal(zvs_switch_add_uplink(t->sw, &t->up->port), 0);
+    for (int i = 0; i < TWIN_GUESTS; i++) {
+        char name[24];
+        snprintf(name, sizeof(name), "T%02d.F000", i);
+        t->g[i] = fake_port_new(name, ZVS_CAP_CSUM | ZVS_CAP_GSO, 1500);
+        uint8_t mac[6] = { 0x02, 0x00, 0x0C, 0x00, 0x01, (uint8_t)i };
+        struct zvs_guest gd = guest(name, mac, i % 5 == 0,
+                                    i % 3 == 0 ? ZVS_VLAN_TRUNK : ZVS_VLAN_ACCESS,
+                                    (uint16_t)(1 + i % 3));
+        if (i % 3 == 0)
+            assert_int_equal(zvs_vlan_grant(&gd.vlan, 1, 3), 0);
+        assert_int_equal(zvs_switch_add_guest(t->sw, &t->g[i]->port, &gd), 0);
+    }
+}
+
+static struct fake_port *twin_port(struct twin *t, int k)
+{
+    return k < 0 ? t->up : t->g[k];
+}
+
+/* Frame k of a random burst into buf (up to 80 bytes); its pieces in iov when split. */
+static struct zvs_frame twin_frame(uint64_t *rng, uint8_t *buf, struct iovec *iov)
+{
+    uint8_t dst[6] = { 0x02, 0x00, 0x0D, 0x00 }, src[6] = { 0x02, 0x00, 0x0D, 0x00 };
+    uint64_t r = *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+    unsigned kind = (unsigned)(r >> 59);            /* 0..31 */
+    unsigned st = (unsigned)(r >> 20) % 9200;       /* a station: learned below 9,000 */
+
+    dst[4] = (uint8_t)(st >> 8);
+    dst[5] = (uint8_t)st;
+    st = (unsigned)(r >> 40) % 9000;
+    src[4] = (uint8_t)(st >> 8);
+    src[5] = (uint8_t)st;
+    if (kind == 1)
+        memset(dst, 0xFF, 6);                       /* broadcast */
+    if (kind == 2)
+        dst[0] = 0x01;                              /* multicast */
+    if (kind == 3)
+        src[0] = 0x03;                              /* a group source */
+    int vid = kind >= 4 && kind < 10 ? (int)(kind % 4) : -1;   /* 0: priority tag */
+    uint32_t len = build(buf, dst, src, vid, 46);
+    if (kind == 10) {                               /* QinQ */
+        buf[12] = 0x88;
+        buf[13] = 0xA8;
+    }
+    struct zvs_frame f = { .data = buf, .len = kind == 11 ? 17 : len };   /* a runt */
+    if (kind == 12 || kind == 13) {
+        uint32_t a = kind == 12 ? 10 : 20;          /* short first piece, or a good one */
+        iov[0] = (struct iovec){ buf, a };
+        iov[1] = (struct iovec){ buf + a, 9 };
+        iov[2] = (struct iovec){ buf + a + 9, len - a - 9 };
+        f.nfrags = 3;
+        f.frags = iov;
+    }
+    return f;
+}
+
+static void wide_burst_pass_ahead_decides_nothing(void **state)
+{
+    struct twin a, b;
+    static uint8_t buf[ZVS_BATCH][80];
+    struct iovec iov[ZVS_BATCH][3];
+    struct zvs_frame f[ZVS_BATCH];
+    uint64_t rng = 42;
+    (void)state;
+
+    twin_open(&a);
+    twin_open(&b);
+    /* 9,000 stations, learned on both alike: a large table */
+    for (uint32_t n = 0; n < 9000; n++) {
+        int k = 1 + (int)(n % (TWIN_GUESTS - 1));
+        if (k % 5 == 0)
+            k--;                                    /* MACPROTECT guests learn nothing */
+        uint8_t src[6] = { 0x02, 0x00, 0x0D, 0x00, (uint8_t)(n >> 8), (uint8_t)n };
+        uint32_t len = build(buf[0], MAC_BCAST, src, k % 3 == 0 ? (int)(1 + n % 3) : -1, 46);
+        struct zvs_frame lf = { .data = buf[0], .len = len };
+        zvs_switch_input(a.sw, &a.g[k]->port, &lf, 1, 1);
+        lf = (struct zvs_frame){ .data = buf[0], .len = len };
+        zvs_switch_input(b.sw, &b.g[k]->port, &lf, 1, 1);
+    }
+    assert_true(zvs_mac_table_is_large(zvs_switch_mac_table(a.sw)));
+    for (int round = 0; round < 60; round++) {
+        int from = (int)((rng >> 33) % (TWIN_GUESTS + 1)) - 1;     /* -1: the uplink */
+        for (int i = 0; i < ZVS_BATCH; i++)
+            f[i] = twin_frame(&rng, buf[i], iov[i]);
+        struct zvs_frame g[ZVS_BATCH];
+        memcpy(g, f, sizeof(g));
+        for (int k = -1; k < TWIN_GUESTS; k++) {
+            fake_port_reset(twin_port(&a, k));
+            fake_port_reset(twin_port(&b, k));
+        }
+        zvs_switch_input(a.sw, &twin_port(&a, from)->port, f, ZVS_BATCH, 2);
+        for (int i = 0; i < ZVS_BATCH; i++)
+            zvs_switch_input(b.sw, &twin_port(&b, from)->port, &g[i], 1, 2);
+        for (int k = -1; k < TWIN_GUESTS; k++) {
+            struct fake_port *pa = twin_port(&a, k), *pb = twin_port(&b, k);
+            assert_int_equal(pa->nframes, pb->nframes);
+            for (int j = 0; j < pa->nframes; j++) {
+                assert_int_equal(pa->frames[j].len, pb->frames[j].len);
+                assert_memory_equal(pa->frames[j].bytes, pb->frames[j].bytes, pa->frames[j].len);
+            }
+            assert_memory_equal(&pa->port.ctr, &pb->port.ctr, sizeof(pa->port.ctr));
+        }
+        for (int i = 0; i < ZVS_BATCH; i++) {
+            assert_int_equal(f[i].vid, g[i].vid);
+            assert_int_equal(f[i].pcp, g[i].pcp);
+            assert_int_equal(f[i].flags, g[i].flags);
+        }
+    }
+    zvs_switch_destroy(a.sw);
+    zvs_switch_destroy(b.sw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1215,6 +1348,7 @@ int main(void)
         cmocka_unit_test(burst_untagged_refusal_repeats),
         cmocka_unit_test(frame_emit_contiguous_keep),
         cmocka_unit_test(wide_burst_hints_change_no_decision),
+        cmocka_unit_test(wide_burst_pass_ahead_decides_nothing),
     };
     return cmocka_run_group_tests_name("forward", tests, NULL, NULL);
 }

@@ -517,8 +517,10 @@ static void test_remove_port(void **state)
     zvs_mac_table_destroy(t);
 }
 
-/* Large from 8,192 entries (16,384 slots at a load of one half): the switch loads a
- * burst's slots ahead from there on. Loading a slot ahead changes nothing. */
+/* Large from 8,192 entries: the switch loads a burst's slots ahead from there on, and
+ * not below (removing an entry takes it back under). The prefetch calls here are a smoke
+ * test (the table is const to them: they can read, not write), run with the addresses
+ * in a frame's header as the switch passes them. */
 static void test_large_and_prefetch(void **state)
 {
     struct zvs_mac_table *t = zvs_mac_table_create(65536, 0);

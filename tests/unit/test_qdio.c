@@ -1129,14 +1129,19 @@ static void test_input_entries_rewritten_after_take(void **state)
 /* The switch's load-ahead hint (zvs_qdio_prefetch, every level) reads the queue and
  * writes nothing: with the next buffer's entries pointing outside the region (a hostile
  * guest) it neither faults nor changes a byte of the region, and the delivery after it
- * refuses that buffer exactly as it would have. */
+ * refuses that buffer exactly as it would have. Level 2 loads the entry the next frame
+ * would start in, only inside the data area: none for the hostile buffer, the next
+ * buffer's first entry, the taken buffer's next entry. */
 static void test_prefetch_changes_nothing(void **state)
 {
     struct env e;
     const uint32_t room[2] = { 4096, 4096 };
-    uint8_t small[64];
+    const uint32_t tiny[1] = { 128 };          /* a 64-byte frame fits, 2,000 bytes do not */
+    uint8_t small[64], big[2000];
     struct zvs_frame fs = { .data = small, .len = sizeof(small) };
+    struct zvs_frame fb = { .data = big, .len = sizeof(big) };
     struct zvs_tx ts = { .f = &fs, .tag_op = ZVS_TAG_KEEP };
+    struct zvs_tx tb = { .f = &fb, .tag_op = ZVS_TAG_KEEP };
     enum zvs_drop why = ZVS_DROP__COUNT;
     (void)state;
 
@@ -1144,10 +1149,12 @@ static void test_prefetch_changes_nothing(void **state)
     arm_input(&e, 0, UINT64_MAX - 8192, room, 2);          /* far outside the region */
     arm_input(&e, 1, 8192, room, 2);
     make_frame(small, sizeof(small), 3, 0);
+    make_frame(big, sizeof(big), 4, 0);
     size_t size = zvs_qdio_size(e.q);
     uint8_t *copy = malloc(size);
     assert_non_null(copy);
     memcpy(copy, zvs_qdio_region(e.q), size);
+    assert_null(zvs_qdio_prefetch_entry(e.q));
     for (unsigned level = 0; level < 3; level++)
         zvs_qdio_prefetch(e.q, level);
     assert_memory_equal(copy, zvs_qdio_region(e.q), size);
@@ -1155,12 +1162,25 @@ static void test_prefetch_changes_nothing(void **state)
     assert_int_equal(e.inq->slsb[0], ZVS_SLSB_P_INPUT_ERROR);  /* refused, as before */
     assert_int_equal(e.inq->slsb[1], 0x82);
     assert_int_equal(ctrs(&e).adapter.in_bad_bufs, 1);
-    /* and the buffer after it, whose entries are good */
-    arm_input(&e, 2, 16384, room, 2);
+    /* the next buffer's first entry, as its SBAL says */
+    arm_input(&e, 2, 16384, tiny, 1);
+    assert_ptr_equal(zvs_qdio_prefetch_entry(e.q), e.data + 16384);
+    e.inq->sbal[2].e[0].addr = QS_1M - 4096 + 1;            /* room would leave the area */
+    assert_null(zvs_qdio_prefetch_entry(e.q));
+    e.inq->sbal[2].e[0].addr = QS_1M - 4096;                /* the last entry that fits */
+    assert_ptr_equal(zvs_qdio_prefetch_entry(e.q), e.data + QS_1M - 4096);
+    e.inq->sbal[2].e[0].addr = 16384;
+    /* a buffer taken and left empty (the frame did not fit): its snapshot's entry */
+    assert_int_equal(zvs_qdio_deliver(e.q, &tb, 1, &why), 0);
+    assert_int_equal(why, ZVS_DROP_OVERSIZE);
+    assert_int_equal(e.inq->slsb[2], 0x41);
+    e.inq->sbal[2].e[0].addr = QS_1M;                        /* the guest's later word */
+    assert_ptr_equal(zvs_qdio_prefetch_entry(e.q), e.data + 16384);
     for (unsigned level = 0; level < 3; level++)
         zvs_qdio_prefetch(e.q, level);
     assert_int_equal(zvs_qdio_deliver(e.q, &ts, 1, &why), 1);
     assert_int_equal(e.inq->slsb[2], 0x82);
+    assert_int_equal(e.inq->sbal[2].e[0].addr, 16384);
     free(copy);
     env_close(&e);
 }
