@@ -65,10 +65,12 @@
  *   kernel copied the frame into the slot, so a frame is copied twice, where recvmmsg
  *   put it straight into the page once; what that costs against the system call and the
  *   skb it saves is measured in tests/bench/README.md. A frame past a slot comes whole
- *   through the socket (TP_STATUS_COPY, read as from a tap, one readv); one the kernel
- *   could not keep whole is dropped and counted (tap_rx_truncated). A frame no output
- *   buffer takes stays in its slot for the next pump: nothing read is lost for want of a
- *   buffer. Toward the guest, the frames of the input buffers are gathered (iovecs into
+ *   through the socket (TP_STATUS_COPY, one readv into the scratch buffer once the room
+ *   it needs is made); one the kernel could not keep whole is dropped and counted
+ *   (tap_rx_truncated). A frame no output buffer takes stays in its slot (or on the
+ *   socket) for the next pump: nothing read is lost for want of a buffer. A packet socket
+ *   takes a frame's 802.1Q tag out into the slot's header (TP_STATUS_VLAN_VALID); the
+ *   driver puts it back, so the switch's VLAN rules see the frame as the guest sent it. Toward the guest, the frames of the input buffers are gathered (iovecs into
  *   the buffers' pages) and sent with one sendmmsg per ZVS_BATCH frames and at the end of
  *   each receive, on a second socket when the adopter gave one: a socket nobody polls,
  *   so the write-space wake-up the kernel makes for every sent frame finds no epoll set
@@ -823,29 +825,105 @@ static int out_copy(struct zvs_guest_tap *t, const uint8_t *f, uint32_t len,
     return zvs_qdio_guest_tx_commit(t->g, len, v);
 }
 
+/* Room in the output queue for a frame of len bytes, before it is read: the open
+ * buffer's rest, or a fresh buffer (the open one primed first). 0, or -ENOBUFS / -EIO
+ * when no buffer can take it now (the frame stays where it waits). */
+static int out_room(struct zvs_guest_tap *t, uint32_t len)
+{
+    struct iovec iov[ZVS_QDIO_NSBALE];
+    size_t room = 0;
+
+    int k = zvs_qdio_guest_tx_reserve(t->g, iov, ZVS_QDIO_NSBALE);
+    for (int i = 0; i < k; i++)
+        room += iov[i].iov_len;
+    if (k > 0 && room < len) {
+        (void)zvs_qdio_guest_tx_flush(t->g);
+        k = zvs_qdio_guest_tx_reserve(t->g, iov, ZVS_QDIO_NSBALE);
+        t->st.tap_rx_copied += k > 0;   /* into a fresh buffer, as out_copy counts it */
+    }
+    return k < 0 ? k : 0;               /* a fresh buffer holds any frame up to max_frame */
+}
+
+/* The 802.1Q tag the kernel took out of slot h's frame (the packet socket hands every
+ * reader the frame without it, the tag in the slot's header) put back into the frame at
+ * buf, whose len bytes start 4 bytes in (buf[4..4 + len)): the MAC addresses slide to
+ * the front, the tag goes after them, and the offload offsets move with the bytes, as
+ * the afpacket uplink does. The guest sent the tag; the switch's VLAN rules judge it.
+ * Returns the new length. */
+static uint32_t out_put_tag(const struct tpacket2_hdr *h, uint8_t *buf, uint32_t len,
+                            struct zvs_vnet *v)
+{
+    uint16_t tpid = (h->tp_status & TP_STATUS_VLAN_TPID_VALID) ? h->tp_vlan_tpid
+                                                               : ZVS_ETHERTYPE_VLAN;
+    memmove(buf, buf + ZVS_VLAN_HLEN, 2 * ZVS_ETH_ALEN);
+    zvs_put_be16(buf + 12, tpid);
+    zvs_put_be16(buf + 14, h->tp_vlan_tci);
+    if (v->flags & ZVS_VNET_F_NEEDS_CSUM)
+        v->csum_start = (uint16_t)(v->csum_start + ZVS_VLAN_HLEN);
+    if (v->gso_type != ZVS_VNET_GSO_NONE && v->hdr_len)
+        v->hdr_len = (uint16_t)(v->hdr_len + ZVS_VLAN_HLEN);
+    return len + ZVS_VLAN_HLEN;
+}
+
+/* A frame of r bytes (virtio-net header, then the frame at buf + 4) as slot h describes
+ * it, into the open output buffer: checked, its tag put back, copied, counted. The room
+ * was made before it was read, so no buffer is missing. Returns as out_slot. */
+static int out_slot_frame(struct zvs_guest_tap *t, const struct tpacket2_hdr *h,
+                          const struct virtio_net_hdr *vh, uint8_t *buf, size_t r)
+{
+    bool tagged = h->tp_status & TP_STATUS_VLAN_VALID;
+    struct zvs_vnet v;
+    uint32_t len;
+
+    if (tagged && r > VH_LEN && r - VH_LEN + ZVS_VLAN_HLEN > t->max_frame) {
+        t->st.tap_rx_oversize++;        /* fits no NIC buffer once its tag is back */
+        return 0;
+    }
+    if (!out_check(t, r, vh, &v, &len))
+        return 0;
+    if (tagged && len >= 2 * ZVS_ETH_ALEN)
+        len = out_put_tag(h, buf, len, &v);
+    else
+        buf += ZVS_VLAN_HLEN;
+    return out_counted(t, out_copy(t, buf, len, &v), len);
+}
+
 /* Slot h's frame past a slot, waiting whole on the socket (TP_STATUS_COPY): the next frame
- * there, in ring order. Read as from a tap; the slot goes back once it is read. Returns as
- * out_slot. */
+ * there, in ring order (the kernel queues the copy before it hands the slot over). The
+ * room it needs is made before it is read, so it is never read and then lost for want of
+ * a buffer: without room the slot and the frame wait. Read into the scratch buffer 4
+ * bytes in (room for its tag), then as a ring frame. Returns as out_slot. */
 static int out_slot_copied(struct zvs_guest_tap *t, struct tpacket2_hdr *h)
 {
-    uint64_t lost = t->st.tap_rx_no_buffer;
-    int rc;
-
-    for (int tries = 0;; tries++) {
-        rc = out_one(t);
-        if (rc >= 0 || rc == -ENOBUFS || rc == -EIO || rc == -EAGAIN || tries == 2)
+    uint32_t want = h->tp_len + ((h->tp_status & TP_STATUS_VLAN_VALID) ? ZVS_VLAN_HLEN : 0);
+    int rc = want <= t->max_frame ? out_room(t, want) : 0;   /* else read and counted */
+    if (rc < 0)
+        return rc;
+    struct virtio_net_hdr vh;
+    struct iovec iov[2] = { { &vh, VH_LEN },
+                            { t->ovf + ZVS_VLAN_HLEN, t->max_frame + 1u - ZVS_VLAN_HLEN } };
+    ssize_t r = -1;
+    for (int tries = 0; tries < 3; tries++) {
+        r = readv(t->fd, iov, 2);
+        if (r >= 0 || errno == EAGAIN)
             break;
-        if (rc != -EINTR)
+        if (errno != EINTR)
             t->st.tap_rx_errors++;      /* the link's ENETDOWN, reported once */
     }
-    /* out_one reserves before it reads: no buffer then means the frame is still on the
-     * socket, and its slot stays with it. */
-    if ((rc == -ENOBUFS || rc == -EIO) && t->st.tap_rx_no_buffer == lost)
-        return rc;
-    if (rc == -EAGAIN || (rc < 0 && rc != -ENOBUFS && rc != -EIO))
-        t->st.tap_rx_truncated++;       /* no whole copy came: dropped */
+    if (r < 0 && errno != EAGAIN)
+        return 0;                       /* the socket failed: slot and frame wait for the
+                                           next pump (the ring keeps it polling ready) */
+    if (r < 0) {
+        /* The copy the slot stands for is not on the socket, though the kernel queues it
+         * before it hands the slot over: never seen. Counted; the slot goes back, and
+         * nothing of it is left on the socket to pair with a later slot. */
+        t->st.tap_rx_errors++;
+        rc = 0;
+    } else {
+        rc = out_slot_frame(t, h, &vh, t->ovf, (size_t)r);
+    }
     zvs_packet_ring_release(&t->ring, h);
-    return rc == -EAGAIN ? 0 : rc;
+    return rc;
 }
 
 /* Slot h's frame into the open output buffer, the slot handed back. Returns 1 (queued),
@@ -861,11 +939,29 @@ static int out_slot(struct zvs_guest_tap *t, struct tpacket2_hdr *h)
         zvs_packet_ring_release(&t->ring, h);
         return 0;
     }
+    if (h->tp_mac < TPACKET2_HDRLEN + VH_LEN || h->tp_mac + h->tp_snaplen > t->ring.frame_size) {
+        t->st.tap_rx_errors++;          /* outside the slot: the kernel never does this */
+        zvs_packet_ring_release(&t->ring, h);
+        return 0;
+    }
     const uint8_t *f = zvs_packet_ring_mac(h);
     struct virtio_net_hdr vh;
     struct zvs_vnet v;
     uint32_t len;
     memcpy(&vh, f - VH_LEN, VH_LEN);    /* the kernel writes it right before the frame */
+    if (h->tp_status & TP_STATUS_VLAN_VALID) {
+        /* Tagged: rebuilt in the scratch buffer with its tag (rare: an LCS carries none). */
+        int rc = 0;
+        if (h->tp_snaplen + ZVS_VLAN_HLEN <= t->max_frame) {
+            rc = out_room(t, h->tp_snaplen + ZVS_VLAN_HLEN);
+            if (rc < 0)
+                return rc;              /* nothing written: the frame waits in its slot */
+            memcpy(t->ovf + ZVS_VLAN_HLEN, f, h->tp_snaplen);
+        }                               /* else out_slot_frame counts it oversize */
+        rc = out_slot_frame(t, h, &vh, t->ovf, VH_LEN + h->tp_snaplen);
+        zvs_packet_ring_release(&t->ring, h);
+        return rc;
+    }
     int rc = 0;
     if (out_check(t, VH_LEN + h->tp_snaplen, &vh, &v, &len)) {
         rc = out_copy(t, f, len, &v);

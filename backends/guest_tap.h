@@ -134,8 +134,9 @@ const char *zvs_guest_tap_name(const struct zvs_guest_tap *t);
  * output buffers and prime them (unbound: read and drop them). Returns frames queued
  * (>= 0), or -errno when the tap is unusable (EBADFD: deleted) and nothing was queued.
  * Then zvs_switch_poll the NIC. An adopted packet socket's ring is walked until a slot
- * the kernel has not handed over (no system call but for a frame past a slot); a frame
- * no output buffer can take stays in the ring for the next call. */
+ * the kernel has not handed over (no system call but a readv for a frame past a slot and
+ * a getsockopt of SO_ERROR when the socket woke the driver with an empty ring); a frame
+ * no output buffer can take stays in the ring (or on the socket) for the next call. */
 int  zvs_guest_tap_pump_out(struct zvs_guest_tap *t);
 /* Switch -> guest: write every frame of the primed input buffers to the tap, then re-arm
  * the thin interrupt. Never blocks: frames the tap cannot take are dropped and counted.

@@ -21,7 +21,8 @@
 
 /* The read socket's receive ring (packet_ring.h). A slot holds the largest frame an LCS
  * sends, 1514 bytes (the Linux lcs driver's MTU is 1500, the frame program's largest
- * frame 1514), and a tag the kernel left in, behind the 76 bytes the kernel puts first
+ * frame 1514; an 802.1Q tag the kernel takes out into the slot's header, and the driver
+ * puts it back: guest_tap.c), behind the 76 bytes the kernel puts first
  * (tpacket2_hdr and sockaddr_ll aligned, 16 bytes of MAC room, the virtio-net header):
  * 1972 bytes fit. A larger frame (a jumbo frame on a tap some other program writes) comes
  * whole through the socket's receive buffer instead (PACKET_COPY_THRESH), while that has

@@ -157,9 +157,10 @@ static void details_lcs(const struct zvs_nic_params *p, const struct zvs_nic_sid
              (unsigned long long)st.tap_tx_dropped_full);
     print(ctx, line);
     snprintf(line, sizeof line, "  LCS from guest: %llu frames  Read errors: %llu  "
-             "Queue full: %llu  Kernel drops: %llu", (unsigned long long)st.tap_rx_frames,
-             (unsigned long long)st.tap_rx_errors,
-             (unsigned long long)st.tap_rx_queue_full, (unsigned long long)l->kdrops);
+             "Queue full: %llu  Kernel drops: %llu  Truncated: %llu",
+             (unsigned long long)st.tap_rx_frames, (unsigned long long)st.tap_rx_errors,
+             (unsigned long long)st.tap_rx_queue_full, (unsigned long long)l->kdrops,
+             (unsigned long long)st.tap_rx_truncated);
     print(ctx, line);
 }
 

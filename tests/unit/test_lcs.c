@@ -444,19 +444,140 @@ static void test_link_down_error_is_taken(void **state)
     pair_close(&l);
 }
 
+/* A packet socket hands the driver a tagged frame without its tag (the kernel keeps the
+ * tag in the slot's header): the driver puts it back, in a ring slot and in a frame past
+ * a slot alike, so the switch sees the frame as the guest sent it. */
+static void test_tagged_frames_keep_their_tag(void **state)
+{
+    if (!netns_ok)
+        skip();
+    struct lcs_pair l;
+    pair_open(&l, false);
+    static const uint32_t len[] = { 64, 68, 3004 };     /* untagged, tagged, tagged past */
+    static uint8_t f[3][3004], plain[3004];
+    for (int i = 0; i < 3; i++) {
+        bool tagged = i > 0;
+        tnet_frame(plain, tagged ? len[i] - 4 : len[i], (uint8_t)i, MAC_A, MAC_C);
+        memcpy(f[i], plain, 12);
+        if (tagged) {
+            const uint8_t tag[4] = { 0x81, 0x00, 0x00, (uint8_t)(20 + i) };
+            memcpy(f[i] + 12, tag, 4);
+        }
+        memcpy(f[i] + (tagged ? 16 : 12), plain + 12, len[i] - (tagged ? 16 : 12));
+        tnet_peer_send(l.send_peer, f[i], len[i], NULL);
+    }
+    struct zvs_guest_tap_stats sc = pump_until(&l, 3);
+    assert_int_equal(sc.tap_rx_frames, 3);
+    assert_int_equal(sc.tap_rx_bytes, 64 + 68 + 3004);
+    assert_int_equal(sc.tap_rx_errors + sc.tap_rx_oversize + sc.tap_rx_truncated, 0);
+    struct zvs_frame fr[8];
+    assert_int_equal(l.nc->ops->rx(l.nc, fr, 8), 3);    /* what the switch would read */
+    static uint8_t got[3004];
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(fr[i].len, len[i]);
+        assert_int_equal(zvs_frame_peek(&fr[i], got, len[i]), len[i]);
+        assert_memory_equal(got, f[i], len[i]);
+    }
+    l.nc->ops->rx_release(l.nc, fr, 3);
+    pair_close(&l);
+}
+
+/* A frame past a slot that meets a full output queue is not read until a buffer can take
+ * it: it waits on the socket with its slot, and follows in order once the switch has
+ * emptied the queue (before, it was read and then dropped for want of a buffer). */
+static void test_frame_past_a_slot_waits_for_a_buffer(void **state)
+{
+    if (!netns_ok)
+        skip();
+    struct lcs_pair l;
+    pair_open(&l, false);
+    static uint8_t f[9014];
+    /* The queue's capacity in 64-byte frames, measured: fill it with no switch. */
+    enum { FILL = 3000 };
+    for (int i = 0; i < FILL; i++) {
+        tnet_frame(f, 64, (uint8_t)i, MAC_A, MAC_C);
+        tnet_peer_send(l.send_peer, f, 64, NULL);
+    }
+    (void)pump_until(&l, 1);
+    while (zvs_guest_tap_pump_out(l.tc) > 0) {
+    }
+    struct zvs_guest_tap_stats sc;
+    zvs_guest_tap_stats(l.tc, &sc);
+    uint64_t cap = sc.tap_rx_frames;
+    assert_true(cap > 16 && cap < FILL);
+    int64_t deadline = tnet_now_ms() + TNET_RX_WAIT_MS;
+    do {                                /* empty everything: the queue and the ring */
+        deliver(&l);
+        (void)zvs_guest_tap_pump_out(l.tc);
+        zvs_guest_tap_stats(l.tc, &sc);
+    } while (sc.tap_rx_frames < FILL && tnet_now_ms() < deadline);
+    deliver(&l);
+    assert_int_equal(sc.tap_rx_frames, FILL);
+    for (int i = 0; i < FILL; i++)
+        expect_frame(&l, (uint8_t)i, 64, NULL);
+    /* Now all but one page of the queue, then a jumbo frame and a small one. */
+    uint64_t base = sc.tap_rx_frames;
+    for (uint64_t i = 0; i + 1 < cap; i++) {
+        tnet_frame(f, 64, (uint8_t)i, MAC_A, MAC_C);
+        tnet_peer_send(l.send_peer, f, 64, NULL);
+    }
+    tnet_frame(f, 9014, 0xA0, MAC_A, MAC_C);
+    tnet_peer_send(l.send_peer, f, 9014, NULL);
+    tnet_frame(f, 64, 0xA1, MAC_A, MAC_C);
+    tnet_peer_send(l.send_peer, f, 64, NULL);
+    sc = pump_until(&l, base + cap - 1);
+    while (zvs_guest_tap_pump_out(l.tc) > 0) {
+    }
+    zvs_guest_tap_stats(l.tc, &sc);
+    assert_int_equal(sc.tap_rx_frames - base, cap - 1);     /* the jumbo waits */
+    assert_int_equal(sc.tap_rx_no_buffer + sc.tap_rx_truncated + sc.tap_rx_errors, 0);
+    deadline = tnet_now_ms() + TNET_RX_WAIT_MS;
+    do {
+        deliver(&l);
+        (void)zvs_guest_tap_pump_out(l.tc);
+        zvs_guest_tap_stats(l.tc, &sc);
+    } while (sc.tap_rx_frames - base < cap + 1 && tnet_now_ms() < deadline);
+    deliver(&l);
+    assert_int_equal(sc.tap_rx_frames - base, cap + 1);
+    assert_int_equal(sc.tap_rx_no_buffer, 0);
+    for (uint64_t i = 0; i + 1 < cap; i++)
+        expect_frame(&l, (uint8_t)i, 64, NULL);
+    expect_frame(&l, 0xA0, 9014, NULL);
+    expect_frame(&l, 0xA1, 64, NULL);
+    pair_close(&l);
+}
+
+/* This process's mapped memory (VmSize), in kB. */
+static long vm_size_kb(void)
+{
+    char line[128];
+    long kb = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    assert_non_null(f);
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmSize: %ld kB", &kb) == 1)
+            break;
+    fclose(f);
+    assert_true(kb > 0);
+    return kb;
+}
+
 /* The driver reads one socket and writes another that takes nothing in (so the polled one
  * is never woken for a frame sent): what crossed above; here that both are the driver's
- * and go with it, beside its interrupt fd. */
+ * and go with it, beside its interrupt fd, and the read one's ring mapping with them. */
 static void test_two_sockets_go_with_the_driver(void **state)
 {
     if (!netns_ok)
         skip();
     struct zvs_guest_tap *t = NULL;
     int before = tnet_open_fds();
+    long vm = vm_size_kb();
     assert_int_equal(zvs_lcs_open(-1, "la", &t), 0);
     assert_int_equal(tnet_open_fds(), before + 3);      /* read, written, interrupt epoll */
+    assert_true(vm_size_kb() - vm >= 20480);            /* the ring, mapped */
     zvs_guest_tap_close(t);
     assert_int_equal(tnet_open_fds(), before);
+    assert_true(vm_size_kb() - vm < 1024);              /* and unmapped with it */
     assert_int_equal(zvs_lcs_open(-1, "nosuch0", &t), -ENODEV);
     assert_null(t);
     assert_int_equal(tnet_open_fds(), before);
@@ -472,6 +593,8 @@ int main(void)
         cmocka_unit_test(test_burst_stops_and_the_rest_waits),
         cmocka_unit_test(test_link_down_error_is_taken),
         cmocka_unit_test(test_two_sockets_go_with_the_driver),
+        cmocka_unit_test(test_tagged_frames_keep_their_tag),
+        cmocka_unit_test(test_frame_past_a_slot_waits_for_a_buffer),
     };
     return cmocka_run_group_tests_name("lcs", tests, setup_netns, NULL);
 }
