@@ -25,7 +25,8 @@
  *   mrg_rxbuf form: num_buffers only matters to a virtio device with mergeable receive
  *   buffers, and a tap never has them; 10 is also what PACKET_VNET_HDR uses, so the
  *   uplink and this driver speak the same header. The header is set little-endian
- *   (TUNSETVNETLE) and converted with le16toh, so the code is right on s390x too.
+ *   (TUNSETVNETLE) and converted with le16toh, so the code is right on s390x too; an
+ *   adopted packet socket's header is in the host's order (vnet_le).
  *   Offloads TUN_F_CSUM | TSO4 | TSO6 | TSO_ECN: the namespace's kernel hands us TCP
  *   super-frames with partial checksums, and takes them from us (IFF_VNET_HDR).
  * - A super-frame must fit one NIC output buffer (zvs_qdio_guest_max_frame: 65504 bytes,
@@ -163,6 +164,14 @@ struct zvs_guest_tap {
     struct zvs_packet_ring     ring;    /* adopted: fd's receive ring */
     struct zvs_guest_tap_stats st;
 };
+
+/* The virtio-net header's byte order on t's descriptor: little endian on a tap (the
+ * driver sets TUNSETVNETLE), the host's on an adopted packet socket (the kernel offers no
+ * choice there: virtio_hdr.h), which on s390x is big endian. */
+static inline bool vnet_le(const struct zvs_guest_tap *t)
+{
+    return !t->adopted;
+}
 
 /* The batch state of an adopted socket, its messages pointing at their own iovecs. */
 static struct sock_batch *sock_batch_new(void)
@@ -694,7 +703,7 @@ static bool out_check(struct zvs_guest_tap *t, size_t r, const struct virtio_net
         return false;
     }
     *len = (uint32_t)(r - VH_LEN);
-    if (!zvs_virtio_hdr_decode(vh, true, *len, v)) {
+    if (!zvs_virtio_hdr_decode(vh, vnet_le(t), *len, v)) {
         t->st.tap_rx_bad_vnet++;
         return false;
     }
@@ -1091,7 +1100,7 @@ static void in_write(void *arg, const struct zvs_qdio_rx *rx)
         iov = s->tiov[s->tn];
         vh = &s->tvh[s->tn];
     }
-    if (rx->niov > ZVS_QDIO_NSBALE || !zvs_virtio_hdr_encode(&rx->hdr.vnet, true, vh)) {
+    if (rx->niov > ZVS_QDIO_NSBALE || !zvs_virtio_hdr_encode(&rx->hdr.vnet, vnet_le(t), vh)) {
         t->st.tap_tx_errors++;
         return;
     }
