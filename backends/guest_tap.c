@@ -785,7 +785,7 @@ static int out_drop_unbound(struct zvs_guest_tap *t)
             if (r >= 0)
                 t->st.tap_rx_unbound++;
             else
-                t->st.tap_rx_truncated++;   /* no whole copy: the slot's is cut */
+                t->st.tap_rx_errors++;      /* the slot's copy missing: as out_slot_copied */
             if (h)
                 zvs_packet_ring_release(&t->ring, h);
             continue;
@@ -853,27 +853,6 @@ static int out_room(struct zvs_guest_tap *t, uint32_t len)
     return k < 0 ? k : 0;               /* a fresh buffer holds any frame up to max_frame */
 }
 
-/* The 802.1Q tag the kernel took out of slot h's frame (the packet socket hands every
- * reader the frame without it, the tag in the slot's header) put back into the frame at
- * buf, whose len bytes start 4 bytes in (buf[4..4 + len)): the MAC addresses slide to
- * the front, the tag goes after them, and the offload offsets move with the bytes, as
- * the afpacket uplink does. The guest sent the tag; the switch's VLAN rules judge it.
- * Returns the new length. */
-static uint32_t out_put_tag(const struct tpacket2_hdr *h, uint8_t *buf, uint32_t len,
-                            struct zvs_vnet *v)
-{
-    uint16_t tpid = (h->tp_status & TP_STATUS_VLAN_TPID_VALID) ? h->tp_vlan_tpid
-                                                               : ZVS_ETHERTYPE_VLAN;
-    memmove(buf, buf + ZVS_VLAN_HLEN, 2 * ZVS_ETH_ALEN);
-    zvs_put_be16(buf + 12, tpid);
-    zvs_put_be16(buf + 14, h->tp_vlan_tci);
-    if (v->flags & ZVS_VNET_F_NEEDS_CSUM)
-        v->csum_start = (uint16_t)(v->csum_start + ZVS_VLAN_HLEN);
-    if (v->gso_type != ZVS_VNET_GSO_NONE && v->hdr_len)
-        v->hdr_len = (uint16_t)(v->hdr_len + ZVS_VLAN_HLEN);
-    return len + ZVS_VLAN_HLEN;
-}
-
 /* A frame of r bytes (virtio-net header, then the frame at buf + 4) as slot h describes
  * it, into the open output buffer: checked, its tag put back, copied, counted. The room
  * was made before it was read, so no buffer is missing. Returns as out_slot. */
@@ -890,10 +869,14 @@ static int out_slot_frame(struct zvs_guest_tap *t, const struct tpacket2_hdr *h,
     }
     if (!out_check(t, r, vh, &v, &len))
         return 0;
-    if (tagged && len >= 2 * ZVS_ETH_ALEN)
-        len = out_put_tag(h, buf, len, &v);
-    else
+    if (tagged && len >= 2 * ZVS_ETH_ALEN) {
+        /* The guest sent the tag; the switch's VLAN rules judge it. */
+        uint16_t tpid = (h->tp_status & TP_STATUS_VLAN_TPID_VALID) ? h->tp_vlan_tpid
+                                                                   : ZVS_ETHERTYPE_VLAN;
+        len = zvs_packet_tag_restore(buf, len, tpid, h->tp_vlan_tci, &v);
+    } else {
         buf += ZVS_VLAN_HLEN;
+    }
     return out_counted(t, out_copy(t, buf, len, &v), len);
 }
 

@@ -239,16 +239,9 @@ static bool rx_one(struct afp *a, uint32_t i, struct zvs_frame *f)
     if (aux && (aux->tp_status & TP_STATUS_VLAN_VALID) && len >= 2 * ZVS_ETH_ALEN) {
         uint16_t tpid = (aux->tp_status & TP_STATUS_VLAN_TPID_VALID) ? aux->tp_vlan_tpid
                                                                     : ZVS_ETHERTYPE_VLAN;
-        /* Headroom is ours: slide the MAC addresses back and write the tag after them. */
+        /* Headroom is ours: the tag goes back in front of the frame. */
         start = data - ZVS_VLAN_HLEN;
-        memmove(start, data, 2 * ZVS_ETH_ALEN);
-        zvs_put_be16(start + 12, tpid);
-        zvs_put_be16(start + 14, aux->tp_vlan_tci);
-        len += ZVS_VLAN_HLEN;
-        if (v.flags & ZVS_VNET_F_NEEDS_CSUM)
-            v.csum_start = (uint16_t)(v.csum_start + ZVS_VLAN_HLEN);
-        if (v.gso_type != ZVS_VNET_GSO_NONE && v.hdr_len)
-            v.hdr_len = (uint16_t)(v.hdr_len + ZVS_VLAN_HLEN);
+        len = zvs_packet_tag_restore(start, len, tpid, aux->tp_vlan_tci, &v);
         a->stats.rx_vlan_restored++;
     }
     memset(f, 0, sizeof(*f));

@@ -137,3 +137,16 @@ bool zvs_virtio_hdr_tnl_encode(const struct zvs_vnet *v, struct zvs_virtio_hdr_t
     }
     return true;
 }
+
+uint32_t zvs_packet_tag_restore(uint8_t *start, uint32_t len, uint16_t tpid, uint16_t tci,
+                                struct zvs_vnet *v)
+{
+    memmove(start, start + ZVS_VLAN_HLEN, 2 * ZVS_ETH_ALEN);
+    zvs_put_be16(start + 12, tpid);
+    zvs_put_be16(start + 14, tci);
+    if (v->flags & ZVS_VNET_F_NEEDS_CSUM)
+        v->csum_start = (uint16_t)(v->csum_start + ZVS_VLAN_HLEN);
+    if (v->gso_type != ZVS_VNET_GSO_NONE && v->hdr_len)
+        v->hdr_len = (uint16_t)(v->hdr_len + ZVS_VLAN_HLEN);
+    return len + ZVS_VLAN_HLEN;
+}

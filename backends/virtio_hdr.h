@@ -57,4 +57,13 @@ bool zvs_virtio_hdr_tnl_decode(const struct zvs_virtio_hdr_tnl *h, uint32_t len,
 /* Encode; false when the metadata has no form here (as zvs_virtio_hdr_encode). */
 bool zvs_virtio_hdr_tnl_encode(const struct zvs_vnet *v, struct zvs_virtio_hdr_tnl *out);
 
+/* A packet socket hands every reader a frame without its 802.1Q tag (the tag is in the
+ * socket's metadata: PACKET_AUXDATA, or a receive ring slot's header), and the
+ * virtio-net header's offsets count without it. Puts it back: the frame's len bytes
+ * (len >= 12) lie at start + 4; its MAC addresses slide to start, the tag (tpid, tci)
+ * follows them, and csum_start and a GSO frame's hdr_len move with the bytes. Returns
+ * the new length, len + 4. */
+uint32_t zvs_packet_tag_restore(uint8_t *start, uint32_t len, uint16_t tpid, uint16_t tci,
+                                struct zvs_vnet *v);
+
 #endif

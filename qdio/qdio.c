@@ -1218,9 +1218,9 @@ void zvs_qdio_prefetch(struct zvs_qdio *q, unsigned level)
             __builtin_prefetch(p + off, 1, 3);
         return;
     }
-    uint32_t b = q->in_cur >= 0 ? (uint32_t)q->in_cur : q->in_next;
-    const struct zvs_sbal *s = &q->inq->sbal[b];
     if (level == 1) {
+        uint32_t b = q->in_cur >= 0 ? (uint32_t)q->in_cur : q->in_next;
+        const struct zvs_sbal *s = &q->inq->sbal[b];
         __builtin_prefetch(&q->inq->slsb[b], 1, 3);
         __builtin_prefetch(&q->inq->sbalf[b], 1, 3);
         for (size_t off = 0; off < sizeof(*s); off += 64)
