@@ -6,8 +6,8 @@
 # the remote VTEP 10.99.0.2 holding 10.77.0.100. Both ways, twice: the kernel device with
 # a static remote, then learning (flooding to us by the all-zero entry, A's MAC learned
 # behind 10.99.0.1). Pings and a bounded TCP transfer with exact byte counts both ways;
-# tshark decodes every encapsulated frame on the underlay with no expert warning below
-# TCP (the inner stream's own sequence notes are printed).
+# tshark decodes every encapsulated frame on the underlay with no expert warning but TCP's
+# sequence analysis of the inner stream (printed as notes).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vxlan_lab_lib.sh"
 command -v tshark >/dev/null || skip "tshark missing"

@@ -12,8 +12,8 @@
 # and the kernel's segment them when its vxlan socket takes them; the kernel's own
 # super-frames reach vswitchd whole through the bridge and the tap and leave for the guest
 # as one TCP super-frame; the OSA port counts each super-frame as the wire frames it
-# becomes. tshark decodes every frame on the underlay as VXLAN with no expert warning
-# below TCP.
+# becomes. tshark decodes every frame on the underlay as VXLAN with no expert warning but
+# TCP's sequence analysis of the inner stream.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vxlan_lab_lib.sh"
 command -v tshark >/dev/null || skip "tshark missing"

@@ -15,8 +15,8 @@
 #   vxlan_capture NS IFACE   tshark on IFACE in NS, VXLAN's UDP port only, into
 #                        $WORK/underlay.pcap, until vxlan_capture_check
 #   vxlan_capture_check MIN  stops it; every frame decodes as VXLAN (more than MIN of them)
-#                        and tshark's expert info has no warning or error below TCP (the
-#                        inner stream's own sequence notes are printed)
+#                        and tshark's expert info has no warning or error but TCP's
+#                        sequence analysis of the inner stream (printed as notes)
 #   vxlan_transfer to|from NS HOST
 #                        VXLAN_BYTES of TCP from A to HOST (a listener in NS) or back,
 #                        counted to the byte by the receiver up to the sender's close
@@ -69,14 +69,21 @@ vxlan_capture_check() {
   n=$(tshark -r "$WORK/underlay.pcap" -Y vxlan 2>/dev/null | wc -l)
   all=$(tshark -r "$WORK/underlay.pcap" 2>/dev/null | wc -l)
   [ "$n" -gt "$min" ] && [ "$n" = "$all" ] || fail "tshark decoded $n of $all frames as VXLAN"
-  # Expert warnings (errors included) about the frames themselves: the encapsulation and
-  # everything under TCP. TCP's own sequence analysis of the inner stream (a full window,
-  # D-SACK, segments the capture missed) says how the transfer went, not how it was framed.
+  # Every expert warning (errors included) fails the lab, but one group: TCP's own
+  # sequence analysis of the inner stream (group "Sequence": a full window, segments the
+  # capture missed, a retransmission seen before its original), which says how the transfer
+  # went, not how a frame was built. The frames are intact where they leave us: in the Open
+  # vSwitch lab the veth's counters match the OSA port's to the frame while the guest's
+  # TCP retransmits what OVS's packet reader or the capture itself lost (the originals
+  # are missing from the capture, so tshark calls the retransmission out of order). A
+  # TCP checksum, malformed-frame or protocol warning is not in that group and fails.
   tshark -r "$WORK/underlay.pcap" -q -z expert,warn 2>/dev/null >"$WORK/expert.txt"
-  warn=$(awk '/^ +[0-9]+ +[A-Za-z]/ && $3 != "TCP"' "$WORK/expert.txt" | wc -l)
+  warn=$(awk '/^ +[0-9]+ +[A-Za-z]/ && !($3 == "TCP" && $2 == "Sequence")' "$WORK/expert.txt" |
+    wc -l)
   [ "$warn" = 0 ] || fail "tshark expert warnings on the underlay: $(cat "$WORK/expert.txt")"
-  echo "ok: tshark decoded all $n encapsulated frames, no expert warning below TCP"
-  awk '/^ +[0-9]+ +[A-Za-z]/ && $3 == "TCP" { print "note: inner TCP: " $0 }' "$WORK/expert.txt"
+  echo "ok: tshark decoded all $n encapsulated frames, no expert warning but TCP's sequence notes"
+  awk '/^ +[0-9]+ +[A-Za-z]/ && $3 == "TCP" && $2 == "Sequence" { print "note: inner TCP: " $0 }' \
+    "$WORK/expert.txt"
 }
 
 VXLAN_TCP_PY=$ROOT/tests/integration/tcp_bytes.py   # the counted transfer's two ends
