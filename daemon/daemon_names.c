@@ -10,9 +10,11 @@
  * What a name does reaches the operator as it happens: a change of its addresses
  * (ZVSRES1202I), its first failure (ZVSRES1203W), an answer after failures (ZVSRES1204I),
  * each told to the console's subscribers and the log (zvsd_say), and written to the
- * monitor as a D15R2 (daemon_monitor_names.c). The name's user today is
- * RESOLVER WATCH itself: QUERY RESOLVER shows the addresses in use. The IVL domain's and
- * VXLAN's peers will watch through the same table, with themselves as the name's user.
+ * monitor as a D15R2 (daemon_monitor_names.c). A name's user is RESOLVER WATCH itself
+ * (QUERY RESOLVER shows the addresses in use) or a VXLAN VTEP for each remote given by
+ * host name (overlay/vtep_names.h, daemon_vxlan_follow.c: the remote follows the
+ * name's addresses). The IVL domain's members are resolved once, by
+ * `vswitchd --write-corosync` (ivl_conf.c): Corosync owns their addresses after that.
  *
  * Cost: nothing per frame. The timer is re-armed after each of our own callbacks and each
  * reconcile pass, the only moments the table changes.
