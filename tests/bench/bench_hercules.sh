@@ -31,6 +31,9 @@
 #   BENCH hercules_lcs_mbps_1514 <zvs> Mbit/s bridge <bridge> <zvs/bridge>
 #   BENCH hercules_lcs_vswitchd_us_per_frame <us> us          (64-byte rounds' median)
 #   BENCH hercules_lcs_vswitchd_wakeups_per_frame <n> wakeups/frame    (the same rounds)
+#   BENCH hercules_lcs_fps_64b_ratio_spread <max - min of the rounds' zvs/bridge> ratio
+#   BENCH hercules_lcs_mbps_1514_ratio_spread <the same at 1514 bytes> ratio
+#   BENCH hercules_lcs_vswitchd_us_per_frame_spread <max - min over the 64-byte rounds> us
 #   BENCH hercules_lcs_guest_gen_fps_64b <zvs> frames/s   what the guest generated, the
 #   BENCH hercules_lcs_guest_gen_fps_64b_beside_br <br> frames/s     rounds' medians
 # Lines starting with # are the log: every round, with what the LCS driver counted.
@@ -209,6 +212,22 @@ z=$(cut -d' ' -f4 "$WORK/zvs.64" | median)
 awk -v z="$z" 'BEGIN { printf "BENCH hercules_lcs_vswitchd_us_per_frame %.3f us\n", z }'
 z=$(cut -d' ' -f5 "$WORK/zvs.64" | median)
 awk -v z="$z" 'BEGIN { printf "BENCH hercules_lcs_vswitchd_wakeups_per_frame %.5f wakeups/frame\n", z }'
+# The spread over the rounds (max - min): of each round's zvswitch/bridge ratio (the two
+# runs of a round are interleaved, so a round's ratio sees one moment of the machine), and
+# of vswitchd's CPU a frame.
+ratio_spread() {  # ratio_spread FIELD SIZE
+  paste -d' ' <(cut -d' ' -f"$1" "$WORK/zvs.$2") <(cut -d' ' -f"$1" "$WORK/br.$2") |
+    awk '$2 > 0 { r = $1 / $2; if (n++ == 0 || r < lo) lo = r; if (n == 1 || r > hi) hi = r }
+         END { printf "%.3f\n", (n ? hi - lo : 0) }'
+}
+spread() {  # spread FIELD SIZE: max - min of the zvswitch rounds
+  cut -d' ' -f"$1" "$WORK/zvs.$2" |
+    awk '{ if (NR == 1 || $1 < lo) lo = $1; if (NR == 1 || $1 > hi) hi = $1 }
+         END { printf "%.3f\n", (NR ? hi - lo : 0) }'
+}
+echo "BENCH hercules_lcs_fps_64b_ratio_spread $(ratio_spread 1 64) ratio"
+echo "BENCH hercules_lcs_mbps_1514_ratio_spread $(ratio_spread 2 1514) ratio"
+echo "BENCH hercules_lcs_vswitchd_us_per_frame_spread $(spread 4 64) us"
 z=$(cut -d' ' -f3 "$WORK/zvs.64" | median); b=$(cut -d' ' -f3 "$WORK/br.64" | median)
 echo "BENCH hercules_lcs_guest_gen_fps_64b $z frames/s"
 echo "BENCH hercules_lcs_guest_gen_fps_64b_beside_br $b frames/s"
