@@ -1497,14 +1497,13 @@ enum { VX_VNI, VX_LOCAL, VX_RDEV, VX_GROUP, VX_REMOTE, VX_UDPPORT, VX_GATEWAY, V
 static int vx_addr(struct sc_ctx *c, const struct zvs_tok *t, const char *what,
                    char out[ZVS_CFG_ADDR_STR])
 {
-    unsigned char a[16];
-    int af = strchr(t->s, ':') ? AF_INET6 : AF_INET;
+    int fam = zvs_parse_addr_text(t->s, out, ZVS_CFG_ADDR_STR);
 
-    if (inet_pton(af, t->s, a) != 1 || !inet_ntop(af, a, out, ZVS_CFG_ADDR_STR)) {
+    if (fam < 0) {
         bad_value(c, t, what, RULE_ADDR);
         return 0;
     }
-    return af == AF_INET ? 4 : 6;
+    return fam;
 }
 
 static void vx_vni(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,

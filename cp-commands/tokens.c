@@ -24,6 +24,7 @@
  */
 #include "cp-commands/tokens.h"
 
+#include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
 #include <stdio.h>
@@ -270,6 +271,16 @@ int zvs_parse_unicast_mac(const char *s, uint8_t out[6])
         return -EINVAL;
     memcpy(out, mac, 6);
     return 0;
+}
+
+int zvs_parse_addr_text(const char *s, char *out, size_t size)
+{
+    unsigned char a[16];
+    int af = strchr(s, ':') ? AF_INET6 : AF_INET;
+
+    if (inet_pton(af, s, a) != 1 || !inet_ntop(af, a, out, (socklen_t)size))
+        return -EINVAL;
+    return af == AF_INET ? 4 : 6;
 }
 
 int zvs_parse_dec(const char *s, uint32_t min, uint32_t max, uint32_t *out)

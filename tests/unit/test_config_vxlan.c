@@ -205,7 +205,8 @@ static void test_vxlan_neighbor(void **state)
         "VXLAN VSWITCH SIX NEIGHBOR 2001:DB8::2 MAC 02-00-0C-00-00-62\n"), 0);
     assert_int_equal(cfg->msgs.n, 0);
     const struct zvs_cfg_vxlan *v = &cfg->vxlan[0];
-    static const uint8_t m22[6] = { 0x02, 0, 0x0c, 0, 0, 0x22 }, mfe[6] = { 0x02, 0, 0x0c, 0, 0, 0xfe };
+    static const uint8_t m22[6] = { 0x02, 0, 0x0c, 0, 0, 0x22 };
+    static const uint8_t mfe[6] = { 0x02, 0, 0x0c, 0, 0, 0xfe };
     assert_int_equal(v->nneighbor, 2);
     assert_string_equal(v->neighbor_addr[0], "10.0.0.2");
     assert_memory_equal(v->neighbor_mac[0], m22, 6);
