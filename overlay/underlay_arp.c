@@ -23,6 +23,11 @@ static struct zvs_uarp_entry *find(struct zvs_uarp *u, const struct zvs_ipaddr *
     return NULL;
 }
 
+const struct zvs_uarp_entry *zvs_uarp_find(const struct zvs_uarp *u, const struct zvs_ipaddr *ip)
+{
+    return find((struct zvs_uarp *)u, ip);      /* find writes nothing */
+}
+
 static struct zvs_uarp_entry *find_or_add(struct zvs_uarp *u, const struct zvs_ipaddr *ip)
 {
     struct zvs_uarp_entry *e = find(u, ip);

@@ -52,6 +52,8 @@ struct zvs_uarp {
 void zvs_uarp_init(struct zvs_uarp *u, uint64_t age_ns);
 /* A static entry for ip (replaces a learned one): 0, or -ENOSPC. */
 int zvs_uarp_set_static(struct zvs_uarp *u, const struct zvs_ipaddr *ip, const uint8_t mac[6]);
+/* ip's entry, or NULL (QUERY, the daemon's follow of the statement's static entries). */
+const struct zvs_uarp_entry *zvs_uarp_find(const struct zvs_uarp *u, const struct zvs_ipaddr *ip);
 /* Stop tracking ip (a remote deleted). */
 void zvs_uarp_forget(struct zvs_uarp *u, const struct zvs_ipaddr *ip);
 /* ip's static entry taken away (SET VSWITCH ... VXLAN NEIGHBOR addr DELETE): the address
