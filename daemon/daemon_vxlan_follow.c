@@ -17,9 +17,9 @@
  *
  * The underlay's neighbour table follows too (SET VSWITCH ... VXLAN NEIGHBOR; ours): its
  * age is the switch's IPTIMEOUT; the statement's static neighbours are set with the
- * fallible steps (the table's room), after the remotes are added, and set again after
- * the remotes are dropped (a dropped remote's address leaves the table, static or not);
- * a static entry the statement no longer has becomes a learned one, asked again at its
+ * fallible steps (the table's room; ZVSD_STEP_VXLAN too), after the remotes are added,
+ * and set again after the remotes are dropped (a dropped remote's address leaves the
+ * table, static or not; no step: the delete freed the room); a static entry the statement no longer has becomes a learned one, asked again at its
  * next use, while it is a next hop (the GATEWAY, else a remote's address), and leaves
  * the table otherwise. A reverse pass gives a neighbour the command made static back
  * as a learned one, asked again, not as it had been answered.
@@ -70,8 +70,9 @@ static bool wanted_remote(const struct zvs_cfg_vxlan *vx, const char *name)
 }
 
 /* The statement's static neighbours set in the VTEP's table (those already there as
- * configured left alone). */
-static int neighbors_set(struct zvs_vtep *v, const struct zvs_cfg_vxlan *vx,
+ * configured left alone). Each set is a step a test can fail (ZVSD_STEP_VXLAN) when
+ * `fault` is given: in the fallible part of the pass only. */
+static int neighbors_set(struct zvsd *fault, struct zvs_vtep *v, const struct zvs_cfg_vxlan *vx,
                          const struct zvs_cfg_vswitch *vs, char *why, size_t whylen)
 {
     struct zvs_uarp *u = zvs_vtep_uarp(v);
@@ -86,7 +87,10 @@ static int neighbors_set(struct zvs_vtep *v, const struct zvs_cfg_vxlan *vx,
         e = zvs_uarp_find(u, &a);
         if (e && e->state == ZVS_UARP_STATIC && memcmp(e->mac, vx->neighbor_mac[i], 6) == 0)
             continue;
-        if ((rc = zvs_uarp_set_static(u, &a, vx->neighbor_mac[i])) < 0) {
+        rc = fault ? zvsd_step_fault(fault, ZVSD_STEP_VXLAN) : 0;
+        if (rc == 0)
+            rc = zvs_uarp_set_static(u, &a, vx->neighbor_mac[i]);
+        if (rc < 0) {
             snprintf(why, whylen, "NEIGHBOR %s: %s", vx->neighbor_addr[i], strerror(-rc));
             return rc;
         }
@@ -178,7 +182,7 @@ int zvsd_vtep_follow(struct zvsd *d, struct zvs_vtep *v, const struct zvs_cfg_vx
         }
         zvs_info("VSWITCH %s VXLAN: remote VTEP %s added", vs->name, vx->remote[i]);
     }
-    if ((rc = neighbors_set(v, vx, vs, why, whylen)) < 0)
+    if ((rc = neighbors_set(d, v, vx, vs, why, whylen)) < 0)
         return rc;
     for (unsigned i = zvs_vtep_nvnis(v); i-- > 0;) {
         uint16_t vid;
@@ -210,5 +214,5 @@ int zvsd_vtep_follow(struct zvsd *d, struct zvs_vtep *v, const struct zvs_cfg_vx
         remote_delete(d, v, i);
     }
     neighbors_unset(v, vx, vs);
-    return neighbors_set(v, vx, vs, why, whylen);  /* room: a remote's delete freed it */
+    return neighbors_set(NULL, v, vx, vs, why, whylen); /* room: a remote's delete freed it */
 }

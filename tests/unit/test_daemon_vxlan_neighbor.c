@@ -12,10 +12,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon/daemon_impl.h"          /* the switch's VXLAN uplink, for its table's age */
+#include "daemon/step_fault.h"
 #include "overlay/underlay_arp.h"
 #include "overlay/uplink_vxlan.h"
 #include "overlay/vxlan_codec.h"
@@ -187,6 +190,33 @@ static void neighbor_refused(void **state)
     herm_stop(h);
 }
 
+/* A neighbour the table cannot take (the step fails) rolls the command back: the
+ * statement, the table and every QUERY line as they were; the same command stands
+ * after. */
+static void neighbor_set_rolled_back(void **state)
+{
+    struct herm_guest *a;
+    struct herm *h = start(&a);
+    char *before = strdup(herm_op(h, "QUERY VSWITCH VXSW DETAILS"));
+    int rc;
+
+    zvsd_step_fail(h->d, ZVSD_STEP_VXLAN, 1, ENOSPC);
+    const char *out = herm_cp(h, "OPERATOR", "ABCDEFG", "SET VSWITCH VXSW VXLAN NEIGHBOR "
+                              "10.0.0.2 MAC 02-00-0c-00-00-22", &rc);
+    assert_int_equal(rc, 1119);
+    herm_expect(out, "Warning: VSWITCH VXSW VXLAN: NEIGHBOR 10.0.0.2: No space left on "
+                     "device\n");
+    herm_expect(out, "ZVSCMD1119S");
+    zvsd_step_fail(h->d, ZVSD_STEP_VXLAN, 0, 0);
+    assert_string_equal(herm_op(h, "QUERY VSWITCH VXSW DETAILS"), before);
+    free(before);
+    broadcast(h, a, 1, herm_vx_remote_mac);             /* still the configured MAC */
+    assert_string_equal(herm_op(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 10.0.0.2 MAC "
+                                   "02-00-0c-00-00-22"), "Command complete");
+    broadcast(h, a, 1, MAC_S);
+    herm_stop(h);
+}
+
 /* The running table of switch `name`'s VXLAN uplink. */
 static const struct zvs_uarp *table_of(struct herm *h, const char *name)
 {
@@ -233,6 +263,7 @@ int main(void)
         cmocka_unit_test(configured_neighbor_asks_nothing),
         cmocka_unit_test(neighbor_set_and_deleted),
         cmocka_unit_test(neighbor_refused),
+        cmocka_unit_test(neighbor_set_rolled_back),
         cmocka_unit_test(age_is_iptimeout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
