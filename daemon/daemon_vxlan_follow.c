@@ -19,10 +19,11 @@
  * age is the switch's IPTIMEOUT; the statement's static neighbours are set with the
  * fallible steps (the table's room; ZVSD_STEP_VXLAN too), after the remotes are added,
  * and set again after the remotes are dropped (a dropped remote's address leaves the
- * table, static or not; no step: the delete freed the room); a static entry the statement no longer has becomes a learned one, asked again at its
- * next use, while it is a next hop (the GATEWAY, else a remote's address), and leaves
- * the table otherwise. A reverse pass gives a neighbour the command made static back
- * as a learned one, asked again, not as it had been answered.
+ * table, static or not; no step: the delete freed the room); a static entry the
+ * statement no longer has becomes a learned one, asked again at its next use, while it
+ * is a next hop (the GATEWAY, else a remote's address), and leaves the table otherwise.
+ * A reverse pass gives a neighbour the command made static back as a learned one, asked
+ * again, not as it had been answered.
  */
 #include "daemon/daemon_impl.h"
 

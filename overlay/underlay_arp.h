@@ -5,11 +5,11 @@
  * zvswitch resolves next hops itself, not through the host's neighbour table: the underlay
  * is a zvswitch uplink, not a kernel interface with an address. An entry resolved by ARP
  * is used for the age (default 300 s, Linux's gc_stale_time order; the daemon gives it the
- * switch's IPTIMEOUT), then asked again
- * while still used (the old MAC keeps carrying traffic until a reply comes, so a refresh
- * loses nothing); an entry that never answers sends one request a second and counts the
- * frames it could not send. ARP for IPv4 here; an IPv6 underlay's next hops are found by
- * Neighbor Discovery (underlay_nd.h) in this same table.
+ * switch's IPTIMEOUT), then asked again while still used (the old MAC keeps carrying
+ * traffic until a reply comes, so a refresh loses nothing); an entry that never answers
+ * sends one request a second and counts the frames it could not send. ARP for IPv4 here;
+ * an IPv6 underlay's next hops are found by Neighbor Discovery (underlay_nd.h) in this
+ * same table.
  *
  * Fixed size, one writer (the data-path thread), time passed in.
  */
@@ -52,7 +52,7 @@ struct zvs_uarp {
 void zvs_uarp_init(struct zvs_uarp *u, uint64_t age_ns);
 /* A static entry for ip (replaces a learned one): 0, or -ENOSPC. */
 int zvs_uarp_set_static(struct zvs_uarp *u, const struct zvs_ipaddr *ip, const uint8_t mac[6]);
-/* ip's entry, or NULL (QUERY, the daemon's follow of the statement's static entries). */
+/* ip's entry, or NULL (the daemon's follow of a statement's static entries). */
 const struct zvs_uarp_entry *zvs_uarp_find(const struct zvs_uarp *u, const struct zvs_ipaddr *ip);
 /* Stop tracking ip (a remote deleted). */
 void zvs_uarp_forget(struct zvs_uarp *u, const struct zvs_ipaddr *ip);
