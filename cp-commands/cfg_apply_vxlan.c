@@ -13,7 +13,10 @@
  * VLAN v VNI n gives a VLAN AWARE switch's VLAN v its VNI (added, or replaced), VLAN v
  * DELETE takes it away, as VXLAN VSWITCH name VLAN v VNI n statements say: not on a VLAN
  * UNAWARE switch (ZVSVXL1225E), not for the native VLAN (1226E), a VNI once per switch
- * (1227E, VNI too), DELETE of a VLAN without one: 1228E.
+ * (1227E, VNI too), DELETE of a VLAN without one: 1228E. NEIGHBOR addr MAC mac gives the
+ * statement a static neighbour (a NEIGHBOR statement: added, or its MAC replaced), of
+ * LOCAL's family (ZVSVXL1230E), at most ZVS_CFG_MAX_VXLAN_NEIGHBORS (1231E); NEIGHBOR addr
+ * DELETE takes one away, an address without one being ZVSVXL1229E.
  */
 #include "cp-commands/cfg_apply_impl.h"
 
@@ -153,6 +156,51 @@ static int vlan_delete(struct zvs_cfg_vxlan *vx, const struct zvs_cfg_vswitch *s
     return 0;
 }
 
+static int neighbor_index(const struct zvs_cfg_vxlan *vx, const char *addr)
+{
+    for (unsigned i = 0; i < vx->nneighbor; i++)
+        if (strcmp(vx->neighbor_addr[i], addr) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int neighbor_set(struct zvs_cfg_vxlan *vx, const struct zvs_cmd *cmd,
+                        struct zvs_cp_response *r)
+{
+    int i = neighbor_index(vx, cmd->vx_addr);
+    char num[12];
+
+    if (literal_family(cmd->vx_addr) != (strchr(vx->local, ':') ? 6 : 4))
+        return REFUSE(r, -EINVAL, ZVS_CPMSG_VXL_NEIGHBOR_FAMILY, cmd->vx_addr, vx->local);
+    if (i < 0 && vx->nneighbor == ZVS_CFG_MAX_VXLAN_NEIGHBORS) {
+        zvs_apply_num_fmt(vx->nneighbor, num);
+        return REFUSE(r, -ENOSPC, ZVS_CPMSG_VXL_NEIGHBOR_FULL, vx->vswitch, num, cmd->vx_addr);
+    }
+    if (i < 0) {
+        i = (int)vx->nneighbor++;
+        memset(vx->neighbor_addr[i], 0, sizeof vx->neighbor_addr[0]);
+        strcpy(vx->neighbor_addr[i], cmd->vx_addr);     /* canonical, within the size */
+    }
+    memcpy(vx->neighbor_mac[i], cmd->vx_mac, 6);
+    return 0;
+}
+
+static int neighbor_delete(struct zvs_cfg_vxlan *vx, const char *addr, struct zvs_cp_response *r)
+{
+    int i = neighbor_index(vx, addr);
+
+    if (i < 0)
+        return REFUSE(r, -ENOENT, ZVS_CPMSG_VXL_NO_NEIGHBOR, vx->vswitch, addr);
+    for (unsigned k = (unsigned)i; k + 1 < vx->nneighbor; k++) {
+        memcpy(vx->neighbor_addr[k], vx->neighbor_addr[k + 1], sizeof vx->neighbor_addr[k]);
+        memcpy(vx->neighbor_mac[k], vx->neighbor_mac[k + 1], 6);
+    }
+    vx->nneighbor--;
+    memset(vx->neighbor_addr[vx->nneighbor], 0, sizeof vx->neighbor_addr[0]);
+    memset(vx->neighbor_mac[vx->nneighbor], 0, 6);
+    return 0;
+}
+
 int zvs_apply_set_vxlan(struct zvs_cfg *cfg, unsigned k, const struct zvs_cmd *cmd,
                         struct zvs_cp_response *r)
 {
@@ -174,6 +222,12 @@ int zvs_apply_set_vxlan(struct zvs_cfg *cfg, unsigned k, const struct zvs_cmd *c
         break;
     case ZVS_CMD_VX_VLAN_DELETE:
         rc = vlan_delete(vx, &cfg->vswitch[k], cmd->vx_vid, r);
+        break;
+    case ZVS_CMD_VX_NEIGHBOR_SET:
+        rc = neighbor_set(vx, cmd, r);
+        break;
+    case ZVS_CMD_VX_NEIGHBOR_DELETE:
+        rc = neighbor_delete(vx, cmd->vx_addr, r);
         break;
     }
     if (rc == 0)

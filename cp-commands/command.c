@@ -306,6 +306,30 @@ static int parse_grant(struct parser *p)
     return err;
 }
 
+/* VXLAN NEIGHBOR addr MAC mac | DELETE (ours). */
+static int parse_neighbor(struct parser *p)
+{
+    static const struct kw *const macdel[] = { &zvs_kw_mac, &zvs_kw_delete };
+    struct zvs_cmd *cmd = p->cmd;
+    const char *t = need(p);
+    int k;
+
+    if (t == NULL)
+        return -EINVAL;
+    if (zvs_parse_addr_text(t, cmd->vx_addr, sizeof cmd->vx_addr) < 0)
+        return value_range(p, "NEIGHBOR", t, "an IPv4 or IPv6 address");
+    if ((k = parse_keyword(p, macdel, 2)) < 0)
+        return k;
+    cmd->vx_op = k == 0 ? ZVS_CMD_VX_NEIGHBOR_SET : ZVS_CMD_VX_NEIGHBOR_DELETE;
+    if (k == 1)
+        return 0;
+    if ((t = need(p)) == NULL)
+        return -EINVAL;
+    if (zvs_parse_unicast_mac(t, cmd->vx_mac) < 0)
+        return value_range(p, "MAC", t, "xx-xx-xx-xx-xx-xx, a unicast MAC");
+    return 0;
+}
+
 static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
 {
     static const struct kw *const active[] = { &zvs_kw_active, &zvs_kw_inactive };
@@ -440,11 +464,14 @@ static int parse_value(struct parser *p, enum val_kind val, const char *kwname)
         return value_range(p, kwname, t, zvs_hostname_err_text(e));
     }
     case VAL_VXLAN: {
-        static const struct kw *const what[] = { &zvs_kw_remote, &zvs_kw_vni, &zvs_kw_vlan };
+        static const struct kw *const what[] = { &zvs_kw_remote, &zvs_kw_vni, &zvs_kw_vlan,
+                                                 &zvs_kw_neighbor };
         static const struct kw *const addel[] = { &zvs_kw_add, &zvs_kw_delete };
         static const struct kw *const vnidel[] = { &zvs_kw_vni, &zvs_kw_delete };
-        if ((k = parse_keyword(p, what, 3)) < 0)
+        if ((k = parse_keyword(p, what, 4)) < 0)
             return k;
+        if (k == 3)
+            return parse_neighbor(p);
         if (k == 1) {
             cmd->vx_op = ZVS_CMD_VX_VNI;
             return need_dec(p, "VNI", 0, ZVS_CFG_VNI_MAX, &cmd->vni);

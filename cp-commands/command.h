@@ -162,7 +162,7 @@ enum zvs_cmd_vs_op {
     ZVS_CMD_VS_COUNTERS_CLEAR,          /* counters */
     ZVS_CMD_VS_SWITCHOVER,              /* nrdev 0 (AVAILABLE: next ready backup) or 1 */
     ZVS_CMD_VS_IVLPORT_HEARTBEAT,       /* heartbeat_s: IVLPORT HEARTBEAT TIMEOUT s */
-    ZVS_CMD_VS_VXLAN,                   /* vx_op, hostname | vni, vx_vid (zvswitch extension) */
+    ZVS_CMD_VS_VXLAN,                   /* vx_op, hostname | vni, vx_vid | vx_addr, vx_mac (ours) */
 };
 
 /* SET VSWITCH name VXLAN <one of these> (ours: IBM's SET VSWITCH has no VXLAN). */
@@ -172,6 +172,8 @@ enum zvs_cmd_vx_op {
     ZVS_CMD_VX_VNI,                     /* VNI vni: the switch's VNI (its untagged VLAN's) */
     ZVS_CMD_VX_VLAN_VNI,                /* VLAN vx_vid VNI vni: that VLAN's VNI */
     ZVS_CMD_VX_VLAN_DELETE,             /* VLAN vx_vid DELETE: that VLAN's VNI taken away */
+    ZVS_CMD_VX_NEIGHBOR_SET,            /* NEIGHBOR vx_addr MAC vx_mac: a static neighbour */
+    ZVS_CMD_VX_NEIGHBOR_DELETE,         /* NEIGHBOR vx_addr DELETE: taken away */
 };
 
 /* What SET VSWITCH ... COUNTERS CLEAR clears. */
@@ -229,9 +231,11 @@ struct zvs_cmd {
     enum zvs_macprotect macprotect;             /* MACPROTECT ON | OFF | UNSPECIFIED */
     enum zvs_cmd_counters counters;             /* COUNTERS CLEAR [UPLINK|BRIDGEPORT|ALL] */
     uint8_t             counters_kind;          /* [DATA|DISCARDED|ERRORS]: ZVS_CMD_CTR_* */
-    enum zvs_cmd_vx_op  vx_op;                  /* VXLAN REMOTE ADD | DELETE | VNI */
+    enum zvs_cmd_vx_op  vx_op;                  /* VXLAN REMOTE | VNI | VLAN | NEIGHBOR */
     uint32_t            vni;                    /* VXLAN [VLAN v] VNI, 0-16777215 */
     uint16_t            vx_vid;                 /* VXLAN VLAN v, 1-4094 */
+    char                vx_addr[ZVS_CFG_ADDR_STR]; /* VXLAN NEIGHBOR: canonical text */
+    uint8_t             vx_mac[6];              /* VXLAN NEIGHBOR ... MAC */
     /* NIC commands. `target` is the owner of the NIC: "" = the issuer; USERID u (class B
      * only) names another user. */
     char                target[ZVS_USERID_MAX + 1];

@@ -159,6 +159,13 @@ static size_t cat_set_vswitch(char *buf, size_t size, size_t len, const struct c
                         (unsigned)cmd->vni);
         if (cmd->vx_op == ZVS_CMD_VX_VLAN_DELETE)
             return catf(buf, size, len, " VLAN %u DELETE", (unsigned)cmd->vx_vid);
+        if (cmd->vx_op == ZVS_CMD_VX_NEIGHBOR_SET) {
+            char mac[18];
+            zvs_mac_format(cmd->vx_mac, mac, sizeof mac);
+            return catf(buf, size, len, " NEIGHBOR %s MAC %s", cmd->vx_addr, mac);
+        }
+        if (cmd->vx_op == ZVS_CMD_VX_NEIGHBOR_DELETE)
+            return catf(buf, size, len, " NEIGHBOR %s DELETE", cmd->vx_addr);
         return catf(buf, size, len, " REMOTE %s %s",
                     cmd->vx_op == ZVS_CMD_VX_REMOTE_ADD ? "ADD" : "DELETE", cmd->hostname);
     case ZVS_CMD_VS_COUNTERS_CLEAR:

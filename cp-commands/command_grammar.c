@@ -39,6 +39,8 @@
  *   Set VSWITCH name VXLAN VNI n                   B   (ours) 0-16777215
  *   Set VSWITCH name VXLAN VLAN v VNI n | DELETE   B   (ours) v 1-4094: a VLAN AWARE
  *        switch's VLAN v gets VNI n, or loses its VNI
+ *   Set VSWITCH name VXLAN NEIGHBOR addr MAC mac | DELETE   B   (ours, keywords in full) a
+ *        static underlay neighbour: addr an IPv4 or IPv6 address, mac xx-xx-xx-xx-xx-xx
  *   DETach VSWitch name                            B   (ours)
  *   Set PORT GROUP grp JOIn rdev [rdev ...]        B   [PG] 1-8 devices, nnnn or nnnn.Pn
  *   Set PORT GROUP grp LEAve rdev [rdev ...]       B   [PG]
@@ -144,6 +146,8 @@ const struct kw zvs_kw_add = { "ADD", 3 };
 const struct kw zvs_kw_delete = { "DELETE", 6 };
 const struct kw zvs_kw_vni = { "VNI", 3 };
 const struct kw zvs_kw_vlan = { "VLAN", 4 };
+const struct kw zvs_kw_neighbor = { "NEIGHBOR", 8 };            /* VXLAN's: ours, in full */
+const struct kw zvs_kw_mac = { "MAC", 3 };
 
 #define SET      { "SET", 1 }                /* [SV] "Set" */
 #define QUERY    { "QUERY", 1 }

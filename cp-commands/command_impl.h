@@ -41,7 +41,9 @@ enum val_kind {
     VAL_NICTYPE,                        /* DEFINE NIC TYPE QDIO (anything else refused) */
     VAL_HOSTNAME,                       /* a host name or address -> hostname */
     VAL_VXLAN,                          /* REMOTE ADD | DELETE host | VNI n | VLAN v VNI n
-                                           | VLAN v DELETE -> vx_op, hostname, vni, vx_vid */
+                                           | VLAN v DELETE | NEIGHBOR a MAC m | NEIGHBOR a
+                                           DELETE -> vx_op, hostname, vni, vx_vid, vx_addr,
+                                           vx_mac */
 };
 
 /* Where a STEP_CHOICE puts the chosen alternative's op. */
@@ -131,6 +133,7 @@ extern const struct kw zvs_kw_outbound;
 extern const struct kw zvs_kw_user;
 extern const struct kw zvs_kw_qdio;
 extern const struct kw zvs_kw_remote, zvs_kw_add, zvs_kw_delete, zvs_kw_vni, zvs_kw_vlan;
+extern const struct kw zvs_kw_neighbor, zvs_kw_mac;
 
 /* Value limits of the operands (the parser enforces them, the canonical text relies on
  * them). */

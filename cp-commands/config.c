@@ -935,6 +935,13 @@ static void dump_vxlan(const struct zvs_cfg_vxlan *v, FILE *out)
     for (unsigned i = 0; i < v->nvlan; i++)
         fprintf(out, "VXLAN VSWITCH %s VLAN %u VNI %u\n", v->vswitch,
                 (unsigned)v->vlan_vid[i], (unsigned)v->vlan_vni[i]);
+    for (unsigned i = 0; i < v->nneighbor; i++) {
+        char mac[18];
+
+        zvs_mac_format(v->neighbor_mac[i], mac, sizeof mac);
+        fprintf(out, "VXLAN VSWITCH %s NEIGHBOR %s MAC %s\n", v->vswitch, v->neighbor_addr[i],
+                mac);
+    }
 }
 
 static void dump_resolver(const struct zvs_cfg_resolver *r, FILE *out)

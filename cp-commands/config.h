@@ -53,6 +53,9 @@
 #define ZVS_CFG_MAX_VXLAN_REMOTES 8     /* remote VTEPs of one VXLAN VSWITCH */
 #define ZVS_CFG_VNI_MAX        16777215 /* a VNI's 24 bits (RFC 7348 section 5) */
 #define ZVS_CFG_MAX_VXLAN_VLANS 64      /* VXLAN VSWITCH name VLAN v VNI n per switch */
+#define ZVS_CFG_MAX_VXLAN_NEIGHBORS 16  /* VXLAN VSWITCH name NEIGHBOR a MAC m per switch:
+                                           with 8 remotes and a gateway, the underlay's
+                                           64-entry neighbour table always has room */
 #define ZVS_CFG_ADDR_STR       46       /* an IPv4 or IPv6 address as text, NUL included */
 #define ZVS_CFG_MAX_IVL_MEMBERS 3       /* IVL MEMBER: a portal of up to three systems
                                          * (IEEE 802.1AX-2020 clause 9) */
@@ -280,6 +283,12 @@ struct zvs_cfg_vxlan {
     unsigned           nvlan;
     uint16_t           vlan_vid[ZVS_CFG_MAX_VXLAN_VLANS];
     uint32_t           vlan_vni[ZVS_CFG_MAX_VXLAN_VLANS];
+    /* Static underlay neighbours (VXLAN VSWITCH name NEIGHBOR addr MAC mac statements):
+     * next hop neighbor_addr[i] (canonical text, LOCAL's family) is at neighbor_mac[i],
+     * never asked by ARP or Neighbor Discovery. */
+    unsigned           nneighbor;
+    char               neighbor_addr[ZVS_CFG_MAX_VXLAN_NEIGHBORS][ZVS_CFG_ADDR_STR];
+    uint8_t            neighbor_mac[ZVS_CFG_MAX_VXLAN_NEIGHBORS][6];
 };
 
 struct zvs_cfg_resolver {

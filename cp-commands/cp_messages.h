@@ -132,6 +132,9 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_VXL_NATIVE,               /* ZVSVXL1226E vlan, switch */
     ZVS_CPMSG_VXL_VNI_USED,             /* ZVSVXL1227E vni, vlan, switch */
     ZVS_CPMSG_VXL_NO_VLAN,              /* ZVSVXL1228E switch, vlan */
+    ZVS_CPMSG_VXL_NO_NEIGHBOR,          /* ZVSVXL1229E switch, address */
+    ZVS_CPMSG_VXL_NEIGHBOR_FAMILY,      /* ZVSVXL1230E address, local */
+    ZVS_CPMSG_VXL_NEIGHBOR_FULL,        /* ZVSVXL1231E switch, limit, address */
     /* The IVL domain (ivl/): SET PORT GROUP ... SHARED; then unsolicited messages of the
      * domain the daemon runs (daemon/daemon_ivl.c). */
     ZVS_CPMSG_IVL_NO_IVL_SWITCH,        /* ZVSIVL1260E group */

@@ -127,6 +127,12 @@
  *         zvswitch extension, repeated: on a VLAN AWARE switch whose VXLAN statement is
  *         above, VLAN v (1-4094, not the switch's NATIVE VLAN, which travels as the
  *         statement's VNI) travels as VNI n; each VLAN and each VNI once per switch.
+ *   VXLAN VSWITCH name NEIGHBOR addr MAC xx-xx-xx-xx-xx-xx
+ *         zvswitch extension, repeated: a static neighbour on the underlay of the switch
+ *         whose VXLAN statement is above: next hop addr (LOCAL's family; a remote VTEP or
+ *         the GATEWAY) is at that unicast MAC, never asked by ARP or Neighbor Discovery
+ *         and never aged; each address once per switch, at most 16. The switch's IPTIMEOUT
+ *         is the age of the neighbours it learns.
  *   RESOLVER [WATCH name [name ..]] [SERVER addr [addr [addr]]] [ORDER IPV4 | IPV6 [IPV4 |
  *         IPV6]] [TIMEOUT ms] [MINTTL s]  (zvswitch extension: the name layer, names/)
  *         WATCH: host names vswitchd keeps resolved (RFC 1035/1123 syntax, at most 253
@@ -182,6 +188,7 @@
 #define RULE_SERVER  "address, address:port or [IPv6 address]:port"
 #define RULE_ORDER   "IPV4 or IPV6, one or both in order"
 #define RULE_ADDR    "an IPv4 or IPv6 address"
+#define RULE_MAC     "xx-xx-xx-xx-xx-xx, a unicast MAC"
 
 struct sc_ctx {
     struct zvs_cfg        *cfg;
@@ -1484,20 +1491,19 @@ static void resolver_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
  *      [GATEWAY a] ---- */
 
 enum { VX_VNI, VX_LOCAL, VX_RDEV, VX_GROUP, VX_REMOTE, VX_UDPPORT, VX_GATEWAY, VX_VLAN,
-       VX_COUNT };
+       VX_NEIGHBOR, VX_MAC, VX_COUNT };
 
 /* An address literal into out (canonical text); its family (4 or 6), 0 when bad. */
 static int vx_addr(struct sc_ctx *c, const struct zvs_tok *t, const char *what,
                    char out[ZVS_CFG_ADDR_STR])
 {
-    unsigned char a[16];
-    int af = strchr(t->s, ':') ? AF_INET6 : AF_INET;
+    int fam = zvs_parse_addr_text(t->s, out, ZVS_CFG_ADDR_STR);
 
-    if (inet_pton(af, t->s, a) != 1 || !inet_ntop(af, a, out, ZVS_CFG_ADDR_STR)) {
+    if (fam < 0) {
         bad_value(c, t, what, RULE_ADDR);
         return 0;
     }
-    return af == AF_INET ? 4 : 6;
+    return fam;
 }
 
 static void vx_vni(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
@@ -1556,6 +1562,24 @@ static void vx_vlan(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *v
         c->vx.vlan_vid[0] = (uint16_t)vid;
 }
 
+/* NEIGHBOR addr and MAC m: the statement adds a static neighbour (kept in
+ * neighbor_addr[0] and neighbor_mac[0] until vxlan_end). */
+static void vx_neighbor(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                        unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+    vx_addr(c, val, "NEIGHBOR", c->vx.neighbor_addr[0]);
+}
+
+static void vx_mac(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
+                   unsigned nval)
+{
+    struct sc_ctx *c = ctx;
+
+    if (zvs_parse_unicast_mac(val->s, c->vx.neighbor_mac[0]) < 0)
+        bad_value(c, val, "MAC", RULE_MAC);
+}
+
 static void vx_udpport(void *ctx, const struct zvs_tok *kw, const struct zvs_tok *val,
                        unsigned nval)
 {
@@ -1601,6 +1625,8 @@ static const struct zvs_opdef vxlan_ops[VX_COUNT] = {
     [VX_UDPPORT] = { "UDPPORT", 1, 1, false, 0, vx_udpport },
     [VX_GATEWAY] = { "GATEWAY", 1, 1, false, 0, vx_gateway },
     [VX_VLAN]    = { "VLAN", 1, 1, false, 0, vx_vlan },
+    [VX_NEIGHBOR] = { "NEIGHBOR", 1, 1, false, 0, vx_neighbor },
+    [VX_MAC]     = { "MAC", 1, 1, false, 0, vx_mac },
 };
 
 static void vxlan_begin(void *ctx, const struct zvs_stmt *stmt, const struct zvs_tok *pos,
@@ -1629,28 +1655,75 @@ static struct zvs_cfg_vxlan *vxlan_find(struct zvs_cfg *cfg, const char *vswitch
     return NULL;
 }
 
+/* An address's family by its text: 6 with a colon, 4 otherwise. */
+static int text_family(const char *s)
+{
+    return strchr(s, ':') ? 6 : 4;
+}
+
+/* The start of a line that adds to the switch's VXLAN statement (VLAN v VNI n, NEIGHBOR
+ * a MAC m): an operand of another form conflicts with `form`, each operand of `only` must
+ * be given, and the switch's statement must be above. The statement, or NULL when the
+ * line is refused; *k the switch. */
+static struct zvs_cfg_vxlan *vxlan_line_begin(struct sc_ctx *c, const struct zvs_stmt *stmt,
+                                              uint64_t given, uint64_t only, const char *form,
+                                              int *k)
+{
+    struct zvs_cfg_vxlan *vx = vxlan_find(c->cfg, c->vx.vswitch);
+    uint32_t line = stmt->tok[0].line;
+
+    *k = zvs_cfg_find_vswitch(c->cfg, c->vx.vswitch);
+    for (unsigned op = 0; op < VX_COUNT; op++)     /* the first operand of the other form */
+        if ((given & ~only) & ZVS_OPBIT(op)) {
+            ERR(c, line, ZVS_MSG_OPERAND_CONFLICT, form, vxlan_ops[op].keyword);
+            break;
+        }
+    for (unsigned op = 0; op < VX_COUNT; op++)
+        if ((only & ~given) & ZVS_OPBIT(op))
+            ERR(c, line, ZVS_MSG_OPERAND_MISSING, vxlan_ops[op].keyword);
+    if (!vx && *k >= 0)
+        ERR(c, line, ZVS_MSG_VALUE_INVALID, "VSWITCH", c->vx.vswitch,
+            "a switch with its VXLAN VSWITCH statement above");
+    return vx && *k >= 0 && stmt_clean(c) ? vx : NULL;
+}
+
+/* VXLAN VSWITCH name NEIGHBOR a MAC m: the switch's VXLAN statement gets a static
+ * neighbour. */
+static void vxlan_neighbor_end(struct sc_ctx *c, const struct zvs_stmt *stmt, uint64_t given)
+{
+    const uint64_t only = ZVS_OPBIT(VX_NEIGHBOR) | ZVS_OPBIT(VX_MAC);
+    uint32_t line = stmt->tok[0].line;
+    const char *addr = c->vx.neighbor_addr[0];
+    int k;
+    struct zvs_cfg_vxlan *vx = vxlan_line_begin(c, stmt, given, only, "NEIGHBOR", &k);
+
+    if (!vx)
+        return;
+    if (text_family(addr) != text_family(vx->local))
+        ERR(c, line, ZVS_MSG_VALUE_INVALID, "NEIGHBOR", addr, "the family of LOCAL");
+    for (unsigned i = 0; i < vx->nneighbor; i++)
+        if (strcmp(vx->neighbor_addr[i], addr) == 0)
+            ERR(c, line, ZVS_MSG_VALUE_INVALID, "NEIGHBOR", addr,
+                "an address without a static neighbor");
+    check_room(c, line, vx->nneighbor, ZVS_CFG_MAX_VXLAN_NEIGHBORS, "VXLAN NEIGHBOR");
+    if (stmt_clean(c)) {
+        memcpy(vx->neighbor_addr[vx->nneighbor], addr, sizeof vx->neighbor_addr[0]);
+        memcpy(vx->neighbor_mac[vx->nneighbor++], c->vx.neighbor_mac[0], 6);
+    }
+}
+
 /* VXLAN VSWITCH name VLAN v VNI n: the switch's VXLAN statement gets VLAN v's VNI. */
 static void vxlan_vlan_end(struct sc_ctx *c, const struct zvs_stmt *stmt, uint64_t given)
 {
     const uint64_t only = ZVS_OPBIT(VX_VLAN) | ZVS_OPBIT(VX_VNI);
-    struct zvs_cfg_vxlan *vx = vxlan_find(c->cfg, c->vx.vswitch);
-    int k = zvs_cfg_find_vswitch(c->cfg, c->vx.vswitch);
     uint32_t line = stmt->tok[0].line;
     uint16_t vid = c->vx.vlan_vid[0];
     bool dup = false;
     char num[12];
+    int k;
+    struct zvs_cfg_vxlan *vx = vxlan_line_begin(c, stmt, given, only, "VLAN", &k);
 
-    for (unsigned op = 0; op < VX_COUNT; op++)     /* the first operand of the other form */
-        if ((given & ~only) & ZVS_OPBIT(op)) {
-            ERR(c, line, ZVS_MSG_OPERAND_CONFLICT, "VLAN", vxlan_ops[op].keyword);
-            break;
-        }
-    if (!(given & ZVS_OPBIT(VX_VNI)))
-        ERR(c, line, ZVS_MSG_OPERAND_MISSING, "VNI");
-    if (!vx && k >= 0)
-        ERR(c, line, ZVS_MSG_VALUE_INVALID, "VSWITCH", c->vx.vswitch,
-            "a switch with its VXLAN VSWITCH statement above");
-    if (!vx || k < 0 || !stmt_clean(c))
+    if (!vx)
         return;
     const struct zvs_cfg_vswitch *sw = &c->cfg->vswitch[k];
     num_str(num, sizeof num, vid);
@@ -1675,11 +1748,6 @@ static void vxlan_vlan_end(struct sc_ctx *c, const struct zvs_stmt *stmt, uint64
     }
 }
 
-/* An address's family by its text: 6 with a colon, 4 otherwise. */
-static int text_family(const char *s)
-{
-    return strchr(s, ':') ? 6 : 4;
-}
 
 static void vxlan_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
 {
@@ -1688,6 +1756,10 @@ static void vxlan_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
 
     if (given & ZVS_OPBIT(VX_VLAN)) {
         vxlan_vlan_end(c, stmt, given);
+        return;
+    }
+    if (given & (ZVS_OPBIT(VX_NEIGHBOR) | ZVS_OPBIT(VX_MAC))) {
+        vxlan_neighbor_end(c, stmt, given);
         return;
     }
     if (had) {

@@ -24,6 +24,7 @@
  */
 #include "cp-commands/tokens.h"
 
+#include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
 #include <stdio.h>
@@ -250,6 +251,36 @@ int zvs_parse_hex(const char *s, unsigned min_digits, unsigned max_digits, uint3
     }
     *out = v;
     return 0;
+}
+
+int zvs_parse_unicast_mac(const char *s, uint8_t out[6])
+{
+    uint8_t mac[6], any = 0;
+
+    if (strnlen(s, 18) != 17)
+        return -EINVAL;
+    for (unsigned i = 0; i < 6; i++) {
+        int hi = hex_digit(s[3 * i]), lo = hex_digit(s[3 * i + 1]);
+
+        if (hi < 0 || lo < 0 || (i < 5 && s[3 * i + 2] != '-'))
+            return -EINVAL;
+        mac[i] = (uint8_t)(hi << 4 | lo);
+        any |= mac[i];
+    }
+    if ((mac[0] & 1) || any == 0)       /* a group address, or none */
+        return -EINVAL;
+    memcpy(out, mac, 6);
+    return 0;
+}
+
+int zvs_parse_addr_text(const char *s, char *out, size_t size)
+{
+    unsigned char a[16];
+    int af = strchr(s, ':') ? AF_INET6 : AF_INET;
+
+    if (inet_pton(af, s, a) != 1 || !inet_ntop(af, a, out, (socklen_t)size))
+        return -EINVAL;
+    return af == AF_INET ? 4 : 6;
 }
 
 int zvs_parse_dec(const char *s, uint32_t min, uint32_t max, uint32_t *out)

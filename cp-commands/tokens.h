@@ -93,6 +93,12 @@ const char *zvs_kw_upper(const char *keyword, char *buf, size_t size);
 /* Token value syntax. Each returns 0 or -EINVAL and leaves *out alone on error. */
 int zvs_parse_hex(const char *s, unsigned min_digits, unsigned max_digits, uint32_t *out);
 int zvs_parse_dec(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+/* A MAC in z/VM's form xx-xx-xx-xx-xx-xx (hex digits of either case, as QUERY NIC shows
+ * one); only a unicast address that is not all zeros (a neighbour's, a NIC's). */
+int zvs_parse_unicast_mac(const char *s, uint8_t out[6]);
+/* An IPv4 or IPv6 address literal as canonical text (inet_ntop's: lower case, zeros
+ * compressed) into out[size]: its family, 4 or 6, or -EINVAL. */
+int zvs_parse_addr_text(const char *s, char *out, size_t size);
 
 /* CP names (switch, user, group): 1-8 of A-Z 0-9 @ # $, any case; dst gets the upper-case
  * form (9 bytes). */

@@ -211,6 +211,27 @@ static int show_mac(void *arg, const struct zvs_vtep_fdb_entry *e)
     return 0;
 }
 
+/* The underlay's neighbour table, a line an entry (ours): the next hops the VTEP asked
+ * for or was given, their MACs (none while INCOMPLETE) and states. */
+static void show_neighbors(struct zvs_vtep *v, struct zvs_cp_response *r)
+{
+    const struct zvs_uarp *u = zvs_vtep_uarp(v);
+
+    for (unsigned i = 0; i < ZVS_UARP_MAX; i++) {
+        const struct zvs_uarp_entry *e = &u->e[i];
+        const uint8_t *m = e->mac;
+        char a[64], mac[18] = "-";
+
+        if (e->state == ZVS_UARP_FREE)
+            continue;
+        if (e->state != ZVS_UARP_INCOMPLETE)
+            snprintf(mac, sizeof mac, "%02x-%02x-%02x-%02x-%02x-%02x", m[0], m[1], m[2], m[3],
+                     m[4], m[5]);
+        zvs_cp_printf(r, "    Neighbor %s  MAC %s  state: %s", zvs_ipaddr_str(&e->ip, a, sizeof a),
+                      mac, zvs_uarp_state_name((enum zvs_uarp_state)e->state));
+    }
+}
+
 void zvsd_vxlan_query(const struct d_switch *ds, bool details, struct zvs_cp_response *r)
 {
     struct zvs_port *p = vxlan_port(ds);
@@ -249,6 +270,7 @@ void zvsd_vxlan_query(const struct d_switch *ds, bool details, struct zvs_cp_res
                       rm->state == ZVS_VTEP_REMOTE_ACTIVE ? "ACTIVE" : "RESOLVING",
                       (unsigned long long)rm->tx_frames, (unsigned long long)rm->rx_frames);
     }
+    show_neighbors(v, r);
     zvs_cp_printf(r, "    Encapsulated: %llu  replicated: %llu  decapsulated: %llu  "
                   "learned MACs: %u of %u", (unsigned long long)st.encapsulated,
                   (unsigned long long)st.replicated, (unsigned long long)st.decapsulated,

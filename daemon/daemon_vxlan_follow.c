@@ -14,6 +14,16 @@
  * the NICs) may still fail the command after a remote was deleted; the reverse pass adds
  * the remote again, without the MACs it had learned (learned again from its traffic) and,
  * for a host name, with its address after the next lookup.
+ *
+ * The underlay's neighbour table follows too (SET VSWITCH ... VXLAN NEIGHBOR; ours): its
+ * age is the switch's IPTIMEOUT; the statement's static neighbours are set with the
+ * fallible steps (the table's room; ZVSD_STEP_VXLAN too), after the remotes are added,
+ * and set again after the remotes are dropped (a dropped remote's address leaves the
+ * table, static or not; no step: the delete freed the room); a static entry the
+ * statement no longer has becomes a learned one, asked again at its next use, while it
+ * is a next hop (the GATEWAY, else a remote's address), and leaves the table otherwise.
+ * A reverse pass gives a neighbour the command made static back as a learned one, asked
+ * again, not as it had been answered.
  */
 #include "daemon/daemon_impl.h"
 
@@ -60,6 +70,79 @@ static bool wanted_remote(const struct zvs_cfg_vxlan *vx, const char *name)
     return false;
 }
 
+/* The statement's static neighbours set in the VTEP's table (those already there as
+ * configured left alone). Each set is a step a test can fail (ZVSD_STEP_VXLAN) when
+ * `fault` is given: in the fallible part of the pass only. */
+static int neighbors_set(struct zvsd *fault, struct zvs_vtep *v, const struct zvs_cfg_vxlan *vx,
+                         const struct zvs_cfg_vswitch *vs, char *why, size_t whylen)
+{
+    struct zvs_uarp *u = zvs_vtep_uarp(v);
+
+    for (unsigned i = 0; i < vx->nneighbor; i++) {
+        const struct zvs_uarp_entry *e;
+        struct zvs_ipaddr a;
+        int rc;
+
+        if (zvs_ipaddr_parse(vx->neighbor_addr[i], &a) < 0)
+            continue;                   /* the parser checked it */
+        e = zvs_uarp_find(u, &a);
+        if (e && e->state == ZVS_UARP_STATIC && memcmp(e->mac, vx->neighbor_mac[i], 6) == 0)
+            continue;
+        rc = fault ? zvsd_step_fault(fault, ZVSD_STEP_VXLAN) : 0;
+        if (rc == 0)
+            rc = zvs_uarp_set_static(u, &a, vx->neighbor_mac[i]);
+        if (rc < 0) {
+            snprintf(why, whylen, "NEIGHBOR %s: %s", vx->neighbor_addr[i], strerror(-rc));
+            return rc;
+        }
+        zvs_info("VSWITCH %s VXLAN: static neighbor %s", vs->name, vx->neighbor_addr[i]);
+    }
+    return 0;
+}
+
+/* Whether the VTEP sends to a as its next hop: the GATEWAY, else a remote's address. */
+static bool next_hop(struct zvs_vtep *v, const struct zvs_cfg_vxlan *vx,
+                     const struct zvs_ipaddr *a)
+{
+    struct zvs_ipaddr gw;
+
+    if (vx->gateway[0])
+        return zvs_ipaddr_parse(vx->gateway, &gw) == 0 && zvs_ipaddr_equal(&gw, a);
+    for (unsigned i = 0; i < ZVS_VTEP_MAX_REMOTES; i++) {
+        const struct zvs_vtep_remote *r = zvs_vtep_remote(v, i);
+
+        if (r->state == ZVS_VTEP_REMOTE_ACTIVE && zvs_ipaddr_equal(&r->addr, a))
+            return true;
+    }
+    return false;
+}
+
+/* The static entries the statement no longer has: learned again, or gone. */
+static void neighbors_unset(struct zvs_vtep *v, const struct zvs_cfg_vxlan *vx,
+                            const struct zvs_cfg_vswitch *vs)
+{
+    struct zvs_uarp *u = zvs_vtep_uarp(v);
+
+    for (unsigned i = 0; i < ZVS_UARP_MAX; i++) {
+        struct zvs_ipaddr a = u->e[i].ip, n;
+        bool wanted = false;
+        char text[64];
+
+        if (u->e[i].state != ZVS_UARP_STATIC)
+            continue;
+        for (unsigned k = 0; k < vx->nneighbor; k++)
+            wanted |= zvs_ipaddr_parse(vx->neighbor_addr[k], &n) == 0 && zvs_ipaddr_equal(&n, &a);
+        if (wanted)
+            continue;
+        zvs_ipaddr_str(&a, text, sizeof text);
+        if (next_hop(v, vx, &a))
+            zvs_uarp_unset_static(u, &a);
+        else
+            zvs_uarp_forget(u, &a);
+        zvs_info("VSWITCH %s VXLAN: static neighbor %s deleted", vs->name, text);
+    }
+}
+
 static int remote_add(struct zvsd *d, struct zvs_vtep *v, const char *name)
 {
     struct zvs_names *names = zvsd_names_table(d);
@@ -90,6 +173,7 @@ int zvsd_vtep_follow(struct zvsd *d, struct zvs_vtep *v, const struct zvs_cfg_vx
 {
     int rc;
 
+    zvs_uarp_set_age(zvs_vtep_uarp(v), (uint64_t)zvs_cfg_iptimeout(vs) * 60 * 1000000000u);
     for (unsigned i = 0; i < vx->nremote; i++) {
         if (zvs_vtep_find_remote(v, vx->remote[i]) >= 0)
             continue;
@@ -99,6 +183,8 @@ int zvsd_vtep_follow(struct zvsd *d, struct zvs_vtep *v, const struct zvs_cfg_vx
         }
         zvs_info("VSWITCH %s VXLAN: remote VTEP %s added", vs->name, vx->remote[i]);
     }
+    if ((rc = neighbors_set(d, v, vx, vs, why, whylen)) < 0)
+        return rc;
     for (unsigned i = zvs_vtep_nvnis(v); i-- > 0;) {
         uint16_t vid;
         uint32_t vni = zvs_vtep_vni_at(v, i, &vid);
@@ -128,5 +214,6 @@ int zvsd_vtep_follow(struct zvsd *d, struct zvs_vtep *v, const struct zvs_cfg_vx
         zvs_info("VSWITCH %s VXLAN: remote VTEP %s deleted", vs->name, r->name);
         remote_delete(d, v, i);
     }
-    return 0;
+    neighbors_unset(v, vx, vs);
+    return neighbors_set(NULL, v, vx, vs, why, whylen); /* room: a remote's delete freed it */
 }

@@ -12,7 +12,7 @@
 void zvs_uarp_init(struct zvs_uarp *u, uint64_t age_ns)
 {
     memset(u, 0, sizeof *u);
-    u->age_ns = age_ns ? age_ns : ZVS_UARP_DEFAULT_AGE;
+    zvs_uarp_set_age(u, age_ns);
 }
 
 static struct zvs_uarp_entry *find(struct zvs_uarp *u, const struct zvs_ipaddr *ip)
@@ -21,6 +21,11 @@ static struct zvs_uarp_entry *find(struct zvs_uarp *u, const struct zvs_ipaddr *
         if (u->e[i].state != ZVS_UARP_FREE && zvs_ipaddr_equal(&u->e[i].ip, ip))
             return &u->e[i];
     return NULL;
+}
+
+const struct zvs_uarp_entry *zvs_uarp_find(const struct zvs_uarp *u, const struct zvs_ipaddr *ip)
+{
+    return find((struct zvs_uarp *)u, ip);      /* find writes nothing */
 }
 
 static struct zvs_uarp_entry *find_or_add(struct zvs_uarp *u, const struct zvs_ipaddr *ip)
@@ -58,6 +63,22 @@ void zvs_uarp_forget(struct zvs_uarp *u, const struct zvs_ipaddr *ip)
 
     if (e)
         memset(e, 0, sizeof *e);
+}
+
+int zvs_uarp_unset_static(struct zvs_uarp *u, const struct zvs_ipaddr *ip)
+{
+    struct zvs_uarp_entry *e = find(u, ip);
+
+    if (!e || e->state != ZVS_UARP_STATIC)
+        return -ENOENT;
+    e->state = ZVS_UARP_STALE;          /* the MAC kept: traffic goes on while asked */
+    e->requests = 0;                    /* asked at the next use, not a second later */
+    return 0;
+}
+
+void zvs_uarp_set_age(struct zvs_uarp *u, uint64_t age_ns)
+{
+    u->age_ns = age_ns ? age_ns : ZVS_UARP_DEFAULT_AGE;
 }
 
 bool zvs_uarp_resolve(struct zvs_uarp *u, const struct zvs_ipaddr *ip, uint64_t now,

@@ -4,11 +4,12 @@
  *
  * zvswitch resolves next hops itself, not through the host's neighbour table: the underlay
  * is a zvswitch uplink, not a kernel interface with an address. An entry resolved by ARP
- * is used for the age (default 300 s, Linux's gc_stale_time order), then asked again
- * while still used (the old MAC keeps carrying traffic until a reply comes, so a refresh
- * loses nothing); an entry that never answers sends one request a second and counts the
- * frames it could not send. ARP for IPv4 here; an IPv6 underlay's next hops are found by
- * Neighbor Discovery (underlay_nd.h) in this same table.
+ * is used for the age (default 300 s, Linux's gc_stale_time order; the daemon gives it the
+ * switch's IPTIMEOUT), then asked again while still used (the old MAC keeps carrying
+ * traffic until a reply comes, so a refresh loses nothing); an entry that never answers
+ * sends one request a second and counts the frames it could not send. ARP for IPv4 here;
+ * an IPv6 underlay's next hops are found by Neighbor Discovery (underlay_nd.h) in this
+ * same table.
  *
  * Fixed size, one writer (the data-path thread), time passed in.
  */
@@ -51,8 +52,18 @@ struct zvs_uarp {
 void zvs_uarp_init(struct zvs_uarp *u, uint64_t age_ns);
 /* A static entry for ip (replaces a learned one): 0, or -ENOSPC. */
 int zvs_uarp_set_static(struct zvs_uarp *u, const struct zvs_ipaddr *ip, const uint8_t mac[6]);
+/* ip's entry, or NULL (the daemon's follow of a statement's static entries). */
+const struct zvs_uarp_entry *zvs_uarp_find(const struct zvs_uarp *u, const struct zvs_ipaddr *ip);
 /* Stop tracking ip (a remote deleted). */
 void zvs_uarp_forget(struct zvs_uarp *u, const struct zvs_ipaddr *ip);
+/* ip's static entry taken away (SET VSWITCH ... VXLAN NEIGHBOR addr DELETE): the address
+ * is a learned one again, STALE with the MAC it had, so the next frame to it still goes
+ * and asks (the answer makes it REACHABLE, none leaves it asking once a second). 0, or
+ * -ENOENT when ip has no static entry. */
+int zvs_uarp_unset_static(struct zvs_uarp *u, const struct zvs_ipaddr *ip);
+/* The age of answered entries from now on (the switch's IPTIMEOUT); 0: the default. An
+ * entry already answered ages by the new value at its next use. */
+void zvs_uarp_set_age(struct zvs_uarp *u, uint64_t age_ns);
 
 /* The next hop's MAC for sending at `now`. Returns true with mac filled when it can be
  * used (REACHABLE, STALE, STATIC). *ask is set when a request should go out now: no

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cp-commands/config.h"
+#include "cp-commands/tokens.h"
 
 #define CHECK(x) do { if (!(x)) { fprintf(stderr, "invariant: %s\n", #x); abort(); } } while (0)
 
@@ -54,6 +55,26 @@ static void check_invariants(const struct zvs_cfg *cfg)
         CHECK(sw->queuestorage_mb >= 1 && sw->queuestorage_mb <= 8);
         CHECK(sw->default_vid <= 4094 && sw->native_vid <= 4094);
         CHECK(!(sw->nouplink && (sw->nrdev > 0 || sw->group[0] != '\0')));
+    }
+    /* A VXLAN statement's static neighbours (what the daemon sets in the underlay's
+     * table): at most 16, each address canonical, of LOCAL's family and once, each MAC
+     * unicast and not zero. */
+    CHECK(cfg->nvxlan <= ZVS_CFG_MAX_VXLAN);
+    for (unsigned i = 0; i < cfg->nvxlan; i++) {
+        const struct zvs_cfg_vxlan *vx = &cfg->vxlan[i];
+        int local = strchr(vx->local, ':') ? 6 : 4;
+
+        CHECK(vx->nneighbor <= ZVS_CFG_MAX_VXLAN_NEIGHBORS);
+        for (unsigned k = 0; k < vx->nneighbor; k++) {
+            char canon[ZVS_CFG_ADDR_STR];
+            static const uint8_t zero[6];
+
+            CHECK(zvs_parse_addr_text(vx->neighbor_addr[k], canon, sizeof canon) == local);
+            CHECK(strcmp(canon, vx->neighbor_addr[k]) == 0);
+            CHECK(!(vx->neighbor_mac[k][0] & 1) && memcmp(vx->neighbor_mac[k], zero, 6) != 0);
+            for (unsigned j = 0; j < k; j++)
+                CHECK(strcmp(vx->neighbor_addr[j], vx->neighbor_addr[k]) != 0);
+        }
     }
     for (unsigned i = 0; i < cfg->ngrant; i++) {
         CHECK(cfg->grant[i].vswitch < cfg->nvswitch);

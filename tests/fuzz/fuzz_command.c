@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "cp-commands/command.h"
+#include "cp-commands/tokens.h"
 #include "fuzz_common.h"
 
 static uint32_t classes(const char *letters)
@@ -162,6 +163,22 @@ static void check_accepted(const struct zvs_cmd *cmd, uint32_t privclass)
     } else {
         CHECK(cmd->hostname[0] == '\0');
     }
+    /* VXLAN NEIGHBOR: an address in its canonical text, and with MAC a unicast MAC that
+     * is not zero; else neither. */
+    bool neighbor = vxlan && (cmd->vx_op == ZVS_CMD_VX_NEIGHBOR_SET ||
+                              cmd->vx_op == ZVS_CMD_VX_NEIGHBOR_DELETE);
+    static const uint8_t zero_mac[6];
+    if (neighbor) {
+        char canon[ZVS_CFG_ADDR_STR];
+        CHECK(zvs_parse_addr_text(cmd->vx_addr, canon, sizeof canon) > 0);
+        CHECK(strcmp(canon, cmd->vx_addr) == 0);
+    } else {
+        CHECK(cmd->vx_addr[0] == '\0');
+    }
+    if (neighbor && cmd->vx_op == ZVS_CMD_VX_NEIGHBOR_SET)
+        CHECK(!(cmd->vx_mac[0] & 1) && memcmp(cmd->vx_mac, zero_mac, 6) != 0);
+    else
+        CHECK(memcmp(cmd->vx_mac, zero_mac, 6) == 0);
     if (cmd->target[0] != '\0')
         CHECK(privclass & ZVS_PRIVCLASS('B'));
     if (!(privclass & ZVS_PRIVCLASS('B')))

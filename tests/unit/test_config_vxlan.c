@@ -187,6 +187,128 @@ static void test_vxlan_vlan_vni(void **state)
     zvs_cfg_free(cfg);
 }
 
+/* Static underlay neighbours: VXLAN VSWITCH name NEIGHBOR addr MAC mac after the
+ * switch's statement, dumped as such lines, the dump parsing back to the same. */
+#define NBASE_DEVICES "DEFINE VSWITCH VXSW RDEV NONE\nDEFINE VSWITCH SIX RDEV NONE\n" \
+              "DEFINE VSWITCH BARE RDEV NONE\n" \
+              "RDEVICE 28BA INTERFACE osa28ba\nRDEVICE 2902 INTERFACE osa2902\n"
+#define NBASE NBASE_DEVICES \
+              "VXLAN VSWITCH VXSW VNI 5000 LOCAL 10.0.0.1 RDEV 28BA REMOTE 10.0.0.2\n" \
+              "VXLAN VSWITCH SIX VNI 6000 LOCAL 2001:db8::1 RDEV 2902\n"
+
+static void test_vxlan_neighbor(void **state)
+{
+    struct zvs_cfg *cfg = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig_text(cfg, "S", NBASE
+        "VXLAN VSWITCH VXSW NEIGHBOR 10.0.0.2 MAC 02-00-0c-00-00-22\n"
+        "vxlan vswitch vxsw mac 02-00-0C-00-00-FE neighbor 10.0.0.254\n"
+        "VXLAN VSWITCH SIX NEIGHBOR 2001:DB8::2 MAC 02-00-0C-00-00-62\n"), 0);
+    assert_int_equal(cfg->msgs.n, 0);
+    const struct zvs_cfg_vxlan *v = &cfg->vxlan[0];
+    static const uint8_t m22[6] = { 0x02, 0, 0x0c, 0, 0, 0x22 };
+    static const uint8_t mfe[6] = { 0x02, 0, 0x0c, 0, 0, 0xfe };
+    assert_int_equal(v->nneighbor, 2);
+    assert_string_equal(v->neighbor_addr[0], "10.0.0.2");
+    assert_memory_equal(v->neighbor_mac[0], m22, 6);
+    assert_string_equal(v->neighbor_addr[1], "10.0.0.254");
+    assert_memory_equal(v->neighbor_mac[1], mfe, 6);
+    assert_int_equal(cfg->vxlan[1].nneighbor, 1);
+    assert_string_equal(cfg->vxlan[1].neighbor_addr[0], "2001:db8::2");
+    char *got = cfg_dump_text(cfg);
+    assert_non_null(strstr(got, "VXLAN VSWITCH VXSW NEIGHBOR 10.0.0.2 MAC 02-00-0C-00-00-22\n"
+                                "VXLAN VSWITCH VXSW NEIGHBOR 10.0.0.254 MAC 02-00-0C-00-00-FE\n"
+                                "VXLAN VSWITCH SIX VNI 6000"));
+    assert_non_null(strstr(got, "VXLAN VSWITCH SIX NEIGHBOR 2001:db8::2 MAC 02-00-0C-00-00-62\n"));
+
+    /* The dump's VXLAN lines, after the switches and devices, parse back to the same
+     * statements. */
+    char text[2048];
+    size_t n = (size_t)snprintf(text, sizeof text, "%s", NBASE_DEVICES);
+    for (const char *l = got; (l = strstr(l, "VXLAN VSWITCH ")) != NULL; l = strchr(l, '\n')) {
+        size_t len = (size_t)(strchr(l, '\n') - l) + 1;
+        assert_true(n + len < sizeof text);
+        memcpy(text + n, l, len);
+        text[n += len] = '\0';
+    }
+    struct zvs_cfg *back = zvs_cfg_new();
+    assert_int_equal(zvs_cfg_parse_sysconfig_text(back, "D", text), 0);
+    assert_int_equal(back->msgs.n, 0);
+    assert_int_equal(back->nvxlan, 2);
+    for (unsigned i = 0; i < 2; i++) {
+        struct zvs_cfg_vxlan a = cfg->vxlan[i], b = back->vxlan[i];
+        a.line = b.line = 0;
+        assert_memory_equal(&a, &b, sizeof a);
+    }
+    char *again = cfg_dump_text(back);
+    assert_string_equal(got, again);
+    free(again);
+    free(got);
+    zvs_cfg_free(back);
+    zvs_cfg_free(cfg);
+
+    static const char *const bad[][2] = {
+        { "VXLAN VSWITCH VXSW NEIGHBOR 10.0.0.2\n", "S:8: ZVSCFG1002E Operand MAC is missing" },
+        { "VXLAN VSWITCH VXSW MAC 02-00-0c-00-00-22\n",
+          "S:8: ZVSCFG1002E Operand NEIGHBOR is missing" },
+        { "VXLAN VSWITCH VXSW NEIGHBOR host.lab MAC 02-00-0c-00-00-22\n",
+          "S:8: ZVSCFG1003E Operand NEIGHBOR value host.lab is not valid (an IPv4 or IPv6 "
+          "address)" },
+        { "VXLAN VSWITCH VXSW NEIGHBOR 10.0.0.2 MAC 02:00:0c:00:00:22\n",
+          "S:8: ZVSCFG1003E Operand MAC value 02:00:0c:00:00:22 is not valid "
+          "(xx-xx-xx-xx-xx-xx, a unicast MAC)" },
+        { "VXLAN VSWITCH VXSW NEIGHBOR 10.0.0.2 MAC 01-00-5E-00-00-01\n",
+          "S:8: ZVSCFG1003E Operand MAC value 01-00-5E-00-00-01 is not valid "
+          "(xx-xx-xx-xx-xx-xx, a unicast MAC)" },
+        { "VXLAN VSWITCH VXSW NEIGHBOR 10.0.0.2 MAC 00-00-00-00-00-00\n",
+          "S:8: ZVSCFG1003E Operand MAC value 00-00-00-00-00-00 is not valid "
+          "(xx-xx-xx-xx-xx-xx, a unicast MAC)" },
+        { "VXLAN VSWITCH VXSW NEIGHBOR 10.0.0.2 MAC 02-00-0c-00-00-2\n",
+          "S:8: ZVSCFG1003E Operand MAC value 02-00-0c-00-00-2 is not valid "
+          "(xx-xx-xx-xx-xx-xx, a unicast MAC)" },
+        { "VXLAN VSWITCH VXSW NEIGHBOR 2001:db8::2 MAC 02-00-0c-00-00-22\n",
+          "S:8: ZVSCFG1003E Operand NEIGHBOR value 2001:db8::2 is not valid (the family of "
+          "LOCAL)" },
+        { "VXLAN VSWITCH SIX NEIGHBOR 10.0.0.2 MAC 02-00-0c-00-00-22\n",
+          "S:8: ZVSCFG1003E Operand NEIGHBOR value 10.0.0.2 is not valid (the family of "
+          "LOCAL)" },
+        { "VXLAN VSWITCH VXSW NEIGHBOR 10.0.0.2 MAC 02-00-0c-00-00-22 REMOTE 10.0.0.3\n",
+          "S:8: ZVSCFG1006E Operand NEIGHBOR conflicts with REMOTE" },
+        { "VXLAN VSWITCH BARE NEIGHBOR 10.0.0.2 MAC 02-00-0c-00-00-22\n",
+          "S:8: ZVSCFG1003E Operand VSWITCH value BARE is not valid (a switch with its VXLAN "
+          "VSWITCH statement above)" },
+        { "VXLAN VSWITCH VXSW NEIGHBOR 10.0.0.2 MAC 02-00-0c-00-00-22\n"
+          "VXLAN VSWITCH VXSW NEIGHBOR 10.0.0.2 MAC 02-00-0c-00-00-23\n",
+          "S:9: ZVSCFG1003E Operand NEIGHBOR value 10.0.0.2 is not valid (an address without "
+          "a static neighbor)" },
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cfg = zvs_cfg_new();
+        snprintf(text, sizeof text, "%s%s", NBASE, bad[i][0]);
+        zvs_cfg_parse_sysconfig_text(cfg, "S", text);
+        assert_int_equal(cfg->msgs.n, 1);
+        if (strcmp(cfg->msgs.msg[0].text, bad[i][1]) != 0)
+            fail_msg("%s -> %s (want %s)", bad[i][0], cfg->msgs.msg[0].text, bad[i][1]);
+        assert_int_equal(cfg->nvxlan, 2);
+        assert_int_equal(cfg->vxlan[0].nneighbor, i == sizeof bad / sizeof bad[0] - 1);
+        assert_int_equal(cfg->vxlan[1].nneighbor, 0);
+        zvs_cfg_free(cfg);
+    }
+
+    /* At most 16 a switch: the 17th is refused, the 16 stand. */
+    n = (size_t)snprintf(text, sizeof text, "%s", NBASE);
+    for (unsigned i = 0; i <= ZVS_CFG_MAX_VXLAN_NEIGHBORS; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n,
+                              "VXLAN VSWITCH VXSW NEIGHBOR 10.0.1.%u MAC 02-00-00-00-01-%02X\n",
+                              i + 1, i + 1);
+    cfg = zvs_cfg_new();
+    zvs_cfg_parse_sysconfig_text(cfg, "S", text);
+    assert_int_equal(cfg->msgs.n, 1);
+    assert_string_equal(cfg->msgs.msg[0].text,
+                        "S:24: ZVSCFG1015E Too many VXLAN NEIGHBOR definitions (limit 16)");
+    assert_int_equal(cfg->vxlan[0].nneighbor, 16);
+    zvs_cfg_free(cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +316,7 @@ int main(void)
         cmocka_unit_test(test_vxlan_refused),
         cmocka_unit_test(test_vxlan_group),
         cmocka_unit_test(test_vxlan_vlan_vni),
+        cmocka_unit_test(test_vxlan_neighbor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

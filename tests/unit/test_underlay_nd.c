@@ -144,6 +144,41 @@ static void test_answer_and_learn(void **state)
     assert_int_equal(zvs_und_input(&ub, bad, sizeof bad, b.a, MAC_B, 6, na), 0);
 }
 
+/* An IPv6 neighbour ages as an IPv4 one (one table): STALE at exactly the age, still
+ * used while solicited again, REACHABLE from the advertisement that answers. */
+static void test_stale_solicited_again(void **state)
+{
+    const uint64_t age = 60 * S;
+    struct zvs_uarp ua, ub;
+    struct zvs_ipaddr a = ip6(1), b = ip6(2);
+    uint8_t ns[ZVS_UND_FRAME_LEN], na[ZVS_UND_FRAME_LEN], mac[6];
+    bool ask;
+
+    zvs_uarp_init(&ua, age);
+    zvs_uarp_init(&ub, 0);
+    assert_false(zvs_uarp_resolve(&ua, &b, S, mac, &ask));
+    assert_true(ask);
+    zvs_uarp_asked(&ua, &b, S);
+    zvs_und_solicit(ns, MAC_A, a.a, b.a);
+    assert_int_equal(zvs_und_input(&ub, ns, sizeof ns, b.a, MAC_B, S, na), 86);
+    assert_int_equal(zvs_und_input(&ua, na, sizeof na, a.a, MAC_A, 2 * S, NULL), 0);
+    assert_true(zvs_uarp_resolve(&ua, &b, 2 * S + age - 1, mac, &ask));
+    assert_false(ask);
+    assert_int_equal(ua.e[0].state, ZVS_UARP_REACHABLE);
+    assert_true(zvs_uarp_resolve(&ua, &b, 2 * S + age, mac, &ask));
+    assert_true(ask);
+    assert_memory_equal(mac, MAC_B, 6);
+    assert_int_equal(ua.e[0].state, ZVS_UARP_STALE);
+    zvs_uarp_asked(&ua, &b, 2 * S + age);
+    assert_true(zvs_uarp_resolve(&ua, &b, 2 * S + age + S / 2, mac, &ask));
+    assert_false(ask);
+    assert_int_equal(zvs_und_input(&ua, na, sizeof na, a.a, MAC_A, 3 * S + age, NULL), 0);
+    assert_int_equal(ua.e[0].state, ZVS_UARP_REACHABLE);
+    assert_int_equal(ua.replies, 2);
+    assert_true(zvs_uarp_resolve(&ua, &b, 4 * S + age, mac, &ask));
+    assert_false(ask);
+}
+
 /* Two IPv6 VTEPs: A's first frame to B asks (Neighbor Solicitation), B answers through
  * its decapsulation path, A learns and the next frame crosses. */
 static void test_vteps_over_ipv6(void **state)
@@ -188,6 +223,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_solicit_bytes),
         cmocka_unit_test(test_answer_and_learn),
+        cmocka_unit_test(test_stale_solicited_again),
         cmocka_unit_test(test_vteps_over_ipv6),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
