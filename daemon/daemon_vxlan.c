@@ -225,7 +225,7 @@ static void show_neighbors(struct zvs_vtep *v, struct zvs_cp_response *r)
         if (e->state == ZVS_UARP_FREE)
             continue;
         if (e->state != ZVS_UARP_INCOMPLETE)
-            snprintf(mac, sizeof mac, "%02x-%02x-%02x-%02x-%02x-%02x", m[0], m[1], m[2], m[3],
+            snprintf(mac, sizeof mac, "%02X-%02X-%02X-%02X-%02X-%02X", m[0], m[1], m[2], m[3],
                      m[4], m[5]);
         zvs_cp_printf(r, "    Neighbor %s  MAC %s  state: %s", zvs_ipaddr_str(&e->ip, a, sizeof a),
                       mac, zvs_uarp_state_name((enum zvs_uarp_state)e->state));

@@ -89,18 +89,18 @@ static void configured_neighbor_asks_nothing(void **state)
     const char *q = herm_op(h, "QUERY VSWITCH VXSW");
 
     herm_expect(q, "    Remote 0: 10.0.0.2  address: 10.0.0.2  state: ACTIVE  TX: 0  RX: 0\n"
-                   "    Neighbor 10.0.0.2  MAC 02-bb-00-00-00-02  state: STATIC\n"
+                   "    Neighbor 10.0.0.2  MAC 02-BB-00-00-00-02  state: STATIC\n"
                    "    Encapsulated: 0");
     broadcast(h, a, 1, herm_vx_remote_mac);             /* the first frame, no ARP */
     broadcast(h, a, 1, herm_vx_remote_mac);
     q = herm_op(h, "QUERY VSWITCH VXSW DETAILS");
-    herm_expect(q, "    Neighbor 10.0.0.2  MAC 02-bb-00-00-00-02  state: STATIC\n");
+    herm_expect(q, "    Neighbor 10.0.0.2  MAC 02-BB-00-00-00-02  state: STATIC\n");
     herm_expect(q, "Encapsulated: 2  replicated: 0  decapsulated: 0");
     assert_null(strstr(q, "vxlan-no-neighbour"));
     /* Never aged: still STATIC, still no ARP, an hour later. */
     herm_warp(h, 3600);
     broadcast(h, a, 1, herm_vx_remote_mac);
-    herm_expect(herm_op(h, "QUERY VSWITCH VXSW"), "Neighbor 10.0.0.2  MAC 02-bb-00-00-00-02  "
+    herm_expect(herm_op(h, "QUERY VSWITCH VXSW"), "Neighbor 10.0.0.2  MAC 02-BB-00-00-00-02  "
                 "state: STATIC\n");
     herm_stop(h);
 }
@@ -114,7 +114,7 @@ static void neighbor_set_and_deleted(void **state)
     assert_string_equal(herm_op(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 10.0.0.2 MAC "
                                    "02-00-0c-00-00-22"), "Command complete");
     herm_expect(herm_op(h, "QUERY VSWITCH VXSW"),
-                "    Neighbor 10.0.0.2  MAC 02-00-0c-00-00-22  state: STATIC\n");
+                "    Neighbor 10.0.0.2  MAC 02-00-0C-00-00-22  state: STATIC\n");
     broadcast(h, a, 1, MAC_S);
 
     /* DELETE: learned again, STALE with the MAC it had, so the next frame still goes
@@ -122,11 +122,11 @@ static void neighbor_set_and_deleted(void **state)
     assert_string_equal(herm_op(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 10.0.0.2 DELETE"),
                         "Command complete");
     herm_expect(herm_op(h, "QUERY VSWITCH VXSW"),
-                "    Neighbor 10.0.0.2  MAC 02-00-0c-00-00-22  state: STALE\n");
+                "    Neighbor 10.0.0.2  MAC 02-00-0C-00-00-22  state: STALE\n");
     broadcast(h, a, 2, MAC_S);                          /* the ARP request, the frame */
     remote_speaks(h, herm_vx_remote_mac);
     herm_expect(herm_op(h, "QUERY VSWITCH VXSW"),
-                "    Neighbor 10.0.0.2  MAC 02-bb-00-00-00-02  state: REACHABLE\n");
+                "    Neighbor 10.0.0.2  MAC 02-BB-00-00-00-02  state: REACHABLE\n");
     broadcast(h, a, 1, herm_vx_remote_mac);
     herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 10.0.0.2 DELETE", 1229,
                  "ZVSVXL1229E VSWITCH VXSW has no static neighbor 10.0.0.2");
@@ -141,8 +141,8 @@ static void neighbor_set_and_deleted(void **state)
     assert_string_equal(herm_op(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 10.0.0.9 MAC "
                                    "02-00-0c-00-00-99"), "Command complete");
     herm_expect(herm_op(h, "QUERY VSWITCH VXSW"),
-                "    Neighbor 10.0.0.2  MAC 02-00-0c-00-00-22  state: STATIC\n"
-                "    Neighbor 10.0.0.9  MAC 02-00-0c-00-00-99  state: STATIC\n");
+                "    Neighbor 10.0.0.2  MAC 02-00-0C-00-00-22  state: STATIC\n"
+                "    Neighbor 10.0.0.9  MAC 02-00-0C-00-00-99  state: STATIC\n");
     assert_string_equal(herm_op(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 10.0.0.9 DELETE"),
                         "Command complete");
     assert_null(strstr(herm_op(h, "QUERY VSWITCH VXSW"), "10.0.0.9"));
@@ -184,7 +184,7 @@ static void neighbor_refused(void **state)
     assert_string_equal(herm_op(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 10.0.1.16 MAC "
                                    "02-00-00-00-01-FF"), "Command complete");
     herm_expect(herm_op(h, "QUERY VSWITCH VXSW"),
-                "    Neighbor 10.0.1.16  MAC 02-00-00-00-01-ff  state: STATIC\n");
+                "    Neighbor 10.0.1.16  MAC 02-00-00-00-01-FF  state: STATIC\n");
     assert_null(strstr(herm_op(h, "QUERY VSWITCH VXSW"), "10.0.0.3"));
     broadcast(h, a, 1, herm_vx_remote_mac);             /* 10.0.0.2 as configured */
     herm_stop(h);
