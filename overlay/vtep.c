@@ -26,6 +26,8 @@ struct zvs_vtep {
     uint32_t                vni_of_vid[ZVS_VID_MAX + 1];
     struct zvs_vtep_stats   st;
     bool                    tunnel_gso; /* the underlay takes UDP tunnel super-frames */
+    struct zvs_vtep_oversize oversize[ZVS_VTEP_OVERSIZE_PORTS];   /* since the last take */
+    unsigned                noversize;
 };
 
 struct zvs_vtep *zvs_vtep_create(const struct zvs_vtep_config *cfg)
@@ -93,6 +95,13 @@ struct zvs_uarp *zvs_vtep_uarp(struct zvs_vtep *v)
 void zvs_vtep_set_underlay_mtu(struct zvs_vtep *v, uint32_t mtu)
 {
     v->cfg.underlay_mtu = mtu ? mtu : DEFAULT_MTU;
+}
+
+uint32_t zvs_vtep_inner_mtu(const struct zvs_vtep *v)
+{
+    uint32_t overhead = v->cfg.local.family == 6 ? ZVS_VXLAN_OVERHEAD_V6 : ZVS_VXLAN_OVERHEAD_V4;
+
+    return v->cfg.underlay_mtu > overhead ? v->cfg.underlay_mtu - overhead : 0;
 }
 
 void zvs_vtep_set_tunnel_gso(struct zvs_vtep *v, bool on)
@@ -258,6 +267,23 @@ static bool next_hop(struct zvs_vtep *v, const struct zvs_vtep_remote *r, uint64
     return ok;
 }
 
+/* A frame from the switch too big for the segment: counted, and recorded by its ingress
+ * port for the owner (zvs_vtep_take_oversize). len: its inner bytes in one datagram. */
+static void too_big(struct zvs_vtep *v, const struct zvs_frame *f, uint32_t len)
+{
+    unsigned i;
+
+    v->st.reason[ZVS_VTEP_MTU_EXCEEDED]++;
+    for (i = 0; i < v->noversize && v->oversize[i].in_port != f->in_port; i++)
+        ;
+    if (i == ZVS_VTEP_OVERSIZE_PORTS)
+        return;                         /* no room this interval: counted only */
+    if (i == v->noversize)
+        v->oversize[v->noversize++] = (struct zvs_vtep_oversize){ .in_port = f->in_port };
+    v->oversize[i].len = len;
+    v->oversize[i].frames++;
+}
+
 /* One copy of `in` to remote ri; false when it was dropped (counted). */
 static bool encap_one(struct zvs_vtep *v, const struct inner *in, unsigned ri, uint64_t now,
                       struct zvs_vtep_tx *tx, struct zvs_vtep_ctl *ctl)
@@ -275,7 +301,7 @@ static bool encap_one(struct zvs_vtep *v, const struct inner *in, unsigned ri, u
     memcpy(o.src_mac, v->cfg.local_mac, 6);
     tx->hdr_len = (uint16_t)zvs_vxlan_encap(tx->hdr, &o, in->vni, in->sport, in->len);
     if (tx->hdr_len == 0) {             /* past an IP datagram: a super-frame too long */
-        v->st.reason[ZVS_VTEP_MTU_EXCEEDED]++;
+        too_big(v, in->f, in->len);
         return false;
     }
     tx->in_index = in->index;
@@ -304,7 +330,7 @@ static bool encap_one(struct zvs_vtep *v, const struct inner *in, unsigned ri, u
 static bool inner_of(struct zvs_vtep *v, const struct zvs_frame *f, uint16_t index,
                      struct inner *in)
 {
-    uint32_t ip_len;
+    uint32_t dgram_inner;
     uint8_t head[ZVS_ETH_HLEN + ZVS_VLAN_HLEN + 60];
 
     in->f = f;
@@ -328,16 +354,15 @@ static bool inner_of(struct zvs_vtep *v, const struct zvs_frame *f, uint16_t ind
     }
     in->tag_op = (f->flags & ZVS_FF_TAGGED) ? ZVS_TAG_STRIP : ZVS_TAG_KEEP;
     in->len = zvs_frame_out_len(f, (enum zvs_tag_op)in->tag_op);
-    ip_len = in->len;                   /* the inner bytes one outer datagram carries */
+    dgram_inner = in->len;              /* the inner bytes one outer datagram carries */
     if (__builtin_expect(in->seg_hdr != 0, 0)) {
         if (f->flags & ZVS_FF_TAGGED)
             in->seg_hdr -= ZVS_VLAN_HLEN;       /* the tag goes before the header does */
-        ip_len = in->seg_hdr + f->vnet.gso_size;    /* a super-frame's every segment */
+        dgram_inner = in->seg_hdr + f->vnet.gso_size;   /* a super-frame's every segment */
     }
-    ip_len += ZVS_VXLAN_HLEN + ZVS_UDP_HLEN +
-              (v->cfg.local.family == 6 ? ZVS_IPV6_HLEN : ZVS_IPV4_HLEN);
-    if (ip_len > v->cfg.underlay_mtu) {
-        v->st.reason[ZVS_VTEP_MTU_EXCEEDED]++;
+    if (dgram_inner + ZVS_VXLAN_HLEN + ZVS_UDP_HLEN +
+        (v->cfg.local.family == 6 ? ZVS_IPV6_HLEN : ZVS_IPV4_HLEN) > v->cfg.underlay_mtu) {
+        too_big(v, f, dgram_inner);
         return false;
     }
     if (f->nfrags == 0 && !(f->flags & ZVS_FF_TAGGED)) {
@@ -592,6 +617,17 @@ void zvs_vtep_tick(struct zvs_vtep *v, uint64_t now)
 void zvs_vtep_stats(const struct zvs_vtep *v, struct zvs_vtep_stats *out)
 {
     *out = v->st;
+}
+
+unsigned zvs_vtep_take_oversize(struct zvs_vtep *v, struct zvs_vtep_oversize *out)
+{
+    unsigned n = v->noversize;
+
+    if (n == 0)
+        return 0;
+    memcpy(out, v->oversize, n * sizeof *out);
+    v->noversize = 0;
+    return n;
 }
 
 const char *zvs_vtep_reason_name(enum zvs_vtep_reason r)

@@ -122,6 +122,20 @@ struct zvs_vtep_stats {
     uint64_t arp_sent;                  /* ARP / ND requests and answers sent */
 };
 
+/* Frames from the switch too big for the segment (ZVS_VTEP_MTU_EXCEEDED on the way out),
+ * by the switch port they came in on, since the owner last took them: the daemon names
+ * the guest NIC that sent them to the operator. A fixed table, so the data path never
+ * allocates: a port past its room in one interval is counted in the reason only, and
+ * recorded in a later interval if it keeps sending such frames. */
+#define ZVS_VTEP_OVERSIZE_PORTS 8
+struct zvs_vtep_oversize {
+    uint16_t in_port;                   /* zvs_frame.in_port */
+    uint32_t len;                       /* the last one's inner Ethernet bytes in one outer
+                                           datagram (tag removed; a super-frame's: one
+                                           segment's); the IP MTU it needs is 14 less */
+    uint64_t frames;                    /* dropped since the last take */
+};
+
 struct zvs_vtep;
 
 /* NULL with errno EINVAL (no local address, a gateway of another family) or ENOMEM. */
@@ -131,6 +145,10 @@ const struct zvs_vtep_config *zvs_vtep_config_of(const struct zvs_vtep *v);
 
 /* The underlay's IP MTU (the uplink port's, when the VTEP is put on it). */
 void zvs_vtep_set_underlay_mtu(struct zvs_vtep *v, uint32_t mtu);
+/* The largest inner IP MTU the segment carries: the underlay's IP MTU less RFC 7348's
+ * overhead (outer IP, UDP, VXLAN and the inner Ethernet header: 50 bytes over IPv4, 70
+ * over IPv6), what a guest's interface on the switch should not exceed. */
+uint32_t zvs_vtep_inner_mtu(const struct zvs_vtep *v);
 /* Does the underlay take UDP tunnel super-frames (ZVS_CAP_UDP_TUNNEL_GSO, vxlan_gso.h)?
  * Then, over IPv4, a TCP super-frame is encapsulated whole, its segments (inner headers
  * + gso_size) held to the underlay's MTU; otherwise it is refused (not-segmented). */
@@ -182,6 +200,10 @@ int zvs_vtep_decap_burst(struct zvs_vtep *v, const struct zvs_frame *in, int n, 
 void zvs_vtep_tick(struct zvs_vtep *v, uint64_t now);
 
 void zvs_vtep_stats(const struct zvs_vtep *v, struct zvs_vtep_stats *out);
+/* The oversize records (out: room for ZVS_VTEP_OVERSIZE_PORTS) since the last take, in
+ * the order their ports first dropped one; clears them. Returns their number, 0 at once
+ * when there is none (cheap enough for every event-loop iteration). */
+unsigned zvs_vtep_take_oversize(struct zvs_vtep *v, struct zvs_vtep_oversize *out);
 const char *zvs_vtep_reason_name(enum zvs_vtep_reason r);
 
 #endif
