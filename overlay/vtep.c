@@ -26,8 +26,7 @@ struct zvs_vtep {
     uint32_t                vni_of_vid[ZVS_VID_MAX + 1];
     struct zvs_vtep_stats   st;
     bool                    tunnel_gso; /* the underlay takes UDP tunnel super-frames */
-    struct zvs_vtep_oversize oversize[ZVS_VTEP_OVERSIZE_PORTS];   /* since the last take */
-    unsigned                noversize;
+    struct zvs_oversize     oversize;   /* too big for the segment, by ingress port */
 };
 
 struct zvs_vtep *zvs_vtep_create(const struct zvs_vtep_config *cfg)
@@ -271,17 +270,8 @@ static bool next_hop(struct zvs_vtep *v, const struct zvs_vtep_remote *r, uint64
  * port for the owner (zvs_vtep_take_oversize). len: its inner bytes in one datagram. */
 static void too_big(struct zvs_vtep *v, const struct zvs_frame *f, uint32_t len)
 {
-    unsigned i;
-
     v->st.reason[ZVS_VTEP_MTU_EXCEEDED]++;
-    for (i = 0; i < v->noversize && v->oversize[i].in_port != f->in_port; i++)
-        ;
-    if (i == ZVS_VTEP_OVERSIZE_PORTS)
-        return;                         /* no room this interval: counted only */
-    if (i == v->noversize)
-        v->oversize[v->noversize++] = (struct zvs_vtep_oversize){ .in_port = f->in_port };
-    v->oversize[i].len = len;
-    v->oversize[i].frames++;
+    zvs_oversize_note(&v->oversize, f->in_port, len);
 }
 
 /* One copy of `in` to remote ri; false when it was dropped (counted). */
@@ -619,15 +609,9 @@ void zvs_vtep_stats(const struct zvs_vtep *v, struct zvs_vtep_stats *out)
     *out = v->st;
 }
 
-unsigned zvs_vtep_take_oversize(struct zvs_vtep *v, struct zvs_vtep_oversize *out)
+unsigned zvs_vtep_take_oversize(struct zvs_vtep *v, struct zvs_oversize_rec *out)
 {
-    unsigned n = v->noversize;
-
-    if (n == 0)
-        return 0;
-    memcpy(out, v->oversize, n * sizeof *out);
-    v->noversize = 0;
-    return n;
+    return zvs_oversize_take(&v->oversize, out);
 }
 
 const char *zvs_vtep_reason_name(enum zvs_vtep_reason r)

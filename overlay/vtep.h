@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "dataplane/frame.h"
+#include "dataplane/oversize.h"
 #include "overlay/underlay_arp.h"
 #include "overlay/underlay_nd.h"
 #include "overlay/vtep_fdb.h"
@@ -122,20 +123,6 @@ struct zvs_vtep_stats {
     uint64_t arp_sent;                  /* ARP / ND requests and answers sent */
 };
 
-/* Frames from the switch too big for the segment (ZVS_VTEP_MTU_EXCEEDED on the way out),
- * by the switch port they came in on, since the owner last took them: the daemon names
- * the guest NIC that sent them to the operator. A fixed table, so the data path never
- * allocates: a port past its room in one interval is counted in the reason only, and
- * recorded in a later interval if it keeps sending such frames. */
-#define ZVS_VTEP_OVERSIZE_PORTS 8
-struct zvs_vtep_oversize {
-    uint16_t in_port;                   /* zvs_frame.in_port */
-    uint32_t len;                       /* the last one's inner Ethernet bytes in one outer
-                                           datagram (tag removed; a super-frame's: one
-                                           segment's); the IP MTU it needs is 14 less */
-    uint64_t frames;                    /* dropped since the last take */
-};
-
 struct zvs_vtep;
 
 /* NULL with errno EINVAL (no local address, a gateway of another family) or ENOMEM. */
@@ -200,10 +187,11 @@ int zvs_vtep_decap_burst(struct zvs_vtep *v, const struct zvs_frame *in, int n, 
 void zvs_vtep_tick(struct zvs_vtep *v, uint64_t now);
 
 void zvs_vtep_stats(const struct zvs_vtep *v, struct zvs_vtep_stats *out);
-/* The oversize records (out: room for ZVS_VTEP_OVERSIZE_PORTS) since the last take, in
- * the order their ports first dropped one; clears them. Returns their number, 0 at once
- * when there is none (cheap enough for every event-loop iteration). */
-unsigned zvs_vtep_take_oversize(struct zvs_vtep *v, struct zvs_vtep_oversize *out);
+/* Frames from the switch too big for the segment (ZVS_VTEP_MTU_EXCEEDED on the way out),
+ * by the switch port they came in on (dataplane/oversize.h; len: their inner Ethernet
+ * bytes in one outer datagram, a super-frame's one segment's), since the last take: the
+ * daemon names the guest NIC that sent them. out: room for ZVS_OVERSIZE_PORTS. */
+unsigned zvs_vtep_take_oversize(struct zvs_vtep *v, struct zvs_oversize_rec *out);
 const char *zvs_vtep_reason_name(enum zvs_vtep_reason r);
 
 #endif

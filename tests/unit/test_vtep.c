@@ -227,7 +227,7 @@ static void test_oversize_by_port(void **state)
     in[1].in_port = 7;
     in[2].in_port = 7;
     in[3].in_port = 3;
-    struct zvs_vtep_oversize o[ZVS_VTEP_OVERSIZE_PORTS];
+    struct zvs_oversize_rec o[ZVS_OVERSIZE_PORTS];
 
     assert_int_equal(zvs_vtep_inner_mtu(a), 1450);
     assert_int_equal(zvs_vtep_take_oversize(a, o), 0);
@@ -244,16 +244,16 @@ static void test_oversize_by_port(void **state)
     assert_int_equal(zvs_vtep_take_oversize(a, o), 0);  /* taken */
 
     /* More ports than the table holds in one interval: the rest are counted only. */
-    struct zvs_frame many[ZVS_VTEP_OVERSIZE_PORTS + 2];
-    for (unsigned i = 0; i < ZVS_VTEP_OVERSIZE_PORTS + 2; i++) {
+    struct zvs_frame many[ZVS_OVERSIZE_PORTS + 2];
+    for (unsigned i = 0; i < ZVS_OVERSIZE_PORTS + 2; i++) {
         many[i] = vf_frame(f, 1514, 0);
         many[i].in_port = (uint16_t)(10 + i);
     }
-    assert_int_equal(zvs_vtep_encap_burst(a, many, ZVS_VTEP_OVERSIZE_PORTS + 2, 2, txs, 256,
+    assert_int_equal(zvs_vtep_encap_burst(a, many, ZVS_OVERSIZE_PORTS + 2, 2, txs, 256,
                                           NULL), 0);
-    assert_int_equal(st(a).reason[ZVS_VTEP_MTU_EXCEEDED], 3 + ZVS_VTEP_OVERSIZE_PORTS + 2);
-    assert_int_equal(zvs_vtep_take_oversize(a, o), ZVS_VTEP_OVERSIZE_PORTS);
-    assert_int_equal(o[ZVS_VTEP_OVERSIZE_PORTS - 1].in_port, 10 + ZVS_VTEP_OVERSIZE_PORTS - 1);
+    assert_int_equal(st(a).reason[ZVS_VTEP_MTU_EXCEEDED], 3 + ZVS_OVERSIZE_PORTS + 2);
+    assert_int_equal(zvs_vtep_take_oversize(a, o), ZVS_OVERSIZE_PORTS);
+    assert_int_equal(o[ZVS_OVERSIZE_PORTS - 1].in_port, 10 + ZVS_OVERSIZE_PORTS - 1);
     zvs_vtep_destroy(a);
 }
 
