@@ -107,6 +107,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <linux/if_arp.h>
@@ -384,6 +385,12 @@ int zvs_guest_tap_fit_mtu(struct zvs_guest_tap *t, uint32_t mtu, bool *lowered)
         return -errno;
     ifr.ifr_name[IFNAMSIZ - 1] = '\0';
     int ns = ioctl(t->fd, TUNGETDEVNETNS);      /* -1 on a kernel before 5.2: ours */
+    struct stat tap_ns, own_ns;
+    if (ns >= 0 && fstat(ns, &tap_ns) == 0 && stat("/proc/thread-self/ns/net", &own_ns) == 0 &&
+        tap_ns.st_ino == own_ns.st_ino && tap_ns.st_dev == own_ns.st_dev) {
+        close(ns);                      /* still ours: no setns (it needs CAP_SYS_ADMIN) */
+        ns = -1;
+    }
     struct fit_ctx c = { .name = ifr.ifr_name, .from = t->made_mtu, .mtu = mtu };
     int rc = zvs_netns_run(ns, fit_here, &c);
     if (ns >= 0)

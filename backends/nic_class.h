@@ -72,9 +72,9 @@ struct zvs_nic_params {
     const char *ifname;                 /* NICBIND TAP: the tap's name */
     uint16_t    devno;                  /* NICBIND LCS: the machine's device */
     bool        attach_socket;          /* the owner listens for external programs */
-    uint32_t    mtu;                    /* the IP MTU the NIC's switch carries (a VXLAN
-                                           segment's), 0: no limit known: a device the
-                                           kind makes is held to it */
+    uint32_t    mtu;                    /* for open: the IP MTU the NIC's switch carries
+                                           (its VXLAN segment's), which a device the kind
+                                           makes is held to; 0: no limit known */
     const struct zvs_nic_machine *machine; /* for open: the user's machine, or NULL */
 };
 
