@@ -227,7 +227,8 @@ struct zvs_port *zvsd_vxlan_port(const struct d_switch *ds);   /* that uplink, o
  * makes for it is held to; at COUPLE (n->ds set) the kind's device lowered to it while at
  * the kind's own MTU, ZVSVXL1240W when known and still larger; the same for every NIC
  * coupled to ds when its segment opens; after every iteration's events, ZVSVXL1241W for
- * the frames the VTEPs dropped as too big, by NIC (the first, then once a minute). */
+ * the frames dropped as too big for a segment (by the switch before its VXLAN uplink, or
+ * by the VTEP), by NIC (the first, then once a minute). */
 struct zvs_cfg_nic;
 uint32_t zvsd_vxlan_nic_mtu(struct zvsd *d, const struct zvs_cfg_nic *nic);
 void zvsd_vxlan_mtu_couple(struct zvsd *d, struct d_nic *n);
