@@ -87,7 +87,10 @@
  * - Hazards: the tap may be moved into another namespace, go down and up, or be deleted
  *   with its namespace; the fd survives all of that (EBADFD after deletion). Ioctls by
  *   name (the MTU at open) only work while the tap is still in the daemon's namespace;
- *   the MAC goes through the fd.
+ *   the MAC goes through the fd. A later MTU change (zvs_guest_tap_fit_mtu: a VXLAN
+ *   segment's smaller MTU at COUPLE) asks the fd for the tap's name and namespace now
+ *   (TUNGETIFF, TUNGETDEVNETNS) and is made there, only while the MTU is still the one
+ *   the driver gave it (made_mtu): a guest's own choice, or an adopted tap's, stays.
  */
 #include "backends/guest_tap.h"
 
@@ -104,6 +107,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <linux/if_arp.h>
@@ -125,6 +129,10 @@ _Static_assert(sizeof(struct virtio_net_hdr) == 10, "virtio_net_hdr layout");
 
 #ifndef TUNSETCARRIER
 #define TUNSETCARRIER _IOW('T', 226, int) /* Linux 4.20; older headers lack it */
+#endif
+
+#ifndef TUNGETDEVNETNS
+#define TUNGETDEVNETNS _IO('T', 227)   /* Linux 5.2; older headers lack it */
 #endif
 
 #define TAP_MTU_MIN 68                  /* IPv4's minimum (RFC 791) */
@@ -160,6 +168,7 @@ struct zvs_guest_tap {
     bool                       oversize_logged;
     bool                       persist; /* TUNSETPERSIST on: dropped at close */
     bool                       adopted; /* fd is a packet socket on someone's device */
+    uint32_t                   made_mtu;/* the MTU open gave the tap (0: reopened) */
     struct sock_batch         *sb;      /* adopted: the batched sends' state */
     struct zvs_packet_ring     ring;    /* adopted: fd's receive ring */
     struct zvs_guest_tap_stats st;
@@ -329,6 +338,72 @@ static int tap_set_mtu(struct zvs_guest_tap *t, uint32_t mtu)
     return rc;
 }
 
+struct fit_ctx {
+    const char *name;                   /* the tap's name now (the guest may rename it) */
+    uint32_t    from;                   /* lowered only from this MTU */
+    uint32_t    mtu;                    /* to this one */
+    uint32_t    now;                    /* out: the tap's MTU after */
+    bool        lowered;                /* out: set here */
+};
+
+/* Inside the tap's namespace, where its name reaches it. */
+static int fit_here(void *arg)
+{
+    struct fit_ctx *c = arg;
+    struct ifreq ifr;
+
+    memset(&ifr, 0, sizeof(ifr));
+    snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->name);
+    int rc = if_ioctl(SIOCGIFMTU, &ifr);
+    if (rc < 0)
+        return rc;
+    c->now = (uint32_t)ifr.ifr_mtu;
+    if (c->now != c->from || c->mtu >= c->now)
+        return 0;                       /* the guest's, or small enough */
+    ifr.ifr_mtu = (int)c->mtu;
+    rc = if_ioctl(SIOCSIFMTU, &ifr);
+    if (rc == 0) {
+        c->now = c->mtu;
+        c->lowered = true;
+    }
+    return rc;
+}
+
+int zvs_guest_tap_fit_mtu(struct zvs_guest_tap *t, uint32_t mtu, bool *lowered)
+{
+    struct ifreq ifr;
+
+    *lowered = false;
+    if (t->adopted)
+        return -EOPNOTSUPP;
+    if (mtu < TAP_MTU_MIN)
+        return -EINVAL;
+    /* The fd knows the device wherever it went: its name now and its namespace (a guest
+     * moves its tap into its own before it couples, as the labs do). */
+    memset(&ifr, 0, sizeof(ifr));
+    if (ioctl(t->fd, TUNGETIFF, &ifr) < 0)
+        return -errno;
+    ifr.ifr_name[IFNAMSIZ - 1] = '\0';
+    int ns = ioctl(t->fd, TUNGETDEVNETNS);      /* -1 on a kernel before 5.2: ours */
+    struct stat tap_ns, own_ns;
+    if (ns >= 0 && fstat(ns, &tap_ns) == 0 && stat("/proc/thread-self/ns/net", &own_ns) == 0 &&
+        tap_ns.st_ino == own_ns.st_ino && tap_ns.st_dev == own_ns.st_dev) {
+        close(ns);                      /* still ours: no setns (it needs CAP_SYS_ADMIN) */
+        ns = -1;
+    }
+    struct fit_ctx c = { .name = ifr.ifr_name, .from = t->made_mtu, .mtu = mtu };
+    int rc = zvs_netns_run(ns, fit_here, &c);
+    if (ns >= 0)
+        close(ns);
+    if (rc < 0)
+        return rc;
+    if (c.lowered)
+        t->made_mtu = mtu;              /* still ours: a later, smaller segment lowers it */
+    *lowered = c.lowered;
+    t->st.mtu = c.now;
+    return (int)c.now;
+}
+
 /* Offer TSO if the tap's super-frames can be held to one NIC buffer, else checksum
  * offload only (the namespace segments in software). */
 static int tap_set_offloads(struct zvs_guest_tap *t)
@@ -432,6 +507,7 @@ int zvs_guest_tap_open(const char *ifname, uint32_t mtu, struct zvs_port *nic,
     rc = tap_set_mtu(t, mtu);
     if (rc < 0)
         goto fail;
+    t->made_mtu = mtu;
     rc = tap_set_offloads(t);
     if (rc < 0)
         goto fail;

@@ -21,6 +21,7 @@
 #ifndef ZVS_GUEST_TAP_H
 #define ZVS_GUEST_TAP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dataplane/frame.h"
@@ -118,6 +119,15 @@ struct zvs_port *zvs_guest_tap_nic(const struct zvs_guest_tap *t);
 /* Unbind, then close the tap (the interface disappears, in whatever namespace it is).
  * NULL: nothing. */
 void zvs_guest_tap_close(struct zvs_guest_tap *t);
+
+/* A VXLAN segment (or any switch) that carries at most `mtu` bytes of IP: the tap is
+ * lowered to it when its MTU is still the one this driver gave it at open (a tap the
+ * guest changed since, or one adopted after a crash, is the guest's and is left alone),
+ * in whatever network namespace the tap is now. Returns the tap's MTU after, as the
+ * kernel reports it (never raised), *lowered saying whether this call set it; or -errno
+ * (-EINVAL: mtu below 68; -EOPNOTSUPP: an adopted packet socket, whose device is someone
+ * else's). */
+int  zvs_guest_tap_fit_mtu(struct zvs_guest_tap *t, uint32_t mtu, bool *lowered);
 
 /* Give the tap the guest's MAC (as a qeth layer-2 driver takes the MAC z/VM assigned),
  * through the tap's fd, in any namespace; a tap that has it already is not touched.

@@ -85,6 +85,11 @@ void zvs_nic_machine_gone(struct zvs_nic_side *b, uint64_t now)
         b->cls->machine_gone(b, now);
 }
 
+uint32_t zvs_nic_fit_mtu(struct zvs_nic_side *b, uint32_t mtu)
+{
+    return b->cls->fit_mtu ? b->cls->fit_mtu(b, mtu) : 0;
+}
+
 void zvs_nic_fold(struct zvs_nic_side *b)
 {
     if (b->cls->fold)

@@ -72,6 +72,9 @@ struct zvs_nic_params {
     const char *ifname;                 /* NICBIND TAP: the tap's name */
     uint16_t    devno;                  /* NICBIND LCS: the machine's device */
     bool        attach_socket;          /* the owner listens for external programs */
+    uint32_t    mtu;                    /* for open: the IP MTU the NIC's switch carries
+                                           (its VXLAN segment's), which a device the kind
+                                           makes is held to; 0: no limit known */
     const struct zvs_nic_machine *machine; /* for open: the user's machine, or NULL */
 };
 
@@ -123,6 +126,11 @@ struct zvs_nic_class {
     /* Drives NIC port `port` (COUPLE). 0, or -errno with nothing bound. May be NULL if
      * the kind binds nothing itself (a program attaches later through attach). */
     int  (*bind)(struct zvs_nic_side *b, struct zvs_port *port);
+    /* COUPLE to a switch that carries at most `mtu` bytes of IP (a VXLAN segment): a
+     * device the kind made and left at the MTU it gave it is lowered to mtu (a guest's
+     * own MTU is kept). Returns the device's MTU after, 0 when the kind cannot know it (a
+     * program's frames). May be NULL if the kind never knows (0). */
+    uint32_t (*fit_mtu)(struct zvs_nic_side *b, uint32_t mtu);
     /* Releases the port (UNCOUPLE), after the switch took what the guest had primed and
      * before the port is destroyed; b->port is still set. May be NULL if nothing holds
      * the queues. */
@@ -180,6 +188,8 @@ int  zvs_nic_open(const struct zvs_nic_params *p, struct zvs_nic_env *env, void 
                   struct zvs_nic_side **out);
 /* COUPLE: 0 (b->port is port from now on) or -errno. */
 int  zvs_nic_bind(struct zvs_nic_side *b, struct zvs_port *port);
+/* The fit_mtu op (0 when the kind has none). */
+uint32_t zvs_nic_fit_mtu(struct zvs_nic_side *b, uint32_t mtu);
 /* UNCOUPLE (nothing when unbound); b->port is NULL after. */
 void zvs_nic_unbind(struct zvs_nic_side *b, uint64_t now);
 void zvs_nic_wake(struct zvs_nic_side *b, int fd, uint32_t events, uint64_t now);

@@ -53,8 +53,16 @@ static void scan_once(struct tap_start *s)
         zvs_info("found %u guest tap(s) a previous vswitchd left: adopting them", n);
 }
 
-/* The NIC's tap, adopted from a crashed predecessor or made. 0 or -errno. */
-static int tap_open(struct zvs_nic_env *env, const char *ifname, struct zvs_guest_tap **out)
+uint32_t zvs_nic_tap_mtu(uint32_t segment)
+{
+    return segment >= 68 && segment < ZVS_GUEST_TAP_MTU_DEFAULT ? segment
+                                                                : ZVS_GUEST_TAP_MTU_DEFAULT;
+}
+
+/* The NIC's tap, adopted from a crashed predecessor (its MTU the guest's) or made with
+ * zvs_nic_tap_mtu(segment). 0 or -errno. */
+static int tap_open(struct zvs_nic_env *env, const char *ifname, uint32_t segment,
+                    struct zvs_guest_tap **out)
 {
     void **slot = zvs_nic_env_state(env, &zvs_nic_tap_class);
     if (slot && !*slot)
@@ -74,7 +82,12 @@ static int tap_open(struct zvs_nic_env *env, const char *ifname, struct zvs_gues
                  strerror(-rc));
         return rc;
     }
-    return zvs_guest_tap_open(ifname, ZVS_GUEST_TAP_MTU_DEFAULT, NULL, out);
+    uint32_t mtu = zvs_nic_tap_mtu(segment);
+    int rc = zvs_guest_tap_open(ifname, mtu, NULL, out);
+    if (rc == 0 && mtu != ZVS_GUEST_TAP_MTU_DEFAULT)
+        zvs_info("tap %s made with MTU %u: its switch's VXLAN segment carries no more",
+                 ifname, mtu);
+    return rc;
 }
 
 static int open_tap(const struct zvs_nic_params *p, const struct zvs_nic_side *base,
@@ -85,7 +98,7 @@ static int open_tap(const struct zvs_nic_params *p, const struct zvs_nic_side *b
     if (!t)
         return -ENOMEM;
     t->base = *base;
-    int err = tap_open(base->env, p->ifname, &tap);
+    int err = tap_open(base->env, p->ifname, p->mtu, &tap);
     if (err < 0) {
         free(t);
         return err;
@@ -104,6 +117,27 @@ static int open_tap(const struct zvs_nic_params *p, const struct zvs_nic_side *b
 static int bind_tap(struct zvs_nic_side *b, struct zvs_port *port)
 {
     return zvs_nic_tapdrv_bind(&tap_of(b)->drv, port);
+}
+
+static uint32_t fit_tap(struct zvs_nic_side *b, uint32_t mtu)
+{
+    struct zvs_guest_tap_stats st;
+    bool lowered;
+
+    if (!tap_of(b)->drv.tap)
+        return 0;
+    zvs_guest_tap_stats(tap_of(b)->drv.tap, &st);
+    int now = zvs_guest_tap_fit_mtu(tap_of(b)->drv.tap, mtu, &lowered);
+
+    if (now < 0) {
+        zvs_warn("tap %s: MTU not read or lowered to %u: %s", tap_of(b)->drv.ifname, mtu,
+                 strerror(-now));
+        return 0;
+    }
+    if (lowered)
+        zvs_info("tap %s lowered from MTU %u to %u: its switch's VXLAN segment carries no "
+                 "more", tap_of(b)->drv.ifname, st.mtu, mtu);
+    return (uint32_t)now;
 }
 
 static void unbind_tap(struct zvs_nic_side *b, uint64_t now)
@@ -150,6 +184,7 @@ static void fini_tap(void **state)
 const struct zvs_nic_class zvs_nic_tap_class = {
     .open = open_tap,
     .bind = bind_tap,
+    .fit_mtu = fit_tap,
     .unbind = unbind_tap,
     .wake = wake_tap,
     .describe = describe_tap,

@@ -184,6 +184,12 @@ static const struct zvs_cpmsg_def catalogue[ZVS_CPMSG_COUNT] = {
         "IVL HEARTBEAT TIMEOUT %s s differs from corosync's token timeout of %s ms", "ZVSIVL" },
     [ZVS_CPMSG_IVL_COROSYNC_CONF]  = { 1267, 'W', 0,
         "Corosync configuration %s differs from SYSTEM CONFIG's IVL domain: %s", "ZVSIVL", 1 },
+    [ZVS_CPMSG_VXL_NIC_MTU]        = { 1240, 'W', 0,
+        "NIC %s of user %s has MTU %s, but the VXLAN segment of VSWITCH %s carries %s: "
+        "larger frames are discarded", "ZVSVXL" },
+    [ZVS_CPMSG_VXL_FRAME_TOO_BIG]  = { 1241, 'W', 0,
+        "VSWITCH %s discarded a frame of %s bytes from NIC %s of user %s: it needs MTU %s, "
+        "the VXLAN segment carries %s", "ZVSVXL" },
 };
 
 const struct zvs_cpmsg_def *zvs_cpmsg_def(enum zvs_cpmsg_id id)

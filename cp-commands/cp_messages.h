@@ -145,6 +145,11 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_IVL_DIFFERS,              /* ZVSIVL1265E group, system, who refuses */
     ZVS_CPMSG_IVL_HEARTBEAT,            /* ZVSIVL1266W seconds, token ms */
     ZVS_CPMSG_IVL_COROSYNC_CONF,        /* ZVSIVL1267W path, differences */
+    /* Overlays, unsolicited (daemon/daemon_vxlan_mtu.c): a guest MTU a VXLAN segment
+     * cannot carry, told rather than only counted. Numbered from 1240. */
+    ZVS_CPMSG_VXL_NIC_MTU,              /* ZVSVXL1240W vdev, user, mtu, switch, segment */
+    ZVS_CPMSG_VXL_FRAME_TOO_BIG,        /* ZVSVXL1241W switch, length, vdev, user, mtu,
+                                           segment */
     ZVS_CPMSG_COUNT
 };
 

@@ -80,6 +80,8 @@ struct d_nic {
     char                  userid[ZVS_USERID_MAX + 1];
     uint16_t              vdev;
     struct zvs_device_counters base;    /* COUNTERS CLEAR: subtracted in reports */
+    bool                  mtu_told;     /* ZVSVXL1241W said for it (daemon_vxlan_mtu.c) */
+    uint64_t              mtu_told_ns;  /* when, last */
 };
 
 struct zvsd {
@@ -219,6 +221,19 @@ int  zvsd_vxlan_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_v
                      char *why, size_t whylen, int *err);
 void zvsd_vxlan_forget(struct zvsd *d, struct zvs_vtep *v);
 bool zvsd_vxlan_open(const struct d_switch *ds);    /* the switch has its VXLAN uplink */
+struct zvs_port *zvsd_vxlan_port(const struct d_switch *ds);   /* that uplink, or NULL */
+/* daemon_vxlan_mtu.c: a guest MTU the switch's VXLAN segment cannot carry, reported. The
+ * inner IP MTU of the segment of the NIC's switch (0: none open), which a tap vswitchd
+ * makes for it is held to; at COUPLE (n->ds set) the kind's device lowered to it while at
+ * the kind's own MTU, ZVSVXL1240W when known and still larger; the same for every NIC
+ * coupled to ds when its segment opens; after every iteration's events, ZVSVXL1241W for
+ * the frames dropped as too big for a segment (by the switch before its VXLAN uplink, or
+ * by the VTEP), by NIC (the first, then once a minute). */
+struct zvs_cfg_nic;
+uint32_t zvsd_vxlan_nic_mtu(struct zvsd *d, const struct zvs_cfg_nic *nic);
+void zvsd_vxlan_mtu_couple(struct zvsd *d, struct d_nic *n);
+void zvsd_vxlan_mtu_opened(struct zvsd *d, struct d_switch *ds);
+void zvsd_vxlan_mtu_idle(struct zvsd *d, uint64_t now);
 /* daemon_vxlan_follow.c: the VTEP's remotes and VNI map made to follow the statement
  * (steps that can fail first); 0, or -errno with why. */
 struct zvs_cfg_vxlan;

@@ -331,6 +331,7 @@ static struct d_nic *nic_create(struct zvsd *d, const struct zvs_cfg *cfg,
     struct zvs_nic_machine m;
     zvsd_nic_params(d, nic, &p);
     p.machine = zvsd_guests_machine(d, userid, &m) ? &m : NULL;
+    p.mtu = zvsd_vxlan_nic_mtu(d, nic); /* a tap made for a VXLAN segment fits it */
     int err = zvsd_step_fault(d, ZVSD_STEP_NIC_OPEN);
     if (err == 0)
         err = zvs_nic_open(&p, &d->nics, n, &n->side);
@@ -400,6 +401,7 @@ static void nic_couple(struct zvsd *d, const struct grant_index *ix, const struc
     char vdev[8];
     snprintf(vdev, sizeof vdev, "%04X", n->vdev);
     zvsd_say(d, ZVS_CPMSG_NIC_CONNECTED, n->userid, vdev, n->userid, ds->cfg.name, NULL);
+    zvsd_vxlan_mtu_couple(d, n);
 }
 
 /* The coupled NIC's registration follows its GRANT and the switch's MACPROTECT. */

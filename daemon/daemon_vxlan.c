@@ -83,6 +83,11 @@ bool zvsd_vxlan_open(const struct d_switch *ds)
     return vxlan_port(ds) != NULL;
 }
 
+struct zvs_port *zvsd_vxlan_port(const struct d_switch *ds)
+{
+    return vxlan_port(ds);
+}
+
 void zvsd_vxlan_forget(struct zvsd *d, struct zvs_vtep *v)
 {
     struct zvs_names *names = zvsd_names_table(d);
@@ -178,6 +183,7 @@ int zvsd_vxlan_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vs
     }
     zvs_info("VSWITCH %s VXLAN VNI %u on %s %s (%s), MTU %u", vs->name, (unsigned)vx->vni,
              vx->group[0] ? "GROUP" : "RDEV", p->name, ifname, p->mtu);
+    zvsd_vxlan_mtu_opened(d, ds);       /* NICs coupled before the segment was known */
     return 0;
 }
 

@@ -295,12 +295,14 @@ static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const stru
     struct zvs_port *p = s->port;
     struct zvs_vnet vnet;
     struct fixup_ctx c = { .p = p, .ivl = tx->ivl, .why = ZVS_DROP_TX_FAIL };
+    uint32_t tag = frame_max - p->mtu - ZVS_ETH_HLEN;  /* the egress's tag: 0 or 4 bytes */
     int rc;
 
     flush_port(sw, s);
     sw->stats.fixups++;
     if (out_len > ZVS_SCRATCH_LEN) {
         drop_frame(p, false, ZVS_DROP_OVERSIZE, tx->f);
+        zvs_oversize_note(&p->oversize_out, tx->f->in_port, out_len - tag);
         return;
     }
     uint32_t len = zvs_frame_emit(tx->f, (enum zvs_tag_op)tx->tag_op, tx->vid, sw->scratch, &vnet);
@@ -312,6 +314,7 @@ static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const stru
                               (p->caps & ZVS_CAP_CSUM) != 0, sw->scratch2, fixup_emit, &c);
     } else if (len > frame_max) {
         drop_frame(p, false, ZVS_DROP_OVERSIZE, tx->f);
+        zvs_oversize_note(&p->oversize_out, tx->f->in_port, len - tag);
         return;
     } else {
         rc = zvs_vnet_csum_complete(sw->scratch, len, &vnet);

@@ -26,6 +26,7 @@ struct zvs_vtep {
     uint32_t                vni_of_vid[ZVS_VID_MAX + 1];
     struct zvs_vtep_stats   st;
     bool                    tunnel_gso; /* the underlay takes UDP tunnel super-frames */
+    struct zvs_oversize     oversize;   /* too big for the segment, by ingress port */
 };
 
 struct zvs_vtep *zvs_vtep_create(const struct zvs_vtep_config *cfg)
@@ -93,6 +94,13 @@ struct zvs_uarp *zvs_vtep_uarp(struct zvs_vtep *v)
 void zvs_vtep_set_underlay_mtu(struct zvs_vtep *v, uint32_t mtu)
 {
     v->cfg.underlay_mtu = mtu ? mtu : DEFAULT_MTU;
+}
+
+uint32_t zvs_vtep_inner_mtu(const struct zvs_vtep *v)
+{
+    uint32_t overhead = v->cfg.local.family == 6 ? ZVS_VXLAN_OVERHEAD_V6 : ZVS_VXLAN_OVERHEAD_V4;
+
+    return v->cfg.underlay_mtu > overhead ? v->cfg.underlay_mtu - overhead : 0;
 }
 
 void zvs_vtep_set_tunnel_gso(struct zvs_vtep *v, bool on)
@@ -258,6 +266,14 @@ static bool next_hop(struct zvs_vtep *v, const struct zvs_vtep_remote *r, uint64
     return ok;
 }
 
+/* A frame from the switch too big for the segment: counted, and recorded by its ingress
+ * port for the owner (zvs_vtep_take_oversize). len: its inner bytes in one datagram. */
+static void too_big(struct zvs_vtep *v, const struct zvs_frame *f, uint32_t len)
+{
+    v->st.reason[ZVS_VTEP_MTU_EXCEEDED]++;
+    zvs_oversize_note(&v->oversize, f->in_port, len);
+}
+
 /* One copy of `in` to remote ri; false when it was dropped (counted). */
 static bool encap_one(struct zvs_vtep *v, const struct inner *in, unsigned ri, uint64_t now,
                       struct zvs_vtep_tx *tx, struct zvs_vtep_ctl *ctl)
@@ -275,7 +291,7 @@ static bool encap_one(struct zvs_vtep *v, const struct inner *in, unsigned ri, u
     memcpy(o.src_mac, v->cfg.local_mac, 6);
     tx->hdr_len = (uint16_t)zvs_vxlan_encap(tx->hdr, &o, in->vni, in->sport, in->len);
     if (tx->hdr_len == 0) {             /* past an IP datagram: a super-frame too long */
-        v->st.reason[ZVS_VTEP_MTU_EXCEEDED]++;
+        too_big(v, in->f, in->len);
         return false;
     }
     tx->in_index = in->index;
@@ -304,7 +320,7 @@ static bool encap_one(struct zvs_vtep *v, const struct inner *in, unsigned ri, u
 static bool inner_of(struct zvs_vtep *v, const struct zvs_frame *f, uint16_t index,
                      struct inner *in)
 {
-    uint32_t ip_len;
+    uint32_t dgram_inner;
     uint8_t head[ZVS_ETH_HLEN + ZVS_VLAN_HLEN + 60];
 
     in->f = f;
@@ -328,16 +344,15 @@ static bool inner_of(struct zvs_vtep *v, const struct zvs_frame *f, uint16_t ind
     }
     in->tag_op = (f->flags & ZVS_FF_TAGGED) ? ZVS_TAG_STRIP : ZVS_TAG_KEEP;
     in->len = zvs_frame_out_len(f, (enum zvs_tag_op)in->tag_op);
-    ip_len = in->len;                   /* the inner bytes one outer datagram carries */
+    dgram_inner = in->len;              /* the inner bytes one outer datagram carries */
     if (__builtin_expect(in->seg_hdr != 0, 0)) {
         if (f->flags & ZVS_FF_TAGGED)
             in->seg_hdr -= ZVS_VLAN_HLEN;       /* the tag goes before the header does */
-        ip_len = in->seg_hdr + f->vnet.gso_size;    /* a super-frame's every segment */
+        dgram_inner = in->seg_hdr + f->vnet.gso_size;   /* a super-frame's every segment */
     }
-    ip_len += ZVS_VXLAN_HLEN + ZVS_UDP_HLEN +
-              (v->cfg.local.family == 6 ? ZVS_IPV6_HLEN : ZVS_IPV4_HLEN);
-    if (ip_len > v->cfg.underlay_mtu) {
-        v->st.reason[ZVS_VTEP_MTU_EXCEEDED]++;
+    if (dgram_inner + ZVS_VXLAN_HLEN + ZVS_UDP_HLEN +
+        (v->cfg.local.family == 6 ? ZVS_IPV6_HLEN : ZVS_IPV4_HLEN) > v->cfg.underlay_mtu) {
+        too_big(v, f, dgram_inner);
         return false;
     }
     if (f->nfrags == 0 && !(f->flags & ZVS_FF_TAGGED)) {
@@ -592,6 +607,11 @@ void zvs_vtep_tick(struct zvs_vtep *v, uint64_t now)
 void zvs_vtep_stats(const struct zvs_vtep *v, struct zvs_vtep_stats *out)
 {
     *out = v->st;
+}
+
+unsigned zvs_vtep_take_oversize(struct zvs_vtep *v, struct zvs_oversize_rec *out)
+{
+    return zvs_oversize_take(&v->oversize, out);
 }
 
 const char *zvs_vtep_reason_name(enum zvs_vtep_reason r)

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "dataplane/frame.h"
+#include "dataplane/oversize.h"
 #include "overlay/underlay_arp.h"
 #include "overlay/underlay_nd.h"
 #include "overlay/vtep_fdb.h"
@@ -131,6 +132,10 @@ const struct zvs_vtep_config *zvs_vtep_config_of(const struct zvs_vtep *v);
 
 /* The underlay's IP MTU (the uplink port's, when the VTEP is put on it). */
 void zvs_vtep_set_underlay_mtu(struct zvs_vtep *v, uint32_t mtu);
+/* The largest inner IP MTU the segment carries: the underlay's IP MTU less RFC 7348's
+ * overhead (outer IP, UDP, VXLAN and the inner Ethernet header: 50 bytes over IPv4, 70
+ * over IPv6), what a guest's interface on the switch should not exceed. */
+uint32_t zvs_vtep_inner_mtu(const struct zvs_vtep *v);
 /* Does the underlay take UDP tunnel super-frames (ZVS_CAP_UDP_TUNNEL_GSO, vxlan_gso.h)?
  * Then, over IPv4, a TCP super-frame is encapsulated whole, its segments (inner headers
  * + gso_size) held to the underlay's MTU; otherwise it is refused (not-segmented). */
@@ -182,6 +187,11 @@ int zvs_vtep_decap_burst(struct zvs_vtep *v, const struct zvs_frame *in, int n, 
 void zvs_vtep_tick(struct zvs_vtep *v, uint64_t now);
 
 void zvs_vtep_stats(const struct zvs_vtep *v, struct zvs_vtep_stats *out);
+/* Frames from the switch too big for the segment (ZVS_VTEP_MTU_EXCEEDED on the way out),
+ * by the switch port they came in on (dataplane/oversize.h; len: their inner Ethernet
+ * bytes in one outer datagram, a super-frame's one segment's), since the last take: the
+ * daemon names the guest NIC that sent them. out: room for ZVS_OVERSIZE_PORTS. */
+unsigned zvs_vtep_take_oversize(struct zvs_vtep *v, struct zvs_oversize_rec *out);
 const char *zvs_vtep_reason_name(enum zvs_vtep_reason r);
 
 #endif

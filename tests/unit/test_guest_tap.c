@@ -5,7 +5,9 @@
  * permitted. Frames are injected into tap A "from the guest's kernel" and captured on tap
  * B with AF_PACKET sockets (exact bytes, offload metadata with PACKET_VNET_HDR); the
  * end-to-end test moves each tap into the namespace of a forked child and pings across
- * the switch while an event loop pumps. Every wait is bounded.
+ * the switch while an event loop pumps. A VXLAN segment's smaller MTU: a tap made at it,
+ * or lowered to it at COUPLE in whatever namespace the guest moved it to, a guest's own
+ * MTU kept. Every wait is bounded.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,6 +38,7 @@
 
 #include "daemon/evloop.h"
 #include "backends/guest_tap.h"
+#include "backends/nic_tap.h"
 #include "qdio/nic_qdio.h"
 #include "qdio/qdio.h"
 #include "dataplane/switch.h"
@@ -1050,6 +1053,68 @@ static void test_bind_unbind_rebind(void **state)
     assert_int_equal(zvs_guest_tap_open("zt0f", 70000, NULL, &BIND.t[1]), -EINVAL);
 }
 
+/* A VXLAN segment's MTU: a tap made for a switch whose segment carries 1450 (1430 over
+ * IPv6) gets it instead of the 1500 default (zvs_nic_tap_mtu, the kind's choice); one
+ * made at the default is lowered at COUPLE while it is still at the MTU the driver gave
+ * it, in the daemon's namespace and in the guest's it was moved to, never raised; an MTU
+ * the guest set is kept. */
+static void test_mtu_fits_segment(void **state)
+{
+    assert_int_equal(zvs_nic_tap_mtu(0), 1500);         /* no segment: the default */
+    assert_int_equal(zvs_nic_tap_mtu(1450), 1450);      /* IPv4 underlay of 1500 */
+    assert_int_equal(zvs_nic_tap_mtu(1430), 1430);      /* IPv6 underlay of 1500 */
+    assert_int_equal(zvs_nic_tap_mtu(8950), 1500);      /* jumbo underlay: the smaller */
+    assert_int_equal(zvs_nic_tap_mtu(60), 1500);        /* no tap that small */
+    if (!netns_ok)
+        skip();
+    struct zvs_guest_tap **t = &OPEN.t[0], **t2 = &OPEN.t[1];
+    struct zvs_guest_tap_stats st;
+    bool lowered;
+
+    assert_int_equal(zvs_guest_tap_open("zt0m", zvs_nic_tap_mtu(1450), NULL, t), 0);
+    assert_int_equal(sh("ip link show zt0m | grep -q ' mtu 1450 '"), 0);
+    assert_int_equal(zvs_guest_tap_open("zt0n", zvs_nic_tap_mtu(1430), NULL, t2), 0);
+    assert_int_equal(sh("ip link show zt0n | grep -q ' mtu 1430 '"), 0);
+    zvs_guest_tap_close(*t2);
+    *t2 = NULL;
+
+    /* Made at the default before its segment was known: lowered at COUPLE, and again for
+     * a smaller segment; a larger one never raises it. */
+    zvs_guest_tap_close(*t);
+    assert_int_equal(zvs_guest_tap_open("zt0m", 0, NULL, t), 0);
+    assert_int_equal(zvs_guest_tap_fit_mtu(*t, 1450, &lowered), 1450);
+    assert_true(lowered);
+    assert_int_equal(sh("ip link show zt0m | grep -q ' mtu 1450 '"), 0);
+    zvs_guest_tap_stats(*t, &st);
+    assert_int_equal(st.mtu, 1450);
+    assert_int_equal(zvs_guest_tap_fit_mtu(*t, 1430, &lowered), 1430);
+    assert_true(lowered);
+    assert_int_equal(zvs_guest_tap_fit_mtu(*t, 1500, &lowered), 1430);
+    assert_false(lowered);
+    assert_int_equal(zvs_guest_tap_fit_mtu(*t, 67, &lowered), -EINVAL);
+    /* The guest's own MTU is the guest's. */
+    assert_int_equal(sh("ip link set zt0m mtu 1480"), 0);
+    assert_int_equal(zvs_guest_tap_fit_mtu(*t, 1400, &lowered), 1480);
+    assert_false(lowered);
+    assert_int_equal(sh("ip link show zt0m | grep -q ' mtu 1480 '"), 0);
+
+    /* Moved into the guest's namespace (and renamed there) before it couples: reached
+     * there through the tap's fd. */
+    assert_int_equal(zvs_guest_tap_open("zt0n", 0, NULL, t2), 0);
+    struct child_proc *c = &KIDS[0];
+    *c = child_start("zt0n", "10.99.1.1/24", NULL);
+    assert_int_equal(wait_byte(c->from, 'r', 5000), 0);
+    assert_int_equal(sh("ip link set zt0n netns %d", (int)c->pid), 0);
+    assert_int_equal(write(c->to, "g", 1), 1);
+    assert_int_equal(wait_byte(c->from, 'c', 5000), 0);
+    assert_int_equal(sh("nsenter -t %d -n ip link set zt0n down name eth0", (int)c->pid), 0);
+    assert_int_equal(zvs_guest_tap_fit_mtu(*t2, 1430, &lowered), 1430);
+    assert_true(lowered);
+    assert_int_equal(sh("nsenter -t %d -n ip link show eth0 | grep -q ' mtu 1430 '",
+                        (int)c->pid), 0);
+    assert_int_equal(sh("ip link show zt0n >/dev/null 2>&1"), 1);  /* not ours any more */
+}
+
 static int teardown(void **state)
 {
     for (int i = 0; i < 2; i++)
@@ -1099,6 +1164,7 @@ int main(void)
         cmocka_unit_test_teardown(test_tap_down_and_up, teardown),
         cmocka_unit_test_teardown(test_ping_between_namespaces, teardown),
         cmocka_unit_test_teardown(test_bind_unbind_rebind, teardown),
+        cmocka_unit_test_teardown(test_mtu_fits_segment, teardown),
     };
     LAB.ps[0] = LAB.ps[1] = -1;
     for (int i = 0; i < 2; i++)

@@ -1,8 +1,10 @@
 /* The VTEP (overlay/vtep.c) on the data plane's bursts: head-end replication of broadcast
  * and unknown unicast, unicast to the learned VTEP, learning from decapsulated frames, ARP
- * on the underlay, the guest MTU the overhead leaves, a remote's address changed under
- * traffic, VLAN-to-VNI mapping, and every bad input counted by its reason while the rest
- * of its burst goes on. Two VTEPs talk to each other through their bytes. */
+ * on the underlay, the guest MTU the overhead leaves (over IPv4 and IPv6), frames too big
+ * for it recorded by their port, an inner frame past the limit dropped, a remote's
+ * address changed under traffic, VLAN-to-VNI mapping, and every bad input counted by its
+ * reason while the rest of its burst goes on. Two VTEPs talk to each other through their
+ * bytes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -162,21 +164,139 @@ static void test_underlay_arp(void **state)
     zvs_vtep_destroy(a);
 }
 
+/* A's guest MTU is `mtu` on a 1500-byte underlay: an inner IP packet of mtu bytes goes
+ * out as `copies` full 1514-byte underlay frames, one of mtu + 1 is counted
+ * vxlan-mtu-exceeded, never fragmented. */
+static void mtu_boundary(struct zvs_vtep *a, uint32_t mtu, int copies)
+{
+    static uint8_t f[1600];
+    uint8_t g1[6];
+    vf_mac(g1, 1);
+    vf_tcp(f, mtu + 1 + 14, NULL, g1, 1);
+    struct zvs_frame in[2] = { vf_frame(f, mtu + 14, 0), vf_frame(f, mtu + 1 + 14, 0) };
+
+    assert_int_equal(zvs_vtep_inner_mtu(a), mtu);
+    assert_int_equal(zvs_vtep_encap_burst(a, in, 2, 1, txs, 256, NULL), copies);
+    assert_int_equal(st(a).reason[ZVS_VTEP_MTU_EXCEEDED], 1);
+    for (int k = 0; k < copies; k++) {
+        assert_int_equal(txs[k].in_index, 0);
+        assert_int_equal(txs[k].len, 1514);
+    }
+}
+
 /* 50 bytes of overhead over IPv4: a 1450-byte guest MTU fits a 1500 underlay, 1451 is
  * reported, not fragmented. */
 static void test_mtu(void **state)
 {
     struct zvs_vtep *a = mk(1, false, 0);
+    mtu_boundary(a, 1450, 2);                           /* to both remotes */
+    zvs_vtep_destroy(a);
+}
+
+/* The same boundary over IPv6: 70 bytes of overhead leave a 1500-byte underlay an inner
+ * IP MTU of 1430 (the outer IPv6 header is 40 bytes, 20 more than IPv4's). */
+static void test_mtu_ipv6(void **state)
+{
+    struct zvs_vtep_config c = { .local = { .family = 6, .a = { 0x20, 0x01, 0x0d, 0xb8,
+                                                               [15] = 1 } } };
+    struct zvs_ipaddr far = { .family = 6, .a = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 } };
+    memcpy(c.local_mac, MAC_A, 6);
+    struct zvs_vtep *a = zvs_vtep_create(&c);
+    assert_non_null(a);
+    assert_int_equal(zvs_vtep_map_vni(a, 0, VNI), 0);
+    assert_true(zvs_vtep_add_remote(a, "2001:db8::2", &far) >= 0);
+    assert_int_equal(zvs_uarp_set_static(zvs_vtep_uarp(a), &far, MAC_B), 0);
+    mtu_boundary(a, 1430, 1);
+    assert_int_equal(st(a).encapsulated, 1);
+    zvs_vtep_destroy(a);
+}
+
+/* Frames too big for the segment are recorded by the port they came in on, for the daemon
+ * to name the NIC: one record per port with the last frame's length and the count, cleared
+ * by the take; the frames that fit in the same burst go on. */
+static void test_oversize_by_port(void **state)
+{
+    struct zvs_vtep *a = mk(1, false, 0);
     static uint8_t f[1600];
     uint8_t g1[6];
     vf_mac(g1, 1);
-    vf_tcp(f, 1450 + 14, NULL, g1, 1);
-    struct zvs_frame in[2] = { vf_frame(f, 1450 + 14, 0), vf_frame(f, 1451 + 14, 0) };
+    vf_tcp(f, 1514, NULL, g1, 1);
+    struct zvs_frame in[4] = { vf_frame(f, 1514, 0), vf_frame(f, 100, 0),
+                               vf_frame(f, 1500, 0), vf_frame(f, 1465, 0) };
+    in[0].in_port = 7;
+    in[1].in_port = 7;
+    in[2].in_port = 7;
+    in[3].in_port = 3;
+    struct zvs_oversize_rec o[ZVS_OVERSIZE_PORTS];
 
-    assert_int_equal(zvs_vtep_encap_burst(a, in, 2, 1, txs, 256, NULL), 2);
-    assert_int_equal(st(a).reason[ZVS_VTEP_MTU_EXCEEDED], 1);
-    assert_int_equal(txs[0].len, 1514);
+    assert_int_equal(zvs_vtep_inner_mtu(a), 1450);
+    assert_int_equal(zvs_vtep_take_oversize(a, o), 0);
+    assert_int_equal(zvs_vtep_encap_burst(a, in, 4, 1, txs, 256, NULL), 2);     /* 2 remotes */
+    assert_int_equal(txs[0].in_index, 1);
+    assert_int_equal(st(a).reason[ZVS_VTEP_MTU_EXCEEDED], 3);
+    assert_int_equal(zvs_vtep_take_oversize(a, o), 2);
+    assert_int_equal(o[0].in_port, 7);
+    assert_int_equal(o[0].len, 1500);                   /* the last of the port's */
+    assert_int_equal(o[0].frames, 2);
+    assert_int_equal(o[1].in_port, 3);
+    assert_int_equal(o[1].len, 1465);                   /* one byte past 1450 + 14 */
+    assert_int_equal(o[1].frames, 1);
+    assert_int_equal(zvs_vtep_take_oversize(a, o), 0);  /* taken */
+
+    /* More ports than the table holds in one interval: the rest are counted only. */
+    struct zvs_frame many[ZVS_OVERSIZE_PORTS + 2];
+    for (unsigned i = 0; i < ZVS_OVERSIZE_PORTS + 2; i++) {
+        many[i] = vf_frame(f, 1514, 0);
+        many[i].in_port = (uint16_t)(10 + i);
+    }
+    assert_int_equal(zvs_vtep_encap_burst(a, many, ZVS_OVERSIZE_PORTS + 2, 2, txs, 256,
+                                          NULL), 0);
+    assert_int_equal(st(a).reason[ZVS_VTEP_MTU_EXCEEDED], 3 + ZVS_OVERSIZE_PORTS + 2);
+    assert_int_equal(zvs_vtep_take_oversize(a, o), ZVS_OVERSIZE_PORTS);
+    assert_int_equal(o[ZVS_OVERSIZE_PORTS - 1].in_port, 10 + ZVS_OVERSIZE_PORTS - 1);
     zvs_vtep_destroy(a);
+}
+
+/* A decapsulated inner frame longer than the VTEP's inner_max is counted
+ * vxlan-inner-oversize and dropped; the frames around it in the burst are delivered. */
+static void test_inner_oversize(void **state)
+{
+    struct zvs_vtep *a = mk(1, false, 0);
+    struct zvs_vtep_config cb = { .local = vf_ip4(10, 0, 0, 2), .inner_max = 1000 };
+    memcpy(cb.local_mac, MAC_B, 6);
+    struct zvs_vtep *b = zvs_vtep_create(&cb);
+    assert_non_null(b);
+    assert_int_equal(zvs_vtep_map_vni(b, 0, VNI), 0);
+    struct zvs_ipaddr ia = vf_ip4(10, 0, 0, 1);
+    assert_true(zvs_vtep_add_remote(b, "10.0.0.1", &ia) >= 0);
+
+    static uint8_t f[3][1100], buf[3][1200];
+    const uint32_t ilen[3] = { 1000, 1001, 64 };        /* at the limit, past it, small */
+    struct zvs_frame under[3], out[3];
+    for (int i = 0; i < 3; i++) {
+        uint8_t g[6];
+        vf_mac(g, (uint16_t)(20 + i));
+        vf_tcp(f[i], ilen[i], NULL, g, 1);
+        struct zvs_frame in = vf_frame(f[i], ilen[i], 0);
+        assert_int_equal(zvs_vtep_encap_burst(a, &in, 1, 1, txs, 256, NULL), 2);
+        int to_b = memcmp(txs[0].hdr, MAC_B, 6) == 0 ? 0 : 1;
+        under[i] = vf_frame(buf[i], wire(&txs[to_b], &in, buf[i]), 0);
+    }
+    uint16_t idx[3];
+    assert_int_equal(zvs_vtep_decap_burst(b, under, 3, 2, out, idx, NULL), 2);
+    assert_int_equal(idx[0], 0);
+    assert_int_equal(idx[1], 2);
+    assert_int_equal(out[0].len, 1000);
+    assert_int_equal(out[1].len, 64);
+    struct zvs_vtep_stats s = st(b);
+    assert_int_equal(s.reason[ZVS_VTEP_INNER_OVERSIZE], 1);
+    assert_int_equal(s.decapsulated, 2);
+    for (int k = 0; k < ZVS_VTEP_REASONS; k++)
+        if (k != ZVS_VTEP_INNER_OVERSIZE)
+            assert_int_equal(s.reason[k], 0);
+    assert_string_equal(zvs_vtep_reason_name(ZVS_VTEP_INNER_OVERSIZE), "vxlan-inner-oversize");
+    zvs_vtep_destroy(a);
+    zvs_vtep_destroy(b);
 }
 
 /* A remote's name resolves to a new address: the next burst goes there, MACs learned
@@ -359,6 +479,9 @@ int main(void)
         cmocka_unit_test(test_flood_learn_unicast),
         cmocka_unit_test(test_underlay_arp),
         cmocka_unit_test(test_mtu),
+        cmocka_unit_test(test_mtu_ipv6),
+        cmocka_unit_test(test_oversize_by_port),
+        cmocka_unit_test(test_inner_oversize),
         cmocka_unit_test(test_remote_address_change),
         cmocka_unit_test(test_bad_input_counted),
         cmocka_unit_test(test_vlan_map_and_offloads),
