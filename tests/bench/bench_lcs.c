@@ -139,6 +139,8 @@ static int capture_load(const char *file, bool reverse)
     }
     if (rc == -1)
         fprintf(stderr, "bench_lcs: %s: %s\n", file, pcap_geterr(pc));
+    else if (rc == PCAP_ERROR_BREAK && cap.n == 0)
+        fprintf(stderr, "bench_lcs: %s: no frames\n", file);
     pcap_close(pc);
     return rc == PCAP_ERROR_BREAK && cap.n > 0 ? 0 : -1;
 }
