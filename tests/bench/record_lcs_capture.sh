@@ -88,7 +88,7 @@ record() {
   [ "$(tshark -r "$WORK/cap.pcap" -T fields -e frame.len 2>/dev/null | sort -u)" = "$size" ] ||
     fail "the capture holds other sizes than $size"
   [ "$(tshark -r "$WORK/cap.pcap" 2>/dev/null | wc -l)" -eq "$n" ] || fail "the capture holds other than $n frames"
-  cp "$WORK/cap.pcap" "$f" || fail "cannot write $f"
+  install -m 644 "$WORK/cap.pcap" "$f" || fail "cannot write $f"   # dumpcap makes it 0600
   echo "recorded $f: $n frames of $size bytes, $(stat -c %s "$f") bytes"
 }
 record 64 "$N64"
