@@ -36,7 +36,7 @@ HERC_PID=
 
 cleanup() {
   local status=$?
-  [ -n "$HERC_PID" ] && kill -KILL "$HERC_PID" 2>/dev/null
+  [ -n "$HERC_PID" ] && { kill -KILL "$HERC_PID" 2>/dev/null; wait "$HERC_PID" 2>/dev/null; }
   [ "$status" -ne 0 ] && [ -f "$WORK/herc.log" ] && { echo "--- hercules log (tail)"; tail -n 15 "$WORK/herc.log"; }
   (exit "$status")
   lab_cleanup
@@ -70,21 +70,28 @@ bare_tap_to_bridge "$TAP_MAC"
 ip netns exec "$NS_LAN" $PEER arp eth0 "$IP" 10 >/dev/null || fail "the frame program did not answer ARP"
 grep -q "ZVFP001I LCS 0600 UP MAC $MAC IP $IP" "$WORK/herc.log" || fail "the program's MAC is not $MAC"
 
+# ctl CMD: the program's answer; up to 5 tries, for at full rate an answer may be lost
+# (GEN replaces a running generator, STOP is idempotent).
+ctl() {
+  local i
+  for i in 1 2 3 4 5; do
+    ip netns exec "$NS_LAN" $PEER ctl "$IP" 7001 "$1" 2>/dev/null && return 0
+  done
+  return 1
+}
+
 # record SIZE N: N frames of SIZE bytes from the program to the LAN's port 9, in order.
 record() {
-  local size=$1 n=$2 f=$OUT/lcs_frameprog_$1.pcap i
+  local size=$1 n=$2 f=$OUT/lcs_frameprog_$1.pcap
   rm -f "$WORK/cap.pcap"
   ip netns exec "$NS_H" dumpcap -q -P -i tap0 -c "$n" -f "ether src $MAC and udp dst port 9" \
     -w "$WORK/cap.pcap" 2>"$WORK/cap.err" &
   local cap=$!
   wait_for 10 grep -q "Capturing on" "$WORK/cap.err" || fail "dumpcap did not start: $(cat "$WORK/cap.err")"
-  for i in 1 2 3 4 5; do
-    [ "$(ip netns exec "$NS_LAN" $PEER ctl "$IP" 7001 "GEN $LAN_IP 9 $size 0 0" 2>/dev/null)" = OK ] && break
-    [ "$i" -lt 5 ] || fail "GEN $size"
-  done
+  [ "$(ctl "GEN $LAN_IP 9 $size 0 0")" = OK ] || fail "GEN $size"
   wait_for 20 bash -c "! kill -0 $cap" || fail "dumpcap got fewer than $n frames of $size bytes"
   wait "$cap" || fail "dumpcap: $(cat "$WORK/cap.err")"
-  ip netns exec "$NS_LAN" $PEER ctl "$IP" 7001 STOP >/dev/null || fail "STOP"
+  ctl STOP >/dev/null || fail "STOP"
   [ "$(tshark -r "$WORK/cap.pcap" -T fields -e frame.len 2>/dev/null | sort -u)" = "$size" ] ||
     fail "the capture holds other sizes than $size"
   [ "$(tshark -r "$WORK/cap.pcap" 2>/dev/null | wc -l)" -eq "$n" ] || fail "the capture holds other than $n frames"
