@@ -15,7 +15,8 @@
 # The machine is bench_hercules.sh's bridge machine (the same image, MAINSIZE 16, LCS
 # 0600 with an OAT as vswitchd writes it), the addresses those of its zvswitch rounds;
 # the LAN host's MAC is fixed here (02:00:00:4c:41:4e) so that a new recording differs
-# from the last only in the program's sequence numbers, clocks and checksums. Per size,
+# from the last only in what the program counts and clocks (the IPv4 identification, the
+# TOD clock, the checksums) and in the capture's time stamps. Per size,
 # as bench_hercules.sh asks: `GEN 10.77.0.100 9 SIZE 0 0` (port 9, full rate, endless),
 # dumpcap on tap0 keeps the first N64 (default 320) or N1514 (default 128) frames the
 # program sends to UDP port 9, then STOP. 1514-byte frames are few so that both files
