@@ -56,7 +56,8 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { MAXQ = 4, MAXFLOWS = 16, MAXSENDERS = 4, BURST = 32, MAXROUNDS = 15, NSIZES = 2, NSHAPES = 5 };
+enum { MAXQ = 4, MAXFLOWS = 16, MAXSENDERS = 4, BURST = 32, MAXROUNDS = 15, NSIZES = 2,
+       NSHAPES = 5 };
 
 /* qlen: the tap's txqueuelen, each queue's ring of frames (0: the kernel's 1000). */
 struct shape { const char *name; int queues, threads; bool mq; int qlen; };
@@ -413,8 +414,8 @@ int main(int argc, char **argv)
             stat3(c[2], sizeof c[2], v[2], rounds, 1, 3, "");
             stat3(c[3], sizeof c[3], v[3], rounds, 1, 2, "");
             stat3(c[4], sizeof c[4], v[4], rounds, 100, 1, "");
-            printf("%-6s %4d B | %s | %s | %s | %s | %s\n", shapes[s].name, sizes[z], c[0], c[1],
-                   c[2], c[3], c[4]);
+            printf("%-6s %4d B | %s | %s | %s | %s | %s\n", shapes[s].name, sizes[z],
+                   c[0], c[1], c[2], c[3], c[4]);
         }
     for (int s = 0; s < NSHAPES; s++) {
         int z = only_size >= 0 ? only_size : 0;
