@@ -1,6 +1,6 @@
 /* daemon_vxlan_follow.c: a running VTEP made to follow its VXLAN VSWITCH statement, when
  * the VXLAN uplink opens and after every command that changed the statement (SET VSWITCH
- * ... VXLAN REMOTE ADD | DELETE, VNI; ours).
+ * ... VXLAN REMOTE ADD | DELETE, VNI, VLAN, NEIGHBOR; ours).
  *
  * A command is a transaction (README.md, "Commands are transactions"): the steps that can
  * fail come first, so that the reverse pass of a failed command undoes exactly what this
@@ -23,7 +23,10 @@
  * statement no longer has becomes a learned one, asked again at its next use, while it
  * is a next hop (the GATEWAY, else a remote's address), and leaves the table otherwise.
  * A reverse pass gives a neighbour the command made static back as a learned one, asked
- * again, not as it had been answered.
+ * again, not as it had been answered. A latent gap: a pass that made a learned entry
+ * static with a new MAC and then failed would leave it STALE with the refused MAC (asked
+ * again at once, so corrected by the answer); not reachable today, as nothing after the
+ * neighbour set in a pass can fail.
  */
 #include "daemon/daemon_impl.h"
 
