@@ -176,6 +176,14 @@ static void neighbor_refused(void **state)
     herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 2001:db8::2 MAC 02-00-0c-00-00-22",
                  1230, "ZVSVXL1230E Neighbor 2001:DB8::2 is not of the address family of "
                  "LOCAL 10.0.0.1");
+    herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 0.0.0.0 MAC 02-00-0c-00-00-22", 1232,
+                 "ZVSVXL1232E Neighbor 0.0.0.0 is not a unicast address of another host");
+    herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 255.255.255.255 MAC 02-00-0c-00-00-22", 1232,
+                 "ZVSVXL1232E Neighbor 255.255.255.255 is not a unicast address of another host");
+    herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 224.0.0.1 MAC 02-00-0c-00-00-22", 1232,
+                 "ZVSVXL1232E Neighbor 224.0.0.1 is not a unicast address of another host");
+    herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 10.0.0.1 MAC 02-00-0c-00-00-22", 1232,
+                 "ZVSVXL1232E Neighbor 10.0.0.1 is not a unicast address of another host");
     herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 10.0.0.3 DELETE", 1229,
                  "ZVSVXL1229E VSWITCH VXSW has no static neighbor 10.0.0.3");
     herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 10.0.0.3 MAC 01-00-5e-00-00-01", 1105,
@@ -200,6 +208,24 @@ static void neighbor_refused(void **state)
                 "    Neighbor 10.0.1.16  MAC 02-00-00-00-01-FF  state: STATIC\n");
     assert_null(strstr(herm_op(h, "QUERY VSWITCH VXSW"), "10.0.0.3"));
     broadcast(h, a, 1, herm_vx_remote_mac);             /* 10.0.0.2 as configured */
+    herm_stop(h);
+}
+
+/* Over an IPv6 underlay the same: the unspecified address, a multicast one and LOCAL's
+ * own are no neighbour's. */
+static void neighbor_not_unicast_ipv6(void **state)
+{
+    struct herm_guest *a;
+    struct herm *h = start_with("tests/unit/hermetic/SYSTEM-VXLAN6-MTU.CONFIG", &a);
+
+    herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR :: MAC 02-00-0c-00-00-22", 1232,
+                 "ZVSVXL1232E Neighbor :: is not a unicast address of another host");
+    herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR ff02::1 MAC 02-00-0c-00-00-22", 1232,
+                 "ZVSVXL1232E Neighbor FF02::1 is not a unicast address of another host");
+    herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 2001:db8::1 MAC 02-00-0c-00-00-22", 1232,
+                 "ZVSVXL1232E Neighbor 2001:DB8::1 is not a unicast address of another host");
+    assert_string_equal(herm_op(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 2001:db8::2 MAC "
+                                   "02-00-0c-00-00-22"), "Command complete");
     herm_stop(h);
 }
 
@@ -374,6 +400,7 @@ int main(void)
         cmocka_unit_test(configured_neighbor_asks_nothing),
         cmocka_unit_test(neighbor_set_and_deleted),
         cmocka_unit_test(neighbor_refused),
+        cmocka_unit_test(neighbor_not_unicast_ipv6),
         cmocka_unit_test(neighbor_set_rolled_back),
         cmocka_unit_test(age_is_iptimeout),
         cmocka_unit_test(remote_deleted_keeps_static),
