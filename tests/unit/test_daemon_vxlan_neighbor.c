@@ -162,6 +162,19 @@ static void neighbor_set_and_deleted(void **state)
     herm_stop(h);
 }
 
+/* SET ... NEIGHBOR addr refused as no unicast address of another host (the response
+ * shows the command's text upper-cased: shown). */
+static void not_unicast(struct herm *h, const char *addr, const char *shown)
+{
+    char line[128], want[128];
+
+    snprintf(line, sizeof line, "SET VSWITCH VXSW VXLAN NEIGHBOR %s MAC 02-00-0c-00-00-22",
+             addr);
+    snprintf(want, sizeof want, "ZVSVXL1232E Neighbor %s is not a unicast address of "
+             "another host", shown);
+    herm_refused(h, line, 1232, want);
+}
+
 static void neighbor_refused(void **state)
 {
     struct herm_guest *a;
@@ -176,14 +189,10 @@ static void neighbor_refused(void **state)
     herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 2001:db8::2 MAC 02-00-0c-00-00-22",
                  1230, "ZVSVXL1230E Neighbor 2001:DB8::2 is not of the address family of "
                  "LOCAL 10.0.0.1");
-    herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 0.0.0.0 MAC 02-00-0c-00-00-22", 1232,
-                 "ZVSVXL1232E Neighbor 0.0.0.0 is not a unicast address of another host");
-    herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 255.255.255.255 MAC 02-00-0c-00-00-22", 1232,
-                 "ZVSVXL1232E Neighbor 255.255.255.255 is not a unicast address of another host");
-    herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 224.0.0.1 MAC 02-00-0c-00-00-22", 1232,
-                 "ZVSVXL1232E Neighbor 224.0.0.1 is not a unicast address of another host");
-    herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 10.0.0.1 MAC 02-00-0c-00-00-22", 1232,
-                 "ZVSVXL1232E Neighbor 10.0.0.1 is not a unicast address of another host");
+    not_unicast(h, "0.0.0.0", "0.0.0.0");
+    not_unicast(h, "255.255.255.255", "255.255.255.255");
+    not_unicast(h, "224.0.0.1", "224.0.0.1");
+    not_unicast(h, "10.0.0.1", "10.0.0.1");                 /* LOCAL's own */
     herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 10.0.0.3 DELETE", 1229,
                  "ZVSVXL1229E VSWITCH VXSW has no static neighbor 10.0.0.3");
     herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 10.0.0.3 MAC 01-00-5e-00-00-01", 1105,
@@ -218,12 +227,9 @@ static void neighbor_not_unicast_ipv6(void **state)
     struct herm_guest *a;
     struct herm *h = start_with("tests/unit/hermetic/SYSTEM-VXLAN6-MTU.CONFIG", &a);
 
-    herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR :: MAC 02-00-0c-00-00-22", 1232,
-                 "ZVSVXL1232E Neighbor :: is not a unicast address of another host");
-    herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR ff02::1 MAC 02-00-0c-00-00-22", 1232,
-                 "ZVSVXL1232E Neighbor FF02::1 is not a unicast address of another host");
-    herm_refused(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 2001:db8::1 MAC 02-00-0c-00-00-22", 1232,
-                 "ZVSVXL1232E Neighbor 2001:DB8::1 is not a unicast address of another host");
+    not_unicast(h, "::", "::");
+    not_unicast(h, "ff02::1", "FF02::1");
+    not_unicast(h, "2001:db8::1", "2001:DB8::1");           /* LOCAL's own */
     assert_string_equal(herm_op(h, "SET VSWITCH VXSW VXLAN NEIGHBOR 2001:db8::2 MAC "
                                    "02-00-0c-00-00-22"), "Command complete");
     herm_stop(h);
