@@ -15,12 +15,13 @@
  * UNAWARE switch (ZVSVXL1225E), not for the native VLAN (1226E), a VNI once per switch
  * (1227E, VNI too), DELETE of a VLAN without one: 1228E. NEIGHBOR addr MAC mac gives the
  * statement a static neighbour (a NEIGHBOR statement: added, or its MAC replaced), of
- * LOCAL's family (ZVSVXL1230E), at most ZVS_CFG_MAX_VXLAN_NEIGHBORS (1231E); NEIGHBOR addr
- * DELETE takes one away, an address without one being ZVSVXL1229E.
+ * LOCAL's family (ZVSVXL1230E), a unicast address other than LOCAL's (1232E: not
+ * unspecified, multicast or broadcast), at most ZVS_CFG_MAX_VXLAN_NEIGHBORS (1231E);
+ * NEIGHBOR addr DELETE takes one away, an address without one being ZVSVXL1229E.
  */
 #include "cp-commands/cfg_apply_impl.h"
+#include "cp-commands/tokens.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
 
@@ -40,19 +41,9 @@ static int remote_index(const struct zvs_cfg_vxlan *vx, const char *name)
     return -1;
 }
 
-/* An address literal's family (4 or 6), 0 for a host name. */
-static int literal_family(const char *s)
-{
-    unsigned char a[16];
-
-    if (inet_pton(AF_INET, s, a) == 1)
-        return 4;
-    return inet_pton(AF_INET6, s, a) == 1 ? 6 : 0;
-}
-
 static int remote_add(struct zvs_cfg_vxlan *vx, const char *name, struct zvs_cp_response *r)
 {
-    int fam = literal_family(name), local = strchr(vx->local, ':') ? 6 : 4;
+    int fam = zvs_addr_family(name), local = zvs_addr_family(vx->local);
     char num[12];
 
     if (remote_index(vx, name) >= 0)
@@ -170,8 +161,10 @@ static int neighbor_set(struct zvs_cfg_vxlan *vx, const struct zvs_cmd *cmd,
     int i = neighbor_index(vx, cmd->vx_addr);
     char num[12];
 
-    if (literal_family(cmd->vx_addr) != (strchr(vx->local, ':') ? 6 : 4))
+    if (zvs_addr_family(cmd->vx_addr) != zvs_addr_family(vx->local))
         return REFUSE(r, -EINVAL, ZVS_CPMSG_VXL_NEIGHBOR_FAMILY, cmd->vx_addr, vx->local);
+    if (!zvs_addr_is_unicast(cmd->vx_addr) || strcmp(cmd->vx_addr, vx->local) == 0)
+        return REFUSE(r, -EINVAL, ZVS_CPMSG_VXL_NEIGHBOR_UNICAST, cmd->vx_addr);
     if (i < 0 && vx->nneighbor == ZVS_CFG_MAX_VXLAN_NEIGHBORS) {
         zvs_apply_num_fmt(vx->nneighbor, num);
         return REFUSE(r, -ENOSPC, ZVS_CPMSG_VXL_NEIGHBOR_FULL, vx->vswitch, num, cmd->vx_addr);

@@ -54,8 +54,10 @@
 #define ZVS_CFG_VNI_MAX        16777215 /* a VNI's 24 bits (RFC 7348 section 5) */
 #define ZVS_CFG_MAX_VXLAN_VLANS 64      /* VXLAN VSWITCH name VLAN v VNI n per switch */
 #define ZVS_CFG_MAX_VXLAN_NEIGHBORS 16  /* VXLAN VSWITCH name NEIGHBOR a MAC m per switch:
-                                           with 8 remotes and a gateway, the underlay's
-                                           64-entry neighbour table always has room */
+                                           with 8 remotes and a gateway, 25 of the
+                                           underlay's 64-entry neighbour table, a
+                                           remote's old address leaving it when the
+                                           remote moves (overlay/vtep.c) */
 #define ZVS_CFG_ADDR_STR       46       /* an IPv4 or IPv6 address as text, NUL included */
 #define ZVS_CFG_MAX_IVL_MEMBERS 3       /* IVL MEMBER: a portal of up to three systems
                                          * (IEEE 802.1AX-2020 clause 9) */

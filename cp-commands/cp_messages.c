@@ -167,6 +167,8 @@ static const struct zvs_cpmsg_def catalogue[ZVS_CPMSG_COUNT] = {
         "Neighbor %s is not of the address family of LOCAL %s", "ZVSVXL" },
     [ZVS_CPMSG_VXL_NEIGHBOR_FULL]  = { 1231, 'E', 1231,
         "VSWITCH %s has %s static neighbors: no room for %s", "ZVSVXL" },
+    [ZVS_CPMSG_VXL_NEIGHBOR_UNICAST] = { 1232, 'E', 1232,
+        "Neighbor %s is not a unicast address of another host", "ZVSVXL" },
     [ZVS_CPMSG_IVL_NO_IVL_SWITCH]  = { 1260, 'E', 1260,
         "PORT GROUP %s cannot be SHARED: this system has no VSWITCH of TYPE IVL", "ZVSIVL" },
     [ZVS_CPMSG_IVL_NOT_GLOBAL]     = { 1261, 'E', 1261,

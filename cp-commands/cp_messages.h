@@ -135,6 +135,7 @@ enum zvs_cpmsg_id {
     ZVS_CPMSG_VXL_NO_NEIGHBOR,          /* ZVSVXL1229E switch, address */
     ZVS_CPMSG_VXL_NEIGHBOR_FAMILY,      /* ZVSVXL1230E address, local */
     ZVS_CPMSG_VXL_NEIGHBOR_FULL,        /* ZVSVXL1231E switch, limit, address */
+    ZVS_CPMSG_VXL_NEIGHBOR_UNICAST,     /* ZVSVXL1232E address */
     /* The IVL domain (ivl/): SET PORT GROUP ... SHARED; then unsolicited messages of the
      * domain the daemon runs (daemon/daemon_ivl.c). */
     ZVS_CPMSG_IVL_NO_IVL_SWITCH,        /* ZVSIVL1260E group */

@@ -171,7 +171,6 @@
  */
 #include "cp-commands/config.h"
 
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -1655,12 +1654,6 @@ static struct zvs_cfg_vxlan *vxlan_find(struct zvs_cfg *cfg, const char *vswitch
     return NULL;
 }
 
-/* An address's family by its text: 6 with a colon, 4 otherwise. */
-static int text_family(const char *s)
-{
-    return strchr(s, ':') ? 6 : 4;
-}
-
 /* The start of a line that adds to the switch's VXLAN statement (VLAN v VNI n, NEIGHBOR
  * a MAC m): an operand of another form conflicts with `form`, each operand of `only` must
  * be given, and the switch's statement must be above. The statement, or NULL when the
@@ -1699,8 +1692,11 @@ static void vxlan_neighbor_end(struct sc_ctx *c, const struct zvs_stmt *stmt, ui
 
     if (!vx)
         return;
-    if (text_family(addr) != text_family(vx->local))
+    if (zvs_addr_family(addr) != zvs_addr_family(vx->local))
         ERR(c, line, ZVS_MSG_VALUE_INVALID, "NEIGHBOR", addr, "the family of LOCAL");
+    else if (!zvs_addr_is_unicast(addr) || strcmp(addr, vx->local) == 0)
+        ERR(c, line, ZVS_MSG_VALUE_INVALID, "NEIGHBOR", addr,
+            "a unicast address of another host");
     for (unsigned i = 0; i < vx->nneighbor; i++)
         if (strcmp(vx->neighbor_addr[i], addr) == 0)
             ERR(c, line, ZVS_MSG_VALUE_INVALID, "NEIGHBOR", addr,
@@ -1781,16 +1777,13 @@ static void vxlan_end(void *ctx, const struct zvs_stmt *stmt, uint64_t given)
         ERR(c, stmt->tok[0].line, ZVS_MSG_VALUE_INVALID, "GROUP", c->vx.group,
             "the switch's own GROUP");
     if (c->vx.local[0] && c->vx.gateway[0] &&
-        text_family(c->vx.local) != text_family(c->vx.gateway))
+        zvs_addr_family(c->vx.local) != zvs_addr_family(c->vx.gateway))
         ERR(c, stmt->tok[0].line, ZVS_MSG_VALUE_INVALID, "GATEWAY", c->vx.gateway,
             "the family of LOCAL");
     for (unsigned i = 0; i < c->vx.nremote && c->vx.local[0]; i++) {
-        struct in6_addr a6;
-        struct in_addr a4;
-        bool v4 = inet_pton(AF_INET, c->vx.remote[i], &a4) == 1;
-        bool v6 = inet_pton(AF_INET6, c->vx.remote[i], &a6) == 1;
+        int fam = zvs_addr_family(c->vx.remote[i]);
 
-        if ((v4 && text_family(c->vx.local) != 4) || (v6 && text_family(c->vx.local) != 6))
+        if (fam && fam != zvs_addr_family(c->vx.local))
             ERR(c, stmt->tok[0].line, ZVS_MSG_VALUE_INVALID, "REMOTE", c->vx.remote[i],
                 "the family of LOCAL");
     }

@@ -283,6 +283,26 @@ int zvs_parse_addr_text(const char *s, char *out, size_t size)
     return af == AF_INET ? 4 : 6;
 }
 
+int zvs_addr_family(const char *s)
+{
+    char canon[64];
+    int fam = zvs_parse_addr_text(s, canon, sizeof canon);
+
+    return fam < 0 ? 0 : fam;
+}
+
+bool zvs_addr_is_unicast(const char *s)
+{
+    static const unsigned char zero[16], bcast[4] = { 255, 255, 255, 255 };
+    unsigned char a[16];
+
+    if (inet_pton(AF_INET, s, a) == 1)
+        return memcmp(a, zero, 4) != 0 && memcmp(a, bcast, 4) != 0 && (a[0] & 0xf0) != 0xe0;
+    if (inet_pton(AF_INET6, s, a) == 1)
+        return memcmp(a, zero, 16) != 0 && a[0] != 0xff;
+    return false;
+}
+
 int zvs_parse_dec(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 {
     size_t n = strnlen(s, 11);

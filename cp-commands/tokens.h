@@ -99,6 +99,12 @@ int zvs_parse_unicast_mac(const char *s, uint8_t out[6]);
 /* An IPv4 or IPv6 address literal as canonical text (inet_ntop's: lower case, zeros
  * compressed) into out[size]: its family, 4 or 6, or -EINVAL. */
 int zvs_parse_addr_text(const char *s, char *out, size_t size);
+/* An address literal's family, 4 or 6; 0 when s is none (a host name). */
+int zvs_addr_family(const char *s);
+/* Whether address literal s is one a host's interface has: not unspecified (0.0.0.0,
+ * ::), not multicast (224.0.0.0/4, ff00::/8), not IPv4's limited broadcast
+ * (255.255.255.255). False for no literal. */
+bool zvs_addr_is_unicast(const char *s);
 
 /* CP names (switch, user, group): 1-8 of A-Z 0-9 @ # $, any case; dst gets the upper-case
  * form (9 bytes). */

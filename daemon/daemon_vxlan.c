@@ -225,14 +225,12 @@ static void show_neighbors(struct zvs_vtep *v, struct zvs_cp_response *r)
 
     for (unsigned i = 0; i < ZVS_UARP_MAX; i++) {
         const struct zvs_uarp_entry *e = &u->e[i];
-        const uint8_t *m = e->mac;
         char a[64], mac[18] = "-";
 
         if (e->state == ZVS_UARP_FREE)
             continue;
         if (e->state != ZVS_UARP_INCOMPLETE)
-            snprintf(mac, sizeof mac, "%02X-%02X-%02X-%02X-%02X-%02X", m[0], m[1], m[2], m[3],
-                     m[4], m[5]);
+            zvs_mac_format(e->mac, mac, sizeof mac);
         zvs_cp_printf(r, "    Neighbor %s  MAC %s  state: %s", zvs_ipaddr_str(&e->ip, a, sizeof a),
                       mac, zvs_uarp_state_name((enum zvs_uarp_state)e->state));
     }

@@ -1,6 +1,6 @@
 /* daemon_vxlan_follow.c: a running VTEP made to follow its VXLAN VSWITCH statement, when
  * the VXLAN uplink opens and after every command that changed the statement (SET VSWITCH
- * ... VXLAN REMOTE ADD | DELETE, VNI; ours).
+ * ... VXLAN REMOTE ADD | DELETE, VNI, VLAN, NEIGHBOR; ours).
  *
  * A command is a transaction (README.md, "Commands are transactions"): the steps that can
  * fail come first, so that the reverse pass of a failed command undoes exactly what this
@@ -23,7 +23,10 @@
  * statement no longer has becomes a learned one, asked again at its next use, while it
  * is a next hop (the GATEWAY, else a remote's address), and leaves the table otherwise.
  * A reverse pass gives a neighbour the command made static back as a learned one, asked
- * again, not as it had been answered.
+ * again, not as it had been answered. A latent gap: a pass that made a learned entry
+ * static with a new MAC and then failed would leave it STALE with the refused MAC (asked
+ * again at once, so corrected by the answer); not reachable today, as nothing after the
+ * neighbour set in a pass can fail.
  */
 #include "daemon/daemon_impl.h"
 
@@ -100,14 +103,14 @@ static int neighbors_set(struct zvsd *fault, struct zvs_vtep *v, const struct zv
     return 0;
 }
 
-/* Whether the VTEP sends to a as its next hop: the GATEWAY, else a remote's address. */
-static bool next_hop(struct zvs_vtep *v, const struct zvs_cfg_vxlan *vx,
-                     const struct zvs_ipaddr *a)
+/* Whether the VTEP sends to a as its next hop: the GATEWAY (the running VTEP's, made from
+ * the statement's, which no command changes), else a remote's address. */
+static bool next_hop(struct zvs_vtep *v, const struct zvs_ipaddr *a)
 {
-    struct zvs_ipaddr gw;
+    const struct zvs_ipaddr *gw = &zvs_vtep_config_of(v)->gateway;
 
-    if (vx->gateway[0])
-        return zvs_ipaddr_parse(vx->gateway, &gw) == 0 && zvs_ipaddr_equal(&gw, a);
+    if (gw->family)
+        return zvs_ipaddr_equal(gw, a);
     for (unsigned i = 0; i < ZVS_VTEP_MAX_REMOTES; i++) {
         const struct zvs_vtep_remote *r = zvs_vtep_remote(v, i);
 
@@ -135,7 +138,7 @@ static void neighbors_unset(struct zvs_vtep *v, const struct zvs_cfg_vxlan *vx,
         if (wanted)
             continue;
         zvs_ipaddr_str(&a, text, sizeof text);
-        if (next_hop(v, vx, &a))
+        if (next_hop(v, &a))
             zvs_uarp_unset_static(u, &a);
         else
             zvs_uarp_forget(u, &a);

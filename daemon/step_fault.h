@@ -25,7 +25,8 @@ enum zvsd_step {
     ZVSD_STEP_NIC_ATTACH,      /* the NIC's port is registered on the switch (its MAC) */
     ZVSD_STEP_NIC_BIND,        /* the NIC's kind binds the port */
     ZVSD_STEP_NIC_UPDATE,      /* a coupled NIC's registration changes (GRANT, MACPROTECT) */
-    ZVSD_STEP_VXLAN,           /* a remote VTEP is added to a VXLAN uplink's VTEP */
+    ZVSD_STEP_VXLAN,           /* a remote VTEP is added to a VXLAN uplink's VTEP, or a
+                                  static neighbour set in its neighbour table */
     ZVSD_STEPS
 };
 

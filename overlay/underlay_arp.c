@@ -28,22 +28,62 @@ const struct zvs_uarp_entry *zvs_uarp_find(const struct zvs_uarp *u, const struc
     return find((struct zvs_uarp *)u, ip);      /* find writes nothing */
 }
 
+static void tick(struct zvs_uarp *u, uint64_t now)
+{
+    if (now > u->clock)
+        u->clock = now;
+}
+
+/* The reclaim rank of e (underlay_arp.h): 0 never (STATIC, or in use), 1 REACHABLE, 2
+ * INCOMPLETE, 3 STALE. */
+static unsigned reclaim_rank(const struct zvs_uarp *u, const struct zvs_uarp_entry *e)
+{
+    if (e->state == ZVS_UARP_STATIC || u->clock - e->used < u->age_ns)
+        return 0;
+    if (e->state == ZVS_UARP_STALE ||
+        (e->state == ZVS_UARP_REACHABLE && u->clock - e->updated >= u->age_ns))
+        return 3;
+    return e->state == ZVS_UARP_INCOMPLETE ? 2 : 1;
+}
+
+/* A full table's entry to reclaim, or NULL. */
+static struct zvs_uarp_entry *victim(struct zvs_uarp *u)
+{
+    struct zvs_uarp_entry *best = NULL;
+    unsigned best_rank = 0;
+
+    for (unsigned i = 0; i < ZVS_UARP_MAX; i++) {
+        struct zvs_uarp_entry *e = &u->e[i];
+        unsigned rank = reclaim_rank(u, e);
+
+        if (rank > best_rank || (rank && rank == best_rank && e->used < best->used)) {
+            best = e;
+            best_rank = rank;
+        }
+    }
+    return best;
+}
+
 static struct zvs_uarp_entry *find_or_add(struct zvs_uarp *u, const struct zvs_ipaddr *ip)
 {
     struct zvs_uarp_entry *e = find(u, ip);
 
     if (e)
         return e;
-    for (unsigned i = 0; i < ZVS_UARP_MAX; i++) {
-        if (u->e[i].state == ZVS_UARP_FREE) {
-            memset(&u->e[i], 0, sizeof u->e[i]);
-            u->e[i].ip = *ip;
-            u->e[i].state = ZVS_UARP_INCOMPLETE;
-            return &u->e[i];
-        }
+    for (unsigned i = 0; i < ZVS_UARP_MAX && !e; i++)
+        if (u->e[i].state == ZVS_UARP_FREE)
+            e = &u->e[i];
+    if (!e && (e = victim(u)) != NULL)
+        u->reclaimed++;
+    if (!e) {
+        u->full++;
+        return NULL;
     }
-    u->full++;
-    return NULL;
+    memset(e, 0, sizeof *e);
+    e->ip = *ip;
+    e->state = ZVS_UARP_INCOMPLETE;
+    e->used = u->clock;
+    return e;
 }
 
 int zvs_uarp_set_static(struct zvs_uarp *u, const struct zvs_ipaddr *ip, const uint8_t mac[6])
@@ -84,11 +124,14 @@ void zvs_uarp_set_age(struct zvs_uarp *u, uint64_t age_ns)
 bool zvs_uarp_resolve(struct zvs_uarp *u, const struct zvs_ipaddr *ip, uint64_t now,
                       uint8_t mac[6], bool *ask)
 {
-    struct zvs_uarp_entry *e = find_or_add(u, ip);
+    struct zvs_uarp_entry *e;
 
+    tick(u, now);
+    e = find_or_add(u, ip);
     *ask = false;
     if (!e)
         return false;
+    e->used = now;
     if (e->state == ZVS_UARP_REACHABLE && now - e->updated >= u->age_ns)
         e->state = ZVS_UARP_STALE;
     switch (e->state) {
@@ -110,6 +153,7 @@ void zvs_uarp_asked(struct zvs_uarp *u, const struct zvs_ipaddr *ip, uint64_t no
 {
     struct zvs_uarp_entry *e = find(u, ip);
 
+    tick(u, now);
     if (e) {
         e->asked = now;
         e->requests++;
@@ -152,6 +196,7 @@ void zvs_uarp_learn(struct zvs_uarp *u, const struct zvs_ipaddr *ip, const uint8
 {
     struct zvs_uarp_entry *e = find(u, ip);
 
+    tick(u, now);
     if (e && e->state != ZVS_UARP_STATIC) {
         memcpy(e->mac, mac, 6);
         e->state = ZVS_UARP_REACHABLE;

@@ -11,7 +11,10 @@
  * an IPv6 underlay's next hops are found by Neighbor Discovery (underlay_nd.h) in this
  * same table.
  *
- * Fixed size, one writer (the data-path thread), time passed in.
+ * Fixed size, one writer (the data-path thread), time passed in. The owner forgets a next
+ * hop it stops using (a remote deleted, or moved to another address: vtep.c), so 8
+ * remotes, a gateway and 16 static entries always fit; should the table still fill up, a
+ * new entry takes the place of one nothing has used within the age (reclaim, below).
  */
 #ifndef ZVS_UNDERLAY_ARP_H
 #define ZVS_UNDERLAY_ARP_H
@@ -41,16 +44,25 @@ struct zvs_uarp_entry {
     uint64_t          updated;          /* ns of the last answer */
     uint64_t          asked;            /* ns of the last request sent */
     uint32_t          requests;         /* requests sent since the last answer */
+    uint64_t          used;             /* ns of the last resolve (a next hop in use
+                                           resolves at every frame it carries) */
 };
 
 struct zvs_uarp {
     struct zvs_uarp_entry e[ZVS_UARP_MAX];
     uint64_t              age_ns;
-    uint64_t              replies, requests_answered, ignored, full;
+    uint64_t              clock;        /* the latest time the table was given */
+    uint64_t              replies, requests_answered, ignored, full, reclaimed;
 };
 
 void zvs_uarp_init(struct zvs_uarp *u, uint64_t age_ns);
-/* A static entry for ip (replaces a learned one): 0, or -ENOSPC. */
+/* A new entry when every one of the ZVS_UARP_MAX is taken reclaims (counted `reclaimed`)
+ * the entry that is neither STATIC nor in use, in use meaning resolved within the age
+ * before the table's clock (the latest time it was given): a STALE one first (STALE, or
+ * REACHABLE past its age), then an INCOMPLETE one, then a REACHABLE one; among those, the
+ * one resolved longest ago. None such: the table is full (counted `full`). */
+/* A static entry for ip (replaces a learned one): 0, or -ENOSPC (every entry STATIC or
+ * in use: not reached with the daemon's 16 statics, 8 remotes and a gateway). */
 int zvs_uarp_set_static(struct zvs_uarp *u, const struct zvs_ipaddr *ip, const uint8_t mac[6]);
 /* ip's entry, or NULL (the daemon's follow of a statement's static entries). */
 const struct zvs_uarp_entry *zvs_uarp_find(const struct zvs_uarp *u, const struct zvs_ipaddr *ip);

@@ -190,6 +190,22 @@ int zvs_vtep_add_remote(struct zvs_vtep *v, const char *name, const struct zvs_i
     return -ENOSPC;
 }
 
+/* Remote idx leaves address old: its neighbour entry goes too, unless the entry is
+ * static (configured), the gateway's, or another remote's next hop; otherwise every DNS
+ * change of a remote's name would leave an entry behind until the table filled. */
+static void forget_old_hop(struct zvs_vtep *v, unsigned idx, const struct zvs_ipaddr *old)
+{
+    const struct zvs_uarp_entry *e = zvs_uarp_find(&v->uarp, old);
+
+    if (!e || e->state == ZVS_UARP_STATIC || zvs_ipaddr_equal(old, &v->cfg.gateway))
+        return;
+    for (unsigned i = 0; i < ZVS_VTEP_MAX_REMOTES; i++)
+        if (i != idx && v->remote[i].state == ZVS_VTEP_REMOTE_ACTIVE &&
+            zvs_ipaddr_equal(&v->remote[i].addr, old))
+            return;
+    zvs_uarp_forget(&v->uarp, old);
+}
+
 int zvs_vtep_set_remote_addr(struct zvs_vtep *v, unsigned idx, const struct zvs_ipaddr *addr)
 {
     struct zvs_vtep_remote *r;
@@ -198,6 +214,8 @@ int zvs_vtep_set_remote_addr(struct zvs_vtep *v, unsigned idx, const struct zvs_
         !addr_ok(v, addr))
         return -EINVAL;
     r = &v->remote[idx];
+    if (r->addr.family && !(addr && zvs_ipaddr_equal(addr, &r->addr)))
+        forget_old_hop(v, idx, &r->addr);
     if (addr) {
         r->addr = *addr;
         r->state = ZVS_VTEP_REMOTE_ACTIVE;

@@ -57,8 +57,8 @@ static void check_invariants(const struct zvs_cfg *cfg)
         CHECK(!(sw->nouplink && (sw->nrdev > 0 || sw->group[0] != '\0')));
     }
     /* A VXLAN statement's static neighbours (what the daemon sets in the underlay's
-     * table): at most 16, each address canonical, of LOCAL's family and once, each MAC
-     * unicast and not zero. */
+     * table): at most 16, each address canonical, of LOCAL's family, unicast, not LOCAL's
+     * and once, each MAC unicast and not zero. */
     CHECK(cfg->nvxlan <= ZVS_CFG_MAX_VXLAN);
     for (unsigned i = 0; i < cfg->nvxlan; i++) {
         const struct zvs_cfg_vxlan *vx = &cfg->vxlan[i];
@@ -71,6 +71,7 @@ static void check_invariants(const struct zvs_cfg *cfg)
 
             CHECK(zvs_parse_addr_text(vx->neighbor_addr[k], canon, sizeof canon) == local);
             CHECK(strcmp(canon, vx->neighbor_addr[k]) == 0);
+            CHECK(zvs_addr_is_unicast(canon) && strcmp(canon, vx->local) != 0);
             CHECK(!(vx->neighbor_mac[k][0] & 1) && memcmp(vx->neighbor_mac[k], zero, 6) != 0);
             for (unsigned j = 0; j < k; j++)
                 CHECK(strcmp(vx->neighbor_addr[j], vx->neighbor_addr[k]) != 0);

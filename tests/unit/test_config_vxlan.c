@@ -273,6 +273,30 @@ static void test_vxlan_neighbor(void **state)
           "LOCAL)" },
         { "VXLAN VSWITCH VXSW NEIGHBOR 10.0.0.2 MAC 02-00-0c-00-00-22 REMOTE 10.0.0.3\n",
           "S:8: ZVSCFG1006E Operand NEIGHBOR conflicts with REMOTE" },
+        { "VXLAN VSWITCH VXSW NEIGHBOR 0.0.0.0 MAC 02-00-0c-00-00-22\n",
+          "S:8: ZVSCFG1003E Operand NEIGHBOR value 0.0.0.0 is not valid (a unicast address of "
+          "another host)" },
+        { "VXLAN VSWITCH VXSW NEIGHBOR 255.255.255.255 MAC 02-00-0c-00-00-22\n",
+          "S:8: ZVSCFG1003E Operand NEIGHBOR value 255.255.255.255 is not valid (a unicast address of "
+          "another host)" },
+        { "VXLAN VSWITCH VXSW NEIGHBOR 224.0.0.1 MAC 02-00-0c-00-00-22\n",
+          "S:8: ZVSCFG1003E Operand NEIGHBOR value 224.0.0.1 is not valid (a unicast address of "
+          "another host)" },
+        { "VXLAN VSWITCH VXSW NEIGHBOR 239.1.2.3 MAC 02-00-0c-00-00-22\n",
+          "S:8: ZVSCFG1003E Operand NEIGHBOR value 239.1.2.3 is not valid (a unicast address of "
+          "another host)" },
+        { "VXLAN VSWITCH VXSW NEIGHBOR 10.0.0.1 MAC 02-00-0c-00-00-22\n",
+          "S:8: ZVSCFG1003E Operand NEIGHBOR value 10.0.0.1 is not valid (a unicast address of "
+          "another host)" },
+        { "VXLAN VSWITCH SIX NEIGHBOR :: MAC 02-00-0c-00-00-22\n",
+          "S:8: ZVSCFG1003E Operand NEIGHBOR value :: is not valid (a unicast address of "
+          "another host)" },
+        { "VXLAN VSWITCH SIX NEIGHBOR ff02::1 MAC 02-00-0c-00-00-22\n",
+          "S:8: ZVSCFG1003E Operand NEIGHBOR value ff02::1 is not valid (a unicast address of "
+          "another host)" },
+        { "VXLAN VSWITCH SIX NEIGHBOR 2001:db8::1 MAC 02-00-0c-00-00-22\n",
+          "S:8: ZVSCFG1003E Operand NEIGHBOR value 2001:db8::1 is not valid (a unicast address of "
+          "another host)" },
         { "VXLAN VSWITCH BARE NEIGHBOR 10.0.0.2 MAC 02-00-0c-00-00-22\n",
           "S:8: ZVSCFG1003E Operand VSWITCH value BARE is not valid (a switch with its VXLAN "
           "VSWITCH statement above)" },

@@ -2,7 +2,9 @@
  * REACHABLE for exactly the age, then STALE and still carrying traffic while it is asked
  * again once a retry interval, the answer making it REACHABLE again; a STATIC entry never
  * asked and never aged, replacing a learned one, and taken away again (a learned entry,
- * asked at its next use). Times are passed in, so every boundary is exact. */
+ * asked at its next use); a full table reclaiming an entry nothing uses (STALE before
+ * INCOMPLETE, the least recently used first; never a STATIC one). Times are passed in, so
+ * every boundary is exact. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -177,6 +179,66 @@ static void test_age_set(void **state)
     assert_int_equal(u.age_ns, ZVS_UARP_DEFAULT_AGE);
 }
 
+static struct zvs_ipaddr far4(unsigned n)
+{
+    struct zvs_ipaddr a = { .family = 4, .a = { 10, 98, (uint8_t)(n >> 8), (uint8_t)n } };
+    return a;
+}
+
+/* A full table: a new next hop takes the place of an entry nothing resolved within the
+ * age, STALE ones (here: REACHABLE past the age) before INCOMPLETE ones however old, the
+ * least recently used first; a STATIC entry and entries in use are never taken. */
+static void test_full_table_reclaims(void **state)
+{
+    struct zvs_uarp u;
+    const uint64_t ms = S / 1000;
+
+    zvs_uarp_init(&u, AGE);
+    for (unsigned i = 33; i <= 63; i++) {               /* asked first, never answered */
+        struct zvs_ipaddr a = far4(i);
+        resolves(&u, &a, i * ms, NULL, true);
+    }
+    for (unsigned i = 1; i <= 32; i++) {
+        struct zvs_ipaddr a = far4(i);
+        resolves(&u, &a, 100 * ms + i * ms, NULL, true);
+        answers(&u, &a, MAC_B, S);
+    }
+    struct zvs_ipaddr st = far4(64), n = far4(200);
+    assert_int_equal(zvs_uarp_set_static(&u, &st, MAC_C), 0);   /* the 64th */
+    assert_int_equal(u.full, 0);
+
+    /* 30 s on: every entry was resolved within the age, so none is taken. */
+    resolves(&u, &n, 30 * S, NULL, false);
+    assert_int_equal(u.full, 1);
+    assert_int_equal(u.reclaimed, 0);
+    assert_int_equal(state_of(&u, &n), ZVS_UARP_FREE);
+    struct zvs_ipaddr s2 = far4(300);
+    assert_int_equal(zvs_uarp_set_static(&u, &s2, MAC_C), -ENOSPC);
+    assert_int_equal(u.full, 2);
+
+    /* 100 s on: the 32 answered ones are past the age (STALE), taken first, the least
+     * recently used first, though the INCOMPLETE ones were resolved before them. */
+    for (unsigned k = 0; k < 32; k++) {
+        struct zvs_ipaddr a = far4(200 + k), gone = far4(1 + k), next = far4(2 + k);
+        resolves(&u, &a, 100 * S, NULL, true);
+        assert_int_equal(u.reclaimed, k + 1);
+        assert_int_equal(state_of(&u, &gone), ZVS_UARP_FREE);
+        if (k < 31)
+            assert_int_equal(state_of(&u, &next), ZVS_UARP_REACHABLE);
+    }
+    /* Then the INCOMPLETE ones, the oldest first; the new ones are in use. */
+    struct zvs_ipaddr a = far4(250), old = far4(33), young = far4(34);
+    resolves(&u, &a, 100 * S, NULL, true);
+    assert_int_equal(state_of(&u, &old), ZVS_UARP_FREE);
+    assert_int_equal(state_of(&u, &young), ZVS_UARP_INCOMPLETE);
+    /* A static set reclaims too; the STATIC entry stays through it all. */
+    assert_int_equal(zvs_uarp_set_static(&u, &s2, MAC_C), 0);
+    assert_int_equal(state_of(&u, &young), ZVS_UARP_FREE);
+    assert_int_equal(state_of(&u, &st), ZVS_UARP_STATIC);
+    assert_int_equal(u.reclaimed, 34);
+    assert_int_equal(u.full, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +247,7 @@ int main(void)
         cmocka_unit_test(test_static_replaces_learned),
         cmocka_unit_test(test_static_deleted_is_learned),
         cmocka_unit_test(test_age_set),
+        cmocka_unit_test(test_full_table_reclaims),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

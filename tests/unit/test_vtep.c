@@ -329,6 +329,52 @@ static void test_remote_address_change(void **state)
     zvs_vtep_destroy(a);
 }
 
+/* A remote's name moving 100 times under traffic (a DNS record changed again and again):
+ * each old address leaves the neighbour table, so it never fills and every new address
+ * is asked for; a static entry for an address it leaves stays. */
+static void test_address_churn_keeps_table(void **state)
+{
+    struct zvs_vtep *a = mk(1, true, 0);
+    int r2 = zvs_vtep_find_remote(a, "10.0.0.2");
+    const struct zvs_uarp *u = zvs_vtep_uarp(a);
+    uint8_t g1[6], f[80];
+    vf_mac(g1, 1);
+    vf_tcp(f, sizeof f, NULL, g1, 1);
+    struct zvs_frame in = vf_frame(f, 80, 0);
+    struct zvs_vtep_ctl ctl = { .n = 0 };
+
+    for (unsigned k = 0; k < 100; k++) {
+        struct zvs_ipaddr moved = vf_ip4(10, 0, 1 + k / 200, (uint8_t)(1 + k % 200));
+        unsigned used = 0;
+
+        assert_int_equal(zvs_vtep_set_remote_addr(a, (unsigned)r2, &moved), 0);
+        ctl.n = 0;
+        zvs_vtep_encap_burst(a, &in, 1, (1 + k) * S, txs, 256, &ctl);
+        assert_true(ctl.n >= 1);                        /* the new address asked for */
+        assert_non_null(zvs_uarp_find(u, &moved));
+        for (unsigned i = 0; i < ZVS_UARP_MAX; i++)
+            used += u->e[i].state != ZVS_UARP_FREE;
+        assert_int_equal(used, 2);                      /* .3 and the new address */
+    }
+    assert_int_equal(u->full, 0);
+    assert_int_equal(u->reclaimed, 0);
+
+    /* Moved off an address that has a static entry: the entry stays. */
+    struct zvs_ipaddr fixed = vf_ip4(10, 0, 2, 1), next = vf_ip4(10, 0, 2, 2);
+    assert_int_equal(zvs_uarp_set_static(zvs_vtep_uarp(a), &fixed, MAC_C), 0);
+    assert_int_equal(zvs_vtep_set_remote_addr(a, (unsigned)r2, &fixed), 0);
+    assert_int_equal(zvs_vtep_set_remote_addr(a, (unsigned)r2, &next), 0);
+    assert_int_equal(zvs_uarp_find(u, &fixed)->state, ZVS_UARP_STATIC);
+    /* Another remote's address: its entry stays too. */
+    int r3 = zvs_vtep_find_remote(a, "10.0.0.3");
+    struct zvs_ipaddr three = vf_ip4(10, 0, 0, 3);
+    assert_int_equal(zvs_vtep_set_remote_addr(a, (unsigned)r2, &three), 0);
+    assert_int_equal(zvs_vtep_set_remote_addr(a, (unsigned)r2, &next), 0);
+    assert_non_null(zvs_uarp_find(u, &three));
+    assert_int_equal(zvs_vtep_remote(a, (unsigned)r3)->state, ZVS_VTEP_REMOTE_ACTIVE);
+    zvs_vtep_destroy(a);
+}
+
 /* One burst of good and bad underlay frames: each bad one counted by its reason, the
  * good ones delivered in order. */
 static void test_bad_input_counted(void **state)
@@ -486,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_bad_input_counted),
         cmocka_unit_test(test_vlan_map_and_offloads),
         cmocka_unit_test(test_remotes_config),
+        cmocka_unit_test(test_address_churn_keeps_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
