@@ -25,8 +25,9 @@
  * A reverse pass gives a neighbour the command made static back as a learned one, asked
  * again, not as it had been answered. A latent gap: a pass that made a learned entry
  * static with a new MAC and then failed would leave it STALE with the refused MAC (asked
- * again at once, so corrected by the answer); not reachable today, as nothing after the
- * neighbour set in a pass can fail.
+ * again at once, so corrected by the answer). Nothing after the neighbour set fails in
+ * this switch's steps; only a later step of the same pass (another switch, the NICs)
+ * could reach it.
  */
 #include "daemon/daemon_impl.h"
 
