@@ -210,10 +210,11 @@ void zvsd_vxlan_close_group(struct zvsd *d, struct d_switch *ds)
 static int show_mac(void *arg, const struct zvs_vtep_fdb_entry *e)
 {
     struct zvs_cp_response *r = arg;
+    char mac[18];
 
-    zvs_cp_printf(r, "    MAC %02x%02x%02x%02x%02x%02x VNI %u  remote %u%s",
-                  e->mac[0], e->mac[1], e->mac[2], e->mac[3], e->mac[4], e->mac[5],
-                  (unsigned)e->vni, (unsigned)e->remote, e->is_static ? " static" : "");
+    zvs_mac_format(e->mac, mac, sizeof mac);
+    zvs_cp_printf(r, "    MAC %s VNI %u  remote %u%s", mac, (unsigned)e->vni,
+                  (unsigned)e->remote, e->is_static ? " static" : "");
     return 0;
 }
 

@@ -67,7 +67,7 @@ echo "ok: remote VTEP $NAME resolved to 10.99.0.2 through dnsmasq"
 ip netns exec "$NS_A" ping -i 0.1 -w 15 -W 1 10.77.0.100 >"$WORK/ping" 2>&1 &
 PING_PID=$!
 wait_for 5 count_at_least "$NS_LAN" tx 10 || fail "no answers from LAN: $(tail -n 3 "$WORK/ping")"
-vmcp_shows "MAC 02000a000064 VNI 5000  remote 0" || fail "10.77.0.100's MAC not learned"
+vmcp_shows "MAC 02-00-0A-00-00-64 VNI 5000  remote 0" || fail "10.77.0.100's MAC not learned"
 echo "ok: traffic to 10.99.0.2: LAN's vxlan device received $(vx_count "$NS_LAN" rx)"
 
 # The record changes under traffic: dnsmasq re-reads its hosts file on SIGHUP.
@@ -83,7 +83,7 @@ old=$(vx_count "$NS_LAN" rx)
 sleep 0.5                               # five more pings
 expect_eq "LAN's received frames 0.5 s after the move (none more)" "$(vx_count "$NS_LAN" rx)" "$old"
 echo "ok: LAN2's vxlan device received $(vx_count "$NS_LAN2" rx), answered $(vx_count "$NS_LAN2" tx)"
-vmcp_shows "MAC 02000a000064 VNI 5000  remote 0" || fail "the learned MAC was lost in the move"
+vmcp_shows "MAC 02-00-0A-00-00-64 VNI 5000  remote 0" || fail "the learned MAC was lost in the move"
 echo "ok: 02:00:0a:00:00:64 still learned behind remote 0"
 kill -INT "$PING_PID"; wait "$PING_PID" 2>/dev/null; PING_PID=
 tail -n 2 "$WORK/ping" | head -n 1

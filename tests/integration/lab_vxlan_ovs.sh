@@ -65,7 +65,7 @@ awk -v p="$VX_OFPORT" -v m="$A_MAC" '$1 == p && $3 == m { f = 1 } END { exit !f 
   fail "OVS did not learn A's MAC $A_MAC on vxlan0 (port $VX_OFPORT): $(cat "$WORK/fdb")"
 echo "ok: OVS learned $A_MAC on its vxlan port"
 Q=$(vmcp "QUERY VSWITCH LABVSW1 DETAILS")
-grep -q "MAC 02000a000064 VNI 5000  remote 0" <<<"$Q" ||
+grep -q "MAC 02-00-0A-00-00-64 VNI 5000  remote 0" <<<"$Q" ||
   fail "zvswitch did not learn vm0's MAC behind remote 0: $Q"
 grep -q "Remote 0: 10.99.0.2  address: 10.99.0.2  state: ACTIVE" <<<"$Q" ||
   fail "remote 0 not active: $Q"

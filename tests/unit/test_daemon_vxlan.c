@@ -82,7 +82,7 @@ static void vxlan_switch_carries_a_guest(void **state)
 
     q = herm_op(h, "QUERY VSWITCH VXSW DETAILS");
     expect(q, "Encapsulated: 1  replicated: 0  decapsulated: 1  learned MACs: 1 of 8192");
-    expect(q, "MAC 02000000" "0a0a VNI 5000  remote 0");
+    expect(q, "MAC 02-00-00-00-0A-0A VNI 5000  remote 0");
     expect(q, "Discards vxlan-no-neighbour: 1");
     /* The OSA port counts what crossed it: ARP, our ARP answer, the encapsulated frame
      * out (60 + 60 + 150 bytes); the remote's ARP and its encapsulated frame in. */

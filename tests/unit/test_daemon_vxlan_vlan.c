@@ -59,8 +59,8 @@ static void a_vni_per_vlan(void **state)
     q = herm_op(h, "QUERY VSWITCH VXSW DETAILS");
     herm_expect(q, "Discards vxlan-unknown-vni: 1");
     herm_expect(q, "decapsulated: 3");
-    herm_expect(q, "MAC 02000000" "0a0a VNI 10010  remote 0");
-    herm_expect(q, "MAC 02000000" "0a0a VNI 10020  remote 0");
+    herm_expect(q, "MAC 02-00-00-00-0A-0A VNI 10010  remote 0");
+    herm_expect(q, "MAC 02-00-00-00-0A-0A VNI 10020  remote 0");
 
     /* Out: the first frame asks ARP for the remote, whose request answers it; the next
      * leaves as VNI 10010. */
