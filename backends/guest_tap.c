@@ -917,7 +917,7 @@ static __attribute__((noinline)) int out_copy_pages(struct zvs_guest_tap *t, con
 
 /* An LCS frame fits the first page's room: one iovec and one memcpy, inline in the ring's
  * loop. A single iovec, not an array, so the common path needs no stack canary; a frame
- * past the page takes out_copy_pages (bench_lcs: 42 instructions a 64-byte frame more
+ * past the page takes out_copy_pages (bench_lcs: 29 instructions a 64-byte frame more
  * while both paths were one function the compiler would not inline). */
 static inline int out_copy(struct zvs_guest_tap *t, const uint8_t *f, uint32_t len,
                            const struct zvs_vnet *v)

@@ -83,7 +83,7 @@ ctl() {
 
 # record SIZE N: N frames of SIZE bytes from the program to the LAN's port 9, in order.
 record() {
-  local size=$1 n=$2 f=$OUT/lcs_frameprog_$1.pcap
+  local size=$1 n=$2
   rm -f "$WORK/cap.pcap"
   ip netns exec "$NS_H" dumpcap -q -P -i tap0 -c "$n" -f "ether src $MAC and udp dst port 9" \
     -w "$WORK/cap.pcap" 2>"$WORK/cap.err" &
@@ -96,8 +96,14 @@ record() {
   [ "$(tshark -r "$WORK/cap.pcap" -T fields -e frame.len 2>/dev/null | sort -u)" = "$size" ] ||
     fail "the capture holds other sizes than $size"
   [ "$(tshark -r "$WORK/cap.pcap" 2>/dev/null | wc -l)" -eq "$n" ] || fail "the capture holds other than $n frames"
-  install -m 644 "$WORK/cap.pcap" "$f" || fail "cannot write $f"   # dumpcap makes it 0600
-  echo "recorded $f: $n frames of $size bytes, $(stat -c %s "$f") bytes"
+  mv "$WORK/cap.pcap" "$WORK/lcs_frameprog_$size.pcap"
+  echo "recorded $n frames of $size bytes, $(stat -c %s "$WORK/lcs_frameprog_$size.pcap") bytes"
 }
 record 64 "$N64"
 record 1514 "$N1514"
+# Both or neither: a pair from two recordings would be replayed as one.
+for size in 64 1514; do
+  install -m 644 "$WORK/lcs_frameprog_$size.pcap" "$OUT/" ||   # dumpcap makes it 0600
+    fail "cannot write $OUT/lcs_frameprog_$size.pcap"
+  echo "wrote $OUT/lcs_frameprog_$size.pcap"
+done

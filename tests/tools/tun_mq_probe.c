@@ -126,6 +126,10 @@ static void *reader_loop(void *arg)
     struct epoll_event ev[64];
     int ep = epoll_create1(0), seen = 0;
 
+    if (ep < 0) {
+        perror("epoll_create1");
+        exit(1);
+    }
     for (int i = 0; i < r->n; i++) {
         struct epoll_event e = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
         epoll_ctl(ep, EPOLL_CTL_ADD, r->fd[i], &e);
@@ -266,12 +270,18 @@ static void run_shape(const struct shape *sp, int size, double seconds, struct r
     }
     atomic_store(&phase, 0);
     for (int t = 0; t < sp->threads; t++)
-        pthread_create(&rd[t].th, NULL, reader_loop, &rd[t]);
+        if (pthread_create(&rd[t].th, NULL, reader_loop, &rd[t]) != 0) {
+            fprintf(stderr, "cannot start a reader thread\n");
+            exit(1);
+        }
     for (int j = 0; j < nsenders; j++) {
         snd[j].size = size;
         snd[j].first = j;
         atomic_store(&snd[j].sent, 0);
-        pthread_create(&snd[j].th, NULL, sender_loop, &snd[j]);
+        if (pthread_create(&snd[j].th, NULL, sender_loop, &snd[j]) != 0) {
+            fprintf(stderr, "cannot start a sender thread\n");
+            exit(1);
+        }
     }
     usleep(300000);
     uint64_t d0 = tap_drops(), s0 = sent_all(snd);
@@ -304,6 +314,11 @@ static void run_shape(const struct shape *sp, int size, double seconds, struct r
             for (int i = 0; i < rd[t].n; i++)
                 if (rd[t].flow_q[f][i])
                     out->flow_q[f] = out->flow_q[f] == -2 ? rd[t].qidx[i] : -1;
+    }
+    if (frames == 0) {                  /* nothing read: no figure, not the cheapest one */
+        fprintf(stderr, "%s, %d B: the readers got no frame in the measured window (%llu "
+                "sent)\n", sp->name, size, (unsigned long long)(s1 - s0));
+        exit(1);
     }
     out->frames_all = all;
     out->ns_per_frame = frames ? (double)cpu / (double)frames : 0;
@@ -351,12 +366,20 @@ int main(int argc, char **argv)
             nflows = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--senders"))
             nsenders = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--size"))
-            only_size = atoi(argv[i + 1]) == 64 ? 0 : 1;
-        else if (!strcmp(argv[i], "--only")) {
+        else if (!strcmp(argv[i], "--size")) {
+            only_size = !strcmp(argv[i + 1], "64") ? 0 : !strcmp(argv[i + 1], "1472") ? 1 : -2;
+            if (only_size == -2) {
+                fprintf(stderr, "--size takes 64 or 1472\n");
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--only")) {
             for (int s = 0; s < NSHAPES; s++)
                 if (!strcmp(argv[i + 1], shapes[s].name))
                     only = s;
+            if (only < 0) {
+                fprintf(stderr, "--only: no shape %s\n", argv[i + 1]);
+                return 2;
+            }
         } else {
             fprintf(stderr, "unknown option %s\n", argv[i]);
             return 2;
