@@ -27,6 +27,7 @@
 #include <sys/socket.h>
 
 #include "daemon/daemon_impl.h"
+#include "qdio/qdio_guest.h"
 #include "tests/unit/herm_vxlan.h"
 #include "tests/unit/hermetic.h"
 
@@ -154,6 +155,39 @@ static void tagged_frame_told_as_sent(void **state)
     herm_stop(h);
 }
 
+/* A guest at MTU 1500 doing TSO: a TCP/IPv4 super-frame of 3 segments, MSS 1448 with a
+ * 32-byte TCP header (timestamps), so each segment is a 1514-byte frame. The underlay here
+ * takes no super-frames, so the switch cuts them to the segment's MTU and none fits: the
+ * frame is oversize (each of its segments counted) and told as a segment's length. */
+static void tso_super_frame_told(void **state)
+{
+    int op;
+    struct herm_guest *a;
+    struct herm *h = start_lnxa("tests/unit/hermetic/SYSTEM-VXLAN-MTU.CONFIG", &op, &a);
+    static uint8_t f[14 + 52 + 3 * 1448];
+    uint32_t iplen = 52 + 3 * 1448;
+    uint32_t len = 14 + iplen;
+    memcpy(f, MAC_R, 6);
+    memcpy(f + 6, MAC_A, 6);
+    f[12] = 0x08;                                       /* IPv4 */
+    uint8_t *ip = f + 14;
+    memset(ip, 0, 52);
+    ip[0] = 0x45; ip[2] = (uint8_t)(iplen >> 8); ip[3] = (uint8_t)iplen; ip[8] = 64; ip[9] = 6;
+    ip[12] = 10; ip[15] = 1; ip[16] = 10; ip[19] = 2;
+    ip[20 + 12] = 0x80; ip[20 + 13] = 0x10;             /* 32-byte TCP header, ACK */
+    struct zvs_qdio_pkt p = { .data = f, .len = len,
+        .vnet = { .flags = ZVS_VNET_F_NEEDS_CSUM, .gso_type = ZVS_VNET_GSO_TCPV4,
+                  .hdr_len = 66, .gso_size = 1448, .csum_start = 34, .csum_offset = 16 } };
+    assert_int_equal(zvs_qdio_guest_send(a->g, &p, 1), 1);
+    assert_true(zvs_evloop_settle(h->loop) >= 0);
+    zvs_qdio_guest_reap(a->g);
+    assert_string_equal(herm_console_read(h, op),
+        "0.000s ZVSVXL1241W VSWITCH VXSW discarded a frame of 1514 bytes from NIC F000 "
+        "of user LNXA: it needs MTU 1500, the VXLAN segment carries 1450\n");
+    herm_expect(herm_op(h, "QUERY VSWITCH VXSW DETAILS"), "    Drops: oversize 3\n");
+    herm_stop(h);
+}
+
 /* ---- taps (this test's own network namespace) ---------------------------------------- */
 
 static int if_mtu(const char *name, int set)
@@ -222,6 +256,7 @@ int main(void)
         cmocka_unit_test(segment_mtu_for_nics),
         cmocka_unit_test(program_frames_too_big_told),
         cmocka_unit_test(tagged_frame_told_as_sent),
+        cmocka_unit_test(tso_super_frame_told),
         cmocka_unit_test(taps_made_at_segment_mtu),
         cmocka_unit_test(tap_above_segment_told_at_couple),
     };
