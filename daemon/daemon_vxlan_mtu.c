@@ -13,8 +13,9 @@
  *    them: the switch drops a frame longer than the VXLAN uplink's MTU before it (the
  *    uplink port's `oversize` discards) and the VTEP what only it can see is too big
  *    (vxlan-mtu-exceeded: a super-frame's segments); both record such frames by ingress
- *    port (dataplane/oversize.h: a fixed table, nothing allocated on the data path), and
- *    this takes the records after every event-loop iteration's events. A NIC's first such
+ *    port (dataplane/oversize.h: a record per port index and a bitmap of the ones set,
+ *    nothing allocated on the data path), and this takes the records after every
+ *    event-loop iteration's events. A NIC's first such
  *    frame is told at once, then at most one a minute per NIC; the counters count every
  *    frame, told or not.
  * Rules: the VTEP stays pure (it knows ports by index, never NICs or messages); a frame
@@ -28,6 +29,7 @@
 #include "overlay/vtep.h"
 
 #define TELL_EVERY_NS (60ull * 1000000000ull)  /* a NIC's ZVSVXL1241W at most once a minute */
+#define TAKE_ROOM     16                        /* oversize records moved per take */
 
 /* The inner IP MTU of the switch's VXLAN segment, 0 when it has none open. */
 static uint32_t segment_mtu(const struct d_switch *ds)
@@ -66,6 +68,12 @@ void zvsd_vxlan_mtu_couple(struct zvsd *d, struct d_nic *n)
 
 void zvsd_vxlan_mtu_opened(struct zvsd *d, struct d_switch *ds)
 {
+    struct zvs_oversize_rec rec[TAKE_ROOM];
+
+    /* What the switch recorded before it had a segment (a plain RDEV's MTU) is no
+     * segment's to tell. */
+    while (ds->sw && zvs_switch_take_oversize(ds->sw, rec, TAKE_ROOM) == TAKE_ROOM)
+        ;
     for (unsigned i = 0; i < d->nnic; i++)
         if (d->nic[i].used && d->nic[i].ds == ds)
             zvsd_vxlan_mtu_couple(d, &d->nic[i]);
@@ -103,20 +111,26 @@ static void tell_oversize(struct zvsd *d, const struct d_switch *ds, uint32_t se
     }
 }
 
-/* The VXLAN uplink p of switch ds: what the switch dropped before it (a frame longer than
- * the uplink's MTU: the port's "oversize") and what its VTEP dropped (vxlan-mtu-exceeded:
- * a super-frame's segments, a tag removed too late). */
-static void uplink_oversize(struct zvsd *d, const struct d_switch *ds, struct zvs_port *p,
-                            uint64_t now)
+/* Switch ds, whose VXLAN uplink p: what the switch dropped before it (a frame longer than
+ * the uplink's MTU, a TCP super-frame whose MSS is past it: the port's "oversize") and
+ * what its VTEP dropped (vxlan-mtu-exceeded: a super-frame's segments, a tag removed too
+ * late). Each table is walked until it is empty: every NIC that sent such frames is
+ * seen, however many did. */
+static void vxlan_oversize(struct zvsd *d, const struct d_switch *ds, struct zvs_port *p,
+                           uint64_t now)
 {
     struct zvs_vtep *v = zvs_uplink_vxlan_vtep(p);
-    struct zvs_oversize_rec rec[ZVS_OVERSIZE_PORTS];
+    struct zvs_oversize_rec rec[TAKE_ROOM];
     unsigned n;
 
-    if ((n = zvs_oversize_take(&p->oversize_out, rec)) > 0)
-        tell_oversize(d, ds, zvs_vtep_inner_mtu(v), rec, n, now);
-    if ((n = zvs_vtep_take_oversize(v, rec)) > 0)
-        tell_oversize(d, ds, zvs_vtep_inner_mtu(v), rec, n, now);
+    do {
+        if ((n = zvs_switch_take_oversize(ds->sw, rec, TAKE_ROOM)) > 0)
+            tell_oversize(d, ds, zvs_vtep_inner_mtu(v), rec, n, now);
+    } while (n == TAKE_ROOM);
+    do {
+        if ((n = zvs_vtep_take_oversize(v, rec, TAKE_ROOM)) > 0)
+            tell_oversize(d, ds, zvs_vtep_inner_mtu(v), rec, n, now);
+    } while (n == TAKE_ROOM);
 }
 
 void zvsd_vxlan_mtu_idle(struct zvsd *d, uint64_t now)
@@ -126,9 +140,9 @@ void zvsd_vxlan_mtu_idle(struct zvsd *d, uint64_t now)
     for (unsigned i = 0; i < d->nup; i++) {
         struct d_uplink *u = &d->up[i];
         if (u->port && u->ds && u->ds->sw && zvs_uplink_is_vxlan(u->port))
-            uplink_oversize(d, u->ds, u->port, now);
+            vxlan_oversize(d, u->ds, u->port, now);
     }
     for (unsigned i = 0; i < d->nsw; i++)
         if (d->sw[i].sw && d->sw[i].overlay)
-            uplink_oversize(d, &d->sw[i], d->sw[i].overlay, now);
+            vxlan_oversize(d, &d->sw[i], d->sw[i].overlay, now);
 }

@@ -289,17 +289,20 @@ static bool egress_takes_gso(const struct zvs_port *p, uint8_t gso_type)
 }
 
 /* Frame f dropped at egress p as too big: `need` bytes as it would have gone out (a
- * super-frame: its largest segment), frame_max the egress's limit. Counted, and recorded
- * by ingress port less the tag the egress adds (0 or 4 bytes), so the sender is told the
- * frame it sent. Out of line: the tag is worked out here only. */
-static __attribute__((noinline, cold)) void drop_too_big(struct zvs_port *p,
+ * super-frame: its largest segment), frame_max the egress's limit. Counted; at an uplink
+ * (a VXLAN segment's MTU) also recorded by ingress port less the tag the egress adds (0
+ * or 4 bytes), so the sender is told the frame it sent. Out of line: the tag is worked
+ * out here only. */
+static __attribute__((noinline, cold)) void drop_too_big(struct zvs_switch *sw,
+                                                         struct zvs_port *p,
                                                          const struct zvs_frame *f,
                                                          uint32_t need, uint32_t frame_max)
 {
-    uint32_t tag = frame_max - p->mtu - ZVS_ETH_HLEN;
-
     drop_frame(p, false, ZVS_DROP_OVERSIZE, f);
-    zvs_oversize_note(&p->oversize_out, f->in_port, need - tag);
+    if (p->role == ZVS_PORT_UPLINK) {
+        uint32_t tag = frame_max - p->mtu - ZVS_ETH_HLEN;
+        zvs_oversize_note(&sw->oversize, f->in_port, need - tag);
+    }
 }
 
 /* Slow path: write one frame the egress cannot take as it is. */
@@ -314,7 +317,7 @@ static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const stru
     flush_port(sw, s);
     sw->stats.fixups++;
     if (out_len > ZVS_SCRATCH_LEN) {
-        drop_too_big(p, tx->f, out_len, frame_max);
+        drop_too_big(sw, p, tx->f, out_len, frame_max);
         return;
     }
     uint32_t len = zvs_frame_emit(tx->f, (enum zvs_tag_op)tx->tag_op, tx->vid, sw->scratch, &vnet);
@@ -327,11 +330,12 @@ static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const stru
         if (rc == -EMSGSIZE) {
             /* The sender's MSS is past the egress's MTU (a guest at 1500 doing TSO over
              * a VXLAN segment): too big, as a frame of its segments' length would be. */
-            drop_too_big(p, tx->f, zvs_vnet_segment_need(sw->scratch, len, &vnet), frame_max);
+            uint32_t need = zvs_vnet_segment_need(sw->scratch, len, &vnet);
+            drop_too_big(sw, p, tx->f, need, frame_max);
             return;
         }
     } else if (len > frame_max) {
-        drop_too_big(p, tx->f, len, frame_max);
+        drop_too_big(sw, p, tx->f, len, frame_max);
         return;
     } else {
         rc = zvs_vnet_csum_complete(sw->scratch, len, &vnet);

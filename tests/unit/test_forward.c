@@ -507,8 +507,8 @@ static void super_frame_past_egress_mtu_is_oversize(void **state)
     assert_int_equal(l.up->nframes, 0);
     assert_int_equal(l.up->port.ctr.drops[ZVS_DROP_OVERSIZE], 3);
     assert_int_equal(l.up->port.ctr.drops[ZVS_DROP_OFFLOAD], 0);
-    struct zvs_oversize_rec o[ZVS_OVERSIZE_PORTS];
-    assert_int_equal(zvs_oversize_take(&l.up->port.oversize_out, o), 1);
+    struct zvs_oversize_rec o[4];
+    assert_int_equal(zvs_switch_take_oversize(l.sw, o, 4), 1);
     assert_int_equal(o[0].in_port, l.a->port.index);
     assert_int_equal(o[0].len, 14 + 52 + 1448);         /* one segment: needs MTU 1500 */
     assert_int_equal(o[0].frames, 1);
@@ -516,7 +516,7 @@ static void super_frame_past_egress_mtu_is_oversize(void **state)
     /* One that carries less than its MSS needs only its own length. */
     f = tcp_super(fr, MAC_LAN, MAC_A, -1, 1400, 1448);
     zvs_switch_input(l.sw, &l.a->port, &f, 1, 2);
-    assert_int_equal(zvs_oversize_take(&l.up->port.oversize_out, o), 1);
+    assert_int_equal(zvs_switch_take_oversize(l.sw, o, 4), 1);
     assert_int_equal(o[0].len, 14 + 52 + 1400);
     zvs_switch_destroy(l.sw);
 }
