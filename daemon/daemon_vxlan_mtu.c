@@ -49,14 +49,16 @@ static void say_u32(char *buf, size_t size, uint32_t v)
     snprintf(buf, size, "%u", (unsigned)v);
 }
 
-void zvsd_vxlan_mtu_couple(struct zvsd *d, struct d_nic *n)
+/* Coupled NIC n's device lowered to its segment while at the kind's own MTU; told
+ * (ZVSVXL1240W) when its MTU is known and still larger. */
+static void fit_nic(struct zvsd *d, struct d_nic *n, bool tell)
 {
     uint32_t seg = segment_mtu(n->ds);
 
     if (seg == 0)
         return;
     uint32_t mtu = zvs_nic_fit_mtu(n->side, seg);
-    if (mtu <= seg)
+    if (mtu <= seg || !tell)
         return;                         /* fits, or unknown (a program's: its frames tell) */
     char vdev[8], m[12], s[12];
     snprintf(vdev, sizeof vdev, "%04X", n->vdev);
@@ -64,6 +66,17 @@ void zvsd_vxlan_mtu_couple(struct zvsd *d, struct d_nic *n)
     say_u32(s, sizeof s, seg);
     zvsd_say(d, ZVS_CPMSG_VXL_NIC_MTU, n->userid, vdev, n->userid, m, n->ds->cfg.name, s,
              NULL);
+}
+
+void zvsd_vxlan_mtu_couple(struct zvsd *d, struct d_nic *n)
+{
+    if (d->holding) {
+        /* A command's pass: a tap lowered now would stay lowered if the command were
+         * rolled back (the reverse pass uncouples, it cannot know the MTU was ours). */
+        n->mtu_fit_due = true;
+        return;
+    }
+    fit_nic(d, n, true);
 }
 
 void zvsd_vxlan_mtu_opened(struct zvsd *d, struct d_switch *ds)
@@ -77,6 +90,20 @@ void zvsd_vxlan_mtu_opened(struct zvsd *d, struct d_switch *ds)
     for (unsigned i = 0; i < d->nnic; i++)
         if (d->nic[i].used && d->nic[i].ds == ds)
             zvsd_vxlan_mtu_couple(d, &d->nic[i]);
+}
+
+void zvsd_vxlan_mtu_settled(struct zvsd *d, bool stands)
+{
+    for (unsigned i = 0; i < d->nnic; i++) {
+        struct d_nic *n = &d->nic[i];
+        if (!n->used || !n->mtu_fit_due)
+            continue;
+        n->mtu_fit_due = false;
+        /* Rolled back: what is still coupled (a segment that opened by itself in the
+         * pass, an UNCOUPLE undone) is fitted without a word, as the command said none. */
+        if (n->ds)
+            fit_nic(d, n, stands);
+    }
 }
 
 /* The coupled NIC whose port has index `in_port` on ds's switch, or NULL. */

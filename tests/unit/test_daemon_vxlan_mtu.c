@@ -17,6 +17,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,7 +27,9 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include "backends/dummy.h"
 #include "daemon/daemon_impl.h"
+#include "daemon/step_fault.h"
 #include "qdio/qdio_guest.h"
 #include "tests/unit/herm_vxlan.h"
 #include "tests/unit/hermetic.h"
@@ -250,6 +253,43 @@ static void tap_above_segment_told_at_couple(void **state)
     herm_stop(h);
 }
 
+/* A command whose pass coupled a tap and then failed is rolled back whole: the tap keeps
+ * the MTU it had (the fit waits for the command to stand), and nothing is said. The
+ * underlay comes after the start, so the tap is made at 1500; a command opens the segment
+ * (LNXC not yet granted: nothing coupled to fit), then GRANT couples LNXC's tap and its
+ * second NIC cannot get queues. */
+static void rolled_back_couple_leaves_tap(void **state)
+{
+    if (!netns_ok)
+        skip();
+    static const char *const none[] = { NULL };
+    struct herm_opts o = { .sysconfig = "tests/unit/hermetic/SYSTEM-VXLAN-MTU.CONFIG",
+                           .userdirect = "tests/unit/hermetic/USER-VXLAN-ROLLBACK.DIRECT",
+                           .links = none, .console = true };
+    struct herm *h = herm_start(&o);
+    int op = herm_console_attach(h, "OPERATOR", "ABCDEFG");
+    assert_int_equal(if_mtu("zvxc-f000", 0), 1500);             /* no segment yet */
+    struct zvs_port *far;
+    assert_int_equal(zvs_dummy_create("osa28ba", &far), 0);
+    herm_op(h, "SET VSWITCH VXSW GRANT LNXB");
+    herm_expect(herm_op(h, "QUERY VSWITCH VXSW"), "MTU: 1450");  /* the segment opened */
+    assert_int_equal(if_mtu("zvxc-f000", 0), 1500);
+    (void)herm_console_read(h, op);                             /* HCPSWU2830I: ready */
+    zvsd_step_fail(h->d, ZVSD_STEP_NIC_QUEUES, 2, ENOMEM);
+    int rc;
+    const char *r = herm_cp(h, "OPERATOR", "ABCDEFG", "SET VSWITCH VXSW GRANT LNXC", &rc);
+    assert_int_equal(rc, 1119);
+    assert_null(strstr(r, "ZVSCMD1150W"));                      /* rolled back exactly */
+    assert_int_equal(if_mtu("zvxc-f000", 0), 1500);
+    assert_string_equal(herm_console_read(h, op), "");
+
+    /* The same command standing: the tap is lowered, after its NIC's ZVSNIC1176I. */
+    herm_op(h, "SET VSWITCH VXSW GRANT LNXC");
+    assert_int_equal(if_mtu("zvxc-f000", 0), 1450);
+    herm_stop(h);
+    far->ops->destroy(far);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -259,6 +299,7 @@ int main(void)
         cmocka_unit_test(tso_super_frame_told),
         cmocka_unit_test(taps_made_at_segment_mtu),
         cmocka_unit_test(tap_above_segment_told_at_couple),
+        cmocka_unit_test(rolled_back_couple_leaves_tap),
     };
     /* The taps (and nothing else: the daemon's uplinks are dummy links) in a namespace
      * that dies with this process. */
