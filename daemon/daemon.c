@@ -38,6 +38,7 @@
 #include "backends/nic_class.h"
 #include "guests/nic_lcs.h"
 #include "lag/lag.h"
+#include "overlay/uplink_vxlan.h"
 #include "dataplane/log.h"
 #include "dataplane/mac_table.h"
 #include "qdio/qdio_attach.h"
@@ -259,9 +260,14 @@ static void say_carrier(struct d_uplink *u, const char *why)
 static void uplink_link_event(struct d_uplink *u, const struct zvs_port_link_event *ev,
                               uint64_t now)
 {
+    uint32_t mtu = u->port->mtu;
     int rc = u->port->ops->link_event(u->port, ev->ifindex, ev->carrier, ev->exists);
     if (rc < 0)
         zvs_warn("RDEV %s (%s): cannot reopen: %s", u->port->name, u->ifname, strerror(-rc));
+    if (u->port->mtu != mtu && zvs_uplink_is_vxlan(u->port))
+        zvsd_vxlan_mtu_moved(u->d, u->ds, mtu);     /* the underlay's MTU changed */
+    if (ev->mtu_only)
+        return;                         /* same socket, same carrier: nothing to tell */
     uplink_register(u);
     say_carrier(u, ev->exists ? "" : " (interface gone)");
     tell_carrier(u, now);
@@ -279,6 +285,19 @@ static void on_link_event(void *arg, const char *ifname, int ifindex, bool carri
         zvs_evloop_del_fd(d->loop, u->fd);
     u->fd = -1;
     struct zvs_port_link_event ev = { .ifindex = ifindex, .carrier = carrier, .exists = exists };
+    uplink_link_event(u, &ev, zvs_evloop_now(d->loop));
+}
+
+/* A watched interface changed only its MTU: its uplink reads it again (a VXLAN uplink's
+ * segment follows its underlay's). */
+static void on_link_mtu(void *arg, const char *ifname, int ifindex, uint32_t mtu)
+{
+    struct zvsd *d = arg;
+    struct d_uplink *u = uplink_by_ifname(d, ifname);
+    if (!u || !uplink_netlink(u->port))
+        return;
+    struct zvs_port_link_event ev = { .ifindex = ifindex, .carrier = u->port->carrier,
+                                      .exists = true, .mtu_only = true };
     uplink_link_event(u, &ev, zvs_evloop_now(d->loop));
 }
 
@@ -462,8 +481,10 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
 
     int err = 0;
     d->nl = zvs_netlink_link_open(on_link_event, d, &err);
-    if (d->nl)
+    if (d->nl) {
+        zvs_netlink_link_on_mtu(d->nl, on_link_mtu);
         zvs_evloop_add_fd(d->loop, zvs_netlink_link_fd(d->nl), EPOLLIN, on_netlink, d);
+    }
     else
         zvs_warn("netlink: %s; carrier changes will not be seen", strerror(-err));
 

@@ -239,6 +239,10 @@ uint32_t zvsd_vxlan_nic_mtu(struct zvsd *d, const struct zvs_cfg_nic *nic);
 void zvsd_vxlan_mtu_couple(struct zvsd *d, struct d_nic *n);
 void zvsd_vxlan_mtu_opened(struct zvsd *d, struct d_switch *ds);
 void zvsd_vxlan_mtu_settled(struct zvsd *d, bool stands);
+/* The VXLAN uplink of ds now has another segment MTU (its underlay's MTU changed; `was`
+ * the one before): logged, and its coupled NICs fitted again, as when it opened (taps
+ * still at vswitchd's MTU lowered, ZVSVXL1240W for a NIC still larger). */
+void zvsd_vxlan_mtu_moved(struct zvsd *d, struct d_switch *ds, uint32_t was);
 void zvsd_vxlan_mtu_idle(struct zvsd *d, uint64_t now);
 /* daemon_vxlan_follow.c: the VTEP's remotes and VNI map made to follow the statement
  * (steps that can fail first); 0, or -errno with why. */

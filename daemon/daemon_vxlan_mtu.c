@@ -25,6 +25,7 @@
 
 #include <stdio.h>
 
+#include "dataplane/log.h"
 #include "overlay/uplink_vxlan.h"
 #include "overlay/vtep.h"
 
@@ -87,6 +88,15 @@ void zvsd_vxlan_mtu_opened(struct zvsd *d, struct d_switch *ds)
      * segment's to tell. */
     while (ds->sw && zvs_switch_take_oversize(ds->sw, rec, TAKE_ROOM) == TAKE_ROOM)
         ;
+    for (unsigned i = 0; i < d->nnic; i++)
+        if (d->nic[i].used && d->nic[i].ds == ds)
+            zvsd_vxlan_mtu_couple(d, &d->nic[i]);
+}
+
+void zvsd_vxlan_mtu_moved(struct zvsd *d, struct d_switch *ds, uint32_t was)
+{
+    zvs_info("VSWITCH %s: the VXLAN segment carries %u bytes now (was %u): its underlay's "
+             "MTU changed", ds->cfg.name, segment_mtu(ds), was);
     for (unsigned i = 0; i < d->nnic; i++)
         if (d->nic[i].used && d->nic[i].ds == ds)
             zvsd_vxlan_mtu_couple(d, &d->nic[i]);

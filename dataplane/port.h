@@ -99,6 +99,8 @@ struct zvs_port_link_event {
     int  ifindex;                       /* 0: not a Linux interface */
     bool carrier;
     bool exists;                        /* false: the interface is gone */
+    bool mtu_only;                      /* nothing but the MTU changed (the carrier is
+                                           as it was): the backend reads it again */
 };
 
 struct zvs_port_ops {

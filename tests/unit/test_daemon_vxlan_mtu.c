@@ -28,6 +28,7 @@
 #include <sys/socket.h>
 
 #include "backends/dummy.h"
+#include "backends/memlink.h"
 #include "daemon/daemon_impl.h"
 #include "daemon/step_fault.h"
 #include "qdio/qdio_guest.h"
@@ -253,6 +254,46 @@ static void tap_above_segment_told_at_couple(void **state)
     herm_stop(h);
 }
 
+/* The underlay's MTU set to m, as `ip link set osa28ba mtu m` on the host. */
+static void underlay_mtu(struct herm *h, uint32_t m)
+{
+    zvs_memlink_set_mtu(herm_link(h, "osa28ba")->far, m);
+    assert_true(zvs_evloop_settle(h->loop) >= 0);
+}
+
+/* The underlay's MTU shrinks under running guests: the segment follows (1400 - 50), a
+ * tap still at vswitchd's MTU is lowered again, one whose guest set its own is told
+ * (ZVSVXL1240W); no carrier message, nothing else changes. Below IPv4's 68 no tap can
+ * follow, and every one is told. */
+static void underlay_mtu_shrinks(void **state)
+{
+    if (!netns_ok)
+        skip();
+    struct herm *h = start("tests/unit/hermetic/SYSTEM-VXLAN-MTU.CONFIG",
+                           "tests/unit/hermetic/USER-VXLAN-TAP.DIRECT");
+    int op = herm_console_attach(h, "OPERATOR", "ABCDEFG");
+    herm_op(h, "COUPLE USERID LNXB F000 TO SYSTEM VXSW");
+    (void)if_mtu("zvxb-f000", 1500);                            /* LNXB's own */
+    (void)herm_console_read(h, op);                             /* its ZVSNIC1176I */
+
+    underlay_mtu(h, 1400);
+    herm_expect(herm_op(h, "QUERY VSWITCH VXSW"), "underlay RDEV: 28BA  MTU: 1350");
+    assert_int_equal(if_mtu("zvxa-f000", 0), 1350);
+    assert_int_equal(if_mtu("zvxb-f000", 0), 1500);
+    assert_string_equal(herm_console_read(h, op),
+        "0.000s ZVSVXL1240W NIC F000 of user LNXB has MTU 1500, but the VXLAN segment of "
+        "VSWITCH VXSW carries 1350: larger frames are discarded\n");
+
+    underlay_mtu(h, 110);                                       /* a segment of 60 */
+    assert_int_equal(if_mtu("zvxa-f000", 0), 1350);
+    assert_string_equal(herm_console_read(h, op),
+        "0.000s ZVSVXL1240W NIC F000 of user LNXA has MTU 1350, but the VXLAN segment of "
+        "VSWITCH VXSW carries 60: larger frames are discarded\n"
+        "0.000s ZVSVXL1240W NIC F000 of user LNXB has MTU 1500, but the VXLAN segment of "
+        "VSWITCH VXSW carries 60: larger frames are discarded\n");
+    herm_stop(h);
+}
+
 /* A command whose pass coupled a tap and then failed is rolled back whole: the tap keeps
  * the MTU it had (the fit waits for the command to stand), and nothing is said. The
  * underlay comes after the start, so the tap is made at 1500; a command opens the segment
@@ -300,6 +341,7 @@ int main(void)
         cmocka_unit_test(taps_made_at_segment_mtu),
         cmocka_unit_test(tap_above_segment_told_at_couple),
         cmocka_unit_test(rolled_back_couple_leaves_tap),
+        cmocka_unit_test(underlay_mtu_shrinks),
     };
     /* The taps (and nothing else: the daemon's uplinks are dummy links) in a namespace
      * that dies with this process. */
