@@ -6,18 +6,20 @@
  *  - the segment's MTU a NIC's kind is opened with (nic_create, daemon_reconcile.c): a tap
  *    vswitchd makes takes it when it is below 1500 (backends/nic_tap.c);
  *  - at COUPLE, and for the NICs already coupled when the segment opens (an underlay that
- *    came late): the kind's device lowered to it while still at the MTU the kind gave it
- *    (fit_mtu), and ZVSVXL1240W when the NIC's MTU is known and still larger (a tap
- *    adopted after a restart, one the guest raised);
+ *    came late) or its underlay's MTU changes: the kind's device lowered to it while
+ *    still at the MTU the kind gave it (fit_mtu), and ZVSVXL1240W when the NIC's MTU is
+ *    known and still larger (a tap adopted after a restart, one the guest raised); inside
+ *    a command only once it stands (a rolled-back COUPLE leaves the tap as it was);
  *  - ZVSVXL1241W for the frames the segment could not carry, named by the NIC that sent
- *    them: the switch drops a frame longer than the VXLAN uplink's MTU before it (the
- *    uplink port's `oversize` discards) and the VTEP what only it can see is too big
+ *    them: the switch drops a frame longer than the VXLAN uplink's MTU before it, or a
+ *    TCP super-frame whose MSS is past it where it cuts the segments (the uplink port's
+ *    `oversize` discards), and the VTEP what only it can see is too big
  *    (vxlan-mtu-exceeded: a super-frame's segments); both record such frames by ingress
  *    port (dataplane/oversize.h: a record per port index and a bitmap of the ones set,
  *    nothing allocated on the data path), and this takes the records after every
- *    event-loop iteration's events. A NIC's first such
- *    frame is told at once, then at most one a minute per NIC; the counters count every
- *    frame, told or not.
+ *    event-loop iteration's events, until none is left. A NIC's first such frame is told
+ *    at once, then at most one a minute per NIC; the counters count every frame, told or
+ *    not.
  * Rules: the VTEP stays pure (it knows ports by index, never NICs or messages); a frame
  * from a port that is no coupled NIC (another uplink) is counted only.
  */
