@@ -369,6 +369,31 @@ static int fit_here(void *arg)
     return rc;
 }
 
+static int devnetns_ioctl(int fd)
+{
+    return ioctl(fd, TUNGETDEVNETNS);
+}
+
+int (*zvs_guest_tap_devnetns)(int fd) = devnetns_ioctl;
+
+/* Whether the device called `name` in this namespace is tap t itself: the ifindex it had
+ * when it was made here, and the MAC its fd reports. A kernel that cannot say where the
+ * tap is (before Linux 5.2) lets a guest move it away and name it like a host's
+ * interface; only this proof keeps that interface untouched. */
+static bool tap_is_here(const struct zvs_guest_tap *t, const char *name)
+{
+    struct ifreq by_name, by_fd;
+
+    memset(&by_name, 0, sizeof(by_name));
+    snprintf(by_name.ifr_name, sizeof(by_name.ifr_name), "%s", name);
+    if (if_ioctl(SIOCGIFINDEX, &by_name) < 0 || by_name.ifr_ifindex != t->ifindex)
+        return false;
+    memset(&by_fd, 0, sizeof(by_fd));
+    if (ioctl(t->fd, SIOCGIFHWADDR, &by_fd) < 0 || if_ioctl(SIOCGIFHWADDR, &by_name) < 0)
+        return false;
+    return memcmp(by_fd.ifr_hwaddr.sa_data, by_name.ifr_hwaddr.sa_data, ZVS_ETH_ALEN) == 0;
+}
+
 int zvs_guest_tap_fit_mtu(struct zvs_guest_tap *t, uint32_t mtu, bool *lowered)
 {
     struct ifreq ifr;
@@ -384,7 +409,16 @@ int zvs_guest_tap_fit_mtu(struct zvs_guest_tap *t, uint32_t mtu, bool *lowered)
     if (ioctl(t->fd, TUNGETIFF, &ifr) < 0)
         return -errno;
     ifr.ifr_name[IFNAMSIZ - 1] = '\0';
-    int ns = ioctl(t->fd, TUNGETDEVNETNS);      /* -1 on a kernel before 5.2: ours */
+    int ns = zvs_guest_tap_devnetns(t->fd);
+    if (ns < 0) {
+        /* Only a kernel without the ioctl (before 5.2) leaves the name to go by, and then
+         * only for the tap proven still in this namespace; any other failure, or a device
+         * of that name that is not this tap (a host's eth0 where the guest named its tap
+         * eth0 in its own namespace), is left alone. */
+        int e = errno;
+        if ((e != ENOTTY && e != EINVAL) || !tap_is_here(t, ifr.ifr_name))
+            return -e;
+    }
     struct stat tap_ns, own_ns;
     if (ns >= 0 && fstat(ns, &tap_ns) == 0 && stat("/proc/thread-self/ns/net", &own_ns) == 0 &&
         tap_ns.st_ino == own_ns.st_ino && tap_ns.st_dev == own_ns.st_dev) {

@@ -126,8 +126,16 @@ void zvs_guest_tap_close(struct zvs_guest_tap *t);
  * in whatever network namespace the tap is now. Returns the tap's MTU after, as the
  * kernel reports it (never raised), *lowered saying whether this call set it; or -errno
  * (-EINVAL: mtu below 68; -EOPNOTSUPP: an adopted packet socket, whose device is someone
- * else's). */
+ * else's). The tap's namespace is asked of its fd (TUNGETDEVNETNS); a kernel without
+ * that ioctl (before Linux 5.2: -ENOTTY or -EINVAL) gets a fit only while the device of
+ * the tap's name in this namespace is proven to be the tap (the ifindex it was made with
+ * and its MAC), and the ioctl's error otherwise: a guest may have moved its tap away and
+ * named it as one of the host's interfaces, which must never be lowered. */
 int  zvs_guest_tap_fit_mtu(struct zvs_guest_tap *t, uint32_t mtu, bool *lowered);
+/* Seam for tests: how fit_mtu asks a tap fd for its namespace (ioctl TUNGETDEVNETNS:
+ * a new fd, or -1 with errno). A test plays a kernel before 5.2 with one that fails
+ * with ENOTTY. */
+extern int (*zvs_guest_tap_devnetns)(int fd);
 
 /* Give the tap the guest's MAC (as a qeth layer-2 driver takes the MAC z/VM assigned),
  * through the tap's fd, in any namespace; a tap that has it already is not touched.

@@ -20,7 +20,8 @@
  *   when rx hands out the last frame; a ring without one costs a branch per burst.
  * - Carrier: zvs_memlink_set_carrier changes both ends of a pair at once and leaves a link
  *   event at the other end, handed out once by its link_poll, its doorbell rung so a loop
- *   wakes for it (the end that cut the cable knows; the other end is told).
+ *   wakes for it (the end that cut the cable knows; the other end is told). The MTU
+ *   (zvs_memlink_set_mtu) likewise, its event marked mtu_only.
  * - Hazards: single-threaded; reading a paired port's sent frames with zvs_memlink_read
  *   takes them away from the peer's rx. An rx that empties the ring quiets the doorbell
  *   even while a link event waits: the owner polls link_poll before rx on every wake.
@@ -67,6 +68,7 @@ struct memlink {
     struct memlink          *peer;      /* the other end of a pair, else NULL */
     uint8_t                  mac[ZVS_ETH_ALEN];
     bool                     link_pending; /* the peer changed the carrier: not yet polled */
+    bool                     mtu_pending;  /* the peer changed the MTU: not yet polled */
     struct zvs_memlink_stats stats;
 };
 
@@ -372,14 +374,16 @@ static int ml_fd(const struct zvs_port *p)
     return ml_of(p)->recv->bell;
 }
 
-/* The carrier change the peer made (zvs_memlink_set_carrier), once. */
+/* The carrier or MTU change the peer made (zvs_memlink_set_carrier, _set_mtu), once. */
 static int ml_link_poll(struct zvs_port *p, struct zvs_port_link_event *ev)
 {
     struct memlink *m = ml_of(p);
-    if (!m->link_pending)
+    if (!m->link_pending && !m->mtu_pending)
         return 0;
+    *ev = (struct zvs_port_link_event){ .ifindex = 0, .carrier = p->carrier, .exists = true,
+                                        .mtu_only = !m->link_pending };
     m->link_pending = false;
-    *ev = (struct zvs_port_link_event){ .ifindex = 0, .carrier = p->carrier, .exists = true };
+    m->mtu_pending = false;
     return 1;
 }
 
@@ -479,6 +483,19 @@ void zvs_memlink_set_carrier(struct zvs_port *p, bool up)
     struct memlink *o = m->peer;
     o->port.carrier = up;
     o->link_pending = true;
+    if (o->recv->bell >= 0)
+        ring_bell(o->recv);
+}
+
+void zvs_memlink_set_mtu(struct zvs_port *p, uint32_t mtu)
+{
+    struct memlink *m = ml_of(p);
+    p->mtu = mtu;
+    if (!m->peer)
+        return;
+    struct memlink *o = m->peer;
+    o->port.mtu = mtu;
+    o->mtu_pending = true;
     if (o->recv->bell >= 0)
         ring_bell(o->recv);
 }

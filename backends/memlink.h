@@ -65,6 +65,9 @@ uint32_t zvs_memlink_drain(struct zvs_port *p);
  * ends of a pair change at once, and the other end gets a link event: ops->link_poll
  * hands it out once, and its doorbell (if it has one) rings so an event loop wakes. */
 void zvs_memlink_set_carrier(struct zvs_port *p, bool up);
+/* Change the link's MTU (an operator's `ip link set mtu`): both ends at once, and the other
+ * end gets a link event that says only the MTU changed (zvs_port_link_event.mtu_only). */
+void zvs_memlink_set_mtu(struct zvs_port *p, uint32_t mtu);
 
 /* A doorbell for the port's receive side: an eventfd, readable while frames wait for
  * its rx, which becomes the port's ops->fd (-1 without one) so an event loop polls the

@@ -51,6 +51,7 @@ struct zvs_netlink_link {
     bool                          dump_again;   /* request another when this one ends */
     bool                          dump_intr;    /* running dump saw NLM_F_DUMP_INTR */
     zvs_link_event_fn             cb;
+    zvs_link_mtu_fn               mtu_cb;       /* NULL: MTU changes are not told */
     void                         *arg;
     struct nl_watch              *w;
     size_t                        nw;
@@ -149,6 +150,8 @@ static void settle_pending(struct zvs_netlink_link *nl, struct nl_watch *w, int 
 static void set_present(struct zvs_netlink_link *nl, struct nl_watch *w, const struct link_msg *m)
 {
     struct zvs_link_state *st = &w->st;
+    bool mtu_moved = st->known && st->exists && st->ifindex == m->ifindex && st->mtu &&
+                     m->mtu && m->mtu != st->mtu;
     st->admin_up = (m->flags & IFF_UP) != 0;
     st->lower_up = (m->flags & IFF_LOWER_UP) != 0;
     if (m->operstate >= 0)
@@ -158,7 +161,10 @@ static void set_present(struct zvs_netlink_link *nl, struct nl_watch *w, const s
     if (m->mtu)
         st->mtu = m->mtu;
     bool oper_ok = st->operstate == IF_OPER_UP || st->operstate == IF_OPER_UNKNOWN;
+    int delivered = nl->delivered;
     deliver(nl, w, true, m->ifindex, st->admin_up && st->lower_up && oper_ok);
+    if (mtu_moved && nl->mtu_cb && nl->delivered == delivered)   /* else the event said it */
+        nl->mtu_cb(nl->arg, w->name, m->ifindex, m->mtu);
     settle_pending(nl, w, m->ifindex);
 }
 
@@ -386,6 +392,11 @@ fail:
     if (err)
         *err = rc;
     return NULL;
+}
+
+void zvs_netlink_link_on_mtu(struct zvs_netlink_link *nl, zvs_link_mtu_fn cb)
+{
+    nl->mtu_cb = cb;
 }
 
 void zvs_netlink_link_close(struct zvs_netlink_link *nl)

@@ -11,7 +11,9 @@
  * calls zvs_netlink_link_process(). A full link dump (RTM_GETLINK) is requested at open
  * and whenever a name is added or the kernel reports that events were lost (ENOBUFS),
  * so the state is always resynchronised. An event is delivered only when (exists,
- * ifindex, carrier) of a name changes; the first state learned is always delivered.
+ * ifindex, carrier) of a name changes; the first state learned is always delivered. A
+ * change of the MTU alone goes to the MTU callback, when one is set
+ * (zvs_netlink_link_on_mtu); with an event the receiver reads the MTU itself.
  */
 #ifndef ZVS_NETLINK_LINK_H
 #define ZVS_NETLINK_LINK_H
@@ -24,6 +26,10 @@
  * false. A deleted and re-created interface shows up with a new ifindex. */
 typedef void (*zvs_link_event_fn)(void *arg, const char *ifname, int ifindex, bool carrier,
                                   bool exists);
+
+/* A watched interface that exists changed its MTU (IFLA_MTU) and nothing else an event
+ * says: an operator's `ip link set mtu`. */
+typedef void (*zvs_link_mtu_fn)(void *arg, const char *ifname, int ifindex, uint32_t mtu);
 
 struct zvs_netlink_link;
 
@@ -52,6 +58,8 @@ struct zvs_netlink_link_stats {
  * Returns NULL with *err = -errno on failure. */
 struct zvs_netlink_link *zvs_netlink_link_open(zvs_link_event_fn cb, void *arg, int *err);
 void zvs_netlink_link_close(struct zvs_netlink_link *nl);
+/* Also tell MTU changes, to cb with open's arg (none until this is called). */
+void zvs_netlink_link_on_mtu(struct zvs_netlink_link *nl, zvs_link_mtu_fn cb);
 
 /* Watch an interface name (shorter than IFNAMSIZ). Its state arrives with the next
  * dump, which this requests. Returns 0, -EEXIST, -EINVAL or -ENOMEM. */

@@ -15,6 +15,7 @@
 #include "backends/nic_tap.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +23,8 @@
 #include "backends/nic_tapdrv.h"
 #include "backends/tap_orphans.h"
 #include "dataplane/log.h"
+
+#define TAP_MTU_MIN 68                  /* IPv4's minimum (RFC 791) */
 
 struct nic_tap {
     struct zvs_nic_side base;        /* first: the instance is its base */
@@ -55,7 +58,7 @@ static void scan_once(struct tap_start *s)
 
 uint32_t zvs_nic_tap_mtu(uint32_t segment)
 {
-    return segment >= 68 && segment < ZVS_GUEST_TAP_MTU_DEFAULT ? segment
+    return segment >= TAP_MTU_MIN && segment < ZVS_GUEST_TAP_MTU_DEFAULT ? segment
                                                                 : ZVS_GUEST_TAP_MTU_DEFAULT;
 }
 
@@ -127,8 +130,18 @@ static uint32_t fit_tap(struct zvs_nic_side *b, uint32_t mtu)
     if (!tap_of(b)->drv.tap)
         return 0;
     zvs_guest_tap_stats(tap_of(b)->drv.tap, &st);
-    int now = zvs_guest_tap_fit_mtu(tap_of(b)->drv.tap, mtu, &lowered);
+    /* A segment below IPv4's 68 fits no tap: its MTU is only read (a fit to a larger one
+     * never lowers), so the COUPLE's warning says the segment cannot carry it. */
+    int now = zvs_guest_tap_fit_mtu(tap_of(b)->drv.tap, mtu >= TAP_MTU_MIN ? mtu : UINT32_MAX,
+                                    &lowered);
 
+    if (now == -ENOTRECOVERABLE) {
+        /* The fit entered the guest's namespace and could not come back: every socket
+         * and device vswitchd opens from now would be the guest's. */
+        zvs_err("tap %s: cannot return to vswitchd's own network namespace: stopping",
+                tap_of(b)->drv.ifname);
+        abort();
+    }
     if (now < 0) {
         zvs_warn("tap %s: MTU not read or lowered to %u: %s", tap_of(b)->drv.ifname, mtu,
                  strerror(-now));

@@ -38,6 +38,7 @@
 #include "backends/nic_class.h"
 #include "guests/nic_lcs.h"
 #include "lag/lag.h"
+#include "overlay/uplink_vxlan.h"
 #include "dataplane/log.h"
 #include "dataplane/mac_table.h"
 #include "qdio/qdio_attach.h"
@@ -259,27 +260,48 @@ static void say_carrier(struct d_uplink *u, const char *why)
 static void uplink_link_event(struct d_uplink *u, const struct zvs_port_link_event *ev,
                               uint64_t now)
 {
+    uint32_t mtu = u->port->mtu;
     int rc = u->port->ops->link_event(u->port, ev->ifindex, ev->carrier, ev->exists);
     if (rc < 0)
         zvs_warn("RDEV %s (%s): cannot reopen: %s", u->port->name, u->ifname, strerror(-rc));
+    if (u->port->mtu != mtu && zvs_uplink_is_vxlan(u->port))
+        zvsd_vxlan_mtu_moved(u->d, u->ds, mtu);     /* the underlay's MTU changed */
     uplink_register(u);
+    if (ev->mtu_only)
+        return;                         /* the carrier is as it was: nothing to tell */
     say_carrier(u, ev->exists ? "" : " (interface gone)");
     tell_carrier(u, now);
 }
 
-static void on_link_event(void *arg, const char *ifname, int ifindex, bool carrier, bool exists)
+/* A netlink event for the uplink of interface ifname, if any: the socket may be replaced
+ * (interface re-created, or a handle that had failed), and a new one may get the old
+ * descriptor's number: leave epoll first. */
+static void netlink_event(struct zvsd *d, const char *ifname, struct zvs_port_link_event *ev)
 {
-    struct zvsd *d = arg;
     struct d_uplink *u = uplink_by_ifname(d, ifname);
     if (!u || !uplink_netlink(u->port))
         return;
-    /* The socket may be replaced (interface re-created), and a new one may get the old
-     * descriptor's number: leave epoll first. */
     if (u->fd >= 0)
         zvs_evloop_del_fd(d->loop, u->fd);
     u->fd = -1;
+    if (ev->mtu_only)
+        ev->carrier = u->port->carrier; /* as the switch knows it (a transmit may have
+                                           seen it go down before netlink did) */
+    uplink_link_event(u, ev, zvs_evloop_now(d->loop));
+}
+
+static void on_link_event(void *arg, const char *ifname, int ifindex, bool carrier, bool exists)
+{
     struct zvs_port_link_event ev = { .ifindex = ifindex, .carrier = carrier, .exists = exists };
-    uplink_link_event(u, &ev, zvs_evloop_now(d->loop));
+    netlink_event(arg, ifname, &ev);
+}
+
+/* A watched interface changed only its MTU: its uplink reads it again (a VXLAN uplink's
+ * segment follows its underlay's). */
+static void on_link_mtu(void *arg, const char *ifname, int ifindex, uint32_t mtu)
+{
+    struct zvs_port_link_event ev = { .ifindex = ifindex, .exists = true, .mtu_only = true };
+    netlink_event(arg, ifname, &ev);
 }
 
 /* A transmit found the link gone (the backend asked the driver after an ENOBUFS) and
@@ -462,8 +484,10 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
 
     int err = 0;
     d->nl = zvs_netlink_link_open(on_link_event, d, &err);
-    if (d->nl)
+    if (d->nl) {
+        zvs_netlink_link_on_mtu(d->nl, on_link_mtu);
         zvs_evloop_add_fd(d->loop, zvs_netlink_link_fd(d->nl), EPOLLIN, on_netlink, d);
+    }
     else
         zvs_warn("netlink: %s; carrier changes will not be seen", strerror(-err));
 

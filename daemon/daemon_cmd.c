@@ -118,6 +118,7 @@ static void rollback(struct zvsd *d, const struct zvs_cmd *c, uint64_t before,
     swap_configs(d);
     zvsd_reconcile(d, NULL, NULL, NULL, 0);
     zvsd_say_release(d, false);
+    zvsd_vxlan_mtu_settled(d, false);   /* the taps it coupled stay as they were */
     zvs_warn("%s: rolled back: %s", title_of(c),
              why[0] ? why : "the NIC could not be coupled");
     append_response(r, warnings);
@@ -164,6 +165,7 @@ static void configure(struct zvsd *d, const struct zvs_cmd *c, const char *useri
     }
     if (ok) {
         zvsd_say_release(d, true);
+        zvsd_vxlan_mtu_settled(d, true);        /* after its ZVSNIC1176I */
         append_response(r, &done);
         append_response(r, &warnings);
     } else {

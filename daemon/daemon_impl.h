@@ -82,6 +82,8 @@ struct d_nic {
     struct zvs_device_counters base;    /* COUNTERS CLEAR: subtracted in reports */
     bool                  mtu_told;     /* ZVSVXL1241W said for it (daemon_vxlan_mtu.c) */
     uint64_t              mtu_told_ns;  /* when, last */
+    bool                  mtu_fit_due;  /* coupled by a command still open: fitted once
+                                           it stands (zvsd_vxlan_mtu_settled) */
 };
 
 struct zvsd {
@@ -228,11 +230,19 @@ struct zvs_port *zvsd_vxlan_port(const struct d_switch *ds);   /* that uplink, o
  * the kind's own MTU, ZVSVXL1240W when known and still larger; the same for every NIC
  * coupled to ds when its segment opens; after every iteration's events, ZVSVXL1241W for
  * the frames dropped as too big for a segment (by the switch before its VXLAN uplink, or
- * by the VTEP), by NIC (the first, then once a minute). */
+ * by the VTEP), by NIC (the first, then once a minute). Inside a command (d->holding) the
+ * fit waits for its outcome: zvsd_vxlan_mtu_settled then fits the NICs still coupled
+ * (after the command's messages; silently when it was rolled back), so a rolled-back
+ * COUPLE leaves the tap as it was. */
 struct zvs_cfg_nic;
 uint32_t zvsd_vxlan_nic_mtu(struct zvsd *d, const struct zvs_cfg_nic *nic);
 void zvsd_vxlan_mtu_couple(struct zvsd *d, struct d_nic *n);
 void zvsd_vxlan_mtu_opened(struct zvsd *d, struct d_switch *ds);
+void zvsd_vxlan_mtu_settled(struct zvsd *d, bool stands);
+/* The VXLAN uplink of ds now has another segment MTU (its underlay's MTU changed; `was`
+ * the one before): logged, and its coupled NICs fitted again, as when it opened (taps
+ * still at vswitchd's MTU lowered, ZVSVXL1240W for a NIC still larger). */
+void zvsd_vxlan_mtu_moved(struct zvsd *d, struct d_switch *ds, uint32_t was);
 void zvsd_vxlan_mtu_idle(struct zvsd *d, uint64_t now);
 /* daemon_vxlan_follow.c: the VTEP's remotes and VNI map made to follow the statement
  * (steps that can fail first); 0, or -errno with why. */

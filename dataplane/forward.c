@@ -288,6 +288,23 @@ static bool egress_takes_gso(const struct zvs_port *p, uint8_t gso_type)
            (gso_type & (uint8_t)~ZVS_VNET_GSO_ECN) != ZVS_VNET_GSO_UDP_L4;
 }
 
+/* Frame f dropped at egress p as too big: `need` bytes as it would have gone out (a
+ * super-frame: its largest segment), frame_max the egress's limit. Counted; at an uplink
+ * (a VXLAN segment's MTU) also recorded by ingress port less the tag the egress adds (0
+ * or 4 bytes), so the sender is told the frame it sent. Out of line: the tag is worked
+ * out here only. */
+static __attribute__((noinline, cold)) void drop_too_big(struct zvs_switch *sw,
+                                                         struct zvs_port *p,
+                                                         const struct zvs_frame *f,
+                                                         uint32_t need, uint32_t frame_max)
+{
+    drop_frame(p, false, ZVS_DROP_OVERSIZE, f);
+    if (p->role == ZVS_PORT_UPLINK) {
+        uint32_t tag = frame_max - p->mtu - ZVS_ETH_HLEN;
+        zvs_oversize_note(&sw->oversize, f->in_port, need - tag);
+    }
+}
+
 /* Slow path: write one frame the egress cannot take as it is. */
 static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const struct zvs_tx *tx,
                          uint32_t out_len, uint32_t frame_max)
@@ -295,14 +312,12 @@ static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const stru
     struct zvs_port *p = s->port;
     struct zvs_vnet vnet;
     struct fixup_ctx c = { .p = p, .ivl = tx->ivl, .why = ZVS_DROP_TX_FAIL };
-    uint32_t tag = frame_max - p->mtu - ZVS_ETH_HLEN;  /* the egress's tag: 0 or 4 bytes */
     int rc;
 
     flush_port(sw, s);
     sw->stats.fixups++;
     if (out_len > ZVS_SCRATCH_LEN) {
-        drop_frame(p, false, ZVS_DROP_OVERSIZE, tx->f);
-        zvs_oversize_note(&p->oversize_out, tx->f->in_port, out_len - tag);
+        drop_too_big(sw, p, tx->f, out_len, frame_max);
         return;
     }
     uint32_t len = zvs_frame_emit(tx->f, (enum zvs_tag_op)tx->tag_op, tx->vid, sw->scratch, &vnet);
@@ -312,9 +327,15 @@ static void egress_fixup(struct zvs_switch *sw, struct zvs_swport *s, const stru
         uint32_t max_len = gso ? p->max_gso : frame_max;
         rc = zvs_vnet_segment(sw->scratch, len, &vnet, max_len, gso,
                               (p->caps & ZVS_CAP_CSUM) != 0, sw->scratch2, fixup_emit, &c);
+        if (rc == -EMSGSIZE) {
+            /* The sender's MSS is past the egress's MTU (a guest at 1500 doing TSO over
+             * a VXLAN segment): too big, as a frame of its segments' length would be. */
+            uint32_t need = zvs_vnet_segment_need(sw->scratch, len, &vnet);
+            drop_too_big(sw, p, tx->f, need, frame_max);
+            return;
+        }
     } else if (len > frame_max) {
-        drop_frame(p, false, ZVS_DROP_OVERSIZE, tx->f);
-        zvs_oversize_note(&p->oversize_out, tx->f->in_port, len - tag);
+        drop_too_big(sw, p, tx->f, len, frame_max);
         return;
     } else {
         rc = zvs_vnet_csum_complete(sw->scratch, len, &vnet);

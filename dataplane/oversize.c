@@ -1,29 +1,35 @@
 /* Frames dropped as too big, by ingress port; see oversize.h. */
 #include "dataplane/oversize.h"
 
-#include <string.h>
-
 void zvs_oversize_note(struct zvs_oversize *o, uint16_t in_port, uint32_t len)
 {
-    unsigned i;
+    if (in_port >= ZVS_OVERSIZE_PORTS)
+        return;
+    uint64_t bit = 1ull << (in_port % 64);
+    uint64_t *w = &o->dirty[in_port / 64];
 
-    for (i = 0; i < o->n && o->rec[i].in_port != in_port; i++)
-        ;
-    if (i == ZVS_OVERSIZE_PORTS)
-        return;                         /* no room this interval: counted only */
-    if (i == o->n)
-        o->rec[o->n++] = (struct zvs_oversize_rec){ .in_port = in_port };
-    o->rec[i].len = len;
-    o->rec[i].frames++;
+    if (!(*w & bit)) {
+        *w |= bit;
+        o->ndirty++;
+        o->frames[in_port] = 0;
+    }
+    o->len[in_port] = len;
+    o->frames[in_port]++;
 }
 
-unsigned zvs_oversize_take(struct zvs_oversize *o, struct zvs_oversize_rec *out)
+unsigned zvs_oversize_take(struct zvs_oversize *o, struct zvs_oversize_rec *out,
+                           unsigned room)
 {
-    unsigned n = o->n;
+    unsigned n = 0;
 
-    if (n == 0)
-        return 0;
-    memcpy(out, o->rec, n * sizeof *out);
-    o->n = 0;
+    for (unsigned w = 0; o->ndirty > 0 && n < room && w < ZVS_OVERSIZE_PORTS / 64; w++) {
+        while (o->dirty[w] && n < room) {
+            unsigned i = w * 64 + (unsigned)__builtin_ctzll(o->dirty[w]);
+            o->dirty[w] &= o->dirty[w] - 1;
+            o->ndirty--;
+            out[n++] = (struct zvs_oversize_rec){ .in_port = (uint16_t)i, .len = o->len[i],
+                                                  .frames = o->frames[i] };
+        }
+    }
     return n;
 }

@@ -2,21 +2,22 @@
  * on, kept until their owner takes them, so that the sender can be named to the operator
  * (a guest MTU that a VXLAN segment cannot carry is reported, never only counted).
  *
- * Owns: a fixed table of ZVS_OVERSIZE_PORTS ingress ports, each with the last such frame's
- * length and how many there were since the last take. Nothing is allocated, and only the
- * drop path writes it: one search of at most ZVS_OVERSIZE_PORTS entries per dropped
- * frame. A port past the table's room in one interval is counted by the drop's own
- * counter only, and recorded in a later interval if it keeps sending such frames.
+ * Owns: per ingress port index (all ZVS_OVERSIZE_PORTS of a switch) the last such frame's
+ * length and how many there were since the last take, and a bitmap of the ports with
+ * records not taken. Every port that sends such frames is recorded, however many do
+ * (a fixed table of slots let some NICs be crowded out for good). Nothing is allocated,
+ * and only the drop path writes it: an index and a bit per dropped frame.
  * Rules: one writer (the data path); the owner takes the records in the same thread
- * (the daemon's event loop, after each iteration's events). Used by the switch's egress
- * (zvs_port.oversize_out, forward.c) and the VTEP (overlay/vtep.h).
+ * (the daemon's event loop, after each iteration's events), walking the bitmap. Used by
+ * the switch (frames dropped at an uplink egress, zvs_switch_take_oversize) and the
+ * VTEP (overlay/vtep.h).
  */
 #ifndef ZVS_OVERSIZE_H
 #define ZVS_OVERSIZE_H
 
 #include <stdint.h>
 
-#define ZVS_OVERSIZE_PORTS 8
+#define ZVS_OVERSIZE_PORTS 1024         /* port indices: ZVS_MAX_PORTS (switch.h) */
 
 struct zvs_oversize_rec {
     uint16_t in_port;                   /* zvs_frame.in_port */
@@ -27,14 +28,19 @@ struct zvs_oversize_rec {
 };
 
 struct zvs_oversize {
-    struct zvs_oversize_rec rec[ZVS_OVERSIZE_PORTS];
-    unsigned                n;          /* records in use, in the order of their first */
+    uint64_t dirty[ZVS_OVERSIZE_PORTS / 64];    /* ports with records not taken */
+    unsigned ndirty;                            /* bits set in dirty */
+    uint32_t len[ZVS_OVERSIZE_PORTS];           /* by port index, as in the record */
+    uint32_t frames[ZVS_OVERSIZE_PORTS];
 };
 
-/* A frame of len bytes from in_port dropped as too big. */
+/* A frame of len bytes from in_port dropped as too big (an in_port past the table, which
+ * no switch port has, is counted by the drop's own counter only). */
 void zvs_oversize_note(struct zvs_oversize *o, uint16_t in_port, uint32_t len);
-/* Copies the records into out (room for ZVS_OVERSIZE_PORTS) and clears them; returns
- * their number, 0 at once when there is none (cheap enough for every loop iteration). */
-unsigned zvs_oversize_take(struct zvs_oversize *o, struct zvs_oversize_rec *out);
+/* Moves up to `room` records into out, lowest port index first, and clears them; returns
+ * their number (fewer than room: none is left). 0 at once when there is none (cheap
+ * enough for every loop iteration). */
+unsigned zvs_oversize_take(struct zvs_oversize *o, struct zvs_oversize_rec *out,
+                           unsigned room);
 
 #endif

@@ -21,7 +21,6 @@
 #include <stdint.h>
 
 #include "dataplane/frame.h"
-#include "dataplane/oversize.h"
 
 enum zvs_port_role {
     ZVS_PORT_UPLINK,                    /* real device towards the physical LAN */
@@ -100,6 +99,8 @@ struct zvs_port_link_event {
     int  ifindex;                       /* 0: not a Linux interface */
     bool carrier;
     bool exists;                        /* false: the interface is gone */
+    bool mtu_only;                      /* nothing but the MTU changed (the carrier is
+                                           as it was): the backend reads it again */
 };
 
 struct zvs_port_ops {
@@ -158,10 +159,6 @@ struct zvs_port {
     uint32_t                   max_gso; /* largest super-frame the egress takes */
     bool                       carrier; /* link up; false: egress frames are discarded */
     struct zvs_port_counters   ctr;
-    /* Frames this egress dropped as longer than its MTU allows (ZVS_DROP_OVERSIZE), by
-     * the port they came in on, until the owner takes them (the daemon names a guest whose
-     * frames a VXLAN uplink cannot carry). Written by the drop path only. */
-    struct zvs_oversize        oversize_out;
 };
 
 /* Single-writer counter update: a plain add the sampler can read whole. */

@@ -427,6 +427,14 @@ struct zvs_port *zvs_switch_next_port(const struct zvs_switch *sw, const struct 
     return NULL;
 }
 
+_Static_assert(ZVS_OVERSIZE_PORTS == ZVS_MAX_PORTS, "an oversize record per port index");
+
+unsigned zvs_switch_take_oversize(struct zvs_switch *sw, struct zvs_oversize_rec *out,
+                                  unsigned room)
+{
+    return zvs_oversize_take(&sw->oversize, out, room);
+}
+
 struct zvs_port *zvs_switch_active_uplink(const struct zvs_switch *sw)
 {
     return sw->active_uplink >= 0 ? sw->sp[sw->active_uplink].port : NULL;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "dataplane/frame.h"
+#include "dataplane/oversize.h"
 #include "dataplane/port.h"
 #include "dataplane/vlan.h"
 
@@ -117,6 +118,11 @@ struct zvs_port *zvs_switch_port(const struct zvs_switch *sw, uint16_t index);
 const struct zvs_guest *zvs_switch_guest(const struct zvs_switch *sw, const struct zvs_port *p);
 /* Iterate ports in index order: returns the next port after `after` (NULL: first). */
 struct zvs_port *zvs_switch_next_port(const struct zvs_switch *sw, const struct zvs_port *after);
+/* Frames an uplink egress dropped as too big for its MTU (a VXLAN segment's), by the port
+ * they came in on, since the last take (dataplane/oversize.h): up to room records moved
+ * into out, as zvs_oversize_take. Frames to other egresses are counted only. */
+unsigned zvs_switch_take_oversize(struct zvs_switch *sw, struct zvs_oversize_rec *out,
+                                  unsigned room);
 /* The uplink now carrying traffic, or NULL. */
 struct zvs_port *zvs_switch_active_uplink(const struct zvs_switch *sw);
 /* SET VSWITCH ... SWITCHOVER: make another RDEV uplink the active one. to NULL

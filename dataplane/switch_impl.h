@@ -49,6 +49,10 @@ struct zvs_switch {
     struct zvs_switch_stats  stats;
     uint8_t                 *scratch;   /* offload fix-up: the emitted frame */
     uint8_t                 *scratch2;  /* offload fix-up: one segment */
+    /* Frames an uplink egress dropped as too big (ZVS_DROP_OVERSIZE), by the port they
+     * came in on, until the owner takes them (zvs_switch_take_oversize): last, as the
+     * drop path alone writes it and nothing on the path per frame reads it. */
+    struct zvs_oversize      oversize;
 };
 
 #define ZVS_SCRATCH_LEN (65536 + 256)

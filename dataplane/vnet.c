@@ -393,3 +393,14 @@ int zvs_vnet_segment(const uint8_t *frame, uint32_t len, const struct zvs_vnet *
     } while (off < s.payload);
     return n;
 }
+
+uint32_t zvs_vnet_segment_need(const uint8_t *frame, uint32_t len, const struct zvs_vnet *vnet)
+{
+    struct seg_plan s = { .out_gso = false };
+
+    if ((vnet->gso_type & (uint8_t)~ZVS_VNET_GSO_ECN) == ZVS_VNET_GSO_NONE)
+        return len;
+    if (plan_gso(frame, len, vnet, &s) < 0)
+        return 0;
+    return s.h.hdr_len + (s.payload < s.mss ? s.payload : s.mss);
+}

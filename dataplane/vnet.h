@@ -113,4 +113,11 @@ int zvs_vnet_segment(const uint8_t *frame, uint32_t len, const struct zvs_vnet *
                      uint32_t max_len, bool out_gso, bool out_csum_partial,
                      uint8_t *scratch, zvs_vnet_emit_fn emit, void *arg);
 
+/* The smallest max_len zvs_vnet_segment takes for this frame when it cuts plain segments
+ * (out_gso false): the headers and one gso_size of payload, or the whole datagram when it
+ * carries no more; a frame without GSO, len. What a sender's segments needed when
+ * zvs_vnet_segment said -EMSGSIZE, so the sender can be told the MTU it uses. 0 for a
+ * frame it would refuse otherwise. */
+uint32_t zvs_vnet_segment_need(const uint8_t *frame, uint32_t len, const struct zvs_vnet *vnet);
+
 #endif

@@ -265,6 +265,17 @@ static int vx_fd(const struct zvs_port *p)
     return x->under->ops->fd ? x->under->ops->fd(x->under) : -1;
 }
 
+/* The segment's MTU from the underlay's: RFC 7348's headers (50 bytes over IPv4, 70 over
+ * IPv6) less; 0 when the underlay cannot carry them. */
+static uint32_t segment_mtu(const struct zvs_vtep *v, uint32_t underlay_mtu)
+{
+    unsigned overhead = zvs_vtep_config_of(v)->local.family == 6 ? ZVS_VXLAN_OVERHEAD_V6
+                                                                  : ZVS_VXLAN_OVERHEAD_V4;
+    return underlay_mtu > overhead ? underlay_mtu - overhead : 0;
+}
+
+/* The underlay's event: its carrier, and its MTU, which the backend reads again on every
+ * event (an operator's `ip link set mtu`): the segment and the VTEP follow it. */
 static int vx_link_event(struct zvs_port *p, int ifindex, bool carrier, bool exists)
 {
     struct vx *x = vx_of(p);
@@ -272,6 +283,10 @@ static int vx_link_event(struct zvs_port *p, int ifindex, bool carrier, bool exi
                                                                     carrier, exists) : 0;
 
     p->carrier = x->under->carrier;
+    if (x->under->mtu && segment_mtu(x->vtep, x->under->mtu) != p->mtu) {
+        zvs_vtep_set_underlay_mtu(x->vtep, x->under->mtu);
+        p->mtu = segment_mtu(x->vtep, x->under->mtu);
+    }
     return rc;
 }
 

@@ -627,9 +627,10 @@ void zvs_vtep_stats(const struct zvs_vtep *v, struct zvs_vtep_stats *out)
     *out = v->st;
 }
 
-unsigned zvs_vtep_take_oversize(struct zvs_vtep *v, struct zvs_oversize_rec *out)
+unsigned zvs_vtep_take_oversize(struct zvs_vtep *v, struct zvs_oversize_rec *out,
+                                unsigned room)
 {
-    return zvs_oversize_take(&v->oversize, out);
+    return zvs_oversize_take(&v->oversize, out, room);
 }
 
 const char *zvs_vtep_reason_name(enum zvs_vtep_reason r)

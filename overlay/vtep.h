@@ -190,8 +190,9 @@ void zvs_vtep_stats(const struct zvs_vtep *v, struct zvs_vtep_stats *out);
 /* Frames from the switch too big for the segment (ZVS_VTEP_MTU_EXCEEDED on the way out),
  * by the switch port they came in on (dataplane/oversize.h; len: their inner Ethernet
  * bytes in one outer datagram, a super-frame's one segment's), since the last take: the
- * daemon names the guest NIC that sent them. out: room for ZVS_OVERSIZE_PORTS. */
-unsigned zvs_vtep_take_oversize(struct zvs_vtep *v, struct zvs_oversize_rec *out);
+ * daemon names the guest NIC that sent them. Up to room records, as zvs_oversize_take. */
+unsigned zvs_vtep_take_oversize(struct zvs_vtep *v, struct zvs_oversize_rec *out,
+                                unsigned room);
 const char *zvs_vtep_reason_name(enum zvs_vtep_reason r);
 
 #endif

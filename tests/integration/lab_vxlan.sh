@@ -7,7 +7,8 @@
 # a static remote, then learning (flooding to us by the all-zero entry, A's MAC learned
 # behind 10.99.0.1). Pings and a bounded TCP transfer with exact byte counts both ways;
 # tshark decodes every encapsulated frame on the underlay with no expert warning but TCP's
-# sequence analysis of the inner stream (printed as notes).
+# sequence analysis of the inner stream (printed as notes). Last, the underlay's MTU
+# shrinks and the segment and A's tap follow it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vxlan_lab_lib.sh"
 command -v tshark >/dev/null || skip "tshark missing"
@@ -53,3 +54,14 @@ grep "Encapsulated:" "$R"
 expect_eq "LNXA tx_errors" "$(counter "$R" LNXA tx_errors)" 0
 
 vxlan_capture_check 1000
+
+# The underlay's MTU shrinks (the operator's `ip link set mtu`): netlink tells the MTU
+# alone, the VXLAN uplink's segment follows (1400 - 50), and A's tap, still at the MTU
+# vswitchd gave it, is lowered with it in A's namespace.
+ip -n "$NS_SW" link set osa28ba mtu 1400
+wait_for 5 sh -c "ip -n '$NS_A' link show lnxa-f000 | grep -q ' mtu 1350 '" ||
+  fail "A's tap not lowered: $(ip -n "$NS_A" link show lnxa-f000)"
+R=$(lab_stats)
+grep -q "underlay RDEV: 28BA  MTU: 1350" "$R" ||
+  fail "the segment did not follow: $(grep -A1 'VXLAN VTEP' "$R")"
+echo "ok: the underlay at 1400, the segment and A's tap at 1350"

@@ -17,6 +17,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,7 +27,11 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include "backends/dummy.h"
+#include "backends/memlink.h"
 #include "daemon/daemon_impl.h"
+#include "daemon/step_fault.h"
+#include "qdio/qdio_guest.h"
 #include "tests/unit/herm_vxlan.h"
 #include "tests/unit/hermetic.h"
 
@@ -154,6 +159,39 @@ static void tagged_frame_told_as_sent(void **state)
     herm_stop(h);
 }
 
+/* A guest at MTU 1500 doing TSO: a TCP/IPv4 super-frame of 3 segments, MSS 1448 with a
+ * 32-byte TCP header (timestamps), so each segment is a 1514-byte frame. The underlay here
+ * takes no super-frames, so the switch cuts them to the segment's MTU and none fits: the
+ * frame is oversize (each of its segments counted) and told as a segment's length. */
+static void tso_super_frame_told(void **state)
+{
+    int op;
+    struct herm_guest *a;
+    struct herm *h = start_lnxa("tests/unit/hermetic/SYSTEM-VXLAN-MTU.CONFIG", &op, &a);
+    static uint8_t f[14 + 52 + 3 * 1448];
+    uint32_t iplen = 52 + 3 * 1448;
+    uint32_t len = 14 + iplen;
+    memcpy(f, MAC_R, 6);
+    memcpy(f + 6, MAC_A, 6);
+    f[12] = 0x08;                                       /* IPv4 */
+    uint8_t *ip = f + 14;
+    memset(ip, 0, 52);
+    ip[0] = 0x45; ip[2] = (uint8_t)(iplen >> 8); ip[3] = (uint8_t)iplen; ip[8] = 64; ip[9] = 6;
+    ip[12] = 10; ip[15] = 1; ip[16] = 10; ip[19] = 2;
+    ip[20 + 12] = 0x80; ip[20 + 13] = 0x10;             /* 32-byte TCP header, ACK */
+    struct zvs_qdio_pkt p = { .data = f, .len = len,
+        .vnet = { .flags = ZVS_VNET_F_NEEDS_CSUM, .gso_type = ZVS_VNET_GSO_TCPV4,
+                  .hdr_len = 66, .gso_size = 1448, .csum_start = 34, .csum_offset = 16 } };
+    assert_int_equal(zvs_qdio_guest_send(a->g, &p, 1), 1);
+    assert_true(zvs_evloop_settle(h->loop) >= 0);
+    zvs_qdio_guest_reap(a->g);
+    assert_string_equal(herm_console_read(h, op),
+        "0.000s ZVSVXL1241W VSWITCH VXSW discarded a frame of 1514 bytes from NIC F000 "
+        "of user LNXA: it needs MTU 1500, the VXLAN segment carries 1450\n");
+    herm_expect(herm_op(h, "QUERY VSWITCH VXSW DETAILS"), "    Drops: oversize 3\n");
+    herm_stop(h);
+}
+
 /* ---- taps (this test's own network namespace) ---------------------------------------- */
 
 static int if_mtu(const char *name, int set)
@@ -216,14 +254,94 @@ static void tap_above_segment_told_at_couple(void **state)
     herm_stop(h);
 }
 
+/* The underlay's MTU set to m, as `ip link set osa28ba mtu m` on the host. */
+static void underlay_mtu(struct herm *h, uint32_t m)
+{
+    zvs_memlink_set_mtu(herm_link(h, "osa28ba")->far, m);
+    assert_true(zvs_evloop_settle(h->loop) >= 0);
+}
+
+/* The underlay's MTU shrinks under running guests: the segment follows (1400 - 50), a
+ * tap still at vswitchd's MTU is lowered again, one whose guest set its own is told
+ * (ZVSVXL1240W); no carrier message, nothing else changes. Below IPv4's 68 no tap can
+ * follow, and every one is told. */
+static void underlay_mtu_shrinks(void **state)
+{
+    if (!netns_ok)
+        skip();
+    struct herm *h = start("tests/unit/hermetic/SYSTEM-VXLAN-MTU.CONFIG",
+                           "tests/unit/hermetic/USER-VXLAN-TAP.DIRECT");
+    int op = herm_console_attach(h, "OPERATOR", "ABCDEFG");
+    herm_op(h, "COUPLE USERID LNXB F000 TO SYSTEM VXSW");
+    (void)if_mtu("zvxb-f000", 1500);                            /* LNXB's own */
+    (void)herm_console_read(h, op);                             /* its ZVSNIC1176I */
+
+    underlay_mtu(h, 1400);
+    herm_expect(herm_op(h, "QUERY VSWITCH VXSW"), "underlay RDEV: 28BA  MTU: 1350");
+    assert_int_equal(if_mtu("zvxa-f000", 0), 1350);
+    assert_int_equal(if_mtu("zvxb-f000", 0), 1500);
+    assert_string_equal(herm_console_read(h, op),
+        "0.000s ZVSVXL1240W NIC F000 of user LNXB has MTU 1500, but the VXLAN segment of "
+        "VSWITCH VXSW carries 1350: larger frames are discarded\n");
+
+    underlay_mtu(h, 110);                                       /* a segment of 60 */
+    assert_int_equal(if_mtu("zvxa-f000", 0), 1350);
+    assert_string_equal(herm_console_read(h, op),
+        "0.000s ZVSVXL1240W NIC F000 of user LNXA has MTU 1350, but the VXLAN segment of "
+        "VSWITCH VXSW carries 60: larger frames are discarded\n"
+        "0.000s ZVSVXL1240W NIC F000 of user LNXB has MTU 1500, but the VXLAN segment of "
+        "VSWITCH VXSW carries 60: larger frames are discarded\n");
+    herm_stop(h);
+}
+
+/* A command whose pass coupled a tap and then failed is rolled back whole: the tap keeps
+ * the MTU it had (the fit waits for the command to stand), and nothing is said. The
+ * underlay comes after the start, so the tap is made at 1500; a command opens the segment
+ * (LNXC not yet granted: nothing coupled to fit), then GRANT couples LNXC's tap and its
+ * second NIC cannot get queues. */
+static void rolled_back_couple_leaves_tap(void **state)
+{
+    if (!netns_ok)
+        skip();
+    static const char *const none[] = { NULL };
+    struct herm_opts o = { .sysconfig = "tests/unit/hermetic/SYSTEM-VXLAN-MTU.CONFIG",
+                           .userdirect = "tests/unit/hermetic/USER-VXLAN-ROLLBACK.DIRECT",
+                           .links = none, .console = true };
+    struct herm *h = herm_start(&o);
+    int op = herm_console_attach(h, "OPERATOR", "ABCDEFG");
+    assert_int_equal(if_mtu("zvxc-f000", 0), 1500);             /* no segment yet */
+    struct zvs_port *far;
+    assert_int_equal(zvs_dummy_create("osa28ba", &far), 0);
+    herm_op(h, "SET VSWITCH VXSW GRANT LNXB");
+    herm_expect(herm_op(h, "QUERY VSWITCH VXSW"), "MTU: 1450");  /* the segment opened */
+    assert_int_equal(if_mtu("zvxc-f000", 0), 1500);
+    (void)herm_console_read(h, op);                             /* HCPSWU2830I: ready */
+    zvsd_step_fail(h->d, ZVSD_STEP_NIC_QUEUES, 2, ENOMEM);
+    int rc;
+    const char *r = herm_cp(h, "OPERATOR", "ABCDEFG", "SET VSWITCH VXSW GRANT LNXC", &rc);
+    assert_int_equal(rc, 1119);
+    assert_null(strstr(r, "ZVSCMD1150W"));                      /* rolled back exactly */
+    assert_int_equal(if_mtu("zvxc-f000", 0), 1500);
+    assert_string_equal(herm_console_read(h, op), "");
+
+    /* The same command standing: the tap is lowered, after its NIC's ZVSNIC1176I. */
+    herm_op(h, "SET VSWITCH VXSW GRANT LNXC");
+    assert_int_equal(if_mtu("zvxc-f000", 0), 1450);
+    herm_stop(h);
+    far->ops->destroy(far);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(segment_mtu_for_nics),
         cmocka_unit_test(program_frames_too_big_told),
         cmocka_unit_test(tagged_frame_told_as_sent),
+        cmocka_unit_test(tso_super_frame_told),
         cmocka_unit_test(taps_made_at_segment_mtu),
         cmocka_unit_test(tap_above_segment_told_at_couple),
+        cmocka_unit_test(rolled_back_couple_leaves_tap),
+        cmocka_unit_test(underlay_mtu_shrinks),
     };
     /* The taps (and nothing else: the daemon's uplinks are dummy links) in a namespace
      * that dies with this process. */

@@ -491,6 +491,36 @@ static struct zvs_frame tcp_super(uint8_t *fr, const uint8_t *dst, const uint8_t
                   .csum_start = (uint16_t)(l3 + 20), .csum_offset = 16 } };
 }
 
+/* A TCP super-frame whose MSS is past a plain egress's MTU (a guest at 1500 doing TSO over
+ * a VXLAN segment of 1450): no segment fits, so it is too big, as a frame of a segment's
+ * length would be: counted `oversize` (its 3 segments) and recorded by ingress port with
+ * the length a segment needed, for the daemon to name the sender. */
+static void super_frame_past_egress_mtu_is_oversize(void **state)
+{
+    struct lab l;
+    static uint8_t fr[8192];
+    lab_setup(&l, false, 1, 1, 1);
+    l.up->port.caps = 0;                                /* no GSO: segmented to its MTU */
+    l.up->port.mtu = 1450;
+    struct zvs_frame f = tcp_super(fr, MAC_LAN, MAC_A, -1, 3 * 1448, 1448);
+    zvs_switch_input(l.sw, &l.a->port, &f, 1, 1);
+    assert_int_equal(l.up->nframes, 0);
+    assert_int_equal(l.up->port.ctr.drops[ZVS_DROP_OVERSIZE], 3);
+    assert_int_equal(l.up->port.ctr.drops[ZVS_DROP_OFFLOAD], 0);
+    struct zvs_oversize_rec o[4];
+    assert_int_equal(zvs_switch_take_oversize(l.sw, o, 4), 1);
+    assert_int_equal(o[0].in_port, l.a->port.index);
+    assert_int_equal(o[0].len, 14 + 52 + 1448);         /* one segment: needs MTU 1500 */
+    assert_int_equal(o[0].frames, 1);
+
+    /* One that carries less than its MSS needs only its own length. */
+    f = tcp_super(fr, MAC_LAN, MAC_A, -1, 1400, 1448);
+    zvs_switch_input(l.sw, &l.a->port, &f, 1, 2);
+    assert_int_equal(zvs_switch_take_oversize(l.sw, o, 4), 1);
+    assert_int_equal(o[0].len, 14 + 52 + 1400);
+    zvs_switch_destroy(l.sw);
+}
+
 /* Crossing whole to egresses that take super-frames, each port counts the segments. */
 static void super_frame_counts_its_segments(void **state)
 {
@@ -1333,6 +1363,7 @@ int main(void)
         cmocka_unit_test(couple_duplicate_mac_changes_nothing),
         cmocka_unit_test(super_frame_segmented_for_plain_egress),
         cmocka_unit_test(super_frame_counts_its_segments),
+        cmocka_unit_test(super_frame_past_egress_mtu_is_oversize),
         cmocka_unit_test(smaller_super_frames_count_the_same),
         cmocka_unit_test(tagged_super_frames_count_their_tags),
         cmocka_unit_test(discarded_super_frame_counts_its_segments),

@@ -1053,6 +1053,21 @@ static void test_bind_unbind_rebind(void **state)
     assert_int_equal(zvs_guest_tap_open("zt0f", 70000, NULL, &BIND.t[1]), -EINVAL);
 }
 
+/* Tap `ifname` moved into a guest's namespace (KIDS[0]) and named `name` there, as a
+ * guest does before its NIC couples. */
+static struct child_proc *moved_to_guest(const char *ifname, const char *name)
+{
+    struct child_proc *c = &KIDS[0];
+    *c = child_start(ifname, "10.99.1.1/24", NULL);
+    assert_int_equal(wait_byte(c->from, 'r', 5000), 0);
+    assert_int_equal(sh("ip link set %s netns %d", ifname, (int)c->pid), 0);
+    assert_int_equal(write(c->to, "g", 1), 1);
+    assert_int_equal(wait_byte(c->from, 'c', 5000), 0);
+    assert_int_equal(sh("nsenter -t %d -n ip link set %s down name %s", (int)c->pid, ifname,
+                        name), 0);
+    return c;
+}
+
 /* A VXLAN segment's MTU: a tap made for a switch whose segment carries 1450 (1430 over
  * IPv6) gets it instead of the 1500 default (zvs_nic_tap_mtu, the kind's choice); one
  * made at the default is lowered at COUPLE while it is still at the MTU the driver gave
@@ -1101,13 +1116,7 @@ static void test_mtu_fits_segment(void **state)
     /* Moved into the guest's namespace (and renamed there) before it couples: reached
      * there through the tap's fd. */
     assert_int_equal(zvs_guest_tap_open("zt0n", 0, NULL, t2), 0);
-    struct child_proc *c = &KIDS[0];
-    *c = child_start("zt0n", "10.99.1.1/24", NULL);
-    assert_int_equal(wait_byte(c->from, 'r', 5000), 0);
-    assert_int_equal(sh("ip link set zt0n netns %d", (int)c->pid), 0);
-    assert_int_equal(write(c->to, "g", 1), 1);
-    assert_int_equal(wait_byte(c->from, 'c', 5000), 0);
-    assert_int_equal(sh("nsenter -t %d -n ip link set zt0n down name eth0", (int)c->pid), 0);
+    struct child_proc *c = moved_to_guest("zt0n", "eth0");
     assert_int_equal(zvs_guest_tap_fit_mtu(*t2, 1430, &lowered), 1430);
     assert_true(lowered);
     assert_int_equal(sh("nsenter -t %d -n ip link show eth0 | grep -q ' mtu 1430 '",
@@ -1115,8 +1124,59 @@ static void test_mtu_fits_segment(void **state)
     assert_int_equal(sh("ip link show zt0n >/dev/null 2>&1"), 1);  /* not ours any more */
 }
 
+static int (*real_devnetns)(int fd);
+
+/* A kernel before Linux 5.2: TUNGETDEVNETNS is not an ioctl the tap knows. */
+static int old_kernel_devnetns(int fd)
+{
+    errno = ENOTTY;
+    return -1;
+}
+
+static int eperm_devnetns(int fd)
+{
+    errno = EPERM;
+    return -1;
+}
+
+/* Without TUNGETDEVNETNS only a tap proven to be still here is fitted by its name: one a
+ * guest moved into its own namespace and named like a device of ours leaves ours alone
+ * (the ioctl's error), and so does any other failure of the ioctl. */
+static void test_mtu_fit_without_devnetns(void **state)
+{
+    if (!netns_ok)
+        skip();
+    struct zvs_guest_tap **t = &OPEN.t[0], **t2 = &OPEN.t[1];
+    bool lowered;
+
+    zvs_guest_tap_devnetns = old_kernel_devnetns;
+    assert_int_equal(zvs_guest_tap_open("zt0o", 0, NULL, t), 0);
+    assert_int_equal(zvs_guest_tap_fit_mtu(*t, 1450, &lowered), 1450);   /* still here */
+    assert_true(lowered);
+    assert_int_equal(sh("ip link show zt0o | grep -q ' mtu 1450 '"), 0);
+    zvs_guest_tap_devnetns = eperm_devnetns;
+    assert_int_equal(zvs_guest_tap_fit_mtu(*t, 1430, &lowered), -EPERM);
+    assert_false(lowered);
+    assert_int_equal(sh("ip link show zt0o | grep -q ' mtu 1450 '"), 0);
+
+    /* Moved away and renamed zt0h there, where this namespace has a zt0h of its own (a
+     * veth: not a tap). */
+    zvs_guest_tap_devnetns = old_kernel_devnetns;
+    assert_int_equal(zvs_guest_tap_open("zt0p", 0, NULL, t2), 0);
+    struct child_proc *c = moved_to_guest("zt0p", "zt0h");
+    assert_int_equal(sh("ip link add zt0h mtu 1500 type veth peer name zt0i"), 0);
+    assert_int_equal(zvs_guest_tap_fit_mtu(*t2, 1430, &lowered), -ENOTTY);
+    assert_false(lowered);
+    assert_int_equal(sh("ip link show zt0h | grep -q ' mtu 1500 '"), 0);       /* ours */
+    assert_int_equal(sh("nsenter -t %d -n ip link show zt0h | grep -q ' mtu 1500 '",
+                        (int)c->pid), 0);
+    assert_int_equal(sh("ip link del zt0h"), 0);
+    zvs_guest_tap_devnetns = real_devnetns;
+}
+
 static int teardown(void **state)
 {
+    zvs_guest_tap_devnetns = real_devnetns;
     for (int i = 0; i < 2; i++)
         child_stop(&KIDS[i]);
     lab_close(&LAB);
@@ -1165,7 +1225,9 @@ int main(void)
         cmocka_unit_test_teardown(test_ping_between_namespaces, teardown),
         cmocka_unit_test_teardown(test_bind_unbind_rebind, teardown),
         cmocka_unit_test_teardown(test_mtu_fits_segment, teardown),
+        cmocka_unit_test_teardown(test_mtu_fit_without_devnetns, teardown),
     };
+    real_devnetns = zvs_guest_tap_devnetns;
     LAB.ps[0] = LAB.ps[1] = -1;
     for (int i = 0; i < 2; i++)
         KIDS[i] = (struct child_proc){ .pid = -1, .to = -1, .from = -1 };

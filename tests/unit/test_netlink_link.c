@@ -34,6 +34,22 @@ struct rec {
 
 static bool netns_ok;
 
+/* MTU changes: the last one told, and how many. */
+static struct {
+    char     name[IFNAMSIZ];
+    int      ifindex;
+    uint32_t mtu;
+    int      n;
+} mtu_seen;
+
+static void record_mtu(void *arg, const char *ifname, int ifindex, uint32_t mtu)
+{
+    snprintf(mtu_seen.name, IFNAMSIZ, "%s", ifname);
+    mtu_seen.ifindex = ifindex;
+    mtu_seen.mtu = mtu;
+    mtu_seen.n++;
+}
+
 static void record(void *arg, const char *ifname, int ifindex, bool carrier, bool exists)
 {
     struct rec *r = arg;
@@ -118,6 +134,23 @@ static void test_veth_lifecycle_exact_events(void **state)
     assert_int_equal(zvs_netlink_link_state(nl, "va", &st), 0);
     assert_int_equal(st.operstate, IF_OPER_UP);
     assert_int_equal(st.mtu, 1500);
+
+    /* The MTU alone: no carrier event, the MTU callback instead (once it is set). */
+    tnet_sh("ip link set va mtu 1450");
+    wait_events(nl, &r, 4);
+    assert_int_equal(zvs_netlink_link_state(nl, "va", &st), 0);
+    assert_int_equal(st.mtu, 1450);
+    zvs_netlink_link_on_mtu(nl, record_mtu);
+    tnet_sh("ip link set va mtu 1400");
+    wait_events(nl, &r, 4);
+    assert_int_equal(mtu_seen.n, 1);
+    assert_string_equal(mtu_seen.name, "va");
+    assert_int_equal(mtu_seen.ifindex, idx);
+    assert_int_equal(mtu_seen.mtu, 1400);
+    tnet_sh("ip link set va mtu 1500");
+    wait_events(nl, &r, 4);
+    assert_int_equal(mtu_seen.n, 2);
+    assert_int_equal(mtu_seen.mtu, 1500);
 
     tnet_sh("ip link set vb down");          /* the far end: carrier lost */
     wait_events(nl, &r, 5);

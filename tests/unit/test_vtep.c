@@ -227,33 +227,38 @@ static void test_oversize_by_port(void **state)
     in[1].in_port = 7;
     in[2].in_port = 7;
     in[3].in_port = 3;
-    struct zvs_oversize_rec o[ZVS_OVERSIZE_PORTS];
+    struct zvs_oversize_rec o[16];
 
     assert_int_equal(zvs_vtep_inner_mtu(a), 1450);
-    assert_int_equal(zvs_vtep_take_oversize(a, o), 0);
+    assert_int_equal(zvs_vtep_take_oversize(a, o, 16), 0);
     assert_int_equal(zvs_vtep_encap_burst(a, in, 4, 1, txs, 256, NULL), 2);     /* 2 remotes */
     assert_int_equal(txs[0].in_index, 1);
     assert_int_equal(st(a).reason[ZVS_VTEP_MTU_EXCEEDED], 3);
-    assert_int_equal(zvs_vtep_take_oversize(a, o), 2);
-    assert_int_equal(o[0].in_port, 7);
-    assert_int_equal(o[0].len, 1500);                   /* the last of the port's */
-    assert_int_equal(o[0].frames, 2);
-    assert_int_equal(o[1].in_port, 3);
-    assert_int_equal(o[1].len, 1465);                   /* one byte past 1450 + 14 */
-    assert_int_equal(o[1].frames, 1);
-    assert_int_equal(zvs_vtep_take_oversize(a, o), 0);  /* taken */
+    assert_int_equal(zvs_vtep_take_oversize(a, o, 16), 2);
+    assert_int_equal(o[1].in_port, 7);                  /* by port index */
+    assert_int_equal(o[1].len, 1500);                   /* the last of the port's */
+    assert_int_equal(o[1].frames, 2);
+    assert_int_equal(o[0].in_port, 3);
+    assert_int_equal(o[0].len, 1465);                   /* one byte past 1450 + 14 */
+    assert_int_equal(o[0].frames, 1);
+    assert_int_equal(zvs_vtep_take_oversize(a, o, 16), 0);  /* taken */
 
-    /* More ports than the table holds in one interval: the rest are counted only. */
-    struct zvs_frame many[ZVS_OVERSIZE_PORTS + 2];
-    for (unsigned i = 0; i < ZVS_OVERSIZE_PORTS + 2; i++) {
+    /* Ten ports in one interval, port 1023 among them: every one recorded (a table of 8
+     * slots once left the 9th and 10th counted only), taken a few at a time. */
+    struct zvs_frame many[10];
+    for (unsigned i = 0; i < 10; i++) {
         many[i] = vf_frame(f, 1514, 0);
-        many[i].in_port = (uint16_t)(10 + i);
+        many[i].in_port = (uint16_t)(i < 9 ? 10 + i : 1023);
     }
-    assert_int_equal(zvs_vtep_encap_burst(a, many, ZVS_OVERSIZE_PORTS + 2, 2, txs, 256,
-                                          NULL), 0);
-    assert_int_equal(st(a).reason[ZVS_VTEP_MTU_EXCEEDED], 3 + ZVS_OVERSIZE_PORTS + 2);
-    assert_int_equal(zvs_vtep_take_oversize(a, o), ZVS_OVERSIZE_PORTS);
-    assert_int_equal(o[ZVS_OVERSIZE_PORTS - 1].in_port, 10 + ZVS_OVERSIZE_PORTS - 1);
+    assert_int_equal(zvs_vtep_encap_burst(a, many, 10, 2, txs, 256, NULL), 0);
+    assert_int_equal(st(a).reason[ZVS_VTEP_MTU_EXCEEDED], 3 + 10);
+    assert_int_equal(zvs_vtep_take_oversize(a, o, 8), 8);
+    assert_int_equal(o[7].in_port, 17);
+    assert_int_equal(zvs_vtep_take_oversize(a, o, 8), 2);
+    assert_int_equal(o[0].in_port, 18);
+    assert_int_equal(o[1].in_port, 1023);
+    assert_int_equal(o[1].frames, 1);
+    assert_int_equal(zvs_vtep_take_oversize(a, o, 8), 0);
     zvs_vtep_destroy(a);
 }
 
