@@ -135,13 +135,6 @@ static uint32_t fit_tap(struct zvs_nic_side *b, uint32_t mtu)
     int now = zvs_guest_tap_fit_mtu(tap_of(b)->drv.tap, mtu >= TAP_MTU_MIN ? mtu : UINT32_MAX,
                                     &lowered);
 
-    if (now == -ENOTRECOVERABLE) {
-        /* The fit entered the guest's namespace and could not come back: every socket
-         * and device vswitchd opens from now would be the guest's. */
-        zvs_err("tap %s: cannot return to vswitchd's own network namespace: stopping",
-                tap_of(b)->drv.ifname);
-        abort();
-    }
     if (now < 0) {
         zvs_warn("tap %s: MTU not read or lowered to %u: %s", tap_of(b)->drv.ifname, mtu,
                  strerror(-now));

@@ -73,8 +73,9 @@ int zvs_netns_run(int netns_fd, int (*fn)(void *arg), void *arg)
     }
     int rc = fn(arg);
     if (setns(home, CLONE_NEWNET) < 0) {
-        zvs_err("tap_orphans: cannot return to the own network namespace: %s", strerror(errno));
-        rc = -ENOTRECOVERABLE;
+        zvs_err("cannot return to vswitchd's own network namespace: %s: stopping",
+                strerror(errno));
+        abort();
     }
     close(home);
     return rc;

@@ -39,8 +39,9 @@ unsigned zvs_tap_orphans_purge(struct zvs_tap_orphans *o);
 void zvs_tap_orphans_free(struct zvs_tap_orphans *o);
 
 /* Runs fn in the network namespace netns_fd (-1: here), then comes back. Returns fn's
- * result, or -errno when the namespace cannot be entered (or, worse, left: -ENOTRECOVERABLE,
- * logged; the thread then stays where it is). */
+ * result, or -errno when the namespace cannot be entered. One that cannot be left stops
+ * vswitchd (logged, abort): every socket and device it opened from then on would be the
+ * guest's namespace's, whichever caller it was. */
 int  zvs_netns_run(int netns_fd, int (*fn)(void *arg), void *arg);
 
 #endif
