@@ -284,9 +284,16 @@ static void netlink_event(struct zvsd *d, const char *ifname, struct zvs_port_li
     if (u->fd >= 0)
         zvs_evloop_del_fd(d->loop, u->fd);
     u->fd = -1;
-    if (ev->mtu_only)
-        ev->carrier = u->port->carrier; /* as the switch knows it (a transmit may have
-                                           seen it go down before netlink did) */
+    if (ev->mtu_only) {
+        /* As the switch knows it (a transmit may have seen it go down before netlink did);
+         * but a handle that had failed is reopened by this event, and then the carrier is
+         * netlink's own, as no carrier event will follow for a carrier that did not
+         * change. */
+        struct zvs_link_state st;
+        ev->carrier = u->port->carrier;
+        if (!ev->carrier && zvs_netlink_link_state(d->nl, ifname, &st) == 0 && st.known)
+            ev->carrier = st.admin_up && st.lower_up;   /* the message's own flags */
+    }
     uplink_link_event(u, ev, zvs_evloop_now(d->loop));
 }
 

@@ -286,6 +286,7 @@ static void nic_uncouple(struct zvsd *d, struct d_nic *n, uint64_t now)
     while (zvs_switch_poll(n->ds->sw, n->port, now) > 0)
         ;
     zvs_nic_unbind(n->side, now);
+    zvsd_vxlan_mtu_detaching(d, n->ds, now);
     struct zvs_port *p = zvs_switch_detach_port(n->ds->sw, n->port);
     if (p && p->ops->destroy)
         p->ops->destroy(p);

@@ -26,6 +26,7 @@
 #include "daemon/daemon_impl.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "dataplane/log.h"
 #include "overlay/uplink_vxlan.h"
@@ -97,8 +98,14 @@ void zvsd_vxlan_mtu_opened(struct zvsd *d, struct d_switch *ds)
 
 void zvsd_vxlan_mtu_moved(struct zvsd *d, struct d_switch *ds, uint32_t was)
 {
-    zvs_info("VSWITCH %s: the VXLAN segment carries %u bytes now (was %u): its underlay's "
-             "MTU changed", ds->cfg.name, segment_mtu(ds), was);
+    uint32_t now_mtu = segment_mtu(ds);
+
+    if (now_mtu == 0)                   /* 0 here: open, but the underlay is all overhead */
+        zvs_warn("VSWITCH %s: the VXLAN segment carries nothing now (was %u): its "
+                 "underlay's MTU is no larger than the encapsulation", ds->cfg.name, was);
+    else
+        zvs_info("VSWITCH %s: the VXLAN segment carries %u bytes now (was %u): its "
+                 "underlay's MTU changed", ds->cfg.name, now_mtu, was);
     for (unsigned i = 0; i < d->nnic; i++)
         if (d->nic[i].used && d->nic[i].ds == ds)
             zvsd_vxlan_mtu_couple(d, &d->nic[i]);
@@ -118,58 +125,81 @@ void zvsd_vxlan_mtu_settled(struct zvsd *d, bool stands)
     }
 }
 
-/* The coupled NIC whose port has index `in_port` on ds's switch, or NULL. */
-static struct d_nic *nic_of_port(struct zvsd *d, const struct d_switch *ds, uint16_t in_port)
+/* Moves table `take`'s records into len[] by port index (the last length wins); true when
+ * there was any. The table is walked until it is empty. */
+static bool take_all(unsigned (*take)(void *, struct zvs_oversize_rec *, unsigned), void *t,
+                     uint32_t *len, bool any)
 {
-    const struct zvs_port *p = zvs_switch_port(ds->sw, in_port);
+    struct zvs_oversize_rec rec[TAKE_ROOM];
+    unsigned n;
 
-    for (unsigned i = 0; p && i < d->nnic; i++)
-        if (d->nic[i].used && d->nic[i].ds == ds && d->nic[i].port == p)
-            return &d->nic[i];
-    return NULL;
+    do {
+        n = take(t, rec, TAKE_ROOM);
+        if (n && !any) {
+            memset(len, 0, ZVS_MAX_PORTS * sizeof *len);
+            any = true;
+        }
+        for (unsigned i = 0; i < n; i++)
+            if (rec[i].in_port < ZVS_MAX_PORTS)
+                len[rec[i].in_port] = rec[i].len;
+    } while (n == TAKE_ROOM);
+    return any;
 }
 
-/* Records of frames the segment of switch ds could not carry (seg: its MTU): each NIC's
- * told unless it was within the minute. */
-static void tell_oversize(struct zvsd *d, const struct d_switch *ds, uint32_t seg,
-                          const struct zvs_oversize_rec *rec, unsigned n, uint64_t now)
+static unsigned take_switch(void *sw, struct zvs_oversize_rec *out, unsigned room)
 {
-    for (unsigned i = 0; i < n; i++) {
-        struct d_nic *nic = nic_of_port(d, ds, rec[i].in_port);
-        if (!nic || (nic->mtu_told && now - nic->mtu_told_ns < TELL_EVERY_NS))
-            continue;
-        nic->mtu_told = true;
-        nic->mtu_told_ns = now;
-        char vdev[8], len[12], need[12], s[12];
-        snprintf(vdev, sizeof vdev, "%04X", nic->vdev);
-        say_u32(len, sizeof len, rec[i].len);
-        say_u32(need, sizeof need, rec[i].len - ZVS_ETH_HLEN);
-        say_u32(s, sizeof s, seg);
-        zvsd_say(d, ZVS_CPMSG_VXL_FRAME_TOO_BIG, nic->userid, ds->cfg.name, len, vdev,
-                 nic->userid, need, s, NULL);
-    }
+    return zvs_switch_take_oversize(sw, out, room);
+}
+
+static unsigned take_vtep(void *v, struct zvs_oversize_rec *out, unsigned room)
+{
+    return zvs_vtep_take_oversize(v, out, room);
 }
 
 /* Switch ds, whose VXLAN uplink p: what the switch dropped before it (a frame longer than
  * the uplink's MTU, a TCP super-frame whose MSS is past it: the port's "oversize") and
  * what its VTEP dropped (vxlan-mtu-exceeded: a super-frame's segments, a tag removed too
- * late). Each table is walked until it is empty: every NIC that sent such frames is
- * seen, however many did. */
+ * late). Both tables are emptied into one length per port index, then the switch's NICs
+ * are walked once: every NIC that sent such frames is seen, however many did, at a cost
+ * of one pass over the NICs, not one a record; a NIC told within the minute is skipped
+ * before anything is formatted. */
 static void vxlan_oversize(struct zvsd *d, const struct d_switch *ds, struct zvs_port *p,
                            uint64_t now)
 {
     struct zvs_vtep *v = zvs_uplink_vxlan_vtep(p);
-    struct zvs_oversize_rec rec[TAKE_ROOM];
-    unsigned n;
+    uint32_t len[ZVS_MAX_PORTS];
 
-    do {
-        if ((n = zvs_switch_take_oversize(ds->sw, rec, TAKE_ROOM)) > 0)
-            tell_oversize(d, ds, zvs_vtep_inner_mtu(v), rec, n, now);
-    } while (n == TAKE_ROOM);
-    do {
-        if ((n = zvs_vtep_take_oversize(v, rec, TAKE_ROOM)) > 0)
-            tell_oversize(d, ds, zvs_vtep_inner_mtu(v), rec, n, now);
-    } while (n == TAKE_ROOM);
+    bool any = take_all(take_switch, ds->sw, len, false);
+    any = take_all(take_vtep, v, len, any);
+    if (!any)
+        return;
+    uint32_t seg = zvs_vtep_inner_mtu(v);
+    for (unsigned i = 0; i < d->nnic; i++) {
+        struct d_nic *nic = &d->nic[i];
+        if (!nic->used || nic->ds != ds || !nic->port || !len[nic->port->index] ||
+            (nic->mtu_told && now - nic->mtu_told_ns < TELL_EVERY_NS))
+            continue;
+        uint32_t l = len[nic->port->index];
+        nic->mtu_told = true;
+        nic->mtu_told_ns = now;
+        char vdev[8], lb[12], need[12], sb[12];
+        snprintf(vdev, sizeof vdev, "%04X", nic->vdev);
+        say_u32(lb, sizeof lb, l);
+        say_u32(need, sizeof need, l - ZVS_ETH_HLEN);
+        say_u32(sb, sizeof sb, seg);
+        zvsd_say(d, ZVS_CPMSG_VXL_FRAME_TOO_BIG, nic->userid, ds->cfg.name, lb, vdev,
+                 nic->userid, need, sb, NULL);
+    }
+}
+
+void zvsd_vxlan_mtu_detaching(struct zvsd *d, const struct d_switch *ds, uint64_t now)
+{
+    struct zvs_port *p = ds && ds->sw ? zvsd_vxlan_port(ds) : NULL;
+
+    /* Records name ports by index, and a NIC coupled next may take this one's: what its
+     * port dropped is told while the index is still its own. */
+    if (p)
+        vxlan_oversize(d, ds, p, now);
 }
 
 void zvsd_vxlan_mtu_idle(struct zvsd *d, uint64_t now)
