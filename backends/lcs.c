@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -14,6 +15,7 @@
 #include <linux/if_packet.h>
 
 #include "backends/packet_ring.h"
+#include "dataplane/log.h"
 
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23
@@ -111,12 +113,11 @@ int zvs_lcs_open_ring(int netns_fd, const char *ifname, uint32_t ring_frames,
         int back = setns(home, CLONE_NEWNET);
         close(home);
         if (back < 0) {
-            if (fd >= 0) {
-                zvs_packet_ring_close(&ring);
-                close(fd);
-                close(txfd);
-            }
-            return -EIO;
+            /* Every socket and device vswitchd opened from now would be the machine's
+             * namespace's: stop, as zvs_netns_run does (tap_orphans.h). */
+            zvs_err("cannot return to vswitchd's own network namespace: %s: stopping",
+                    strerror(errno));
+            abort();
         }
     }
     if (fd < 0)
