@@ -360,6 +360,7 @@ static void on_idle(void *arg, uint64_t now)
             zvs_timer_arm(ds->lag_timer, next);
     }
     zvsd_ivl_idle(d, now);              /* after the groups ran: their members' states */
+    zvsd_vxlan_idle(d);                 /* segments that carry nothing age too */
     zvsd_vxlan_mtu_idle(d, now);        /* frames the segments could not carry, by NIC */
     zvsd_say_switches(d);
 }

@@ -244,6 +244,9 @@ void zvsd_vxlan_mtu_settled(struct zvsd *d, bool stands);
  * still at vswitchd's MTU lowered, ZVSVXL1240W for a NIC still larger). */
 void zvsd_vxlan_mtu_moved(struct zvsd *d, struct d_switch *ds, uint32_t was);
 void zvsd_vxlan_mtu_idle(struct zvsd *d, uint64_t now);
+/* Every iteration: each VXLAN uplink's tables aged once a second has passed on the
+ * loop's clock (overlay/uplink_vxlan.h), so an idle segment's learned MACs leave on time. */
+void zvsd_vxlan_idle(struct zvsd *d);
 /* Before a NIC's port leaves switch ds: its too-big frames told while the port index is
  * still its own (a NIC coupled next may take the index). */
 void zvsd_vxlan_mtu_detaching(struct zvsd *d, const struct d_switch *ds, uint64_t now);

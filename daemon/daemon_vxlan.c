@@ -134,6 +134,17 @@ static struct zvs_port *underlay_open(struct zvsd *d, struct d_switch *ds,
     return u;
 }
 
+/* The VXLAN uplink's clock: the event loop's (CLOCK_MONOTONIC on a real loop, the
+ * virtual time on a test's), so the VTEP's learned MACs and neighbours age in the time
+ * the rest of the daemon runs in: a call and a load, cheaper than clock_gettime.
+ * The loop reads its clock once per iteration (again when a deadline falls due among
+ * the callbacks, and after them), so a frame is stamped at most one iteration's bursts
+ * early, milliseconds against aging's granularity of a second and ages of minutes. */
+static uint64_t loop_now(void *loop)
+{
+    return zvs_evloop_now(loop);
+}
+
 int zvsd_vxlan_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vswitch *vs,
                     char *why, size_t whylen, int *err)
 {
@@ -168,6 +179,7 @@ int zvsd_vxlan_sync(struct zvsd *d, struct d_switch *ds, const struct zvs_cfg_vs
         under->ops->destroy(under);
         return -1;
     }
+    zvs_uplink_vxlan_set_clock(p, loop_now, d->loop);
     if (zvs_switch_add_uplink(ds->sw, p) < 0) {
         snprintf(why, whylen, "no room for the uplink");
         zvsd_vxlan_forget(d, v);
@@ -205,6 +217,18 @@ void zvsd_vxlan_close_group(struct zvsd *d, struct d_switch *ds)
     zvs_info("VSWITCH %s VXLAN uplink over port group %s closed", ds->cfg.name, p->name);
     zvsd_vxlan_closing(d, ds, p);
     zvs_switch_remove_port(ds->sw, p);
+}
+
+void zvsd_vxlan_idle(struct zvsd *d)
+{
+    /* An RDEV underlay's uplink is tracked as an uplink, a group's is the switch's
+     * overlay; each is a compare unless a second has passed. */
+    for (unsigned i = 0; i < d->nup; i++)
+        if (d->up[i].port && d->up[i].ds)
+            zvs_uplink_vxlan_age(d->up[i].port);    /* any other port: nothing */
+    for (unsigned i = 0; i < d->nsw; i++)
+        if (d->sw[i].sw && d->sw[i].overlay)
+            zvs_uplink_vxlan_age(d->sw[i].overlay);
 }
 
 static int show_mac(void *arg, const struct zvs_vtep_fdb_entry *e)

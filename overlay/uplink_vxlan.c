@@ -30,6 +30,8 @@ struct vx {
     uint8_t              rxtag[ZVS_BATCH][ZVS_ETH_HLEN + ZVS_VLAN_HLEN];
     struct iovec         rxiov[ZVS_BATCH][2];
     uint64_t             next_tick;                     /* the VTEP's next aging pass */
+    uint64_t           (*now)(void *arg);               /* the owner's clock; NULL: ours */
+    void                *now_arg;
     uint16_t             untagged_vid;                  /* the VTEP's config's */
 };
 
@@ -48,16 +50,22 @@ static struct vx *vx_of(const struct zvs_port *p)
     return (struct vx *)p->backend;
 }
 
-/* The clock, read once per call, also ages the VTEP's tables about once a second: the
- * port needs no timer of its owner's. */
-static uint64_t vx_now(struct vx *x)
+/* Age the VTEP's tables when a second has passed since the last pass. */
+static void age_due(struct vx *x, uint64_t now)
 {
-    uint64_t now = now_ns();
-
     if (now >= x->next_tick) {
         zvs_vtep_tick(x->vtep, now);
         x->next_tick = now + 1000000000u;
     }
+}
+
+/* The clock (the owner's, or CLOCK_MONOTONIC), read once per call, also ages the VTEP's
+ * tables about once a second: the port needs no timer of its owner's. */
+static uint64_t vx_now(struct vx *x)
+{
+    uint64_t now = x->now ? x->now(x->now_arg) : now_ns();
+
+    age_due(x, now);
     return now;
 }
 
@@ -386,4 +394,22 @@ void zvs_uplink_vxlan_tick(struct zvs_port *p, uint64_t now)
 {
     if (zvs_uplink_is_vxlan(p))
         zvs_vtep_tick(vx_of(p)->vtep, now);
+}
+
+void zvs_uplink_vxlan_set_clock(struct zvs_port *p, uint64_t (*now)(void *arg), void *arg)
+{
+    struct vx *x;
+
+    if (!zvs_uplink_is_vxlan(p))
+        return;
+    x = vx_of(p);
+    x->now = now;
+    x->now_arg = arg;
+    x->next_tick = 0;                   /* the next call ages on the new clock */
+}
+
+void zvs_uplink_vxlan_age(struct zvs_port *p)
+{
+    if (zvs_uplink_is_vxlan(p))
+        vx_now(vx_of(p));
 }

@@ -41,4 +41,16 @@ bool zvs_uplink_is_vxlan(const struct zvs_port *p);
 /* Age the VTEP's tables now (tx and rx also do it about once a second on their own). */
 void zvs_uplink_vxlan_tick(struct zvs_port *p, uint64_t now);
 
+/* The clock the port reads (ns, never going back): once per tx or rx call, for the
+ * VTEP's times (a learned MAC's last frame, a neighbour's answer and requests) and its
+ * aging about once a second. NULL: CLOCK_MONOTONIC, the default. The owner's clock makes
+ * the port age in the owner's time: the daemon gives its event loop's, so a test on a
+ * virtual loop sees remote MACs and neighbours age as it moves time. */
+void zvs_uplink_vxlan_set_clock(struct zvs_port *p, uint64_t (*now)(void *arg), void *arg);
+
+/* Age the VTEP's tables if a second has passed on the port's clock since the last pass
+ * (one clock read and a compare otherwise): for an owner's periodic pass, so a segment
+ * that carries nothing still loses its learned MACs on time, not at its next frame. */
+void zvs_uplink_vxlan_age(struct zvs_port *p);
+
 #endif

@@ -12,6 +12,21 @@
 
 const uint8_t herm_vx_remote_mac[6] = { 0x02, 0xbb, 0x00, 0x00, 0x00, 0x02 };
 
+struct herm *herm_vx_start(const char *sysconfig, struct herm_guest **a)
+{
+    static const char *const links[] = { "osa28ba", NULL };
+    struct herm_opts o = {
+        .sysconfig = sysconfig,
+        .userdirect = "tests/unit/hermetic/USER-CCB.DIRECT",
+        .links = links,
+    };
+    struct herm *h = herm_start(&o);
+
+    herm_op(h, "COUPLE USERID LNXA F000 TO SYSTEM VXSW");
+    *a = herm_guest_attach(h, "LNXA", 0xF000);
+    return h;
+}
+
 void herm_vx_send(struct herm *h, const char *link, const uint8_t *outer_dst,
                   const uint8_t *inner, uint32_t len, uint32_t vni)
 {

@@ -118,6 +118,11 @@ static void far_input(struct herm *h, struct herm_link *l, const struct zvs_fram
     l->data_rx++;
     memcpy(l->last, buf, len);
     l->last_len = len;
+    if (len >= 14 && buf[12] == 0x08 && buf[13] == 0x06) {     /* a frame of its own may */
+        l->arp_rx++;                                            /* come before the last */
+        l->last_arp_len = len < sizeof l->last_arp ? len : (uint32_t)sizeof l->last_arp;
+        memcpy(l->last_arp, buf, l->last_arp_len);
+    }
 }
 
 static void on_far(void *arg, int fd, uint32_t events, uint64_t now)

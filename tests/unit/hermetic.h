@@ -52,6 +52,9 @@ struct herm_link {
     uint64_t             markers_answered;
     uint8_t              last[HERM_FRAME_MAX]; /* the last non-slow frame received */
     uint32_t             last_len;
+    uint64_t             arp_rx;        /* ARP frames among data_rx (a VXLAN underlay's) */
+    uint8_t              last_arp[64];  /* the last of them, its first 64 bytes */
+    uint32_t             last_arp_len;
 };
 
 struct herm_guest {

@@ -32,23 +32,9 @@ static const uint8_t MAC_S[6] = { 0x02, 0x00, 0x0c, 0x00, 0x00, 0x22 };   /* set
 static const uint8_t BCAST[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 static const uint8_t IP1[4] = { 10, 0, 0, 1 }, IP2[4] = { 10, 0, 0, 2 };
 
-static struct herm *start_with(const char *sysconfig, struct herm_guest **a)
-{
-    struct herm_opts o = {
-        .sysconfig = sysconfig,
-        .userdirect = "tests/unit/hermetic/USER-CCB.DIRECT",
-        .links = links,
-    };
-    struct herm *h = herm_start(&o);
-
-    herm_op(h, "COUPLE USERID LNXA F000 TO SYSTEM VXSW");
-    *a = herm_guest_attach(h, "LNXA", 0xF000);
-    return h;
-}
-
 static struct herm *start(struct herm_guest **a)
 {
-    return start_with("tests/unit/hermetic/SYSTEM-VXLAN-NEIGHBOR.CONFIG", a);
+    return herm_vx_start("tests/unit/hermetic/SYSTEM-VXLAN-NEIGHBOR.CONFIG", a);
 }
 
 /* The guest broadcasts; the underlay receives `frames` more frames, the last of them the
@@ -225,7 +211,7 @@ static void neighbor_refused(void **state)
 static void neighbor_not_unicast_ipv6(void **state)
 {
     struct herm_guest *a;
-    struct herm *h = start_with("tests/unit/hermetic/SYSTEM-VXLAN6-MTU.CONFIG", &a);
+    struct herm *h = herm_vx_start("tests/unit/hermetic/SYSTEM-VXLAN6-MTU.CONFIG", &a);
 
     not_unicast(h, "::", "::");
     not_unicast(h, "ff02::1", "FF02::1");
@@ -282,8 +268,8 @@ static const struct zvs_uarp *table_of(struct herm *h, const char *name)
 }
 
 /* The neighbours' age is the switch's IPTIMEOUT: 1 minute here, 3 (180 s) behind the
- * gateway, the default 5 (300 s, the table's own default) without one. The uplink ages on the host's monotonic clock,
- * not the daemon loop's, so aging itself is test_underlay_arp.c's, in injected time. */
+ * gateway, the default 5 (300 s, the table's own default) without one. Aging itself, on
+ * the daemon loop's clock, is test_daemon_vxlan_aging.c's. */
 static void age_is_iptimeout(void **state)
 {
     struct herm_guest *a;
@@ -303,7 +289,7 @@ static void age_is_iptimeout(void **state)
     assert_int_equal(table_of(h, "VXSW")->age_ns, ZVS_UARP_DEFAULT_AGE);
     herm_stop(h);
 
-    h = start_with("tests/unit/hermetic/SYSTEM-VXLAN-GATEWAY.CONFIG", &a);
+    h = herm_vx_start("tests/unit/hermetic/SYSTEM-VXLAN-GATEWAY.CONFIG", &a);
     herm_expect(herm_op(h, "QUERY VSWITCH VXSW"), "IPTimeout: 3 ");
     assert_int_equal(table_of(h, "VXSW")->age_ns, UINT64_C(180000000000));
     herm_stop(h);
@@ -346,7 +332,7 @@ static void gateway_static_deleted(void **state)
     static const uint8_t MAC_GW2[6] = { 0x02, 0x00, 0x0c, 0x00, 0x00, 0xef };
     static const uint8_t GW[4] = { 10, 0, 0, 254 };
     struct herm_guest *a;
-    struct herm *h = start_with("tests/unit/hermetic/SYSTEM-VXLAN-GATEWAY.CONFIG", &a);
+    struct herm *h = herm_vx_start("tests/unit/hermetic/SYSTEM-VXLAN-GATEWAY.CONFIG", &a);
 
     herm_expect(herm_op(h, "QUERY VSWITCH VXSW"),
                 "    Neighbor 10.0.0.254  MAC 02-00-0C-00-00-FE  state: STATIC\n"
