@@ -235,6 +235,10 @@ ivl_start_system() {
   PIDS+=($!)
   disown $!                             # a SIGKILL the test sends is no news on stderr
   wait_for 10 test -S "$W/s$n/console.sock" || fail "system $n's vswitchd did not start"
+  # The console opens before the NICs are made: the tap may come a moment later (a slow
+  # start, a sanitizer build on a busy machine). A restart's tap is still in the guest.
+  wait_for 10 bash -c "ip -n '$TAG-s$n' link show 'lnx$n-f000' || ip -n '$TAG-g$n' link show 'lnx$n-f000'" \
+    >/dev/null 2>&1 || fail "system $n: vswitchd made no tap lnx$n-f000"
   if ip -n "$TAG-s$n" link show "lnx$n-f000" >/dev/null 2>&1; then
     ip -n "$TAG-s$n" link set "lnx$n-f000" netns "$TAG-g$n" || fail "move tap $n"
     ip -n "$TAG-g$n" addr add 10.89.0.$n/24 dev "lnx$n-f000"
