@@ -267,7 +267,7 @@ static void uplink_link_event(struct d_uplink *u, const struct zvs_port_link_eve
     if (u->port->mtu != mtu && zvs_uplink_is_vxlan(u->port))
         zvsd_vxlan_mtu_moved(u->d, u->ds, mtu);     /* the underlay's MTU changed */
     uplink_register(u);
-    if (ev->mtu_only)
+    if (ev->mtu_only && u->port->carrier == u->carrier_told)
         return;                         /* the carrier is as it was: nothing to tell */
     say_carrier(u, ev->exists ? "" : " (interface gone)");
     tell_carrier(u, now);
@@ -291,7 +291,11 @@ static void netlink_event(struct zvsd *d, const char *ifname, struct zvs_port_li
          * change. */
         struct zvs_link_state st;
         ev->carrier = u->port->carrier;
-        if (!ev->carrier && zvs_netlink_link_state(d->nl, ifname, &st) == 0 && st.known)
+        /* Only a port the switch was told is down: one a transmit just saw go down
+         * (carrier_told still up, idle not yet run) stays down, whatever the message's
+         * flags, which netlink may not have caught up with. */
+        if (!ev->carrier && !u->carrier_told &&
+            zvs_netlink_link_state(d->nl, ifname, &st) == 0 && st.known)
             ev->carrier = st.admin_up && st.lower_up;   /* the message's own flags */
     }
     uplink_link_event(u, ev, zvs_evloop_now(d->loop));

@@ -272,6 +272,9 @@ void zvsd_vxlan_query(const struct d_switch *ds, bool details, struct zvs_cp_res
 
     if (!v)
         return;
+    /* A quiet segment on a loop with no timer armed may not have run an idle pass for
+     * a while: the tables are aged up to now before they are shown. */
+    zvs_uplink_vxlan_age(p);
     c = zvs_vtep_config_of(v);
     zvs_vtep_fdb_stats(zvs_vtep_fdb(v), &fs);
     zvs_vtep_stats(v, &st);

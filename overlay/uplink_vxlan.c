@@ -390,12 +390,6 @@ bool zvs_uplink_is_vxlan(const struct zvs_port *p)
     return p && p->ops == &vx_ops;
 }
 
-void zvs_uplink_vxlan_tick(struct zvs_port *p, uint64_t now)
-{
-    if (zvs_uplink_is_vxlan(p))
-        zvs_vtep_tick(vx_of(p)->vtep, now);
-}
-
 void zvs_uplink_vxlan_set_clock(struct zvs_port *p, uint64_t (*now)(void *arg), void *arg)
 {
     struct vx *x;

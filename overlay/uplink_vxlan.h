@@ -38,9 +38,6 @@ struct zvs_port *zvs_uplink_vxlan_underlay(const struct zvs_port *p);
 /* Is p a VXLAN uplink (its ops are this file's)? */
 bool zvs_uplink_is_vxlan(const struct zvs_port *p);
 
-/* Age the VTEP's tables now (tx and rx also do it about once a second on their own). */
-void zvs_uplink_vxlan_tick(struct zvs_port *p, uint64_t now);
-
 /* The clock the port reads (ns, never going back): once per tx or rx call, for the
  * VTEP's times (a learned MAC's last frame, a neighbour's answer and requests) and its
  * aging about once a second. NULL: CLOCK_MONOTONIC, the default. The owner's clock makes
