@@ -124,13 +124,25 @@ static void vxlan_over_a_group(void **state)
      * the guest. */
     uint8_t inner[100];
     flow_frame(inner, MAC_A, MAC_R, 7);
+    uint64_t t = herm_now_ns(h);
     herm_vx_send(h, "osa2a00", h->link[0].last + 6, inner, sizeof inner, 5000);
     assert_int_equal(herm_guest_receive(h, a), 1);
 
     q = herm_op(h, "QUERY VSWITCH VXSW DETAILS");
     herm_expect(q, "decapsulated: 1  learned MACs: 1 of 8192");
+    herm_expect(q, "    MAC 02-00-00-00-0A-0A VNI 5000  remote 0\n");
     if (getenv("VXLAN_SHOW"))
         fprintf(stderr, "%s\n", q);
+
+    /* A group's VXLAN uplink ages on the daemon's clock as an RDEV's does
+     * (test_daemon_vxlan_aging.c): the MAC is there just before the table's age (300 s)
+     * and gone a second after it, with no frame in between. */
+    herm_warp_ns(h, t + 300 * HERM_S - 1);
+    herm_expect(herm_op(h, "QUERY VSWITCH VXSW DETAILS"), "learned MACs: 1 of 8192");
+    herm_warp_ns(h, t + 301 * HERM_S);
+    q = herm_op(h, "QUERY VSWITCH VXSW DETAILS");
+    herm_expect(q, "learned MACs: 0 of 8192");
+    assert_null(strstr(q, "MAC 02-00-00-00-0A-0A"));
     herm_stop(h);
 }
 
