@@ -304,23 +304,26 @@ static void timed(int tx, int one, int segs, double *out)
     out[3] = (tv_ns(r1.ru_stime) - tv_ns(r0.ru_stime)) / kib;
 }
 
-/* Today's shape on txb (QDISC_BYPASS, as the uplink), the one write on txq (it must go
- * through the qdisc: see main). */
+/* Today's shape on txb (QDISC_BYPASS, as the uplink) and on txq (the qdisc: what the
+ * shape costs apart from the path), the one write on txq (it must: see main). The order
+ * of the three rotates each round. */
 static void bench(int txb, int txq, int segs, const char *underlay)
 {
-    static const char *shape[2] = { "today: sendmmsg, bypass", "one write GSO_UDP_L4, qdisc" };
+    static const char *shape[3] = { "today: sendmmsg, bypass", "today: sendmmsg, qdisc",
+                                    "one write GSO_UDP_L4, qdisc" };
     static const char *fig[4] = { "build", "send", "utime", "stime" };
-    double f[2][4][ROUNDS];
+    double f[3][4][ROUNDS];
     for (int r = 0; r < ROUNDS; r++)
-        for (int s = 0; s < 2; s++) {
+        for (int k = 0; k < 3; k++) {
+            int s = (r + k) % 3;
             double o[4];
-            timed((r + s) & 1 ? txq : txb, (r + s) & 1, segs, o);   /* the order alternates each round */
+            timed(s ? txq : txb, s == 2, segs, o);
             for (int j = 0; j < 4; j++)
-                f[(r + s) & 1][j][r] = o[j];
+                f[s][j][r] = o[j];
         }
     printf("%s; %d rounds of %d super-frames each shape, ns of sender CPU per KiB of TCP "
            "payload, median [min-max]:\n", underlay, ROUNDS, ITERS);
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < 3; s++) {
         printf("  %-28s", shape[s]);
         for (int j = 0; j < 4; j++) {
             qsort(f[s][j], ROUNDS, sizeof(double), cmp);
