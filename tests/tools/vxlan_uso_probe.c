@@ -21,7 +21,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/if_packet.h>
 #include <linux/virtio_net.h>
 #include <net/ethernet.h>
