@@ -285,15 +285,13 @@ static void netlink_event(struct zvsd *d, const char *ifname, struct zvs_port_li
         zvs_evloop_del_fd(d->loop, u->fd);
     u->fd = -1;
     if (ev->mtu_only) {
-        /* As the switch knows it (a transmit may have seen it go down before netlink did);
-         * but a handle that had failed is reopened by this event, and then the carrier is
-         * netlink's own, as no carrier event will follow for a carrier that did not
-         * change. */
+        /* The carrier as the switch knows it: a transmit may have seen it go down before
+         * netlink did (carrier_told still up, idle not yet run), and that stays down. A
+         * port the switch was told is down takes the message's own flags: a handle that
+         * had failed is reopened by this event, and no carrier event follows for a
+         * carrier that did not change. */
         struct zvs_link_state st;
         ev->carrier = u->port->carrier;
-        /* Only a port the switch was told is down: one a transmit just saw go down
-         * (carrier_told still up, idle not yet run) stays down, whatever the message's
-         * flags, which netlink may not have caught up with. */
         if (!ev->carrier && !u->carrier_told &&
             zvs_netlink_link_state(d->nl, ifname, &st) == 0 && st.known)
             ev->carrier = st.admin_up && st.lower_up;   /* the message's own flags */
@@ -364,8 +362,8 @@ static void on_idle(void *arg, uint64_t now)
             zvs_timer_arm(ds->lag_timer, next);
     }
     zvsd_ivl_idle(d, now);              /* after the groups ran: their members' states */
-    zvsd_vxlan_idle(d);                 /* segments that carry nothing age too */
-    zvsd_vxlan_mtu_idle(d, now);        /* frames the segments could not carry, by NIC */
+    zvsd_vxlan_idle(d, now);            /* segments age (carrying nothing too); frames
+                                           they could not carry told by NIC */
     zvsd_say_switches(d);
 }
 
@@ -499,8 +497,7 @@ struct zvsd *zvsd_create(const struct zvs_cfg *cfg, const struct zvsd_options *o
     if (d->nl) {
         zvs_netlink_link_on_mtu(d->nl, on_link_mtu);
         zvs_evloop_add_fd(d->loop, zvs_netlink_link_fd(d->nl), EPOLLIN, on_netlink, d);
-    }
-    else
+    } else
         zvs_warn("netlink: %s; carrier changes will not be seen", strerror(-err));
 
     if (opt->qdio_socket) {

@@ -243,10 +243,13 @@ void zvsd_vxlan_mtu_settled(struct zvsd *d, bool stands);
  * the one before): logged, and its coupled NICs fitted again, as when it opened (taps
  * still at vswitchd's MTU lowered, ZVSVXL1240W for a NIC still larger). */
 void zvsd_vxlan_mtu_moved(struct zvsd *d, struct d_switch *ds, uint32_t was);
-void zvsd_vxlan_mtu_idle(struct zvsd *d, uint64_t now);
+/* Switch ds's VXLAN uplink p: the frames its segment could not carry told by NIC (after
+ * every loop iteration's events, from zvsd_vxlan_idle; a load when none was recorded). */
+void zvsd_vxlan_mtu_take(struct zvsd *d, const struct d_switch *ds, struct zvs_port *p,
+                         uint64_t now);
 /* Every iteration: each VXLAN uplink's tables aged once a second has passed on the
  * loop's clock (overlay/uplink_vxlan.h), so an idle segment's learned MACs leave on time. */
-void zvsd_vxlan_idle(struct zvsd *d);
+void zvsd_vxlan_idle(struct zvsd *d, uint64_t now);
 /* Before a NIC's port leaves switch ds: its too-big frames told while the port index is
  * still its own (a NIC coupled next may take the index). */
 void zvsd_vxlan_mtu_detaching(struct zvsd *d, const struct d_switch *ds, uint64_t now);

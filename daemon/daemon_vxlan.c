@@ -219,16 +219,27 @@ void zvsd_vxlan_close_group(struct zvsd *d, struct d_switch *ds)
     zvs_switch_remove_port(ds->sw, p);
 }
 
-void zvsd_vxlan_idle(struct zvsd *d)
+/* A VXLAN uplink after the loop's events: its tables aged (a compare unless a second has
+ * passed), then what its segment could not carry told (daemon_vxlan_mtu.c). */
+static void uplink_idle(struct zvsd *d, const struct d_switch *ds, struct zvs_port *p,
+                        uint64_t now)
+{
+    zvs_uplink_vxlan_age(p);
+    zvsd_vxlan_mtu_take(d, ds, p, now);
+}
+
+void zvsd_vxlan_idle(struct zvsd *d, uint64_t now)
 {
     /* An RDEV underlay's uplink is tracked as an uplink, a group's is the switch's
-     * overlay; each is a compare unless a second has passed. */
-    for (unsigned i = 0; i < d->nup; i++)
-        if (d->up[i].port && d->up[i].ds)
-            zvs_uplink_vxlan_age(d->up[i].port);    /* any other port: nothing */
+     * overlay. */
+    for (unsigned i = 0; i < d->nup; i++) {
+        struct d_uplink *u = &d->up[i];
+        if (u->port && u->ds && u->ds->sw && zvs_uplink_is_vxlan(u->port))
+            uplink_idle(d, u->ds, u->port, now);
+    }
     for (unsigned i = 0; i < d->nsw; i++)
         if (d->sw[i].sw && d->sw[i].overlay)
-            zvs_uplink_vxlan_age(d->sw[i].overlay);
+            uplink_idle(d, &d->sw[i], d->sw[i].overlay, now);
 }
 
 static int show_mac(void *arg, const struct zvs_vtep_fdb_entry *e)

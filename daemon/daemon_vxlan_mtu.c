@@ -83,6 +83,14 @@ void zvsd_vxlan_mtu_couple(struct zvsd *d, struct d_nic *n)
     fit_nic(d, n, true);
 }
 
+/* Every NIC coupled to ds fitted again, as at its COUPLE (a segment opened or moved). */
+static void couple_all(struct zvsd *d, const struct d_switch *ds)
+{
+    for (unsigned i = 0; i < d->nnic; i++)
+        if (d->nic[i].used && d->nic[i].ds == ds)
+            zvsd_vxlan_mtu_couple(d, &d->nic[i]);
+}
+
 void zvsd_vxlan_mtu_opened(struct zvsd *d, struct d_switch *ds)
 {
     struct zvs_oversize_rec rec[TAKE_ROOM];
@@ -91,9 +99,7 @@ void zvsd_vxlan_mtu_opened(struct zvsd *d, struct d_switch *ds)
      * segment's to tell. */
     while (ds->sw && zvs_switch_take_oversize(ds->sw, rec, TAKE_ROOM) == TAKE_ROOM)
         ;
-    for (unsigned i = 0; i < d->nnic; i++)
-        if (d->nic[i].used && d->nic[i].ds == ds)
-            zvsd_vxlan_mtu_couple(d, &d->nic[i]);
+    couple_all(d, ds);
 }
 
 void zvsd_vxlan_mtu_moved(struct zvsd *d, struct d_switch *ds, uint32_t was)
@@ -106,9 +112,7 @@ void zvsd_vxlan_mtu_moved(struct zvsd *d, struct d_switch *ds, uint32_t was)
     else
         zvs_info("VSWITCH %s: the VXLAN segment carries %u bytes now (was %u): its "
                  "underlay's MTU changed", ds->cfg.name, now_mtu, was);
-    for (unsigned i = 0; i < d->nnic; i++)
-        if (d->nic[i].used && d->nic[i].ds == ds)
-            zvsd_vxlan_mtu_couple(d, &d->nic[i]);
+    couple_all(d, ds);
 }
 
 void zvsd_vxlan_mtu_settled(struct zvsd *d, bool stands)
@@ -125,35 +129,17 @@ void zvsd_vxlan_mtu_settled(struct zvsd *d, bool stands)
     }
 }
 
-/* Moves table `take`'s records into len[] by port index (the last length wins); true when
- * there was any. The table is walked until it is empty. */
-static bool take_all(unsigned (*take)(void *, struct zvs_oversize_rec *, unsigned), void *t,
-                     uint32_t *len, bool any)
+/* Records rec[0..n) into len[] by port index (the last length wins), len[] cleared at
+ * the first record; returns whether there was any so far. */
+static bool note_lens(uint32_t *len, bool any, const struct zvs_oversize_rec *rec,
+                      unsigned n)
 {
-    struct zvs_oversize_rec rec[TAKE_ROOM];
-    unsigned n;
-
-    do {
-        n = take(t, rec, TAKE_ROOM);
-        if (n && !any) {
-            memset(len, 0, ZVS_MAX_PORTS * sizeof *len);
-            any = true;
-        }
-        for (unsigned i = 0; i < n; i++)
-            if (rec[i].in_port < ZVS_MAX_PORTS)
-                len[rec[i].in_port] = rec[i].len;
-    } while (n == TAKE_ROOM);
-    return any;
-}
-
-static unsigned take_switch(void *sw, struct zvs_oversize_rec *out, unsigned room)
-{
-    return zvs_switch_take_oversize(sw, out, room);
-}
-
-static unsigned take_vtep(void *v, struct zvs_oversize_rec *out, unsigned room)
-{
-    return zvs_vtep_take_oversize(v, out, room);
+    if (n && !any)
+        memset(len, 0, ZVS_MAX_PORTS * sizeof *len);
+    for (unsigned i = 0; i < n; i++)
+        if (rec[i].in_port < ZVS_MAX_PORTS)
+            len[rec[i].in_port] = rec[i].len;
+    return any || n;
 }
 
 /* Switch ds, whose VXLAN uplink p: what the switch dropped before it (a frame longer than
@@ -163,14 +149,23 @@ static unsigned take_vtep(void *v, struct zvs_oversize_rec *out, unsigned room)
  * are walked once: every NIC that sent such frames is seen, however many did, at a cost
  * of one pass over the NICs, not one a record; a NIC told within the minute is skipped
  * before anything is formatted. */
-static void vxlan_oversize(struct zvsd *d, const struct d_switch *ds, struct zvs_port *p,
-                           uint64_t now)
+void zvsd_vxlan_mtu_take(struct zvsd *d, const struct d_switch *ds, struct zvs_port *p,
+                         uint64_t now)
 {
     struct zvs_vtep *v = zvs_uplink_vxlan_vtep(p);
+    struct zvs_oversize_rec rec[TAKE_ROOM];
     uint32_t len[ZVS_MAX_PORTS];
+    bool any = false;
+    unsigned n;
 
-    bool any = take_all(take_switch, ds->sw, len, false);
-    any = take_all(take_vtep, v, len, any);
+    do {                                /* each table until it is empty */
+        n = zvs_switch_take_oversize(ds->sw, rec, TAKE_ROOM);
+        any = note_lens(len, any, rec, n);
+    } while (n == TAKE_ROOM);
+    do {
+        n = zvs_vtep_take_oversize(v, rec, TAKE_ROOM);
+        any = note_lens(len, any, rec, n);
+    } while (n == TAKE_ROOM);
     if (!any)
         return;
     uint32_t seg = zvs_vtep_inner_mtu(v);
@@ -199,19 +194,6 @@ void zvsd_vxlan_mtu_detaching(struct zvsd *d, const struct d_switch *ds, uint64_
     /* Records name ports by index, and a NIC coupled next may take this one's: what its
      * port dropped is told while the index is still its own. */
     if (p)
-        vxlan_oversize(d, ds, p, now);
+        zvsd_vxlan_mtu_take(d, ds, p, now);
 }
 
-void zvsd_vxlan_mtu_idle(struct zvsd *d, uint64_t now)
-{
-    /* The VXLAN uplinks: an RDEV underlay's is tracked as an uplink, a group's is the
-     * switch's overlay; a look at each costs a load when it recorded nothing. */
-    for (unsigned i = 0; i < d->nup; i++) {
-        struct d_uplink *u = &d->up[i];
-        if (u->port && u->ds && u->ds->sw && zvs_uplink_is_vxlan(u->port))
-            vxlan_oversize(d, u->ds, u->port, now);
-    }
-    for (unsigned i = 0; i < d->nsw; i++)
-        if (d->sw[i].sw && d->sw[i].overlay)
-            vxlan_oversize(d, &d->sw[i], d->sw[i].overlay, now);
-}

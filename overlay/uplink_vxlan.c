@@ -273,15 +273,6 @@ static int vx_fd(const struct zvs_port *p)
     return x->under->ops->fd ? x->under->ops->fd(x->under) : -1;
 }
 
-/* The segment's MTU from the underlay's: RFC 7348's headers (50 bytes over IPv4, 70 over
- * IPv6) less; 0 when the underlay cannot carry them. */
-static uint32_t segment_mtu(const struct zvs_vtep *v, uint32_t underlay_mtu)
-{
-    unsigned overhead = zvs_vtep_config_of(v)->local.family == 6 ? ZVS_VXLAN_OVERHEAD_V6
-                                                                  : ZVS_VXLAN_OVERHEAD_V4;
-    return underlay_mtu > overhead ? underlay_mtu - overhead : 0;
-}
-
 /* The underlay's event: its carrier, and its MTU, which the backend reads again on every
  * event (an operator's `ip link set mtu`): the segment and the VTEP follow it. */
 static int vx_link_event(struct zvs_port *p, int ifindex, bool carrier, bool exists)
@@ -291,9 +282,9 @@ static int vx_link_event(struct zvs_port *p, int ifindex, bool carrier, bool exi
                                                                     carrier, exists) : 0;
 
     p->carrier = x->under->carrier;
-    if (x->under->mtu && segment_mtu(x->vtep, x->under->mtu) != p->mtu) {
+    if (x->under->mtu && x->under->mtu != zvs_vtep_config_of(x->vtep)->underlay_mtu) {
         zvs_vtep_set_underlay_mtu(x->vtep, x->under->mtu);
-        p->mtu = segment_mtu(x->vtep, x->under->mtu);
+        p->mtu = zvs_vtep_inner_mtu(x->vtep);   /* 0: the underlay is all overhead */
     }
     return rc;
 }
@@ -363,7 +354,7 @@ struct zvs_port *zvs_uplink_vxlan_create(const char *name, struct zvs_vtep *vtep
     x->port.backend = x;
     /* Over IPv4 the inner partial checksum is the frame's only one (vtep.c). */
     x->port.caps = c->local.family == 4 && (underlay->caps & ZVS_CAP_CSUM) ? ZVS_CAP_CSUM : 0;
-    x->port.mtu = underlay->mtu - overhead;
+    x->port.mtu = zvs_vtep_inner_mtu(vtep);
     x->port.max_gso = 0;
     if (tunnel) {
         /* The tunnel offload segments an inner TCP stream only (virtio-net's UDP tunnel
