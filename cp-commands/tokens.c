@@ -32,6 +32,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "names/resolver.h"
+
 bool zvs_is_blank(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
@@ -275,12 +277,11 @@ int zvs_parse_unicast_mac(const char *s, uint8_t out[6])
 
 int zvs_parse_addr_text(const char *s, char *out, size_t size)
 {
-    unsigned char a[16];
-    int af = strchr(s, ':') ? AF_INET6 : AF_INET;
+    struct zvs_res_addr a;
 
-    if (inet_pton(af, s, a) != 1 || !inet_ntop(af, a, out, (socklen_t)size))
+    if (!zvs_res_addr_parse(s, &a) || !inet_ntop(a.family, a.bytes, out, (socklen_t)size))
         return -EINVAL;
-    return af == AF_INET ? 4 : 6;
+    return a.family == AF_INET ? 4 : 6;
 }
 
 int zvs_addr_family(const char *s)
@@ -293,14 +294,15 @@ int zvs_addr_family(const char *s)
 
 bool zvs_addr_is_unicast(const char *s)
 {
-    static const unsigned char zero[16], bcast[4] = { 255, 255, 255, 255 };
-    unsigned char a[16];
+    static const uint8_t zero[16], bcast[4] = { 255, 255, 255, 255 };
+    struct zvs_res_addr a;
 
-    if (inet_pton(AF_INET, s, a) == 1)
-        return memcmp(a, zero, 4) != 0 && memcmp(a, bcast, 4) != 0 && (a[0] & 0xf0) != 0xe0;
-    if (inet_pton(AF_INET6, s, a) == 1)
-        return memcmp(a, zero, 16) != 0 && a[0] != 0xff;
-    return false;
+    if (!zvs_res_addr_parse(s, &a))
+        return false;
+    if (a.family == AF_INET)
+        return memcmp(a.bytes, zero, 4) != 0 && memcmp(a.bytes, bcast, 4) != 0 &&
+               (a.bytes[0] & 0xf0) != 0xe0;
+    return memcmp(a.bytes, zero, 16) != 0 && a.bytes[0] != 0xff;
 }
 
 int zvs_parse_dec(const char *s, uint32_t min, uint32_t max, uint32_t *out)
