@@ -595,6 +595,16 @@ int zvs_qdio_guest_tx_reserve(struct zvs_qdio_guest *g, struct iovec *iov, int m
     return (int)n;
 }
 
+bool zvs_qdio_guest_tx_expect(struct zvs_qdio_guest *g, uint32_t len)
+{
+    if (g->tx_cur < 0 || g->tx_used == 0)
+        return false;
+    uint32_t room = (g->geo.buf_entries - g->tx_used) * ZVS_QDIO_ENTRY_SIZE - ZVS_QDIO_FHDR_LEN;
+    if (len <= room)
+        return false;
+    return tx_close(g);
+}
+
 int zvs_qdio_guest_tx_commit(struct zvs_qdio_guest *g, uint32_t len, const struct zvs_vnet *vnet)
 {
     uint8_t raw[ZVS_QDIO_FHDR_LEN];

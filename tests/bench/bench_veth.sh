@@ -15,15 +15,23 @@
 #              ovsdb-server and ovs-vswitchd from a private directory under our temp dir.
 #   bare veth  no switch: the guest's and the LAN's namespaces joined by one veth pair,
 #              the ceiling every switch is measured against.
+#   pump       no switch in user space: tests/tools/tap_pump, which only moves frames
+#              between a tap (the guest's NIC, made as vswitchd makes LNXA's, its
+#              gso_max_size and gso_max_segs copied from lnxa-f000) and packet sockets on
+#              the uplink veth, as vswitchd's drivers do: the two copies a frame and the
+#              system calls, nothing of the switch. The floor of any one-thread user-space
+#              switch built on these kernel interfaces: what it cannot beat on this
+#              machine, and so how much of zvswitch's distance to the bridge is the
+#              switch's own.
 # Offloads stay at the kernel's defaults everywhere (TSO and checksum offload on): the
 # guests hand every switch TCP super-frames, and each switch must carry them.
 #
 # Each MTU runs in its own child process (this script with --mtu N), because a lib.sh lab
 # lives once per process: lab_init, lab_start, and lab_cleanup when the process exits.
 # The child builds all three switches, then runs BENCH_REPS rounds (default 3) of one
-# iperf3 TCP stream of BENCH_SECS seconds (default 5) through zvswitch, the bridge, OVS and
-# the bare veth pair in turn (interleaved, so a noisy moment hurts all alike); a value is
-# the median of the receiver's bits_per_second. About 3 minutes in all.
+# iperf3 TCP stream of BENCH_SECS seconds (default 5) through zvswitch, the bridge, OVS,
+# the bare veth pair and the pump in turn (interleaved, so a noisy moment hurts all
+# alike); a value is the median of the receiver's bits_per_second. About 3 minutes in all.
 #
 # TCP congestion control: every run uses the same one, pinned so results compare across
 # machines: cubic (the kernel's built-in default) unless BENCH_CC names another (iperf3
@@ -39,6 +47,10 @@
 #   BENCH veth_tcp_gbps_mtu1500_spread <max - min over the rounds> Gbit/s
 #   BENCH veth_tcp_gbps_mtu1500_vs_bare <zvs> Gbit/s bare-veth <bare> <zvs/bare>
 #   BENCH veth_tcp_ratio_vs_bridge_spread_mtu1500 <max - min of the rounds' zvs/bridge> ratio
+#   BENCH veth_tcp_pump_gbps_mtu1500 <pump> Gbit/s bridge <bridge> <pump/bridge>
+#   BENCH veth_tcp_pump_cpu_per_gbps_mtu1500 <the pump's percent of one core per Gbit/s>
+#   BENCH veth_tcp_gbps_mtu1500_vs_pump <zvs> Gbit/s pump <pump> <zvs/pump>
+#         (the pump's lines carry no target: run.sh gives none to a name with "pump")
 #   BENCH veth_tcp_vswitchd_wakeups_per_frame_mtu1500 <voluntary context switches of
 #         vswitchd over the frames its uplink carried both ways (wire frames: a super-frame
 #         counts as its segments), median of the rounds> wakeups/frame
@@ -132,6 +144,7 @@ BDIR=                           # ours (OVS, iperf3 output); lib.sh's $WORK is t
 PEER_NS=()                      # namespaces made here for the bridge and OVS
 SERVER_PIDS=()                  # our iperf3 servers
 CLIENT_PID=                     # the running iperf3 client's timeout
+PUMP_PID=                       # tests/tools/tap_pump
 failed=0
 
 die() { echo "FAIL: $*"; exit 1; }
@@ -165,6 +178,7 @@ child_cleanup() {
     wait "$pid" 2>/dev/null
   done
   ovs_stop
+  pump_stop
   for ns in "${PEER_NS[@]:-}"; do
     [ -n "$ns" ] || continue
     ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
@@ -235,6 +249,47 @@ bare_up() {  # the guest's eth0 and the LAN's eth0: the two ends of one veth pai
   ip -n "$BARE_L" addr add "$LAN_IP/24" dev eth0
   ip -n "$BARE_G" link set eth0 up
   ip -n "$BARE_L" link set eth0 up
+}
+
+# The pump: namespaces pump-sw (the pump and the uplink veth l0), pump-g (the guest, its
+# NIC the pump's tap renamed eth0), pump-l (the LAN). The tap gets vswitchd's tap's
+# super-frame limits, so the guest hands both the same super-frames.
+pump_up() {
+  local gso segs
+  peer_ns pump-sw PUMP_SW
+  peer_ns pump-g PUMP_G
+  peer_ns pump-l PUMP_L
+  ip -n "$PUMP_SW" link add l0 mtu "$MTU" type veth peer name eth0 mtu "$MTU" \
+    netns "$PUMP_L" || die "veth l0 for the pump"
+  ip -n "$PUMP_L" addr add "$LAN_IP/24" dev eth0
+  ip -n "$PUMP_L" link set eth0 up
+  ip -n "$PUMP_SW" link set l0 up
+  [ -x "$BUILD/tools/tap_pump" ] || die "no $BUILD/tools/tap_pump (make tools)"
+  ip netns exec "$PUMP_SW" "$BUILD/tools/tap_pump" pmp0 l0 >"$BDIR/pump.out" 2>&1 &
+  PUMP_PID=$!
+  wait_for 5 grep -q '^ready' "$BDIR/pump.out" || die "tap_pump: $(cat "$BDIR/pump.out")"
+  read -r gso segs <<<"$(ip -n "$NS_A" -d link show lnxa-f000 |
+    sed -n 's/.* gso_max_size \([0-9]*\) gso_max_segs \([0-9]*\).*/\1 \2/p')"
+  [ -n "$gso" ] || die "lnxa-f000's gso_max_size not found"
+  ip -n "$PUMP_SW" link set pmp0 gso_max_size "$gso" gso_max_segs "$segs" ||
+    die "pmp0: gso_max_size $gso gso_max_segs $segs"
+  ip -n "$PUMP_SW" link set pmp0 netns "$PUMP_G" || die "move pmp0"
+  ip -n "$PUMP_G" link set pmp0 name eth0 mtu "$MTU" up
+  ip -n "$PUMP_G" addr add "$GUEST_IP/24" dev eth0
+  log "pump: tap gso_max_size $gso gso_max_segs $segs, as vswitchd's lnxa-f000"
+}
+
+pump_stop() {  # TERM, wait, log its counters
+  [ -n "$PUMP_PID" ] || return 0
+  kill -TERM "$PUMP_PID" 2>/dev/null
+  wait "$PUMP_PID" 2>/dev/null
+  PUMP_PID=
+  [ -s "$BDIR/pump.out" ] && log "$(grep '^tap_pump:' "$BDIR/pump.out")"
+}
+
+pump_uplink() {  # "<tx_bytes> <frames both ways>" of the pump's l0 so far
+  local d=/sys/class/net/l0/statistics
+  ip netns exec "$PUMP_SW" sh -c "echo \$(cat $d/tx_bytes) \$((\$(cat $d/tx_packets) + \$(cat $d/rx_packets)))"
 }
 
 ovs_env() {  # ovs_env NS CMD...: run an OVS program in NS with every path in our directory
@@ -318,13 +373,14 @@ wakeups() {  # wakeups PID: its voluntary context switches so far (each a sleep 
   awk '/^voluntary_ctxt_switches:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0
 }
 
-# bytes_match RUN FWD RECEIVED SENT: vswitchd forwarded FWD bytes toward the LAN while
-# iperf3 moved RECEIVED of SENT; returns 1 (logged) when they do not match.
+# bytes_match RUN FWD RECEIVED SENT: the forwarder (vswitchd or the pump) sent FWD bytes
+# on its uplink toward the LAN while iperf3 moved RECEIVED of SENT; returns 1 (logged)
+# when they do not match.
 bytes_match() {
   if awk -v f="$2" -v r="$3" -v s="$4" 'BEGIN { exit !(f >= r && f <= s * 1.06 + 1e6) }'; then
-    log "$1: vswitchd forwarded $2 bytes, iperf3 received $3 of $4 sent: match"
+    log "$1: forwarded $2 bytes on the uplink, iperf3 received $3 of $4 sent: match"
   else
-    log "$1: vswitchd forwarded $2 bytes, iperf3 received $3 of $4 sent: MISMATCH"
+    log "$1: forwarded $2 bytes on the uplink, iperf3 received $3 of $4 sent: MISMATCH"
     return 1
   fi
 }
@@ -343,10 +399,10 @@ sys_ticks() {  # sys_ticks: "busy total" jiffies of all CPUs, from /proc/stat
 run_one() {
   local name=$1 rep=$2 ns=$3 pid=${4:-} out=$BDIR/$1-$2.json
   local t0 t1 c0=0 c1 s0 s1 bps rtt rbytes sbytes gbps what="" f0="" n0 f1 n1 w0=0
-  if [ "$name" = zvswitch ]; then
-    read -r f0 n0 <<<"$(zvs_uplink)"
-    w0=$(wakeups "$pid")
-  fi
+  case $name in                 # the forwarders in user space: their uplink's counters
+    zvswitch) read -r f0 n0 <<<"$(zvs_uplink)"; w0=$(wakeups "$pid") ;;
+    pump)     read -r f0 n0 <<<"$(pump_uplink)"; w0=$(wakeups "$pid") ;;
+  esac
   [ -n "$pid" ] && c0=$(cpu_ticks "$pid")
   s0=$(sys_ticks)
   t0=$(date +%s%N)
@@ -366,7 +422,8 @@ run_one() {
     return 1
   fi
   if [ -n "$f0" ]; then
-    read -r f1 n1 <<<"$(zvs_uplink)"
+    if [ "$name" = pump ]; then read -r f1 n1 <<<"$(pump_uplink)"
+    else read -r f1 n1 <<<"$(zvs_uplink)"; fi
     bytes_match "$name mtu $MTU run $rep" "$((f1 - f0))" "$rbytes" "$sbytes" || return 1
     awk -v w="$(( $(wakeups "$pid") - w0 ))" -v n="$((n1 - n0))" \
       'BEGIN { if (n > 0) printf "%.5f\n", w / n }' >>"$BDIR/wakeups-$name"
@@ -417,15 +474,18 @@ zvs_report() {  # the counters report and the average frame size guest -> LAN
 }
 
 child() {
-  local rep sw zvs br ovs bare ovs_pid name r CC
-  log "MTU $MTU: zvswitch, Linux bridge, OVS userspace (TSO), bare veth pair, $BENCH_REPS x $BENCH_SECS s each"
+  local rep sw zvs br ovs bare pump ovs_pid name r CC
+  log "MTU $MTU: zvswitch, Linux bridge, OVS userspace (TSO), bare veth pair, pump, $BENCH_REPS x $BENCH_SECS s each"
   zvs_up
   bridge_up
   ovs_up
   bare_up
+  pump_up
   ovs_pid=$(cat "$BDIR/ovs/ovs-vswitchd.pid")
   server_up "$NS_LAN"; server_up "$BR_L"; server_up "$OVS_L"; server_up "$BARE_L"
+  server_up "$PUMP_L"
   reach zvswitch "$NS_A"; reach bridge "$BR_G"; reach ovs "$OVS_G"; reach bare "$BARE_G"
+  reach pump "$PUMP_G"
   # The same TCP congestion control for all three, named in the log: it moves the
   # results a lot (see the header).
   CC=${BENCH_CC:-cubic}
@@ -434,12 +494,13 @@ child() {
     die "TCP congestion control '$CC' not available here (BENCH_CC)"
   log "TCP congestion control: $CC (BENCH_CC; default cubic, the kernel's own default)"
   for rep in $(seq "$BENCH_REPS"); do
-    for sw in zvswitch bridge ovs bare; do
+    for sw in zvswitch bridge ovs bare pump; do
       case $sw in
         zvswitch) run_one $sw "$rep" "$NS_A" "$VSWITCHD_PID" ;;
         bridge)   run_one $sw "$rep" "$BR_G" ;;
         ovs)      run_one $sw "$rep" "$OVS_G" "$ovs_pid" ;;
         bare)     run_one $sw "$rep" "$BARE_G" ;;
+        pump)     run_one $sw "$rep" "$PUMP_G" "$PUMP_PID" ;;
       esac || failed=1
     done
     # The round's zvswitch/bridge ratio: both measured back to back, so a noisy moment
@@ -452,7 +513,8 @@ child() {
   br=$(median "$BDIR/gbps-bridge")
   ovs=$(median "$BDIR/gbps-ovs")
   bare=$(median "$BDIR/gbps-bare")
-  for sw in zvswitch ovs; do
+  pump=$(median "$BDIR/gbps-pump")
+  for sw in zvswitch ovs pump; do
     [ -s "$BDIR/cpu-$sw" ] &&
       log "$sw mtu $MTU daemon CPU per run (% of one core): $(tr '\n' ' ' <"$BDIR/cpu-$sw")"
   done
@@ -478,7 +540,17 @@ child() {
       log "zvswitch/bridge mtu $MTU per round: $(tr '\n' ' ' <"$BDIR/ratio-bridge")"
     [ -s "$BDIR/wakeups-zvswitch" ] &&
       echo "BENCH veth_tcp_vswitchd_wakeups_per_frame_mtu$MTU $(median "$BDIR/wakeups-zvswitch") wakeups/frame"
-    for sw in zvswitch bridge ovs bare; do
+    # The floor (tests/tools/tap_pump): no target of its own; it tells what the targets
+    # leave a switch in user space on this machine.
+    r=$(ratio "$pump" "$br")
+    [ -n "$r" ] && echo "BENCH veth_tcp_pump_gbps_mtu$MTU $pump Gbit/s bridge $br $r"
+    [ -s "$BDIR/cpu-per-gbps-pump" ] &&
+      echo "BENCH veth_tcp_pump_cpu_per_gbps_mtu$MTU $(median "$BDIR/cpu-per-gbps-pump") %cpu/Gbps"
+    r=$(ratio "$zvs" "$pump")
+    [ -n "$r" ] && echo "BENCH ${name}_vs_pump $zvs Gbit/s pump $pump $r"
+    r=$(ratio "$(median "$BDIR/cpu-per-gbps-zvswitch")" "$(median "$BDIR/cpu-per-gbps-pump")")
+    [ -n "$r" ] && log "zvswitch mtu $MTU against the pump: $r times its CPU a Gbit/s"
+    for sw in zvswitch bridge ovs bare pump; do
       [ -s "$BDIR/gbps-$sw" ] &&
         log "$sw mtu $MTU Gbit/s per round: $(tr '\n' ' ' <"$BDIR/gbps-$sw")(spread $(spread "$BDIR/gbps-$sw"))"
     done

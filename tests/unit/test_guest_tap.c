@@ -329,6 +329,14 @@ static void send_vnet(int fd, const struct virtio_net_hdr *vh, const uint8_t *f,
     assert_int_equal(writev(fd, iov, 2), (ssize_t)(VH_LEN + len));
 }
 
+/* The next frame on fd is exactly want[0..len), after its virtio-net header. */
+static void recv_exact(int fd, const uint8_t *want, uint32_t len)
+{
+    static uint8_t got[VH_LEN + 65600];
+    assert_int_equal(recv_frame(fd, got, sizeof(got), RX_WAIT_MS), (int)(VH_LEN + len));
+    assert_memory_equal(got + VH_LEN, want, len);
+}
+
 static struct virtio_net_hdr tcp4_vh(uint16_t mss)
 {
     struct virtio_net_hdr vh = {
@@ -615,7 +623,7 @@ static void test_overflow_copied_in_order(void **state)
     if (!netns_ok)
         skip();
     struct lab *l = &LAB;
-    static uint8_t small[100], bigbuf[65054], got[VH_LEN + 65600];
+    static uint8_t small[100], bigbuf[65054];
 
     lab_open(l, true, true);
     make_frame(small, sizeof(small), MAC_B, MAC_A, 21);
@@ -630,12 +638,49 @@ static void test_overflow_copied_in_order(void **state)
     assert_int_equal(a.tap_rx_frames, 3);
     assert_int_equal(a.tap_rx_copied, 1);
     assert_int_equal(nic_qdio(l, 0).prog.out_bufs_primed, 3);
-    assert_int_equal(recv_frame(l->ps[1], got, sizeof(got), RX_WAIT_MS), (int)(VH_LEN + 100));
-    assert_memory_equal(got + VH_LEN, small, 100);
-    assert_int_equal(recv_frame(l->ps[1], got, sizeof(got), RX_WAIT_MS), (int)(VH_LEN + len));
-    assert_memory_equal(got + VH_LEN, bigbuf, len);
-    assert_int_equal(recv_frame(l->ps[1], got, sizeof(got), RX_WAIT_MS), (int)(VH_LEN + 100));
-    assert_memory_equal(got + VH_LEN, small, 100);
+    recv_exact(l->ps[1], small, 100);
+    recv_exact(l->ps[1], bigbuf, len);
+    recv_exact(l->ps[1], small, 100);
+    lab_close(l);
+}
+
+/* A TCP sender's pattern: super-frames with single segments between them. Each
+ * super-frame after the first starts a fresh buffer instead of being read past the open
+ * one's end and copied (zvs_qdio_guest_tx_expect); eight frames after the last one,
+ * small frames pack again. Order and bytes exact. */
+static void test_super_frames_not_copied(void **state)
+{
+    if (!netns_ok)
+        skip();
+    struct lab *l = &LAB;
+    static uint8_t small[12][100], bigbuf[2][30054];
+
+    lab_open(l, true, true);
+    struct virtio_net_hdr none = { 0 }, vh = tcp4_vh(1448);
+    for (int i = 0; i < 12; i++)
+        make_frame(small[i], sizeof(small[i]), MAC_B, MAC_A, (uint8_t)(40 + i));
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(make_tcp4(bigbuf[i], 30000, MAC_B, MAC_A), 30054); /* 8 entries */
+        bigbuf[i][60] = (uint8_t)i;     /* the two differ in their payload */
+    }
+    /* big, small, big (where it would not fit the 7 entries left beside big and small),
+     * then ten small ones */
+    send_vnet(l->ps[0], &vh, bigbuf[0], 30054);
+    send_vnet(l->ps[0], &none, small[0], 100);
+    send_vnet(l->ps[0], &vh, bigbuf[1], 30054);
+    for (int i = 1; i <= 10; i++)
+        send_vnet(l->ps[0], &none, small[i], 100);
+    pump(l);
+    struct zvs_guest_tap_stats a = tap_stats(l, 0);
+    assert_int_equal(a.tap_rx_frames, 13);
+    assert_int_equal(a.tap_rx_copied, 0);
+    /* a buffer each: big, small 0, big, small 1-7; then small 8-10 share one */
+    assert_int_equal(nic_qdio(l, 0).prog.out_bufs_primed, 11);
+    recv_exact(l->ps[1], bigbuf[0], 30054);
+    recv_exact(l->ps[1], small[0], 100);
+    recv_exact(l->ps[1], bigbuf[1], 30054);
+    for (int i = 1; i <= 10; i++)
+        recv_exact(l->ps[1], small[i], 100);
     lab_close(l);
 }
 
@@ -1221,6 +1266,7 @@ int main(void)
         cmocka_unit_test_teardown(test_superframe_crosses, teardown),
         cmocka_unit_test_teardown(test_superframe_limit, teardown),
         cmocka_unit_test_teardown(test_overflow_copied_in_order, teardown),
+        cmocka_unit_test_teardown(test_super_frames_not_copied, teardown),
         cmocka_unit_test_teardown(test_tap_down_and_up, teardown),
         cmocka_unit_test_teardown(test_ping_between_namespaces, teardown),
         cmocka_unit_test_teardown(test_bind_unbind_rebind, teardown),

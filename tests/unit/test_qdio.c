@@ -1561,6 +1561,36 @@ static void iov_fill(const struct iovec *iov, int n, const uint8_t *src, uint32_
     assert_int_equal(len, 0);
 }
 
+/* tx_expect: the open buffer is primed before a frame it could not hold whole, never
+ * when it is empty or has the room; the SIGA waits for the flush. */
+static void test_tx_expect_closes_short_buffer(void **state)
+{
+    struct env e;
+    struct iovec iov[16];
+    uint8_t a[100];
+
+    env_open(&e, QS_8M);
+    make_frame(a, sizeof(a), 1, 0);
+    assert_false(zvs_qdio_guest_tx_expect(e.g, 65504));     /* nothing open */
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 16);
+    assert_false(zvs_qdio_guest_tx_expect(e.g, 65504));     /* open but empty: all room */
+    iov_fill(iov, 16, a, sizeof(a));
+    assert_int_equal(zvs_qdio_guest_tx_commit(e.g, sizeof(a), NULL), 0);
+    /* one entry used: 15 left, 15 * 4096 - 32 bytes of room */
+    assert_false(zvs_qdio_guest_tx_expect(e.g, 15 * 4096 - 32));
+    assert_int_equal(e.outq->slsb[0], 0xA1);
+    assert_true(zvs_qdio_guest_tx_expect(e.g, 15 * 4096 - 31));
+    assert_int_equal(e.outq->slsb[0], 0x62);                /* primed, not yet signalled */
+    assert_int_equal(ctrs(&e).prog.out_bufs_primed, 1);
+    assert_int_equal(efd_read(zvs_qdio_siga_fd(e.q)), 0);
+    /* the next reserve opens a fresh buffer with all its room */
+    assert_int_equal(zvs_qdio_guest_tx_reserve(e.g, iov, 16), 16);
+    assert_ptr_equal(iov[0].iov_base, e.data + out_set(QS_8M, 1) + 32);
+    assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 1);      /* the first, the empty one back */
+    assert_int_equal(efd_read(zvs_qdio_siga_fd(e.q)), 1);
+    env_close(&e);
+}
+
 static void test_tx_zero_copy_packing(void **state)
 {
     struct env e;
@@ -2315,6 +2345,7 @@ int main(void)
         cmocka_unit_test(test_output_queue_full),
         cmocka_unit_test(test_two_processes),
         cmocka_unit_test(test_tx_zero_copy_packing),
+        cmocka_unit_test(test_tx_expect_closes_short_buffer),
         cmocka_unit_test(test_tx_commit_errors),
         cmocka_unit_test(test_tx_pack_limit_and_mixed_send),
         cmocka_unit_test(test_tx_reserve_queue_full),

@@ -1,0 +1,251 @@
+/* tap_pump: the least a user-space switch on a tap and a packet socket can do, measured
+ * beside vswitchd by tests/bench/bench_veth.sh (the "pump" path, issue 23): a floor.
+ *
+ *   tap_pump TAP IFNAME
+ *
+ * Root. Makes the tap TAP as backends/guest_tap.c makes a guest's (IFF_TAP | IFF_NO_PI |
+ * IFF_VNET_HDR, a 10-byte little-endian virtio-net header, offloads CSUM|TSO4|TSO6|
+ * TSO_ECN; the caller copies vswitchd's gso_max_size and gso_max_segs onto it with ip
+ * link) and opens the interface IFNAME as backends/uplink_afpacket.c opens an uplink: two
+ * packet sockets with PACKET_VNET_HDR, the read one (ETH_P_ALL, promiscuous,
+ * PACKET_IGNORE_OUTGOING, an 8 MB receive buffer) in the epoll set, the written one
+ * (protocol 0, PACKET_QDISC_BYPASS, a 4 MB send buffer) in none. Then it forwards, and
+ * does nothing else: no MAC table, no counters per port, no checks of a frame.
+ *   tap -> IFNAME  up to 32 readv([virtio_net_hdr][frame]) until EAGAIN, one sendmmsg of
+ *                  them; a send the socket refuses (EAGAIN, ENOBUFS) waits for room up to
+ *                  1 ms, twice, then the rest is dropped and counted
+ *   IFNAME -> tap  one recvmmsg of up to 32, one write of each to the tap
+ * A super-frame crosses whole either way: the header read from the tap is the one the
+ * packet socket takes, and the reverse. The two copies per frame are vswitchd's (the
+ * tap's read into our buffer, the packet socket's send into an skb); what the pump does
+ * not do is everything else vswitchd does, so the distance between them is the switch's
+ * own cost and the distance between the pump and the Linux bridge is the cost of
+ * forwarding in user space at all.
+ *
+ * It prints "ready" once both ends are open, then runs until SIGTERM or SIGINT and prints
+ * "tap_pump: out F frames B bytes (D dropped), in F frames B bytes (D dropped)" on exit
+ * (out: tap -> IFNAME). Exit 0, or 1 with a message when an end cannot be opened.
+ * The tap is not persistent: it goes when the pump does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if.h>
+#include <linux/if_packet.h>
+#include <linux/if_tun.h>
+#include <linux/virtio_net.h>
+#include <arpa/inet.h>
+#include <net/ethernet.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#ifndef PACKET_IGNORE_OUTGOING
+#define PACKET_IGNORE_OUTGOING 23
+#endif
+
+enum { BURST = 32, BUF = 65536 + 256, TX_WAITS = 2 };
+
+struct dir {
+    uint64_t frames, bytes, dropped;
+};
+
+static volatile sig_atomic_t stop;
+static void on_signal(int sig) { (void)sig; stop = 1; }
+
+static void die(const char *what)
+{
+    fprintf(stderr, "tap_pump: %s: %s\n", what, strerror(errno));
+    exit(1);
+}
+
+static int tap_open(const char *name)
+{
+    int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        die("/dev/net/tun");
+    struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR };
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", name);
+    int sz = (int)sizeof(struct virtio_net_hdr), le = 1;
+    if (ioctl(fd, TUNSETIFF, &ifr) < 0)
+        die("TUNSETIFF");
+    if (ioctl(fd, TUNSETVNETHDRSZ, &sz) < 0 || ioctl(fd, TUNSETVNETLE, &le) < 0)
+        die("the tap's virtio-net header");
+    if (ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN) < 0)
+        die("TUNSETOFFLOAD");
+    return fd;
+}
+
+static void set_int(int fd, int level, int opt, int val, const char *what)
+{
+    if (setsockopt(fd, level, opt, &val, sizeof val) < 0)
+        die(what);
+}
+
+static void set_buf(int fd, int force_opt, int opt, int bytes)
+{
+    if (setsockopt(fd, SOL_SOCKET, force_opt, &bytes, sizeof bytes) < 0)
+        (void)setsockopt(fd, SOL_SOCKET, opt, &bytes, sizeof bytes);
+}
+
+static int packet_open(const char *ifname, bool tx)
+{
+    int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        die("socket(AF_PACKET)");
+    struct ifreq ifr = { 0 };
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", ifname);
+    if (ioctl(fd, SIOCGIFINDEX, &ifr) < 0)
+        die(ifname);
+    set_int(fd, SOL_PACKET, PACKET_VNET_HDR, 1, "PACKET_VNET_HDR");
+    set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, 4 << 20);
+    if (tx) {
+        set_int(fd, SOL_PACKET, PACKET_QDISC_BYPASS, 1, "PACKET_QDISC_BYPASS");
+    } else {
+        set_int(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1, "PACKET_IGNORE_OUTGOING");
+        set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, 8 << 20);
+    }
+    struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+                               .sll_protocol = tx ? 0 : htons(ETH_P_ALL),
+                               .sll_ifindex = ifr.ifr_ifindex };
+    if (bind(fd, (struct sockaddr *)&sll, sizeof sll) < 0)
+        die("bind");
+    struct packet_mreq mr = { .mr_ifindex = ifr.ifr_ifindex, .mr_type = PACKET_MR_PROMISC };
+    if (!tx && setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof mr) < 0)
+        die("PACKET_MR_PROMISC");
+    return fd;
+}
+
+/* The buffers and the vectors that point at them, made once: the loop allocates nothing. */
+static uint8_t *buf[2][BURST];
+static struct iovec iov[2][BURST];
+static struct mmsghdr msg[2][BURST];
+
+/* Sends msg[0][0..n); a refused send waits for room (poll for POLLOUT, 1 ms) TX_WAITS
+ * times, then the frames left are counted as dropped. */
+static void send_burst(int txfd, int n, struct dir *d)
+{
+    int i = 0, waits = 0;
+    while (i < n) {
+        int r = sendmmsg(txfd, &msg[0][i], (unsigned)(n - i), MSG_DONTWAIT);
+        if (r > 0) {
+            for (int k = i; k < i + r; k++) {
+                d->frames++;
+                d->bytes += msg[0][k].msg_hdr.msg_iov[0].iov_len - sizeof(struct virtio_net_hdr);
+            }
+            i += r;
+            continue;
+        }
+        if (r < 0 && (errno == EAGAIN || errno == ENOBUFS) && waits++ < TX_WAITS) {
+            struct pollfd p = { .fd = txfd, .events = POLLOUT };
+            (void)poll(&p, 1, 1);
+            continue;
+        }
+        if (r < 0 && errno != EAGAIN && errno != ENOBUFS) {
+            d->dropped++;                 /* this frame refused for itself: skip it */
+            i++;
+            continue;
+        }
+        d->dropped += (uint64_t)(n - i);
+        return;
+    }
+}
+
+/* tap -> IFNAME: readv until EAGAIN or a full burst, then one sendmmsg. */
+static void pump_out(int tapfd, int txfd, struct dir *d)
+{
+    int n = 0;
+    while (n < BURST) {
+        iov[0][n].iov_len = BUF;
+        ssize_t r = readv(tapfd, &iov[0][n], 1);
+        if (r <= 0)
+            break;
+        iov[0][n].iov_len = (size_t)r;
+        n++;
+    }
+    if (n)
+        send_burst(txfd, n, d);
+}
+
+/* IFNAME -> tap: one recvmmsg, a write of each frame. */
+static void pump_in(int rxfd, int tapfd, struct dir *d)
+{
+    for (int i = 0; i < BURST; i++)
+        iov[1][i].iov_len = BUF;
+    int n = recvmmsg(rxfd, msg[1], BURST, MSG_DONTWAIT, NULL);
+    for (int i = 0; i < n; i++) {
+        ssize_t r = write(tapfd, buf[1][i], msg[1][i].msg_len);
+        if (r < 0) {
+            d->dropped++;
+            continue;
+        }
+        d->frames++;
+        d->bytes += msg[1][i].msg_len - sizeof(struct virtio_net_hdr);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: tap_pump TAP IFNAME\n");
+        return 2;
+    }
+    int tapfd = tap_open(argv[1]);
+    int rxfd = packet_open(argv[2], false);
+    int txfd = packet_open(argv[2], true);
+
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; i < BURST; i++) {
+            if (!(buf[d][i] = malloc(BUF)))
+                die("malloc");
+            iov[d][i] = (struct iovec){ .iov_base = buf[d][i], .iov_len = BUF };
+            msg[d][i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[d][i], .msg_iovlen = 1 } };
+        }
+
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev = { .events = EPOLLIN, .data.fd = tapfd };
+    if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, tapfd, &ev) < 0)
+        die("epoll");
+    ev.data.fd = rxfd;
+    if (epoll_ctl(ep, EPOLL_CTL_ADD, rxfd, &ev) < 0)
+        die("epoll");
+
+    struct sigaction sa = { .sa_handler = on_signal };
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    printf("ready\n");
+    fflush(stdout);
+
+    struct dir out = { 0 }, in = { 0 };
+    while (!stop) {
+        struct epoll_event evs[2];
+        int n = epoll_wait(ep, evs, 2, -1);
+        for (int i = 0; i < n; i++) {
+            if (evs[i].data.fd == tapfd)
+                pump_out(tapfd, txfd, &out);
+            else
+                pump_in(rxfd, tapfd, &in);
+        }
+    }
+    printf("tap_pump: out %llu frames %llu bytes (%llu dropped), in %llu frames %llu bytes "
+           "(%llu dropped)\n",
+           (unsigned long long)out.frames, (unsigned long long)out.bytes,
+           (unsigned long long)out.dropped, (unsigned long long)in.frames,
+           (unsigned long long)in.bytes, (unsigned long long)in.dropped);
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; i < BURST; i++)
+            free(buf[d][i]);
+    close(ep);
+    close(txfd);
+    close(rxfd);
+    close(tapfd);
+    return 0;
+}
