@@ -13,6 +13,14 @@
 #             LCS 0600 with the OAT vswitchd writes), started here in a namespace of its
 #             own whose tap is enslaved with a veth to a bridge; the veth's peer is eth1 of
 #             the same LAN namespace (10.78.0.100; the guest 10.78.0.50).
+#   pump      the bridge's machine and wiring with the bridge out of the way (the veth
+#             taken out of br0, the tap never put in): tests/tools/tap_pump --ring moves
+#             the frames between the tap and the veth in user space, reading the tap
+#             through the same TPACKET_V2 ring vswitchd's LCS driver uses and sending
+#             straight from its slots, and does nothing else. The floor of a user-space
+#             switch on this path: no target of its own (run.sh gives none to a name
+#             with "_pump_"), it tells how much of zvswitch's distance to the bridge and
+#             of its CPU a frame is the switch's own.
 # Only one machine runs at a time. A round: GEN to the LAN host's port 9 at full rate
 # (rate 0), 1 s to settle, then the LAN interface's rx counters (the kernel's: no user
 # program on the receiving side to be the bottleneck) over BENCH_SECS (default 3), STOP.
@@ -23,8 +31,8 @@
 # and, for zvswitch, vswitchd's CPU time (user + system, from /proc) over the frames that
 # arrived is its CPU per LCS frame, and its voluntary context switches (each a sleep of
 # its event loop) over those frames its wake-ups per frame.
-# BENCH_REPS rounds (default 5) per size, zvswitch and bridge interleaved; a value is the
-# median.
+# BENCH_REPS rounds (default 5) per size, zvswitch, bridge and pump interleaved; a value
+# is the median.
 #
 # Output (tests/bench/run.sh's line protocol; ratio > 1 means zvswitch is better):
 #   BENCH hercules_lcs_fps_64b <zvs> frames/s bridge <bridge> <zvs/bridge>
@@ -36,6 +44,9 @@
 #   BENCH hercules_lcs_vswitchd_us_per_frame_spread <max - min over the 64-byte rounds> us
 #   BENCH hercules_lcs_guest_gen_fps_64b <zvs> frames/s   what the guest generated, the
 #   BENCH hercules_lcs_guest_gen_fps_64b_beside_br <br> frames/s     rounds' medians
+#   BENCH hercules_lcs_pump_fps_64b <pump> frames/s bridge <bridge> <pump/bridge>
+#   BENCH hercules_lcs_pump_mbps_1514 <pump> Mbit/s bridge <bridge> <pump/bridge>
+#   BENCH hercules_lcs_pump_us_per_frame <us> us        the pump's CPU a 64-byte frame
 # Lines starting with # are the log: every round, with what the LCS driver counted.
 # On this 2-core machine the emulator's CPU thread takes a core whenever the program
 # runs; the bridge forwards in the kernel's softirq, zvswitch in vswitchd, which shares
@@ -54,12 +65,15 @@ make -s -C "$ROOT" BUILD="$BUILD" guests >/dev/null || fail "make guests failed"
 [ -s "$BUILD/guests/frameprog.bin" ] || fail "no frame program image"
 PEER="python3 $ROOT/tests/integration/frameprog_peer.py"
 lab_init hbench
-NS_BR=$NS_B                     # the bridge machine's namespace
+NS_BR=$NS_B                     # the bridge machine's namespace (the pump's too)
 BR_PID=
+PUMP_PID=
+[ -x "$BUILD/tools/tap_pump" ] || fail "no $BUILD/tools/tap_pump (make)"
 
 hb_cleanup() {
   local s=$? p
   [ -n "$BR_PID" ] && kill -KILL "$BR_PID" 2>/dev/null
+  [ -n "$PUMP_PID" ] && kill -KILL "$PUMP_PID" 2>/dev/null
   if [ -f "$WORK/vswitchd.log" ]; then
     for p in $(sed -n 's/.*Hercules pid \([0-9]*\),.*/\1/p' "$WORK/vswitchd.log"); do
       kill -KILL "$p" 2>/dev/null
@@ -158,14 +172,35 @@ stop_br() {
   kill -KILL "$BR_PID" 2>/dev/null; wait "$BR_PID" 2>/dev/null; BR_PID=
   wait_for 5 bash -c "! ip -n '$NS_BR' link show tap0" || fail "tap0 stayed"
 }
+# The pump: the bridge's machine, the veth out of br0, tap_pump between tap0 and vb.
+start_pump() {
+  ip -n "$NS_BR" link set vb nomaster || fail "vb out of br0"
+  HERCULES_RC=$BRDIR/hercules.rc ip netns exec "$NS_BR" hercules -d -f "$BRDIR/hercules.cnf" \
+    >"$BRDIR/herc.log" 2>&1 </dev/null &
+  BR_PID=$!
+  wait_for 10 ip -n "$NS_BR" link show tap0 || fail "pump machine: no tap"
+  ip netns exec "$NS_BR" "$BUILD/tools/tap_pump" --ring tap0 vb >"$WORK/pump.out" 2>&1 &
+  PUMP_PID=$!
+  wait_for 5 grep -q '^ready' "$WORK/pump.out" || fail "tap_pump: $(cat "$WORK/pump.out")"
+  ip netns exec "$NS_LAN" $PEER arp eth1 10.78.0.50 10 >/dev/null || fail "pump machine not up"
+}
+stop_pump() {
+  kill -TERM "$PUMP_PID" 2>/dev/null; wait "$PUMP_PID" 2>/dev/null; PUMP_PID=
+  grep '^tap_pump:' "$WORK/pump.out" | sed 's/^/# /'
+  stop_br
+  ip -n "$NS_BR" link set vb master br0 || fail "vb back into br0"
+}
 
 # round KIND SIZE: prints "fps mbps gen_fps us_per_frame wakeups_per_frame" (the last two
-# vswitchd's CPU and voluntary context switches per frame that arrived; 0 for the bridge,
-# whose work is the kernel's)
+# the forwarder's CPU and voluntary context switches per frame that arrived: vswitchd's,
+# the pump's; 0 for the bridge, whose work is the kernel's)
 round() {
   local kind=$1 size=$2 ip lan dev
-  if [ "$kind" = zvs ]; then ip=10.77.0.50 lan=10.77.0.100 dev=eth0; start_zvs
-  else ip=10.78.0.50 lan=10.78.0.100 dev=eth1; start_br; fi
+  case $kind in
+    zvs)  ip=10.77.0.50 lan=10.77.0.100 dev=eth0; start_zvs; CPU_PID=$VSWITCHD_PID ;;
+    pump) ip=10.78.0.50 lan=10.78.0.100 dev=eth1; start_pump; CPU_PID=$PUMP_PID ;;
+    *)    ip=10.78.0.50 lan=10.78.0.100 dev=eth1; start_br; CPU_PID= ;;
+  esac
   [ "$(ctl $ip "GEN $lan 9 $size 0 0")" = OK ] || fail "$kind: GEN"
   local tg0 tg1 gen
   tg0=$(date +%s.%N)
@@ -180,38 +215,56 @@ round() {
   tg1=$(date +%s.%N)
   gen=$(awk '$2 == "gen_out" { print $3 }' <<<"$stop")
   [ -n "$gen" ] || gen=0
-  [ "$kind" = zvs ] || { cpu1=$cpu0; w1=$w0; }
+  [ -n "$CPU_PID" ] || { cpu1=$cpu0; w1=$w0; }
   echo "# $kind size $size: $((c - a)) frames, $((d - b)) bytes at the LAN; guest $stop;" \
-    "vswitchd $(awk -v c=$((cpu1 - cpu0)) -v hz="$hz" -v t0="$t0" -v t1="$t1" \
+    "${kind/zvs/vswitchd} $(awk -v c=$((cpu1 - cpu0)) -v hz="$hz" -v t0="$t0" -v t1="$t1" \
     'BEGIN { printf "%.0f", 100 * c / hz / (t1 - t0) }')% of a core" >&2
-  if [ "$kind" = zvs ]; then stop_zvs >&2; else stop_br; fi
+  case $kind in
+    zvs)  stop_zvs >&2 ;;
+    pump) stop_pump >&2 ;;
+    *)    stop_br ;;
+  esac
   awk -v p=$((c - a)) -v B=$((d - b)) -v g="$gen" -v c=$((cpu1 - cpu0)) -v hz="$hz" \
     -v t0="$t0" -v t1="$t1" -v tg0="$tg0" -v tg1="$tg1" -v w=$((w1 - w0)) \
     'BEGIN { printf "%.0f %.1f %.0f %.3f %.5f\n", p / (t1 - t0), B * 8 / (t1 - t0) / 1e6,
       g / (tg1 - tg0), (p > 0 ? c / hz / p * 1e6 : 0), (p > 0 ? w / p : 0) }'
 }
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$VSWITCHD_PID/stat"; }
-wakeups() { awk '/^voluntary_ctxt_switches:/ { print $2 }' "/proc/$VSWITCHD_PID/status"; }
+# The forwarder's (CPU_PID's) CPU ticks and voluntary context switches; 0 without one.
+cpu_ticks() { [ -n "$CPU_PID" ] && awk '{ print $14 + $15 }' "/proc/$CPU_PID/stat" || echo 0; }
+wakeups() {
+  [ -n "$CPU_PID" ] && awk '/^voluntary_ctxt_switches:/ { print $2 }' "/proc/$CPU_PID/status" ||
+    echo 0
+}
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 for size in 64 1514; do
-  : >"$WORK/zvs.$size"; : >"$WORK/br.$size"
+  : >"$WORK/zvs.$size"; : >"$WORK/br.$size"; : >"$WORK/pump.$size"
   for r in $(seq "$BENCH_REPS"); do
     round zvs $size >>"$WORK/zvs.$size"
     round br $size >>"$WORK/br.$size"
-    echo "# round $r size $size: zvs $(tail -1 "$WORK/zvs.$size"), bridge $(tail -1 "$WORK/br.$size")" \
-      "(frames/s at the LAN, Mbit/s, frames/s the guest generated, vswitchd us/frame," \
-      "vswitchd wake-ups/frame)"
+    round pump $size >>"$WORK/pump.$size"
+    echo "# round $r size $size: zvs $(tail -1 "$WORK/zvs.$size"), bridge $(tail -1 "$WORK/br.$size")," \
+      "pump $(tail -1 "$WORK/pump.$size") (frames/s at the LAN, Mbit/s, frames/s the guest" \
+      "generated, the forwarder's us/frame and wake-ups/frame)"
   done
 done
-z=$(cut -d' ' -f1 "$WORK/zvs.64" | median); b=$(cut -d' ' -f1 "$WORK/br.64" | median)
-awk -v z="$z" -v b="$b" 'BEGIN { printf "BENCH hercules_lcs_fps_64b %d frames/s bridge %d %.3f\n", z, b, (b > 0 ? z / b : 0) }'
-z=$(cut -d' ' -f2 "$WORK/zvs.1514" | median); b=$(cut -d' ' -f2 "$WORK/br.1514" | median)
-awk -v z="$z" -v b="$b" 'BEGIN { printf "BENCH hercules_lcs_mbps_1514 %.1f Mbit/s bridge %.1f %.3f\n", z, b, (b > 0 ? z / b : 0) }'
-z=$(cut -d' ' -f4 "$WORK/zvs.64" | median)
-awk -v z="$z" 'BEGIN { printf "BENCH hercules_lcs_vswitchd_us_per_frame %.3f us\n", z }'
-z=$(cut -d' ' -f5 "$WORK/zvs.64" | median)
-awk -v z="$z" 'BEGIN { printf "BENCH hercules_lcs_vswitchd_wakeups_per_frame %.5f wakeups/frame\n", z }'
+# vs_bridge LINE KIND FIELD SIZE UNIT FMT: the median of KIND's rounds' FIELD at SIZE
+# against the bridge's (printf FMT for both values), as a BENCH line with its ratio.
+vs_bridge() {
+  local z b
+  z=$(cut -d' ' -f"$3" "$WORK/$2.$4" | median); b=$(cut -d' ' -f"$3" "$WORK/br.$4" | median)
+  awk -v n="$1" -v z="$z" -v b="$b" -v u="$5" -v f="$6" \
+    'BEGIN { printf "BENCH %s " f " %s bridge " f " %.3f\n", n, z, u, b, (b > 0 ? z / b : 0) }'
+}
+# of LINE KIND FIELD UNIT FMT: the median of KIND's 64-byte rounds' FIELD as a BENCH line.
+of() {
+  awk -v n="$1" -v z="$(cut -d' ' -f"$3" "$WORK/$2.64" | median)" -v u="$4" -v f="$5" \
+    'BEGIN { printf "BENCH %s " f " %s\n", n, z, u }'
+}
+vs_bridge hercules_lcs_fps_64b zvs 1 64 frames/s %d
+vs_bridge hercules_lcs_mbps_1514 zvs 2 1514 Mbit/s %.1f
+of hercules_lcs_vswitchd_us_per_frame zvs 4 us %.3f
+of hercules_lcs_vswitchd_wakeups_per_frame zvs 5 wakeups/frame %.5f
 # The spread over the rounds (max - min): of each round's zvswitch/bridge ratio (the two
 # runs of a round are interleaved, so a round's ratio sees one moment of the machine), and
 # of vswitchd's CPU a frame.
@@ -231,3 +284,7 @@ echo "BENCH hercules_lcs_vswitchd_us_per_frame_spread $(spread 4 64) us"
 z=$(cut -d' ' -f3 "$WORK/zvs.64" | median); b=$(cut -d' ' -f3 "$WORK/br.64" | median)
 echo "BENCH hercules_lcs_guest_gen_fps_64b $z frames/s"
 echo "BENCH hercules_lcs_guest_gen_fps_64b_beside_br $b frames/s"
+# The floor (tests/tools/tap_pump): against the same bridge rounds.
+vs_bridge hercules_lcs_pump_fps_64b pump 1 64 frames/s %d
+vs_bridge hercules_lcs_pump_mbps_1514 pump 2 1514 Mbit/s %.1f
+of hercules_lcs_pump_us_per_frame pump 4 us %.3f

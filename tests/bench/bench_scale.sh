@@ -12,6 +12,11 @@
 #   BENCH scale_fwd_spread_pct_3g|_1000g <pct> %        (max - min) / median of the rounds
 #   BENCH scale_instr_per_frame_3g|_1000g <n> instr/frame        callgrind, whole loop
 #   BENCH scale_instr_per_frame_switch_3g|_1000g <n> instr/frame zvs_switch_poll inclusive
+#   BENCH scale_floor_fwd_mpps_1000g <Mpps> Mpps scale_floor_fwd_mpps_3g <Mpps> <ratio>
+#   BENCH scale_floor_fwd_ratio_1000g_vs_3g <ratio> ratio   tests/tools/scale_floor: the
+#                       least any switch does per frame, in the same memory (no target)
+#   BENCH scale_floor_memory_ns_per_frame_1000g <ns> ns     what 1,000 guests add a frame
+#   BENCH scale_floor_instr_per_frame_3g|_1000g <n> instr/frame   callgrind, forward_burst
 #   BENCH scale_fwd_flow_mpps_1000g <Mpps> Mpps scale_fwd_flow_mpps_3g <Mpps> <ratio>
 #                       the same with each burst's frames to one guest (--flow): what the
 #                       number of guests costs when every input buffer carries a burst
@@ -69,6 +74,46 @@ echo "BENCH scale_fwd_ratio_1000g_vs_3g $ratio ratio"
 echo "BENCH scale_fwd_spread_pct_3g $s3 %"
 echo "BENCH scale_fwd_spread_pct_1000g $s1k %"
 echo "BENCH scale_fwd_flow_mpps_1000g $f1k Mpps scale_fwd_flow_mpps_3g $f3 $(awk -v a="$f1k" -v b="$f3" 'BEGIN { printf "%.3f", a / b }')"
+
+# ---- the floor (tests/tools/scale_floor) -----------------------------------------------
+# The least any switch does per frame in the same workload and the same memory layout
+# (1 MB regions, 65,000 addresses, random destinations): learn, look up, copy into the
+# destination's next input page, describe and prime its buffer, loaded ahead as
+# dataplane/forward.c loads. No target: it says what the memory of 1,000 guests costs on
+# this machine whatever the switch does, the same instructions at both counts.
+FLOOR=$BUILD/tools/scale_floor
+if [ -x "$FLOOR" ]; then
+  "$FLOOR" --frames "$FRAMES" --rounds "$ROUNDS" >"$WORK/floor" 2>&1 ||
+    { cat "$WORK/floor"; echo "scale_floor failed"; exit 1; }
+  cat "$WORK/floor"
+  fmed() {  # fmed GUESTS: the median of the floor's rounds
+    awk -v g="$1" '$1 == "FLOOR" && $3 == g { print $7 }' "$WORK/floor" | sort -g |
+      awk '{ v[NR] = $1 } END { printf "%.3f", v[int((NR + 1) / 2)] }'
+  }
+  fl3=$(fmed 3); fl1k=$(fmed 1000)
+  echo "BENCH scale_floor_fwd_mpps_1000g $fl1k Mpps scale_floor_fwd_mpps_3g $fl3 $(awk -v a="$fl1k" -v b="$fl3" 'BEGIN { printf "%.3f", a / b }')"
+  echo "BENCH scale_floor_fwd_ratio_1000g_vs_3g $(awk -v a="$fl1k" -v b="$fl3" 'BEGIN { printf "%.3f", a / b }') ratio"
+  # what 1,000 guests' memory adds a frame, even to the floor, against vswitchd's whole
+  # frame at 3 guests
+  awk -v a="$fl1k" -v b="$fl3" -v z="$m3" 'BEGIN {
+    printf "BENCH scale_floor_memory_ns_per_frame_1000g %.1f ns\n", 1e3 / a - 1e3 / b
+    printf "# the floor: %.1f ns a frame at 3 guests, %.1f at 1,000; vswitchd at 3 guests %.1f\n",
+      1e3 / b, 1e3 / a, 1e3 / z }'
+  if command -v valgrind >/dev/null 2>&1; then
+    for g in 3 1000; do
+      valgrind --tool=callgrind --toggle-collect=forward_burst \
+        --callgrind-out-file="$WORK/cgf.$g.out" "$FLOOR" --frames "$CG_FRAMES" --rounds 1 \
+        --guests "$g" >"$WORK/cgf.$g.log" 2>&1 ||
+        { tail -5 "$WORK/cgf.$g.log"; echo "callgrind of the floor failed"; exit 1; }
+      total=$(sed -n 's/^totals: *\([0-9][0-9]*\).*/\1/p' "$WORK/cgf.$g.out" | head -n 1)
+      n=$(awk '$1 == "FLOOR" && $2 == "guests" { print $5; exit }' "$WORK/cgf.$g.log")
+      awk -v t="${total:-0}" -v n="${n:-0}" -v g="$g" 'BEGIN {
+        if (n > 0) printf "BENCH scale_floor_instr_per_frame_%sg %.1f instr/frame\n", g, t / n }'
+    done
+  fi
+else
+  echo "no $FLOOR (make): the floor not measured"
+fi
 
 # ---- instructions (callgrind) ---------------------------------------------------------
 if command -v valgrind >/dev/null 2>&1; then

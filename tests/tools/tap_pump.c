@@ -1,30 +1,38 @@
 /* tap_pump: the least a user-space switch on a tap and a packet socket can do, measured
- * beside vswitchd by tests/bench/bench_veth.sh (the "pump" path, issue 23): a floor.
+ * beside vswitchd by tests/bench/bench_veth.sh and bench_hercules.sh (issue 23): a floor.
  *
- *   tap_pump TAP IFNAME
+ *   tap_pump TAP IFNAME            the guest's NIC a tap the pump makes (bench_veth.sh)
+ *   tap_pump --ring GUESTIF IFNAME the guest's NIC an interface that exists, read through a
+ *                                  TPACKET_V2 receive ring (bench_hercules.sh: Hercules'
+ *                                  LCS tap, as vswitchd adopts it)
  *
- * Root. Makes the tap TAP as backends/guest_tap.c makes a guest's (IFF_TAP | IFF_NO_PI |
+ * Root. TAP is made as backends/guest_tap.c makes a guest's (IFF_TAP | IFF_NO_PI |
  * IFF_VNET_HDR, a 10-byte little-endian virtio-net header, offloads CSUM|TSO4|TSO6|
  * TSO_ECN; the caller copies vswitchd's gso_max_size and gso_max_segs onto it with ip
- * link) and opens the interface IFNAME as backends/uplink_afpacket.c opens an uplink: two
- * packet sockets with PACKET_VNET_HDR, the read one (ETH_P_ALL, promiscuous,
- * PACKET_IGNORE_OUTGOING, an 8 MB receive buffer) in the epoll set, the written one
- * (protocol 0, PACKET_QDISC_BYPASS, a 4 MB send buffer) in none. Then it forwards, and
- * does nothing else: no MAC table, no counters per port, no checks of a frame.
- *   tap -> IFNAME  up to 32 readv([virtio_net_hdr][frame]) until EAGAIN, one sendmmsg of
- *                  them; a send the socket refuses (EAGAIN, ENOBUFS) waits for room up to
- *                  1 ms, twice, then the rest is dropped and counted
- *   IFNAME -> tap  one recvmmsg of up to 32, one write of each to the tap
- * A super-frame crosses whole either way: the header read from the tap is the one the
- * packet socket takes, and the reverse. The two copies per frame are vswitchd's (the
- * tap's read into our buffer, the packet socket's send into an skb); what the pump does
- * not do is everything else vswitchd does, so the distance between them is the switch's
- * own cost and the distance between the pump and the Linux bridge is the cost of
- * forwarding in user space at all.
+ * link). GUESTIF is opened as backends/lcs.c opens an LCS tap: a read packet socket with
+ * PACKET_VNET_HDR, PACKET_IGNORE_OUTGOING, PACKET_COPY_THRESH and the same ring
+ * (backends/packet_ring.h: 2 KB slots, 10,240 of them), and a written one. IFNAME is
+ * opened as backends/uplink_afpacket.c opens an uplink: two packet sockets with
+ * PACKET_VNET_HDR, the read one (ETH_P_ALL, promiscuous, PACKET_IGNORE_OUTGOING, an 8 MB
+ * receive buffer) in the epoll set, the written one (protocol 0, PACKET_QDISC_BYPASS, a
+ * 4 MB send buffer) in none. Then it forwards, and does nothing else: no MAC table, no
+ * counters per port, no checks of a frame.
+ *   guest -> IFNAME  a tap: up to 32 readv([virtio_net_hdr][frame]) until EAGAIN, one
+ *                    sendmmsg of them; a ring: up to 32 slots, one sendmmsg straight from
+ *                    the slots (no copy in user space, which vswitchd makes into its
+ *                    QDIO buffers), then the slots back. A send the socket refuses
+ *                    (EAGAIN, ENOBUFS) waits for room up to 1 ms, twice, then the rest is
+ *                    dropped and counted
+ *   IFNAME -> guest  one recvmmsg of up to 32, then a write of each to the tap, or one
+ *                    sendmmsg on GUESTIF
+ * A super-frame crosses whole either way: the header read is the one the packet socket
+ * takes, and the reverse. Everything vswitchd does beyond this is the switch's own cost,
+ * and the distance between the pump and the Linux bridge is the cost of forwarding in
+ * user space at all.
  *
  * It prints "ready" once both ends are open, then runs until SIGTERM or SIGINT and prints
  * "tap_pump: out F frames B bytes (D dropped), in F frames B bytes (D dropped)" on exit
- * (out: tap -> IFNAME). Exit 0, or 1 with a message when an end cannot be opened.
+ * (out: guest -> IFNAME). Exit 0, or 1 with a message when an end cannot be opened.
  * The tap is not persistent: it goes when the pump does.
  */
 #include <errno.h>
@@ -48,11 +56,14 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "backends/packet_ring.h"
+
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23
 #endif
 
-enum { BURST = 32, BUF = 65536 + 256, TX_WAITS = 2 };
+enum { BURST = 32, BUF = 65536 + 256, TX_WAITS = 2, RING_SLOT = 2048, RING_SLOTS = 10240 };
+#define VH_LEN sizeof(struct virtio_net_hdr)
 
 struct dir {
     uint64_t frames, bytes, dropped;
@@ -96,7 +107,9 @@ static void set_buf(int fd, int force_opt, int opt, int bytes)
         (void)setsockopt(fd, SOL_SOCKET, opt, &bytes, sizeof bytes);
 }
 
-static int packet_open(const char *ifname, bool tx)
+/* A packet socket on ifname: the written one (tx), or the read one, with a receive ring
+ * when ring is not NULL (set up before bind, as backends/lcs.c does). */
+static int packet_open(const char *ifname, bool tx, struct zvs_packet_ring *ring)
 {
     int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
@@ -112,6 +125,14 @@ static int packet_open(const char *ifname, bool tx)
     } else {
         set_int(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1, "PACKET_IGNORE_OUTGOING");
         set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, 8 << 20);
+    }
+    if (ring) {
+        set_int(fd, SOL_PACKET, PACKET_COPY_THRESH, 1, "PACKET_COPY_THRESH");
+        int rc = zvs_packet_ring_open(ring, fd, RING_SLOT, RING_SLOTS);
+        if (rc < 0) {
+            errno = -rc;
+            die("the receive ring");
+        }
     }
     struct sockaddr_ll sll = { .sll_family = AF_PACKET,
                                .sll_protocol = tx ? 0 : htons(ETH_P_ALL),
@@ -129,17 +150,17 @@ static uint8_t *buf[2][BURST];
 static struct iovec iov[2][BURST];
 static struct mmsghdr msg[2][BURST];
 
-/* Sends msg[0][0..n); a refused send waits for room (poll for POLLOUT, 1 ms) TX_WAITS
+/* Sends m[0..n); a refused send waits for room (poll for POLLOUT, 1 ms) TX_WAITS
  * times, then the frames left are counted as dropped. */
-static void send_burst(int txfd, int n, struct dir *d)
+static void send_burst(int txfd, struct mmsghdr *m, int n, struct dir *d)
 {
     int i = 0, waits = 0;
     while (i < n) {
-        int r = sendmmsg(txfd, &msg[0][i], (unsigned)(n - i), MSG_DONTWAIT);
+        int r = sendmmsg(txfd, &m[i], (unsigned)(n - i), MSG_DONTWAIT);
         if (r > 0) {
             for (int k = i; k < i + r; k++) {
                 d->frames++;
-                d->bytes += msg[0][k].msg_hdr.msg_iov[0].iov_len - sizeof(struct virtio_net_hdr);
+                d->bytes += m[k].msg_hdr.msg_iov[0].iov_len - VH_LEN;
             }
             i += r;
             continue;
@@ -172,15 +193,58 @@ static void pump_out(int tapfd, int txfd, struct dir *d)
         n++;
     }
     if (n)
-        send_burst(txfd, n, d);
+        send_burst(txfd, msg[0], n, d);
 }
 
-/* IFNAME -> tap: one recvmmsg, a write of each frame. */
-static void pump_in(int rxfd, int tapfd, struct dir *d)
+/* GUESTIF -> IFNAME through the ring: up to BURST slots sent straight from the ring, then
+ * handed back; until the ring is empty. A frame past a slot (TP_STATUS_COPY: it waits on
+ * the socket instead) or cut short is dropped and counted: the pump is measured on frames
+ * that fit a slot, as an LCS's do. */
+static void pump_ring_out(struct zvs_packet_ring *ring, int rxfd, int txfd, struct dir *d)
+{
+    struct tpacket2_hdr *h;
+    for (;;) {
+        int n = 0;
+        uint32_t head0 = ring->head;
+        while (n < BURST && (h = zvs_packet_ring_peek(ring)) != NULL) {
+            if ((h->tp_status & TP_STATUS_COPY) || h->tp_snaplen < h->tp_len ||
+                h->tp_mac < TPACKET2_HDRLEN + VH_LEN) {
+                if (h->tp_status & TP_STATUS_COPY)
+                    (void)recv(rxfd, buf[0][0], BUF, MSG_DONTWAIT);  /* its copy goes too */
+                d->dropped++;
+            } else {
+                iov[0][n] = (struct iovec){ .iov_base = (uint8_t *)h + h->tp_mac - VH_LEN,
+                                            .iov_len = VH_LEN + h->tp_snaplen };
+                n++;
+            }
+            /* step on without handing the slot back: it is read by sendmmsg below */
+            ring->head = ring->head + 1 == ring->frames ? 0 : ring->head + 1;
+        }
+        if (ring->head == head0)
+            return;
+        if (n)
+            send_burst(txfd, msg[0], n, d);
+        /* the slots stepped over, back to the kernel in order */
+        for (uint32_t i = head0; i != ring->head; i = i + 1 == ring->frames ? 0 : i + 1) {
+            h = (struct tpacket2_hdr *)(void *)(ring->base + (size_t)i * ring->frame_size);
+            __atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+        }
+    }
+}
+
+/* IFNAME -> guest: one recvmmsg, then a write of each frame to the tap (tapfd >= 0) or
+ * one sendmmsg on GUESTIF's written socket. */
+static void pump_in(int rxfd, int tapfd, int guest_txfd, struct dir *d)
 {
     for (int i = 0; i < BURST; i++)
         iov[1][i].iov_len = BUF;
     int n = recvmmsg(rxfd, msg[1], BURST, MSG_DONTWAIT, NULL);
+    if (n > 0 && tapfd < 0) {
+        for (int i = 0; i < n; i++)
+            iov[1][i].iov_len = msg[1][i].msg_len;
+        send_burst(guest_txfd, msg[1], n, d);
+        return;
+    }
     for (int i = 0; i < n; i++) {
         ssize_t r = write(tapfd, buf[1][i], msg[1][i].msg_len);
         if (r < 0) {
@@ -188,19 +252,29 @@ static void pump_in(int rxfd, int tapfd, struct dir *d)
             continue;
         }
         d->frames++;
-        d->bytes += msg[1][i].msg_len - sizeof(struct virtio_net_hdr);
+        d->bytes += msg[1][i].msg_len - VH_LEN;
     }
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: tap_pump TAP IFNAME\n");
+    bool ringed = argc == 4 && strcmp(argv[1], "--ring") == 0;
+    if (argc != 3 && !ringed) {
+        fprintf(stderr, "usage: tap_pump TAP IFNAME | tap_pump --ring GUESTIF IFNAME\n");
         return 2;
     }
-    int tapfd = tap_open(argv[1]);
-    int rxfd = packet_open(argv[2], false);
-    int txfd = packet_open(argv[2], true);
+    static struct zvs_packet_ring ring;
+    int tapfd = -1, guest_rx = -1, guest_tx = -1;
+    if (ringed) {
+        guest_rx = packet_open(argv[2], false, &ring);
+        guest_tx = packet_open(argv[2], true, NULL);
+    } else {
+        tapfd = tap_open(argv[1]);
+    }
+    const char *up = argv[argc - 1];
+    int rxfd = packet_open(up, false, NULL);
+    int txfd = packet_open(up, true, NULL);
+    int guest_fd = ringed ? guest_rx : tapfd;
 
     for (int d = 0; d < 2; d++)
         for (int i = 0; i < BURST; i++) {
@@ -211,8 +285,8 @@ int main(int argc, char **argv)
         }
 
     int ep = epoll_create1(EPOLL_CLOEXEC);
-    struct epoll_event ev = { .events = EPOLLIN, .data.fd = tapfd };
-    if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, tapfd, &ev) < 0)
+    struct epoll_event ev = { .events = EPOLLIN, .data.fd = guest_fd };
+    if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, guest_fd, &ev) < 0)
         die("epoll");
     ev.data.fd = rxfd;
     if (epoll_ctl(ep, EPOLL_CTL_ADD, rxfd, &ev) < 0)
@@ -229,10 +303,12 @@ int main(int argc, char **argv)
         struct epoll_event evs[2];
         int n = epoll_wait(ep, evs, 2, -1);
         for (int i = 0; i < n; i++) {
-            if (evs[i].data.fd == tapfd)
-                pump_out(tapfd, txfd, &out);
+            if (evs[i].data.fd == rxfd)
+                pump_in(rxfd, tapfd, guest_tx, &in);
+            else if (ringed)
+                pump_ring_out(&ring, guest_rx, txfd, &out);
             else
-                pump_in(rxfd, tapfd, &in);
+                pump_out(tapfd, txfd, &out);
         }
     }
     printf("tap_pump: out %llu frames %llu bytes (%llu dropped), in %llu frames %llu bytes "
@@ -243,9 +319,15 @@ int main(int argc, char **argv)
     for (int d = 0; d < 2; d++)
         for (int i = 0; i < BURST; i++)
             free(buf[d][i]);
+    zvs_packet_ring_close(&ring);
     close(ep);
     close(txfd);
     close(rxfd);
-    close(tapfd);
+    if (tapfd >= 0)
+        close(tapfd);
+    if (guest_rx >= 0)
+        close(guest_rx);
+    if (guest_tx >= 0)
+        close(guest_tx);
     return 0;
 }
