@@ -51,10 +51,12 @@
  *   and entry flags are written by zvs_qdio_guest_tx_commit. A frame bigger than the
  *   open buffer's rest (only possible after smaller frames were packed into it) lands
  *   partly in the overflow: the buffer is primed as it is and the frame is copied once
- *   into a fresh buffer. To make that rare, the open buffer is primed before a read
- *   when it holds frames and one of the last GUEST_TAP_BIG_RUN frames read was larger
- *   than a page (zvs_qdio_guest_tx_expect): a TCP stream's super-frames then take a
- *   buffer each and are not copied, while a stream of small frames still packs.
+ *   into a fresh buffer. To make that rare, the reader expects a run of frames larger
+ *   than a page to go on: before each read, an open buffer that holds frames and has
+ *   less room than the run's largest frame is primed (zvs_qdio_guest_tx_expect). A TCP
+ *   sender's super-frames with single segments between them (1514 bytes, then 65226,
+ *   measured) then land whole, and jumbo frames pack as many as fit; two frames of a
+ *   page or less in a row end the run, so small frames pack as before.
  *   One tx_flush per burst primes the last buffer.
  * - Switch -> guest (pump_in): zvs_qdio_guest_receive hands each frame as the entries'
  *   iovecs; one writev per frame with a virtio-net header made from the frame header's
@@ -139,9 +141,9 @@ _Static_assert(sizeof(struct virtio_net_hdr) == 10, "virtio_net_hdr layout");
 #define TUNGETDEVNETNS _IO('T', 227)   /* Linux 5.2; older headers lack it */
 #endif
 
-/* How many frames after a super-frame the reader still expects the next to be one
- * (tx_expect): more than the few single segments a TCP sender puts between two. */
-#define GUEST_TAP_BIG_RUN 8
+/* Small frames in a row that end a run of larger ones for tx_expect's guess: more than
+ * the one a TCP sender puts between two super-frames. */
+#define GUEST_TAP_RUN_END 2
 
 #define TAP_MTU_MIN 68                  /* IPv4's minimum (RFC 791) */
 #define TAP_MTU_MAX (ZVS_QDIO_FRAME_MAX - ZVS_ETH_HLEN - ZVS_VLAN_HLEN) /* largest NIC MTU */
@@ -174,9 +176,9 @@ struct zvs_guest_tap {
     uint32_t                   max_frame;
     uint8_t                   *ovf;     /* max_frame + 1 bytes: frames past the open buffer */
     bool                       oversize_logged;
-    uint32_t                   out_last_len;   /* the last frame read: for tx_expect */
-    uint32_t                   out_big_left;   /* frames until the last super-frame is
-                                                  forgotten by tx_expect's guess */
+    uint32_t                   out_run_max;    /* the largest frame of the current run
+                                                  of frames past a page (0: none) */
+    uint32_t                   out_run_small;  /* frames of a page or less since */
     bool                       persist; /* TUNSETPERSIST on: dropped at close */
     bool                       adopted; /* fd is a packet socket on someone's device */
     uint32_t                   made_mtu;/* the MTU open gave the tap (0: reopened) */
@@ -858,12 +860,10 @@ static int out_one(struct zvs_guest_tap *t)
     struct zvs_vnet v;
     size_t room = 0;
 
-    /* A TCP sender's super-frames come with single segments between them (its tail
-     * and autocorked segments: a 1514-byte frame, then a 65226-byte one, measured), so
-     * while super-frames were read in the last GUEST_TAP_BIG_RUN frames expect the
-     * largest: each then starts a fresh buffer rather than being read past the open
-     * one's end and copied. A stream of small frames still packs. */
-    (void)zvs_qdio_guest_tx_expect(t->g, t->out_big_left ? t->max_frame : t->out_last_len);
+    /* While frames past a page come in a run, the next may be as large as the largest
+     * of them: a buffer that could not hold that is primed before the read, so such a
+     * frame is not read past its end and copied. */
+    (void)zvs_qdio_guest_tx_expect(t->g, t->out_run_max);
     int n = zvs_qdio_guest_tx_reserve(t->g, iov + 1, ZVS_QDIO_NSBALE);
     if (n < 0)
         return n;
@@ -882,11 +882,12 @@ static int out_one(struct zvs_guest_tap *t)
     uint32_t len;
     if (!out_check(t, (size_t)r, &vh, &v, &len))
         return 0;
-    t->out_last_len = len;
-    if (len > ZVS_QDIO_ENTRY_SIZE)
-        t->out_big_left = GUEST_TAP_BIG_RUN;
-    else if (t->out_big_left)
-        t->out_big_left--;
+    if (len > ZVS_QDIO_ENTRY_SIZE - ZVS_QDIO_FHDR_LEN) {   /* past the first page */
+        t->out_run_max = len > t->out_run_max ? len : t->out_run_max;
+        t->out_run_small = 0;
+    } else if (t->out_run_max && ++t->out_run_small >= GUEST_TAP_RUN_END) {
+        t->out_run_max = 0;
+    }
     int rc = len <= room ? zvs_qdio_guest_tx_commit(t->g, len, &v)
                          : out_copy_fresh(t, iov + 1, n, room, len, &v);
     return out_counted(t, rc, len);

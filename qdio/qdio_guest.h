@@ -132,11 +132,11 @@ int  zvs_qdio_guest_tx_commit(struct zvs_qdio_guest *g, uint32_t len,
                               const struct zvs_vnet *vnet);
 int  zvs_qdio_guest_tx_flush(struct zvs_qdio_guest *g);
 
-/* A hint before tx_reserve: the next frame is expected to be about len bytes (a reader
- * passes the last frame's length). If the open buffer already holds frames and has less
- * room than that, it is primed now (signalled at the next tx_flush), so the frame lands
- * whole in a fresh buffer instead of being read past the open one's end and copied into
- * a fresh one. Returns true when it closed the buffer. */
+/* A hint before tx_reserve: the next frame may be len bytes (a reader passes the largest
+ * of a run of large frames, 0 for none). If the open buffer already holds frames and has
+ * less room than that, it is primed now (signalled at the next tx_flush), so the frame
+ * lands whole in a fresh buffer instead of being read past the open one's end and copied
+ * into a fresh one. Returns true when it closed the buffer. */
 bool zvs_qdio_guest_tx_expect(struct zvs_qdio_guest *g, uint32_t len);
 
 /* Collect output buffers the adapter has finished with, in order: 0xA1 done, 0xAF

@@ -68,7 +68,9 @@ lab_init hbench
 NS_BR=$NS_B                     # the bridge machine's namespace (the pump's too)
 BR_PID=
 PUMP_PID=
-[ -x "$BUILD/tools/tap_pump" ] || fail "no $BUILD/tools/tap_pump (make)"
+FLOOR=pump                      # emptied when the pump cannot run: its lines are then NOTRUN
+NOFLOOR_WHY=
+[ -x "$BUILD/tools/tap_pump" ] || { FLOOR=; NOFLOOR_WHY="no $BUILD/tools/tap_pump (make)"; }
 
 hb_cleanup() {
   local s=$? p
@@ -173,6 +175,7 @@ stop_br() {
   wait_for 5 bash -c "! ip -n '$NS_BR' link show tap0" || fail "tap0 stayed"
 }
 # The pump: the bridge's machine, the veth out of br0, tap_pump between tap0 and vb.
+# A pump that does not start, or ends badly, is logged and leaves the floor not run.
 start_pump() {
   ip -n "$NS_BR" link set vb nomaster || fail "vb out of br0"
   HERCULES_RC=$BRDIR/hercules.rc ip netns exec "$NS_BR" hercules -d -f "$BRDIR/hercules.cnf" \
@@ -181,12 +184,18 @@ start_pump() {
   wait_for 10 ip -n "$NS_BR" link show tap0 || fail "pump machine: no tap"
   ip netns exec "$NS_BR" "$BUILD/tools/tap_pump" --ring tap0 vb >"$WORK/pump.out" 2>&1 &
   PUMP_PID=$!
-  wait_for 5 grep -q '^ready' "$WORK/pump.out" || fail "tap_pump: $(cat "$WORK/pump.out")"
-  ip netns exec "$NS_LAN" $PEER arp eth1 10.78.0.50 10 >/dev/null || fail "pump machine not up"
+  wait_for 5 grep -q '^ready' "$WORK/pump.out" ||
+    { FLOOR=; NOFLOOR_WHY="tap_pump did not start: $(head -c 200 "$WORK/pump.out")"; }
+  [ -z "$FLOOR" ] || ip netns exec "$NS_LAN" $PEER arp eth1 10.78.0.50 10 >/dev/null ||
+    { FLOOR=; NOFLOOR_WHY="the pump's machine did not answer ARP"; }
 }
 stop_pump() {
-  kill -TERM "$PUMP_PID" 2>/dev/null; wait "$PUMP_PID" 2>/dev/null; PUMP_PID=
-  grep '^tap_pump:' "$WORK/pump.out" | sed 's/^/# /'
+  local rc=0
+  kill -0 "$PUMP_PID" 2>/dev/null || rc=1
+  kill -TERM "$PUMP_PID" 2>/dev/null; wait "$PUMP_PID" 2>/dev/null || rc=1; PUMP_PID=
+  grep -q '^tap_pump: out' "$WORK/pump.out" || rc=1
+  sed 's/^/# /' "$WORK/pump.out"
+  [ "$rc" -eq 0 ] || { FLOOR=; NOFLOOR_WHY="tap_pump died or ended badly (see the log)"; }
   stop_br
   ip -n "$NS_BR" link set vb master br0 || fail "vb back into br0"
 }
@@ -198,7 +207,8 @@ round() {
   local kind=$1 size=$2 ip lan dev
   case $kind in
     zvs)  ip=10.77.0.50 lan=10.77.0.100 dev=eth0; start_zvs; CPU_PID=$VSWITCHD_PID ;;
-    pump) ip=10.78.0.50 lan=10.78.0.100 dev=eth1; start_pump; CPU_PID=$PUMP_PID ;;
+    pump) ip=10.78.0.50 lan=10.78.0.100 dev=eth1; start_pump; CPU_PID=$PUMP_PID
+          if [ -z "$FLOOR" ]; then stop_pump >&2; echo "0 0 0 0 0"; return 0; fi ;;
     *)    ip=10.78.0.50 lan=10.78.0.100 dev=eth1; start_br; CPU_PID= ;;
   esac
   [ "$(ctl $ip "GEN $lan 9 $size 0 0")" = OK ] || fail "$kind: GEN"
@@ -242,7 +252,7 @@ for size in 64 1514; do
   for r in $(seq "$BENCH_REPS"); do
     round zvs $size >>"$WORK/zvs.$size"
     round br $size >>"$WORK/br.$size"
-    round pump $size >>"$WORK/pump.$size"
+    [ -n "$FLOOR" ] && round pump $size >>"$WORK/pump.$size"
     echo "# round $r size $size: zvs $(tail -1 "$WORK/zvs.$size"), bridge $(tail -1 "$WORK/br.$size")," \
       "pump $(tail -1 "$WORK/pump.$size") (frames/s at the LAN, Mbit/s, frames/s the guest" \
       "generated, the forwarder's us/frame and wake-ups/frame)"
@@ -284,7 +294,14 @@ echo "BENCH hercules_lcs_vswitchd_us_per_frame_spread $(spread 4 64) us"
 z=$(cut -d' ' -f3 "$WORK/zvs.64" | median); b=$(cut -d' ' -f3 "$WORK/br.64" | median)
 echo "BENCH hercules_lcs_guest_gen_fps_64b $z frames/s"
 echo "BENCH hercules_lcs_guest_gen_fps_64b_beside_br $b frames/s"
-# The floor (tests/tools/tap_pump): against the same bridge rounds.
-vs_bridge hercules_lcs_pump_fps_64b pump 1 64 frames/s %d
-vs_bridge hercules_lcs_pump_mbps_1514 pump 2 1514 Mbit/s %.1f
-of hercules_lcs_pump_us_per_frame pump 4 us %.3f
+# The floor (tests/tools/tap_pump): against the same bridge rounds; not run (its reason
+# given) when the pump could not run every round, without failing the lines with targets.
+if [ -n "$FLOOR" ]; then
+  vs_bridge hercules_lcs_pump_fps_64b pump 1 64 frames/s %d
+  vs_bridge hercules_lcs_pump_mbps_1514 pump 2 1514 Mbit/s %.1f
+  of hercules_lcs_pump_us_per_frame pump 4 us %.3f
+else
+  for n in hercules_lcs_pump_fps_64b hercules_lcs_pump_mbps_1514 hercules_lcs_pump_us_per_frame; do
+    echo "NOTRUN $n $NOFLOOR_WHY"
+  done
+fi

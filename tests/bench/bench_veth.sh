@@ -50,7 +50,8 @@
 #   BENCH veth_tcp_pump_gbps_mtu1500 <pump> Gbit/s bridge <bridge> <pump/bridge>
 #   BENCH veth_tcp_pump_cpu_per_gbps_mtu1500 <the pump's percent of one core per Gbit/s>
 #   BENCH veth_tcp_gbps_mtu1500_vs_pump <zvs> Gbit/s pump <pump> <zvs/pump>
-#         (the pump's lines carry no target: run.sh gives none to a name with "pump")
+#         (the pump's lines carry no target; a pump that cannot be set up or fails
+#         prints them as NOTRUN, and the rest is measured as without it)
 #   BENCH veth_tcp_vswitchd_wakeups_per_frame_mtu1500 <voluntary context switches of
 #         vswitchd over the frames its uplink carried both ways (wire frames: a super-frame
 #         counts as its segments), median of the rounds> wakeups/frame
@@ -254,37 +255,42 @@ bare_up() {  # the guest's eth0 and the LAN's eth0: the two ends of one veth pai
 # The pump: namespaces pump-sw (the pump and the uplink veth l0), pump-g (the guest, its
 # NIC the pump's tap renamed eth0), pump-l (the LAN). The tap gets vswitchd's tap's
 # super-frame limits, so the guest hands both the same super-frames.
-pump_up() {
+pump_up() {  # returns 1 (logged) when the pump cannot be set up: the floor is then not run
   local gso segs
   peer_ns pump-sw PUMP_SW
   peer_ns pump-g PUMP_G
   peer_ns pump-l PUMP_L
   ip -n "$PUMP_SW" link add l0 mtu "$MTU" type veth peer name eth0 mtu "$MTU" \
-    netns "$PUMP_L" || die "veth l0 for the pump"
+    netns "$PUMP_L" || { log "pump: no veth l0"; return 1; }
   ip -n "$PUMP_L" addr add "$LAN_IP/24" dev eth0
   ip -n "$PUMP_L" link set eth0 up
   ip -n "$PUMP_SW" link set l0 up
-  [ -x "$BUILD/tools/tap_pump" ] || die "no $BUILD/tools/tap_pump (make tools)"
+  [ -x "$BUILD/tools/tap_pump" ] || { log "pump: no $BUILD/tools/tap_pump (make)"; return 1; }
   ip netns exec "$PUMP_SW" "$BUILD/tools/tap_pump" pmp0 l0 >"$BDIR/pump.out" 2>&1 &
   PUMP_PID=$!
-  wait_for 5 grep -q '^ready' "$BDIR/pump.out" || die "tap_pump: $(cat "$BDIR/pump.out")"
+  wait_for 5 grep -q '^ready' "$BDIR/pump.out" ||
+    { log "pump: tap_pump did not start: $(cat "$BDIR/pump.out")"; return 1; }
   read -r gso segs <<<"$(ip -n "$NS_A" -d link show lnxa-f000 |
     sed -n 's/.* gso_max_size \([0-9]*\) gso_max_segs \([0-9]*\).*/\1 \2/p')"
-  [ -n "$gso" ] || die "lnxa-f000's gso_max_size not found"
+  [ -n "$gso" ] || { log "pump: lnxa-f000's gso_max_size not found"; return 1; }
   ip -n "$PUMP_SW" link set pmp0 gso_max_size "$gso" gso_max_segs "$segs" ||
-    die "pmp0: gso_max_size $gso gso_max_segs $segs"
-  ip -n "$PUMP_SW" link set pmp0 netns "$PUMP_G" || die "move pmp0"
+    { log "pump: pmp0 refused gso_max_size $gso gso_max_segs $segs"; return 1; }
+  ip -n "$PUMP_SW" link set pmp0 netns "$PUMP_G" || { log "pump: pmp0 not moved"; return 1; }
   ip -n "$PUMP_G" link set pmp0 name eth0 mtu "$MTU" up
   ip -n "$PUMP_G" addr add "$GUEST_IP/24" dev eth0
   log "pump: tap gso_max_size $gso gso_max_segs $segs, as vswitchd's lnxa-f000"
 }
 
-pump_stop() {  # TERM, wait, log its counters
+pump_stop() {  # TERM, wait, log its counters; 1 when it had died or ended badly
+  local rc=0
   [ -n "$PUMP_PID" ] || return 0
+  kill -0 "$PUMP_PID" 2>/dev/null || rc=1
   kill -TERM "$PUMP_PID" 2>/dev/null
-  wait "$PUMP_PID" 2>/dev/null
+  wait "$PUMP_PID" 2>/dev/null || rc=1
   PUMP_PID=
-  [ -s "$BDIR/pump.out" ] && log "$(grep '^tap_pump:' "$BDIR/pump.out")"
+  grep -q '^tap_pump: out' "$BDIR/pump.out" 2>/dev/null || rc=1
+  log "pump: $(tail -n 2 "$BDIR/pump.out" 2>/dev/null | tr '\n' ' ')"
+  return "$rc"
 }
 
 pump_uplink() {  # "<tx_bytes> <frames both ways>" of the pump's l0 so far
@@ -401,7 +407,7 @@ run_one() {
   local t0 t1 c0=0 c1 s0 s1 bps rtt rbytes sbytes gbps what="" f0="" n0 f1 n1 w0=0
   case $name in                 # the forwarders in user space: their uplink's counters
     zvswitch) read -r f0 n0 <<<"$(zvs_uplink)"; w0=$(wakeups "$pid") ;;
-    pump)     read -r f0 n0 <<<"$(pump_uplink)"; w0=$(wakeups "$pid") ;;
+    pump)     read -r f0 n0 <<<"$(pump_uplink)" ;;   # (its wake-ups are not compared)
   esac
   [ -n "$pid" ] && c0=$(cpu_ticks "$pid")
   s0=$(sys_ticks)
@@ -425,9 +431,11 @@ run_one() {
     if [ "$name" = pump ]; then read -r f1 n1 <<<"$(pump_uplink)"
     else read -r f1 n1 <<<"$(zvs_uplink)"; fi
     bytes_match "$name mtu $MTU run $rep" "$((f1 - f0))" "$rbytes" "$sbytes" || return 1
-    awk -v w="$(( $(wakeups "$pid") - w0 ))" -v n="$((n1 - n0))" \
-      'BEGIN { if (n > 0) printf "%.5f\n", w / n }' >>"$BDIR/wakeups-$name"
-    what="$(tail -n 1 "$BDIR/wakeups-$name") wake-ups a frame, "
+    if [ "$name" = zvswitch ]; then     # the veth counts the pump's super-frames as one
+      awk -v w="$(( $(wakeups "$pid") - w0 ))" -v n="$((n1 - n0))" \
+        'BEGIN { if (n > 0) printf "%.5f\n", w / n }' >>"$BDIR/wakeups-$name"
+      what="$(tail -n 1 "$BDIR/wakeups-$name") wake-ups a frame, "
+    fi
   fi
   if [ -n "$pid" ]; then
     c1=$(cpu_ticks "$pid")
@@ -480,12 +488,16 @@ child() {
   bridge_up
   ovs_up
   bare_up
-  pump_up
+  local floor=pump
+  pump_up || floor=
   ovs_pid=$(cat "$BDIR/ovs/ovs-vswitchd.pid")
   server_up "$NS_LAN"; server_up "$BR_L"; server_up "$OVS_L"; server_up "$BARE_L"
-  server_up "$PUMP_L"
   reach zvswitch "$NS_A"; reach bridge "$BR_G"; reach ovs "$OVS_G"; reach bare "$BARE_G"
-  reach pump "$PUMP_G"
+  if [ -n "$floor" ]; then
+    server_up "$PUMP_L"
+    ip netns exec "$PUMP_G" ping -c 3 -i 0.2 -W 2 "$LAN_IP" >/dev/null ||
+      { log "pump: its guest cannot ping the LAN"; floor=; }
+  fi
   # The same TCP congestion control for all three, named in the log: it moves the
   # results a lot (see the header).
   CC=${BENCH_CC:-cubic}
@@ -494,13 +506,13 @@ child() {
     die "TCP congestion control '$CC' not available here (BENCH_CC)"
   log "TCP congestion control: $CC (BENCH_CC; default cubic, the kernel's own default)"
   for rep in $(seq "$BENCH_REPS"); do
-    for sw in zvswitch bridge ovs bare pump; do
+    for sw in zvswitch bridge ovs bare $floor; do
       case $sw in
         zvswitch) run_one $sw "$rep" "$NS_A" "$VSWITCHD_PID" ;;
         bridge)   run_one $sw "$rep" "$BR_G" ;;
         ovs)      run_one $sw "$rep" "$OVS_G" "$ovs_pid" ;;
         bare)     run_one $sw "$rep" "$BARE_G" ;;
-        pump)     run_one $sw "$rep" "$PUMP_G" "$PUMP_PID" ;;
+        pump)     run_one $sw "$rep" "$PUMP_G" "$PUMP_PID" || floor= ;;
       esac || failed=1
     done
     # The round's zvswitch/bridge ratio: both measured back to back, so a noisy moment
@@ -513,7 +525,17 @@ child() {
   br=$(median "$BDIR/gbps-bridge")
   ovs=$(median "$BDIR/gbps-ovs")
   bare=$(median "$BDIR/gbps-bare")
-  pump=$(median "$BDIR/gbps-pump")
+  # A floor that broke is not run, with its reason: it has no target, and it must not
+  # take the lines that do have one down with it.
+  if [ -n "$floor" ] && ! pump_stop; then floor=; fi
+  pump=
+  [ -n "$floor" ] && pump=$(median "$BDIR/gbps-pump")
+  if [ -z "$floor" ]; then
+    for r in veth_tcp_pump_gbps_mtu$MTU veth_tcp_pump_cpu_per_gbps_mtu$MTU \
+             veth_tcp_gbps_mtu${MTU}_vs_pump; do
+      echo "NOTRUN $r tap_pump could not be set up or failed (see the log)"
+    done
+  fi
   for sw in zvswitch ovs pump; do
     [ -s "$BDIR/cpu-$sw" ] &&
       log "$sw mtu $MTU daemon CPU per run (% of one core): $(tr '\n' ' ' <"$BDIR/cpu-$sw")"
@@ -542,14 +564,16 @@ child() {
       echo "BENCH veth_tcp_vswitchd_wakeups_per_frame_mtu$MTU $(median "$BDIR/wakeups-zvswitch") wakeups/frame"
     # The floor (tests/tools/tap_pump): no target of its own; it tells what the targets
     # leave a switch in user space on this machine.
-    r=$(ratio "$pump" "$br")
-    [ -n "$r" ] && echo "BENCH veth_tcp_pump_gbps_mtu$MTU $pump Gbit/s bridge $br $r"
-    [ -s "$BDIR/cpu-per-gbps-pump" ] &&
-      echo "BENCH veth_tcp_pump_cpu_per_gbps_mtu$MTU $(median "$BDIR/cpu-per-gbps-pump") %cpu/Gbps"
-    r=$(ratio "$zvs" "$pump")
-    [ -n "$r" ] && echo "BENCH ${name}_vs_pump $zvs Gbit/s pump $pump $r"
-    r=$(ratio "$(median "$BDIR/cpu-per-gbps-zvswitch")" "$(median "$BDIR/cpu-per-gbps-pump")")
-    [ -n "$r" ] && log "zvswitch mtu $MTU against the pump: $r times its CPU a Gbit/s"
+    if [ -n "$pump" ]; then
+      r=$(ratio "$pump" "$br")
+      [ -n "$r" ] && echo "BENCH veth_tcp_pump_gbps_mtu$MTU $pump Gbit/s bridge $br $r"
+      [ -s "$BDIR/cpu-per-gbps-pump" ] &&
+        echo "BENCH veth_tcp_pump_cpu_per_gbps_mtu$MTU $(median "$BDIR/cpu-per-gbps-pump") %cpu/Gbps"
+      r=$(ratio "$zvs" "$pump")
+      [ -n "$r" ] && echo "BENCH ${name}_vs_pump $zvs Gbit/s pump $pump $r"
+      r=$(ratio "$(median "$BDIR/cpu-per-gbps-zvswitch")" "$(median "$BDIR/cpu-per-gbps-pump")")
+      [ -n "$r" ] && log "zvswitch mtu $MTU against the pump: $r times its CPU a Gbit/s"
+    fi
     for sw in zvswitch bridge ovs bare pump; do
       [ -s "$BDIR/gbps-$sw" ] &&
         log "$sw mtu $MTU Gbit/s per round: $(tr '\n' ' ' <"$BDIR/gbps-$sw")(spread $(spread "$BDIR/gbps-$sw"))"

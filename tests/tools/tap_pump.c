@@ -7,22 +7,30 @@
  *                                  LCS tap, as vswitchd adopts it)
  *
  * Root. TAP is made as backends/guest_tap.c makes a guest's (IFF_TAP | IFF_NO_PI |
- * IFF_VNET_HDR, a 10-byte little-endian virtio-net header, offloads CSUM|TSO4|TSO6|
- * TSO_ECN; the caller copies vswitchd's gso_max_size and gso_max_segs onto it with ip
- * link). GUESTIF is opened as backends/lcs.c opens an LCS tap: a read packet socket with
- * PACKET_VNET_HDR, PACKET_IGNORE_OUTGOING, PACKET_COPY_THRESH and the same ring
- * (backends/packet_ring.h: 2 KB slots, 10,240 of them), and a written one. IFNAME is
- * opened as backends/uplink_afpacket.c opens an uplink: two packet sockets with
- * PACKET_VNET_HDR, the read one (ETH_P_ALL, promiscuous, PACKET_IGNORE_OUTGOING, an 8 MB
- * receive buffer) in the epoll set, the written one (protocol 0, PACKET_QDISC_BYPASS, a
- * 4 MB send buffer) in none. Then it forwards, and does nothing else: no MAC table, no
+ * IFF_VNET_HDR, a 10-byte virtio-net header, offloads CSUM|TSO4|TSO6|TSO_ECN; the caller
+ * copies vswitchd's gso_max_size and gso_max_segs onto it with ip link), but in the
+ * machine's byte order, which is the packet socket's: the pump hands the header on as
+ * read. GUESTIF is opened as backends/lcs.c opens an LCS tap: a read packet socket
+ * (PACKET_VNET_HDR, PACKET_IGNORE_OUTGOING, PACKET_COPY_THRESH, a 4 MB receive buffer and
+ * the same ring: backends/packet_ring.h, 2 KB slots, 10,240 of them) and a written one
+ * (PACKET_VNET_HDR alone). IFNAME is opened as backends/uplink_afpacket.c opens an
+ * uplink: two packet sockets with PACKET_VNET_HDR and a 4 MB send buffer, the read one
+ * (ETH_P_ALL, promiscuous, PACKET_AUXDATA, PACKET_IGNORE_OUTGOING, an 8 MB receive
+ * buffer; each frame's address and auxiliary data taken with it, as the uplink takes
+ * them to restore a VLAN tag) in the epoll set, the written one (protocol 0,
+ * PACKET_QDISC_BYPASS) in none. Then it forwards, and does nothing else: no MAC table, no
  * counters per port, no checks of a frame.
+ *
+ * Not a proof of a bound: one design of the least work, with this design's limits (one
+ * thread, a wake-up per arrival, one readv a frame on a tap). A switch that batched
+ * better could beat it; its figures say what is left for the switch once the kernel's
+ * side of the same interfaces is paid.
  *   guest -> IFNAME  a tap: up to 32 readv([virtio_net_hdr][frame]) until EAGAIN, one
  *                    sendmmsg of them; a ring: up to 32 slots, one sendmmsg straight from
  *                    the slots (no copy in user space, which vswitchd makes into its
  *                    QDIO buffers), then the slots back. A send the socket refuses
- *                    (EAGAIN, ENOBUFS) waits for room up to 1 ms, twice, then the rest is
- *                    dropped and counted
+ *                    (EAGAIN, ENOBUFS) waits for room up to 1 ms, up to 4 times (the
+ *                    uplink's ZVS_AFP_TX_RETRIES), then the rest is dropped and counted
  *   IFNAME -> guest  one recvmmsg of up to 32, then a write of each to the tap, or one
  *                    sendmmsg on GUESTIF
  * A super-frame crosses whole either way: the header read is the one the packet socket
@@ -62,7 +70,7 @@
 #define PACKET_IGNORE_OUTGOING 23
 #endif
 
-enum { BURST = 32, BUF = 65536 + 256, TX_WAITS = 2, RING_SLOT = 2048, RING_SLOTS = 10240 };
+enum { BURST = 32, BUF = 65536 + 256, TX_WAITS = 4, RING_SLOT = 2048, RING_SLOTS = 10240 };
 #define VH_LEN sizeof(struct virtio_net_hdr)
 
 struct dir {
@@ -85,10 +93,10 @@ static int tap_open(const char *name)
         die("/dev/net/tun");
     struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR };
     snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", name);
-    int sz = (int)sizeof(struct virtio_net_hdr), le = 1;
+    int sz = (int)sizeof(struct virtio_net_hdr);
     if (ioctl(fd, TUNSETIFF, &ifr) < 0)
         die("TUNSETIFF");
-    if (ioctl(fd, TUNSETVNETHDRSZ, &sz) < 0 || ioctl(fd, TUNSETVNETLE, &le) < 0)
+    if (ioctl(fd, TUNSETVNETHDRSZ, &sz) < 0)
         die("the tap's virtio-net header");
     if (ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN) < 0)
         die("TUNSETOFFLOAD");
@@ -107,10 +115,13 @@ static void set_buf(int fd, int force_opt, int opt, int bytes)
         (void)setsockopt(fd, SOL_SOCKET, opt, &bytes, sizeof bytes);
 }
 
-/* A packet socket on ifname: the written one (tx), or the read one, with a receive ring
- * when ring is not NULL (set up before bind, as backends/lcs.c does). */
-static int packet_open(const char *ifname, bool tx, struct zvs_packet_ring *ring)
+/* The sockets the pump opens: the uplink's two, as uplink_afpacket.c opens them, and an
+ * LCS tap's two, as lcs.c opens them (the read one with the receive ring). */
+enum role { UPLINK_RX, UPLINK_TX, LCS_RX, LCS_TX };
+
+static int packet_open(const char *ifname, enum role role, struct zvs_packet_ring *ring)
 {
+    bool tx = role == UPLINK_TX || role == LCS_TX;
     int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         die("socket(AF_PACKET)");
@@ -119,14 +130,18 @@ static int packet_open(const char *ifname, bool tx, struct zvs_packet_ring *ring
     if (ioctl(fd, SIOCGIFINDEX, &ifr) < 0)
         die(ifname);
     set_int(fd, SOL_PACKET, PACKET_VNET_HDR, 1, "PACKET_VNET_HDR");
-    set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, 4 << 20);
-    if (tx) {
+    if (role == UPLINK_RX || role == UPLINK_TX) {
         set_int(fd, SOL_PACKET, PACKET_QDISC_BYPASS, 1, "PACKET_QDISC_BYPASS");
-    } else {
+        set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, 4 << 20);
+    }
+    if (role == UPLINK_RX) {
+        set_int(fd, SOL_PACKET, PACKET_AUXDATA, 1, "PACKET_AUXDATA");
         set_int(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1, "PACKET_IGNORE_OUTGOING");
         set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, 8 << 20);
     }
-    if (ring) {
+    if (role == LCS_RX) {
+        set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, 4 << 20);
+        set_int(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1, "PACKET_IGNORE_OUTGOING");
         set_int(fd, SOL_PACKET, PACKET_COPY_THRESH, 1, "PACKET_COPY_THRESH");
         int rc = zvs_packet_ring_open(ring, fd, RING_SLOT, RING_SLOTS);
         if (rc < 0) {
@@ -140,15 +155,18 @@ static int packet_open(const char *ifname, bool tx, struct zvs_packet_ring *ring
     if (bind(fd, (struct sockaddr *)&sll, sizeof sll) < 0)
         die("bind");
     struct packet_mreq mr = { .mr_ifindex = ifr.ifr_ifindex, .mr_type = PACKET_MR_PROMISC };
-    if (!tx && setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof mr) < 0)
+    if (role == UPLINK_RX && setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof mr) < 0)
         die("PACKET_MR_PROMISC");
     return fd;
 }
 
-/* The buffers and the vectors that point at them, made once: the loop allocates nothing. */
+/* The buffers and the vectors that point at them, made once: the loop allocates nothing.
+ * [0] toward the uplink, [1] from it (with each frame's address and auxiliary data). */
 static uint8_t *buf[2][BURST];
 static struct iovec iov[2][BURST];
 static struct mmsghdr msg[2][BURST];
+static struct sockaddr_ll rx_addr[BURST];
+static uint8_t rx_cmsg[BURST][CMSG_SPACE(sizeof(struct tpacket_auxdata))];
 
 /* Sends m[0..n); a refused send waits for room (poll for POLLOUT, 1 ms) TX_WAITS
  * times, then the frames left are counted as dropped. */
@@ -238,10 +256,22 @@ static void pump_in(int rxfd, int tapfd, int guest_txfd, struct dir *d)
 {
     for (int i = 0; i < BURST; i++)
         iov[1][i].iov_len = BUF;
+    for (int i = 0; i < BURST; i++) {
+        msg[1][i].msg_hdr.msg_name = &rx_addr[i];
+        msg[1][i].msg_hdr.msg_namelen = sizeof rx_addr[i];
+        msg[1][i].msg_hdr.msg_control = rx_cmsg[i];
+        msg[1][i].msg_hdr.msg_controllen = sizeof rx_cmsg[i];
+    }
     int n = recvmmsg(rxfd, msg[1], BURST, MSG_DONTWAIT, NULL);
     if (n > 0 && tapfd < 0) {
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
             iov[1][i].iov_len = msg[1][i].msg_len;
+            /* sent on GUESTIF's bound socket: not to the address it was read from */
+            msg[1][i].msg_hdr.msg_name = NULL;
+            msg[1][i].msg_hdr.msg_namelen = 0;
+            msg[1][i].msg_hdr.msg_control = NULL;
+            msg[1][i].msg_hdr.msg_controllen = 0;
+        }
         send_burst(guest_txfd, msg[1], n, d);
         return;
     }
@@ -266,14 +296,14 @@ int main(int argc, char **argv)
     static struct zvs_packet_ring ring;
     int tapfd = -1, guest_rx = -1, guest_tx = -1;
     if (ringed) {
-        guest_rx = packet_open(argv[2], false, &ring);
-        guest_tx = packet_open(argv[2], true, NULL);
+        guest_rx = packet_open(argv[2], LCS_RX, &ring);
+        guest_tx = packet_open(argv[2], LCS_TX, NULL);
     } else {
         tapfd = tap_open(argv[1]);
     }
     const char *up = argv[argc - 1];
-    int rxfd = packet_open(up, false, NULL);
-    int txfd = packet_open(up, true, NULL);
+    int rxfd = packet_open(up, UPLINK_RX, NULL);
+    int txfd = packet_open(up, UPLINK_TX, NULL);
     int guest_fd = ringed ? guest_rx : tapfd;
 
     for (int d = 0; d < 2; d++)
@@ -303,6 +333,13 @@ int main(int argc, char **argv)
         struct epoll_event evs[2];
         int n = epoll_wait(ep, evs, 2, -1);
         for (int i = 0; i < n; i++) {
+            if (evs[i].events & EPOLLERR) {
+                /* an error the kernel left on a socket (ENETDOWN at a link-down) keeps
+                 * it ready until taken, as lcs.c's driver takes it */
+                int err = 0;
+                socklen_t len = sizeof err;
+                (void)getsockopt(evs[i].data.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+            }
             if (evs[i].data.fd == rxfd)
                 pump_in(rxfd, tapfd, guest_tx, &in);
             else if (ringed)

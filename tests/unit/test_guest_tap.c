@@ -329,6 +329,15 @@ static void send_vnet(int fd, const struct virtio_net_hdr *vh, const uint8_t *f,
     assert_int_equal(writev(fd, iov, 2), (ssize_t)(VH_LEN + len));
 }
 
+/* NIC i's tap read `frames`, copied `copied` of them, and its guest primed `bufs`. */
+static void expect_reads(struct lab *l, int i, uint64_t frames, uint64_t copied, uint64_t bufs)
+{
+    struct zvs_guest_tap_stats a = tap_stats(l, i);
+    assert_int_equal(a.tap_rx_frames, frames);
+    assert_int_equal(a.tap_rx_copied, copied);
+    assert_int_equal(nic_qdio(l, i).prog.out_bufs_primed, bufs);
+}
+
 /* The next frame on fd is exactly want[0..len), after its virtio-net header. */
 static void recv_exact(int fd, const uint8_t *want, uint32_t len)
 {
@@ -634,20 +643,18 @@ static void test_overflow_copied_in_order(void **state)
     send_vnet(l->ps[0], &vh, bigbuf, len);
     send_vnet(l->ps[0], &none, small, sizeof(small));
     pump(l);
-    struct zvs_guest_tap_stats a = tap_stats(l, 0);
-    assert_int_equal(a.tap_rx_frames, 3);
-    assert_int_equal(a.tap_rx_copied, 1);
-    assert_int_equal(nic_qdio(l, 0).prog.out_bufs_primed, 3);
+    expect_reads(l, 0, 3, 1, 3);
     recv_exact(l->ps[1], small, 100);
     recv_exact(l->ps[1], bigbuf, len);
     recv_exact(l->ps[1], small, 100);
     lab_close(l);
 }
 
-/* A TCP sender's pattern: super-frames with single segments between them. Each
- * super-frame after the first starts a fresh buffer instead of being read past the open
- * one's end and copied (zvs_qdio_guest_tx_expect); eight frames after the last one,
- * small frames pack again. Order and bytes exact. */
+/* A TCP sender's pattern: super-frames with single segments between them. A super-frame
+ * that would not fit what is left beside the last one and a segment starts a fresh buffer
+ * instead of being read past the open one's end and copied (zvs_qdio_guest_tx_expect);
+ * two small frames in a row end the run and small frames pack again. Order and bytes
+ * exact. */
 static void test_super_frames_not_copied(void **state)
 {
     if (!netns_ok)
@@ -663,24 +670,44 @@ static void test_super_frames_not_copied(void **state)
         assert_int_equal(make_tcp4(bigbuf[i], 30000, MAC_B, MAC_A), 30054); /* 8 entries */
         bigbuf[i][60] = (uint8_t)i;     /* the two differ in their payload */
     }
-    /* big, small, big (where it would not fit the 7 entries left beside big and small),
-     * then ten small ones */
+    /* big, small, big (past the 7 entries left beside big and small), then ten small */
     send_vnet(l->ps[0], &vh, bigbuf[0], 30054);
     send_vnet(l->ps[0], &none, small[0], 100);
     send_vnet(l->ps[0], &vh, bigbuf[1], 30054);
     for (int i = 1; i <= 10; i++)
         send_vnet(l->ps[0], &none, small[i], 100);
     pump(l);
-    struct zvs_guest_tap_stats a = tap_stats(l, 0);
-    assert_int_equal(a.tap_rx_frames, 13);
-    assert_int_equal(a.tap_rx_copied, 0);
-    /* a buffer each: big, small 0, big, small 1-7; then small 8-10 share one */
-    assert_int_equal(nic_qdio(l, 0).prog.out_bufs_primed, 11);
+    /* nothing copied; [big, small 0] [big, small 1] (primed before small 2: the run had
+     * not ended) [small 2-10] */
+    expect_reads(l, 0, 13, 0, 3);
     recv_exact(l->ps[1], bigbuf[0], 30054);
     recv_exact(l->ps[1], small[0], 100);
     recv_exact(l->ps[1], bigbuf[1], 30054);
     for (int i = 1; i <= 10; i++)
         recv_exact(l->ps[1], small[i], 100);
+    lab_close(l);
+}
+
+/* Frames of 9014 bytes (3 entries each) pack five to a buffer; the sixth, which would
+ * not fit the one entry left, starts the next buffer instead of being copied there. */
+static void test_jumbo_frames_pack_uncopied(void **state)
+{
+    if (!netns_ok)
+        skip();
+    struct lab *l = &LAB;
+    static uint8_t f[10][9014];
+
+    lab_open(l, true, true);
+    struct virtio_net_hdr vh = tcp4_vh(1448);
+    for (int i = 0; i < 10; i++) {
+        assert_int_equal(make_tcp4(f[i], 8960, MAC_B, MAC_A), 9014);
+        f[i][60] = (uint8_t)i;
+        send_vnet(l->ps[0], &vh, f[i], 9014);
+    }
+    pump(l);
+    expect_reads(l, 0, 10, 0, 2);
+    for (int i = 0; i < 10; i++)
+        recv_exact(l->ps[1], f[i], 9014);
     lab_close(l);
 }
 
@@ -1267,6 +1294,7 @@ int main(void)
         cmocka_unit_test_teardown(test_superframe_limit, teardown),
         cmocka_unit_test_teardown(test_overflow_copied_in_order, teardown),
         cmocka_unit_test_teardown(test_super_frames_not_copied, teardown),
+        cmocka_unit_test_teardown(test_jumbo_frames_pack_uncopied, teardown),
         cmocka_unit_test_teardown(test_tap_down_and_up, teardown),
         cmocka_unit_test_teardown(test_ping_between_namespaces, teardown),
         cmocka_unit_test_teardown(test_bind_unbind_rebind, teardown),
