@@ -862,7 +862,10 @@ static int out_one(struct zvs_guest_tap *t)
 
     /* While frames past a page come in a run, the next may be as large as the largest
      * of them: a buffer that could not hold that is primed before the read, so such a
-     * frame is not read past its end and copied. */
+     * frame is not read past its end and copied. The price, a buffer: the single segment
+     * after a super-frame goes alone, and so does a 9014-byte segment in a run that also
+     * has super-frames (the run's largest only grows until two small frames end it).
+     * Buffers are the cheaper side: a copy of a super-frame costs what reading it does. */
     (void)zvs_qdio_guest_tx_expect(t->g, t->out_run_max);
     int n = zvs_qdio_guest_tx_reserve(t->g, iov + 1, ZVS_QDIO_NSBALE);
     if (n < 0)

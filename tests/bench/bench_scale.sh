@@ -121,9 +121,15 @@ else
       fi
       total=$(sed -n 's/^totals: *\([0-9][0-9]*\).*/\1/p' "$WORK/cgf.$g.out" | head -n 1)
       n=$(awk '$1 == "FLOOR" && $2 == "guests" { print $5; exit }' "$WORK/cgf.$g.log")
-      awk -v t="${total:-0}" -v n="${n:-0}" -v g="$g" 'BEGIN {
-        if (n > 0) printf "BENCH scale_floor_instr_per_frame_%sg %.1f instr/frame\n", g, t / n }'
+      if [ -n "$total" ] && [ "${n:-0}" -gt 0 ]; then
+        awk -v t="$total" -v n="$n" -v g="$g" \
+          'BEGIN { printf "BENCH scale_floor_instr_per_frame_%sg %.1f instr/frame\n", g, t / n }'
+      else
+        echo "NOTRUN scale_floor_instr_per_frame_${g}g callgrind counted nothing"
+      fi
     done
+  else
+    for g in 3 1000; do echo "NOTRUN scale_floor_instr_per_frame_${g}g valgrind missing"; done
   fi
 fi
 

@@ -11,16 +11,14 @@ PUMP=$BUILD/tools/tap_pump
 FLOOR=$BUILD/tools/scale_floor
 [ -x "$PUMP" ] && [ -x "$FLOOR" ] || fail "no $PUMP or $FLOOR (run make)"
 
+lab_init floor
 # 1. scale_floor: every frame it places checked by its own drain (exit 1 otherwise).
-"$FLOOR" --frames 6400 --rounds 1 --guests "3 50" >"${TMPDIR:-/tmp}/floor.$$" 2>&1 ||
-  fail "scale_floor: $(cat "${TMPDIR:-/tmp}/floor.$$")"
-grep -Eq '^FLOOR guests 50 frames 6400 Mpps [0-9.]+$' "${TMPDIR:-/tmp}/floor.$$" &&
-  grep -Eq '^FLOOR ratio [0-9.]+$' "${TMPDIR:-/tmp}/floor.$$" ||
-  fail "scale_floor's lines: $(cat "${TMPDIR:-/tmp}/floor.$$")"
-rm -f "${TMPDIR:-/tmp}/floor.$$"
+"$FLOOR" --frames 6400 --rounds 1 --guests "3 50" >"$WORK/floor" 2>&1 ||
+  fail "scale_floor: $(cat "$WORK/floor")"
+grep -Eq '^FLOOR guests 50 frames 6400 Mpps [0-9.]+$' "$WORK/floor" &&
+  grep -Eq '^FLOOR ratio [0-9.]+$' "$WORK/floor" || fail "scale_floor's lines: $(cat "$WORK/floor")"
 echo "ok: scale_floor placed 6,400 frames among 3 and among 50 guests, each checked"
 
-lab_init floor
 LAN=${LAB_IP[lan]} LAN2=${LAB_IP[lan2]}
 
 # pump_run NAME ARGS...: tap_pump in NS_SW, its output in $WORK/NAME.out, PUMP_PID set

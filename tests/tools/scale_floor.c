@@ -199,6 +199,8 @@ static bool drain(struct guest *gs, uint32_t n, uint64_t *sum, uint64_t *frames)
                 return false;
             for (uint32_t e = 0; e < NSBALE; e++) {
                 struct sbale *se = &r->sbal[b][e];
+                if (se->addr % PAGE || se->addr / PAGE >= NSETS * NSBALE)
+                    return false;               /* checked before it is read through */
                 uint8_t *p = r->in[se->addr / PAGE];
                 uint64_t m = get_mac(p) - mac_of(0);
                 uint32_t seq;

@@ -26,9 +26,9 @@
  * better could beat it; its figures say what is left for the switch once the kernel's
  * side of the same interfaces is paid.
  *   guest -> IFNAME  a tap: up to 32 readv([virtio_net_hdr][frame]) until EAGAIN, one
- *                    sendmmsg of them; a ring: up to 32 slots, one sendmmsg straight from
- *                    the slots (no copy in user space, which vswitchd makes into its
- *                    QDIO buffers), then the slots back. A send the socket refuses
+ *                    sendmmsg of them; a ring: up to 32 slots a wake-up, one sendmmsg
+ *                    straight from the slots (no copy in user space, which vswitchd makes
+ *                    into its QDIO buffers), then the slots back. A send the socket refuses
  *                    (EAGAIN, ENOBUFS) waits for room up to 1 ms, up to 4 times (the
  *                    uplink's ZVS_AFP_TX_RETRIES), then the rest is dropped and counted
  *   IFNAME -> guest  one recvmmsg of up to 32, then a write of each to the tap, or one
@@ -214,39 +214,38 @@ static void pump_out(int tapfd, int txfd, struct dir *d)
         send_burst(txfd, msg[0], n, d);
 }
 
-/* GUESTIF -> IFNAME through the ring: up to BURST slots sent straight from the ring, then
- * handed back; until the ring is empty. A frame past a slot (TP_STATUS_COPY: it waits on
- * the socket instead) or cut short is dropped and counted: the pump is measured on frames
- * that fit a slot, as an LCS's do. */
+/* GUESTIF -> IFNAME through the ring: up to BURST slots sent straight from the ring,
+ * then handed back; one burst a wake-up, as vswitchd's LCS driver reads (the epoll set is
+ * level-triggered: what is left wakes it again, after the other direction had its turn).
+ * A frame past a slot (TP_STATUS_COPY: it waits on the socket instead) or cut short is
+ * dropped and counted: the pump is measured on frames that fit a slot, as an LCS's do. */
 static void pump_ring_out(struct zvs_packet_ring *ring, int rxfd, int txfd, struct dir *d)
 {
     struct tpacket2_hdr *h;
-    for (;;) {
-        int n = 0;
-        uint32_t head0 = ring->head;
-        while (n < BURST && (h = zvs_packet_ring_peek(ring)) != NULL) {
-            if ((h->tp_status & TP_STATUS_COPY) || h->tp_snaplen < h->tp_len ||
-                h->tp_mac < TPACKET2_HDRLEN + VH_LEN) {
-                if (h->tp_status & TP_STATUS_COPY)
-                    (void)recv(rxfd, buf[0][0], BUF, MSG_DONTWAIT);  /* its copy goes too */
-                d->dropped++;
-            } else {
-                iov[0][n] = (struct iovec){ .iov_base = (uint8_t *)h + h->tp_mac - VH_LEN,
-                                            .iov_len = VH_LEN + h->tp_snaplen };
-                n++;
-            }
-            /* step on without handing the slot back: it is read by sendmmsg below */
-            ring->head = ring->head + 1 == ring->frames ? 0 : ring->head + 1;
+    int n = 0;
+    uint32_t head0 = ring->head;
+    while (n < BURST && (h = zvs_packet_ring_peek(ring)) != NULL) {
+        if ((h->tp_status & TP_STATUS_COPY) || h->tp_snaplen < h->tp_len ||
+            h->tp_mac < TPACKET2_HDRLEN + VH_LEN) {
+            if (h->tp_status & TP_STATUS_COPY)
+                (void)recv(rxfd, buf[0][0], BUF, MSG_DONTWAIT);  /* its copy goes too */
+            d->dropped++;
+        } else {
+            iov[0][n] = (struct iovec){ .iov_base = (uint8_t *)h + h->tp_mac - VH_LEN,
+                                        .iov_len = VH_LEN + h->tp_snaplen };
+            n++;
         }
-        if (ring->head == head0)
-            return;
-        if (n)
-            send_burst(txfd, msg[0], n, d);
-        /* the slots stepped over, back to the kernel in order */
-        for (uint32_t i = head0; i != ring->head; i = i + 1 == ring->frames ? 0 : i + 1) {
-            h = (struct tpacket2_hdr *)(void *)(ring->base + (size_t)i * ring->frame_size);
-            __atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
-        }
+        /* step on without handing the slot back: it is read by sendmmsg below */
+        ring->head = ring->head + 1 == ring->frames ? 0 : ring->head + 1;
+    }
+    if (ring->head == head0)
+        return;
+    if (n)
+        send_burst(txfd, msg[0], n, d);
+    /* the slots stepped over, back to the kernel in order */
+    for (uint32_t i = head0; i != ring->head; i = i + 1 == ring->frames ? 0 : i + 1) {
+        h = (struct tpacket2_hdr *)(void *)(ring->base + (size_t)i * ring->frame_size);
+        __atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
     }
 }
 
