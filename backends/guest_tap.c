@@ -113,7 +113,6 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <linux/if_arp.h>
@@ -145,7 +144,6 @@ _Static_assert(sizeof(struct virtio_net_hdr) == 10, "virtio_net_hdr layout");
  * the one a TCP sender puts between two super-frames. */
 #define GUEST_TAP_RUN_END 2
 
-#define TAP_MTU_MIN 68                  /* IPv4's minimum (RFC 791) */
 #define TAP_MTU_MAX (ZVS_QDIO_FRAME_MAX - ZVS_ETH_HLEN - ZVS_VLAN_HLEN) /* largest NIC MTU */
 
 _Static_assert((ZVS_QDIO_FRAME_MAX - ZVS_ETH_HLEN - ZVS_VLAN_HLEN + 535) / 536 <=
@@ -414,7 +412,7 @@ int zvs_guest_tap_fit_mtu(struct zvs_guest_tap *t, uint32_t mtu, bool *lowered)
     *lowered = false;
     if (t->adopted)
         return -EOPNOTSUPP;
-    if (mtu < TAP_MTU_MIN)
+    if (mtu < ZVS_GUEST_TAP_MTU_MIN)
         return -EINVAL;
     /* The fd knows the device wherever it went: its name now and its namespace (a guest
      * moves its tap into its own before it couples, as the labs do). */
@@ -431,12 +429,6 @@ int zvs_guest_tap_fit_mtu(struct zvs_guest_tap *t, uint32_t mtu, bool *lowered)
         int e = errno;
         if ((e != ENOTTY && e != EINVAL) || !tap_is_here(t, ifr.ifr_name))
             return -e;
-    }
-    struct stat tap_ns, own_ns;
-    if (ns >= 0 && fstat(ns, &tap_ns) == 0 && stat("/proc/thread-self/ns/net", &own_ns) == 0 &&
-        tap_ns.st_ino == own_ns.st_ino && tap_ns.st_dev == own_ns.st_dev) {
-        close(ns);                      /* still ours: no setns (it needs CAP_SYS_ADMIN) */
-        ns = -1;
     }
     struct fit_ctx c = { .name = ifr.ifr_name, .from = t->made_mtu, .mtu = mtu };
     int rc = zvs_netns_run(ns, fit_here, &c);
@@ -543,7 +535,7 @@ int zvs_guest_tap_open(const char *ifname, uint32_t mtu, struct zvs_port *nic,
     uint32_t mtu_max = nic ? nic->mtu : TAP_MTU_MAX;
     if (mtu == 0)
         mtu = mtu_max < ZVS_GUEST_TAP_MTU_DEFAULT ? mtu_max : ZVS_GUEST_TAP_MTU_DEFAULT;
-    if (mtu < TAP_MTU_MIN || mtu > mtu_max)
+    if (mtu < ZVS_GUEST_TAP_MTU_MIN || mtu > mtu_max)
         goto fail;
     t = tap_alloc(&rc);
     if (!t)
@@ -866,7 +858,8 @@ static int out_one(struct zvs_guest_tap *t)
      * after a super-frame goes alone, and so does a 9014-byte segment in a run that also
      * has super-frames (the run's largest only grows until two small frames end it).
      * Buffers are the cheaper side: a copy of a super-frame costs what reading it does. */
-    (void)zvs_qdio_guest_tx_expect(t->g, t->out_run_max);
+    if (t->out_run_max)
+        (void)zvs_qdio_guest_tx_expect(t->g, t->out_run_max);
     int n = zvs_qdio_guest_tx_reserve(t->g, iov + 1, ZVS_QDIO_NSBALE);
     if (n < 0)
         return n;

@@ -28,6 +28,7 @@
 #include "dataplane/port.h"
 
 #define ZVS_GUEST_TAP_MTU_DEFAULT  1500 /* a tap's MTU when nothing is configured */
+#define ZVS_GUEST_TAP_MTU_MIN      68   /* IPv4's minimum (RFC 791): no tap goes below */
 #define ZVS_GUEST_TAP_BURST        ZVS_BATCH /* frames read from the tap per pump_out */
 #define ZVS_GUEST_TAP_GSO_SEGS     128  /* IFLA_GSO_MAX_SEGS: a super-frame of one NIC
                                            buffer (gso_max_size 65486) at the smallest usual

@@ -3,9 +3,6 @@
 
 #include <errno.h>
 #include <stdbool.h>
-#include <fcntl.h>
-#include <sched.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -15,7 +12,7 @@
 #include <linux/if_packet.h>
 
 #include "backends/packet_ring.h"
-#include "dataplane/log.h"
+#include "backends/tap_orphans.h"
 
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23
@@ -38,7 +35,7 @@
  * ignores what the written one sends through the device (PACKET_IGNORE_OUTGOING). Both
  * are made with protocol 0, so nothing reaches the read one before its ring exists and
  * it is bound to the device. */
-static int packet_socket(unsigned idx, struct zvs_packet_ring *ring, uint32_t ring_frames)
+int zvs_lcs_packet_socket(unsigned idx, struct zvs_packet_ring *ring, uint32_t ring_frames)
 {
     bool tx = ring == NULL;
     int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -81,48 +78,42 @@ int zvs_lcs_open(int netns_fd, const char *ifname, struct zvs_guest_tap **out)
     return zvs_lcs_open_ring(netns_fd, ifname, ZVS_LCS_RING_FRAMES, out);
 }
 
+/* The driver's two sockets, made in the tap's namespace (zvs_netns_run). */
+struct lcs_socks {
+    const char            *ifname;
+    uint32_t               ring_frames;
+    struct zvs_packet_ring ring;
+    int                    fd, txfd;
+};
+
+static int lcs_sockets_here(void *arg)
+{
+    struct lcs_socks *k = arg;
+    unsigned idx = if_nametoindex(k->ifname);
+    k->fd = zvs_lcs_packet_socket(idx, &k->ring, k->ring_frames);
+    if (k->fd < 0)
+        return k->fd;
+    k->txfd = zvs_lcs_packet_socket(idx, NULL, 0);
+    if (k->txfd < 0) {
+        zvs_packet_ring_close(&k->ring);
+        close(k->fd);
+        return k->txfd;
+    }
+    return 0;
+}
+
 int zvs_lcs_open_ring(int netns_fd, const char *ifname, uint32_t ring_frames,
                       struct zvs_guest_tap **out)
 {
-    struct zvs_packet_ring ring = { 0 };
-    int home = -1, fd, txfd = -1;
+    struct lcs_socks k = { .ifname = ifname, .ring_frames = ring_frames, .fd = -1, .txfd = -1 };
 
     *out = NULL;
-    if (netns_fd >= 0) {
-        home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-        if (home < 0)
-            return -errno;
-        if (setns(netns_fd, CLONE_NEWNET) < 0) {
-            int e = errno;
-            close(home);
-            return -e;
-        }
-    }
-    unsigned idx = if_nametoindex(ifname);
-    fd = packet_socket(idx, &ring, ring_frames);
-    if (fd >= 0) {
-        txfd = packet_socket(idx, NULL, 0);
-        if (txfd < 0) {
-            zvs_packet_ring_close(&ring);
-            close(fd);
-            fd = txfd;
-        }
-    }
-    if (home >= 0) {
-        /* Back home before anything else: the daemon's every other socket lives there. */
-        int back = setns(home, CLONE_NEWNET);
-        close(home);
-        if (back < 0) {
-            /* Every socket and device vswitchd opened from now would be the machine's
-             * namespace's: stop, as zvs_netns_run does (tap_orphans.h). */
-            zvs_err("cannot return to vswitchd's own network namespace: %s: stopping",
-                    strerror(errno));
-            abort();
-        }
-    }
-    if (fd < 0)
-        return fd;
-    int rc = zvs_guest_tap_adopt(fd, txfd, &ring, ifname, out);
+    int rc = zvs_netns_run(netns_fd, lcs_sockets_here, &k);
+    if (rc < 0)
+        return rc;
+    struct zvs_packet_ring ring = k.ring;
+    int fd = k.fd, txfd = k.txfd;
+    rc = zvs_guest_tap_adopt(fd, txfd, &ring, ifname, out);
     if (rc < 0) {
         zvs_packet_ring_close(&ring);
         close(fd);

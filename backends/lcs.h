@@ -27,12 +27,19 @@
 #define ZVS_LCS_H
 
 #include "backends/guest_tap.h"
+#include "backends/packet_ring.h"
 
 /* The receive ring's slots: the burst the socket's 4 MB receive buffer held before the
  * ring, counted in frames (10,083 64-byte frames written to a tap, 3,641 of 1514 bytes,
  * measured on 6.18), so a 64-byte frame takes a slot as a 1514-byte one does. 2 KB a
  * slot: 20 MB of kernel memory an LCS socket, mapped into vswitchd. */
 #define ZVS_LCS_RING_FRAMES 10240u
+
+/* One of the driver's two sockets on device idx, in the calling thread's namespace: the
+ * read one with a receive ring of ring_frames slots (ring not NULL), or the written one
+ * (ring NULL). The fd, or -errno. Exported for tests/tools/tap_pump, which opens an LCS
+ * tap exactly as the driver does. */
+int zvs_lcs_packet_socket(unsigned idx, struct zvs_packet_ring *ring, uint32_t ring_frames);
 
 /* Opens the driver on device `ifname` in the network namespace `netns_fd` (-1: this
  * one). Unbound; bind it with zvs_guest_tap_bind. 0 or -errno. Needs CAP_NET_RAW and

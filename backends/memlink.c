@@ -472,32 +472,33 @@ uint32_t zvs_memlink_drain(struct zvs_port *p)
     return n;
 }
 
-void zvs_memlink_set_carrier(struct zvs_port *p, bool up)
+/* The other end hears of a change to the cable: its doorbell rings with an event for
+ * link_poll, as a PHY's interrupt reaches a driver. */
+static void peer_event(struct memlink *o, bool *pending)
 {
-    struct memlink *m = ml_of(p);
-    p->carrier = up;
-    if (!m->peer)
-        return;
-    /* A cut cable is down at both ends, and the other end hears of it: its doorbell
-     * rings with a link event (link_poll), as a PHY's interrupt reaches a driver. */
-    struct memlink *o = m->peer;
-    o->port.carrier = up;
-    o->link_pending = true;
+    *pending = true;
     if (o->recv->bell >= 0)
         ring_bell(o->recv);
 }
 
+void zvs_memlink_set_carrier(struct zvs_port *p, bool up)
+{
+    struct memlink *o = ml_of(p)->peer;
+    p->carrier = up;
+    if (o) {                            /* a cut cable is down at both ends */
+        o->port.carrier = up;
+        peer_event(o, &o->link_pending);
+    }
+}
+
 void zvs_memlink_set_mtu(struct zvs_port *p, uint32_t mtu)
 {
-    struct memlink *m = ml_of(p);
+    struct memlink *o = ml_of(p)->peer;
     p->mtu = mtu;
-    if (!m->peer)
-        return;
-    struct memlink *o = m->peer;
-    o->port.mtu = mtu;
-    o->mtu_pending = true;
-    if (o->recv->bell >= 0)
-        ring_bell(o->recv);
+    if (o) {
+        o->port.mtu = mtu;
+        peer_event(o, &o->mtu_pending);
+    }
 }
 
 void zvs_memlink_stats(const struct zvs_port *p, struct zvs_memlink_stats *out)

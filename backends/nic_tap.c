@@ -24,7 +24,6 @@
 #include "backends/tap_orphans.h"
 #include "dataplane/log.h"
 
-#define TAP_MTU_MIN 68                  /* IPv4's minimum (RFC 791) */
 
 struct nic_tap {
     struct zvs_nic_side base;        /* first: the instance is its base */
@@ -58,7 +57,7 @@ static void scan_once(struct tap_start *s)
 
 uint32_t zvs_nic_tap_mtu(uint32_t segment)
 {
-    return segment >= TAP_MTU_MIN && segment < ZVS_GUEST_TAP_MTU_DEFAULT ? segment
+    return segment >= ZVS_GUEST_TAP_MTU_MIN && segment < ZVS_GUEST_TAP_MTU_DEFAULT ? segment
                                                                 : ZVS_GUEST_TAP_MTU_DEFAULT;
 }
 
@@ -132,8 +131,8 @@ static uint32_t fit_tap(struct zvs_nic_side *b, uint32_t mtu)
     zvs_guest_tap_stats(tap_of(b)->drv.tap, &st);
     /* A segment below IPv4's 68 fits no tap: its MTU is only read (a fit to a larger one
      * never lowers), so the COUPLE's warning says the segment cannot carry it. */
-    int now = zvs_guest_tap_fit_mtu(tap_of(b)->drv.tap, mtu >= TAP_MTU_MIN ? mtu : UINT32_MAX,
-                                    &lowered);
+    uint32_t want = mtu >= ZVS_GUEST_TAP_MTU_MIN ? mtu : UINT32_MAX;
+    int now = zvs_guest_tap_fit_mtu(tap_of(b)->drv.tap, want, &lowered);
 
     if (now < 0) {
         zvs_warn("tap %s: MTU not read or lowered to %u: %s", tap_of(b)->drv.ifname, mtu,

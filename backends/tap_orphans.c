@@ -59,9 +59,18 @@ int zvs_tap_tag(char *buf, size_t len)
     return 0;
 }
 
+/* Whether netns_fd names the namespace this thread is in (nsfs inodes compared). */
+static bool netns_is_own(int netns_fd)
+{
+    struct stat there, here;
+    return fstat(netns_fd, &there) == 0 && stat("/proc/thread-self/ns/net", &here) == 0 &&
+           there.st_ino == here.st_ino && there.st_dev == here.st_dev;
+}
+
 int zvs_netns_run(int netns_fd, int (*fn)(void *arg), void *arg)
 {
-    if (netns_fd < 0)
+    /* Here already: no setns, which needs CAP_SYS_ADMIN even into one's own namespace. */
+    if (netns_fd < 0 || netns_is_own(netns_fd))
         return fn(arg);
     int home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
     if (home < 0)

@@ -38,7 +38,8 @@ int  zvs_tap_orphans_take(struct zvs_tap_orphans *o, const char *ifname);
 unsigned zvs_tap_orphans_purge(struct zvs_tap_orphans *o);
 void zvs_tap_orphans_free(struct zvs_tap_orphans *o);
 
-/* Runs fn in the network namespace netns_fd (-1: here), then comes back. Returns fn's
+/* Runs fn in the network namespace netns_fd (-1, or the namespace the thread is in:
+ * here, without setns), then comes back. Returns fn's
  * result, or -errno when the namespace cannot be entered. One that cannot be left stops
  * vswitchd (logged, abort): every socket and device it opened from then on would be the
  * guest's namespace's, whichever caller it was. */

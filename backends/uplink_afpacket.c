@@ -110,7 +110,7 @@ static void set_buf(int fd, int force_opt, int opt, int bytes)
 
 /* Make a socket on interface `name`, the one frames are written to (`tx`) or the one
  * they are read from; *fi gets the interface's facts. Returns the fd, or -errno. */
-static int afp_socket(const char *name, struct zvs_ifinfo *fi, bool tx)
+int zvs_uplink_afpacket_socket(const char *name, struct zvs_ifinfo *fi, bool tx)
 {
     int rc;
     /* Protocol 0: nothing is queued before bind() names the interface. */
@@ -160,10 +160,10 @@ fail:
 static int afp_sockets(const char *name, struct zvs_ifinfo *fi, int *rx, int *tx)
 {
     struct zvs_ifinfo txfi;
-    int r = afp_socket(name, fi, false);
+    int r = zvs_uplink_afpacket_socket(name, fi, false);
     if (r < 0)
         return r;
-    int t = afp_socket(name, &txfi, true);
+    int t = zvs_uplink_afpacket_socket(name, &txfi, true);
     if (t >= 0 && txfi.ifindex != fi->ifindex) {
         close(t);
         t = -EAGAIN;

@@ -46,6 +46,12 @@ struct zvs_afpacket_stats {
  * interface, -EINVAL: bad name). */
 struct zvs_port *zvs_uplink_afpacket_open(const char *ifname, int *err);
 
+struct zvs_ifinfo;
+/* One of the uplink's two sockets on interface `name`: the read one, or the written one
+ * (tx); *fi gets the interface's facts. The fd, or -errno. Exported for
+ * tests/tools/tap_pump, which opens an uplink exactly as the driver does. */
+int zvs_uplink_afpacket_socket(const char *name, struct zvs_ifinfo *fi, bool tx);
+
 /* The socket to poll for input (EPOLLIN; EPOLLERR reports a link event, handled by rx).
  * It changes when the port is reopened. */
 int zvs_uplink_afpacket_fd(const struct zvs_port *p);

@@ -287,14 +287,15 @@ static void netlink_event(struct zvsd *d, const char *ifname, struct zvs_port_li
     if (ev->mtu_only) {
         /* The carrier as the switch knows it: a transmit may have seen it go down before
          * netlink did (carrier_told still up, idle not yet run), and that stays down. A
-         * port the switch was told is down takes the message's own flags: a handle that
-         * had failed is reopened by this event, and no carrier event follows for a
-         * carrier that did not change. */
+         * port the switch was told is down takes the carrier netlink_link derived from
+         * this message (flags and operstate, as for a carrier event): a handle that had
+         * failed is reopened by this event, and no carrier event follows for a carrier
+         * that did not change. */
         struct zvs_link_state st;
         ev->carrier = u->port->carrier;
         if (!ev->carrier && !u->carrier_told &&
             zvs_netlink_link_state(d->nl, ifname, &st) == 0 && st.known)
-            ev->carrier = st.admin_up && st.lower_up;   /* the message's own flags */
+            ev->carrier = st.carrier;
     }
     uplink_link_event(u, ev, zvs_evloop_now(d->loop));
 }

@@ -404,11 +404,12 @@ sys_ticks() {  # sys_ticks: "busy total" jiffies of all CPUs, from /proc/stat
 # $BDIR/cpu-NAME. Returns 1 if the run failed.
 run_one() {
   local name=$1 rep=$2 ns=$3 pid=${4:-} out=$BDIR/$1-$2.json
-  local t0 t1 c0=0 c1 s0 s1 bps rtt rbytes sbytes gbps what="" f0="" n0 f1 n1 w0=0
+  local t0 t1 c0=0 c1 s0 s1 bps rtt rbytes sbytes gbps what="" f0="" n0 f1 n1 w0=0 up=
   case $name in                 # the forwarders in user space: their uplink's counters
-    zvswitch) read -r f0 n0 <<<"$(zvs_uplink)"; w0=$(wakeups "$pid") ;;
-    pump)     read -r f0 n0 <<<"$(pump_uplink)" ;;   # (its wake-ups are not compared)
+    zvswitch) up=zvs_uplink; w0=$(wakeups "$pid") ;;
+    pump)     up=pump_uplink ;;         # (its wake-ups are not compared)
   esac
+  [ -n "$up" ] && read -r f0 n0 <<<"$($up)"
   [ -n "$pid" ] && c0=$(cpu_ticks "$pid")
   s0=$(sys_ticks)
   t0=$(date +%s%N)
@@ -428,8 +429,7 @@ run_one() {
     return 1
   fi
   if [ -n "$f0" ]; then
-    if [ "$name" = pump ]; then read -r f1 n1 <<<"$(pump_uplink)"
-    else read -r f1 n1 <<<"$(zvs_uplink)"; fi
+    read -r f1 n1 <<<"$($up)"
     bytes_match "$name mtu $MTU run $rep" "$((f1 - f0))" "$rbytes" "$sbytes" || return 1
     if [ "$name" = zvswitch ]; then     # the veth counts the pump's super-frames as one
       awk -v w="$(( $(wakeups "$pid") - w0 ))" -v n="$((n1 - n0))" \

@@ -55,9 +55,9 @@
 #   >= 0.9, mvlag_system_loss_gap_ms_carrier <= 100, mvlag_system_loss_gap_ms_silent <= 3500)
 #   ratio of a line vs OVS        >= 1.2  veth path against OVS userspace
 #   ratio of a line vs bridge     >= 0.85 veth path against the Linux bridge (issue 23); not
-#                                         for veth_tcp_pump_* and hercules_lcs_pump_*
-#                                         (tests/tools/tap_pump, the floor measured beside
-#                                         zvswitch: no target)
+#                                         for a floor's line, *_pump_* or *_floor_*
+#                                         (tests/tools/tap_pump, scale_floor: measured
+#                                         beside zvswitch, no target)
 #   veth_tcp_vswitchd_cpu_per_gbps_mtu1500 <= 2.05, _mtu9000 <= 2.25: vswitchd's CPU per
 #                                         Gbit/s, half of 4.1 and 4.5 (issue 23)
 #   hercules_* vs bridge          >= 0.98 a Hercules guest's LCS path (issues 13, 23): the switch
@@ -317,9 +317,9 @@ report() {
       } else if (ratio != "" && name in rtgt) {
         target = rtgt[name]; seen[name] = 1
         met = (ratio + 0 >= target) ? "true" : "false"
-      } else if (ratio != "" && name !~ /^(veth_tcp|hercules_lcs)_pump_/) {
-        # (veth_tcp_pump_* and hercules_lcs_pump_* measure tests/tools/tap_pump, the floor
-        # beside vswitchd: the targets are for zvswitch, not for the floor)
+      } else if (ratio != "" && name !~ /_(pump|floor)_/) {
+        # (a line of a floor, *_pump_* or *_floor_*, measures a program beside vswitchd that
+        # does the least a switch does: the targets are for zvswitch, not for the floor)
         k = peer_kind(peer != "" ? peer : name)
         if (k == "ovs") target = 1.2
         if (k == "bridge") target = name ~ /^hercules_/ ? 0.98 : 0.85

@@ -32,8 +32,8 @@
  * at 3 guests says what the memory of 1,000 guests alone costs on this machine. Not a
  * proof of a bound: one design of the least work; a better one could do better.
  *
- * Prints a line a round and guest count, "FLOOR guests G frames N Mpps M", then
- * "FLOOR ratio R" (1,000 over 3, the medians of the rounds, which interleave); exit 0.
+ * Prints a line a round and guest count, "FLOOR guests G frames N Mpps M" (the counts
+ * interleave round by round; the caller takes the medians and their ratio); exit 0.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -266,12 +266,6 @@ static double run(uint32_t n, uint64_t frames)
     return (double)done / busy / 1e6;
 }
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv)
 {
     uint64_t frames = 2000000;
@@ -305,10 +299,5 @@ int main(int argc, char **argv)
             printf("FLOOR guests %u frames %llu Mpps %.3f\n", counts[c],
                    (unsigned long long)(frames + BURST - 1) / BURST * BURST, mpps[c][r]);
         }
-    if (ncounts == 2) {
-        for (int c = 0; c < 2; c++)
-            qsort(mpps[c], (size_t)rounds, sizeof(double), cmp);
-        printf("FLOOR ratio %.3f\n", mpps[1][rounds / 2] / mpps[0][rounds / 2]);
-    }
     return 0;
 }

@@ -10,15 +10,12 @@
  * IFF_VNET_HDR, a 10-byte virtio-net header, offloads CSUM|TSO4|TSO6|TSO_ECN; the caller
  * copies vswitchd's gso_max_size and gso_max_segs onto it with ip link), but in the
  * machine's byte order, which is the packet socket's: the pump hands the header on as
- * read. GUESTIF is opened as backends/lcs.c opens an LCS tap: a read packet socket
- * (PACKET_VNET_HDR, PACKET_IGNORE_OUTGOING, PACKET_COPY_THRESH, a 4 MB receive buffer and
- * the same ring: backends/packet_ring.h, 2 KB slots, 10,240 of them) and a written one
- * (PACKET_VNET_HDR alone). IFNAME is opened as backends/uplink_afpacket.c opens an
- * uplink: two packet sockets with PACKET_VNET_HDR and a 4 MB send buffer, the read one
- * (ETH_P_ALL, promiscuous, PACKET_AUXDATA, PACKET_IGNORE_OUTGOING, an 8 MB receive
- * buffer; each frame's address and auxiliary data taken with it, as the uplink takes
- * them to restore a VLAN tag) in the epoll set, the written one (protocol 0,
- * PACKET_QDISC_BYPASS) in none. Then it forwards, and does nothing else: no MAC table, no
+ * read. GUESTIF's two sockets are the LCS driver's own (zvs_lcs_packet_socket: the read
+ * one with the same TPACKET_V2 ring, ZVS_LCS_RING_FRAMES slots), IFNAME's two the uplink
+ * driver's own (zvs_uplink_afpacket_socket: the read one in the epoll set, the written
+ * one in none), so the pump's sockets are vswitchd's, option for option. The read
+ * uplink socket's frames come with their address and auxiliary data, as the uplink takes
+ * them to restore a VLAN tag. Then it forwards, and does nothing else: no MAC table, no
  * counters per port, no checks of a frame.
  *
  * Not a proof of a bound: one design of the least work, with this design's limits (one
@@ -64,13 +61,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "backends/ifinfo.h"
+#include "backends/lcs.h"
 #include "backends/packet_ring.h"
+#include "backends/uplink_afpacket.h"
 
-#ifndef PACKET_IGNORE_OUTGOING
-#define PACKET_IGNORE_OUTGOING 23
-#endif
 
-enum { BURST = 32, BUF = 65536 + 256, TX_WAITS = 4, RING_SLOT = 2048, RING_SLOTS = 10240 };
+enum { BURST = 32, BUF = 65536 + 256, TX_WAITS = ZVS_AFP_TX_RETRIES };
 #define VH_LEN sizeof(struct virtio_net_hdr)
 
 struct dir {
@@ -103,60 +100,34 @@ static int tap_open(const char *name)
     return fd;
 }
 
-static void set_int(int fd, int level, int opt, int val, const char *what)
+/* IFNAME's socket as the uplink driver opens it (tx: the written one). */
+static int uplink_open(const char *ifname, bool tx)
 {
-    if (setsockopt(fd, level, opt, &val, sizeof val) < 0)
-        die(what);
+    struct zvs_ifinfo fi;
+    int fd = zvs_uplink_afpacket_socket(ifname, &fi, tx);
+    if (fd < 0) {
+        errno = -fd;
+        die(ifname);
+    }
+    return fd;
 }
 
-static void set_buf(int fd, int force_opt, int opt, int bytes)
+/* GUESTIF's socket as the LCS driver opens it: the read one with its ring (ring not
+ * NULL), or the written one. */
+static int lcs_open(const char *ifname, struct zvs_packet_ring *ring)
 {
-    if (setsockopt(fd, SOL_SOCKET, force_opt, &bytes, sizeof bytes) < 0)
-        (void)setsockopt(fd, SOL_SOCKET, opt, &bytes, sizeof bytes);
-}
-
-/* The sockets the pump opens: the uplink's two, as uplink_afpacket.c opens them, and an
- * LCS tap's two, as lcs.c opens them (the read one with the receive ring). */
-enum role { UPLINK_RX, UPLINK_TX, LCS_RX, LCS_TX };
-
-static int packet_open(const char *ifname, enum role role, struct zvs_packet_ring *ring)
-{
-    bool tx = role == UPLINK_TX || role == LCS_TX;
-    int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        die("socket(AF_PACKET)");
     struct ifreq ifr = { 0 };
     snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", ifname);
-    if (ioctl(fd, SIOCGIFINDEX, &ifr) < 0)
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0 || ioctl(s, SIOCGIFINDEX, &ifr) < 0)
         die(ifname);
-    set_int(fd, SOL_PACKET, PACKET_VNET_HDR, 1, "PACKET_VNET_HDR");
-    if (role == UPLINK_RX || role == UPLINK_TX) {
-        set_int(fd, SOL_PACKET, PACKET_QDISC_BYPASS, 1, "PACKET_QDISC_BYPASS");
-        set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, 4 << 20);
+    close(s);
+    unsigned idx = (unsigned)ifr.ifr_ifindex;
+    int fd = zvs_lcs_packet_socket(idx, ring, ring ? ZVS_LCS_RING_FRAMES : 0);
+    if (fd < 0) {
+        errno = -fd;
+        die(ifname);
     }
-    if (role == UPLINK_RX) {
-        set_int(fd, SOL_PACKET, PACKET_AUXDATA, 1, "PACKET_AUXDATA");
-        set_int(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1, "PACKET_IGNORE_OUTGOING");
-        set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, 8 << 20);
-    }
-    if (role == LCS_RX) {
-        set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, 4 << 20);
-        set_int(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1, "PACKET_IGNORE_OUTGOING");
-        set_int(fd, SOL_PACKET, PACKET_COPY_THRESH, 1, "PACKET_COPY_THRESH");
-        int rc = zvs_packet_ring_open(ring, fd, RING_SLOT, RING_SLOTS);
-        if (rc < 0) {
-            errno = -rc;
-            die("the receive ring");
-        }
-    }
-    struct sockaddr_ll sll = { .sll_family = AF_PACKET,
-                               .sll_protocol = tx ? 0 : htons(ETH_P_ALL),
-                               .sll_ifindex = ifr.ifr_ifindex };
-    if (bind(fd, (struct sockaddr *)&sll, sizeof sll) < 0)
-        die("bind");
-    struct packet_mreq mr = { .mr_ifindex = ifr.ifr_ifindex, .mr_type = PACKET_MR_PROMISC };
-    if (role == UPLINK_RX && setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof mr) < 0)
-        die("PACKET_MR_PROMISC");
     return fd;
 }
 
@@ -295,14 +266,14 @@ int main(int argc, char **argv)
     static struct zvs_packet_ring ring;
     int tapfd = -1, guest_rx = -1, guest_tx = -1;
     if (ringed) {
-        guest_rx = packet_open(argv[2], LCS_RX, &ring);
-        guest_tx = packet_open(argv[2], LCS_TX, NULL);
+        guest_rx = lcs_open(argv[2], &ring);
+        guest_tx = lcs_open(argv[2], NULL);
     } else {
         tapfd = tap_open(argv[1]);
     }
     const char *up = argv[argc - 1];
-    int rxfd = packet_open(up, UPLINK_RX, NULL);
-    int txfd = packet_open(up, UPLINK_TX, NULL);
+    int rxfd = uplink_open(up, false);
+    int txfd = uplink_open(up, true);
     int guest_fd = ringed ? guest_rx : tapfd;
 
     for (int d = 0; d < 2; d++)

@@ -32,10 +32,8 @@ static struct zvs_ipaddr ip4(uint8_t last)
 
 static enum zvs_uarp_state state_of(const struct zvs_uarp *u, const struct zvs_ipaddr *ip)
 {
-    for (unsigned i = 0; i < ZVS_UARP_MAX; i++)
-        if (u->e[i].state != ZVS_UARP_FREE && zvs_ipaddr_equal(&u->e[i].ip, ip))
-            return (enum zvs_uarp_state)u->e[i].state;
-    return ZVS_UARP_FREE;
+    const struct zvs_uarp_entry *e = zvs_uarp_find(u, ip);
+    return e ? (enum zvs_uarp_state)e->state : ZVS_UARP_FREE;
 }
 
 /* resolve at now: whether it gave a MAC (checked against want when it did) and asked. */
