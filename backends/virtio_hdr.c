@@ -46,6 +46,8 @@ bool zvs_virtio_hdr_decode(const struct virtio_net_hdr *vh, bool le, uint32_t le
                            struct zvs_vnet *v)
 {
     memset(v, 0, sizeof(*v));
+    if ((vh->flags | vh->gso_type) == 0)
+        return true;                    /* no metadata (an LCS frame): nothing else read */
     if (vh->flags & ~(VIRTIO_NET_HDR_F_NEEDS_CSUM | VIRTIO_NET_HDR_F_DATA_VALID))
         return false;
     if (!gso_from_wire(vh->gso_type, &v->gso_type))

@@ -568,10 +568,10 @@ static uint8_t *out_entry(struct zvs_qdio_guest *g, uint32_t b, uint32_t e)
     return g->geo.data + out_share(g, b) + (uint64_t)e * ZVS_QDIO_ENTRY_SIZE;
 }
 
-int zvs_qdio_guest_tx_reserve(struct zvs_qdio_guest *g, struct iovec *iov, int max_iov)
+/* An open buffer with a free entry: the one open, else a fresh one taken. 0 or out_take's
+ * -ENOBUFS / -EIO. */
+static inline int tx_open(struct zvs_qdio_guest *g)
 {
-    if (max_iov < 1)
-        return -EINVAL;
     /* commit primes a full buffer at once; only a smaller pack set since can leave one */
     if (g->tx_cur >= 0 && g->tx_frames >= g->pack)
         tx_close(g);
@@ -583,6 +583,16 @@ int zvs_qdio_guest_tx_reserve(struct zvs_qdio_guest *g, struct iovec *iov, int m
         g->tx_used = g->tx_frames = 0;
     }
     assert(g->tx_used < g->geo.buf_entries && g->tx_frames < g->pack);
+    return 0;
+}
+
+int zvs_qdio_guest_tx_reserve(struct zvs_qdio_guest *g, struct iovec *iov, int max_iov)
+{
+    if (max_iov < 1)
+        return -EINVAL;
+    int rc = tx_open(g);
+    if (rc < 0)
+        return rc;
     uint32_t b = (uint32_t)g->tx_cur;
     uint32_t n = g->geo.buf_entries - g->tx_used;
     if (n > (uint32_t)max_iov)
@@ -605,48 +615,89 @@ bool zvs_qdio_guest_tx_expect(struct zvs_qdio_guest *g, uint32_t len)
     return tx_close(g);
 }
 
-int zvs_qdio_guest_tx_commit(struct zvs_qdio_guest *g, uint32_t len, const struct zvs_vnet *vnet)
+/* The header of a frame of len bytes at dst + ZVS_QDIO_FHDR_LEN, with vnet's metadata
+ * (NULL: none). 0 or -EINVAL (metadata the adapter would refuse: nothing written). */
+static inline int tx_header(struct zvs_qdio_guest *g, uint8_t *dst, uint32_t len,
+                            const struct zvs_vnet *vnet)
 {
-    uint8_t raw[ZVS_QDIO_FHDR_LEN];
-
-    if (g->tx_cur < 0)
-        return -ENOENT;
-    uint32_t b = (uint32_t)g->tx_cur;
-    uint32_t e0 = g->tx_used;
-    uint32_t room = (g->geo.buf_entries - e0) * ZVS_QDIO_ENTRY_SIZE - ZVS_QDIO_FHDR_LEN;
-    if (len == 0 || len > room)
-        return -EMSGSIZE;
-    struct zvs_qdio_pkt p = {
-        .data = out_entry(g, b, e0) + ZVS_QDIO_FHDR_LEN,  /* holds min(len, 4064) bytes */
-        .len = len,
-    };
-    if (vnet)
-        p.vnet = *vnet;
-    struct zvs_qdio_fhdr h;
-    int rc = out_header(g, &p, &h);
-    if (rc < 0)
-        return rc;
-    zvs_qdio_fhdr_encode(&h, raw);
-    uint32_t need = entries_for(len);
-    uint32_t left = len;
-    memcpy(out_entry(g, b, e0), raw, sizeof(raw));
-    for (uint32_t k = 0; k < need; k++) {
-        struct zvs_sbale *se = &g->outq->sbal[b].e[e0 + k];
-        uint32_t skip = k == 0 ? ZVS_QDIO_FHDR_LEN : 0;
-        uint32_t take = left < ZVS_QDIO_ENTRY_SIZE - skip ? left : ZVS_QDIO_ENTRY_SIZE - skip;
-
-        se->addr = out_share(g, b) + (uint64_t)(e0 + k) * ZVS_QDIO_ENTRY_SIZE;
-        se->length = skip + take;
-        se->flags = frag_flags(k, need);
-        left -= take;
+    if (!vnet || vnet_is_zero(vnet)) {
+        /* No offload metadata (every LCS frame, most from a tap): the header as four
+         * word stores, as zvs_qdio_guest_send writes a plain frame's, instead of a
+         * classify, a check and an encode that cannot fail it. */
+        fhdr_put_plain(dst, dst + ZVS_QDIO_FHDR_LEN, len, g->out_seq);
+        return 0;
     }
-    assert(left == 0);
+    struct zvs_qdio_pkt p = { .data = dst + ZVS_QDIO_FHDR_LEN, .len = len, .vnet = *vnet };
+    struct zvs_qdio_fhdr h;
+    int rc = out_header(g, &p, &h);     /* p.data holds min(len, 4064) bytes: enough */
+    if (rc == 0)
+        zvs_qdio_fhdr_encode(&h, dst);
+    return rc;
+}
+
+/* A frame of `need` entries written into the open buffer: counted, and the buffer primed
+ * when it has no free entry left or holds `pack` frames. */
+static inline void tx_done(struct zvs_qdio_guest *g, uint32_t need)
+{
     g->tx_used += need;
     g->tx_frames++;
     g->out_seq++;
     count(&g->hdr->prog.out_frames, 1);
     if (g->tx_used == g->geo.buf_entries || g->tx_frames == g->pack)
         tx_close(g);
+}
+
+int zvs_qdio_guest_tx_commit(struct zvs_qdio_guest *g, uint32_t len, const struct zvs_vnet *vnet)
+{
+    if (g->tx_cur < 0)
+        return -ENOENT;
+    uint32_t b = (uint32_t)g->tx_cur;
+    uint32_t e0 = g->tx_used;
+    uint32_t room = (g->geo.buf_entries - e0) * ZVS_QDIO_ENTRY_SIZE - ZVS_QDIO_FHDR_LEN;
+    if (len == 0 || len > room || len > zvs_qdio_guest_max_frame(g))
+        return -EMSGSIZE;
+    uint64_t off = out_share(g, b) + (uint64_t)e0 * ZVS_QDIO_ENTRY_SIZE;
+    int rc = tx_header(g, g->geo.data + off, len, vnet);
+    if (rc < 0)
+        return rc;
+    uint32_t need = entries_for(len);
+    uint32_t left = len;
+    struct zvs_sbale *se = &g->outq->sbal[b].e[e0];
+    for (uint32_t k = 0; k < need; k++, se++) {
+        uint32_t skip = k == 0 ? ZVS_QDIO_FHDR_LEN : 0;
+        uint32_t take = left < ZVS_QDIO_ENTRY_SIZE - skip ? left : ZVS_QDIO_ENTRY_SIZE - skip;
+
+        se->addr = off + (uint64_t)k * ZVS_QDIO_ENTRY_SIZE;
+        se->length = skip + take;
+        se->flags = frag_flags(k, need);
+        left -= take;
+    }
+    assert(left == 0);
+    tx_done(g, need);
+    return 0;
+}
+
+int zvs_qdio_guest_tx_put(struct zvs_qdio_guest *g, const uint8_t *frame, uint32_t len,
+                          const struct zvs_vnet *vnet)
+{
+    if (len == 0 || len > ZVS_QDIO_ENTRY_SIZE - ZVS_QDIO_FHDR_LEN)
+        return -EMSGSIZE;
+    int rc = tx_open(g);
+    if (rc < 0)
+        return rc;
+    uint32_t b = (uint32_t)g->tx_cur;
+    uint32_t e0 = g->tx_used;
+    uint64_t off = out_share(g, b) + (uint64_t)e0 * ZVS_QDIO_ENTRY_SIZE;
+    uint8_t *dst = g->geo.data + off;
+    memcpy(dst + ZVS_QDIO_FHDR_LEN, frame, len);
+    rc = tx_header(g, dst, len, vnet);
+    if (rc < 0)
+        return rc;                      /* the copy lies in a free entry: nothing used */
+    struct zvs_sbale *se = &g->outq->sbal[b].e[e0];
+    se->addr = off;
+    se->length = ZVS_QDIO_FHDR_LEN + len;
+    se->flags = ZVS_SBALE_FRAG_NONE;
+    tx_done(g, 1);
     return 0;
 }
 

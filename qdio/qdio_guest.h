@@ -131,6 +131,13 @@ int  zvs_qdio_guest_tx_reserve(struct zvs_qdio_guest *g, struct iovec *iov, int 
 int  zvs_qdio_guest_tx_commit(struct zvs_qdio_guest *g, uint32_t len,
                               const struct zvs_vnet *vnet);
 int  zvs_qdio_guest_tx_flush(struct zvs_qdio_guest *g);
+/* tx_reserve, a copy and tx_commit in one, for a driver that already has the frame's bytes
+ * (a packet socket's ring) and a frame of 1..4064 bytes: it goes into the open buffer's
+ * next free page (opened, or the full one primed, as tx_reserve does). Returns 0, or
+ * -EMSGSIZE (len 0 or past one page: use tx_reserve and tx_commit), -EINVAL (metadata the
+ * adapter would refuse), -ENOBUFS, -EIO; nothing is committed when it fails. */
+int  zvs_qdio_guest_tx_put(struct zvs_qdio_guest *g, const uint8_t *frame, uint32_t len,
+                           const struct zvs_vnet *vnet);
 
 /* A hint before tx_reserve: the next frame may be len bytes (a reader passes the largest
  * of a run of large frames, 0 for none). If the open buffer already holds frames and has

@@ -1669,6 +1669,123 @@ static void test_tx_zero_copy_packing(void **state)
     env_close(&e);
 }
 
+/* A frame without offload metadata (vnet NULL or all zero: every LCS frame) gets the
+ * header a classify and an encode give, written as words (fhdr_put_plain): compared here
+ * byte for byte with that reference, for unicast, multicast, broadcast, a VLAN tag, a
+ * frame too short to classify and one that spans pages, in two buffers in a row; then the
+ * adapter reads each frame back whole with its class. */
+static void test_tx_commit_plain_header(void **state)
+{
+    static const struct { uint32_t len; uint8_t dst0; bool bcast; uint16_t vid; } cases[] = {
+        { 64, 0x02, false, 0 }, { 64, 0x01, false, 0 }, { 60, 0xFF, true, 0 },
+        { 1514, 0x02, false, 100 }, { 5, 0x02, false, 0 }, { 9000, 0x02, false, 0 },
+    };
+    struct env e;
+    struct iovec iov[16];
+    uint8_t fr[9000], got[9000];
+    const struct zvs_vnet zero = { 0 };
+
+    (void)state;
+    env_open(&e, QS_8M);
+    for (unsigned pass = 0; pass < 2; pass++) {
+        for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+            uint32_t len = cases[i].len;
+            make_frame(fr, len < 18 ? 18 : len, 40 + i, cases[i].vid);
+            fr[0] = cases[i].dst0;
+            if (cases[i].bcast)
+                memset(fr, 0xFF, 6);
+            int n = zvs_qdio_guest_tx_reserve(e.g, iov, 16);
+            assert_true(n > 0);
+            iov_fill(iov, n, fr, len);
+            uint8_t *at = (uint8_t *)iov[0].iov_base - 32;
+            uint16_t seq = (uint16_t)(pass * 6 + i);
+            assert_int_equal(zvs_qdio_guest_tx_commit(e.g, len, pass ? &zero : NULL), 0);
+            struct zvs_qdio_fhdr h = { .id = ZVS_QETH_HDR_LAYER2, .hdr_length = 32,
+                                       .pkt_length = (uint16_t)len, .seq_no = seq };
+            uint8_t want[32];
+            zvs_qdio_fhdr_classify(&h, fr, len);
+            zvs_qdio_fhdr_encode(&h, want);
+            assert_memory_equal(at, want, 32);
+        }
+        assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 1);
+        struct zvs_frame f[8];
+        assert_int_equal(zvs_qdio_poll_output(e.q, f, 8, 3), 6);
+        for (unsigned i = 0; i < 6; i++) {
+            assert_int_equal(f[i].len, cases[i].len);
+            assert_int_equal(frame_bytes(&f[i], got), cases[i].len);
+            assert_int_equal(got[0], cases[i].bcast ? 0xFF : cases[i].dst0);
+            assert_int_equal(f[i].vnet.gso_type, ZVS_VNET_GSO_NONE);
+            assert_int_equal(f[i].vnet.flags, 0);
+        }
+        zvs_qdio_release(e.q, f, 6);
+        assert_int_equal(zvs_qdio_guest_reap(e.g), 1);
+    }
+    env_close(&e);
+}
+
+/* tx_put: a frame of a page at most copied into the open buffer's next page with its
+ * header and entry; refusals commit nothing; the pack limit primes at once; with every
+ * page set outstanding it says -ENOBUFS. */
+static void test_tx_put(void **state)
+{
+    struct env e;
+    struct zvs_frame f[8];
+    uint8_t a[4064], b[64], got[4064];
+    struct zvs_vnet bad = { .gso_type = ZVS_VNET_GSO_TCPV4 };     /* gso_size 0 */
+    struct zvs_vnet csum = { .flags = ZVS_VNET_F_NEEDS_CSUM, .csum_start = 34,
+                             .csum_offset = 16 };
+
+    (void)state;
+    env_open(&e, QS_1M);
+    make_frame(a, sizeof(a), 7, 0);
+    make_frame(b, sizeof(b), 8, 0);
+    assert_int_equal(zvs_qdio_guest_tx_put(e.g, a, 0, NULL), -EMSGSIZE);
+    assert_int_equal(zvs_qdio_guest_tx_put(e.g, a, 4065, NULL), -EMSGSIZE);
+    assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 0);      /* nothing was opened */
+    assert_int_equal(zvs_qdio_guest_tx_put(e.g, b, 64, &bad), -EINVAL);
+    assert_int_equal(ctrs(&e).prog.out_frames, 0);
+    assert_int_equal(zvs_qdio_guest_set_pack(e.g, 3), 0);
+    assert_int_equal(zvs_qdio_guest_tx_put(e.g, a, 4064, NULL), 0);
+    assert_int_equal(zvs_qdio_guest_tx_put(e.g, b, 64, &csum), 0);
+    assert_int_equal(e.outq->slsb[0], 0xA1);                /* open: two of three */
+    assert_int_equal(zvs_qdio_guest_tx_put(e.g, b, 60, NULL), 0);
+    assert_int_equal(e.outq->slsb[0], 0x62);                /* the third primed it */
+    const struct zvs_sbale *se = e.outq->sbal[0].e;
+    uint64_t set0 = out_set(QS_1M, 0);
+    assert_int_equal(se[0].addr, set0);                     /* the refused frame used none */
+    assert_int_equal(se[0].length, 4096);
+    assert_int_equal(se[0].flags, ZVS_SBALE_FRAG_NONE);
+    assert_int_equal(se[1].addr, set0 + 4096);
+    assert_int_equal(se[1].length, 32 + 64);
+    assert_int_equal(se[2].flags, ZVS_SBALE_FRAG_NONE | ZVS_SBALE_LAST_ENTRY);
+    /* the second frame's header carries its metadata, as tx_commit writes it */
+    struct zvs_qdio_fhdr h = { .id = ZVS_QETH_HDR_LAYER2, .hdr_length = 32, .pkt_length = 64,
+                               .seq_no = 1, .vnet = csum };
+    uint8_t want[32];
+    zvs_qdio_fhdr_classify(&h, b, 64);
+    zvs_qdio_fhdr_encode(&h, want);
+    assert_memory_equal(e.data + set0 + 4096, want, 32);
+    assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 1);
+    assert_int_equal(zvs_qdio_poll_output(e.q, f, 8, 0), 3);
+    assert_int_equal(f[0].len, 4064);
+    assert_int_equal(frame_bytes(&f[0], got), 4064);
+    assert_memory_equal(got, a, 4064);
+    assert_int_equal(f[1].vnet.flags, ZVS_VNET_F_NEEDS_CSUM);
+    assert_int_equal(f[1].vnet.csum_start, 34);
+    assert_int_equal(frame_bytes(&f[2], got), 60);
+    assert_memory_equal(got, b, 60);
+    zvs_qdio_release(e.q, f, 3);
+    assert_int_equal(zvs_qdio_guest_reap(e.g), 1);
+    /* one frame a buffer: the 8 page sets of QUEUESTORAGE 1M go out, the 9th has none */
+    assert_int_equal(zvs_qdio_guest_set_pack(e.g, 1), 0);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(zvs_qdio_guest_tx_put(e.g, b, 64, NULL), 0);
+    assert_int_equal(zvs_qdio_guest_tx_put(e.g, b, 64, NULL), -ENOBUFS);
+    assert_int_equal(ctrs(&e).prog.out_frames, 3 + 8);
+    assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 8);
+    env_close(&e);
+}
+
 static void test_tx_commit_errors(void **state)
 {
     struct env e;
@@ -2346,6 +2463,8 @@ int main(void)
         cmocka_unit_test(test_two_processes),
         cmocka_unit_test(test_tx_zero_copy_packing),
         cmocka_unit_test(test_tx_expect_closes_short_buffer),
+        cmocka_unit_test(test_tx_commit_plain_header),
+        cmocka_unit_test(test_tx_put),
         cmocka_unit_test(test_tx_commit_errors),
         cmocka_unit_test(test_tx_pack_limit_and_mixed_send),
         cmocka_unit_test(test_tx_reserve_queue_full),
