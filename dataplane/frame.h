@@ -64,6 +64,18 @@ struct zvs_vnet {
     uint16_t tnl_inner_nh;              /* GSO_UDP_TUNNEL: the inner IP header's offset */
 };
 
+/* No offload metadata at all (every field 0): two 8-byte loads that overlap (bytes 0-7
+ * and 6-13) cover the 14 bytes, one load and one OR fewer than 8 + 4 + 2. */
+static inline bool zvs_vnet_is_zero(const struct zvs_vnet *v)
+{
+    uint64_t a, b;
+
+    _Static_assert(sizeof(*v) == 14, "vnet metadata is 14 bytes, no padding");
+    __builtin_memcpy(&a, v, 8);
+    __builtin_memcpy(&b, (const uint8_t *)v + 6, 8);
+    return (a | b) == 0;
+}
+
 /* An IVL port's frame kinds (the low bits of zvs_frame.ivl and zvs_tx.ivl): what the
  * switch of another system of the IVL domain does with a frame that crossed the IVL, and
  * what ours asks of the other systems (ivl/frame.h has the header and the rules). */

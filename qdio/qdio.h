@@ -253,6 +253,45 @@ int zvs_qdio_fhdr_decode(const uint8_t in[ZVS_QDIO_FHDR_LEN], struct zvs_qdio_fh
  * `eth` (at least min(len, 18) of them). */
 void zvs_qdio_fhdr_classify(struct zvs_qdio_fhdr *h, const uint8_t *eth, uint32_t len);
 
+/* The header of a frame of len (1..65535) bytes without offload metadata (zvs_vnet all 0)
+ * whose first bytes are `eth` (at least min(len, 18) of them), written to dst: the bytes
+ * zvs_qdio_fhdr_classify and zvs_qdio_fhdr_encode give for it, as four word stores
+ * instead of a round trip through the host-order struct and its check, which such a
+ * header cannot fail. Both sides write most frames' headers with it. */
+static inline void zvs_qdio_fhdr_put_plain(uint8_t *dst, const uint8_t *eth, uint32_t len,
+                                           uint16_t seq)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t cast = 0, vlan = 0, w0, w1, zero = 0;
+
+    if (len >= ZVS_ETH_ALEN) {
+        uint32_t a;
+        uint16_t b;
+        __builtin_memcpy(&a, eth, 4);
+        __builtin_memcpy(&b, eth + 4, 2);
+        cast = a == 0xFFFFFFFFu && b == 0xFFFF ? ZVS_QETH_L2_FLAG_BCAST
+               : (eth[0] & 1) ? ZVS_QETH_L2_FLAG_MCAST : ZVS_QETH_L2_FLAG_UCAST;
+        if (len >= ZVS_ETH_HLEN + ZVS_VLAN_HLEN && zvs_be16(eth + 12) == ZVS_ETHERTYPE_VLAN) {
+            cast |= ZVS_QETH_L2_FLAG_VLAN;
+            vlan = zvs_be16(eth + 14);
+        }
+    }
+    /* bytes: id, flags[0..2], port_no, hdr_length, pkt_length, seq_no, vlan_id, 0... */
+    w0 = ZVS_QETH_HDR_LAYER2 | cast << 24 | (uint64_t)ZVS_QDIO_FHDR_LEN << 40 |
+         (uint64_t)__builtin_bswap16((uint16_t)len) << 48;
+    w1 = (uint64_t)__builtin_bswap16(seq) | (uint64_t)__builtin_bswap16((uint16_t)vlan) << 16;
+    __builtin_memcpy(dst, &w0, 8);
+    __builtin_memcpy(dst + 8, &w1, 8);
+    __builtin_memcpy(dst + 16, &zero, 8);
+    __builtin_memcpy(dst + 24, &zero, 8);
+#else
+    struct zvs_qdio_fhdr h = { .id = ZVS_QETH_HDR_LAYER2, .hdr_length = ZVS_QDIO_FHDR_LEN,
+                               .pkt_length = (uint16_t)len, .seq_no = seq };
+    zvs_qdio_fhdr_classify(&h, eth, len);
+    zvs_qdio_fhdr_encode(&h, dst);
+#endif
+}
+
 /* ---- Reading a filled buffer (shared by both sides) --------------------------------- */
 
 /* Where a region's data area is and how a buffer may use it. */

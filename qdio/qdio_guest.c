@@ -23,8 +23,8 @@
  *  - Send places frames with one rule (out_place): a frame that fits in the rest of the
  *    current 4 KB page takes one entry there, any other starts at the next page; the next
  *    frame may start at the next 8-byte boundary (packing). A frame without offload
- *    metadata gets its header written directly (fhdr_put_plain); one with metadata is
- *    built, checked with zvs_qdio_fhdr_check and encoded.
+ *    metadata gets its header written directly (zvs_qdio_fhdr_put_plain); one with
+ *    metadata is built, checked with zvs_qdio_fhdr_check and encoded.
  *
  *  - Zero-copy send keeps one output buffer "open" (taken, still 0xA1, not primed) while
  *    a driver reads frames into its entries. The reaper must stop there: 0xA1 on that
@@ -354,54 +354,6 @@ static int out_header(struct zvs_qdio_guest *g, const struct zvs_qdio_pkt *p,
     return zvs_qdio_fhdr_check(h);
 }
 
-/* Two 8-byte loads that overlap (bytes 0-7 and 6-13) cover the 14 bytes: one load and
- * one OR fewer a frame than 8 + 4 + 2 (the guest side's instruction budget, bench_core). */
-static bool vnet_is_zero(const struct zvs_vnet *v)
-{
-    uint64_t a, b;
-
-    _Static_assert(sizeof(*v) == 14, "vnet metadata is 14 bytes, no padding");
-    memcpy(&a, v, 8);
-    memcpy(&b, (const uint8_t *)v + 6, 8);
-    return (a | b) == 0;
-}
-
-/* Write the header of a plain frame (no offload metadata, 1..max_frame bytes at `eth`)
- * to dst: the bytes zvs_qdio_fhdr_classify + zvs_qdio_fhdr_encode give, as four word
- * stores instead of a decode-checked round trip (such a header cannot fail a check). */
-static void fhdr_put_plain(uint8_t *dst, const uint8_t *eth, uint32_t len, uint16_t seq)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t cast = 0, vlan = 0, w0, w1, zero = 0;
-
-    if (len >= ZVS_ETH_ALEN) {
-        uint32_t a;
-        uint16_t b;
-        memcpy(&a, eth, 4);
-        memcpy(&b, eth + 4, 2);
-        cast = a == 0xFFFFFFFFu && b == 0xFFFF ? ZVS_QETH_L2_FLAG_BCAST
-               : (eth[0] & 1) ? ZVS_QETH_L2_FLAG_MCAST : ZVS_QETH_L2_FLAG_UCAST;
-        if (len >= ZVS_ETH_HLEN + ZVS_VLAN_HLEN && zvs_be16(eth + 12) == ZVS_ETHERTYPE_VLAN) {
-            cast |= ZVS_QETH_L2_FLAG_VLAN;
-            vlan = zvs_be16(eth + 14);
-        }
-    }
-    /* bytes: id, flags[0..2], port_no, hdr_length, pkt_length, seq_no, vlan_id, 0... */
-    w0 = ZVS_QETH_HDR_LAYER2 | cast << 24 | (uint64_t)ZVS_QDIO_FHDR_LEN << 40 |
-         (uint64_t)__builtin_bswap16((uint16_t)len) << 48;
-    w1 = (uint64_t)__builtin_bswap16(seq) | (uint64_t)__builtin_bswap16((uint16_t)vlan) << 16;
-    memcpy(dst, &w0, 8);
-    memcpy(dst + 8, &w1, 8);
-    memcpy(dst + 16, &zero, 8);
-    memcpy(dst + 24, &zero, 8);
-#else
-    struct zvs_qdio_fhdr h = { .id = ZVS_QETH_HDR_LAYER2, .hdr_length = ZVS_QDIO_FHDR_LEN,
-                               .pkt_length = (uint16_t)len, .seq_no = seq };
-    zvs_qdio_fhdr_classify(&h, eth, len);
-    zvs_qdio_fhdr_encode(&h, dst);
-#endif
-}
-
 /* Where the next frame goes in the open output buffer: its share offset and entries. A
  * frame whose header and bytes fit in the rest of the 4 KB page at `pos` takes one entry
  * there; any other starts at the next page and spans whole pages (first/middle/last). */
@@ -422,7 +374,7 @@ static struct out_slot out_place(uint32_t pos, uint32_t need)
 }
 
 /* Write header and frame at share offset `off` (data area offset) into sl.nent entries
- * from se. hdr: NULL for a plain frame (fhdr_put_plain with seq), else the encoded one. */
+ * from se. hdr: NULL for a plain frame (zvs_qdio_fhdr_put_plain), else the encoded one. */
 static inline void out_write(struct zvs_qdio_guest *g, uint64_t off, struct zvs_sbale *se,
                              uint32_t nent, const uint8_t *hdr, const struct zvs_qdio_pkt *p,
                              uint16_t seq)
@@ -432,7 +384,7 @@ static inline void out_write(struct zvs_qdio_guest *g, uint64_t off, struct zvs_
     if (hdr)
         memcpy(dst, hdr, ZVS_QDIO_FHDR_LEN);
     else
-        fhdr_put_plain(dst, p->data, p->len, seq);
+        zvs_qdio_fhdr_put_plain(dst, p->data, p->len, seq);
     if (__builtin_expect(nent == 1, 1)) {
         memcpy(dst + ZVS_QDIO_FHDR_LEN, p->data, p->len);
         se->addr = off;
@@ -515,7 +467,7 @@ int zvs_qdio_guest_send(struct zvs_qdio_guest *g, const struct zvs_qdio_pkt *pkt
             err = -EMSGSIZE;
             break;
         }
-        if (__builtin_expect(!vnet_is_zero(&p->vnet), 0)) {
+        if (__builtin_expect(!zvs_vnet_is_zero(&p->vnet), 0)) {
             struct zvs_qdio_fhdr h;
             err = out_header(g, p, &h);
             if (err < 0)
@@ -620,11 +572,11 @@ bool zvs_qdio_guest_tx_expect(struct zvs_qdio_guest *g, uint32_t len)
 static inline int tx_header(struct zvs_qdio_guest *g, uint8_t *dst, uint32_t len,
                             const struct zvs_vnet *vnet)
 {
-    if (!vnet || vnet_is_zero(vnet)) {
+    if (!vnet || zvs_vnet_is_zero(vnet)) {
         /* No offload metadata (every LCS frame, most from a tap): the header as four
          * word stores, as zvs_qdio_guest_send writes a plain frame's, instead of a
          * classify, a check and an encode that cannot fail it. */
-        fhdr_put_plain(dst, dst + ZVS_QDIO_FHDR_LEN, len, g->out_seq);
+        zvs_qdio_fhdr_put_plain(dst, dst + ZVS_QDIO_FHDR_LEN, len, g->out_seq);
         return 0;
     }
     struct zvs_qdio_pkt p = { .data = dst + ZVS_QDIO_FHDR_LEN, .len = len, .vnet = *vnet };

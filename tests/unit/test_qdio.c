@@ -454,6 +454,79 @@ static void test_jumbo_three_entries_8m(void **state)
     env_close(&e);
 }
 
+/* Frames without metadata or tag edit in one piece that fit an entry take the plain
+ * write (one copy, the header as words): every header the adapter writes, plain or not,
+ * is compared byte for byte with classify + encode of the frame as delivered, beside a
+ * frame with metadata, one with a tag pushed and a 9000-byte one that spans entries. */
+static void test_deliver_plain_header(void **state)
+{
+    static const struct { uint32_t len; uint8_t dst0; bool bcast; uint16_t vid; uint8_t op;
+                          bool csum; } cases[] = {
+        { 64, 0x02, false, 0, ZVS_TAG_KEEP, false }, { 64, 0x01, false, 0, ZVS_TAG_KEEP, false },
+        { 60, 0xFF, true, 0, ZVS_TAG_KEEP, false }, { 1514, 0x02, false, 100, ZVS_TAG_KEEP, false },
+        { 5, 0x02, false, 0, ZVS_TAG_KEEP, false }, { 9000, 0x02, false, 0, ZVS_TAG_KEEP, false },
+        { 200, 0x02, false, 0, ZVS_TAG_KEEP, true }, { 200, 0x02, false, 0, ZVS_TAG_PUSH, false },
+    };
+    enum { N = sizeof(cases) / sizeof(cases[0]) };
+    static uint8_t fr[N][9000];
+    struct zvs_frame f[N];
+    struct zvs_tx tx[N];
+    struct env e;
+
+    (void)state;
+    env_open(&e, QS_8M);
+    for (unsigned i = 0; i < N; i++) {
+        make_frame(fr[i], cases[i].len < 18 ? 18 : cases[i].len, 60 + i, cases[i].vid);
+        fr[i][0] = cases[i].dst0;
+        if (cases[i].bcast)
+            memset(fr[i], 0xFF, 6);
+        f[i] = (struct zvs_frame){ .data = fr[i], .len = cases[i].len };
+        if (cases[i].csum)
+            f[i].vnet = (struct zvs_vnet){ .flags = ZVS_VNET_F_NEEDS_CSUM, .csum_start = 34,
+                                           .csum_offset = 16 };
+        tx[i] = (struct zvs_tx){ .f = &f[i], .tag_op = cases[i].op, .vid = 300 };
+    }
+    enum zvs_drop why = ZVS_DROP__COUNT;
+    assert_int_equal(zvs_qdio_deliver(e.q, tx, N, &why), N);
+    assert_int_equal(e.inq->slsb[0], 0x82);
+    const struct zvs_sbale *se = e.inq->sbal[0].e;
+    uint32_t k = 0;
+    for (unsigned i = 0; i < N; i++) {
+        uint32_t len = cases[i].len + (cases[i].op == ZVS_TAG_PUSH ? 4 : 0);
+        const uint8_t *at = e.data + se[k].addr;
+        uint8_t bytes[9004];
+        memcpy(bytes, fr[i], cases[i].len);
+        if (cases[i].op == ZVS_TAG_PUSH) {              /* the tag after the addresses */
+            memmove(bytes + 16, fr[i] + 12, cases[i].len - 12);
+            zvs_put_be16(bytes + 12, ZVS_ETHERTYPE_VLAN);
+            zvs_put_be16(bytes + 14, 300);
+        }
+        struct zvs_qdio_fhdr h = { .id = ZVS_QETH_HDR_LAYER2, .hdr_length = 32,
+                                   .pkt_length = (uint16_t)len, .seq_no = (uint16_t)i,
+                                   .vnet = f[i].vnet };
+        uint8_t want[32];
+        zvs_qdio_fhdr_classify(&h, bytes, len);
+        zvs_qdio_fhdr_encode(&h, want);
+        assert_memory_equal(at, want, 32);
+        uint32_t first = len + 32 <= 4096 ? len : 4064;
+        assert_memory_equal(at + 32, bytes, first);
+        assert_int_equal(se[k].length & 0xFFFF, 32 + first);
+        k += (len + 32 + 4095) / 4096;
+    }
+    assert_int_equal(k, 10);                            /* the 9000 bytes take three */
+    assert_true(se[k - 1].flags & ZVS_SBALE_LAST_ENTRY);
+    struct rx_log *log = calloc(1, sizeof(*log));
+    assert_non_null(log);
+    assert_int_equal(zvs_qdio_guest_receive(e.g, 64, rx_cb, log), N);
+    assert_int_equal(log->len[5], 9000);
+    assert_int_equal(log->niov[5], 3);
+    assert_int_equal(log->hdr[4].pkt_length, 5);
+    assert_int_equal(log->hdr[2].flags[2], ZVS_QETH_L2_FLAG_BCAST);
+    assert_int_equal(log->hdr[3].flags[2], ZVS_QETH_L2_FLAG_UCAST | ZVS_QETH_L2_FLAG_VLAN);
+    free(log);
+    env_close(&e);
+}
+
 /* At 1M a buffer holds 64 KB as at 8M: a jumbo frame fits, and so does the largest frame
  * (65504 bytes, all 16 entries); one byte more is refused by the guest, the adapter's
  * parser and the adapter's delivery alike. */
@@ -2446,6 +2519,7 @@ int main(void)
         cmocka_unit_test(test_output_roundtrip),
         cmocka_unit_test(test_output_packing),
         cmocka_unit_test(test_jumbo_three_entries_8m),
+        cmocka_unit_test(test_deliver_plain_header),
         cmocka_unit_test(test_frame_limits_1m),
         cmocka_unit_test(test_forged_sbales),
         cmocka_unit_test(test_guest_reaps_refused_buffer),
