@@ -71,7 +71,8 @@ uint64_t zvs_lcs_take_kernel_drops(const struct zvs_guest_tap *t);
  * When that ring is full the kernel drops what comes next. It fills when the driver
  * stops reading because no output buffer is empty (QUEUESTORAGE in use: Queue full in QUERY NIC
  * DETAILS) or when vswitchd does not get the CPU to read as fast as the guest writes
- * (measured: the latter, tests/integration/hercules_vswitch.sh). Either way the guest
+ * (the latter, measured on a loaded machine; tests/integration/hercules_vswitch.sh holds
+ * vswitchd still for it, as a busy host would). Either way the guest
  * sent more than the switch took, so it is a discard of what the NIC transmitted. */
 uint64_t zvs_lcs_fold_kernel_drops(const struct zvs_guest_tap *t, struct zvs_port *nic);
 

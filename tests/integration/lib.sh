@@ -49,6 +49,7 @@ valgrind_findings() {
 lab_cleanup() {
   local status=$? vrc=0
   if [ -n "${VSWITCHD_PID:-}" ]; then
+    kill -CONT "$VSWITCHD_PID" 2>/dev/null  # a lab that held it still (SIGSTOP) and failed
     kill -TERM "$VSWITCHD_PID" 2>/dev/null
     for _ in $(seq 50); do kill -0 "$VSWITCHD_PID" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$VSWITCHD_PID" 2>/dev/null
