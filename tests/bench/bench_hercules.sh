@@ -47,6 +47,9 @@
 #   BENCH hercules_lcs_pump_fps_64b <pump> frames/s bridge <bridge> <pump/bridge>
 #   BENCH hercules_lcs_pump_mbps_1514 <pump> Mbit/s bridge <bridge> <pump/bridge>
 #   BENCH hercules_lcs_pump_us_per_frame <us> us        the pump's CPU a 64-byte frame
+#   BENCH hercules_lcs_fps_64b_vs_pump <zvs> frames/s pump <pump> <zvs/pump>
+#   BENCH hercules_lcs_us_per_frame_vs_pump <zvs> us pump <pump> <pump/zvs>
+#                       zvswitch against the floor (no target: what one set there reads)
 # Lines starting with # are the log: every round, with what the LCS driver counted.
 # On this 2-core machine the emulator's CPU thread takes a core whenever the program
 # runs; the bridge forwards in the kernel's softirq, zvswitch in vswitchd, which shares
@@ -319,8 +322,17 @@ if [ -n "$FLOOR" ]; then
   vs_bridge hercules_lcs_pump_fps_64b pump 1 64 frames/s %d
   vs_bridge hercules_lcs_pump_mbps_1514 pump 2 1514 Mbit/s %.1f
   of hercules_lcs_pump_us_per_frame pump 4 us %.3f
+  # zvswitch against the floor, medians of the same rounds: what a target set on the floor
+  # would read (ratio > 1: zvswitch better; for the CPU a frame the pump's over ours)
+  zf=$(cut -d' ' -f1 "$WORK/zvs.64" | median); pf=$(cut -d' ' -f1 "$WORK/pump.64" | median)
+  zu=$(cut -d' ' -f4 "$WORK/zvs.64" | median); pu=$(cut -d' ' -f4 "$WORK/pump.64" | median)
+  awk -v z="$zf" -v p="$pf" -v zu="$zu" -v pu="$pu" 'BEGIN {
+    printf "BENCH hercules_lcs_fps_64b_vs_pump %d frames/s pump %d %.3f\n", z, p, (p > 0 ? z / p : 0)
+    printf "BENCH hercules_lcs_us_per_frame_vs_pump %.3f us pump %.3f %.3f\n", zu, pu,
+      (zu > 0 ? pu / zu : 0) }'
 else
-  for n in hercules_lcs_pump_fps_64b hercules_lcs_pump_mbps_1514 hercules_lcs_pump_us_per_frame; do
+  for n in hercules_lcs_pump_fps_64b hercules_lcs_pump_mbps_1514 hercules_lcs_pump_us_per_frame \
+           hercules_lcs_fps_64b_vs_pump hercules_lcs_us_per_frame_vs_pump; do
     echo "NOTRUN $n $NOFLOOR_WHY"
   done
 fi

@@ -50,6 +50,7 @@
 #   BENCH veth_tcp_pump_gbps_mtu1500 <pump> Gbit/s bridge <bridge> <pump/bridge>
 #   BENCH veth_tcp_pump_cpu_per_gbps_mtu1500 <the pump's percent of one core per Gbit/s>
 #   BENCH veth_tcp_gbps_mtu1500_vs_pump <zvs> Gbit/s pump <pump> <zvs/pump>
+#   BENCH veth_tcp_cpu_per_gbps_mtu1500_vs_pump <zvs> %cpu/Gbps pump <pump> <pump/zvs>
 #         (the pump's lines carry no target; a pump that cannot be set up or fails
 #         prints them as NOTRUN, and the rest is measured as without it)
 #   BENCH veth_tcp_vswitchd_wakeups_per_frame_mtu1500 <voluntary context switches of
@@ -532,7 +533,7 @@ child() {
   [ -n "$floor" ] && pump=$(median "$BDIR/gbps-pump")
   if [ -z "$floor" ]; then
     for r in veth_tcp_pump_gbps_mtu$MTU veth_tcp_pump_cpu_per_gbps_mtu$MTU \
-             veth_tcp_gbps_mtu${MTU}_vs_pump; do
+             veth_tcp_gbps_mtu${MTU}_vs_pump veth_tcp_cpu_per_gbps_mtu${MTU}_vs_pump; do
       echo "NOTRUN $r tap_pump could not be set up or failed (see the log)"
     done
   fi
@@ -571,8 +572,9 @@ child() {
         echo "BENCH veth_tcp_pump_cpu_per_gbps_mtu$MTU $(median "$BDIR/cpu-per-gbps-pump") %cpu/Gbps"
       r=$(ratio "$zvs" "$pump")
       [ -n "$r" ] && echo "BENCH ${name}_vs_pump $zvs Gbit/s pump $pump $r"
-      r=$(ratio "$(median "$BDIR/cpu-per-gbps-zvswitch")" "$(median "$BDIR/cpu-per-gbps-pump")")
-      [ -n "$r" ] && log "zvswitch mtu $MTU against the pump: $r times its CPU a Gbit/s"
+      zc=$(median "$BDIR/cpu-per-gbps-zvswitch"); pc=$(median "$BDIR/cpu-per-gbps-pump")
+      r=$(ratio "$pc" "$zc")            # the pump's over ours: > 1, zvswitch is cheaper
+      [ -n "$r" ] && echo "BENCH veth_tcp_cpu_per_gbps_mtu${MTU}_vs_pump $zc %cpu/Gbps pump $pc $r"
     fi
     for sw in zvswitch bridge ovs bare pump; do
       [ -s "$BDIR/gbps-$sw" ] &&
