@@ -1314,7 +1314,8 @@ int zvs_qdio_deliver(struct zvs_qdio *q, const struct zvs_tx *txs, int n, enum z
             continue;
         }
         /* Without metadata and tag edit the header is the plain one, which cannot fail
-         * the check (zvs_qdio_fhdr_put_plain). */
+         * the check (zvs_qdio_fhdr_put_plain): its only failure, a length of 0, is refused
+         * above (tag_op_possible: KEEP needs a byte). */
         bool plain = op == ZVS_TAG_KEEP && zvs_vnet_is_zero(&t->f->vnet);
         memset(&h, 0, sizeof(h));
         if (!plain)

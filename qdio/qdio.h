@@ -261,7 +261,7 @@ void zvs_qdio_fhdr_classify(struct zvs_qdio_fhdr *h, const uint8_t *eth, uint32_
 static inline void zvs_qdio_fhdr_put_plain(uint8_t *dst, const uint8_t *eth, uint32_t len,
                                            uint16_t seq)
 {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     uint64_t cast = 0, vlan = 0, w0, w1, zero = 0;
 
     if (len >= ZVS_ETH_ALEN) {

@@ -133,7 +133,8 @@ int  zvs_qdio_guest_tx_commit(struct zvs_qdio_guest *g, uint32_t len,
 int  zvs_qdio_guest_tx_flush(struct zvs_qdio_guest *g);
 /* tx_reserve, a copy and tx_commit in one, for a driver that already has the frame's bytes
  * (a packet socket's ring) and a frame of 1..4064 bytes: it goes into the open buffer's
- * next free page (opened, or the full one primed, as tx_reserve does). Returns 0, or
+ * next free page (a buffer opened first when none is, as tx_reserve opens one; the
+ * length is checked before that). Returns 0, or
  * -EMSGSIZE (len 0 or past one page: use tx_reserve and tx_commit), -EINVAL (metadata the
  * adapter would refuse), -ENOBUFS, -EIO; nothing is committed when it fails. */
 int  zvs_qdio_guest_tx_put(struct zvs_qdio_guest *g, const uint8_t *frame, uint32_t len,

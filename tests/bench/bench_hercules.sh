@@ -19,8 +19,8 @@
 #             through the same TPACKET_V2 ring vswitchd's LCS driver uses and sending
 #             straight from its slots, and does nothing else. The floor of a user-space
 #             switch on this path: no target of its own (run.sh gives none to a name
-#             with "_pump_"), it tells how much of zvswitch's distance to the bridge and
-#             of its CPU a frame is the switch's own.
+#             with "_pump_", nor to a line whose peer is the pump), it tells how much of
+#             zvswitch's distance to the bridge and of its CPU a frame is the switch's own.
 # Only one machine runs at a time. A round: GEN to the LAN host's port 9 at full rate
 # (rate 0), 1 s to settle, then the LAN interface's rx counters (the kernel's: no user
 # program on the receiving side to be the bottleneck) over BENCH_SECS (default 3), STOP.

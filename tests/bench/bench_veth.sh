@@ -573,8 +573,13 @@ child() {
       r=$(ratio "$zvs" "$pump")
       [ -n "$r" ] && echo "BENCH ${name}_vs_pump $zvs Gbit/s pump $pump $r"
       zc=$(median "$BDIR/cpu-per-gbps-zvswitch"); pc=$(median "$BDIR/cpu-per-gbps-pump")
-      r=$(ratio "$pc" "$zc")            # the pump's over ours: > 1, zvswitch is cheaper
-      [ -n "$r" ] && echo "BENCH veth_tcp_cpu_per_gbps_mtu${MTU}_vs_pump $zc %cpu/Gbps pump $pc $r"
+      r=                                # the pump's over ours: > 1, zvswitch is cheaper
+      [ -n "$pc" ] && [ -n "$zc" ] && r=$(ratio "$pc" "$zc")
+      if [ -n "$r" ]; then
+        echo "BENCH veth_tcp_cpu_per_gbps_mtu${MTU}_vs_pump $zc %cpu/Gbps pump $pc $r"
+      else
+        echo "NOTRUN veth_tcp_cpu_per_gbps_mtu${MTU}_vs_pump no CPU a Gbit/s measured for both"
+      fi
     fi
     for sw in zvswitch bridge ovs bare pump; do
       [ -s "$BDIR/gbps-$sw" ] &&

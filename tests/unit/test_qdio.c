@@ -523,6 +523,37 @@ static void test_deliver_plain_header(void **state)
     assert_int_equal(log->hdr[4].pkt_length, 5);
     assert_int_equal(log->hdr[2].flags[2], ZVS_QETH_L2_FLAG_BCAST);
     assert_int_equal(log->hdr[3].flags[2], ZVS_QETH_L2_FLAG_UCAST | ZVS_QETH_L2_FLAG_VLAN);
+
+    /* Not plain though it has neither metadata nor a tag edit: a frame in two pieces (a
+     * VXLAN uplink's tag push makes such, 18 bytes then the rest) takes the general
+     * write, its pieces joined; and at the one-entry bound, 4064 bytes take one entry and
+     * 4065 two. */
+    uint8_t p0[18], p1[46], big[4065];
+    make_frame(fr[0], 64, 90, 0);
+    memcpy(p0, fr[0], 18);
+    memcpy(p1, fr[0] + 18, 46);
+    make_frame(big, sizeof(big), 91, 0);
+    const struct iovec pieces[2] = { { .iov_base = p0, .iov_len = 18 },
+                                     { .iov_base = p1, .iov_len = 46 } };
+    struct zvs_frame g[3] = {
+        { .data = p0, .len = 64, .nfrags = 2, .frags = pieces },
+        { .data = big, .len = 4064 }, { .data = big, .len = 4065 },
+    };
+    struct zvs_tx gt[3] = { { .f = &g[0] }, { .f = &g[1] }, { .f = &g[2] } };
+    assert_int_equal(zvs_qdio_deliver(e.q, gt, 3, &why), 3);
+    const struct zvs_sbale *s1 = e.inq->sbal[1].e;
+    assert_int_equal(e.inq->slsb[1], 0x82);
+    assert_memory_equal(e.data + s1[0].addr + 32, fr[0], 64);
+    assert_int_equal(s1[0].length, 32 + 64);
+    assert_int_equal(s1[1].length, 4096);               /* 4064 bytes: one whole entry */
+    assert_int_equal(s1[1].flags, ZVS_SBALE_FRAG_NONE);
+    assert_int_equal(s1[2].flags, ZVS_SBALE_FRAG_FIRST);    /* 4065: two */
+    assert_int_equal(s1[3].length, 1);
+    memset(log, 0, sizeof(*log));
+    assert_int_equal(zvs_qdio_guest_receive(e.g, 64, rx_cb, log), 3);
+    assert_memory_equal(log->bytes[0], fr[0], 64);
+    assert_memory_equal(log->bytes[1], big, 4064);
+    assert_memory_equal(log->bytes[2], big, 4065);
     free(log);
     env_close(&e);
 }
@@ -1814,7 +1845,7 @@ static void test_tx_put(void **state)
     make_frame(b, sizeof(b), 8, 0);
     assert_int_equal(zvs_qdio_guest_tx_put(e.g, a, 0, NULL), -EMSGSIZE);
     assert_int_equal(zvs_qdio_guest_tx_put(e.g, a, 4065, NULL), -EMSGSIZE);
-    assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 0);      /* nothing was opened */
+    assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 0);
     assert_int_equal(zvs_qdio_guest_tx_put(e.g, b, 64, &bad), -EINVAL);
     assert_int_equal(ctrs(&e).prog.out_frames, 0);
     assert_int_equal(zvs_qdio_guest_set_pack(e.g, 3), 0);
@@ -1854,6 +1885,8 @@ static void test_tx_put(void **state)
     for (int i = 0; i < 8; i++)
         assert_int_equal(zvs_qdio_guest_tx_put(e.g, b, 64, NULL), 0);
     assert_int_equal(zvs_qdio_guest_tx_put(e.g, b, 64, NULL), -ENOBUFS);
+    /* a length is refused before a buffer is looked for */
+    assert_int_equal(zvs_qdio_guest_tx_put(e.g, b, 0, NULL), -EMSGSIZE);
     assert_int_equal(ctrs(&e).prog.out_frames, 3 + 8);
     assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 8);
     env_close(&e);
