@@ -24,7 +24,6 @@
 #include "backends/tap_orphans.h"
 #include "dataplane/log.h"
 
-
 struct nic_tap {
     struct zvs_nic_side base;        /* first: the instance is its base */
     struct zvs_nic_tapdrv  drv;

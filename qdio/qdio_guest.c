@@ -606,7 +606,7 @@ int zvs_qdio_guest_tx_commit(struct zvs_qdio_guest *g, uint32_t len, const struc
     uint32_t b = (uint32_t)g->tx_cur;
     uint32_t e0 = g->tx_used;
     uint32_t room = (g->geo.buf_entries - e0) * ZVS_QDIO_ENTRY_SIZE - ZVS_QDIO_FHDR_LEN;
-    if (len == 0 || len > room || len > zvs_qdio_guest_max_frame(g))
+    if (len == 0 || len > room)         /* room is at most a buffer's: ZVS_QDIO_FRAME_MAX */
         return -EMSGSIZE;
     uint64_t off = out_share(g, b) + (uint64_t)e0 * ZVS_QDIO_ENTRY_SIZE;
     int rc = tx_header(g, g->geo.data + off, len, vnet);

@@ -165,11 +165,15 @@ stop_zvs() {
   "$BUILD/bin/vmcp" -s "$WORK/console.sock" "FORCE FP1" >/dev/null || fail "FORCE FP1"
   wait_for 5 bash -c "! '$BUILD/bin/vmcp' -s '$WORK/console.sock' 'QUERY NAMES' | grep -q FP1" || fail "FP1 still on"
 }
-start_br() {
+# The bridge's machine (the pump's too) started in NS_BR, up to its tap; $1 names it.
+start_br_machine() {
   HERCULES_RC=$BRDIR/hercules.rc ip netns exec "$NS_BR" hercules -d -f "$BRDIR/hercules.cnf" \
     >"$BRDIR/herc.log" 2>&1 </dev/null &
   BR_PID=$!
-  wait_for 10 ip -n "$NS_BR" link show tap0 || fail "bridge machine: no tap"
+  wait_for 10 ip -n "$NS_BR" link show tap0 || fail "$1 machine: no tap"
+}
+start_br() {
+  start_br_machine bridge
   ip -n "$NS_BR" link set tap0 master br0 || fail "tap0 into br0"
   ip netns exec "$NS_LAN" $PEER arp eth1 10.78.0.50 10 >/dev/null || fail "bridge machine not up"
 }
@@ -193,10 +197,7 @@ floor_off() {  # floor_off WHY: the floor is not run; the first reason is the on
 # A pump that does not start, or ends badly, is logged and leaves the floor not run.
 start_pump() {
   ip -n "$NS_BR" link set vb nomaster || fail "vb out of br0"
-  HERCULES_RC=$BRDIR/hercules.rc ip netns exec "$NS_BR" hercules -d -f "$BRDIR/hercules.cnf" \
-    >"$BRDIR/herc.log" 2>&1 </dev/null &
-  BR_PID=$!
-  wait_for 10 ip -n "$NS_BR" link show tap0 || fail "pump machine: no tap"
+  start_br_machine pump
   ip netns exec "$NS_BR" "$BUILD/tools/tap_pump" --ring tap0 vb >"$WORK/pump.out" 2>&1 &
   PUMP_PID=$!
   wait_for 5 grep -q '^ready' "$WORK/pump.out" ||

@@ -119,6 +119,19 @@ static uint32_t frame_bytes(const struct zvs_frame *f, uint8_t *out)
 }
 
 /* Received frames, copied out by the callback. */
+/* The header a sender must write for frame b of len bytes with seq_no seq and vnet's
+ * offload metadata (NULL: none): the reference, classify and encode. */
+static void want_header(uint8_t out[32], const uint8_t *b, uint32_t len, uint16_t seq,
+                        const struct zvs_vnet *vnet)
+{
+    struct zvs_qdio_fhdr h = { .id = 0x02, .hdr_length = 32, .pkt_length = (uint16_t)len,
+                               .seq_no = seq };
+    if (vnet)
+        h.vnet = *vnet;
+    zvs_qdio_fhdr_classify(&h, b, len);
+    zvs_qdio_fhdr_encode(&h, out);
+}
+
 struct rx_log {
     int      n;
     uint32_t len[256];
@@ -501,12 +514,8 @@ static void test_deliver_plain_header(void **state)
             zvs_put_be16(bytes + 12, ZVS_ETHERTYPE_VLAN);
             zvs_put_be16(bytes + 14, 300);
         }
-        struct zvs_qdio_fhdr h = { .id = ZVS_QETH_HDR_LAYER2, .hdr_length = 32,
-                                   .pkt_length = (uint16_t)len, .seq_no = (uint16_t)i,
-                                   .vnet = f[i].vnet };
         uint8_t want[32];
-        zvs_qdio_fhdr_classify(&h, bytes, len);
-        zvs_qdio_fhdr_encode(&h, want);
+        want_header(want, bytes, len, (uint16_t)i, &f[i].vnet);
         assert_memory_equal(at, want, 32);
         uint32_t first = len + 32 <= 4096 ? len : 4064;
         assert_memory_equal(at + 32, bytes, first);
@@ -1804,11 +1813,8 @@ static void test_tx_commit_plain_header(void **state)
             uint8_t *at = (uint8_t *)iov[0].iov_base - 32;
             uint16_t seq = (uint16_t)(pass * 6 + i);
             assert_int_equal(zvs_qdio_guest_tx_commit(e.g, len, pass ? &zero : NULL), 0);
-            struct zvs_qdio_fhdr h = { .id = ZVS_QETH_HDR_LAYER2, .hdr_length = 32,
-                                       .pkt_length = (uint16_t)len, .seq_no = seq };
             uint8_t want[32];
-            zvs_qdio_fhdr_classify(&h, fr, len);
-            zvs_qdio_fhdr_encode(&h, want);
+            want_header(want, fr, len, seq, NULL);
             assert_memory_equal(at, want, 32);
         }
         assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 1);
@@ -1863,11 +1869,8 @@ static void test_tx_put(void **state)
     assert_int_equal(se[1].length, 32 + 64);
     assert_int_equal(se[2].flags, ZVS_SBALE_FRAG_NONE | ZVS_SBALE_LAST_ENTRY);
     /* the second frame's header carries its metadata, as tx_commit writes it */
-    struct zvs_qdio_fhdr h = { .id = ZVS_QETH_HDR_LAYER2, .hdr_length = 32, .pkt_length = 64,
-                               .seq_no = 1, .vnet = csum };
     uint8_t want[32];
-    zvs_qdio_fhdr_classify(&h, b, 64);
-    zvs_qdio_fhdr_encode(&h, want);
+    want_header(want, b, 64, 1, &csum);
     assert_memory_equal(e.data + set0 + 4096, want, 32);
     assert_int_equal(zvs_qdio_guest_tx_flush(e.g), 1);
     assert_int_equal(zvs_qdio_poll_output(e.q, f, 8, 0), 3);
@@ -2071,15 +2074,6 @@ static void test_fhdr_check(void **state)
     assert_memory_equal(&d.vnet, &h.vnet, sizeof(h.vnet));
 }
 
-/* The header the guest must have written for frame b of len bytes with seq_no seq. */
-static void want_header(uint8_t out[32], const uint8_t *b, uint32_t len, uint16_t seq)
-{
-    struct zvs_qdio_fhdr h = { .id = 0x02, .hdr_length = 32, .pkt_length = (uint16_t)len,
-                               .seq_no = seq };
-    zvs_qdio_fhdr_classify(&h, b, len);
-    zvs_qdio_fhdr_encode(&h, out);
-}
-
 static void test_packing_mode_1m(void **state)
 {
     struct env e;
@@ -2112,7 +2106,7 @@ static void test_packing_mode_1m(void **state)
         assert_int_equal(se->addr, share + i * 96u);
         assert_int_equal(se->length, 96);
         assert_int_equal(se->flags, (b == 0 ? i == 15 : i == 3) ? 0x40000000u : 0);
-        want_header(hdr, frames[k], 64, (uint16_t)k);
+        want_header(hdr, frames[k], 64, (uint16_t)k, NULL);
         assert_memory_equal(e.data + se->addr, hdr, 32);
         assert_memory_equal(e.data + se->addr + 32, frames[k], 64);
     }
@@ -2218,7 +2212,7 @@ static void test_plain_header_short_frames(void **state)
     for (uint32_t i = 0; i < N; i++) {
         const struct zvs_sbale *se = &e.outq->sbal[0].e[i];
         assert_int_equal(se->length, 32 + lens[i]);
-        want_header(hdr, frames[i], lens[i], (uint16_t)i);
+        want_header(hdr, frames[i], lens[i], (uint16_t)i, NULL);
         assert_memory_equal(e.data + se->addr, hdr, 32);
         assert_int_equal(se->addr % 8, 0);
     }
